@@ -1,0 +1,241 @@
+package pki
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// InitOptions describes the test PKI that Init writes.
+type InitOptions struct {
+	// Dir is created with mode 0700 if missing.
+	Dir string
+	// ServerKeys lists one server identity per key type; default [ecdsa-p256].
+	ServerKeys []KeyType
+	// Hosts become the server certificates' SANs; default DefaultHosts.
+	Hosts []string
+	// Clients is the number of client identities, named "tlsbench client 1"
+	// and so on; default 0.
+	Clients int
+	// ClientKey is the client identities' key type; default ecdsa-p256.
+	ClientKey KeyType
+	// Intermediate makes the root sign an intermediate that issues every
+	// leaf, so that chains have the length real deployments have.
+	Intermediate bool
+	// P12Password, when non-empty, makes Init also write a PKCS#12 file per
+	// identity, encrypted with it.
+	P12Password string
+	// P12Iterations is the PKCS#12 key derivation count; 0 means
+	// DefaultP12Iterations (see there for why it is not higher).
+	P12Iterations int
+	// Force replaces an existing PKI in Dir. Without it Init refuses, so
+	// that a second `pki init` cannot silently orphan the certificates that
+	// clients were already given.
+	Force bool
+}
+
+// File names in a PKI directory. Layout holds the full paths.
+const (
+	RootCertFile         = "ca.pem"
+	IntermediateCertFile = "intermediate.pem"
+)
+
+// Layout is the set of files Init wrote, as full paths.
+//
+//	ca.pem                         root certificate (the trust anchor)
+//	intermediate.pem               intermediate certificate, with Intermediate
+//	server-<keytype>.pem           leaf then intermediate (what the server sends)
+//	server-<keytype>-key.pem       PKCS#8 private key, mode 0600
+//	server-<keytype>.p12           PKCS#12 of the above, mode 0600, with P12Password
+//	client-<n>.pem, -key.pem, .p12 the same for client n, counting from 1
+//
+// The CA private keys are not written: a test root that somebody adds to a
+// trust store cannot then be used to mint certificates, and a new PKI costs
+// milliseconds.
+type Layout struct {
+	Dir              string
+	RootCert         string
+	IntermediateCert string // empty without an intermediate
+	ServerCerts      map[KeyType]string
+	ServerKeys       map[KeyType]string
+	ServerP12        map[KeyType]string // empty without P12Password
+	ClientCerts      []string
+	ClientKeys       []string
+	ClientP12        []string // empty without P12Password
+}
+
+// pkiPatterns match the files Init writes; any of them in Dir means a PKI
+// is already there.
+var pkiPatterns = []string{RootCertFile, IntermediateCertFile, "server-*.pem", "server-*.p12", "client-*.pem", "client-*.p12"}
+
+// Init generates a test PKI and writes it to opts.Dir (see Layout for the
+// files). It validates all options before writing anything. With Force, the
+// files of an earlier PKI (those matching Layout's names) are removed first,
+// so that no stale client-7.pem of another root is left behind.
+func Init(opts InitOptions) (*Layout, error) {
+	o, err := opts.withDefaults()
+	if err != nil {
+		return nil, fmt.Errorf("pki init: %w", err)
+	}
+	if err := prepareDir(o.Dir, o.Force); err != nil {
+		return nil, fmt.Errorf("pki init: %w", err)
+	}
+
+	root, err := NewCA()
+	if err != nil {
+		return nil, fmt.Errorf("pki init: %w", err)
+	}
+	issuer := root
+	if o.Intermediate {
+		if issuer, err = root.NewIntermediate(); err != nil {
+			return nil, fmt.Errorf("pki init: %w", err)
+		}
+	}
+
+	l := &Layout{
+		Dir:         o.Dir,
+		RootCert:    filepath.Join(o.Dir, RootCertFile),
+		ServerCerts: map[KeyType]string{},
+		ServerKeys:  map[KeyType]string{},
+		ServerP12:   map[KeyType]string{},
+	}
+	if err := WriteCertsPEM(l.RootCert, root.Cert); err != nil {
+		return nil, fmt.Errorf("pki init: %w", err)
+	}
+	if o.Intermediate {
+		l.IntermediateCert = filepath.Join(o.Dir, IntermediateCertFile)
+		if err := WriteCertsPEM(l.IntermediateCert, issuer.Cert); err != nil {
+			return nil, fmt.Errorf("pki init: %w", err)
+		}
+	}
+
+	for _, kt := range o.ServerKeys {
+		id, err := issuer.IssueServer(o.Hosts, WithKeyType(kt))
+		if err != nil {
+			return nil, fmt.Errorf("pki init: %w", err)
+		}
+		base := filepath.Join(o.Dir, "server-"+string(kt))
+		cert, key, p12, err := writeIdentity(base, id, o)
+		if err != nil {
+			return nil, fmt.Errorf("pki init: %w", err)
+		}
+		l.ServerCerts[kt], l.ServerKeys[kt] = cert, key
+		if p12 != "" {
+			l.ServerP12[kt] = p12
+		}
+	}
+
+	for n := 1; n <= o.Clients; n++ {
+		id, err := issuer.IssueClient(fmt.Sprintf("tlsbench client %d", n), WithKeyType(o.ClientKey))
+		if err != nil {
+			return nil, fmt.Errorf("pki init: %w", err)
+		}
+		base := filepath.Join(o.Dir, fmt.Sprintf("client-%d", n))
+		cert, key, p12, err := writeIdentity(base, id, o)
+		if err != nil {
+			return nil, fmt.Errorf("pki init: %w", err)
+		}
+		l.ClientCerts = append(l.ClientCerts, cert)
+		l.ClientKeys = append(l.ClientKeys, key)
+		if p12 != "" {
+			l.ClientP12 = append(l.ClientP12, p12)
+		}
+	}
+	return l, nil
+}
+
+func writeIdentity(base string, id *Identity, o InitOptions) (cert, key, p12 string, err error) {
+	cert, key = base+".pem", base+"-key.pem"
+	if err := WriteCertsPEM(cert, id.Chain...); err != nil {
+		return "", "", "", err
+	}
+	if err := WriteKeyPEM(key, id.Key); err != nil {
+		return "", "", "", err
+	}
+	if o.P12Password != "" {
+		p12 = base + ".p12"
+		if err := WritePKCS12(p12, id, o.P12Password, o.P12Iterations); err != nil {
+			return "", "", "", err
+		}
+	}
+	return cert, key, p12, nil
+}
+
+func (o InitOptions) withDefaults() (InitOptions, error) {
+	if strings.TrimSpace(o.Dir) == "" {
+		return o, errors.New("no directory given; name the directory to write the PKI to")
+	}
+	if len(o.ServerKeys) == 0 {
+		o.ServerKeys = []KeyType{ECDSAP256}
+	}
+	seen := map[KeyType]bool{}
+	for _, k := range o.ServerKeys {
+		if !k.Valid() {
+			return o, fmt.Errorf("server key type %q is not supported (valid: %s)", string(k), validKeyTypeNames())
+		}
+		if seen[k] {
+			return o, fmt.Errorf("server key type %s is listed twice; each key type names one file", k)
+		}
+		seen[k] = true
+	}
+	if len(o.Hosts) == 0 {
+		o.Hosts = DefaultHosts
+	}
+	if _, _, err := splitHosts(o.Hosts); err != nil {
+		return o, err
+	}
+	if o.Clients < 0 {
+		return o, fmt.Errorf("number of clients %d is negative; use 0 or more", o.Clients)
+	}
+	if o.ClientKey == "" {
+		o.ClientKey = ECDSAP256
+	}
+	if !o.ClientKey.Valid() {
+		return o, fmt.Errorf("client key type %q is not supported (valid: %s)", string(o.ClientKey), validKeyTypeNames())
+	}
+	if o.P12Iterations < 0 {
+		return o, fmt.Errorf("PKCS#12 iteration count %d is negative; use a positive count or 0 for the default (%d)", o.P12Iterations, DefaultP12Iterations)
+	}
+	return o, nil
+}
+
+// prepareDir creates dir, or checks that it holds no PKI yet, or with force
+// removes the old PKI's files (and only those).
+func prepareDir(dir string, force bool) error {
+	if err := os.MkdirAll(dir, DirMode); err != nil {
+		return fmt.Errorf("create directory: %w", err)
+	}
+	var existing []string
+	for _, p := range pkiPatterns {
+		m, err := filepath.Glob(filepath.Join(dir, p))
+		if err != nil {
+			return err
+		}
+		existing = append(existing, m...)
+	}
+	if len(existing) == 0 {
+		return nil
+	}
+	slices.Sort(existing)
+	if !force {
+		names := make([]string, len(existing))
+		for i, e := range existing {
+			names[i] = filepath.Base(e)
+		}
+		if len(names) > 4 {
+			names = append(names[:4], fmt.Sprintf("and %d more", len(existing)-4))
+		}
+		return fmt.Errorf("%s already holds a PKI (%s); use another directory, or set Force (tlsbench pki init --force) to replace it",
+			dir, strings.Join(names, ", "))
+	}
+	for _, e := range existing {
+		if err := os.Remove(e); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("replace the old PKI: %w", err)
+		}
+	}
+	return nil
+}
