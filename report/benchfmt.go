@@ -1,0 +1,309 @@
+package report
+
+import (
+	"bytes"
+	"io"
+	"maps"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode"
+
+	"github.com/tlsbench/tlsbench/results"
+)
+
+// The benchfmt format is Go's benchmark format
+// (https://go.googlesource.com/proposal/+/master/design/14313-benchmark-format.md),
+// so that benchstat can read and compare tlsbench results:
+//
+//	goos: linux
+//	goarch: amd64
+//	cpu: AMD EPYC 7B13
+//	go: go1.26.0
+//	tlsbench: 0.1.0
+//	gomaxprocs: 2
+//	kernel: 6.1.0-28-cloud-amd64
+//	Unit handshakes/s better=higher
+//	...
+//	BenchmarkHandshake/tls1.3/resume/c64-2	128	162580 ns/op	6151 handshakes/s	21533 B/op	100 resumed-% ...
+//
+// The environment is written as configuration lines before the first
+// record, and again (only what changed) before a record whose environment
+// differs. A handshake case gives one line per measured iteration: its name
+// is the case name under BenchmarkHandshake (without the "handshake/"
+// prefix) with Go's -GOMAXPROCS suffix, its iteration count the handshakes
+// per iteration, ns/op the iteration's time per handshake and handshakes/s
+// the same iteration's rate. The other values are per case, repeated on
+// each line and declared assume=exact, so that benchstat neither invents a
+// spread for them nor narrows one: B/op (client allocation per handshake),
+// resumed-% and server-resumed-% (resumption rates), client-, server- and
+// process-cpu-ns/op (CPU per handshake), p50-ns and p99-ns (handshake
+// latency), errors (failed connections, when there were any). Unknown
+// values are left out, never written as 0. A throughput case gives one line
+// under BenchmarkThroughput with MB/s and the client and server CPU shares
+// (client-cpu-%, server-cpu-%).
+
+// benchUnitMeta is the metadata written, as a "Unit" line, before the
+// first use of a unit. ns/op, B/op and MB/s need no "better": benchfmt
+// knows them.
+var benchUnitMeta = map[string]string{
+	"handshakes/s":      "better=higher",
+	"B/op":              "assume=exact",
+	"resumed-%":         "better=higher assume=exact",
+	"server-resumed-%":  "better=higher assume=exact",
+	"client-cpu-ns/op":  "better=lower assume=exact",
+	"server-cpu-ns/op":  "better=lower assume=exact",
+	"process-cpu-ns/op": "better=lower assume=exact",
+	"p50-ns":            "better=lower assume=exact",
+	"p99-ns":            "better=lower assume=exact",
+	"errors":            "better=lower assume=exact",
+}
+
+type benchfmtEncoder struct {
+	w      io.Writer
+	config []keyValue // configuration in effect, as written
+	units  map[string]bool
+	buf    bytes.Buffer
+}
+
+func newBenchfmtEncoder(w io.Writer) *benchfmtEncoder {
+	return &benchfmtEncoder{w: w, units: map[string]bool{}}
+}
+
+type benchValue struct {
+	v    float64
+	unit string
+}
+
+func (e *benchfmtEncoder) add(rec *results.Record) error {
+	e.buf.Reset()
+	e.writeConfig(benchConfig(rec.Env))
+	name := benchName(rec)
+	if rec.Kind == results.KindThroughput {
+		var vals []benchValue
+		if rec.MBps != nil {
+			vals = append(vals, benchValue{*rec.MBps, "MB/s"})
+		}
+		if rec.ClientCPUPct != nil {
+			vals = append(vals, benchValue{*rec.ClientCPUPct, "client-cpu-%"})
+		}
+		if rec.ServerCPUPct != nil {
+			vals = append(vals, benchValue{*rec.ServerCPUPct, "server-cpu-%"})
+		}
+		if rec.Errors > 0 {
+			vals = append(vals, benchValue{float64(rec.Errors), "errors"})
+		}
+		e.writeLine(name, 1, vals)
+	} else {
+		perIter := handshakesPerIteration(rec)
+		samples := rec.SamplesUS
+		if len(samples) == 0 && rec.MeanUS > 0 {
+			samples = []float64{rec.MeanUS}
+		}
+		common := handshakeCaseValues(rec)
+		for _, us := range samples {
+			vals := []benchValue{{us * 1000, "ns/op"}}
+			if us > 0 {
+				vals = append(vals, benchValue{1e6 / us, "handshakes/s"})
+			}
+			e.writeLine(name, perIter, append(vals, common...))
+		}
+	}
+	_, err := e.w.Write(e.buf.Bytes())
+	return err
+}
+
+func (e *benchfmtEncoder) close() error { return nil }
+
+func handshakesPerIteration(r *results.Record) int {
+	if r.Iterations <= 0 || r.Handshakes <= 0 {
+		return 1
+	}
+	return max(1, int(r.Handshakes/int64(r.Iterations)))
+}
+
+// handshakeCaseValues are the values of a handshake case that are measured
+// once per case, not per iteration.
+func handshakeCaseValues(r *results.Record) []benchValue {
+	vals := []benchValue{
+		{math.Round(r.AllocBytes), "B/op"},
+		{r.ResumptionRate * 100, "resumed-%"},
+	}
+	if r.ServerResumed != nil && r.Handshakes > 0 {
+		vals = append(vals, benchValue{float64(*r.ServerResumed) / float64(r.Handshakes) * 100, "server-resumed-%"})
+	}
+	for _, c := range []struct {
+		v    *float64
+		unit string
+	}{
+		{r.ClientCPUUS, "client-cpu-ns/op"},
+		{r.ServerCPUUS, "server-cpu-ns/op"},
+		{r.ProcessCPUUS, "process-cpu-ns/op"},
+	} {
+		if c.v != nil {
+			vals = append(vals, benchValue{*c.v * 1000, c.unit})
+		}
+	}
+	if r.P50US > 0 || r.P99US > 0 {
+		vals = append(vals, benchValue{r.P50US * 1000, "p50-ns"}, benchValue{r.P99US * 1000, "p99-ns"})
+	}
+	if r.Errors > 0 {
+		vals = append(vals, benchValue{float64(r.Errors), "errors"})
+	}
+	return vals
+}
+
+func (e *benchfmtEncoder) writeLine(name string, iters int, vals []benchValue) {
+	if len(vals) == 0 {
+		return // a line without measurements is not a benchmark line
+	}
+	for _, v := range vals {
+		if meta, ok := benchUnitMeta[v.unit]; ok && !e.units[v.unit] {
+			e.units[v.unit] = true
+			e.buf.WriteString("Unit " + v.unit + " " + meta + "\n")
+		}
+	}
+	e.buf.WriteString(name + "\t" + strconv.Itoa(iters))
+	for _, v := range vals {
+		e.buf.WriteString("\t" + benchNum(v.v) + " " + v.unit)
+	}
+	e.buf.WriteString("\n")
+}
+
+// writeConfig writes the configuration lines that change the configuration
+// in effect into want: changed and new keys with their value, removed keys
+// with an empty value (which deletes them).
+func (e *benchfmtEncoder) writeConfig(want []keyValue) {
+	have := map[string]string{}
+	for _, kv := range e.config {
+		have[kv.key] = kv.value
+	}
+	wanted := map[string]bool{}
+	for _, kv := range want {
+		wanted[kv.key] = true
+	}
+	for _, kv := range e.config {
+		if !wanted[kv.key] {
+			e.buf.WriteString(kv.key + ":\n")
+		}
+	}
+	for _, kv := range want {
+		if v, ok := have[kv.key]; !ok || v != kv.value {
+			e.buf.WriteString(kv.key + ": " + kv.value + "\n")
+		}
+	}
+	e.config = want
+}
+
+// benchConfig is the environment as configuration lines. Keys start with a
+// lower-case letter and contain no spaces or upper-case letters, as the
+// format requires; empty values are left out (an empty value deletes a key).
+func benchConfig(env results.Env) []keyValue {
+	var kv []keyValue
+	add := func(k, v string) {
+		v = strings.TrimSpace(strings.Map(func(r rune) rune {
+			if r == '\n' || r == '\r' {
+				return ' '
+			}
+			return r
+		}, v))
+		if v != "" {
+			kv = append(kv, keyValue{k, v})
+		}
+	}
+	add("goos", env.GOOS)
+	add("goarch", env.GOARCH)
+	add("cpu", env.CPUModel)
+	add("go", env.GoVersion)
+	add("tlsbench", env.TLSBenchVersion)
+	if env.GOMAXPROCS > 0 {
+		add("gomaxprocs", strconv.Itoa(env.GOMAXPROCS))
+	}
+	add("kernel", env.Kernel)
+	for _, name := range slices.Sorted(maps.Keys(env.Peers)) {
+		add("peer-"+configKey(name), env.Peers[name])
+	}
+	if env.Insecure {
+		add("insecure", "true")
+	}
+	return kv
+}
+
+// configKey makes s usable after a fixed lower-case prefix in a
+// configuration key: lower case, and '-' for spaces and colons.
+func configKey(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsSpace(r) || r == ':' {
+			return '-'
+		}
+		return unicode.ToLower(r)
+	}, s)
+}
+
+// benchName is the benchmark name of a record: the case name under
+// BenchmarkHandshake or BenchmarkThroughput, without the kind prefix, with
+// white space replaced as Go's testing package does, and Go's -GOMAXPROCS
+// suffix (left out for GOMAXPROCS 1, as Go does, unless the name would then
+// end in something that reads as one).
+func benchName(r *results.Record) string {
+	base, prefix := "BenchmarkHandshake", "handshake/"
+	if r.Kind == results.KindThroughput {
+		base, prefix = "BenchmarkThroughput", "throughput/"
+	}
+	rest := strings.Map(func(r rune) rune {
+		if unicode.IsSpace(r) {
+			return '_'
+		}
+		if !unicode.IsPrint(r) {
+			return -1
+		}
+		return r
+	}, strings.TrimPrefix(r.Name, prefix))
+	name := base
+	if rest != "" {
+		name += "/" + strings.TrimPrefix(rest, "/")
+	}
+	procs := max(r.Env.GOMAXPROCS, 1)
+	if procs > 1 || endsLikeProcs(name) {
+		name += "-" + strconv.Itoa(procs)
+	}
+	return name
+}
+
+// endsLikeProcs reports whether name ends in "-" and digits, which a reader
+// would take for a GOMAXPROCS suffix.
+func endsLikeProcs(name string) bool {
+	i := len(name)
+	for i > 0 && name[i-1] >= '0' && name[i-1] <= '9' {
+		i--
+	}
+	return i < len(name) && i > 0 && name[i-1] == '-'
+}
+
+// benchNum formats a value as Go's testing package does (more decimals for
+// smaller values, none from 1000 up), except that whole numbers (counts,
+// 100%) have no decimals.
+func benchNum(v float64) string {
+	a := math.Abs(v)
+	prec := 0
+	switch {
+	case a == 0 || a >= 999.95 || (v == math.Trunc(v) && a < 1e15):
+		prec = 0
+	case a >= 99.995:
+		prec = 1
+	case a >= 9.9995:
+		prec = 2
+	case a >= 0.99995:
+		prec = 3
+	case a >= 0.099995:
+		prec = 4
+	case a >= 0.0099995:
+		prec = 5
+	case a >= 0.00099995:
+		prec = 6
+	default:
+		prec = 7
+	}
+	return strconv.FormatFloat(v, 'f', prec, 64)
+}

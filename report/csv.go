@@ -1,0 +1,149 @@
+package report
+
+import (
+	"encoding/csv"
+	"io"
+	"strconv"
+
+	"github.com/tlsbench/tlsbench/results"
+)
+
+// csvColumn is one column of the CSV format. Its name is the record's JSON
+// field name (env fields are prefixed with "env."), and its cell is empty
+// exactly when the JSON value is null or omitted.
+type csvColumn struct {
+	name string
+	cell func(r *results.Record) string
+}
+
+// csvColumns are the scalar fields of a record, in the order of
+// results.Record. The non-scalar fields (samples_us, histogram,
+// errors_by_kind, extra, notes, env.peers) are left to the json format.
+var csvColumns = []csvColumn{
+	{"name", func(r *results.Record) string { return r.Name }},
+	{"kind", func(r *results.Record) string { return r.Kind }},
+	{"tls_version", func(r *results.Record) string { return r.TLSVersion }},
+	{"resume", func(r *results.Record) string { return strconv.FormatBool(r.Resume) }},
+	{"mutual", func(r *results.Record) string { return strconv.FormatBool(r.Mutual) }},
+	{"concurrency", func(r *results.Record) string { return strconv.Itoa(r.Concurrency) }},
+	{"key_type", func(r *results.Record) string { return r.KeyType }},
+	{"group", func(r *results.Record) string { return r.Group }},
+	{"transport", func(r *results.Record) string { return r.Transport }},
+	{"target", func(r *results.Record) string { return r.Target }},
+	{"client_identities", func(r *results.Record) string { return omitZero(r.ClientIdentities) }},
+	{"key_cache", func(r *results.Record) string { return csvBool(r.KeyCache) }},
+	{"handshakes", func(r *results.Record) string { return strconv.FormatInt(r.Handshakes, 10) }},
+	{"errors", func(r *results.Record) string { return strconv.FormatInt(r.Errors, 10) }},
+	{"resumed", func(r *results.Record) string { return strconv.FormatInt(r.Resumed, 10) }},
+	{"resumption_rate", func(r *results.Record) string { return csvFloat(r.ResumptionRate) }},
+	{"server_resumed", func(r *results.Record) string { return csvInt(r.ServerResumed) }},
+	{"iterations", func(r *results.Record) string { return strconv.Itoa(r.Iterations) }},
+	{"mean_us", func(r *results.Record) string { return csvFloat(r.MeanUS) }},
+	{"error_us", func(r *results.Record) string { return csvFloatPtr(r.ErrorUS) }},
+	{"stddev_us", func(r *results.Record) string { return csvFloat(r.StddevUS) }},
+	{"median_us", func(r *results.Record) string { return csvFloat(r.MedianUS) }},
+	{"min_us", func(r *results.Record) string { return csvFloat(r.MinUS) }},
+	{"max_us", func(r *results.Record) string { return csvFloat(r.MaxUS) }},
+	{"p50_us", func(r *results.Record) string { return csvFloat(r.P50US) }},
+	{"p90_us", func(r *results.Record) string { return csvFloat(r.P90US) }},
+	{"p99_us", func(r *results.Record) string { return csvFloat(r.P99US) }},
+	{"p999_us", func(r *results.Record) string { return csvFloat(r.P999US) }},
+	{"handshakes_per_sec", func(r *results.Record) string { return csvFloat(r.HandshakesPerSec) }},
+	{"client_cpu_us", func(r *results.Record) string { return csvFloatPtr(r.ClientCPUUS) }},
+	{"server_cpu_us", func(r *results.Record) string { return csvFloatPtr(r.ServerCPUUS) }},
+	{"process_cpu_us", func(r *results.Record) string { return csvFloatPtr(r.ProcessCPUUS) }},
+	{"alloc_bytes", func(r *results.Record) string { return csvFloat(r.AllocBytes) }},
+	{"server_alloc_bytes", func(r *results.Record) string { return csvFloatPtr(r.ServerAllocBytes) }},
+	{"buffer_bytes", func(r *results.Record) string { return omitZero(r.BufferBytes) }},
+	{"cipher", func(r *results.Record) string { return r.Cipher }},
+	{"direction", func(r *results.Record) string { return r.Direction }},
+	{"ktls_tx", func(r *results.Record) string { return csvBool(r.KTLSTX) }},
+	{"ktls_rx", func(r *results.Record) string { return csvBool(r.KTLSRX) }},
+	{"mbps", func(r *results.Record) string { return csvFloatPtr(r.MBps) }},
+	{"client_cpu_pct", func(r *results.Record) string { return csvFloatPtr(r.ClientCPUPct) }},
+	{"server_cpu_pct", func(r *results.Record) string { return csvFloatPtr(r.ServerCPUPct) }},
+	{"env.tlsbench_version", func(r *results.Record) string { return r.Env.TLSBenchVersion }},
+	{"env.go_version", func(r *results.Record) string { return r.Env.GoVersion }},
+	{"env.goos", func(r *results.Record) string { return r.Env.GOOS }},
+	{"env.goarch", func(r *results.Record) string { return r.Env.GOARCH }},
+	{"env.gomaxprocs", func(r *results.Record) string { return strconv.Itoa(r.Env.GOMAXPROCS) }},
+	{"env.num_cpu", func(r *results.Record) string { return strconv.Itoa(r.Env.NumCPU) }},
+	{"env.cpu_model", func(r *results.Record) string { return r.Env.CPUModel }},
+	{"env.kernel", func(r *results.Record) string { return r.Env.Kernel }},
+	{"env.insecure", func(r *results.Record) string {
+		if !r.Env.Insecure {
+			return ""
+		}
+		return "true"
+	}},
+	{"env.started", func(r *results.Record) string { return r.Env.Started }},
+}
+
+// csvFloat formats v with the fewest digits that read back as v, without
+// an exponent, as spreadsheets expect.
+func csvFloat(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+
+func csvFloatPtr(v *float64) string {
+	if v == nil {
+		return ""
+	}
+	return csvFloat(*v)
+}
+
+func csvInt(v *int64) string {
+	if v == nil {
+		return ""
+	}
+	return strconv.FormatInt(*v, 10)
+}
+
+func csvBool(v *bool) string {
+	if v == nil {
+		return ""
+	}
+	return strconv.FormatBool(*v)
+}
+
+// omitZero mirrors an omitempty int field: empty when zero.
+func omitZero(v int) string {
+	if v == 0 {
+		return ""
+	}
+	return strconv.Itoa(v)
+}
+
+type csvEncoder struct {
+	w         *csv.Writer
+	wroteHead bool
+}
+
+func newCSVEncoder(w io.Writer) *csvEncoder { return &csvEncoder{w: csv.NewWriter(w)} }
+
+func (e *csvEncoder) header() {
+	if e.wroteHead {
+		return
+	}
+	e.wroteHead = true
+	row := make([]string, len(csvColumns))
+	for i, c := range csvColumns {
+		row[i] = c.name
+	}
+	e.w.Write(row) // errors are sticky; Flush and Error report them
+}
+
+func (e *csvEncoder) add(rec *results.Record) error {
+	e.header()
+	row := make([]string, len(csvColumns))
+	for i, c := range csvColumns {
+		row[i] = c.cell(rec)
+	}
+	e.w.Write(row)
+	e.w.Flush()
+	return e.w.Error()
+}
+
+func (e *csvEncoder) close() error {
+	e.header()
+	e.w.Flush()
+	return e.w.Error()
+}

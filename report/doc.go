@@ -1,0 +1,41 @@
+// Package report renders benchmark results ([results.Record], as read from a
+// results file) for people and for other tools.
+//
+// Reports are derived from results only: a renderer sees the records and
+// nothing else (no live counters, no clock, no machine state), so a report
+// made from a results file years later is the report the run printed, and
+// `tlsbench run`, `tlsbench report` and a results file piped through other
+// tools all agree. What a report needs that is not in a record (for example
+// the ratio of a full to a resumed handshake) is computed from records.
+//
+// The formats, and what each is for:
+//
+//   - table: aligned text for a terminal. A header with the environment of
+//     the first record (and a note when the records' environments differ),
+//     a table of handshake cases (mean, error, stddev, median, min, max in
+//     microseconds per handshake; p99 latency; handshakes/s; client and,
+//     when known, server resumption rate; client and server CPU and
+//     allocation per handshake; negotiated group; errors), a table of
+//     throughput cases, then footnotes: errors by kind, client/server
+//     resumption disagreements, single-process CPU of in-memory cases,
+//     notes, and mean(full)/mean(resumed) for every pair of a full and a
+//     resumed case that differ only in resumption. Unknown values are "-".
+//     Numbers are marked "!" where a footnote says more.
+//   - markdown: the same content as GitHub-flavoured Markdown tables, for
+//     issues, pull requests and BENCHMARKS.md.
+//   - csv: one row per record with the scalar fields, the header row being
+//     the records' JSON field names (env fields as env.NAME); an empty cell
+//     is a null or omitted value. For spreadsheets and data frames.
+//   - json: JSON lines, each record exactly as json.Marshal encodes it,
+//     which is the results file's own encoding: results files round-trip
+//     through it without loss, so it can filter, merge and re-emit them.
+//   - benchfmt: Go's benchmark format, one line per measured iteration with
+//     the environment as configuration lines, so that benchstat
+//     (golang.org/x/perf/cmd/benchstat) can summarize and compare tlsbench
+//     results like any Go benchmark. See benchfmt.go for names and units.
+//
+// [Render] writes a whole report. A [Stream] takes records one at a time,
+// for a run that reports each case as it finishes: json, csv and benchfmt
+// are written as records arrive, table and markdown once, on Close, because
+// their column widths and footnotes depend on every record.
+package report

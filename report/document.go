@@ -1,0 +1,431 @@
+package report
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/tlsbench/tlsbench/results"
+)
+
+// A document is the content of a report for people, independent of how it
+// is laid out: the table and markdown formats render the same document.
+type document struct {
+	env     []keyValue // the environment of the first record
+	envNote string     // set when records differ in environment
+	blocks  []block
+}
+
+type keyValue struct{ key, value string }
+
+// A block is a titled table or a titled list of items.
+type block struct {
+	title string
+	table *table
+	items []string
+}
+
+type align int
+
+const (
+	alignLeft align = iota
+	alignRight
+)
+
+type column struct {
+	title string
+	unit  string // shown under or after the title; may be empty
+	align align
+}
+
+type table struct {
+	cols []column
+	rows [][]string
+}
+
+// buildDocument derives the report from recs, in their order.
+func buildDocument(recs []results.Record) document {
+	var d document
+	if len(recs) == 0 {
+		d.blocks = append(d.blocks, block{items: []string{"no results"}})
+		return d
+	}
+	d.env = envHeader(recs[0].Env)
+	if diff := envDiff(recs); len(diff) > 0 {
+		d.envNote = fmt.Sprintf("records differ in environment (%s); shown is the first record's", strings.Join(diff, ", "))
+	}
+
+	var hs, tp []*results.Record
+	for i := range recs {
+		if recs[i].Kind == results.KindThroughput {
+			tp = append(tp, &recs[i])
+		} else {
+			hs = append(hs, &recs[i])
+		}
+	}
+	if len(hs) > 0 {
+		d.blocks = append(d.blocks, block{title: "Handshakes", table: handshakeTable(hs)})
+	}
+	if len(tp) > 0 {
+		d.blocks = append(d.blocks, block{title: "Throughput", table: throughputTable(tp)})
+	}
+	d.blocks = appendItems(d.blocks, "Errors by kind", errorItems(recs))
+	d.blocks = appendItems(d.blocks, "Resumption: client and server disagree", disagreementItems(hs))
+	d.blocks = appendItems(d.blocks, "CPU of the single process (memory transport; client and server together)", processCPUItems(hs))
+	d.blocks = appendItems(d.blocks, "Notes", noteItems(recs))
+	if t := ratioTable(hs); t != nil {
+		d.blocks = append(d.blocks, block{title: "Full vs resumed handshakes (mean µs per handshake)", table: t})
+	}
+	return d
+}
+
+func appendItems(blocks []block, title string, items []string) []block {
+	if len(items) == 0 {
+		return blocks
+	}
+	return append(blocks, block{title: title, items: items})
+}
+
+func orNull(s string) string {
+	if s == "" {
+		return null
+	}
+	return s
+}
+
+func envHeader(e results.Env) []keyValue {
+	goLine := orNull(e.GoVersion)
+	if e.GOOS != "" || e.GOARCH != "" {
+		goLine += " " + e.GOOS + "/" + e.GOARCH
+	}
+	procs := strconv.Itoa(e.GOMAXPROCS)
+	if e.NumCPU > 0 {
+		procs += fmt.Sprintf(" (%d CPUs)", e.NumCPU)
+	}
+	kv := []keyValue{
+		{"tlsbench", orNull(e.TLSBenchVersion)},
+		{"go", goLine},
+		{"gomaxprocs", procs},
+		{"cpu", orNull(e.CPUModel)},
+		{"kernel", orNull(e.Kernel)},
+	}
+	if len(e.Peers) > 0 {
+		var peers []string
+		for _, name := range slices.Sorted(maps.Keys(e.Peers)) {
+			peers = append(peers, name+" "+e.Peers[name])
+		}
+		kv = append(kv, keyValue{"peers", strings.Join(peers, ", ")})
+	}
+	if e.Insecure {
+		kv = append(kv, keyValue{"insecure", "certificate verification of the target was off (--insecure)"})
+	}
+	if e.Started != "" {
+		kv = append(kv, keyValue{"started", e.Started})
+	}
+	return kv
+}
+
+// envDiff names the environment fields in which some record differs from
+// the first. The start time is expected to differ and is not compared.
+func envDiff(recs []results.Record) []string {
+	first := recs[0].Env
+	fields := []struct {
+		name string
+		same func(a, b *results.Env) bool
+	}{
+		{"tlsbench", func(a, b *results.Env) bool { return a.TLSBenchVersion == b.TLSBenchVersion }},
+		{"go", func(a, b *results.Env) bool { return a.GoVersion == b.GoVersion }},
+		{"goos/goarch", func(a, b *results.Env) bool { return a.GOOS == b.GOOS && a.GOARCH == b.GOARCH }},
+		{"gomaxprocs", func(a, b *results.Env) bool { return a.GOMAXPROCS == b.GOMAXPROCS && a.NumCPU == b.NumCPU }},
+		{"cpu", func(a, b *results.Env) bool { return a.CPUModel == b.CPUModel }},
+		{"kernel", func(a, b *results.Env) bool { return a.Kernel == b.Kernel }},
+		{"peers", func(a, b *results.Env) bool { return maps.Equal(a.Peers, b.Peers) }},
+		{"insecure", func(a, b *results.Env) bool { return a.Insecure == b.Insecure }},
+	}
+	var diff []string
+	for _, f := range fields {
+		for i := 1; i < len(recs); i++ {
+			if !f.same(&first, &recs[i].Env) {
+				diff = append(diff, f.name)
+				break
+			}
+		}
+	}
+	return diff
+}
+
+func handshakeTable(recs []*results.Record) *table {
+	resumedUnit := "client"
+	for _, r := range recs {
+		if r.ServerResumed != nil {
+			resumedUnit = "client/server"
+		}
+	}
+	t := &table{cols: []column{
+		{"name", "", alignLeft},
+		{"mean", "µs", alignRight},
+		{"error", "µs", alignRight},
+		{"stddev", "µs", alignRight},
+		{"median", "µs", alignRight},
+		{"min", "µs", alignRight},
+		{"max", "µs", alignRight},
+		{"p99", "µs", alignRight},
+		{"hs/s", "", alignRight},
+		{"resumed", resumedUnit, alignRight},
+		{"client CPU", "µs/hs", alignRight},
+		{"server CPU", "µs/hs", alignRight},
+		{"alloc", "B/hs", alignRight},
+		{"group", "", alignLeft},
+		{"errors", "", alignRight},
+	}}
+	for _, r := range recs {
+		t.rows = append(t.rows, []string{
+			r.Name,
+			num(r.MeanUS),
+			numPtr(r.ErrorUS),
+			num(r.StddevUS),
+			num(r.MedianUS),
+			num(r.MinUS),
+			num(r.MaxUS),
+			num(r.P99US),
+			num(r.HandshakesPerSec),
+			resumedCell(r),
+			numPtr(r.ClientCPUUS),
+			numPtr(r.ServerCPUUS),
+			integer(r.AllocBytes),
+			orNull(r.Group),
+			errorsCell(r),
+		})
+	}
+	return t
+}
+
+// resumedCell is the client's resumption rate and, when the server's own
+// count is known, the server's ("100%/100%"). A "!" marks client and
+// server disagreeing; the footnotes say by how much.
+func resumedCell(r *results.Record) string {
+	s := percent(r.ResumptionRate)
+	if r.ServerResumed == nil {
+		return s
+	}
+	if r.Handshakes > 0 {
+		s += "/" + percent(float64(*r.ServerResumed)/float64(r.Handshakes))
+	} else {
+		s += "/" + null
+	}
+	if *r.ServerResumed != r.Resumed {
+		s += "!"
+	}
+	return s
+}
+
+// errorsCell is the error count, marked "!" when there are errors; the
+// footnotes list them by kind.
+func errorsCell(r *results.Record) string {
+	if r.Errors == 0 {
+		return "0"
+	}
+	return strconv.FormatInt(r.Errors, 10) + "!"
+}
+
+func throughputTable(recs []*results.Record) *table {
+	t := &table{cols: []column{
+		{"name", "", alignLeft},
+		{"buffer", "", alignRight},
+		{"cipher", "", alignLeft},
+		{"direction", "", alignLeft},
+		{"kTLS", "tx/rx", alignLeft},
+		{"MB/s", "", alignRight},
+		{"Gbit/s", "", alignRight},
+		{"client CPU", "%", alignRight},
+		{"server CPU", "%", alignRight},
+		{"CPU-s/GB", "client+server", alignRight},
+		{"errors", "", alignRight},
+	}}
+	for _, r := range recs {
+		ktls := null
+		if r.KTLSTX != nil || r.KTLSRX != nil {
+			ktls = onOff(r.KTLSTX) + "/" + onOff(r.KTLSRX)
+		}
+		gbit := null
+		if r.MBps != nil {
+			gbit = num(*r.MBps * 8 / 1000)
+		}
+		t.rows = append(t.rows, []string{
+			r.Name,
+			bufferSize(r.BufferBytes),
+			orNull(r.Cipher),
+			orNull(r.Direction),
+			ktls,
+			numPtr(r.MBps),
+			gbit,
+			numPtr(r.ClientCPUPct),
+			numPtr(r.ServerCPUPct),
+			cpuSecondsPerGB(r),
+			errorsCell(r),
+		})
+	}
+	return t
+}
+
+// cpuSecondsPerGB is the CPU time both ends spent per gigabyte (10^9 bytes)
+// moved, derivable when the rate and both CPU shares (percent of one CPU)
+// are known: (client% + server%)/100 CPU-seconds per second, divided by
+// MB/s / 1000 gigabytes per second.
+func cpuSecondsPerGB(r *results.Record) string {
+	if r.MBps == nil || *r.MBps <= 0 || r.ClientCPUPct == nil || r.ServerCPUPct == nil {
+		return null
+	}
+	return num((*r.ClientCPUPct + *r.ServerCPUPct) / 100 / (*r.MBps / 1000))
+}
+
+func errorItems(recs []results.Record) []string {
+	var items []string
+	for i := range recs {
+		r := &recs[i]
+		if r.Errors == 0 && len(r.ErrorsByKind) == 0 {
+			continue
+		}
+		s := fmt.Sprintf("%s: %d %s", r.Name, r.Errors, plural(r.Errors, "error", "errors"))
+		if len(r.ErrorsByKind) == 0 {
+			s += " (kinds not recorded)"
+		} else {
+			kinds := slices.Collect(maps.Keys(r.ErrorsByKind))
+			// Most frequent first, then by name.
+			sort.Slice(kinds, func(i, j int) bool {
+				ci, cj := r.ErrorsByKind[kinds[i]], r.ErrorsByKind[kinds[j]]
+				if ci != cj {
+					return ci > cj
+				}
+				return kinds[i] < kinds[j]
+			})
+			parts := make([]string, len(kinds))
+			for i, k := range kinds {
+				parts[i] = fmt.Sprintf("%s %d", k, r.ErrorsByKind[k])
+			}
+			s += ": " + strings.Join(parts, ", ")
+		}
+		items = append(items, s)
+	}
+	return items
+}
+
+func plural(n int64, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+func disagreementItems(recs []*results.Record) []string {
+	var items []string
+	for _, r := range recs {
+		if r.ServerResumed == nil || *r.ServerResumed == r.Resumed {
+			continue
+		}
+		items = append(items, fmt.Sprintf("%s: of %d handshakes the client saw %d resumed, the server %d",
+			r.Name, r.Handshakes, r.Resumed, *r.ServerResumed))
+	}
+	return items
+}
+
+func processCPUItems(recs []*results.Record) []string {
+	var items []string
+	for _, r := range recs {
+		if r.ProcessCPUUS != nil {
+			items = append(items, fmt.Sprintf("%s: %s µs/hs", r.Name, num(*r.ProcessCPUUS)))
+		}
+	}
+	return items
+}
+
+func noteItems(recs []results.Record) []string {
+	var items []string
+	for i := range recs {
+		for _, n := range recs[i].Notes {
+			items = append(items, recs[i].Name+": "+n)
+		}
+	}
+	return items
+}
+
+// pairKey is what a full and a resumed handshake case must share to be
+// compared: everything that identifies a case except resume itself and the
+// negotiated group (a resumed TLS 1.2 handshake negotiates none).
+type pairKey struct {
+	version          string
+	mutual           bool
+	concurrency      int
+	transport        string
+	keyType          string
+	target           string
+	clientIdentities int
+	keyCache         string
+}
+
+// ratioTable pairs full and resumed handshake cases and shows how much
+// cheaper resumption is: mean(full)/mean(resumed). When several cases
+// share a key (for example different groups), they are paired by group;
+// cases without a partner are left out. It returns nil when nothing pairs.
+func ratioTable(recs []*results.Record) *table {
+	type bucket struct{ full, resumed []*results.Record }
+	buckets := map[pairKey]*bucket{}
+	var order []pairKey
+	for _, r := range recs {
+		k := pairKey{r.TLSVersion, r.Mutual, r.Concurrency, r.Transport, r.KeyType, r.Target, r.ClientIdentities, onOff(r.KeyCache)}
+		b := buckets[k]
+		if b == nil {
+			b = &bucket{}
+			buckets[k] = b
+			order = append(order, k)
+		}
+		if r.Resume {
+			b.resumed = append(b.resumed, r)
+		} else {
+			b.full = append(b.full, r)
+		}
+	}
+	t := &table{cols: []column{
+		{"full", "", alignLeft},
+		{"resumed", "", alignLeft},
+		{"full", "µs", alignRight},
+		{"resumed", "µs", alignRight},
+		{"full/resumed", "", alignRight},
+		{"resumption", "client", alignRight},
+	}}
+	for _, k := range order {
+		b := buckets[k]
+		for _, p := range pairs(b.full, b.resumed) {
+			ratio := null
+			if p[1].MeanUS > 0 {
+				ratio = strconv.FormatFloat(p[0].MeanUS/p[1].MeanUS, 'f', 2, 64) + "x"
+			}
+			t.rows = append(t.rows, []string{p[0].Name, p[1].Name, num(p[0].MeanUS), num(p[1].MeanUS), ratio, percent(p[1].ResumptionRate)})
+		}
+	}
+	if len(t.rows) == 0 {
+		return nil
+	}
+	return t
+}
+
+func pairs(full, resumed []*results.Record) [][2]*results.Record {
+	if len(full) == 1 && len(resumed) == 1 {
+		return [][2]*results.Record{{full[0], resumed[0]}}
+	}
+	var out [][2]*results.Record
+	used := make([]bool, len(resumed))
+	for _, f := range full {
+		for i, r := range resumed {
+			if !used[i] && r.Group == f.Group {
+				used[i] = true
+				out = append(out, [2]*results.Record{f, r})
+				break
+			}
+		}
+	}
+	return out
+}

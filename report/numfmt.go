@@ -1,0 +1,84 @@
+package report
+
+import (
+	"math"
+	"strconv"
+)
+
+// null is how every format for people shows an unknown value.
+const null = "-"
+
+// num formats a measurement for people: at least three significant digits
+// for values from 0.01 up, never an exponent, and no digits below 1 once
+// the value is 100 or more (1234 µs, 45.7 µs, 3.46 µs, 0.512 µs).
+func num(v float64) string {
+	a := math.Abs(v)
+	var prec int
+	switch {
+	case a == 0:
+		return "0"
+	case a >= 99.95:
+		prec = 0
+	case a >= 9.995:
+		prec = 1
+	case a >= 0.9995:
+		prec = 2
+	default:
+		prec = 3
+	}
+	return strconv.FormatFloat(v, 'f', prec, 64)
+}
+
+func numPtr(v *float64) string {
+	if v == nil {
+		return null
+	}
+	return num(*v)
+}
+
+// integer formats v rounded to a whole number (bytes, counts).
+func integer(v float64) string {
+	return strconv.FormatFloat(math.Round(v), 'f', 0, 64)
+}
+
+// percent formats a fraction (0..1) as a percentage with at most one
+// decimal. It never rounds a rate that is not exactly 0 or 1 to "0%" or
+// "100%": a resumption rate of 99.96% must not read as complete.
+func percent(frac float64) string {
+	p := frac * 100
+	s := strconv.FormatFloat(p, 'f', 1, 64)
+	switch {
+	case s == "100.0" && p < 100:
+		return ">99.9%"
+	case s == "0.0" && p > 0:
+		return "<0.1%"
+	}
+	if len(s) > 2 && s[len(s)-2:] == ".0" {
+		s = s[:len(s)-2]
+	}
+	return s + "%"
+}
+
+// bufferSize formats a buffer size in bytes: "16 KiB" for whole KiB and
+// MiB, plain bytes otherwise.
+func bufferSize(n int) string {
+	switch {
+	case n == 0:
+		return null
+	case n%(1<<20) == 0:
+		return strconv.Itoa(n>>20) + " MiB"
+	case n%(1<<10) == 0:
+		return strconv.Itoa(n>>10) + " KiB"
+	}
+	return strconv.Itoa(n) + " B"
+}
+
+func onOff(b *bool) string {
+	switch {
+	case b == nil:
+		return null
+	case *b:
+		return "on"
+	}
+	return "off"
+}
