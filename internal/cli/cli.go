@@ -1,0 +1,125 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/tlsbench/tlsbench/results"
+	"github.com/tlsbench/tlsbench/runner"
+)
+
+// UsageError is a mistake in the command line or its input files: exit 2.
+type UsageError struct{ Msg string }
+
+func (e *UsageError) Error() string { return e.Msg }
+
+func usagef(format string, args ...any) error {
+	return &UsageError{Msg: fmt.Sprintf(format, args...)}
+}
+
+// errHelp is returned after help was printed on request: exit 0.
+var errHelp = errors.New("help requested")
+
+// Exit statuses.
+const (
+	ExitOK          = 0
+	ExitFailure     = 1 // a benchmark or gate failed, or a runtime error
+	ExitUsage       = 2
+	ExitInterrupted = 130
+)
+
+// ExitCode maps a command's error to the process exit status.
+func ExitCode(err error) int {
+	var ue *UsageError
+	switch {
+	case err == nil, errors.Is(err, errHelp):
+		return ExitOK
+	case errors.As(err, &ue):
+		return ExitUsage
+	case errors.Is(err, context.Canceled):
+		return ExitInterrupted
+	}
+	return ExitFailure
+}
+
+// Message is the one line main prints for err ("" for none).
+func Message(err error) string {
+	if err == nil || errors.Is(err, errHelp) {
+		return ""
+	}
+	if errors.Is(err, context.Canceled) {
+		return "interrupted; results measured so far were written"
+	}
+	var fc *runner.FailedCases
+	if errors.As(err, &fc) {
+		return fc.Error()
+	}
+	return strings.ReplaceAll(err.Error(), "\n", " ")
+}
+
+type command struct {
+	name    string
+	summary string
+	run     func(ctx context.Context, args []string, stdout, stderr io.Writer) error
+}
+
+func commands() []command {
+	return []command{
+		{"run", "run a handshake benchmark matrix (against the built-in server by default)", runCmd},
+		{"serve", "run the built-in TLS server alone, for external clients", serveCmd},
+		{"version", "print the version", versionCmd},
+	}
+}
+
+// Run dispatches args (without the program name) to a subcommand.
+func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		printTopUsage(stderr)
+		return usagef("no command given; try 'tlsbench run'")
+	}
+	name := args[0]
+	switch name {
+	case "-h", "-help", "--help", "help":
+		printTopUsage(stdout)
+		return errHelp
+	}
+	for _, c := range commands() {
+		if c.name == name {
+			err := c.run(ctx, args[1:], stdout, stderr)
+			if errors.Is(err, errHelp) {
+				return nil
+			}
+			return err
+		}
+	}
+	return usagef("unknown command %q; commands: %s (see 'tlsbench help')", name, commandNames())
+}
+
+func commandNames() string {
+	var names []string
+	for _, c := range commands() {
+		names = append(names, c.name)
+	}
+	return strings.Join(names, ", ")
+}
+
+func printTopUsage(w io.Writer) {
+	fmt.Fprintln(w, "tlsbench: a TLS handshake and throughput lab")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Usage: tlsbench <command> [flags]")
+	fmt.Fprintln(w)
+	for _, c := range commands() {
+		fmt.Fprintf(w, "  %-9s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Run 'tlsbench <command> --help' for a command's flags and examples.")
+}
+
+func versionCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	env := results.CurrentEnv()
+	fmt.Fprintf(stdout, "tlsbench %s (%s %s/%s)\n", env.TLSBenchVersion, env.GoVersion, env.GOOS, env.GOARCH)
+	return nil
+}

@@ -1,0 +1,163 @@
+package cli_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/tlsbench/tlsbench/internal/cli"
+	"github.com/tlsbench/tlsbench/internal/testchild"
+	"github.com/tlsbench/tlsbench/results"
+)
+
+func TestMain(m *testing.M) {
+	// The child server of `tlsbench run` is this test binary again.
+	testchild.RunIfChild()
+	testscript.Main(m, map[string]func(){
+		"tlsbench": func() {
+			err := cli.Run(context.Background(), os.Args[1:], os.Stdout, os.Stderr)
+			if err != nil {
+				os.Stderr.WriteString("tlsbench: " + cli.Message(err) + "\n")
+			}
+			os.Exit(cli.ExitCode(err))
+		},
+	})
+}
+
+func TestScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir: "testdata/script",
+		Setup: func(env *testscript.Env) error {
+			env.Setenv(strings.Split(testchild.Env(), "=")[0], "1")
+			return nil
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"resultfields": cmdResultFields,
+		},
+		RequireExplicitExec: true,
+	})
+}
+
+// contractFields are the results-file field names DESIGN.md promises.
+var contractFields = []string{
+	"name", "kind", "tls_version", "resume", "mutual", "concurrency", "key_type", "group",
+	"transport", "handshakes", "errors", "resumed", "resumption_rate", "server_resumed",
+	"mean_us", "error_us", "stddev_us", "median_us", "min_us", "max_us", "p50_us", "p90_us",
+	"p99_us", "p999_us", "handshakes_per_sec", "client_cpu_us", "server_cpu_us",
+	"alloc_bytes", "samples_us", "env",
+}
+
+// cmdResultFields checks that every line of a JSON lines file is a result
+// with every contract field: resultfields FILE CASES.
+func cmdResultFields(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 {
+		ts.Fatalf("usage: resultfields FILE CASES")
+	}
+	data := ts.ReadFile(args[0])
+	recs, err := results.Decode(strings.NewReader(data))
+	if err != nil {
+		ts.Fatalf("%v", err)
+	}
+	if got := len(recs); got == 0 || args[1] != "" && itoa(got) != args[1] {
+		ts.Fatalf("%d records, want %s", got, args[1])
+	}
+	for i, line := range strings.Split(strings.TrimSpace(data), "\n") {
+		var m map[string]any
+		if err := jsonUnmarshal([]byte(line), &m); err != nil {
+			ts.Fatalf("line %d: %v", i+1, err)
+		}
+		for _, f := range contractFields {
+			if _, ok := m[f]; !ok {
+				ts.Fatalf("line %d (%v): no field %q", i+1, m["name"], f)
+			}
+		}
+	}
+}
+
+// TestExitCodes pins the exit status and the one-line message of bad
+// input: exit 2, naming the flag.
+func TestExitCodes(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{[]string{}, 2, "no command given"},
+		{[]string{"frobnicate"}, 2, `unknown command "frobnicate"`},
+		{[]string{"run", "--tls", "1.4"}, 2, `--tls: unknown TLS version "1.4"`},
+		{[]string{"run", "--resume", "maybe"}, 2, "--resume:"},
+		{[]string{"run", "--concurrency", "0"}, 2, "--concurrency:"},
+		{[]string{"run", "--key", "dsa"}, 2, "--key:"},
+		{[]string{"run", "--groups", "x448"}, 2, "--groups:"},
+		{[]string{"run", "--format", "xml"}, 2, "--format:"},
+		{[]string{"run", "--transport", "udp"}, 2, "--transport:"},
+		{[]string{"run", "--min-resumption", "1.5"}, 2, "--min-resumption"},
+		{[]string{"run", "--nope"}, 2, "unknown flag --nope"},
+		{[]string{"run", "--iterations"}, 2, "--iterations needs a value"},
+		{[]string{"run", "--out", filepath.Join(dir, "missing", "r.jsonl")}, 2, "--out:"},
+		{[]string{"run", "extra"}, 2, `unexpected argument "extra"`},
+		{[]string{"serve", "--listen", "nonsense"}, 2, "--listen"},
+		{[]string{"run", "--help"}, 0, ""},
+		{[]string{"version"}, 0, ""},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			err := cli.Run(context.Background(), tt.args, &stdout, &stderr)
+			if got := cli.ExitCode(err); got != tt.code {
+				t.Errorf("exit %d, want %d (err %v)", got, tt.code, err)
+			}
+			msg := cli.Message(err)
+			if !strings.Contains(msg, tt.msg) || strings.Contains(msg, "\n") {
+				t.Errorf("message %q, want one line containing %q", msg, tt.msg)
+			}
+		})
+	}
+}
+
+// TestInterruptKeepsResults cancels a run part-way, as Ctrl-C does: the
+// cases measured so far are in --out and the exit status says
+// interrupted.
+func TestInterruptKeepsResults(t *testing.T) {
+	name, value, _ := strings.Cut(testchild.Env(), "=")
+	t.Setenv(name, value) // the child server is this test binary
+	out := filepath.Join(t.TempDir(), "r.jsonl")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	pr, pw, _ := os.Pipe()
+	defer pr.Close()
+	done := make(chan error, 1)
+	go func() {
+		done <- cli.Run(ctx, []string{"run", "--tls", "1.2", "--resume", "off", "--concurrency", "1,2,3,4,5,6,7,8",
+			"--handshakes", "8", "--iterations", "1000", "--case-time", "300ms", "--format", "json", "--out", out}, pw, os.Stderr)
+		pw.Close()
+	}()
+	// Wait for two cases on stdout, then interrupt.
+	buf := make([]byte, 1<<20)
+	var got []byte
+	for bytes.Count(got, []byte("\n")) < 2 {
+		n, err := pr.Read(buf)
+		if err != nil {
+			t.Fatalf("run ended early: %v", <-done)
+		}
+		got = append(got, buf[:n]...)
+	}
+	cancel()
+	err := <-done
+	if cli.ExitCode(err) != cli.ExitInterrupted {
+		t.Fatalf("exit %d (%v), want %d", cli.ExitCode(err), err, cli.ExitInterrupted)
+	}
+	recs, derr := results.ReadFile(out)
+	if derr != nil {
+		t.Fatal(derr)
+	}
+	if len(recs) < 2 || len(recs) >= 8 {
+		t.Fatalf("%d records in --out, want the cases measured before the interrupt", len(recs))
+	}
+}

@@ -1,0 +1,8 @@
+// Package cli is tlsbench's command line: subcommands, flag parsing and
+// validation, and usage text with examples. Each subcommand is a function
+// run(ctx, args, stdout, stderr) error; only main turns the error into an
+// exit status (ExitCode), so every command can be tested in-process.
+//
+// Every flag is validated before any work starts; a bad value is a
+// UsageError whose one-line message names the flag and the fix (exit 2).
+package cli

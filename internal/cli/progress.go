@@ -1,0 +1,82 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/tlsbench/tlsbench/results"
+	"github.com/tlsbench/tlsbench/runner"
+)
+
+// progress shows a live status line on stderr when stderr is a terminal,
+// and nothing otherwise, so that piped or redirected output stays clean.
+type progress struct {
+	mu      sync.Mutex
+	w       io.Writer
+	live    bool
+	total   int
+	started time.Time
+	done    int
+}
+
+func newProgress(stderr io.Writer, total int) *progress {
+	return &progress{w: stderr, live: isTerminal(stderr), total: total, started: time.Now()}
+}
+
+func (p *progress) update(cp runner.CaseProgress) {
+	if !p.live {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	phase := "measure"
+	if cp.Warmup {
+		phase = "warm-up"
+	}
+	elapsed := time.Since(p.started)
+	eta := "?"
+	if p.done > 0 {
+		eta = (elapsed / time.Duration(p.done) * time.Duration(p.total-p.done)).Round(time.Second).String()
+	}
+	fmt.Fprintf(p.w, "\r\033[K[%d/%d] %s %s %d/%d  %.0f hs/s  elapsed %s  left ~%s",
+		cp.Index, cp.Total, cp.Case, phase, cp.Iteration, cp.Of, cp.HandshakesPerSec,
+		elapsed.Round(time.Second), eta)
+}
+
+func (p *progress) caseDone(*results.Record) {
+	p.mu.Lock()
+	p.done++
+	p.mu.Unlock()
+}
+
+// notice prints a remark on its own line (only on a terminal: the
+// results carry everything a script needs).
+func (p *progress) notice(msg string) {
+	if !p.live {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	fmt.Fprintf(p.w, "\r\033[K%s\n", msg)
+}
+
+func (p *progress) finish() {
+	if !p.live {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	fmt.Fprint(p.w, "\r\033[K")
+}
+
+// isTerminal reports whether w is a terminal.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	return fdIsTerminal(f.Fd())
+}

@@ -1,0 +1,169 @@
+package cli
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/tlsbench/tlsbench/pki"
+	"github.com/tlsbench/tlsbench/report"
+	"github.com/tlsbench/tlsbench/results"
+	"github.com/tlsbench/tlsbench/runner"
+	"github.com/tlsbench/tlsbench/tlsconf"
+)
+
+const runUsage = `Usage: tlsbench run [flags]
+
+Runs a matrix of TLS handshake benchmark cases and prints a table. Without
+--target, tlsbench starts its built-in server as a child process on a free
+127.0.0.1 port, so that client and server CPU are measured separately.
+
+Each case runs --iterations iterations of --handshakes handshakes started in
+waves of --concurrency, after --warmup discarded iterations. Every handshake
+is checked for resumption on the client and on the server; a resume case
+whose warm-up resumed less than --min-resumption stops with an error.
+
+Examples:
+  tlsbench run                                  # default matrix, ~1 minute
+  tlsbench run --quick                          # same matrix, ~15 seconds
+  tlsbench run --tls 1.3 --resume on --concurrency 128 --out r.jsonl
+  tlsbench run --key rsa-2048,ecdsa-p256 --groups x25519,x25519mlkem768 --tls 1.3
+  tlsbench run --transport tcp,memory --format markdown
+
+Flags:
+`
+
+type runFlags struct {
+	versions      []uint16
+	resume        []bool
+	concurrency   []int
+	keys          []pki.KeyType
+	groups        []tls.CurveID
+	transports    []string
+	handshakes    int
+	iterations    int
+	warmup        int
+	caseTime      time.Duration
+	minResumption float64
+	connTimeout   time.Duration
+	out           string
+	format        string
+	quick         bool
+}
+
+func defineRunFlags(fs *flagSet) *runFlags {
+	f := &runFlags{
+		versions:    []uint16{tls.VersionTLS12, tls.VersionTLS13},
+		resume:      []bool{false, true},
+		concurrency: []int{1, 8, 64, 128},
+		keys:        []pki.KeyType{runner.DefaultKeyType},
+		transports:  []string{runner.TransportTCP},
+	}
+	fs.Var(listFlag[uint16]{&f.versions, tlsconf.ParseVersion, tlsconf.VersionName}, "tls", "TLS versions, comma-separated: 1.2, 1.3")
+	fs.Var(listFlag[bool]{&f.resume, parseOnOff, showOnOff}, "resume", "session resumption: off, on, or off,on for both")
+	fs.Var(listFlag[int]{&f.concurrency, parsePositiveInt, nil}, "concurrency", "handshakes started at once (wave size), comma-separated")
+	fs.Var(listFlag[pki.KeyType]{&f.keys, pki.ParseKeyType, nil}, "key", "server key types: ecdsa-p256, ecdsa-p384, rsa-2048, rsa-3072, ed25519")
+	fs.Var(listFlag[tls.CurveID]{&f.groups, tlsconf.ParseGroup, tlsconf.GroupName}, "groups", "key-exchange groups, one case each (default: Go's defaults), e.g. x25519,x25519mlkem768,p256")
+	fs.Var(listFlag[string]{&f.transports, parseTransport, nil}, "transport", "tcp (loopback sockets) or memory (in-process pipes), comma-separated")
+	fs.IntVar(&f.handshakes, "handshakes", 128, "handshakes per iteration")
+	fs.IntVar(&f.iterations, "iterations", 20, "measured iterations per case")
+	fs.IntVar(&f.warmup, "warmup", 2, "discarded warm-up iterations per case")
+	fs.DurationVar(&f.caseTime, "case-time", 3*time.Second, "stop measuring a case after this long (at least 2 iterations); 0 for no limit")
+	fs.Float64Var(&f.minResumption, "min-resumption", 0.99, "share of warm-up handshakes that must resume in a resume case (0 disables the check)")
+	fs.DurationVar(&f.connTimeout, "conn-timeout", 10*time.Second, "limit for one connection: connect, handshake, ping, close")
+	fs.StringVar(&f.out, "out", "", "write results as JSON lines to `FILE`, each case as soon as it is measured")
+	fs.StringVar(&f.format, "format", "table", "output on stdout: table, markdown, json, csv")
+	fs.BoolVar(&f.quick, "quick", false, "fewer iterations: the same matrix in about 15 seconds")
+	return f
+}
+
+func parseTransport(s string) (string, error) {
+	if s != runner.TransportTCP && s != runner.TransportMemory {
+		return "", fmt.Errorf("%q is not tcp or memory", s)
+	}
+	return s, nil
+}
+
+func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("run", stdout, nil)
+	f := defineRunFlags(fs)
+	fs.usage = func(w io.Writer) {
+		io.WriteString(w, runUsage)
+		fs.printFlags(w)
+	}
+	if err := fs.parse(args); err != nil {
+		return err
+	}
+	if f.quick {
+		// Fewer iterations, not fewer cases: --quick answers the same
+		// questions with wider error bars. Explicit flags still win.
+		if !fs.isSet("iterations") {
+			f.iterations = 5
+		}
+		if !fs.isSet("warmup") {
+			f.warmup = 1
+		}
+		if !fs.isSet("case-time") {
+			f.caseTime = 600 * time.Millisecond
+		}
+	}
+	format, err := report.ParseFormat(f.format)
+	if err != nil {
+		return usagef("--format: %v", err)
+	}
+	plan := runner.Plan{
+		Versions:      f.versions,
+		Resume:        f.resume,
+		Concurrency:   f.concurrency,
+		KeyTypes:      f.keys,
+		Groups:        f.groups,
+		Transports:    f.transports,
+		Handshakes:    f.handshakes,
+		Iterations:    f.iterations,
+		Warmup:        f.warmup,
+		CaseTime:      f.caseTime,
+		MinResumption: f.minResumption,
+		ConnTimeout:   f.connTimeout,
+	}
+	if err := plan.Validate(); err != nil {
+		return &UsageError{Msg: err.Error()}
+	}
+
+	var out *results.Writer
+	if f.out != "" {
+		if out, err = results.Create(f.out); err != nil {
+			return usagef("--out: %v", err)
+		}
+		defer out.Close()
+	}
+	prog := newProgress(stderr, len(plan.Cases()))
+	plan.Progress = prog.update
+	plan.Notice = prog.notice
+
+	// json, csv and benchfmt go out case by case; a table once at the end.
+	stream, err := report.NewStream(stdout, format)
+	if err != nil {
+		return usagef("--format: %v", err)
+	}
+	runErr := runner.Run(ctx, plan, func(rec *results.Record) error {
+		prog.caseDone(rec)
+		if out != nil {
+			if err := out.Write(rec); err != nil {
+				return err
+			}
+		}
+		return stream.Add(rec)
+	})
+	prog.finish()
+	if err := stream.Close(); err != nil {
+		return errors.Join(runErr, err)
+	}
+	var startErr *runner.ServerStartError
+	if errors.As(runErr, &startErr) {
+		return &UsageError{Msg: runErr.Error()}
+	}
+	return runErr
+}

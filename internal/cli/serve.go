@@ -1,0 +1,149 @@
+package cli
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/tlsbench/tlsbench/pki"
+	"github.com/tlsbench/tlsbench/server"
+	"github.com/tlsbench/tlsbench/tlsconf"
+)
+
+const serveUsage = `Usage: tlsbench serve [flags]
+
+Runs the built-in TLS server alone, so that other clients (openssl s_client,
+s_time, another tlsbench) can be pointed at it. Without --pki-dir it writes a
+fresh test PKI to a new temporary directory; it prints the address and the
+path of the CA certificate clients must trust. Connections are answered by
+echoing what the client sends. Stop it with Ctrl-C.
+
+Examples:
+  tlsbench serve
+  tlsbench serve --listen 127.0.0.1:4433 --key rsa-2048 --pki-dir ./pki
+  openssl s_client -connect 127.0.0.1:8443 -CAfile <CA path printed> -sess_out s.pem
+
+Flags:
+`
+
+func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("serve", stdout, nil)
+	fs.usage = func(w io.Writer) {
+		io.WriteString(w, serveUsage)
+		fs.printFlags(w)
+	}
+	var (
+		listen    = fs.String("listen", "127.0.0.1:8443", "TCP `address` to listen on")
+		keyType   = fs.String("key", string(pki.ECDSAP256), "key type of the generated server certificate: "+keyTypeNames())
+		pkiDir    = fs.String("pki-dir", "", "`DIR` for the test PKI (reused if it has one; default: a new temporary directory)")
+		versions  []uint16
+		controlFD = fs.Int("control-fd", -1, "internal: serve as tlsbench run's child on this control channel")
+	)
+	versions = []uint16{tls.VersionTLS12, tls.VersionTLS13}
+	fs.Var(listFlag[uint16]{&versions, tlsconf.ParseVersion, tlsconf.VersionName}, "tls", "TLS versions to accept: 1.2, 1.3")
+	if err := fs.parse(args); err != nil {
+		return err
+	}
+	if *controlFD >= 0 {
+		return serveChild(ctx, *controlFD)
+	}
+	kt, err := pki.ParseKeyType(*keyType)
+	if err != nil {
+		return usagef("--key: %v", err)
+	}
+	if _, _, err := net.SplitHostPort(*listen); err != nil {
+		return usagef("--listen %q: %v (want host:port, e.g. 127.0.0.1:8443)", *listen, err)
+	}
+	dir := *pkiDir
+	if dir == "" {
+		if dir, err = os.MkdirTemp("", "tlsbench-serve-"); err != nil {
+			return fmt.Errorf("temporary PKI directory: %w", err)
+		}
+	}
+	layout, err := ensurePKI(dir, kt)
+	if err != nil {
+		return usagef("--pki-dir %s: %v", dir, err)
+	}
+	opts := server.Options{
+		Listen:     *listen,
+		Identities: []server.IdentityFiles{{Cert: layout.ServerCerts[kt], Key: layout.ServerKeys[kt]}},
+	}
+	for _, v := range versions {
+		opts.Versions = append(opts.Versions, tlsconf.VersionName(v))
+	}
+	srv, err := server.NewFromOptions(opts)
+	if err != nil {
+		return usagef("%v", err)
+	}
+	ln, err := net.Listen("tcp", *listen)
+	if err != nil {
+		if errors.Is(err, syscall.EADDRINUSE) {
+			return usagef("--listen %s: address already in use; choose another port (or 127.0.0.1:0 for a free one)", *listen)
+		}
+		return usagef("--listen %s: %v", *listen, err)
+	}
+	fmt.Fprintf(stdout, "listening on %s (TLS %s, %s certificate)\n", ln.Addr(), strings.Join(opts.Versions, ", "), kt)
+	fmt.Fprintf(stdout, "CA certificate: %s\n", layout.RootCert)
+	err = srv.Serve(ctx, ln)
+	c := srv.Counters()
+	fmt.Fprintf(stderr, "served %d handshakes (%d resumed), %d failed\n", c.Handshakes, c.Resumed, sumCounts(c.Failures))
+	return err
+}
+
+// ensurePKI reuses the PKI in dir when it has a server identity of kt,
+// and writes a new one otherwise.
+func ensurePKI(dir string, kt pki.KeyType) (*pki.Layout, error) {
+	l := &pki.Layout{
+		Dir:         dir,
+		RootCert:    filepath.Join(dir, pki.RootCertFile),
+		ServerCerts: map[pki.KeyType]string{kt: filepath.Join(dir, "server-"+string(kt)+".pem")},
+		ServerKeys:  map[pki.KeyType]string{kt: filepath.Join(dir, "server-"+string(kt)+"-key.pem")},
+	}
+	if fileExists(l.RootCert) && fileExists(l.ServerCerts[kt]) && fileExists(l.ServerKeys[kt]) {
+		return l, nil
+	}
+	return pki.Init(pki.InitOptions{Dir: dir, ServerKeys: []pki.KeyType{kt}})
+}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
+func sumCounts(m map[string]int64) int64 {
+	var n int64
+	for _, v := range m {
+		n += v
+	}
+	return n
+}
+
+func keyTypeNames() string {
+	var names []string
+	for _, k := range pki.KeyTypes() {
+		names = append(names, string(k))
+	}
+	return strings.Join(names, ", ")
+}
+
+// serveChild is the child server of tlsbench run: configuration and
+// counters travel over the inherited control channel.
+func serveChild(ctx context.Context, fd int) error {
+	f := os.NewFile(uintptr(fd), "control")
+	if f == nil {
+		return usagef("--control-fd %d: not an open file descriptor", fd)
+	}
+	conn, err := net.FileConn(f)
+	f.Close()
+	if err != nil {
+		return usagef("--control-fd %d: %v", fd, err)
+	}
+	return server.ServeChild(ctx, conn)
+}

@@ -1,0 +1,5 @@
+// Package connerr sorts connection and handshake failures into the few
+// kinds a benchmark reports: timeout, refused, reset, eof, alert:<name>,
+// verify, canceled and other. Client and server use the same kinds, so
+// their counts can be compared.
+package connerr

@@ -1,0 +1,14 @@
+//go:build !linux
+
+package usage
+
+import (
+	"fmt"
+	"runtime"
+	"time"
+)
+
+// ProcessTreeCPU needs /proc; elsewhere it says so.
+func ProcessTreeCPU(pid int) (time.Duration, error) {
+	return 0, fmt.Errorf("--server-pid is not supported on %s (needs /proc)", runtime.GOOS)
+}

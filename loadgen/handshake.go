@@ -1,0 +1,498 @@
+package loadgen
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/tlsbench/tlsbench/internal/connerr"
+	"github.com/tlsbench/tlsbench/internal/usage"
+	"github.com/tlsbench/tlsbench/results"
+	"github.com/tlsbench/tlsbench/stats"
+	"github.com/tlsbench/tlsbench/tlsconf"
+)
+
+// HandshakeCase is one handshake benchmark case.
+type HandshakeCase struct {
+	// Name is the case name in results, e.g. handshake/tls1.3/resume/c64.
+	Name string
+	// Version is the TLS version the clients are pinned to.
+	Version uint16
+	// Resume says the clients offer cached sessions; every client config
+	// must then have a ClientSessionCache, and none otherwise.
+	Resume bool
+	Mutual bool
+	// Concurrency is the size of a wave of simultaneous handshakes.
+	Concurrency int
+	// Handshakes per iteration (default 128).
+	Handshakes int
+	// Iterations measured and Warmup iterations discarded before them.
+	Iterations int
+	Warmup     int
+	// MaxDuration stops measuring early (after at least two iterations)
+	// once the measured iterations have taken this long; 0 means no limit.
+	MaxDuration time.Duration
+	// MinResumption is the share of warm-up handshakes that must resume in
+	// a resume case (default 0.99 when zero; negative disables the check).
+	MinResumption float64
+	// Clients are the client configurations; connection i uses
+	// Clients[i % len(Clients)], so several client identities rotate.
+	Clients []*tls.Config
+	Dialer  Dialer
+	// Exchange runs after each handshake (default PingPong).
+	Exchange Exchange
+	// ConnTimeout bounds each connection from dial to close (default 10 s).
+	ConnTimeout time.Duration
+	// Server, when set, is asked for the server's own counts before and
+	// after the measured iterations.
+	Server ServerObserver
+	// Record holds the descriptive fields to copy into the result (key
+	// type, transport, identities, env...); measurement fields are
+	// overwritten.
+	Record results.Record
+	// Progress, when set, is called after every iteration.
+	Progress func(Progress)
+}
+
+// Progress reports a finished iteration.
+type Progress struct {
+	Case      string
+	Warmup    bool
+	Iteration int // 1-based within its phase
+	Of        int
+	// HandshakesPerSec of this iteration.
+	HandshakesPerSec float64
+}
+
+// ServerObserver reports what the server itself counted.
+type ServerObserver interface {
+	Snapshot() (ServerSnapshot, error)
+}
+
+// ServerSnapshot is the server's view at one moment. Fields the server
+// cannot report are marked absent by their Has flags.
+type ServerSnapshot struct {
+	HasCounts  bool
+	Handshakes int64
+	Resumed    int64
+	Failures   map[string]int64
+	HasCPU     bool
+	CPU        time.Duration
+	HasAlloc   bool
+	AllocBytes uint64
+}
+
+// ResumptionError is returned when a resume case's warm-up resumed fewer
+// handshakes than required: its figures would describe full handshakes.
+type ResumptionError struct {
+	Case            string
+	Resumed, Total  int64
+	Rate, Required  float64
+	ServerResumed   int64 // -1 when unknown
+	ServerHandshake int64
+}
+
+func (e *ResumptionError) Error() string {
+	msg := fmt.Sprintf("%s: warm-up resumed %.1f%% of handshakes (%d of %d), below --min-resumption %.2f",
+		e.Case, 100*e.Rate, e.Resumed, e.Total, e.Required)
+	if e.ServerResumed >= 0 {
+		msg += fmt.Sprintf(" (the server counted %d of %d resumed)", e.ServerResumed, e.ServerHandshake)
+	}
+	return msg + "; the server may not issue or accept session tickets for this configuration (check it with tlsbench probe), or lower --min-resumption to measure anyway"
+}
+
+// CaseError is a case that could not be measured at all (every handshake
+// of an iteration failed).
+type CaseError struct {
+	Case  string
+	Kind  string
+	Err   error
+	Count int
+}
+
+func (e *CaseError) Error() string {
+	return fmt.Sprintf("%s: all %d handshakes of an iteration failed (%s): %v", e.Case, e.Count, e.Kind, e.Err)
+}
+
+func (e *CaseError) Unwrap() error { return e.Err }
+
+// connResult is the outcome of one connection.
+type connResult struct {
+	ok        bool
+	resumed   bool
+	group     tls.CurveID
+	handshake time.Duration
+	errKind   string
+	err       error
+}
+
+// iterResult aggregates one iteration.
+type iterResult struct {
+	wall      time.Duration
+	ok        int64
+	resumed   int64
+	failures  map[string]int64
+	firstErr  error
+	firstKind string
+	groups    map[tls.CurveID]int64
+}
+
+func (hc *HandshakeCase) setDefaults() error {
+	if hc.Handshakes <= 0 {
+		hc.Handshakes = 128
+	}
+	if hc.Concurrency <= 0 {
+		return fmt.Errorf("%s: concurrency must be at least 1", hc.Name)
+	}
+	if hc.Iterations <= 0 {
+		return fmt.Errorf("%s: iterations must be at least 1", hc.Name)
+	}
+	if len(hc.Clients) == 0 || hc.Dialer == nil {
+		return fmt.Errorf("%s: no client configuration or dialer", hc.Name)
+	}
+	for _, c := range hc.Clients {
+		if (c.ClientSessionCache != nil) != hc.Resume {
+			return fmt.Errorf("%s: client session cache must be set exactly when resuming", hc.Name)
+		}
+	}
+	if hc.Exchange == nil {
+		hc.Exchange = PingPong
+	}
+	if hc.ConnTimeout <= 0 {
+		hc.ConnTimeout = 10 * time.Second
+	}
+	if hc.MinResumption == 0 {
+		hc.MinResumption = 0.99
+	}
+	return nil
+}
+
+// RunHandshakes measures hc and returns its record. The record is returned
+// also with an error when measuring stopped part-way (ctx cancelled):
+// what was measured is kept. A ResumptionError or CaseError comes with a
+// nil record.
+func RunHandshakes(ctx context.Context, hc HandshakeCase) (*results.Record, error) {
+	if err := hc.setDefaults(); err != nil {
+		return nil, err
+	}
+	r := &caseRunner{hc: &hc}
+
+	if hc.Resume {
+		// Prime the session cache with one wave, so that every
+		// handshake of the first warm-up wave has a session to offer.
+		if _, err := r.iteration(ctx, hc.Concurrency, nil); err != nil {
+			return nil, err
+		}
+	}
+
+	var warmOK, warmResumed int64
+	var serverBefore ServerSnapshot
+	if hc.Warmup > 0 && hc.Resume && hc.Server != nil {
+		serverBefore, _ = hc.Server.Snapshot()
+	}
+	for i := 0; i < hc.Warmup; i++ {
+		it, err := r.iteration(ctx, hc.Handshakes, nil)
+		if err != nil {
+			return nil, err
+		}
+		warmOK += it.ok
+		warmResumed += it.resumed
+		r.progress(true, i+1, hc.Warmup, it)
+	}
+	if hc.Resume && hc.Warmup > 0 && hc.MinResumption > 0 {
+		rate := ratio(warmResumed, warmOK)
+		if rate < hc.MinResumption {
+			e := &ResumptionError{Case: hc.Name, Resumed: warmResumed, Total: warmOK, Rate: rate, Required: hc.MinResumption, ServerResumed: -1}
+			if hc.Server != nil {
+				if after, err := hc.Server.Snapshot(); err == nil && after.HasCounts {
+					e.ServerResumed = after.Resumed - serverBefore.Resumed
+					e.ServerHandshake = after.Handshakes - serverBefore.Handshakes
+				}
+			}
+			return nil, e
+		}
+	}
+
+	return r.measure(ctx)
+}
+
+type caseRunner struct {
+	hc   *HandshakeCase
+	next int // index of the next connection, for client rotation
+}
+
+// measure runs the measured iterations and builds the record.
+func (r *caseRunner) measure(ctx context.Context) (*results.Record, error) {
+	hc := r.hc
+	lat := stats.NewLatency()
+	var (
+		samples  []float64
+		total    iterResult
+		srvStart ServerSnapshot
+		srvErr   error
+		stopErr  error
+	)
+	total.failures = map[string]int64{}
+	total.groups = map[tls.CurveID]int64{}
+	if hc.Server != nil {
+		srvStart, srvErr = hc.Server.Snapshot()
+	}
+	selfStart := usage.Self()
+	began := time.Now()
+	for i := 0; i < hc.Iterations; i++ {
+		if ctx.Err() != nil {
+			stopErr = ctx.Err()
+			break
+		}
+		it, err := r.iteration(ctx, hc.Handshakes, lat)
+		if err != nil {
+			if ctx.Err() != nil {
+				stopErr = ctx.Err()
+				break
+			}
+			return nil, err
+		}
+		samples = append(samples, float64(it.wall.Nanoseconds())/1e3/float64(it.ok))
+		total.wall += it.wall
+		total.ok += it.ok
+		total.resumed += it.resumed
+		for k, v := range it.failures {
+			total.failures[k] += v
+		}
+		for k, v := range it.groups {
+			total.groups[k] += v
+		}
+		r.progress(false, i+1, hc.Iterations, it)
+		if hc.MaxDuration > 0 && len(samples) >= 2 && time.Since(began) >= hc.MaxDuration {
+			break
+		}
+	}
+	self := usage.Self().Sub(selfStart)
+	if len(samples) == 0 {
+		if stopErr == nil {
+			stopErr = errors.New("no iteration was measured")
+		}
+		return nil, fmt.Errorf("%s: %w", hc.Name, stopErr)
+	}
+
+	rec := hc.Record
+	rec.Name = hc.Name
+	rec.Kind = results.KindHandshake
+	rec.TLSVersion = tlsconf.VersionName(hc.Version)
+	rec.Resume = hc.Resume
+	rec.Mutual = hc.Mutual
+	rec.Concurrency = hc.Concurrency
+	rec.Transport = hc.Dialer.Transport()
+	rec.Group = groupOf(total.groups)
+	rec.Handshakes = total.ok
+	rec.Resumed = total.resumed
+	rec.ResumptionRate = ratio(total.resumed, total.ok)
+	rec.ErrorsByKind = nil
+	rec.Errors = 0
+	for k, v := range total.failures {
+		if rec.ErrorsByKind == nil {
+			rec.ErrorsByKind = map[string]int64{}
+		}
+		rec.ErrorsByKind[k] = v
+		rec.Errors += v
+	}
+	rec.Iterations = len(samples)
+	rec.SamplesUS = samples
+	s := stats.Summarize(samples)
+	rec.MeanUS, rec.StddevUS, rec.MedianUS, rec.MinUS, rec.MaxUS = s.Mean, s.StdDev, s.Median, s.Min, s.Max
+	rec.ErrorUS = nil
+	if !math.IsNaN(s.Error) {
+		rec.ErrorUS = results.Float(s.Error)
+	}
+	rec.P50US = lat.PercentileUS(50)
+	rec.P90US = lat.PercentileUS(90)
+	rec.P99US = lat.PercentileUS(99)
+	rec.P999US = lat.PercentileUS(99.9)
+	if h, err := lat.Encode(); err == nil {
+		rec.Histogram = h
+	}
+	if total.wall > 0 {
+		rec.HandshakesPerSec = float64(total.ok) / total.wall.Seconds()
+	}
+	perHS := func(d time.Duration) *float64 {
+		return results.Float(float64(d.Nanoseconds()) / 1e3 / float64(total.ok))
+	}
+	rec.ClientCPUUS, rec.ServerCPUUS, rec.ProcessCPUUS, rec.ServerResumed, rec.ServerAllocBytes = nil, nil, nil, nil, nil
+	rec.AllocBytes = float64(self.AllocBytes) / float64(total.ok)
+
+	var srv ServerSnapshot
+	if hc.Server != nil && srvErr == nil {
+		var end ServerSnapshot
+		end, srvErr = hc.Server.Snapshot()
+		srv = end.sub(srvStart)
+	}
+	if hc.Server != nil && srvErr != nil {
+		rec.Notes = append(rec.Notes, "server counters unavailable: "+srvErr.Error())
+	}
+	if rec.Transport == "memory" {
+		// Both ends share the process: neither side's CPU can be told
+		// apart, so only the total is reported.
+		rec.ProcessCPUUS = perHS(self.CPU)
+	} else if self.CPU > 0 {
+		rec.ClientCPUUS = perHS(self.CPU)
+	}
+	if srvErr == nil && hc.Server != nil {
+		if srv.HasCounts {
+			rec.ServerResumed = results.Int(srv.Resumed)
+			if srv.Handshakes != total.ok {
+				rec.Notes = append(rec.Notes, fmt.Sprintf(
+					"server completed %d handshakes, client %d", srv.Handshakes, total.ok))
+			}
+		}
+		if srv.HasCPU {
+			rec.ServerCPUUS = perHS(srv.CPU)
+		}
+		if srv.HasAlloc {
+			rec.ServerAllocBytes = results.Float(float64(srv.AllocBytes) / float64(total.ok))
+		}
+	}
+	if stopErr != nil {
+		rec.Notes = append(rec.Notes, fmt.Sprintf("interrupted after %d of %d iterations", len(samples), hc.Iterations))
+		return &rec, fmt.Errorf("%s: %w", hc.Name, stopErr)
+	}
+	return &rec, nil
+}
+
+func (s ServerSnapshot) sub(earlier ServerSnapshot) ServerSnapshot {
+	d := s
+	d.Handshakes -= earlier.Handshakes
+	d.Resumed -= earlier.Resumed
+	d.CPU -= earlier.CPU
+	d.AllocBytes -= earlier.AllocBytes
+	d.Failures = nil
+	for k, v := range s.Failures {
+		if n := v - earlier.Failures[k]; n != 0 {
+			if d.Failures == nil {
+				d.Failures = map[string]int64{}
+			}
+			d.Failures[k] = n
+		}
+	}
+	return d
+}
+
+func (r *caseRunner) progress(warm bool, i, of int, it iterResult) {
+	if r.hc.Progress == nil {
+		return
+	}
+	p := Progress{Case: r.hc.Name, Warmup: warm, Iteration: i, Of: of}
+	if it.wall > 0 {
+		p.HandshakesPerSec = float64(it.ok) / it.wall.Seconds()
+	}
+	r.hc.Progress(p)
+}
+
+// iteration runs n handshakes in waves of hc.Concurrency and records the
+// successful handshakes' latencies in lat (when not nil).
+func (r *caseRunner) iteration(ctx context.Context, n int, lat *stats.Latency) (iterResult, error) {
+	hc := r.hc
+	out := iterResult{failures: map[string]int64{}, groups: map[tls.CurveID]int64{}}
+	res := make([]connResult, hc.Concurrency)
+	var wg sync.WaitGroup
+	start := time.Now()
+	for done := 0; done < n; {
+		wave := min(hc.Concurrency, n-done)
+		for j := 0; j < wave; j++ {
+			cfg := hc.Clients[r.next%len(hc.Clients)]
+			r.next++
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				res[j] = r.connect(ctx, cfg)
+			}()
+		}
+		wg.Wait()
+		for _, c := range res[:wave] {
+			if !c.ok {
+				out.failures[c.errKind]++
+				if out.firstErr == nil {
+					out.firstErr, out.firstKind = c.err, c.errKind
+				}
+				continue
+			}
+			out.ok++
+			if c.resumed {
+				out.resumed++
+			}
+			out.groups[c.group]++
+			if lat != nil {
+				lat.Record(c.handshake)
+			}
+		}
+		done += wave
+	}
+	out.wall = time.Since(start)
+	if out.ok == 0 {
+		if ctx.Err() != nil {
+			return out, ctx.Err()
+		}
+		return out, &CaseError{Case: hc.Name, Kind: out.firstKind, Err: out.firstErr, Count: n}
+	}
+	return out, nil
+}
+
+// connect runs one connection: dial, timed handshake, exchange, abortive
+// close.
+func (r *caseRunner) connect(ctx context.Context, cfg *tls.Config) connResult {
+	hc := r.hc
+	cctx, cancel := context.WithTimeout(ctx, hc.ConnTimeout)
+	defer cancel()
+	raw, err := hc.Dialer.Dial(cctx)
+	if err != nil {
+		return connResult{errKind: connerr.Kind(err), err: err}
+	}
+	defer abortiveClose(raw)
+	if dl, ok := cctx.Deadline(); ok {
+		raw.SetDeadline(dl)
+	}
+	tc := tls.Client(raw, cfg)
+	t0 := time.Now()
+	err = tc.HandshakeContext(cctx)
+	took := time.Since(t0)
+	if err != nil {
+		return connResult{errKind: connerr.Kind(err), err: fmt.Errorf("handshake: %w", err)}
+	}
+	if err := hc.Exchange(tc); err != nil {
+		kind := connerr.Kind(err)
+		if errors.Is(err, errBadEcho) {
+			kind = "bad-echo"
+		}
+		return connResult{errKind: kind, err: fmt.Errorf("after handshake: %w", err)}
+	}
+	st := tc.ConnectionState()
+	return connResult{ok: true, resumed: st.DidResume, group: st.CurveID, handshake: took}
+}
+
+func ratio(a, b int64) float64 {
+	if b == 0 {
+		return 0
+	}
+	return float64(a) / float64(b)
+}
+
+// groupOf names the group the case negotiated: the one group all
+// handshakes used, or the groups with their counts when they differed.
+func groupOf(groups map[tls.CurveID]int64) string {
+	if len(groups) == 1 {
+		for g := range groups {
+			return tlsconf.GroupName(g)
+		}
+	}
+	parts := make([]string, 0, len(groups))
+	for g, n := range groups {
+		parts = append(parts, fmt.Sprintf("%s:%d", tlsconf.GroupName(g), n))
+	}
+	sort.Strings(parts)
+	return strings.Join(parts, ",")
+}

@@ -1,0 +1,107 @@
+package results
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+)
+
+// Writer appends records to a JSON lines stream. Each record is written
+// and flushed as soon as it is added, so that a run interrupted later
+// (Ctrl-C, a failing case) keeps every case already measured.
+type Writer struct {
+	mu   sync.Mutex
+	w    io.Writer
+	file *os.File // non-nil when the Writer owns a file
+}
+
+// NewWriter returns a Writer that writes to w.
+func NewWriter(w io.Writer) *Writer { return &Writer{w: w} }
+
+// Create creates (or truncates) the results file at path.
+func Create(path string) (*Writer, error) {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("results file %s: %w", path, err)
+	}
+	return &Writer{w: f, file: f}, nil
+}
+
+// Write encodes rec as one line and, for a file, syncs it to the OS.
+func (w *Writer) Write(rec *Record) error {
+	line, err := Marshal(rec)
+	if err != nil {
+		return err
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if _, err := w.w.Write(line); err != nil {
+		return fmt.Errorf("writing results: %w", err)
+	}
+	return nil
+}
+
+// Close closes the underlying file, if the Writer opened one.
+func (w *Writer) Close() error {
+	if w.file == nil {
+		return nil
+	}
+	return w.file.Close()
+}
+
+// Marshal encodes one record as a JSON line (with the trailing newline).
+func Marshal(rec *Record) ([]byte, error) {
+	b, err := json.Marshal(rec)
+	if err != nil {
+		return nil, fmt.Errorf("encoding result %q: %w", rec.Name, err)
+	}
+	return append(b, '\n'), nil
+}
+
+// Decode reads every record of a JSON lines stream. Blank lines are
+// skipped; any other line that is not a record is an error naming the line.
+func Decode(r io.Reader) ([]Record, error) {
+	var recs []Record
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64*1024), 64*1024*1024)
+	for n := 1; sc.Scan(); n++ {
+		line := bytes.TrimSpace(sc.Bytes())
+		if len(line) == 0 {
+			continue
+		}
+		var rec Record
+		dec := json.NewDecoder(bytes.NewReader(line))
+		if err := dec.Decode(&rec); err != nil {
+			return recs, fmt.Errorf("line %d: not a tlsbench result: %v", n, err)
+		}
+		if dec.More() {
+			return recs, fmt.Errorf("line %d: more than one JSON value on the line", n)
+		}
+		if rec.Name == "" || rec.Kind == "" {
+			return recs, fmt.Errorf("line %d: not a tlsbench result (no name or kind)", n)
+		}
+		recs = append(recs, rec)
+	}
+	if err := sc.Err(); err != nil {
+		return recs, fmt.Errorf("reading results: %w", err)
+	}
+	return recs, nil
+}
+
+// ReadFile decodes the results file at path.
+func ReadFile(path string) ([]Record, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	recs, err := Decode(f)
+	if err != nil {
+		return recs, fmt.Errorf("%s: %w", path, err)
+	}
+	return recs, nil
+}

@@ -1,0 +1,132 @@
+package results
+
+// Kinds of benchmark case.
+const (
+	KindHandshake  = "handshake"
+	KindThroughput = "throughput"
+)
+
+// Record is the result of one benchmark case. Times are microseconds per
+// handshake unless the field name says otherwise. Pointer fields are null in
+// JSON when the value is unknown (for example the server's CPU time when the
+// server is not a local process tlsbench can observe).
+type Record struct {
+	// Identity of the case.
+	Name        string `json:"name"` // e.g. handshake/tls1.3/resume/mutual/c64
+	Kind        string `json:"kind"` // KindHandshake or KindThroughput
+	TLSVersion  string `json:"tls_version"`
+	Resume      bool   `json:"resume"`
+	Mutual      bool   `json:"mutual"`
+	Concurrency int    `json:"concurrency"`
+	KeyType     string `json:"key_type"`
+	// Group is the key-exchange group actually negotiated (not the one
+	// asked for); "mixed" when connections of the case disagreed.
+	Group     string `json:"group"`
+	Transport string `json:"transport"` // tcp or memory
+	Target    string `json:"target,omitempty"`
+	// ClientIdentities is how many distinct client certificates the
+	// connections rotated among (0 when not mutual).
+	ClientIdentities int `json:"client_identities,omitempty"`
+	// KeyCache is set when the case compares the server's key cache
+	// setting (true: keys decrypted once; false: on every handshake).
+	KeyCache *bool `json:"key_cache,omitempty"`
+
+	// Counts over the measured iterations (warm-up excluded).
+	Handshakes int64 `json:"handshakes"`
+	Errors     int64 `json:"errors"`
+	// ErrorsByKind counts failed connections by kind: timeout, reset,
+	// refused, eof, alert:<description>, other.
+	ErrorsByKind map[string]int64 `json:"errors_by_kind,omitempty"`
+	// Resumed counts handshakes the client saw resumed (DidResume).
+	Resumed        int64   `json:"resumed"`
+	ResumptionRate float64 `json:"resumption_rate"`
+	// ServerResumed counts handshakes the server itself saw resumed; null
+	// when the server cannot be asked (an external target).
+	ServerResumed *int64 `json:"server_resumed"`
+
+	// Statistics of the per-iteration values (microseconds per handshake =
+	// iteration wall time / handshakes in it).
+	Iterations int     `json:"iterations"`
+	MeanUS     float64 `json:"mean_us"`
+	// ErrorUS is the half-width of the 99.9% confidence interval of the
+	// mean (Student's t), as BenchmarkDotNet reports it; null with fewer
+	// than two iterations.
+	ErrorUS  *float64 `json:"error_us"`
+	StddevUS float64  `json:"stddev_us"`
+	MedianUS float64  `json:"median_us"`
+	MinUS    float64  `json:"min_us"`
+	MaxUS    float64  `json:"max_us"`
+
+	// Percentiles of individual handshake latencies (the handshake alone,
+	// from the HDR histogram in Histogram).
+	P50US  float64 `json:"p50_us"`
+	P90US  float64 `json:"p90_us"`
+	P99US  float64 `json:"p99_us"`
+	P999US float64 `json:"p999_us"`
+
+	HandshakesPerSec float64 `json:"handshakes_per_sec"`
+	// CPU microseconds per handshake, measured by the OS for each process.
+	// Null when the process is not separable (in-memory transport) or not
+	// observable (an external server without --server-pid).
+	ClientCPUUS *float64 `json:"client_cpu_us"`
+	ServerCPUUS *float64 `json:"server_cpu_us"`
+	// ProcessCPUUS is the CPU per handshake of the single process that ran
+	// both ends (in-memory transport only).
+	ProcessCPUUS *float64 `json:"process_cpu_us,omitempty"`
+	// AllocBytes is the client's heap allocation per handshake (Go runtime
+	// metrics); ServerAllocBytes the server's own, when it reports it.
+	AllocBytes       float64  `json:"alloc_bytes"`
+	ServerAllocBytes *float64 `json:"server_alloc_bytes"`
+
+	// SamplesUS are the raw per-iteration values, in order.
+	SamplesUS []float64 `json:"samples_us"`
+	// Histogram is the HDR histogram of handshake latencies in
+	// microseconds, in the HdrHistogram V2 compressed encoding, base64.
+	Histogram string `json:"histogram,omitempty"`
+
+	// Throughput cases.
+	BufferBytes  int      `json:"buffer_bytes,omitempty"`
+	Cipher       string   `json:"cipher,omitempty"`
+	Direction    string   `json:"direction,omitempty"`
+	KTLSTX       *bool    `json:"ktls_tx,omitempty"`
+	KTLSRX       *bool    `json:"ktls_rx,omitempty"`
+	MBps         *float64 `json:"mbps,omitempty"`
+	ClientCPUPct *float64 `json:"client_cpu_pct,omitempty"`
+	ServerCPUPct *float64 `json:"server_cpu_pct,omitempty"`
+	// Extra holds case-specific measurements (for example kTLS counter
+	// deltas) that have no field of their own.
+	Extra map[string]float64 `json:"extra,omitempty"`
+
+	// Notes are human-readable remarks on the case (a fallback taken, a
+	// setting that limits how the figures may be read).
+	Notes []string `json:"notes,omitempty"`
+
+	Env Env `json:"env"`
+}
+
+// Env is the environment a record was measured in.
+type Env struct {
+	TLSBenchVersion string `json:"tlsbench_version"`
+	GoVersion       string `json:"go_version"`
+	GOOS            string `json:"goos"`
+	GOARCH          string `json:"goarch"`
+	GOMAXPROCS      int    `json:"gomaxprocs"`
+	NumCPU          int    `json:"num_cpu"`
+	CPUModel        string `json:"cpu_model"`
+	Kernel          string `json:"kernel"`
+	// Peers names the versions of external peers used (openssl, nginx).
+	Peers map[string]string `json:"peers,omitempty"`
+	// Insecure is true when certificate verification of the target was
+	// switched off with --insecure.
+	Insecure bool   `json:"insecure,omitempty"`
+	Started  string `json:"started,omitempty"` // RFC 3339, UTC
+}
+
+// Float returns a pointer to v, for the nullable fields.
+func Float(v float64) *float64 { return &v }
+
+// Int returns a pointer to v, for the nullable fields.
+func Int(v int64) *int64 { return &v }
+
+// Bool returns a pointer to v, for the nullable fields.
+func Bool(v bool) *bool { return &v }

@@ -1,0 +1,132 @@
+package runner_test
+
+import (
+	"context"
+	"crypto/tls"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/tlsbench/tlsbench/internal/testchild"
+	"github.com/tlsbench/tlsbench/pki"
+	"github.com/tlsbench/tlsbench/results"
+	"github.com/tlsbench/tlsbench/runner"
+)
+
+func TestMain(m *testing.M) {
+	testchild.RunIfChild()
+	os.Exit(m.Run())
+}
+
+func smallPlan() runner.Plan {
+	return runner.Plan{
+		Versions:      []uint16{tls.VersionTLS12, tls.VersionTLS13},
+		Resume:        []bool{false, true},
+		Concurrency:   []int{1, 128},
+		Handshakes:    128,
+		Iterations:    2,
+		Warmup:        1,
+		MinResumption: 0.99,
+		ChildEnv:      []string{testchild.Env()},
+	}
+}
+
+func run(t *testing.T, p runner.Plan) []results.Record {
+	t.Helper()
+	var recs []results.Record
+	err := runner.Run(context.Background(), p, func(r *results.Record) error {
+		recs = append(recs, *r)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != len(p.Cases()) {
+		t.Fatalf("%d records for %d cases", len(recs), len(p.Cases()))
+	}
+	return recs
+}
+
+// TestResumptionVerifiedAgainstChildServer runs a small matrix against the
+// built-in server in its own process: resume cases must resume every
+// handshake (TLS 1.3 at concurrency 128 included), full cases none, and
+// the server's own count must agree with the client's.
+func TestResumptionVerifiedAgainstChildServer(t *testing.T) {
+	for _, rec := range run(t, smallPlan()) {
+		t.Run(rec.Name, func(t *testing.T) {
+			want := 0.0
+			if rec.Resume {
+				want = 1
+			}
+			if rec.ResumptionRate != want {
+				t.Errorf("client resumption rate %.4f, want %.0f", rec.ResumptionRate, want)
+			}
+			if rec.ServerResumed == nil || *rec.ServerResumed != rec.Resumed {
+				t.Errorf("server resumed %v, client %d: they must agree", rec.ServerResumed, rec.Resumed)
+			}
+			if rec.Errors != 0 || rec.Handshakes != int64(rec.Iterations*128) {
+				t.Errorf("handshakes %d errors %d (%v), want %d and none", rec.Handshakes, rec.Errors, rec.ErrorsByKind, rec.Iterations*128)
+			}
+			if rec.ClientCPUUS == nil || *rec.ClientCPUUS <= 0 || rec.ServerCPUUS == nil || *rec.ServerCPUUS <= 0 {
+				t.Errorf("client CPU %v, server CPU %v: both must be measured", rec.ClientCPUUS, rec.ServerCPUUS)
+			}
+			if rec.ServerAllocBytes == nil || *rec.ServerAllocBytes <= 0 || rec.AllocBytes <= 0 {
+				t.Errorf("alloc client %v server %v: both must be measured", rec.AllocBytes, rec.ServerAllocBytes)
+			}
+			if rec.Transport != "tcp" || rec.KeyType != "ecdsa-p256" || rec.Group == "" || rec.Env.GoVersion == "" {
+				t.Errorf("descriptive fields: transport %q key %q group %q env %+v", rec.Transport, rec.KeyType, rec.Group, rec.Env)
+			}
+			if len(rec.SamplesUS) != rec.Iterations || rec.MeanUS <= 0 || rec.P99US < rec.P50US || rec.Histogram == "" {
+				t.Errorf("statistics missing: samples %v mean %v p50 %v p99 %v", rec.SamplesUS, rec.MeanUS, rec.P50US, rec.P99US)
+			}
+		})
+	}
+}
+
+func TestMemoryTransportAndKeyTypes(t *testing.T) {
+	p := smallPlan()
+	p.Versions = []uint16{tls.VersionTLS13}
+	p.Concurrency = []int{8}
+	p.Handshakes = 16
+	p.KeyTypes = []pki.KeyType{pki.Ed25519}
+	p.Groups = []tls.CurveID{tls.X25519}
+	p.Transports = []string{runner.TransportTCP, runner.TransportMemory}
+	recs := run(t, p)
+	names := map[string]bool{}
+	for _, rec := range recs {
+		names[rec.Name] = true
+		if rec.Group != "x25519" || rec.KeyType != "ed25519" {
+			t.Errorf("%s: group %q key %q, want x25519 and ed25519", rec.Name, rec.Group, rec.KeyType)
+		}
+	}
+	for _, want := range []string{
+		"handshake/tls1.3/full/ed25519/x25519/c8",
+		"handshake/tls1.3/resume/ed25519/x25519/memory/c8",
+	} {
+		if !names[want] {
+			t.Errorf("no case named %s among %v", want, names)
+		}
+	}
+}
+
+func TestValidate(t *testing.T) {
+	tests := []struct {
+		name   string
+		mutate func(*runner.Plan)
+		want   string
+	}{
+		{"no versions", func(p *runner.Plan) { p.Versions = nil }, "--tls"},
+		{"zero concurrency", func(p *runner.Plan) { p.Concurrency = []int{0} }, "--concurrency"},
+		{"bad min resumption", func(p *runner.Plan) { p.MinResumption = 2 }, "--min-resumption"},
+		{"pq group with 1.2", func(p *runner.Plan) { p.Groups = []tls.CurveID{tls.X25519MLKEM768} }, "--groups"},
+		{"transport", func(p *runner.Plan) { p.Transports = []string{"udp"} }, "--transport"},
+	}
+	for _, tt := range tests {
+		p := smallPlan()
+		tt.mutate(&p)
+		err := p.Validate()
+		if err == nil || !strings.HasPrefix(err.Error(), tt.want) {
+			t.Errorf("%s: error %v, want one starting with %s", tt.name, err, tt.want)
+		}
+	}
+}

@@ -1,0 +1,13 @@
+//go:build !unix
+
+package server
+
+import (
+	"fmt"
+	"os"
+	"runtime"
+)
+
+func controlPair() (parent, child *os.File, err error) {
+	return nil, nil, fmt.Errorf("a child server process is not supported on %s; use --transport memory or --target", runtime.GOOS)
+}

@@ -1,0 +1,245 @@
+package server
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"io"
+	"log/slog"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/tlsbench/tlsbench/internal/connerr"
+	"github.com/tlsbench/tlsbench/internal/usage"
+	"github.com/tlsbench/tlsbench/tlsconf"
+)
+
+// Server is the built-in TLS server. Create it with New; it is safe for
+// concurrent use.
+type Server struct {
+	tls              *tls.Config
+	handshakeTimeout time.Duration
+	idleTimeout      time.Duration
+	log              *slog.Logger
+
+	accepted   atomic.Int64
+	handshakes atomic.Int64
+	resumed    atomic.Int64
+	active     atomic.Int64
+
+	mu       sync.Mutex
+	failures map[string]int64
+	versions map[string]int64
+	groups   map[string]int64
+
+	conns sync.WaitGroup
+}
+
+// Option configures a Server.
+type Option func(*Server)
+
+// WithHandshakeTimeout bounds each handshake (default 10 s), so that a
+// stalled client cannot hold a server goroutine forever.
+func WithHandshakeTimeout(d time.Duration) Option {
+	return func(s *Server) { s.handshakeTimeout = d }
+}
+
+// WithIdleTimeout closes a connection that sends nothing for d after its
+// handshake (default 60 s).
+func WithIdleTimeout(d time.Duration) Option {
+	return func(s *Server) { s.idleTimeout = d }
+}
+
+// WithLogger sets where the server logs failures worth a human's attention
+// (default: discarded).
+func WithLogger(l *slog.Logger) Option {
+	return func(s *Server) { s.log = l }
+}
+
+// New returns a server that completes handshakes with cfg.
+func New(cfg *tls.Config, opts ...Option) *Server {
+	s := &Server{
+		tls:              cfg,
+		handshakeTimeout: 10 * time.Second,
+		idleTimeout:      60 * time.Second,
+		log:              slog.New(slog.DiscardHandler),
+		failures:         make(map[string]int64),
+		versions:         make(map[string]int64),
+		groups:           make(map[string]int64),
+	}
+	for _, o := range opts {
+		o(s)
+	}
+	return s
+}
+
+// Serve accepts connections from ln until ctx is done, then closes ln and
+// waits for the connections it started to end.
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	stop := context.AfterFunc(ctx, func() { ln.Close() })
+	defer stop()
+	defer s.conns.Wait()
+	var tempDelay time.Duration
+	for {
+		c, err := ln.Accept()
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() || errors.Is(err, errTooManyFiles) {
+				// Out of file descriptors or a transient failure:
+				// back off instead of spinning, as net/http does.
+				tempDelay = min(max(2*tempDelay, 5*time.Millisecond), time.Second)
+				s.log.Warn("accept failed; retrying", "err", err, "delay", tempDelay)
+				time.Sleep(tempDelay)
+				continue
+			}
+			return err
+		}
+		tempDelay = 0
+		s.conns.Add(1)
+		go func() {
+			defer s.conns.Done()
+			s.ServeConn(ctx, c)
+		}()
+	}
+}
+
+// ServeConn runs one connection to its end: handshake, then echo until the
+// peer closes. It closes c.
+func (s *Server) ServeConn(ctx context.Context, c net.Conn) {
+	s.accepted.Add(1)
+	s.active.Add(1)
+	defer s.active.Add(-1)
+	defer c.Close()
+
+	tc := tls.Server(c, s.tls)
+	hctx, cancel := context.WithTimeout(ctx, s.handshakeTimeout)
+	err := tc.HandshakeContext(hctx)
+	cancel()
+	if err != nil {
+		kind := connerr.Kind(err)
+		s.mu.Lock()
+		s.failures[kind]++
+		s.mu.Unlock()
+		s.log.Debug("handshake failed", "remote", c.RemoteAddr(), "kind", kind, "err", err)
+		return
+	}
+	st := tc.ConnectionState()
+	s.handshakes.Add(1)
+	if st.DidResume {
+		s.resumed.Add(1)
+	}
+	s.mu.Lock()
+	s.versions[tlsconf.VersionName(st.Version)]++
+	s.groups[tlsconf.GroupName(st.CurveID)]++
+	s.mu.Unlock()
+
+	s.echo(ctx, tc)
+}
+
+// echo writes back what it reads until EOF, an error, idle timeout or ctx
+// ending. Errors here are the client's abortive close (RST) in the normal
+// case and are not counted: the handshake is what the server measures.
+func (s *Server) echo(ctx context.Context, tc *tls.Conn) {
+	stop := context.AfterFunc(ctx, func() { tc.NetConn().SetDeadline(time.Now()) })
+	defer stop()
+	buf := make([]byte, 16*1024)
+	for {
+		tc.NetConn().SetReadDeadline(time.Now().Add(s.idleTimeout))
+		n, err := tc.Read(buf)
+		if n > 0 {
+			if _, werr := tc.Write(buf[:n]); werr != nil {
+				return
+			}
+		}
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				tc.Close() // answer close_notify with ours
+			}
+			return
+		}
+	}
+}
+
+// Counters is a snapshot of what the server has done since it started.
+type Counters struct {
+	Accepted   int64 `json:"accepted"`
+	Handshakes int64 `json:"handshakes"`
+	Resumed    int64 `json:"resumed"`
+	Active     int64 `json:"active"`
+	// Failures counts failed handshakes by connerr kind.
+	Failures map[string]int64 `json:"failures,omitempty"`
+	// Versions and Groups count completed handshakes by negotiated TLS
+	// version and key-exchange group.
+	Versions map[string]int64 `json:"versions,omitempty"`
+	Groups   map[string]int64 `json:"groups,omitempty"`
+	// CPUNanos and AllocBytes are the whole server process's CPU time and
+	// cumulative heap allocation; meaningful only when the server runs
+	// in a process of its own.
+	CPUNanos   int64  `json:"cpu_ns"`
+	AllocBytes uint64 `json:"alloc_bytes"`
+}
+
+// Counters returns a snapshot of the server's counters, with this
+// process's CPU time and allocations.
+func (s *Server) Counters() Counters {
+	u := usage.Self()
+	c := Counters{
+		Accepted:   s.accepted.Load(),
+		Handshakes: s.handshakes.Load(),
+		Resumed:    s.resumed.Load(),
+		Active:     s.active.Load(),
+		CPUNanos:   int64(u.CPU),
+		AllocBytes: u.AllocBytes,
+	}
+	s.mu.Lock()
+	c.Failures = cloneCounts(s.failures)
+	c.Versions = cloneCounts(s.versions)
+	c.Groups = cloneCounts(s.groups)
+	s.mu.Unlock()
+	return c
+}
+
+// Sub returns the counts between earlier and c (Active is c's).
+func (c Counters) Sub(earlier Counters) Counters {
+	d := Counters{
+		Accepted:   c.Accepted - earlier.Accepted,
+		Handshakes: c.Handshakes - earlier.Handshakes,
+		Resumed:    c.Resumed - earlier.Resumed,
+		Active:     c.Active,
+		Failures:   subCounts(c.Failures, earlier.Failures),
+		Versions:   subCounts(c.Versions, earlier.Versions),
+		Groups:     subCounts(c.Groups, earlier.Groups),
+		CPUNanos:   c.CPUNanos - earlier.CPUNanos,
+		AllocBytes: c.AllocBytes - earlier.AllocBytes,
+	}
+	return d
+}
+
+func cloneCounts(m map[string]int64) map[string]int64 {
+	if len(m) == 0 {
+		return nil
+	}
+	out := make(map[string]int64, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+func subCounts(now, before map[string]int64) map[string]int64 {
+	var out map[string]int64
+	for k, v := range now {
+		if d := v - before[k]; d != 0 {
+			if out == nil {
+				out = make(map[string]int64)
+			}
+			out[k] = d
+		}
+	}
+	return out
+}

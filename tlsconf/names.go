@@ -1,0 +1,90 @@
+package tlsconf
+
+import (
+	"crypto/tls"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+var versionsByName = map[string]uint16{
+	"1.2": tls.VersionTLS12,
+	"1.3": tls.VersionTLS13,
+}
+
+// ParseVersion parses a TLS version name as used on the command line and in
+// results: "1.2" or "1.3" (a "tls" prefix is accepted).
+func ParseVersion(s string) (uint16, error) {
+	v, ok := versionsByName[strings.TrimPrefix(strings.ToLower(strings.TrimSpace(s)), "tls")]
+	if !ok {
+		return 0, fmt.Errorf("unknown TLS version %q (valid: 1.2, 1.3)", s)
+	}
+	return v, nil
+}
+
+// VersionName is the inverse of ParseVersion ("1.2", "1.3"); other versions
+// are shown in hex.
+func VersionName(v uint16) string {
+	for name, id := range versionsByName {
+		if id == v {
+			return name
+		}
+	}
+	return fmt.Sprintf("0x%04x", v)
+}
+
+var groupsByName = map[string]tls.CurveID{
+	"x25519":             tls.X25519,
+	"x25519mlkem768":     tls.X25519MLKEM768,
+	"secp256r1mlkem768":  tls.SecP256r1MLKEM768,
+	"secp384r1mlkem1024": tls.SecP384r1MLKEM1024,
+	"p256":               tls.CurveP256,
+	"p384":               tls.CurveP384,
+	"p521":               tls.CurveP521,
+}
+
+// groupAliases are other common spellings of the same groups.
+var groupAliases = map[string]string{
+	"secp256r1": "p256", "prime256v1": "p256", "p-256": "p256",
+	"secp384r1": "p384", "p-384": "p384",
+	"secp521r1": "p521", "p-521": "p521",
+}
+
+// GroupNames lists the key-exchange group names ParseGroup accepts.
+func GroupNames() []string {
+	names := make([]string, 0, len(groupsByName))
+	for n := range groupsByName {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// ParseGroup parses a key-exchange group name such as "x25519",
+// "x25519mlkem768" or "p256".
+func ParseGroup(s string) (tls.CurveID, error) {
+	n := strings.ToLower(strings.TrimSpace(s))
+	if a, ok := groupAliases[n]; ok {
+		n = a
+	}
+	id, ok := groupsByName[n]
+	if !ok {
+		return 0, fmt.Errorf("unknown key-exchange group %q (valid: %s)", s, strings.Join(GroupNames(), ", "))
+	}
+	return id, nil
+}
+
+// GroupName is the lower-case name of a negotiated group as ParseGroup
+// accepts it; "none" for a handshake without a key exchange (a TLS 1.2
+// resumption) and the hex code point for groups tlsbench does not know.
+func GroupName(id tls.CurveID) string {
+	if id == 0 {
+		return "none"
+	}
+	for name, g := range groupsByName {
+		if g == id {
+			return name
+		}
+	}
+	return fmt.Sprintf("0x%04x", uint16(id))
+}
