@@ -30,7 +30,7 @@ func Kind(err error) string {
 	}
 	var alert tls.AlertError
 	if errors.As(err, &alert) {
-		return "alert:" + alert.Error()
+		return "alert:" + strings.TrimPrefix(alert.Error(), "tls: ")
 	}
 	// The peer's alert as the client sees it in crypto/tls: a
 	// net.OpError wrapping "remote error: tls: <alert>".

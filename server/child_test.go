@@ -1,0 +1,96 @@
+package server_test
+
+import (
+	"context"
+	"crypto/tls"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tlsbench/tlsbench/internal/testchild"
+	"github.com/tlsbench/tlsbench/pki"
+	"github.com/tlsbench/tlsbench/server"
+)
+
+func TestMain(m *testing.M) {
+	testchild.RunIfChild()
+	os.Exit(m.Run())
+}
+
+func childOptions(srv server.Options) server.ChildOptions {
+	exe, _ := os.Executable()
+	return server.ChildOptions{Path: exe, Args: []string{"serve"}, Env: []string{testchild.Env()}, Server: srv}
+}
+
+func writeIdentity(t *testing.T) (server.IdentityFiles, *pki.CA) {
+	t.Helper()
+	ca, err := pki.NewCA()
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, err := ca.IssueServer(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	f := server.IdentityFiles{Cert: filepath.Join(dir, "s.pem"), Key: filepath.Join(dir, "s-key.pem")}
+	if err := pki.WriteCertsPEM(f.Cert, id.Chain...); err != nil {
+		t.Fatal(err)
+	}
+	if err := pki.WriteKeyPEM(f.Key, id.Key); err != nil {
+		t.Fatal(err)
+	}
+	return f, ca
+}
+
+// TestChildCountsAndQuits starts a child server, makes a handshake, and
+// reads the child's counters over the control channel.
+func TestChildCountsAndQuits(t *testing.T) {
+	files, ca := writeIdentity(t)
+	child, err := server.StartChild(context.Background(), childOptions(server.Options{Identities: []server.IdentityFiles{files}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := tls.Dial("tcp", child.Hello().Addr, &tls.Config{RootCAs: ca.Pool(), ServerName: "localhost"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Write([]byte("x"))
+	c.Read(make([]byte, 1))
+	c.Close()
+	got, err := child.Counters()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Handshakes != 1 || got.CPUNanos <= 0 || got.AllocBytes == 0 {
+		t.Errorf("counters %+v: want 1 handshake and the child's own CPU and allocations", got)
+	}
+	if err := child.Close(); err != nil {
+		t.Errorf("close: %v", err)
+	}
+	if _, err := net.Dial("tcp", child.Hello().Addr); err == nil {
+		t.Error("child still accepts connections after Close")
+	}
+}
+
+// TestChildStartErrorsSayWhy: a child that cannot start reports its own
+// reason (the file at fault) to the parent.
+func TestChildStartErrorsSayWhy(t *testing.T) {
+	files, _ := writeIdentity(t)
+	missing := server.IdentityFiles{Cert: filepath.Join(t.TempDir(), "nope.pem"), Key: files.Key}
+	_, err := server.StartChild(context.Background(), childOptions(server.Options{Identities: []server.IdentityFiles{missing}}))
+	if err == nil || !strings.Contains(err.Error(), "nope.pem") {
+		t.Fatalf("error %v, want one naming nope.pem", err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	_, err = server.StartChild(context.Background(), childOptions(server.Options{Listen: ln.Addr().String(), Identities: []server.IdentityFiles{files}}))
+	if err == nil || !strings.Contains(err.Error(), "address already in use") {
+		t.Fatalf("error %v, want address already in use", err)
+	}
+}
