@@ -1,0 +1,63 @@
+package ktls
+
+import "fmt"
+
+// Mode is the --ktls setting: off, auto (use kTLS when the kernel can,
+// otherwise user space with a one-line reason) or on (fail without it).
+type Mode int
+
+const (
+	ModeOff Mode = iota
+	ModeAuto
+	ModeOn
+)
+
+// String returns "off", "auto" or "on".
+func (m Mode) String() string {
+	switch m {
+	case ModeOff:
+		return "off"
+	case ModeAuto:
+		return "auto"
+	case ModeOn:
+		return "on"
+	}
+	return fmt.Sprintf("Mode(%d)", int(m))
+}
+
+// ParseMode accepts "off", "auto" and "on".
+func ParseMode(s string) (Mode, error) {
+	switch s {
+	case "off":
+		return ModeOff, nil
+	case "auto":
+		return ModeAuto, nil
+	case "on":
+		return ModeOn, nil
+	}
+	return 0, fmt.Errorf("ktls: unknown mode %q (want off, auto or on)", s)
+}
+
+// Decide tells whether to call Enable under this mode, using the Supported
+// probe. In auto mode an unsupported kernel gives use=false and a one-line
+// reason to report (for example "user-space TLS: kTLS unsupported: kernel
+// has no TLS ULP (CONFIG_TLS) ..."); in on mode it gives the error.
+func (m Mode) Decide() (use bool, reason string, err error) { return m.decide(Supported) }
+
+func (m Mode) decide(probe func() error) (bool, string, error) {
+	switch m {
+	case ModeOff:
+		return false, "kTLS off", nil
+	case ModeAuto:
+		if err := probe(); err != nil {
+			return false, "user-space TLS: " + err.Error(), nil
+		}
+		return true, "", nil
+	case ModeOn:
+		if err := probe(); err != nil {
+			return false, "", fmt.Errorf("--ktls on: %w", err)
+		}
+		return true, "", nil
+	}
+	return false, "", fmt.Errorf("ktls: invalid mode %v", m)
+}
