@@ -44,7 +44,13 @@ type HandshakeCase struct {
 	// Clients are the client configurations; connection i uses
 	// Clients[i % len(Clients)], so several client identities rotate.
 	Clients []*tls.Config
-	Dialer  Dialer
+	// ClientIdentities, when set, names the certificate each of Clients
+	// presents, in the form the server counts (server.Counters.Identities:
+	// the first 8 bytes of the SHA-256 thumbprint, hex). The server's count
+	// per identity must then match the client's: a session resumed under
+	// another identity than the one presented fails the case.
+	ClientIdentities []string
+	Dialer           Dialer
 	// Exchange runs after each handshake (default PingPong).
 	Exchange Exchange
 	// ConnTimeout bounds each connection from dial to close (default 10 s).
@@ -82,6 +88,9 @@ type ServerSnapshot struct {
 	Handshakes int64
 	Resumed    int64
 	Failures   map[string]int64
+	// Identities counts handshakes by client identity (see
+	// HandshakeCase.ClientIdentities).
+	Identities map[string]int64
 	HasCPU     bool
 	CPU        time.Duration
 	HasAlloc   bool
@@ -122,8 +131,21 @@ func (e *CaseError) Error() string {
 
 func (e *CaseError) Unwrap() error { return e.Err }
 
+// IdentityError is a case in which the server saw other client identities
+// than the client presented: sessions were resumed across identities.
+type IdentityError struct {
+	Case              string
+	Presented, Served map[string]int64
+}
+
+func (e *IdentityError) Error() string {
+	return fmt.Sprintf("%s: the server saw client identities %v while the client presented %v: a session was resumed under another identity",
+		e.Case, e.Served, e.Presented)
+}
+
 // connResult is the outcome of one connection.
 type connResult struct {
+	client    int // index into Clients
 	ok        bool
 	resumed   bool
 	group     tls.CurveID
@@ -141,6 +163,7 @@ type iterResult struct {
 	firstErr  error
 	firstKind string
 	groups    map[tls.CurveID]int64
+	perClient map[int]int64 // successful handshakes by client index
 }
 
 func (hc *HandshakeCase) setDefaults() error {
@@ -155,6 +178,9 @@ func (hc *HandshakeCase) setDefaults() error {
 	}
 	if len(hc.Clients) == 0 || hc.Dialer == nil {
 		return fmt.Errorf("%s: no client configuration or dialer", hc.Name)
+	}
+	if len(hc.ClientIdentities) > 0 && len(hc.ClientIdentities) != len(hc.Clients) {
+		return fmt.Errorf("%s: %d client identities for %d clients", hc.Name, len(hc.ClientIdentities), len(hc.Clients))
 	}
 	for _, c := range hc.Clients {
 		if (c.ClientSessionCache != nil) != hc.Resume {
@@ -184,9 +210,13 @@ func RunHandshakes(ctx context.Context, hc HandshakeCase) (*results.Record, erro
 	r := &caseRunner{hc: &hc}
 
 	if hc.Resume {
-		// Prime the session cache with one wave, so that every
-		// handshake of the first warm-up wave has a session to offer.
-		if _, err := r.iteration(ctx, hc.Concurrency, nil); err != nil {
+		// Prime the session cache so that every handshake of the first
+		// warm-up wave has a session to offer: two waves, and at least
+		// two rounds of the client identities, so that every identity has
+		// as many sessions as a wave can ask of it at once (which matters
+		// with single-use tickets).
+		n := 2 * max(hc.Concurrency, len(hc.Clients))
+		if _, err := r.iteration(ctx, n, nil); err != nil {
 			return nil, err
 		}
 	}
@@ -240,6 +270,7 @@ func (r *caseRunner) measure(ctx context.Context) (*results.Record, error) {
 	)
 	total.failures = map[string]int64{}
 	total.groups = map[tls.CurveID]int64{}
+	total.perClient = map[int]int64{}
 	if hc.Server != nil {
 		srvStart, srvErr = hc.Server.Snapshot()
 	}
@@ -267,6 +298,9 @@ func (r *caseRunner) measure(ctx context.Context) (*results.Record, error) {
 		}
 		for k, v := range it.groups {
 			total.groups[k] += v
+		}
+		for k, v := range it.perClient {
+			total.perClient[k] += v
 		}
 		r.progress(false, i+1, hc.Iterations, it)
 		if hc.MaxDuration > 0 && len(samples) >= 2 && time.Since(began) >= hc.MaxDuration {
@@ -342,8 +376,10 @@ func (r *caseRunner) measure(ctx context.Context) (*results.Record, error) {
 	} else if self.CPU > 0 {
 		rec.ClientCPUUS = perHS(self.CPU)
 	}
+	var identityErr error
 	if srvErr == nil && hc.Server != nil {
 		if srv.HasCounts {
+			identityErr = hc.checkIdentities(total.perClient, srv.Identities)
 			rec.ServerResumed = results.Int(srv.Resumed)
 			if srv.Handshakes != total.ok {
 				rec.Notes = append(rec.Notes, fmt.Sprintf(
@@ -357,11 +393,38 @@ func (r *caseRunner) measure(ctx context.Context) (*results.Record, error) {
 			rec.ServerAllocBytes = results.Float(float64(srv.AllocBytes) / float64(total.ok))
 		}
 	}
+	if len(hc.ClientIdentities) > 0 {
+		rec.ClientIdentities = len(hc.ClientIdentities)
+	}
 	if stopErr != nil {
 		rec.Notes = append(rec.Notes, fmt.Sprintf("interrupted after %d of %d iterations", len(samples), hc.Iterations))
 		return &rec, fmt.Errorf("%s: %w", hc.Name, stopErr)
 	}
+	if identityErr != nil {
+		return nil, identityErr
+	}
 	return &rec, nil
+}
+
+// checkIdentities compares the identities the client presented with those
+// the server counted.
+func (hc *HandshakeCase) checkIdentities(perClient map[int]int64, served map[string]int64) error {
+	if len(hc.ClientIdentities) == 0 {
+		return nil
+	}
+	presented := map[string]int64{}
+	for i, n := range perClient {
+		presented[hc.ClientIdentities[i]] += n
+	}
+	if len(presented) != len(served) {
+		return &IdentityError{Case: hc.Name, Presented: presented, Served: served}
+	}
+	for id, n := range presented {
+		if served[id] != n {
+			return &IdentityError{Case: hc.Name, Presented: presented, Served: served}
+		}
+	}
+	return nil
 }
 
 func (s ServerSnapshot) sub(earlier ServerSnapshot) ServerSnapshot {
@@ -370,16 +433,22 @@ func (s ServerSnapshot) sub(earlier ServerSnapshot) ServerSnapshot {
 	d.Resumed -= earlier.Resumed
 	d.CPU -= earlier.CPU
 	d.AllocBytes -= earlier.AllocBytes
-	d.Failures = nil
-	for k, v := range s.Failures {
-		if n := v - earlier.Failures[k]; n != 0 {
-			if d.Failures == nil {
-				d.Failures = map[string]int64{}
+	d.Failures = subCounts(s.Failures, earlier.Failures)
+	d.Identities = subCounts(s.Identities, earlier.Identities)
+	return d
+}
+
+func subCounts(now, before map[string]int64) map[string]int64 {
+	var out map[string]int64
+	for k, v := range now {
+		if n := v - before[k]; n != 0 {
+			if out == nil {
+				out = map[string]int64{}
 			}
-			d.Failures[k] = n
+			out[k] = n
 		}
 	}
-	return d
+	return out
 }
 
 func (r *caseRunner) progress(warm bool, i, of int, it iterResult) {
@@ -397,19 +466,20 @@ func (r *caseRunner) progress(warm bool, i, of int, it iterResult) {
 // successful handshakes' latencies in lat (when not nil).
 func (r *caseRunner) iteration(ctx context.Context, n int, lat *stats.Latency) (iterResult, error) {
 	hc := r.hc
-	out := iterResult{failures: map[string]int64{}, groups: map[tls.CurveID]int64{}}
+	out := iterResult{failures: map[string]int64{}, groups: map[tls.CurveID]int64{}, perClient: map[int]int64{}}
 	res := make([]connResult, hc.Concurrency)
 	var wg sync.WaitGroup
 	start := time.Now()
 	for done := 0; done < n; {
 		wave := min(hc.Concurrency, n-done)
 		for j := 0; j < wave; j++ {
-			cfg := hc.Clients[r.next%len(hc.Clients)]
+			client := r.next % len(hc.Clients)
 			r.next++
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				res[j] = r.connect(ctx, cfg)
+				res[j] = r.connect(ctx, hc.Clients[client])
+				res[j].client = client
 			}()
 		}
 		wg.Wait()
@@ -426,6 +496,7 @@ func (r *caseRunner) iteration(ctx context.Context, n int, lat *stats.Latency) (
 				out.resumed++
 			}
 			out.groups[c.group]++
+			out.perClient[c.client]++
 			if lat != nil {
 				lat.Record(c.handshake)
 			}

@@ -3,12 +3,14 @@ package runner
 import (
 	"crypto/tls"
 	"fmt"
+	"net"
 	"strings"
 	"time"
 
 	"github.com/tlsbench/tlsbench/loadgen"
 	"github.com/tlsbench/tlsbench/pki"
 	"github.com/tlsbench/tlsbench/results"
+	"github.com/tlsbench/tlsbench/server"
 	"github.com/tlsbench/tlsbench/tlsconf"
 )
 
@@ -32,6 +34,24 @@ type Plan struct {
 	// (or an empty list) offers Go's default groups.
 	Groups     []tls.CurveID
 	Transports []string
+
+	// Mutual makes the server require client certificates; the clients
+	// rotate among ClientIdentities certificates (default 1).
+	Mutual           bool
+	ClientIdentities int
+	// SessionPool is how many sessions the client keeps per identity
+	// scope (default: the case's concurrency, so every handshake of a
+	// wave finds one); TicketReuse says whether one may be offered twice.
+	SessionPool int
+	TicketReuse tlsconf.TicketReuse
+
+	// Server is the built-in server's configuration (session store,
+	// ticket keys, revocation list...); the runner adds the identities.
+	Server server.Options
+
+	// Target, when set, is an external server (host:port) to measure
+	// instead of the built-in one.
+	Target Target
 
 	// Per case.
 	Handshakes    int
@@ -61,6 +81,37 @@ type CaseProgress struct {
 	loadgen.Progress
 }
 
+// Target describes an external server.
+type Target struct {
+	Addr string // host:port; empty for the built-in server
+	// ServerName is sent as SNI and verified (default: the host of Addr).
+	ServerName string
+	// CAFile verifies the server (default: the system roots).
+	CAFile string
+	// Insecure skips verification of the server's certificate.
+	Insecure bool
+	// CertFile and KeyFile are the client identity for mutual TLS.
+	CertFile, KeyFile string
+	// ALPN protocols offered, e.g. ["http/1.1"].
+	ALPN []string
+	// Request is the exchange after each handshake (loadgen.Request*):
+	// default http when ALPN offers http/1.1, ping otherwise.
+	Request string
+}
+
+// request returns the exchange name in effect for the target.
+func (t Target) request() string {
+	if t.Request != "" {
+		return t.Request
+	}
+	for _, p := range t.ALPN {
+		if p == "http/1.1" {
+			return loadgen.RequestHTTP
+		}
+	}
+	return loadgen.RequestPing
+}
+
 // Case is one cell of the matrix.
 type Case struct {
 	Name        string
@@ -70,6 +121,7 @@ type Case struct {
 	KeyType     pki.KeyType
 	Group       tls.CurveID // 0: Go's defaults
 	Transport   string
+	Mutual      bool
 }
 
 // Validate checks the plan before any work is done. Errors name the
@@ -106,6 +158,29 @@ func (p *Plan) Validate() error {
 			return fmt.Errorf("--transport %q: must be tcp or memory", t)
 		}
 	}
+	if p.ClientIdentities < 0 || p.ClientIdentities > 100_000 {
+		return fmt.Errorf("--client-identities %d: must be between 1 and 100000", p.ClientIdentities)
+	}
+	if p.ClientIdentities > 1 && !p.Mutual {
+		return fmt.Errorf("--client-identities %d: client certificates are only sent with --mutual", p.ClientIdentities)
+	}
+	if p.SessionPool < 0 {
+		return fmt.Errorf("--session-pool %d: must be at least 1", p.SessionPool)
+	}
+	if p.Target.Addr != "" {
+		if err := p.validateTarget(); err != nil {
+			return err
+		}
+	} else {
+		so := p.Server
+		if p.Mutual || so.Mutual {
+			// The run makes the CA that issues its client identities.
+			so.Mutual, so.ClientCA = true, "generated"
+		}
+		if err := so.Validate(); err != nil {
+			return err
+		}
+	}
 	for _, g := range p.Groups {
 		if g == 0 {
 			continue
@@ -140,6 +215,10 @@ func orDefault[T any](v []T, def T) []T {
 // (key type, transport), then version, resumption and concurrency.
 func (p *Plan) Cases() []Case {
 	keys := orDefault(p.KeyTypes, DefaultKeyType)
+	if p.Target.Addr != "" {
+		// The target's own certificate is what it is.
+		keys = []pki.KeyType{""}
+	}
 	groups := orDefault(p.Groups, 0)
 	transports := orDefault(p.Transports, TransportTCP)
 	var out []Case
@@ -149,7 +228,7 @@ func (p *Plan) Cases() []Case {
 				for _, g := range groups {
 					for _, r := range p.Resume {
 						for _, c := range p.Concurrency {
-							cs := Case{Version: v, Resume: r, Concurrency: c, KeyType: k, Group: g, Transport: t}
+							cs := Case{Version: v, Resume: r, Concurrency: c, KeyType: k, Group: g, Transport: t, Mutual: p.Mutual}
 							cs.Name = cs.name()
 							out = append(out, cs)
 						}
@@ -171,7 +250,10 @@ func (c Case) name() string {
 	} else {
 		parts = append(parts, "full")
 	}
-	if c.KeyType != DefaultKeyType {
+	if c.Mutual {
+		parts = append(parts, "mutual")
+	}
+	if c.KeyType != DefaultKeyType && c.KeyType != "" {
 		parts = append(parts, string(c.KeyType))
 	}
 	if c.Group != 0 {
@@ -182,4 +264,31 @@ func (c Case) name() string {
 	}
 	parts = append(parts, fmt.Sprintf("c%d", c.Concurrency))
 	return strings.Join(parts, "/")
+}
+
+func (p *Plan) validateTarget() error {
+	host, port, err := net.SplitHostPort(p.Target.Addr)
+	if err != nil || port == "" {
+		return fmt.Errorf("--target %q: want host:port, e.g. 127.0.0.1:443", p.Target.Addr)
+	}
+	_ = host
+	if p.Target.Insecure && p.Target.CAFile != "" {
+		return fmt.Errorf("--insecure and --ca contradict each other: give one")
+	}
+	if _, err := loadgen.ExchangeFor(p.Target.request(), "x"); err != nil {
+		return fmt.Errorf("--request: %v", err)
+	}
+	if (p.Target.CertFile == "") != (p.Target.KeyFile == "") {
+		return fmt.Errorf("--cert and --key go together: give both")
+	}
+	if p.Mutual && p.Target.CertFile == "" {
+		return fmt.Errorf("--mutual with --target needs the client identity: --cert FILE --key FILE")
+	}
+	if p.ClientIdentities > 1 {
+		return fmt.Errorf("--client-identities: an external target is measured with the one identity of --cert/--key")
+	}
+	if len(p.Transports) > 0 && (len(p.Transports) > 1 || p.Transports[0] != TransportTCP) {
+		return fmt.Errorf("--transport memory needs the built-in server: drop --target or use --transport tcp")
+	}
+	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,8 +19,9 @@ import (
 )
 
 // FailedCases is returned when some cases could not be measured (their
-// resumption was below the minimum, or every handshake failed) while the
-// others were. It is a benchmark failure, not a usage error.
+// resumption was below the minimum, every handshake failed, or the server
+// saw other identities than the client presented) while the others were.
+// It is a benchmark failure, not a usage error.
 type FailedCases struct{ Errs []error }
 
 func (f *FailedCases) Error() string {
@@ -40,27 +42,50 @@ func (e *ServerStartError) Error() string { return "starting the built-in server
 
 func (e *ServerStartError) Unwrap() error { return e.Err }
 
-// Run measures every case of p against the built-in server and passes each
-// record to emit as soon as it is measured. When ctx ends, the case in
-// progress is emitted with what it measured and Run returns ctx's error.
+// clientIdentity is one client certificate and the scope of its sessions.
+type clientIdentity struct {
+	cert  *tls.Certificate
+	scope string // SHA-256 thumbprint, hex: sessions never cross it
+	key   string // server.IdentityKey form, for the server's cross-check
+}
+
+// runState is what a run shares between its cases.
+type runState struct {
+	plan       *Plan
+	env        results.Env
+	dir        string // private temporary directory (PKI files)
+	ca         *pki.CA
+	roots      *x509.CertPool
+	serverName string
+	insecure   bool
+	identities []clientIdentity
+}
+
+// Run measures every case of p and passes each record to emit as soon as
+// it is measured. When ctx ends, the case in progress is emitted with what
+// it measured and Run returns ctx's error.
 func Run(ctx context.Context, p Plan, emit func(*results.Record) error) error {
 	if err := p.Validate(); err != nil {
 		return err
 	}
-	env := results.CurrentEnv()
+	st := &runState{plan: &p, env: results.CurrentEnv()}
 	if p.Env != nil {
-		env = *p.Env
+		st.env = *p.Env
 	}
-	dir, err := os.MkdirTemp("", "tlsbench-pki-")
+	dir, err := os.MkdirTemp("", "tlsbench-run-")
 	if err != nil {
-		return fmt.Errorf("temporary PKI directory: %w", err)
+		return fmt.Errorf("temporary directory: %w", err)
 	}
 	defer os.RemoveAll(dir)
-	ca, err := pki.NewCA()
+	st.dir = dir
+	if p.Target.Addr != "" {
+		err = st.setupTarget()
+	} else {
+		err = st.setupBuiltin()
+	}
 	if err != nil {
 		return err
 	}
-	roots := ca.Pool()
 
 	cases := p.Cases()
 	var failed []error
@@ -70,7 +95,7 @@ func Run(ctx context.Context, p Plan, emit func(*results.Record) error) error {
 		for j < len(cases) && cases[j].KeyType == cases[i].KeyType && cases[j].Transport == cases[i].Transport {
 			j++
 		}
-		srv, err := startServer(ctx, &p, ca, dir, cases[i].KeyType, cases[i].Transport)
+		srv, err := st.startServer(ctx, cases[i].KeyType, cases[i].Transport)
 		if err != nil {
 			if ctx.Err() != nil {
 				return ctx.Err()
@@ -78,7 +103,7 @@ func Run(ctx context.Context, p Plan, emit func(*results.Record) error) error {
 			return &ServerStartError{Err: err}
 		}
 		for k := i; k < j; k++ {
-			rec, err := runCase(ctx, &p, cases[k], k+1, len(cases), srv, roots, env)
+			rec, err := st.runCase(ctx, cases[k], k+1, len(cases), srv)
 			if rec != nil {
 				if eerr := emit(rec); eerr != nil {
 					srv.close()
@@ -86,9 +111,7 @@ func Run(ctx context.Context, p Plan, emit func(*results.Record) error) error {
 				}
 			}
 			if err != nil {
-				var re *loadgen.ResumptionError
-				var ce *loadgen.CaseError
-				if ctx.Err() == nil && (errors.As(err, &re) || errors.As(err, &ce)) {
+				if ctx.Err() == nil && isCaseFailure(err) {
 					failed = append(failed, err)
 					continue
 				}
@@ -107,21 +130,91 @@ func Run(ctx context.Context, p Plan, emit func(*results.Record) error) error {
 	return nil
 }
 
-// builtin is a running built-in server, in a child process or in this one.
+// isCaseFailure tells a failure of one case, after which the run goes on,
+// from a failure of the run.
+func isCaseFailure(err error) bool {
+	var (
+		re *loadgen.ResumptionError
+		ce *loadgen.CaseError
+		ie *loadgen.IdentityError
+	)
+	return errors.As(err, &re) || errors.As(err, &ce) || errors.As(err, &ie)
+}
+
+// setupBuiltin makes the run's test PKI: the CA, and the client identities
+// for mutual TLS.
+func (st *runState) setupBuiltin() error {
+	ca, err := pki.NewCA()
+	if err != nil {
+		return err
+	}
+	st.ca, st.roots, st.serverName = ca, ca.Pool(), "localhost"
+	if !st.plan.Mutual {
+		return nil
+	}
+	n := max(st.plan.ClientIdentities, 1)
+	for i := 1; i <= n; i++ {
+		id, err := ca.IssueClient(fmt.Sprintf("tlsbench client %d", i))
+		if err != nil {
+			return fmt.Errorf("client identity %d: %w", i, err)
+		}
+		cert := id.TLSCertificate()
+		st.identities = append(st.identities, clientIdentity{
+			cert: &cert, scope: pki.ThumbprintHex(id.Leaf), key: server.IdentityKey(id.Leaf),
+		})
+	}
+	return nil
+}
+
+// setupTarget loads what the client needs to talk to an external server.
+func (st *runState) setupTarget() error {
+	t := st.plan.Target
+	st.serverName = t.ServerName
+	if st.serverName == "" {
+		st.serverName, _, _ = net.SplitHostPort(t.Addr)
+	}
+	st.insecure = t.Insecure
+	if t.CAFile != "" {
+		certs, err := pki.LoadCertsPEM(t.CAFile)
+		if err != nil {
+			return &ServerStartError{Err: fmt.Errorf("--ca: %w", err)}
+		}
+		st.roots = x509.NewCertPool()
+		for _, c := range certs {
+			st.roots.AddCert(c)
+		}
+	}
+	if t.CertFile != "" {
+		id, err := pki.LoadIdentityPEM(t.CertFile, t.KeyFile)
+		if err != nil {
+			return &ServerStartError{Err: fmt.Errorf("--cert/--key: %w", err)}
+		}
+		cert := id.TLSCertificate()
+		st.identities = []clientIdentity{{cert: &cert, scope: pki.ThumbprintHex(id.Leaf), key: server.IdentityKey(id.Leaf)}}
+	}
+	return nil
+}
+
+// builtin is the server of a group of cases: the built-in one in a child
+// process or in this one, or an external target.
 type builtin struct {
 	dialer   loadgen.Dialer
 	observer loadgen.ServerObserver
 	close    func() error
 }
 
-func startServer(ctx context.Context, p *Plan, ca *pki.CA, dir string, kt pki.KeyType, transport string) (*builtin, error) {
-	id, err := ca.IssueServer(nil, pki.WithKeyType(kt))
+func (st *runState) startServer(ctx context.Context, kt pki.KeyType, transport string) (*builtin, error) {
+	p := st.plan
+	if p.Target.Addr != "" {
+		return &builtin{dialer: loadgen.TCPDialer{Addr: p.Target.Addr}, close: func() error { return nil }}, nil
+	}
+	id, err := st.ca.IssueServer(nil, pki.WithKeyType(kt))
 	if err != nil {
 		return nil, fmt.Errorf("server identity (%s): %w", kt, err)
 	}
 	files := server.IdentityFiles{
-		Cert: filepath.Join(dir, "server-"+string(kt)+".pem"),
-		Key:  filepath.Join(dir, "server-"+string(kt)+"-key.pem"),
+		Cert: filepath.Join(st.dir, "server-"+string(kt)+".pem"),
+		Key:  filepath.Join(st.dir, "server-"+string(kt)+"-key.pem"),
 	}
 	if err := pki.WriteCertsPEM(files.Cert, id.Chain...); err != nil {
 		return nil, err
@@ -129,7 +222,18 @@ func startServer(ctx context.Context, p *Plan, ca *pki.CA, dir string, kt pki.Ke
 	if err := pki.WriteKeyPEM(files.Key, id.Key); err != nil {
 		return nil, err
 	}
-	opts := server.Options{Listen: "127.0.0.1:0", Identities: []server.IdentityFiles{files}}
+	opts := p.Server
+	if opts.Listen == "" {
+		opts.Listen = "127.0.0.1:0"
+	}
+	opts.Identities = []server.IdentityFiles{files}
+	if p.Mutual || opts.Mutual {
+		opts.Mutual = true
+		opts.ClientCA = filepath.Join(st.dir, "ca.pem")
+		if err := pki.WriteCertsPEM(opts.ClientCA, st.ca.Root()); err != nil {
+			return nil, err
+		}
+	}
 
 	if transport == TransportMemory {
 		sctx, cancel := context.WithCancel(ctx)
@@ -169,37 +273,92 @@ func startServer(ctx context.Context, p *Plan, ca *pki.CA, dir string, kt pki.Ke
 	}, nil
 }
 
-func runCase(ctx context.Context, p *Plan, c Case, index, total int, srv *builtin, roots *x509.CertPool, env results.Env) (*results.Record, error) {
-	co := tlsconf.ClientOptions{Version: c.Version, RootCAs: roots, ServerName: "localhost"}
+// clients builds the client configurations of a case: one per identity,
+// each with its own session scope, so that a session made as identity A is
+// never offered while presenting identity B.
+func (st *runState) clients(c Case) ([]*tls.Config, []string) {
+	p := st.plan
+	co := tlsconf.ClientOptions{Version: c.Version, RootCAs: st.roots, ServerName: st.serverName, Insecure: st.insecure, NextProtos: p.Target.ALPN}
 	if c.Group != 0 {
 		co.Groups = []tls.CurveID{c.Group}
 	}
+	var pool *tlsconf.SessionPool
 	if c.Resume {
-		co.Sessions = tlsconf.NewSessionPool(c.Concurrency, tlsconf.ReuseMulti).Scoped("")
+		size := p.SessionPool
+		if size == 0 {
+			size = c.Concurrency
+		}
+		pool = tlsconf.NewSessionPool(size, p.TicketReuse)
+	}
+	if len(st.identities) == 0 {
+		if pool != nil {
+			co.Sessions = pool.Scoped("")
+		}
+		return []*tls.Config{tlsconf.Client(co)}, nil
+	}
+	var cfgs []*tls.Config
+	var keys []string
+	for _, id := range st.identities {
+		o := co
+		o.Certificate = id.cert
+		if pool != nil {
+			o.Sessions = pool.Scoped(id.scope)
+		}
+		cfgs = append(cfgs, tlsconf.Client(o))
+		keys = append(keys, id.key)
+	}
+	if p.Target.Addr != "" {
+		keys = nil // an external server cannot be asked what it saw
+	}
+	return cfgs, keys
+}
+
+func (st *runState) runCase(ctx context.Context, c Case, index, total int, srv *builtin) (*results.Record, error) {
+	p := st.plan
+	cfgs, keys := st.clients(c)
+	rec := results.Record{KeyType: string(c.KeyType), Env: st.env, Target: p.Target.Addr}
+	if p.Target.Insecure {
+		rec.Env.Insecure = true
 	}
 	hc := loadgen.HandshakeCase{
-		Name:          c.Name,
-		Version:       c.Version,
-		Resume:        c.Resume,
-		Concurrency:   c.Concurrency,
-		Handshakes:    p.Handshakes,
-		Iterations:    p.Iterations,
-		Warmup:        p.Warmup,
-		MaxDuration:   p.CaseTime,
-		MinResumption: p.MinResumption,
-		ConnTimeout:   p.ConnTimeout,
-		Clients:       []*tls.Config{tlsconf.Client(co)},
-		Dialer:        srv.dialer,
-		Server:        srv.observer,
-		Record:        results.Record{KeyType: string(c.KeyType), Env: env},
+		Name:             c.Name,
+		Version:          c.Version,
+		Resume:           c.Resume,
+		Mutual:           c.Mutual,
+		Concurrency:      c.Concurrency,
+		Handshakes:       p.Handshakes,
+		Iterations:       p.Iterations,
+		Warmup:           p.Warmup,
+		MaxDuration:      p.CaseTime,
+		MinResumption:    p.MinResumption,
+		ConnTimeout:      p.ConnTimeout,
+		Clients:          cfgs,
+		ClientIdentities: keys,
+		Dialer:           srv.dialer,
+		Server:           srv.observer,
+		Record:           rec,
 	}
 	if p.MinResumption == 0 {
 		hc.MinResumption = -1 // 0 means "do not check" at this level
+	}
+	if p.Target.Addr != "" {
+		ex, err := loadgen.ExchangeFor(p.Target.request(), st.serverName)
+		if err != nil {
+			return nil, err
+		}
+		hc.Exchange = ex
+		if p.Target.request() == loadgen.RequestNone {
+			hc.Record.Notes = append(hc.Record.Notes, "--request none: the client closes right after the handshake, so TLS 1.3 tickets are never read")
+		}
 	}
 	if p.Progress != nil {
 		hc.Progress = func(pr loadgen.Progress) {
 			p.Progress(CaseProgress{Index: index, Total: total, Progress: pr})
 		}
 	}
-	return loadgen.RunHandshakes(ctx, hc)
+	got, err := loadgen.RunHandshakes(ctx, hc)
+	if got != nil && c.Mutual {
+		got.ClientIdentities = len(cfgs)
+	}
+	return got, err
 }

@@ -11,6 +11,8 @@ import (
 	"github.com/tlsbench/tlsbench/pki"
 	"github.com/tlsbench/tlsbench/results"
 	"github.com/tlsbench/tlsbench/runner"
+	"github.com/tlsbench/tlsbench/server"
+	"github.com/tlsbench/tlsbench/tlsconf"
 )
 
 func TestMain(m *testing.M) {
@@ -128,5 +130,41 @@ func TestValidate(t *testing.T) {
 		if err == nil || !strings.HasPrefix(err.Error(), tt.want) {
 			t.Errorf("%s: error %v, want one starting with %s", tt.name, err, tt.want)
 		}
+	}
+}
+
+// TestMutualResumptionBothReuseModes: with client certificates and
+// several identities, resumption holds at 100% at concurrency 1 and 128,
+// TLS 1.2 and 1.3, with reusable tickets and with single-use ones (the
+// latter against the stateful store, whose ids really are single-use), and
+// the server sees exactly the identities presented.
+func TestMutualResumptionBothReuseModes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long: 16 cases at concurrency 128")
+	}
+	for _, mode := range []struct {
+		reuse tlsconf.TicketReuse
+		store string
+	}{{tlsconf.ReuseMulti, server.StoreTickets}, {tlsconf.ReuseSingle, server.StoreStateful}} {
+		t.Run(mode.reuse.String(), func(t *testing.T) {
+			p := smallPlan()
+			p.Mutual = true
+			p.ClientIdentities = 4
+			p.TicketReuse = mode.reuse
+			p.Server.SessionStore = mode.store
+			for _, rec := range run(t, p) {
+				if !rec.Mutual || rec.ClientIdentities != 4 {
+					t.Errorf("%s: mutual %v identities %d", rec.Name, rec.Mutual, rec.ClientIdentities)
+				}
+				want := 0.0
+				if rec.Resume {
+					want = 1
+				}
+				if rec.ResumptionRate != want || rec.ServerResumed == nil || *rec.ServerResumed != rec.Resumed {
+					t.Errorf("%s: client rate %.4f (want %.0f), server resumed %v of client %d",
+						rec.Name, rec.ResumptionRate, want, rec.ServerResumed, rec.Resumed)
+				}
+			}
+		})
 	}
 }

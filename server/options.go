@@ -24,8 +24,22 @@ type Options struct {
 	// Mutual requires client certificates issued by ClientCA.
 	Mutual   bool   `json:"mutual,omitempty"`
 	ClientCA string `json:"client_ca,omitempty"`
-	// DisableTickets turns session tickets off.
+	// DisableTickets turns session resumption off.
 	DisableTickets bool `json:"disable_tickets,omitempty"`
+	// SessionStore is StoreTickets (default) or StoreStateful, with
+	// SessionCapacity sessions kept for SessionTTL.
+	SessionStore    string        `json:"session_store,omitempty"`
+	SessionCapacity int           `json:"session_capacity,omitempty"`
+	SessionTTL      time.Duration `json:"session_ttl,omitempty"`
+	// TicketKeysFile holds the session ticket keys, one 32-byte key in hex
+	// a line; the first encrypts new tickets, all decrypt. Several servers
+	// given the same file resume each other's sessions. Re-read when it
+	// changes.
+	TicketKeysFile string `json:"ticket_keys_file,omitempty"`
+	// RevokedFile lists revoked client certificates, one SHA-256
+	// thumbprint in hex a line; re-read when it changes. Their sessions
+	// are not resumed and their full handshakes fail.
+	RevokedFile string `json:"revoked_file,omitempty"`
 	// HandshakeTimeout bounds each handshake (default 10 s).
 	HandshakeTimeout time.Duration `json:"handshake_timeout,omitempty"`
 }
@@ -37,31 +51,69 @@ type IdentityFiles struct {
 	Key  string `json:"key"`
 }
 
+// Defaults of the stateful session store.
+const (
+	DefaultSessionCapacity = 100_000
+	DefaultSessionTTL      = time.Hour
+)
+
+// Validate checks the options that need no file access.
+func (o Options) Validate() error {
+	switch o.SessionStore {
+	case "", StoreTickets, StoreStateful:
+	default:
+		return fmt.Errorf("--session-store %q: must be %s or %s", o.SessionStore, StoreTickets, StoreStateful)
+	}
+	if o.SessionCapacity < 0 {
+		return fmt.Errorf("--session-capacity %d: must be positive", o.SessionCapacity)
+	}
+	if o.SessionTTL < 0 {
+		return fmt.Errorf("--session-ttl %v: must be positive", o.SessionTTL)
+	}
+	if o.Mutual && o.ClientCA == "" {
+		return errors.New("--mutual needs the CA that issues client certificates (--client-ca FILE)")
+	}
+	if o.RevokedFile != "" && !o.Mutual {
+		return errors.New("--revoked applies to client certificates: add --mutual")
+	}
+	if _, _, err := versionRange(o.Versions); err != nil {
+		return err
+	}
+	return nil
+}
+
 // TLSConfig loads the files Options name and builds the server's
 // *tls.Config. Errors name the file at fault.
 func (o Options) TLSConfig() (*tls.Config, error) {
+	cfg, _, err := o.build(nil)
+	return cfg, err
+}
+
+// build is TLSConfig with the session policy the server keeps for its
+// counters; log receives reload failures of watched files.
+func (o Options) build(log func(error)) (*tls.Config, *sessionPolicy, error) {
+	if err := o.Validate(); err != nil {
+		return nil, nil, err
+	}
 	if len(o.Identities) == 0 {
-		return nil, errors.New("server has no identity")
+		return nil, nil, errors.New("server has no identity")
 	}
 	minV, maxV, err := versionRange(o.Versions)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	so := tlsconf.ServerOptions{MinVersion: minV, MaxVersion: maxV, Mutual: o.Mutual, DisableTickets: o.DisableTickets}
 	for _, f := range o.Identities {
 		id, err := pki.LoadIdentityPEM(f.Cert, f.Key)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		so.Certificates = append(so.Certificates, id.TLSCertificate())
 	}
 	if o.Mutual {
-		if o.ClientCA == "" {
-			return nil, errors.New("mutual TLS needs the CA that issues client certificates (--client-ca FILE)")
-		}
 		certs, err := pki.LoadCertsPEM(o.ClientCA)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		pool := x509.NewCertPool()
 		for _, c := range certs {
@@ -69,7 +121,57 @@ func (o Options) TLSConfig() (*tls.Config, error) {
 		}
 		so.ClientCAs = pool
 	}
-	return tlsconf.Server(so)
+	cfg, err := tlsconf.Server(so)
+	if err != nil {
+		return nil, nil, err
+	}
+	if o.DisableTickets {
+		return cfg, nil, nil
+	}
+
+	p := &sessionPolicy{cfg: cfg}
+	if o.SessionStore == StoreStateful {
+		capacity, ttl := o.SessionCapacity, o.SessionTTL
+		if capacity == 0 {
+			capacity = DefaultSessionCapacity
+		}
+		if ttl == 0 {
+			ttl = DefaultSessionTTL
+		}
+		p.store = newStatefulStore(capacity, ttl)
+	}
+	if o.TicketKeysFile != "" {
+		w, err := newWatchedFile(o.TicketKeysFile, func(data []byte) error {
+			keys, err := hexLines(data, 32)
+			if err != nil {
+				return err
+			}
+			if len(keys) == 0 {
+				return errors.New("no ticket key in the file")
+			}
+			tk := make([][32]byte, len(keys))
+			for i, k := range keys {
+				tk[i] = [32]byte(k)
+			}
+			cfg.SetSessionTicketKeys(tk)
+			return nil
+		}, log)
+		if err != nil {
+			return nil, nil, fmt.Errorf("--ticket-keys: %w", err)
+		}
+		p.ticketKeys = w
+	}
+	if o.RevokedFile != "" {
+		r, err := newRevocationList(o.RevokedFile, log)
+		if err != nil {
+			return nil, nil, fmt.Errorf("--revoked: %w", err)
+		}
+		p.revoked = r
+		cfg.VerifyConnection = p.verifyNotRevoked
+	}
+	cfg.WrapSession = p.wrap
+	cfg.UnwrapSession = p.unwrap
+	return cfg, p, nil
 }
 
 // versionRange turns a list of version names into the min and max version.
@@ -95,12 +197,19 @@ func versionRange(names []string) (uint16, uint16, error) {
 
 // NewFromOptions builds a Server from o.
 func NewFromOptions(o Options, opts ...Option) (*Server, error) {
-	cfg, err := o.TLSConfig()
+	var s *Server
+	cfg, policy, err := o.build(func(err error) {
+		if s != nil {
+			s.log.Warn("reloading a watched file failed; keeping its previous contents", "err", err)
+		}
+	})
 	if err != nil {
-		return nil, fmt.Errorf("server: %w", err)
+		return nil, err
 	}
 	if o.HandshakeTimeout > 0 {
 		opts = append([]Option{WithHandshakeTimeout(o.HandshakeTimeout)}, opts...)
 	}
-	return New(cfg, opts...), nil
+	s = New(cfg, opts...)
+	s.policy = policy
+	return s, nil
 }

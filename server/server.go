@@ -23,16 +23,18 @@ type Server struct {
 	handshakeTimeout time.Duration
 	idleTimeout      time.Duration
 	log              *slog.Logger
+	policy           *sessionPolicy // nil when built from a plain tls.Config
 
 	accepted   atomic.Int64
 	handshakes atomic.Int64
 	resumed    atomic.Int64
 	active     atomic.Int64
 
-	mu       sync.Mutex
-	failures map[string]int64
-	versions map[string]int64
-	groups   map[string]int64
+	mu         sync.Mutex
+	failures   map[string]int64
+	versions   map[string]int64
+	groups     map[string]int64
+	identities map[string]int64
 
 	conns sync.WaitGroup
 }
@@ -68,6 +70,7 @@ func New(cfg *tls.Config, opts ...Option) *Server {
 		failures:         make(map[string]int64),
 		versions:         make(map[string]int64),
 		groups:           make(map[string]int64),
+		identities:       make(map[string]int64),
 	}
 	for _, o := range opts {
 		o(s)
@@ -136,6 +139,12 @@ func (s *Server) ServeConn(ctx context.Context, c net.Conn) {
 	s.mu.Lock()
 	s.versions[tlsconf.VersionName(st.Version)]++
 	s.groups[tlsconf.GroupName(st.CurveID)]++
+	if len(st.PeerCertificates) > 0 {
+		// On resumption crypto/tls restores the certificate from the
+		// session: this counts the identity the session carries, which
+		// is what a client with a wrongly scoped cache gets wrong.
+		s.identities[IdentityKey(st.PeerCertificates[0])]++
+	}
 	s.mu.Unlock()
 
 	s.echo(ctx, tc)
@@ -177,6 +186,13 @@ type Counters struct {
 	// version and key-exchange group.
 	Versions map[string]int64 `json:"versions,omitempty"`
 	Groups   map[string]int64 `json:"groups,omitempty"`
+	// Identities counts completed handshakes by the client certificate
+	// the server saw (the first 8 bytes of its SHA-256 thumbprint, hex).
+	Identities map[string]int64 `json:"identities,omitempty"`
+	// Declined counts sessions the server refused to resume: "revoked"
+	// (a revoked client certificate's session) and "unknown" (not in the
+	// store, undecryptable or already used).
+	Declined map[string]int64 `json:"declined,omitempty"`
 	// CPUNanos and AllocBytes are the whole server process's CPU time and
 	// cumulative heap allocation; meaningful only when the server runs
 	// in a process of its own.
@@ -200,7 +216,19 @@ func (s *Server) Counters() Counters {
 	c.Failures = cloneCounts(s.failures)
 	c.Versions = cloneCounts(s.versions)
 	c.Groups = cloneCounts(s.groups)
+	c.Identities = cloneCounts(s.identities)
 	s.mu.Unlock()
+	if p := s.policy; p != nil {
+		c.Declined = cloneCounts(map[string]int64{"revoked": p.declinedRevoked.Load(), "unknown": p.declinedUnknown.Load()})
+		for k, v := range c.Declined {
+			if v == 0 {
+				delete(c.Declined, k)
+			}
+		}
+		if len(c.Declined) == 0 {
+			c.Declined = nil
+		}
+	}
 	return c
 }
 
@@ -214,6 +242,8 @@ func (c Counters) Sub(earlier Counters) Counters {
 		Failures:   subCounts(c.Failures, earlier.Failures),
 		Versions:   subCounts(c.Versions, earlier.Versions),
 		Groups:     subCounts(c.Groups, earlier.Groups),
+		Identities: subCounts(c.Identities, earlier.Identities),
+		Declined:   subCounts(c.Declined, earlier.Declined),
 		CPUNanos:   c.CPUNanos - earlier.CPUNanos,
 		AllocBytes: c.AllocBytes - earlier.AllocBytes,
 	}

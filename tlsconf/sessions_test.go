@@ -56,8 +56,8 @@ func sessions(t *testing.T, n int) []*tls.ClientSessionState {
 
 type recorder struct{ last *tls.ClientSessionState }
 
-func (r *recorder) Get(string) (*tls.ClientSessionState, bool)  { return nil, false }
-func (r *recorder) Put(_ string, cs *tls.ClientSessionState) { r.last = cs }
+func (r *recorder) Get(string) (*tls.ClientSessionState, bool) { return nil, false }
+func (r *recorder) Put(_ string, cs *tls.ClientSessionState)   { r.last = cs }
 
 func TestSessionPoolScopes(t *testing.T) {
 	ss := sessions(t, 2)

@@ -4,14 +4,18 @@ import (
 	"bufio"
 	"context"
 	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/tlsbench/tlsbench/internal/cli"
+	"github.com/tlsbench/tlsbench/pki"
+	"github.com/tlsbench/tlsbench/results"
 )
 
 // needTool returns the path of a real peer program. Missing it skips the
@@ -33,6 +37,13 @@ func needTool(t *testing.T, name string) string {
 // CA file, from what it prints, and a function that stops it and returns
 // its stderr.
 func startServe(t *testing.T, args ...string) (addr, caFile string, stop func() string) {
+	addr, caFile, _, _, stop = startServeMutual(t, args...)
+	return addr, caFile, stop
+}
+
+// startServeMutual is startServe that also returns the client identity
+// files serve --mutual prints.
+func startServeMutual(t *testing.T, args ...string) (addr, caFile, clientCert, clientKey string, stop func() string) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	outR, outW := io.Pipe()
@@ -57,6 +68,14 @@ func startServe(t *testing.T, args ...string) (addr, caFile string, stop func() 
 		}
 		if ca, ok := strings.CutPrefix(line, "CA certificate: "); ok {
 			caFile = ca
+		}
+		if c, ok := strings.CutPrefix(line, "client certificate: "); ok {
+			clientCert = c
+		}
+		if k, ok := strings.CutPrefix(line, "client key: "); ok {
+			clientKey = k
+		}
+		if caFile != "" && (clientKey != "" || !slices.Contains(args, "--mutual")) {
 			break
 		}
 	}
@@ -65,7 +84,7 @@ func startServe(t *testing.T, args ...string) (addr, caFile string, stop func() 
 		cancel()
 		t.Fatalf("serve did not print its address and CA file: %v", <-done)
 	}
-	return addr, caFile, func() string {
+	return addr, caFile, clientCert, clientKey, func() string {
 		cancel()
 		if err := <-done; err != nil {
 			t.Errorf("serve: %v", err)
@@ -94,7 +113,9 @@ func sClient(t *testing.T, openssl string, args ...string) string {
 	echoed := false
 	for sc.Scan() {
 		out.WriteString(sc.Text() + "\n")
-		if strings.TrimSpace(sc.Text()) == "tlsbench-ping" {
+		// s_client may print the echo right after a session dump,
+		// without a line break in between.
+		if strings.HasSuffix(strings.TrimSpace(sc.Text()), "tlsbench-ping") && !echoed {
 			echoed = true
 			stdin.Close()
 		}
@@ -128,4 +149,93 @@ func TestOpenSSLResumesAgainstServe(t *testing.T) {
 	if got := stop(); !strings.Contains(got, "served 4 handshakes (2 resumed)") {
 		t.Errorf("server summary %q, want 4 handshakes with 2 resumed", got)
 	}
+}
+
+// TestOpenSSLResumesMutualAgainstServe: openssl s_client presenting a
+// client certificate resumes against tlsbench serve --mutual, TLS 1.2 and
+// 1.3.
+func TestOpenSSLResumesMutualAgainstServe(t *testing.T) {
+	openssl := needTool(t, "openssl")
+	addr, ca, cert, key, stop := startServeMutual(t, "--mutual")
+	if cert == "" || key == "" {
+		t.Fatal("serve --mutual did not print the client identity files")
+	}
+	for _, v := range []string{"1.2", "1.3"} {
+		flag := "-tls" + strings.ReplaceAll(v, ".", "_")
+		sess := filepath.Join(t.TempDir(), "sess.pem")
+		common := []string{"-connect", addr, "-CAfile", ca, "-servername", "localhost", "-verify_return_error", flag, "-cert", cert, "-key", key}
+		if first := sClient(t, openssl, append(common, "-sess_out", sess)...); !strings.Contains(first, "New, TLSv"+v) {
+			t.Fatalf("TLS %s first connection:\n%s", v, first)
+		}
+		if second := sClient(t, openssl, append(common, "-sess_in", sess)...); !strings.Contains(second, "Reused, TLSv"+v) {
+			t.Errorf("TLS %s: openssl did not resume with its client certificate; got:\n%s", v, second)
+		}
+	}
+	// Without a certificate the server refuses the handshake (s_client
+	// may not see the alert before it exits: count it on the server).
+	exec.Command(openssl, "s_client", "-connect", addr, "-CAfile", ca, "-tls1_3").Run()
+	if got := stop(); !strings.Contains(got, "(2 resumed), 1 failed") {
+		t.Errorf("server summary %q, want 2 resumed and the client without certificate failed", got)
+	}
+}
+
+// TestRunTargetOpenSSLServerMutual points run --mutual --target at
+// openssl s_server -Verify 1: resumption with a client certificate must
+// exceed 99% for TLS 1.2 and 1.3.
+func TestRunTargetOpenSSLServerMutual(t *testing.T) {
+	openssl := needTool(t, "openssl")
+	pkiDir := t.TempDir()
+	layout, err := pki.Init(pki.InitOptions{Dir: pkiDir, Clients: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := startSServer(t, openssl, "-cert", layout.ServerCerts[pki.ECDSAP256], "-key", layout.ServerKeys[pki.ECDSAP256],
+		"-Verify", "1", "-CAfile", layout.RootCert, "-rev")
+	var stdout, stderr strings.Builder
+	err = cli.Run(context.Background(), []string{"run", "--target", addr, "--sni", "localhost", "--ca", layout.RootCert,
+		"--mutual", "--client-cert", layout.ClientCerts[0], "--client-key", layout.ClientKeys[0], "--request", "line",
+		"--resume", "on", "--concurrency", "1,8", "--handshakes", "32", "--quick", "--format", "json"}, &stdout, &stderr)
+	if err != nil {
+		t.Fatalf("run: %v\n%s", err, stderr.String())
+	}
+	recs, err := results.Decode(strings.NewReader(stdout.String()))
+	if err != nil || len(recs) != 4 {
+		t.Fatalf("%d records, %v; want 4", len(recs), err)
+	}
+	for _, r := range recs {
+		if r.ResumptionRate < 0.99 || !r.Mutual || r.Target != addr || r.ServerResumed != nil {
+			t.Errorf("%s: rate %.3f mutual %v target %q server_resumed %v; want > 0.99, mutual, the target, and null (unknown)",
+				r.Name, r.ResumptionRate, r.Mutual, r.Target, r.ServerResumed)
+		}
+	}
+}
+
+// startSServer runs openssl s_server on a free loopback port until the
+// test ends and returns its address once it accepts connections.
+func startSServer(t *testing.T, openssl string, args ...string) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	cmd := exec.CommandContext(ctx, openssl, append([]string{"s_server", "-accept", addr, "-quiet"}, args...)...)
+	cmd.Stdin = strings.NewReader("")
+	var out strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cancel(); cmd.Wait() })
+	for i := 0; i < 100; i++ {
+		if c, err := net.Dial("tcp", addr); err == nil {
+			c.Close()
+			return addr
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("openssl s_server did not start: %s", out.String())
+	return ""
 }

@@ -32,6 +32,9 @@ Examples:
   tlsbench run --tls 1.3 --resume on --concurrency 128 --out r.jsonl
   tlsbench run --key rsa-2048,ecdsa-p256 --groups x25519,x25519mlkem768 --tls 1.3
   tlsbench run --transport tcp,memory --format markdown
+  tlsbench run --mutual --client-identities 16 --resume off,on
+  tlsbench run --session-store stateful --ticket-reuse single --tls 1.3
+  tlsbench run --target 127.0.0.1:4433 --ca ca.pem --mutual --client-cert c.pem --client-key c-key.pem
 
 Flags:
 `
@@ -52,6 +55,12 @@ type runFlags struct {
 	out           string
 	format        string
 	quick         bool
+
+	server           *serverFlags
+	clientIdentities int
+	sessionPool      int
+	ticketReuse      string
+	target           runner.Target
 }
 
 func defineRunFlags(fs *flagSet) *runFlags {
@@ -77,7 +86,28 @@ func defineRunFlags(fs *flagSet) *runFlags {
 	fs.StringVar(&f.out, "out", "", "write results as JSON lines to `FILE`, each case as soon as it is measured")
 	fs.StringVar(&f.format, "format", "table", "output on stdout: table, markdown, json, csv")
 	fs.BoolVar(&f.quick, "quick", false, "fewer iterations: the same matrix in about 15 seconds")
+
+	f.server = defineServerFlags(fs, "127.0.0.1:0")
+	fs.IntVar(&f.clientIdentities, "client-identities", 1, "with --mutual: distinct client certificates the connections rotate among")
+	fs.IntVar(&f.sessionPool, "session-pool", 0, "sessions the client keeps per identity (default: the case's concurrency)")
+	fs.StringVar(&f.ticketReuse, "ticket-reuse", "multi", "multi: offer a session again and again; single: use each ticket once (servers with single-use tickets)")
+
+	fs.StringVar(&f.target.Addr, "target", "", "measure an external server at `host:port` instead of the built-in one")
+	fs.StringVar(&f.target.ServerName, "sni", "", "with --target: server name sent and verified (default: the target's host)")
+	fs.StringVar(&f.target.CAFile, "ca", "", "with --target: CA certificates `FILE` that verify the server (default: system roots)")
+	fs.BoolVar(&f.target.Insecure, "insecure", false, "with --target: do not verify the server's certificate (recorded in the results)")
+	fs.StringVar(&f.target.CertFile, "client-cert", "", "with --target: client certificate chain `FILE` (PEM) for mutual TLS")
+	fs.StringVar(&f.target.KeyFile, "client-key", "", "with --target: client private key `FILE` (PEM)")
+	fs.Var(listFlag[string]{&f.target.ALPN, parseALPN, nil}, "alpn", "with --target: ALPN protocols offered, e.g. http/1.1")
+	fs.StringVar(&f.target.Request, "request", "", "with --target: what proves the connection and collects TLS 1.3 tickets: ping (1-byte echo), line (a line echoed, e.g. openssl s_server -rev), http (HEAD /), none (default: http with --alpn http/1.1, else ping)")
 	return f
+}
+
+func parseALPN(s string) (string, error) {
+	if len(s) > 255 {
+		return "", fmt.Errorf("protocol name %q is longer than 255 bytes", s)
+	}
+	return s, nil
 }
 
 func parseTransport(s string) (string, error) {
@@ -114,19 +144,44 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return usagef("--format: %v", err)
 	}
+	reuse, err := tlsconf.ParseTicketReuse(f.ticketReuse)
+	if err != nil {
+		return usagef("--ticket-reuse: %v", err)
+	}
 	plan := runner.Plan{
-		Versions:      f.versions,
-		Resume:        f.resume,
-		Concurrency:   f.concurrency,
-		KeyTypes:      f.keys,
-		Groups:        f.groups,
-		Transports:    f.transports,
-		Handshakes:    f.handshakes,
-		Iterations:    f.iterations,
-		Warmup:        f.warmup,
-		CaseTime:      f.caseTime,
-		MinResumption: f.minResumption,
-		ConnTimeout:   f.connTimeout,
+		Mutual:           f.server.mutual,
+		ClientIdentities: f.clientIdentities,
+		SessionPool:      f.sessionPool,
+		TicketReuse:      reuse,
+		Target:           f.target,
+		Versions:         f.versions,
+		Resume:           f.resume,
+		Concurrency:      f.concurrency,
+		KeyTypes:         f.keys,
+		Groups:           f.groups,
+		Transports:       f.transports,
+		Handshakes:       f.handshakes,
+		Iterations:       f.iterations,
+		Warmup:           f.warmup,
+		CaseTime:         f.caseTime,
+		MinResumption:    f.minResumption,
+		ConnTimeout:      f.connTimeout,
+	}
+	if err := f.server.apply(&plan.Server); err != nil {
+		return err
+	}
+	if f.target.Addr != "" {
+		for _, name := range []string{"listen", "session-store", "session-capacity", "session-ttl", "ticket-keys", "revoked", "handshake-timeout"} {
+			if fs.isSet(name) {
+				return usagef("--%s configures the built-in server; it does not apply with --target", name)
+			}
+		}
+	} else {
+		for _, name := range []string{"sni", "ca", "insecure", "client-cert", "client-key", "alpn", "request"} {
+			if fs.isSet(name) {
+				return usagef("--%s applies to an external server: add --target host:port", name)
+			}
+		}
 	}
 	if err := plan.Validate(); err != nil {
 		return &UsageError{Msg: err.Error()}

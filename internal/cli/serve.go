@@ -28,6 +28,7 @@ echoing what the client sends. Stop it with Ctrl-C.
 Examples:
   tlsbench serve
   tlsbench serve --listen 127.0.0.1:4433 --key rsa-2048 --pki-dir ./pki
+  tlsbench serve --mutual --session-store stateful
   openssl s_client -connect 127.0.0.1:8443 -CAfile <CA path printed> -sess_out s.pem
 
 Flags:
@@ -39,9 +40,10 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		io.WriteString(w, serveUsage)
 		fs.printFlags(w)
 	}
+	sf := defineServerFlags(fs, "127.0.0.1:8443")
 	var (
-		listen    = fs.String("listen", "127.0.0.1:8443", "TCP `address` to listen on")
 		keyType   = fs.String("key", string(pki.ECDSAP256), "key type of the generated server certificate: "+keyTypeNames())
+		clientCA  = fs.String("client-ca", "", "with --mutual: CA certificates `FILE` that client certificates must chain to (default: the PKI's own CA, which also issues client-1.pem)")
 		pkiDir    = fs.String("pki-dir", "", "`DIR` for the test PKI (reused if it has one; default: a new temporary directory)")
 		versions  []uint16
 		controlFD = fs.Int("control-fd", -1, "internal: serve as tlsbench run's child on this control channel")
@@ -58,8 +60,12 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return usagef("--key: %v", err)
 	}
+	listen := &sf.listen
 	if _, _, err := net.SplitHostPort(*listen); err != nil {
 		return usagef("--listen %q: %v (want host:port, e.g. 127.0.0.1:8443)", *listen, err)
+	}
+	if *clientCA != "" && !sf.mutual {
+		return usagef("--client-ca applies to client certificates: add --mutual")
 	}
 	dir := *pkiDir
 	if dir == "" {
@@ -67,13 +73,19 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return fmt.Errorf("temporary PKI directory: %w", err)
 		}
 	}
-	layout, err := ensurePKI(dir, kt)
+	layout, err := ensurePKI(dir, kt, sf.mutual && *clientCA == "")
 	if err != nil {
 		return usagef("--pki-dir %s: %v", dir, err)
 	}
-	opts := server.Options{
-		Listen:     *listen,
-		Identities: []server.IdentityFiles{{Cert: layout.ServerCerts[kt], Key: layout.ServerKeys[kt]}},
+	opts := server.Options{Identities: []server.IdentityFiles{{Cert: layout.ServerCerts[kt], Key: layout.ServerKeys[kt]}}}
+	if err := sf.apply(&opts); err != nil {
+		return err
+	}
+	if sf.mutual {
+		opts.ClientCA = *clientCA
+		if opts.ClientCA == "" {
+			opts.ClientCA = layout.RootCert
+		}
 	}
 	for _, v := range versions {
 		opts.Versions = append(opts.Versions, tlsconf.VersionName(v))
@@ -82,7 +94,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return usagef("%v", err)
 	}
-	ln, err := net.Listen("tcp", *listen)
+	ln, err := net.Listen("tcp", opts.Listen)
 	if err != nil {
 		if errors.Is(err, syscall.EADDRINUSE) {
 			return usagef("--listen %s: address already in use; choose another port (or 127.0.0.1:0 for a free one)", *listen)
@@ -91,25 +103,38 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	fmt.Fprintf(stdout, "listening on %s (TLS %s, %s certificate)\n", ln.Addr(), strings.Join(opts.Versions, ", "), kt)
 	fmt.Fprintf(stdout, "CA certificate: %s\n", layout.RootCert)
+	if sf.mutual && *clientCA == "" {
+		fmt.Fprintf(stdout, "client certificate: %s\nclient key: %s\n", layout.ClientCerts[0], layout.ClientKeys[0])
+	}
 	err = srv.Serve(ctx, ln)
 	c := srv.Counters()
 	fmt.Fprintf(stderr, "served %d handshakes (%d resumed), %d failed\n", c.Handshakes, c.Resumed, sumCounts(c.Failures))
 	return err
 }
 
-// ensurePKI reuses the PKI in dir when it has a server identity of kt,
-// and writes a new one otherwise.
-func ensurePKI(dir string, kt pki.KeyType) (*pki.Layout, error) {
+// ensurePKI reuses the PKI in dir when it has a server identity of kt
+// (and a client identity when withClient), and writes a new one otherwise.
+func ensurePKI(dir string, kt pki.KeyType, withClient bool) (*pki.Layout, error) {
 	l := &pki.Layout{
 		Dir:         dir,
 		RootCert:    filepath.Join(dir, pki.RootCertFile),
 		ServerCerts: map[pki.KeyType]string{kt: filepath.Join(dir, "server-"+string(kt)+".pem")},
 		ServerKeys:  map[pki.KeyType]string{kt: filepath.Join(dir, "server-"+string(kt)+"-key.pem")},
+		ClientCerts: []string{filepath.Join(dir, "client-1.pem")},
+		ClientKeys:  []string{filepath.Join(dir, "client-1-key.pem")},
 	}
-	if fileExists(l.RootCert) && fileExists(l.ServerCerts[kt]) && fileExists(l.ServerKeys[kt]) {
+	have := fileExists(l.RootCert) && fileExists(l.ServerCerts[kt]) && fileExists(l.ServerKeys[kt])
+	if withClient {
+		have = have && fileExists(l.ClientCerts[0]) && fileExists(l.ClientKeys[0])
+	}
+	if have {
 		return l, nil
 	}
-	return pki.Init(pki.InitOptions{Dir: dir, ServerKeys: []pki.KeyType{kt}})
+	clients := 0
+	if withClient {
+		clients = 1
+	}
+	return pki.Init(pki.InitOptions{Dir: dir, ServerKeys: []pki.KeyType{kt}, Clients: clients})
 }
 
 func fileExists(path string) bool {

@@ -1,0 +1,103 @@
+package loadgen_test
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"net"
+	"testing"
+
+	"github.com/tlsbench/tlsbench/loadgen"
+	"github.com/tlsbench/tlsbench/pki"
+	"github.com/tlsbench/tlsbench/server"
+	"github.com/tlsbench/tlsbench/tlsconf"
+)
+
+// mutualServer is an in-process server that requires client
+// certificates from ca, and two client identities of that CA.
+func mutualServer(t *testing.T) (srv *server.Server, addr string, ca *pki.CA, ids []*pki.Identity) {
+	t.Helper()
+	ca, err := pki.NewCA()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sid, err := ca.IssueServer(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := tlsconf.Server(tlsconf.ServerOptions{Certificates: []tls.Certificate{sid.TLSCertificate()}, Mutual: true, ClientCAs: ca.Pool()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"client A", "client B"} {
+		id, err := ca.IssueClient(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, id)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv = server.New(cfg)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { srv.Serve(ctx, ln); close(done) }()
+	t.Cleanup(func() { cancel(); <-done })
+	return srv, ln.Addr().String(), ca, ids
+}
+
+// TestSessionsNeverCrossIdentities reproduces the naive client cache: Go's
+// LRU cache is keyed by server name only, so a client that switches
+// certificate resumes the session of the previous one, and the server sees
+// the old identity. tlsbench's scoped pool does not, and the case's
+// identity cross-check catches the naive cache.
+func TestSessionsNeverCrossIdentities(t *testing.T) {
+	srv, addr, ca, ids := mutualServer(t)
+	for _, v := range []uint16{tls.VersionTLS12, tls.VersionTLS13} {
+		name := "tls" + tlsconf.VersionName(v)
+		t.Run(name+"/naive", func(t *testing.T) {
+			shared := tls.NewLRUClientSessionCache(16)
+			var cfgs []*tls.Config
+			var keys []string
+			for _, id := range ids {
+				cert := id.TLSCertificate()
+				cfgs = append(cfgs, tlsconf.Client(tlsconf.ClientOptions{Version: v, RootCAs: ca.Pool(), ServerName: "localhost", Certificate: &cert, Sessions: shared}))
+				keys = append(keys, server.IdentityKey(id.Leaf))
+			}
+			hc := loadgen.HandshakeCase{Name: name, Version: v, Resume: true, Mutual: true, Concurrency: 1, Handshakes: 8, Iterations: 2, Warmup: 1,
+				Clients: cfgs, ClientIdentities: keys, Dialer: loadgen.TCPDialer{Addr: addr}, Server: loadgen.InProcessServer{Server: srv}}
+			_, err := loadgen.RunHandshakes(context.Background(), hc)
+			var ie *loadgen.IdentityError
+			if !errors.As(err, &ie) {
+				t.Fatalf("naive shared cache: error %v, want an IdentityError", err)
+			}
+			// Every handshake resumed the one cached session, so the
+			// server saw a single identity although two were presented.
+			if len(ie.Served) != 1 || len(ie.Presented) != 2 {
+				t.Errorf("server saw %v, client presented %v; want 1 identity seen of 2 presented", ie.Served, ie.Presented)
+			}
+		})
+		t.Run(name+"/scoped", func(t *testing.T) {
+			pool := tlsconf.NewSessionPool(4, tlsconf.ReuseMulti)
+			var cfgs []*tls.Config
+			var keys []string
+			for _, id := range ids {
+				cert := id.TLSCertificate()
+				cfgs = append(cfgs, tlsconf.Client(tlsconf.ClientOptions{Version: v, RootCAs: ca.Pool(), ServerName: "localhost", Certificate: &cert,
+					Sessions: pool.Scoped(pki.ThumbprintHex(id.Leaf))}))
+				keys = append(keys, server.IdentityKey(id.Leaf))
+			}
+			hc := loadgen.HandshakeCase{Name: name, Version: v, Resume: true, Mutual: true, Concurrency: 2, Handshakes: 8, Iterations: 2, Warmup: 1,
+				Clients: cfgs, ClientIdentities: keys, Dialer: loadgen.TCPDialer{Addr: addr}, Server: loadgen.InProcessServer{Server: srv}}
+			rec, err := loadgen.RunHandshakes(context.Background(), hc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rec.ResumptionRate != 1 || rec.ClientIdentities != 2 {
+				t.Errorf("rate %.2f identities %d, want 1 and 2", rec.ResumptionRate, rec.ClientIdentities)
+			}
+		})
+	}
+}

@@ -1,0 +1,306 @@
+package server
+
+import (
+	"context"
+	"crypto/tls"
+	"encoding/hex"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tlsbench/tlsbench/pki"
+)
+
+// fixture is a PKI on disk with two client identities, for servers built
+// from Options.
+type fixture struct {
+	dir     string
+	ca      *pki.CA
+	server  IdentityFiles
+	caFile  string
+	clients []*pki.Identity
+}
+
+func newFixture(t *testing.T, clientOpts ...pki.Option) *fixture {
+	t.Helper()
+	ca, err := pki.NewCA()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &fixture{dir: t.TempDir(), ca: ca}
+	sid, err := ca.IssueServer(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.server = IdentityFiles{Cert: filepath.Join(f.dir, "s.pem"), Key: filepath.Join(f.dir, "s-key.pem")}
+	f.caFile = filepath.Join(f.dir, "ca.pem")
+	must(t, pki.WriteCertsPEM(f.server.Cert, sid.Chain...))
+	must(t, pki.WriteKeyPEM(f.server.Key, sid.Key))
+	must(t, pki.WriteCertsPEM(f.caFile, ca.Root()))
+	for _, name := range []string{"A", "B"} {
+		id, err := ca.IssueClient("client "+name, clientOpts...)
+		must(t, err)
+		f.clients = append(f.clients, id)
+	}
+	return f
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// start serves o on a loopback port until the test ends.
+func start(t *testing.T, o Options) (*Server, string) {
+	t.Helper()
+	srv, err := NewFromOptions(o)
+	must(t, err)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	must(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { srv.Serve(ctx, ln); close(done) }()
+	t.Cleanup(func() { cancel(); <-done })
+	return srv, ln.Addr().String()
+}
+
+// client is one client identity with its own session cache.
+type client struct {
+	cfg *tls.Config
+}
+
+func (f *fixture) client(i int, version uint16) *client {
+	cfg := &tls.Config{RootCAs: f.ca.Pool(), ServerName: "localhost", MinVersion: version, MaxVersion: version,
+		ClientSessionCache: tls.NewLRUClientSessionCache(4)}
+	if i >= 0 {
+		cert := f.clients[i].TLSCertificate()
+		cfg.Certificates = []tls.Certificate{cert}
+	}
+	return &client{cfg: cfg}
+}
+
+// connect handshakes, pings (to read TLS 1.3 tickets) and reports whether
+// the session was resumed.
+func (c *client) connect(addr string) (resumed bool, err error) {
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		return false, err
+	}
+	defer conn.Close()
+	conn.SetDeadline(time.Now().Add(5 * time.Second))
+	tc := tls.Client(conn, c.cfg)
+	if err := tc.Handshake(); err != nil {
+		return false, err
+	}
+	if _, err := tc.Write([]byte{'p'}); err != nil {
+		return false, err
+	}
+	if _, err := io.ReadFull(tc, make([]byte, 1)); err != nil {
+		return false, err
+	}
+	return tc.ConnectionState().DidResume, nil
+}
+
+func thumbHex(id *pki.Identity) string {
+	sum := id.Thumbprint()
+	return hex.EncodeToString(sum[:])
+}
+
+func TestRevokedClientCannotResumeOrConnect(t *testing.T) {
+	old := reloadInterval
+	reloadInterval = 0 // see every change of the file at once
+	t.Cleanup(func() { reloadInterval = old })
+	for _, v := range []uint16{tls.VersionTLS12, tls.VersionTLS13} {
+		t.Run("tls"+map[uint16]string{tls.VersionTLS12: "1.2", tls.VersionTLS13: "1.3"}[v], func(t *testing.T) {
+			f := newFixture(t)
+			revoked := filepath.Join(f.dir, "revoked.txt")
+			must(t, os.WriteFile(revoked, []byte("# none yet\n"), 0o644))
+			srv, addr := start(t, Options{Identities: []IdentityFiles{f.server}, Mutual: true, ClientCA: f.caFile, RevokedFile: revoked})
+			a, b := f.client(0, v), f.client(1, v)
+			for _, c := range []*client{a, b} {
+				if _, err := c.connect(addr); err != nil {
+					t.Fatal(err)
+				}
+				if r, err := c.connect(addr); err != nil || !r {
+					t.Fatalf("before revocation: resumed %v, %v; want a resumption", r, err)
+				}
+			}
+			// Revoke A (mtime must change: write with a new size).
+			must(t, os.WriteFile(revoked, []byte("# revoked\n"+thumbHex(f.clients[0])+"\n"), 0o644))
+			if r, err := a.connect(addr); err == nil || r {
+				t.Fatalf("revoked client: resumed %v, err %v; want the handshake refused", r, err)
+			}
+			if _, err := f.client(0, v).connect(addr); err == nil {
+				t.Fatal("revoked client's full handshake succeeded")
+			}
+			if r, err := b.connect(addr); err != nil || !r {
+				t.Errorf("client B after A's revocation: resumed %v, %v; want it unaffected", r, err)
+			}
+			c := srv.Counters()
+			if c.Declined["revoked"] != 1 {
+				t.Errorf("declined %v, want exactly A's one session declined as revoked", c.Declined)
+			}
+			if n := c.Failures["alert:bad certificate"] + c.Failures["other"]; n < 2 {
+				t.Errorf("failures %v: want the revoked client's two handshakes failed", c.Failures)
+			}
+		})
+	}
+}
+
+// TestExpiredClientCertificateNotResumed checks what Go already enforces
+// (NotAfter is checked on resumption) with a short-lived certificate and
+// a server clock moved past its end.
+func TestExpiredClientCertificateNotResumed(t *testing.T) {
+	now := time.Now()
+	f := newFixture(t, pki.WithValidity(now.Add(-time.Hour), now.Add(time.Hour)))
+	cfg, _, err := Options{Identities: []IdentityFiles{f.server}, Mutual: true, ClientCA: f.caFile}.build(nil)
+	must(t, err)
+	var skew time.Duration
+	cfg.Time = func() time.Time { return time.Now().Add(skew) }
+	srv := New(cfg)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	must(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go srv.Serve(ctx, ln)
+	for _, v := range []uint16{tls.VersionTLS12, tls.VersionTLS13} {
+		skew = 0
+		c := f.client(0, v)
+		if _, err := c.connect(ln.Addr().String()); err != nil {
+			t.Fatal(err)
+		}
+		before := srv.Counters().Resumed
+		skew = 2 * time.Hour // the client certificate has expired
+		r, err := c.connect(ln.Addr().String())
+		if r || err == nil {
+			t.Errorf("TLS %x: expired client certificate: resumed %v, err %v; want refused", v, r, err)
+		}
+		if srv.Counters().Resumed != before {
+			t.Errorf("TLS %x: the server resumed a session of an expired certificate", v)
+		}
+	}
+}
+
+func TestStatefulStoreSingleUse(t *testing.T) {
+	f := newFixture(t)
+	srv, addr := start(t, Options{Identities: []IdentityFiles{f.server}, SessionStore: StoreStateful})
+	for _, v := range []uint16{tls.VersionTLS12, tls.VersionTLS13} {
+		// A cache that never forgets: the client offers the same
+		// ticket twice.
+		c := f.client(-1, v)
+		c.cfg.ClientSessionCache = &stickyCache{}
+		if _, err := c.connect(addr); err != nil {
+			t.Fatal(err)
+		}
+		if r, err := c.connect(addr); err != nil || !r {
+			t.Fatalf("TLS %x: first use of a stateful ticket: resumed %v, %v", v, r, err)
+		}
+		if r, err := c.connect(addr); err != nil || r {
+			t.Fatalf("TLS %x: second use of the same ticket: resumed %v, %v; want a full handshake", v, r, err)
+		}
+	}
+	if srv.Counters().Declined["unknown"] != 2 {
+		t.Errorf("declined %v, want the two reused tickets counted", srv.Counters().Declined)
+	}
+}
+
+// stickyCache keeps the first session it is given and offers it forever.
+type stickyCache struct{ cs *tls.ClientSessionState }
+
+func (s *stickyCache) Get(string) (*tls.ClientSessionState, bool) { return s.cs, s.cs != nil }
+func (s *stickyCache) Put(_ string, cs *tls.ClientSessionState) {
+	if s.cs == nil {
+		s.cs = cs
+	}
+}
+
+func TestStatefulStoreBounds(t *testing.T) {
+	st := newStatefulStore(2, time.Minute)
+	clock := time.Now()
+	st.now = func() time.Time { return clock }
+	st.put("a", []byte("1"))
+	st.put("b", []byte("2"))
+	st.put("c", []byte("3")) // evicts a
+	if st.take("a") != nil || st.len() != 2 {
+		t.Fatalf("capacity 2: a still there or len %d", st.len())
+	}
+	clock = clock.Add(2 * time.Minute)
+	if st.take("b") != nil {
+		t.Fatal("an expired session was returned")
+	}
+	for i := 0; i < 100; i++ { // ids that were taken do not grow the order list forever
+		id := string(rune('A'+i%26)) + strings.Repeat("x", i)
+		st.put(id, []byte("s"))
+		st.take(id)
+	}
+	if len(st.order) > 4*st.capacity {
+		t.Errorf("order list grew to %d entries for capacity %d", len(st.order), st.capacity)
+	}
+}
+
+// TestSharedTicketKeys: two servers given the same --ticket-keys file
+// resume each other's sessions; rotating the file keeps old tickets valid
+// while the old key is listed, and drops them once it is not.
+func TestSharedTicketKeys(t *testing.T) {
+	old := reloadInterval
+	reloadInterval = 0
+	t.Cleanup(func() { reloadInterval = old })
+	f := newFixture(t)
+	keys := filepath.Join(f.dir, "ticket.keys")
+	k1, k2 := strings.Repeat("11", 32), strings.Repeat("22", 32)
+	must(t, os.WriteFile(keys, []byte(k1+"\n"), 0o600))
+	o := Options{Identities: []IdentityFiles{f.server}, TicketKeysFile: keys}
+	_, addr1 := start(t, o)
+	_, addr2 := start(t, o)
+	for _, v := range []uint16{tls.VersionTLS12, tls.VersionTLS13} {
+		c := f.client(-1, v)
+		if _, err := c.connect(addr1); err != nil {
+			t.Fatal(err)
+		}
+		if r, err := c.connect(addr2); err != nil || !r {
+			t.Fatalf("TLS %x: server 2 did not resume server 1's session: %v %v", v, r, err)
+		}
+	}
+	// Rotate: the new key encrypts, the old one still decrypts.
+	c := f.client(-1, tls.VersionTLS13)
+	c.cfg.ClientSessionCache = &stickyCache{}
+	if _, err := c.connect(addr1); err != nil {
+		t.Fatal(err)
+	}
+	must(t, os.WriteFile(keys, []byte(k2+"\n"+k1+"\n"), 0o600))
+	if r, err := c.connect(addr2); err != nil || !r {
+		t.Fatalf("after rotation with the old key kept: resumed %v, %v", r, err)
+	}
+	must(t, os.WriteFile(keys, []byte("# retired k1\n"+k2+"\n"), 0o600))
+	if r, err := c.connect(addr2); err != nil || r {
+		t.Fatalf("after retiring the old key: resumed %v, %v; want a full handshake", r, err)
+	}
+}
+
+func TestOptionsErrorsNameTheFile(t *testing.T) {
+	f := newFixture(t)
+	bad := filepath.Join(f.dir, "bad.keys")
+	must(t, os.WriteFile(bad, []byte("zz\n"), 0o600))
+	tests := []struct {
+		o    Options
+		want string
+	}{
+		{Options{Identities: []IdentityFiles{f.server}, TicketKeysFile: bad}, "bad.keys: line 1"},
+		{Options{Identities: []IdentityFiles{f.server}, TicketKeysFile: filepath.Join(f.dir, "missing")}, "--ticket-keys"},
+		{Options{Identities: []IdentityFiles{f.server}, SessionStore: "redis"}, "--session-store"},
+		{Options{Identities: []IdentityFiles{f.server}, RevokedFile: bad}, "--revoked applies to client certificates"},
+		{Options{Identities: []IdentityFiles{f.server}, Mutual: true}, "--client-ca"},
+	}
+	for _, tt := range tests {
+		_, err := NewFromOptions(tt.o)
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("options %+v: error %v, want one containing %q", tt.o, err, tt.want)
+		}
+	}
+}
