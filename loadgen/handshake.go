@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -142,6 +143,10 @@ func (e *IdentityError) Error() string {
 	return fmt.Sprintf("%s: the server saw client identities %v while the client presented %v: a session was resumed under another identity",
 		e.Case, e.Served, e.Presented)
 }
+
+// SaturationShare is the share of GOMAXPROCS the client may use before a
+// case is flagged as measuring the load generator rather than the server.
+const SaturationShare = 0.9
 
 // connResult is the outcome of one connection.
 type connResult struct {
@@ -368,6 +373,20 @@ func (r *caseRunner) measure(ctx context.Context) (*results.Record, error) {
 	}
 	if hc.Server != nil && srvErr != nil {
 		rec.Notes = append(rec.Notes, "server counters unavailable: "+srvErr.Error())
+	}
+	if total.wall > 0 && self.CPU > 0 && rec.Transport != "memory" {
+		// A client that uses (nearly) all the cores it may run on is
+		// measuring itself: the figures then describe the load
+		// generator, not the server.
+		cores := self.CPU.Seconds() / total.wall.Seconds()
+		if rec.Extra == nil {
+			rec.Extra = map[string]float64{}
+		}
+		rec.Extra["client_cores_used"] = cores
+		if limit := float64(runtime.GOMAXPROCS(0)); cores >= SaturationShare*limit {
+			rec.Notes = append(rec.Notes, fmt.Sprintf(
+				"load generator saturated: the client used %.2f of its %.0f cores; these figures describe the client, not the server", cores, limit))
+		}
 	}
 	if rec.Transport == "memory" {
 		// Both ends share the process: neither side's CPU can be told

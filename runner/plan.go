@@ -92,6 +92,9 @@ type Target struct {
 	Insecure bool
 	// CertFile and KeyFile are the client identity for mutual TLS.
 	CertFile, KeyFile string
+	// ServerPID, when set, is a local server process whose CPU time (with
+	// its descendants', e.g. nginx workers) is sampled from /proc.
+	ServerPID int
 	// ALPN protocols offered, e.g. ["http/1.1"].
 	ALPN []string
 	// Request is the exchange after each handshake (loadgen.Request*):
@@ -283,6 +286,9 @@ func (p *Plan) validateTarget() error {
 	}
 	if p.Mutual && p.Target.CertFile == "" {
 		return fmt.Errorf("--mutual with --target needs the client identity: --cert FILE --key FILE")
+	}
+	if p.Target.ServerPID < 0 {
+		return fmt.Errorf("--server-pid %d: not a process id", p.Target.ServerPID)
 	}
 	if p.ClientIdentities > 1 {
 		return fmt.Errorf("--client-identities: an external target is measured with the one identity of --cert/--key")

@@ -35,10 +35,19 @@ func (f *FailedCases) Error() string {
 // Unwrap lets errors.As find the individual failures.
 func (f *FailedCases) Unwrap() []error { return f.Errs }
 
-// ServerStartError is a built-in server that could not start.
-type ServerStartError struct{ Err error }
+// ServerStartError is a server that could not be started (the built-in
+// one) or prepared for (a target).
+type ServerStartError struct {
+	Target bool
+	Err    error
+}
 
-func (e *ServerStartError) Error() string { return "starting the built-in server: " + e.Err.Error() }
+func (e *ServerStartError) Error() string {
+	if e.Target {
+		return "target: " + e.Err.Error()
+	}
+	return "starting the built-in server: " + e.Err.Error()
+}
 
 func (e *ServerStartError) Unwrap() error { return e.Err }
 
@@ -100,7 +109,7 @@ func Run(ctx context.Context, p Plan, emit func(*results.Record) error) error {
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
-			return &ServerStartError{Err: err}
+			return &ServerStartError{Target: p.Target.Addr != "", Err: err}
 		}
 		for k := i; k < j; k++ {
 			rec, err := st.runCase(ctx, cases[k], k+1, len(cases), srv)
@@ -177,7 +186,7 @@ func (st *runState) setupTarget() error {
 	if t.CAFile != "" {
 		certs, err := pki.LoadCertsPEM(t.CAFile)
 		if err != nil {
-			return &ServerStartError{Err: fmt.Errorf("--ca: %w", err)}
+			return &ServerStartError{Target: true, Err: fmt.Errorf("--ca: %w", err)}
 		}
 		st.roots = x509.NewCertPool()
 		for _, c := range certs {
@@ -187,7 +196,7 @@ func (st *runState) setupTarget() error {
 	if t.CertFile != "" {
 		id, err := pki.LoadIdentityPEM(t.CertFile, t.KeyFile)
 		if err != nil {
-			return &ServerStartError{Err: fmt.Errorf("--cert/--key: %w", err)}
+			return &ServerStartError{Target: true, Err: fmt.Errorf("--client-cert/--client-key: %w", err)}
 		}
 		cert := id.TLSCertificate()
 		st.identities = []clientIdentity{{cert: &cert, scope: pki.ThumbprintHex(id.Leaf), key: server.IdentityKey(id.Leaf)}}
@@ -206,7 +215,15 @@ type builtin struct {
 func (st *runState) startServer(ctx context.Context, kt pki.KeyType, transport string) (*builtin, error) {
 	p := st.plan
 	if p.Target.Addr != "" {
-		return &builtin{dialer: loadgen.TCPDialer{Addr: p.Target.Addr}, close: func() error { return nil }}, nil
+		b := &builtin{dialer: loadgen.TCPDialer{Addr: p.Target.Addr}, close: func() error { return nil }}
+		if pid := p.Target.ServerPID; pid > 0 {
+			obs := loadgen.ProcessCPU{PID: pid}
+			if _, err := obs.Snapshot(); err != nil {
+				return nil, err
+			}
+			b.observer = obs
+		}
+		return b, nil
 	}
 	id, err := st.ca.IssueServer(nil, pki.WithKeyType(kt))
 	if err != nil {

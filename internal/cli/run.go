@@ -98,6 +98,7 @@ func defineRunFlags(fs *flagSet) *runFlags {
 	fs.BoolVar(&f.target.Insecure, "insecure", false, "with --target: do not verify the server's certificate (recorded in the results)")
 	fs.StringVar(&f.target.CertFile, "client-cert", "", "with --target: client certificate chain `FILE` (PEM) for mutual TLS")
 	fs.StringVar(&f.target.KeyFile, "client-key", "", "with --target: client private key `FILE` (PEM)")
+	fs.IntVar(&f.target.ServerPID, "server-pid", 0, "with --target: `PID` of a local server whose CPU (with its child processes, e.g. nginx workers) is sampled from /proc")
 	fs.Var(listFlag[string]{&f.target.ALPN, parseALPN, nil}, "alpn", "with --target: ALPN protocols offered, e.g. http/1.1")
 	fs.StringVar(&f.target.Request, "request", "", "with --target: what proves the connection and collects TLS 1.3 tickets: ping (1-byte echo), line (a line echoed, e.g. openssl s_server -rev), http (HEAD /), none (default: http with --alpn http/1.1, else ping)")
 	return f
@@ -177,7 +178,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			}
 		}
 	} else {
-		for _, name := range []string{"sni", "ca", "insecure", "client-cert", "client-key", "alpn", "request"} {
+		for _, name := range []string{"sni", "ca", "insecure", "client-cert", "client-key", "alpn", "request", "server-pid"} {
 			if fs.isSet(name) {
 				return usagef("--%s applies to an external server: add --target host:port", name)
 			}
@@ -203,7 +204,9 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return usagef("--format: %v", err)
 	}
+	measured := 0
 	runErr := runner.Run(ctx, plan, func(rec *results.Record) error {
+		measured++
 		prog.caseDone(rec)
 		if out != nil {
 			if err := out.Write(rec); err != nil {
@@ -213,8 +216,10 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return stream.Add(rec)
 	})
 	prog.finish()
-	if err := stream.Close(); err != nil {
-		return errors.Join(runErr, err)
+	if measured > 0 || runErr == nil {
+		if err := stream.Close(); err != nil {
+			return errors.Join(runErr, err)
+		}
 	}
 	var startErr *runner.ServerStartError
 	if errors.As(runErr, &startErr) {
