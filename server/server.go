@@ -219,15 +219,7 @@ func (s *Server) Counters() Counters {
 	c.Identities = cloneCounts(s.identities)
 	s.mu.Unlock()
 	if p := s.policy; p != nil {
-		c.Declined = cloneCounts(map[string]int64{"revoked": p.declinedRevoked.Load(), "unknown": p.declinedUnknown.Load()})
-		for k, v := range c.Declined {
-			if v == 0 {
-				delete(c.Declined, k)
-			}
-		}
-		if len(c.Declined) == 0 {
-			c.Declined = nil
-		}
+		c.Declined = subCounts(map[string]int64{"revoked": p.declinedRevoked.Load(), "unknown": p.declinedUnknown.Load()}, nil)
 	}
 	return c
 }
