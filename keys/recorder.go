@@ -1,0 +1,138 @@
+package keys
+
+import (
+	"net"
+	"sync"
+	"sync/atomic"
+)
+
+// RecordClientHello wraps a server-side connection so that the Manager can
+// read the raw ClientHello: crypto/tls parses signature_algorithms_cert but
+// does not expose it. Wrap before handing the connection to crypto/tls:
+//
+//	tc := tls.Server(keys.RecordClientHello(c), cfg)
+//
+// ClientHelloInfo.Conn is then the wrapper, which is how GetCertificate
+// finds it. The wrapper copies what is read until the first ClientHello is
+// complete (one small allocation per connection) and afterwards only checks
+// an atomic flag per Read. After a HelloRetryRequest crypto/tls chooses the
+// certificate with the second ClientHello; the recorder keeps the first,
+// which RFC 8446 section 4.1.2 requires to carry the same signature
+// algorithms.
+//
+// The wrapper forwards everything else to c; NetConn returns c, for code
+// that needs the socket underneath (kTLS).
+func RecordClientHello(c net.Conn) net.Conn {
+	if h, ok := c.(*helloConn); ok {
+		return h
+	}
+	return &helloConn{Conn: c}
+}
+
+// RecordingListener wraps every connection ln accepts with
+// RecordClientHello.
+func RecordingListener(ln net.Listener) net.Listener { return recordingListener{ln} }
+
+type recordingListener struct{ net.Listener }
+
+func (l recordingListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	return RecordClientHello(c), nil
+}
+
+// Rejection returns why the Manager refused to choose an identity for the
+// handshake on c (a *NoIdentityError), or nil. c is the connection given
+// to RecordClientHello, the wrapper itself, or a *tls.Conn over it. It lets
+// a server log its own reason next to crypto/tls's error, which for a
+// rejection is a generic "no cipher suite" or "unsupported certificate".
+func Rejection(c net.Conn) error {
+	h := helloConnOf(c)
+	if h == nil {
+		return nil
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.rejection == nil {
+		return nil // not a typed nil
+	}
+	return h.rejection
+}
+
+type helloConn struct {
+	net.Conn
+
+	done atomic.Bool // the ClientHello is complete, or the stream is not TLS
+
+	mu        sync.Mutex
+	buf       []byte
+	msg       []byte // the ClientHello message, once complete
+	err       error  // why there is no msg
+	rejection *NoIdentityError
+}
+
+// NetConn returns the wrapped connection, as tls.Conn.NetConn does.
+func (h *helloConn) NetConn() net.Conn { return h.Conn }
+
+func (h *helloConn) Read(p []byte) (int, error) {
+	n, err := h.Conn.Read(p)
+	if n > 0 && !h.done.Load() {
+		h.record(p[:n])
+	}
+	return n, err
+}
+
+func (h *helloConn) record(b []byte) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.done.Load() {
+		return
+	}
+	h.buf = append(h.buf, b...)
+	msg, err := clientHelloFromRecords(h.buf)
+	if err == errIncomplete {
+		return
+	}
+	// msg may alias buf; buf is not appended to again.
+	h.msg, h.err = msg, err
+	h.done.Store(true)
+}
+
+// clientHello returns the recorded ClientHello message, or nil with the
+// reason.
+func (h *helloConn) clientHello() ([]byte, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.msg != nil {
+		return h.msg, nil
+	}
+	if h.err != nil {
+		return nil, h.err
+	}
+	return nil, errIncomplete
+}
+
+func (h *helloConn) setRejection(err *NoIdentityError) {
+	h.mu.Lock()
+	h.rejection = err
+	h.mu.Unlock()
+}
+
+// helloConnOf finds the recorder in c or under it, following NetConn as
+// tls.Conn, the recorder and kTLS's RecordConn provide it. The depth limit
+// guards against a wrapper that returns itself.
+func helloConnOf(c net.Conn) *helloConn {
+	for range 8 {
+		switch x := c.(type) {
+		case *helloConn:
+			return x
+		case interface{ NetConn() net.Conn }:
+			c = x.NetConn()
+		default:
+			return nil
+		}
+	}
+	return nil
+}
