@@ -70,6 +70,7 @@ func commands() []command {
 	return []command{
 		{"run", "run a handshake benchmark matrix (against the built-in server by default)", runCmd},
 		{"serve", "run the built-in TLS server alone, for external clients", serveCmd},
+		{"pki", "write a test PKI: CA, server and client identities as PEM and PKCS#12", pkiCmd},
 		{"version", "print the version", versionCmd},
 	}
 }
