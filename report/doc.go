@@ -33,9 +33,22 @@
 //     the environment as configuration lines, so that benchstat
 //     (golang.org/x/perf/cmd/benchstat) can summarize and compare tlsbench
 //     results like any Go benchmark. See benchfmt.go for names and units.
+//   - html: one self-contained page (inline SVG charts, no script, nothing
+//     fetched): the environment, the tables of the table format, and charts
+//     of per-handshake time, resumption rate and handshakes/s against
+//     concurrency, client and server CPU per handshake, latency percentile
+//     curves from the HDR histograms and throughput against buffer size.
+//     [RenderHTML] overlays a baseline and a candidate. See html.go.
+//
+// [Compare] compares a candidate's records with a baseline's, case by case
+// (tlsbench compare, run --baseline): the ratio of means with its standard
+// deviation, a Mann-Whitney U test, the change in allocations, a verdict,
+// and a loud flag where the two sides resumed at different rates.
+// [RenderComparison] lays the result out as table, markdown, json or csv,
+// and [Comparison.CheckRegressions] is the CI gate.
 //
 // [Render] writes a whole report. A [Stream] takes records one at a time,
 // for a run that reports each case as it finishes: json, csv and benchfmt
-// are written as records arrive, table and markdown once, on Close, because
-// their column widths and footnotes depend on every record.
+// are written as records arrive, table, markdown and html once, on Close,
+// because their column widths, footnotes and charts depend on every record.
 package report

@@ -14,9 +14,12 @@ import (
 // A document is the content of a report for people, independent of how it
 // is laid out: the table and markdown formats render the same document.
 type document struct {
-	env     []keyValue // the environment of the first record
-	envNote string     // set when records differ in environment
-	blocks  []block
+	env []keyValue // the environment of the first record
+	// envTitle heads env in formats that title it ("Environment" when
+	// empty); a comparison's header lines are not an environment.
+	envTitle string
+	envNote  string // set when records differ in environment
+	blocks   []block
 }
 
 type keyValue struct{ key, value string }

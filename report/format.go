@@ -19,9 +19,10 @@ const (
 	CSV      Format = "csv"      // one row per record, scalar fields only
 	JSON     Format = "json"     // JSON lines, identical to the results file
 	Benchfmt Format = "benchfmt" // Go benchmark format, readable by benchstat
+	HTML     Format = "html"     // one self-contained page with charts
 )
 
-var formats = []Format{Table, Markdown, CSV, JSON, Benchfmt}
+var formats = []Format{Table, Markdown, CSV, JSON, Benchfmt, HTML}
 
 // Formats returns the known formats in the order they are documented.
 func Formats() []Format {
@@ -47,8 +48,9 @@ func formatList() string {
 }
 
 // Streams reports whether f writes each record as soon as it is added to a
-// [Stream] (json, csv, benchfmt). The others (table, markdown) need every
-// record to lay out their columns and write everything on Close.
+// [Stream] (json, csv, benchfmt). The others (table, markdown, html) need
+// every record to lay out their columns and charts and write everything on
+// Close.
 func (f Format) Streams() bool {
 	switch f {
 	case JSON, CSV, Benchfmt:
@@ -78,7 +80,7 @@ func Render(w io.Writer, f Format, recs []results.Record) error {
 type Stream struct {
 	w      io.Writer
 	f      Format
-	recs   []results.Record // table, markdown: everything is written on Close
+	recs   []results.Record // table, markdown, html: everything is written on Close
 	enc    recordEncoder    // streaming formats
 	closed bool
 }
@@ -94,7 +96,7 @@ type recordEncoder interface {
 func NewStream(w io.Writer, f Format) (*Stream, error) {
 	s := &Stream{w: w, f: f}
 	switch f {
-	case Table, Markdown:
+	case Table, Markdown, HTML:
 	case JSON:
 		s.enc = &jsonEncoder{w: w}
 	case CSV:
@@ -120,8 +122,8 @@ func (s *Stream) Add(rec *results.Record) error {
 	return nil
 }
 
-// Close writes what is left of the report: everything for table and
-// markdown, the header of a CSV file that had no records. It does not close
+// Close writes what is left of the report: everything for table, markdown
+// and html, the header of a CSV file that had no records. It does not close
 // the underlying writer.
 func (s *Stream) Close() error {
 	if s.closed {
@@ -133,6 +135,8 @@ func (s *Stream) Close() error {
 		return writeText(s.w, buildDocument(s.recs))
 	case Markdown:
 		return writeMarkdown(s.w, buildDocument(s.recs))
+	case HTML:
+		return RenderHTML(s.w, Run{Records: s.recs})
 	}
 	return s.enc.close()
 }

@@ -20,7 +20,11 @@ func writeMarkdown(w io.Writer, d document) error {
 	}
 	if len(d.env) > 0 {
 		sep()
-		bw.WriteString("### Environment\n\n")
+		title := d.envTitle
+		if title == "" {
+			title = "Environment"
+		}
+		bw.WriteString("### " + title + "\n\n")
 		for _, kv := range d.env {
 			bw.WriteString("- **" + kv.key + ":** " + mdEscape(kv.value) + "\n")
 		}
@@ -35,6 +39,9 @@ func writeMarkdown(w io.Writer, d document) error {
 		}
 		if b.table != nil {
 			writeMarkdownTable(bw, b.table)
+			if len(b.items) > 0 {
+				bw.WriteString("\n") // a list right under a table would be read as a row
+			}
 		}
 		for _, item := range b.items {
 			if b.title != "" {

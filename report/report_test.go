@@ -234,7 +234,7 @@ func TestParseFormat(t *testing.T) {
 			t.Errorf("ParseFormat(%q) = %q, %v", f, got, err)
 		}
 	}
-	for _, s := range []string{"", "xml", "Table", " json", "html"} {
+	for _, s := range []string{"", "xml", "Table", " json", "HTML"} {
 		_, err := ParseFormat(s)
 		if err == nil {
 			t.Errorf("ParseFormat(%q) succeeded", s)
@@ -263,6 +263,12 @@ func TestNoRecords(t *testing.T) {
 	}
 	for _, f := range Formats() {
 		got := string(render(t, f, nil))
+		if f == HTML {
+			if !strings.Contains(got, "<p class=\"missing\">no results</p>") {
+				t.Errorf("html without records does not say \"no results\"")
+			}
+			continue
+		}
 		if f == CSV {
 			if !strings.HasPrefix(got, "name,kind,") || strings.Count(got, "\n") != 1 {
 				t.Errorf("csv without records = %q, want the header row only", got)

@@ -93,3 +93,15 @@ func uTestMinSamples(alpha float64) int {
 	}
 	return maxN + 1
 }
+
+// MinSamples is the smallest number of values per sample with which the
+// U test of [Compare] can reach significance level alpha at all (two
+// equal-size, completely separated samples). A report that says "too few
+// samples" uses it to say how many iterations would be enough, which is
+// the actionable part of the verdict.
+func MinSamples(alpha float64) int {
+	if !(alpha > 0 && alpha < 1) {
+		alpha = benchmath.DefaultThresholds.CompareAlpha
+	}
+	return uTestMinSamples(alpha)
+}

@@ -212,3 +212,14 @@ func TestUTestMinSamples(t *testing.T) {
 		}
 	}
 }
+
+func TestMinSamples(t *testing.T) {
+	for _, tt := range []struct {
+		alpha float64
+		want  int
+	}{{0.05, 4}, {0.01, 5}, {0, 4}, {2, 4}, {math.NaN(), 4}, {0.2, 3}} {
+		if got := MinSamples(tt.alpha); got != tt.want {
+			t.Errorf("MinSamples(%v) = %d, want %d", tt.alpha, got, tt.want)
+		}
+	}
+}

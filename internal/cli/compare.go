@@ -1,0 +1,201 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/tlsbench/tlsbench/report"
+	"github.com/tlsbench/tlsbench/results"
+)
+
+const compareUsage = `Usage: tlsbench compare [flags] BASE CANDIDATE
+
+Compares two results files case by case (cases are paired by name): the
+baseline's and the candidate's mean ± error, the ratio candidate/baseline
+with its standard deviation (RatioSD), the change in allocations, the
+p-value of a Mann-Whitney U test on the per-iteration samples, and a
+verdict: faster, slower, no significant change, or too few samples (then
+rerun with more --iterations; no p-value is made up). Cases found in one
+file only are listed. A case whose two sides resumed at different rates is
+flagged loudly: its time comparison compares different handshake mixes.
+
+With --fail-on-regression, tlsbench exits 1 when any case is significantly
+slower than the baseline by more than the given percentage: a CI gate.
+
+Examples:
+  tlsbench compare before.jsonl after.jsonl
+  tlsbench compare --format markdown before.jsonl after.jsonl >> $GITHUB_STEP_SUMMARY
+  tlsbench compare --fail-on-regression 5% --alpha 0.01 main.jsonl pr.jsonl
+
+Flags:
+`
+
+// compareFlags are the flags of a comparison, shared by compare and (for
+// run --baseline) run.
+type compareFlags struct {
+	alpha     float64
+	threshold float64 // a fraction; meaningful when gate is set
+	gate      bool
+}
+
+func defineCompareFlags(fs *flagSet) *compareFlags {
+	cf := &compareFlags{}
+	fs.Float64Var(&cf.alpha, "alpha", report.DefaultAlpha, "significance level of the Mann-Whitney U test, between 0 and 1")
+	fs.Var(&percentFlag{&cf.threshold, &cf.gate}, "fail-on-regression", "exit 1 when a case is significantly slower than the baseline by more than `PCT`, e.g. 5%")
+	return cf
+}
+
+// validate checks the comparison flags; call it after parsing, before
+// reading any file.
+func (cf *compareFlags) validate() error {
+	if !(cf.alpha > 0 && cf.alpha < 1) {
+		return usagef("--alpha %v: want a significance level between 0 and 1 (exclusive), e.g. 0.05", cf.alpha)
+	}
+	return nil
+}
+
+// compare compares cand with base as the flags say.
+func (cf *compareFlags) compare(base, cand []results.Record, baseName, candName string) *report.Comparison {
+	return report.Compare(base, cand, report.CompareOptions{Alpha: cf.alpha, BaseName: baseName, CandName: candName})
+}
+
+// finish warns on stderr about resumption differences (they are in the
+// report too, but a CI log shows stderr even when stdout went to a file)
+// and applies the regression gate: a *report.RegressionError, which exits
+// 1, when it fails.
+func (cf *compareFlags) finish(c *report.Comparison, stderr io.Writer) error {
+	if mm := c.ResumptionMismatches(); len(mm) > 0 {
+		names := make([]string, len(mm))
+		for i, cc := range mm {
+			names[i] = fmt.Sprintf("%s (%s vs %s)", cc.Name, pct(cc.Base.ResumptionRate), pct(cc.Cand.ResumptionRate))
+		}
+		fmt.Fprintf(stderr, "tlsbench: WARNING: baseline and candidate resumed at different rates in %d case(s); their comparison is meaningless: %s\n",
+			len(mm), strings.Join(names, ", "))
+	}
+	if !cf.gate {
+		return nil
+	}
+	if len(c.Cases) == 0 {
+		return errors.New("regression gate: no case is in both files, so nothing was checked; do the case names match?")
+	}
+	return c.CheckRegressions(cf.threshold)
+}
+
+func pct(f float64) string {
+	return strings.TrimSuffix(strconv.FormatFloat(f*100, 'f', 1, 64), ".0") + "%"
+}
+
+// percentFlag is a percentage given with its % sign ("5%", "2.5%"), stored
+// as a fraction. The sign is required: "5" could mean 5% or 500%.
+type percentFlag struct {
+	frac *float64
+	set  *bool
+}
+
+func (p *percentFlag) String() string {
+	if p.frac == nil || p.set == nil || !*p.set {
+		return ""
+	}
+	return strconv.FormatFloat(*p.frac*100, 'f', -1, 64) + "%"
+}
+
+func (p *percentFlag) Set(s string) error {
+	num, ok := strings.CutSuffix(strings.TrimSpace(s), "%")
+	if !ok {
+		return fmt.Errorf("%q needs a %% sign, e.g. 5%%", s)
+	}
+	v, err := strconv.ParseFloat(strings.TrimSpace(num), 64)
+	if err != nil || v < 0 || math.IsInf(v, 0) || math.IsNaN(v) {
+		return fmt.Errorf("%q is not a percentage of 0%% or more, e.g. 5%%", s)
+	}
+	*p.frac, *p.set = v/100, true
+	return nil
+}
+
+// loadBaseline reads run's --baseline file before any work is done, so
+// that a wrong path fails in a second rather than after the run.
+func loadBaseline(path string) ([]results.Record, error) {
+	recs, err := readResults(path, os.Stdin)
+	if err != nil {
+		var ue *UsageError
+		if errors.As(err, &ue) {
+			return nil, usagef("--baseline: %s", ue.Msg)
+		}
+		return nil, err
+	}
+	if len(recs) == 0 {
+		return nil, usagef("--baseline %s holds no results; nothing to compare with", path)
+	}
+	return recs, nil
+}
+
+// compareAfterRun is run --baseline: it compares the records just measured
+// with the baseline's and applies the gate. The comparison follows the
+// report on stdout when that is a table or markdown; after json, csv,
+// benchfmt or html, which programs read, it goes to stderr as a table, so
+// that stdout stays one format.
+func (cf *compareFlags) compareAfterRun(stdout, stderr io.Writer, f report.Format, baseName string, base, cand []results.Record) error {
+	c := cf.compare(base, cand, baseName, "this run")
+	w, cmpFormat := stdout, f
+	if f != report.Table && f != report.Markdown {
+		w, cmpFormat = stderr, report.Table
+	}
+	fmt.Fprintln(w)
+	if err := report.RenderComparison(w, cmpFormat, c); err != nil {
+		return err
+	}
+	return cf.finish(c, stderr)
+}
+
+func compareCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("compare", stdout, nil)
+	fs.usage = func(w io.Writer) {
+		io.WriteString(w, compareUsage)
+		fs.printFlags(w)
+	}
+	cf := defineCompareFlags(fs)
+	format := fs.String("format", "table", "`FORMAT` of the comparison: table, markdown, json, csv")
+	out := fs.String("o", "", "write the comparison to `FILE` instead of standard output")
+	files, err := parseWithArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	f, err := report.ParseCompareFormat(*format)
+	if err != nil {
+		return usagef("--format: %v", err)
+	}
+	if err := cf.validate(); err != nil {
+		return err
+	}
+	if len(files) != 2 {
+		return usagef("want two results files, BASE and CANDIDATE, got %d; usage: tlsbench compare [flags] BASE CANDIDATE", len(files))
+	}
+	if files[0] == "-" && files[1] == "-" {
+		return usagef("BASE and CANDIDATE cannot both be standard input (-)")
+	}
+	var sides [2][]results.Record
+	for i, name := range files {
+		if sides[i], err = readResults(name, os.Stdin); err != nil {
+			return err
+		}
+		if len(sides[i]) == 0 {
+			return usagef("results file %s holds no results; nothing to compare", name)
+		}
+	}
+	c := cf.compare(sides[0], sides[1], files[0], files[1])
+	var buf bytes.Buffer
+	if err := report.RenderComparison(&buf, f, c); err != nil {
+		return err
+	}
+	if err := writeOutput(*out, "-o", buf.Bytes(), stdout); err != nil {
+		return err
+	}
+	return cf.finish(c, stderr)
+}

@@ -1,0 +1,157 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/tlsbench/tlsbench/report"
+	"github.com/tlsbench/tlsbench/results"
+)
+
+const reportUsage = `Usage: tlsbench report [flags] FILE...
+
+Renders results files (JSON lines, as written by 'tlsbench run --out') as a
+report. With several files their records are concatenated, except for
+--format html, where two files are a baseline and a candidate drawn over
+each other (and compared). "-" reads standard input.
+
+Formats:
+  table     aligned text for a terminal (the default)
+  markdown  GitHub-flavoured Markdown tables
+  csv       one row per case, the results file's field names as header
+  json      JSON lines, the results file's own encoding (filters and merges losslessly)
+  benchfmt  Go's benchmark format, for benchstat
+  html      one self-contained page with charts; works offline
+
+Examples:
+  tlsbench report results.jsonl
+  tlsbench report --format html -o report.html results.jsonl
+  tlsbench report --format html -o ab.html before.jsonl after.jsonl
+  tlsbench report --format benchfmt old.jsonl > old.txt
+  benchstat -ignore tlsbench old.txt new.txt   # -ignore: the tlsbench versions differ
+
+Flags:
+`
+
+func reportCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("report", stdout, nil)
+	fs.usage = func(w io.Writer) {
+		io.WriteString(w, reportUsage)
+		fs.printFlags(w)
+	}
+	format := fs.String("format", "table", "`FORMAT` of the report: table, markdown, csv, json, benchfmt, html")
+	out := fs.String("o", "", "write the report to `FILE` instead of standard output")
+	files, err := parseWithArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	f, err := report.ParseFormat(*format)
+	if err != nil {
+		return usagef("--format: %v", err)
+	}
+	if len(files) == 0 {
+		return usagef("no results file given; usage: tlsbench report [flags] FILE... (see 'tlsbench report --help')")
+	}
+	if f == report.HTML && len(files) > 2 {
+		return usagef("--format html: %d files given; give one, or two (baseline and candidate) to overlay them; to combine runs first: tlsbench report --format json a.jsonl b.jsonl c.jsonl > all.jsonl", len(files))
+	}
+	runs := make([]report.Run, len(files))
+	for i, name := range files {
+		recs, err := readResults(name, os.Stdin)
+		if err != nil {
+			return err
+		}
+		runs[i] = report.Run{Name: name, Records: recs}
+	}
+
+	// Render into memory first, so that a failure leaves no half-written
+	// -o file behind and an existing one is not truncated for nothing.
+	var buf bytes.Buffer
+	if f == report.HTML {
+		err = report.RenderHTML(&buf, runs...)
+	} else {
+		var all []results.Record
+		for _, r := range runs {
+			all = append(all, r.Records...)
+		}
+		err = report.Render(&buf, f, all)
+	}
+	if err != nil {
+		return err
+	}
+	return writeOutput(*out, "-o", buf.Bytes(), stdout)
+}
+
+// parseWithArgs parses flags that may come before, between or after the
+// positional arguments ("report a.jsonl --format html" works, as people
+// type it), and returns the positional arguments. A "--" ends the flags.
+func parseWithArgs(fs *flagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		err := fs.FlagSet.Parse(args)
+		if errors.Is(err, flag.ErrHelp) {
+			fs.usage(fs.out)
+			return nil, errHelp
+		}
+		if err != nil {
+			return nil, usagef("%s (see 'tlsbench %s --help')", rewriteFlagError(err.Error()), fs.cmd)
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return pos, nil
+		}
+		consumed := len(args) - len(rest)
+		if consumed > 0 && args[consumed-1] == "--" {
+			return append(pos, rest...), nil
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+}
+
+// readResults reads a results file ("-": stdin). Anything wrong with it is
+// a usage error naming the file and, for bad content, the line.
+func readResults(name string, stdin io.Reader) ([]results.Record, error) {
+	var (
+		recs []results.Record
+		err  error
+	)
+	if name == "-" {
+		recs, err = results.Decode(stdin)
+		if err != nil {
+			err = fmt.Errorf("standard input: %w", err)
+		}
+	} else {
+		recs, err = results.ReadFile(name)
+	}
+	if err != nil {
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			return nil, usagef("results file %s: %v", name, pe.Err)
+		}
+		return nil, usagef("results file %v; is it a tlsbench results file (tlsbench run --out)?", err)
+	}
+	return recs, nil
+}
+
+// writeOutput writes data to the file named by flag, or to stdout when the
+// flag was not given.
+func writeOutput(path, flagName string, data []byte, stdout io.Writer) error {
+	if path == "" || path == "-" {
+		_, err := stdout.Write(data)
+		return err
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return usagef("%s %s: %v", flagName, path, err)
+	}
+	return nil
+}

@@ -1,0 +1,473 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/tlsbench/tlsbench/results"
+	"github.com/tlsbench/tlsbench/stats"
+)
+
+// A/B comparison of two sets of results (tlsbench compare, run --baseline).
+//
+// Every number is derived from the records: per-iteration samples
+// (samples_us) for handshake cases, the MB/s of each record for throughput
+// cases. The comparison is data ([Comparison]); [RenderComparison] lays it
+// out, and [Comparison.CheckRegressions] is the CI gate, so that a caller
+// without the CLI (or `run --baseline`) gets the same verdicts.
+
+// Defaults of [CompareOptions].
+const (
+	// DefaultAlpha is the significance level of the U test, benchstat's.
+	DefaultAlpha = 0.05
+	// DefaultResumptionTolerance is how far (as a fraction, 0.01 = one
+	// percentage point) the two sides' resumption rates may differ before a
+	// case is flagged. A resumed handshake costs about a third of a full
+	// one, so a few points of resumption move the mean by more than most
+	// changes being measured: the tolerance is small on purpose.
+	DefaultResumptionTolerance = 0.01
+)
+
+// CompareOptions configures [Compare]. The zero value uses the defaults.
+type CompareOptions struct {
+	// Alpha is the significance level of the Mann-Whitney U test, in
+	// (0, 1); 0 means DefaultAlpha.
+	Alpha float64
+	// ResumptionTolerance is the largest difference between the two
+	// sides' resumption rates (a fraction) that is not flagged; 0 means
+	// DefaultResumptionTolerance, a negative value flags any difference.
+	ResumptionTolerance float64
+	// BaseName and CandName name the two sides in reports (for example
+	// their file names); empty means "baseline" and "candidate".
+	BaseName, CandName string
+}
+
+// Verdict is the outcome of comparing one case.
+type Verdict string
+
+// The verdicts. Faster and Slower are only given when the U test finds the
+// difference significant; the direction is that of the mean, in the sense
+// of the case's unit (less time per handshake, more MB/s is faster).
+const (
+	Faster   Verdict = "faster"
+	Slower   Verdict = "slower"
+	NoChange Verdict = "no significant change"
+	// TooFewSamples: with this many samples the test could not have
+	// reached Alpha however different they were; rerun with more
+	// iterations. No p-value is made up for a side without samples.
+	TooFewSamples Verdict = "too few samples"
+	// NotComparable: the two records are of different kinds, or a sample
+	// holds a broken (NaN) value.
+	NotComparable Verdict = "not comparable"
+)
+
+// Side is one side (baseline or candidate) of a compared case. When a
+// results file holds several records of the same name (runs concatenated
+// to get more samples), they are pooled: their samples are joined, their
+// counts added.
+type Side struct {
+	// Records is how many records of the name were pooled.
+	Records int
+	// N is the number of samples the test used: per-iteration values of a
+	// handshake case (a record without samples_us counts its mean once),
+	// one MB/s value per record of a throughput case.
+	N int
+	// Mean and Error (half-width of the 99.9% confidence interval, as in
+	// every tlsbench report) of the samples, in the case's unit. Error is
+	// NaN with fewer than two samples; Mean is NaN without samples.
+	Mean, Error float64
+	// Resume is whether the case asked for resumption (from the first
+	// pooled record); Handshakes and Resumed are summed over the records,
+	// and ResumptionRate is Resumed/Handshakes (the first record's rate
+	// when no handshakes were counted).
+	Resume         bool
+	Handshakes     int64
+	Resumed        int64
+	ResumptionRate float64
+	// AllocBytes is the client's allocation per handshake, weighted by
+	// handshakes over the pooled records; NaN for throughput cases.
+	AllocBytes float64
+	// Errors is the number of failed connections, summed.
+	Errors int64
+}
+
+// CaseComparison compares one case present on both sides.
+type CaseComparison struct {
+	Name string
+	Kind string // the baseline's kind; see Notes when the candidate's differs
+	// Unit of Mean and Error: "µs/hs" (handshake) or "MB/s" (throughput).
+	Unit string
+	// HigherIsBetter is true for throughput (MB/s), false for time.
+	HigherIsBetter bool
+	Base, Cand     Side
+	// Ratio is mean(candidate)/mean(baseline), RatioSD its standard
+	// deviation (see stats.Comparison: NaN with fewer than two samples per
+	// side), P the U test's p-value (NaN when there was no test).
+	Ratio, RatioSD, P float64
+	// Change is Ratio-1: the relative change of the mean in the case's
+	// unit (+0.10: the mean is 10% higher).
+	Change float64
+	// Slowdown is the relative increase in the time the work takes:
+	// Ratio-1 for a time, 1/Ratio-1 for a rate. +0.05 is 5% slower,
+	// negative is faster. --fail-on-regression compares it with its
+	// threshold, so that the gate means the same for both kinds of case.
+	Slowdown float64
+	// AllocDelta is the change in allocated bytes per handshake
+	// (candidate - baseline); NaN for throughput cases.
+	AllocDelta float64
+	// MinSamples is how many samples per side the test needs to be able
+	// to reach Alpha; meaningful when Verdict is TooFewSamples.
+	MinSamples int
+	Verdict    Verdict
+	// ResumptionDiffers flags a case whose two sides resumed at rates
+	// further apart than the tolerance, or of which one side asked for
+	// resumption and the other did not. Its time comparison compares
+	// different mixes of full and resumed handshakes and means nothing
+	// until the resumption difference is explained.
+	ResumptionDiffers bool
+	// Notes explain anything unusual about the case, in words.
+	Notes []string
+}
+
+// OneSided is a case present on one side only.
+type OneSided struct {
+	Name, Kind, Unit string
+	Side             Side
+}
+
+// Comparison is the comparison of a candidate's results with a baseline's.
+type Comparison struct {
+	Alpha               float64
+	ResumptionTolerance float64
+	BaseName, CandName  string
+	// BaseEnv and CandEnv are the environments of each side's first
+	// record; EnvDiffers names the fields in which they differ (a
+	// different CPU or kernel can explain a difference by itself).
+	BaseEnv, CandEnv results.Env
+	EnvDiffers       []string
+	// Cases holds every name present on both sides, in the baseline's
+	// order.
+	Cases []CaseComparison
+	// OnlyBase and OnlyCand are the cases found on one side only, in file
+	// order: listed, not dropped, since a case that disappeared is itself
+	// a finding.
+	OnlyBase, OnlyCand []OneSided
+}
+
+// Compare pairs the records of base and cand by name and compares each
+// pair. It never fails: what cannot be compared gets a verdict and a note
+// that say why.
+func Compare(base, cand []results.Record, opts CompareOptions) *Comparison {
+	c := &Comparison{
+		Alpha:               opts.Alpha,
+		ResumptionTolerance: opts.ResumptionTolerance,
+		BaseName:            opts.BaseName,
+		CandName:            opts.CandName,
+	}
+	if !(c.Alpha > 0 && c.Alpha < 1) {
+		c.Alpha = DefaultAlpha
+	}
+	switch {
+	case c.ResumptionTolerance == 0 || math.IsNaN(c.ResumptionTolerance):
+		c.ResumptionTolerance = DefaultResumptionTolerance
+	case c.ResumptionTolerance < 0:
+		c.ResumptionTolerance = 0
+	}
+	if c.BaseName == "" {
+		c.BaseName = "baseline"
+	}
+	if c.CandName == "" {
+		c.CandName = "candidate"
+	}
+	if len(base) > 0 {
+		c.BaseEnv = base[0].Env
+	}
+	if len(cand) > 0 {
+		c.CandEnv = cand[0].Env
+	}
+	if len(base) > 0 && len(cand) > 0 {
+		c.EnvDiffers = envDiff([]results.Record{{Env: c.BaseEnv}, {Env: c.CandEnv}})
+	}
+
+	bNames, bGroups := groupByName(base)
+	cNames, cGroups := groupByName(cand)
+	for _, name := range bNames {
+		b := bGroups[name]
+		cr, ok := cGroups[name]
+		if !ok {
+			c.OnlyBase = append(c.OnlyBase, oneSided(b))
+			continue
+		}
+		c.Cases = append(c.Cases, compareCase(b, cr, c.Alpha, c.ResumptionTolerance))
+	}
+	for _, name := range cNames {
+		if _, ok := bGroups[name]; !ok {
+			c.OnlyCand = append(c.OnlyCand, oneSided(cGroups[name]))
+		}
+	}
+	return c
+}
+
+// groupByName returns the distinct names of recs in order of first
+// appearance and the records of each.
+func groupByName(recs []results.Record) ([]string, map[string][]*results.Record) {
+	var names []string
+	groups := map[string][]*results.Record{}
+	for i := range recs {
+		r := &recs[i]
+		if _, ok := groups[r.Name]; !ok {
+			names = append(names, r.Name)
+		}
+		groups[r.Name] = append(groups[r.Name], r)
+	}
+	return names, groups
+}
+
+func isThroughput(kind string) bool { return kind == results.KindThroughput }
+
+func unitOf(kind string) string {
+	if isThroughput(kind) {
+		return "MB/s"
+	}
+	return "µs/hs"
+}
+
+// samplesOf are the values the U test compares: per-iteration µs per
+// handshake, or one MB/s per throughput record. The kind is the first
+// record's, so that a pool never mixes units.
+func samplesOf(recs []*results.Record, kind string) []float64 {
+	var xs []float64
+	for _, r := range recs {
+		if isThroughput(kind) {
+			if r.MBps != nil {
+				xs = append(xs, *r.MBps)
+			}
+			continue
+		}
+		switch {
+		case len(r.SamplesUS) > 0:
+			xs = append(xs, r.SamplesUS...)
+		case r.MeanUS > 0:
+			// Older or hand-made records without samples: the mean
+			// is one observation, as in the benchfmt output.
+			xs = append(xs, r.MeanUS)
+		}
+	}
+	return xs
+}
+
+func side(recs []*results.Record, kind string) (Side, []float64) {
+	xs := samplesOf(recs, kind)
+	sum := stats.Summarize(xs)
+	s := Side{
+		Records:    len(recs),
+		N:          len(xs),
+		Mean:       sum.Mean,
+		Error:      sum.Error,
+		Resume:     recs[0].Resume,
+		AllocBytes: math.NaN(),
+	}
+	var allocSum float64
+	for _, r := range recs {
+		s.Handshakes += r.Handshakes
+		s.Resumed += r.Resumed
+		s.Errors += r.Errors
+		allocSum += r.AllocBytes * float64(r.Handshakes)
+	}
+	if s.Handshakes > 0 {
+		s.ResumptionRate = float64(s.Resumed) / float64(s.Handshakes)
+	} else {
+		s.ResumptionRate = recs[0].ResumptionRate
+	}
+	if !isThroughput(kind) {
+		if s.Handshakes > 0 {
+			s.AllocBytes = allocSum / float64(s.Handshakes)
+		} else {
+			s.AllocBytes = recs[0].AllocBytes
+		}
+	}
+	return s, xs
+}
+
+func oneSided(recs []*results.Record) OneSided {
+	kind := recs[0].Kind
+	s, _ := side(recs, kind)
+	return OneSided{Name: recs[0].Name, Kind: kind, Unit: unitOf(kind), Side: s}
+}
+
+func compareCase(base, cand []*results.Record, alpha, tolerance float64) CaseComparison {
+	kind := base[0].Kind
+	cc := CaseComparison{
+		Name:           base[0].Name,
+		Kind:           kind,
+		Unit:           unitOf(kind),
+		HigherIsBetter: isThroughput(kind),
+		MinSamples:     stats.MinSamples(alpha),
+	}
+	var bx, cx []float64
+	cc.Base, bx = side(base, kind)
+	cc.Cand, cx = side(cand, kind)
+	if n := len(base); n > 1 {
+		cc.Notes = append(cc.Notes, fmt.Sprintf("baseline pools %d records of this name", n))
+	}
+	if n := len(cand); n > 1 {
+		cc.Notes = append(cc.Notes, fmt.Sprintf("candidate pools %d records of this name", n))
+	}
+
+	st := stats.Compare(bx, cx, alpha)
+	cc.Ratio, cc.RatioSD, cc.P = st.Ratio, st.RatioSD, st.P
+	cc.Change = cc.Ratio - 1
+	cc.Slowdown = cc.Change
+	if cc.HigherIsBetter {
+		cc.Slowdown = 1/cc.Ratio - 1
+	}
+	cc.AllocDelta = cc.Cand.AllocBytes - cc.Base.AllocBytes
+
+	switch {
+	case cand[0].Kind != kind:
+		cc.Verdict = NotComparable
+		cc.Notes = append(cc.Notes, fmt.Sprintf("baseline is a %s case, candidate a %s case", kind, cand[0].Kind))
+		cc.P = math.NaN()
+	case cc.Base.N == 0 || cc.Cand.N == 0:
+		cc.Verdict = TooFewSamples
+		cc.P = math.NaN()
+		cc.Notes = append(cc.Notes, fmt.Sprintf("no samples on the %s side: nothing to test", emptySides(cc.Base.N, cc.Cand.N)))
+	case math.IsNaN(cc.P) || math.IsNaN(cc.Ratio):
+		cc.Verdict = NotComparable
+		cc.Notes = append(cc.Notes, "a sample holds a value that is not a number; the results file is damaged")
+	case cc.P <= alpha && cc.Slowdown > 0:
+		cc.Verdict = Slower
+	case cc.P <= alpha && cc.Slowdown < 0:
+		cc.Verdict = Faster
+	case st.TooFew:
+		cc.Verdict = TooFewSamples
+	default:
+		cc.Verdict = NoChange
+	}
+	if cc.Verdict == TooFewSamples && cc.Base.N > 0 && cc.Cand.N > 0 {
+		what := "iterations (--iterations)"
+		if cc.HigherIsBetter {
+			what = "runs (concatenate results files)"
+		}
+		cc.Notes = append(cc.Notes, fmt.Sprintf("%d vs %d samples: the U test needs at least %d per side to reach alpha %s; rerun with more %s",
+			cc.Base.N, cc.Cand.N, cc.MinSamples, formatAlpha(alpha), what))
+	}
+
+	if !cc.HigherIsBetter {
+		d := math.Abs(cc.Base.ResumptionRate - cc.Cand.ResumptionRate)
+		if cc.Base.Resume != cc.Cand.Resume || d > tolerance {
+			cc.ResumptionDiffers = true
+		}
+	}
+	return cc
+}
+
+func emptySides(nb, nc int) string {
+	switch {
+	case nb == 0 && nc == 0:
+		return "baseline and candidate"
+	case nb == 0:
+		return "baseline"
+	}
+	return "candidate"
+}
+
+func formatAlpha(a float64) string { return fmt.Sprintf("%g", a) }
+
+// ResumptionMessage explains a flagged resumption difference in one line.
+func (cc *CaseComparison) ResumptionMessage() string {
+	if !cc.ResumptionDiffers {
+		return ""
+	}
+	b, c := cc.Base, cc.Cand
+	msg := fmt.Sprintf("%s: baseline resumed %s of handshakes, candidate %s", cc.Name, percent(b.ResumptionRate), percent(c.ResumptionRate))
+	switch {
+	case b.Resume != c.Resume:
+		msg += fmt.Sprintf(" (resumption was %s in the baseline and %s in the candidate)", askedFor(b.Resume), askedFor(c.Resume))
+	case b.Resume && (b.ResumptionRate == 0 || c.ResumptionRate == 0):
+		who := "baseline"
+		if c.ResumptionRate == 0 {
+			who = "candidate"
+		}
+		msg += fmt.Sprintf(": the %s did not resume at all, so this compares full handshakes with resumed ones", who)
+	default:
+		msg += ": the two sides measured different mixes of full and resumed handshakes"
+	}
+	return msg + "; the time comparison is meaningless until that is explained"
+}
+
+func askedFor(resume bool) string {
+	if resume {
+		return "asked for"
+	}
+	return "off"
+}
+
+// ResumptionMismatches returns the cases whose resumption rates differ
+// between the two sides (see CaseComparison.ResumptionDiffers).
+func (c *Comparison) ResumptionMismatches() []*CaseComparison {
+	var out []*CaseComparison
+	for i := range c.Cases {
+		if c.Cases[i].ResumptionDiffers {
+			out = append(out, &c.Cases[i])
+		}
+	}
+	return out
+}
+
+// Regressions returns the cases that are significantly slower than the
+// baseline (Verdict Slower) by more than threshold (a fraction: 0.05 is
+// 5%), judged by Slowdown.
+func (c *Comparison) Regressions(threshold float64) []*CaseComparison {
+	var out []*CaseComparison
+	for i := range c.Cases {
+		cc := &c.Cases[i]
+		if cc.Verdict == Slower && cc.Slowdown > threshold {
+			out = append(out, cc)
+		}
+	}
+	return out
+}
+
+// CheckRegressions is the CI gate of --fail-on-regression: it returns a
+// *RegressionError naming every case significantly slower than the
+// baseline by more than threshold, or nil.
+func (c *Comparison) CheckRegressions(threshold float64) error {
+	regs := c.Regressions(threshold)
+	if len(regs) == 0 {
+		return nil
+	}
+	return &RegressionError{Threshold: threshold, Alpha: c.Alpha, Cases: regs}
+}
+
+// RegressionError is a failed regression gate. It is a benchmark outcome,
+// not a usage error: tlsbench exits 1.
+type RegressionError struct {
+	Threshold float64 // as given, a fraction
+	Alpha     float64
+	Cases     []*CaseComparison
+}
+
+func (e *RegressionError) Error() string {
+	parts := make([]string, len(e.Cases))
+	for i, cc := range e.Cases {
+		parts[i] = fmt.Sprintf("%s (%s slower, p=%s)", cc.Name, signedPercent(cc.Slowdown), pValue(cc.P))
+	}
+	return fmt.Sprintf("regression gate: %d %s significantly slower than the baseline by more than %s (alpha %s): %s",
+		len(e.Cases), plural(int64(len(e.Cases)), "case is", "cases are"), thresholdPercent(e.Threshold), formatAlpha(e.Alpha), strings.Join(parts, ", "))
+}
+
+// thresholdPercent formats a gate threshold as it was likely given ("5%").
+func thresholdPercent(f float64) string {
+	return fmt.Sprintf("%g%%", math.Round(f*100*1e6)/1e6)
+}
+
+// Counts returns how many paired cases got each verdict.
+func (c *Comparison) Counts() map[Verdict]int {
+	m := map[Verdict]int{}
+	for _, cc := range c.Cases {
+		m[cc.Verdict]++
+	}
+	return m
+}

@@ -1,0 +1,466 @@
+package report
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/tlsbench/tlsbench/results"
+)
+
+// compareFormats are the formats a comparison can be rendered in. benchfmt
+// is not one: benchstat makes its own comparison from two benchfmt files.
+var compareFormats = []Format{Table, Markdown, JSON, CSV}
+
+// CompareFormats returns the formats [RenderComparison] accepts.
+func CompareFormats() []Format { return append([]Format(nil), compareFormats...) }
+
+// ParseCompareFormat returns the comparison format named s. Its error lists
+// the valid names.
+func ParseCompareFormat(s string) (Format, error) {
+	names := make([]string, len(compareFormats))
+	for i, f := range compareFormats {
+		if s == string(f) {
+			return f, nil
+		}
+		names[i] = string(f)
+	}
+	return "", fmt.Errorf("unknown comparison format %q (valid: %s)", s, strings.Join(names, ", "))
+}
+
+// RenderComparison writes c to w in format f:
+//
+//   - table and markdown: a header naming the two sides and the test, a
+//     loud warning listing every case whose resumption rates differ, the
+//     two environments side by side, a table of handshake cases and one of
+//     throughput cases (baseline and candidate mean ± error, change,
+//     ratio and RatioSD, allocation change, p-value, sample counts,
+//     resumption rates, verdict), the cases found on one side only, notes
+//     (too few samples, pooled records) and a count of verdicts.
+//   - json: one JSON object (see comparisonJSON); values that are not
+//     known (NaN) are null.
+//   - csv: one row per case, paired or one-sided; empty cells are unknown
+//     values.
+func RenderComparison(w io.Writer, f Format, c *Comparison) error {
+	switch f {
+	case Table:
+		return writeText(w, buildCompareDocument(c))
+	case Markdown:
+		return writeMarkdown(w, buildCompareDocument(c))
+	case JSON:
+		b, err := json.MarshalIndent(comparisonToJSON(c), "", "  ")
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(append(b, '\n'))
+		return err
+	case CSV:
+		return writeCompareCSV(w, c)
+	}
+	_, err := ParseCompareFormat(string(f))
+	return err
+}
+
+func buildCompareDocument(c *Comparison) document {
+	d := document{
+		envTitle: "Comparison",
+		env: []keyValue{
+			{"baseline", c.BaseName},
+			{"candidate", c.CandName},
+			{"test", "Mann-Whitney U on per-iteration samples, alpha " + formatAlpha(c.Alpha)},
+		},
+	}
+	if mm := c.ResumptionMismatches(); len(mm) > 0 {
+		items := make([]string, len(mm))
+		for i, cc := range mm {
+			items[i] = cc.ResumptionMessage()
+		}
+		d.blocks = append(d.blocks, block{
+			title: fmt.Sprintf("WARNING: resumption differs between baseline and candidate in %d %s (marked !)", len(mm), plural(int64(len(mm)), "case", "cases")),
+			items: items,
+		})
+	}
+	d.blocks = append(d.blocks, compareEnvBlock(c))
+
+	var hs, tp []*CaseComparison
+	for i := range c.Cases {
+		if isThroughput(c.Cases[i].Kind) {
+			tp = append(tp, &c.Cases[i])
+		} else {
+			hs = append(hs, &c.Cases[i])
+		}
+	}
+	if len(hs) > 0 {
+		d.blocks = append(d.blocks, block{title: "Handshakes (mean ± 99.9% error, µs per handshake; lower is faster)", table: compareTable(hs, false)})
+	}
+	if len(tp) > 0 {
+		d.blocks = append(d.blocks, block{title: "Throughput (mean ± 99.9% error, MB/s; higher is faster)", table: compareTable(tp, true)})
+	}
+	d.blocks = appendItems(d.blocks, "Only in the baseline ("+c.BaseName+")", oneSidedItems(c.OnlyBase))
+	d.blocks = appendItems(d.blocks, "Only in the candidate ("+c.CandName+")", oneSidedItems(c.OnlyCand))
+	var notes []string
+	for _, cc := range c.Cases {
+		for _, n := range cc.Notes {
+			notes = append(notes, cc.Name+": "+n)
+		}
+	}
+	d.blocks = appendItems(d.blocks, "Notes", notes)
+	d.blocks = append(d.blocks, block{title: "Summary", items: []string{summaryLine(c)}})
+	return d
+}
+
+// envRecorded reports whether e holds anything (hand-made or foreign
+// records may carry no environment at all).
+func envRecorded(e results.Env) bool {
+	return e.TLSBenchVersion != "" || e.GoVersion != "" || e.GOOS != "" || e.GOARCH != "" || e.GOMAXPROCS != 0 ||
+		e.NumCPU != 0 || e.CPUModel != "" || e.Kernel != "" || len(e.Peers) > 0 || e.Insecure || e.Started != ""
+}
+
+func compareEnvBlock(c *Comparison) block {
+	if !envRecorded(c.BaseEnv) && !envRecorded(c.CandEnv) {
+		return block{title: "Environment", items: []string{"not recorded in either file"}}
+	}
+	b, cd := envHeader(c.BaseEnv), envHeader(c.CandEnv)
+	vals := map[string][2]string{}
+	var keys []string
+	for _, kv := range b {
+		keys = append(keys, kv.key)
+		vals[kv.key] = [2]string{kv.value, null}
+	}
+	for _, kv := range cd {
+		v, ok := vals[kv.key]
+		if !ok {
+			keys = append(keys, kv.key)
+			v[0] = null
+		}
+		v[1] = kv.value
+		vals[kv.key] = v
+	}
+	t := &table{cols: []column{{"", "", alignLeft}, {"baseline", "", alignLeft}, {"candidate", "", alignLeft}}}
+	for _, k := range keys {
+		t.rows = append(t.rows, []string{k, vals[k][0], vals[k][1]})
+	}
+	blk := block{title: "Environment", table: t}
+	if len(c.EnvDiffers) > 0 {
+		blk.items = []string{fmt.Sprintf("note: baseline and candidate differ in %s; a difference may come from the environment, not the change", strings.Join(c.EnvDiffers, ", "))}
+	}
+	return blk
+}
+
+func compareTable(cases []*CaseComparison, throughput bool) *table {
+	cols := []column{
+		{"name", "", alignLeft},
+		{"baseline", "", alignRight},
+		{"candidate", "", alignRight},
+		{"change", "", alignRight},
+		{"ratio", "", alignRight},
+		{"ratio SD", "", alignRight},
+	}
+	if !throughput {
+		cols = append(cols, column{"alloc change", "B/hs", alignRight})
+	}
+	cols = append(cols, column{"p", "", alignRight}, column{"n", "base/cand", alignRight})
+	if !throughput {
+		cols = append(cols, column{"resumed", "base/cand", alignRight})
+	}
+	cols = append(cols, column{"verdict", "", alignLeft})
+	t := &table{cols: cols}
+	for _, cc := range cases {
+		row := []string{
+			cc.Name,
+			meanError(cc.Base),
+			meanError(cc.Cand),
+			signedPercent(cc.Change),
+			fixed3(cc.Ratio),
+			fixed3(cc.RatioSD),
+		}
+		if !throughput {
+			row = append(row, allocChange(cc))
+		}
+		row = append(row, pValue(cc.P), fmt.Sprintf("%d/%d", cc.Base.N, cc.Cand.N))
+		verdict := string(cc.Verdict)
+		if !throughput {
+			res := percent(cc.Base.ResumptionRate) + "/" + percent(cc.Cand.ResumptionRate)
+			if cc.ResumptionDiffers {
+				res += "!"
+				verdict += "!"
+			}
+			row = append(row, res)
+		}
+		t.rows = append(t.rows, append(row, verdict))
+	}
+	return t
+}
+
+// meanError is "mean ± error", or the mean alone when the error is
+// unknown (fewer than two samples).
+func meanError(s Side) string {
+	if math.IsNaN(s.Mean) {
+		return null
+	}
+	if math.IsNaN(s.Error) {
+		return num(s.Mean)
+	}
+	return num(s.Mean) + " ± " + num(s.Error)
+}
+
+func allocChange(cc *CaseComparison) string {
+	if math.IsNaN(cc.AllocDelta) {
+		return null
+	}
+	s := signedInt(cc.AllocDelta)
+	if cc.Base.AllocBytes > 0 && s != "0" {
+		s += " (" + signedPercent(cc.AllocDelta/cc.Base.AllocBytes) + ")"
+	}
+	return s
+}
+
+func signedInt(v float64) string {
+	r := math.Round(v)
+	if r > 0 {
+		return "+" + integer(r)
+	}
+	return integer(r)
+}
+
+// signedPercent formats a relative change: "+12.3%", "-4.0%", "0%".
+func signedPercent(f float64) string {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return null
+	}
+	s := strconv.FormatFloat(f*100, 'f', 1, 64)
+	switch {
+	case s == "0.0" || s == "-0.0":
+		return "0%"
+	case f > 0:
+		return "+" + s + "%"
+	}
+	return s + "%"
+}
+
+// pValue formats a p-value with three decimals, as benchstat does; "-"
+// when there was no test.
+func pValue(p float64) string {
+	switch {
+	case math.IsNaN(p):
+		return null
+	case p < 0.001:
+		return "<0.001"
+	}
+	return strconv.FormatFloat(p, 'f', 3, 64)
+}
+
+func fixed3(v float64) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return null
+	}
+	return strconv.FormatFloat(v, 'f', 3, 64)
+}
+
+func oneSidedItems(cases []OneSided) []string {
+	items := make([]string, len(cases))
+	for i, o := range cases {
+		m := meanError(o.Side)
+		if m != null {
+			m += " " + o.Unit
+		}
+		items[i] = fmt.Sprintf("%s: %s (%d %s)", o.Name, m, o.Side.N, plural(int64(o.Side.N), "sample", "samples"))
+	}
+	return items
+}
+
+func summaryLine(c *Comparison) string {
+	counts := c.Counts()
+	var parts []string
+	for _, v := range []Verdict{Faster, Slower, NoChange, TooFewSamples, NotComparable} {
+		if n := counts[v]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, v))
+		}
+	}
+	if len(parts) == 0 {
+		parts = append(parts, "no case on both sides")
+	}
+	s := strings.Join(parts, ", ")
+	if n := len(c.OnlyBase); n > 0 {
+		s += fmt.Sprintf("; %d only in the baseline", n)
+	}
+	if n := len(c.OnlyCand); n > 0 {
+		s += fmt.Sprintf("; %d only in the candidate", n)
+	}
+	if n := len(c.ResumptionMismatches()); n > 0 {
+		s += fmt.Sprintf("; %d with different resumption rates (meaningless until explained)", n)
+	}
+	return s
+}
+
+// The JSON form of a comparison. Field names are snake_case like the
+// results file's; NaN (unknown) values are null.
+type comparisonJSON struct {
+	Alpha               float64       `json:"alpha"`
+	ResumptionTolerance float64       `json:"resumption_tolerance"`
+	Baseline            sideInfoJSON  `json:"baseline"`
+	Candidate           sideInfoJSON  `json:"candidate"`
+	EnvDiffers          []string      `json:"env_differs"`
+	Cases               []caseJSON    `json:"cases"`
+	OnlyBaseline        []oneSideJSON `json:"only_baseline"`
+	OnlyCandidate       []oneSideJSON `json:"only_candidate"`
+	Summary             string        `json:"summary"`
+}
+
+type sideInfoJSON struct {
+	Name string      `json:"name"`
+	Env  results.Env `json:"env"`
+}
+
+type sideJSON struct {
+	Records        int      `json:"records"`
+	N              int      `json:"n"`
+	Mean           *float64 `json:"mean"`
+	Error          *float64 `json:"error"`
+	Resume         bool     `json:"resume"`
+	Handshakes     int64    `json:"handshakes"`
+	Resumed        int64    `json:"resumed"`
+	ResumptionRate float64  `json:"resumption_rate"`
+	AllocBytes     *float64 `json:"alloc_bytes"`
+	Errors         int64    `json:"errors"`
+}
+
+type caseJSON struct {
+	Name              string   `json:"name"`
+	Kind              string   `json:"kind"`
+	Unit              string   `json:"unit"`
+	Better            string   `json:"better"`
+	Baseline          sideJSON `json:"baseline"`
+	Candidate         sideJSON `json:"candidate"`
+	Ratio             *float64 `json:"ratio"`
+	RatioSD           *float64 `json:"ratio_sd"`
+	Change            *float64 `json:"change"`
+	Slowdown          *float64 `json:"slowdown"`
+	AllocDelta        *float64 `json:"alloc_delta"`
+	P                 *float64 `json:"p"`
+	MinSamples        int      `json:"min_samples"`
+	Verdict           Verdict  `json:"verdict"`
+	ResumptionDiffers bool     `json:"resumption_differs"`
+	Notes             []string `json:"notes,omitempty"`
+}
+
+type oneSideJSON struct {
+	Name string   `json:"name"`
+	Kind string   `json:"kind"`
+	Unit string   `json:"unit"`
+	Side sideJSON `json:"side"`
+}
+
+// finite returns nil for NaN and infinities, which JSON cannot carry.
+func finite(v float64) *float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return nil
+	}
+	return &v
+}
+
+func sideToJSON(s Side) sideJSON {
+	return sideJSON{
+		Records: s.Records, N: s.N, Mean: finite(s.Mean), Error: finite(s.Error),
+		Resume: s.Resume, Handshakes: s.Handshakes, Resumed: s.Resumed,
+		ResumptionRate: s.ResumptionRate, AllocBytes: finite(s.AllocBytes), Errors: s.Errors,
+	}
+}
+
+func comparisonToJSON(c *Comparison) comparisonJSON {
+	j := comparisonJSON{
+		Alpha:               c.Alpha,
+		ResumptionTolerance: c.ResumptionTolerance,
+		Baseline:            sideInfoJSON{c.BaseName, c.BaseEnv},
+		Candidate:           sideInfoJSON{c.CandName, c.CandEnv},
+		EnvDiffers:          append([]string{}, c.EnvDiffers...),
+		Cases:               []caseJSON{},
+		OnlyBaseline:        []oneSideJSON{},
+		OnlyCandidate:       []oneSideJSON{},
+		Summary:             summaryLine(c),
+	}
+	for _, cc := range c.Cases {
+		better := "lower"
+		if cc.HigherIsBetter {
+			better = "higher"
+		}
+		j.Cases = append(j.Cases, caseJSON{
+			Name: cc.Name, Kind: cc.Kind, Unit: cc.Unit, Better: better,
+			Baseline: sideToJSON(cc.Base), Candidate: sideToJSON(cc.Cand),
+			Ratio: finite(cc.Ratio), RatioSD: finite(cc.RatioSD), Change: finite(cc.Change),
+			Slowdown: finite(cc.Slowdown), AllocDelta: finite(cc.AllocDelta), P: finite(cc.P),
+			MinSamples: cc.MinSamples, Verdict: cc.Verdict, ResumptionDiffers: cc.ResumptionDiffers,
+			Notes: cc.Notes,
+		})
+	}
+	for _, o := range c.OnlyBase {
+		j.OnlyBaseline = append(j.OnlyBaseline, oneSideJSON{o.Name, o.Kind, o.Unit, sideToJSON(o.Side)})
+	}
+	for _, o := range c.OnlyCand {
+		j.OnlyCandidate = append(j.OnlyCandidate, oneSideJSON{o.Name, o.Kind, o.Unit, sideToJSON(o.Side)})
+	}
+	return j
+}
+
+// compareCSVHeader are the columns of the comparison CSV: one row per case,
+// "presence" saying whether it is on both sides or on one only.
+var compareCSVHeader = []string{
+	"name", "kind", "unit", "presence", "verdict",
+	"base_records", "base_n", "base_mean", "base_error", "base_resume", "base_resumption_rate", "base_alloc_bytes",
+	"cand_records", "cand_n", "cand_mean", "cand_error", "cand_resume", "cand_resumption_rate", "cand_alloc_bytes",
+	"ratio", "ratio_sd", "change", "slowdown", "alloc_delta", "p", "min_samples", "resumption_differs", "notes",
+}
+
+func csvNum(v float64) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return ""
+	}
+	return csvFloat(v)
+}
+
+func csvSide(s *Side) []string {
+	if s == nil {
+		return make([]string, 7)
+	}
+	return []string{
+		strconv.Itoa(s.Records), strconv.Itoa(s.N), csvNum(s.Mean), csvNum(s.Error),
+		strconv.FormatBool(s.Resume), csvFloat(s.ResumptionRate), csvNum(s.AllocBytes),
+	}
+}
+
+func writeCompareCSV(w io.Writer, c *Comparison) error {
+	cw := csv.NewWriter(w)
+	cw.Write(compareCSVHeader)
+	for _, cc := range c.Cases {
+		row := []string{cc.Name, cc.Kind, cc.Unit, "both", string(cc.Verdict)}
+		row = append(row, csvSide(&cc.Base)...)
+		row = append(row, csvSide(&cc.Cand)...)
+		row = append(row, csvNum(cc.Ratio), csvNum(cc.RatioSD), csvNum(cc.Change), csvNum(cc.Slowdown),
+			csvNum(cc.AllocDelta), csvNum(cc.P), strconv.Itoa(cc.MinSamples), strconv.FormatBool(cc.ResumptionDiffers),
+			strings.Join(cc.Notes, "; "))
+		cw.Write(row)
+	}
+	for _, list := range []struct {
+		presence string
+		cases    []OneSided
+	}{{"baseline_only", c.OnlyBase}, {"candidate_only", c.OnlyCand}} {
+		for _, o := range list.cases {
+			row := []string{o.Name, o.Kind, o.Unit, list.presence, ""}
+			if list.presence == "baseline_only" {
+				row = append(row, csvSide(&o.Side)...)
+				row = append(row, csvSide(nil)...)
+			} else {
+				row = append(row, csvSide(nil)...)
+				row = append(row, csvSide(&o.Side)...)
+			}
+			row = append(row, make([]string, 9)...)
+			cw.Write(row)
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
