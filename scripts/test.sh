@@ -18,9 +18,15 @@ echo "== go test"
 go test -count=1 ./...
 
 echo "== fuzz (bounded)"
-fuzz() { go test -run '^$' -fuzz "^$2\$" -fuzztime "${FUZZTIME:-15s}" "$1"; }
+# -fuzzminimizetime keeps a new interesting input from spending the whole
+# budget on minimisation.
+fuzz() { go test -run '^$' -fuzz "^$2\$" -fuzztime "${FUZZTIME:-15s}" -fuzzminimizetime 2s "$1"; }
 fuzz ./stats FuzzDecodeLatency
 fuzz ./internal/ktls FuzzRecordConn
+fuzz ./results FuzzDecode
+fuzz ./report FuzzReport
+fuzz ./keys FuzzParseClientHello
+fuzz ./keys FuzzClientHelloFromRecords
 
 echo "== kTLS in a VM"
 scripts/ktls-vm-test.sh

@@ -35,6 +35,7 @@ Examples:
   tlsbench run --mutual --client-identities 16 --resume off,on
   tlsbench run --session-store stateful --ticket-reuse single --tls 1.3
   tlsbench run --target 127.0.0.1:4433 --ca ca.pem --mutual --client-cert c.pem --client-key c-key.pem
+  tlsbench run --quick --out new.jsonl --baseline old.jsonl --fail-on-regression 5%
 
 Flags:
 `
@@ -55,6 +56,8 @@ type runFlags struct {
 	out           string
 	format        string
 	quick         bool
+	baseline      string
+	cmp           *compareFlags
 
 	server           *serverFlags
 	clientIdentities int
@@ -84,8 +87,10 @@ func defineRunFlags(fs *flagSet) *runFlags {
 	fs.Float64Var(&f.minResumption, "min-resumption", 0.99, "share of warm-up handshakes that must resume in a resume case (0 disables the check)")
 	fs.DurationVar(&f.connTimeout, "conn-timeout", 10*time.Second, "limit for one connection: connect, handshake, ping, close")
 	fs.StringVar(&f.out, "out", "", "write results as JSON lines to `FILE`, each case as soon as it is measured")
-	fs.StringVar(&f.format, "format", "table", "output on stdout: table, markdown, json, csv")
+	fs.StringVar(&f.format, "format", "table", "output on stdout: table, markdown, json, csv, benchfmt, html")
 	fs.BoolVar(&f.quick, "quick", false, "fewer iterations: the same matrix in about 15 seconds")
+	fs.StringVar(&f.baseline, "baseline", "", "after the run, compare its results with the results `FILE` (as tlsbench compare does)")
+	f.cmp = defineCompareFlags(fs)
 
 	f.server = defineServerFlags(fs, "127.0.0.1:0")
 	fs.IntVar(&f.clientIdentities, "client-identities", 1, "with --mutual: distinct client certificates the connections rotate among")
@@ -144,6 +149,17 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	format, err := report.ParseFormat(f.format)
 	if err != nil {
 		return usagef("--format: %v", err)
+	}
+	if err := f.cmp.validate(); err != nil {
+		return err
+	}
+	var baseline []results.Record
+	if f.baseline != "" {
+		if baseline, err = loadBaseline(f.baseline); err != nil {
+			return err
+		}
+	} else if fs.isSet("fail-on-regression") || fs.isSet("alpha") {
+		return usagef("--fail-on-regression and --alpha compare with a baseline: add --baseline FILE")
 	}
 	reuse, err := tlsconf.ParseTicketReuse(f.ticketReuse)
 	if err != nil {
@@ -205,9 +221,13 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return usagef("--format: %v", err)
 	}
 	measured := 0
+	var recs []results.Record // kept for --baseline
 	runErr := runner.Run(ctx, plan, func(rec *results.Record) error {
 		measured++
 		prog.caseDone(rec)
+		if baseline != nil {
+			recs = append(recs, *rec)
+		}
 		if out != nil {
 			if err := out.Write(rec); err != nil {
 				return err
@@ -218,6 +238,11 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	prog.finish()
 	if measured > 0 || runErr == nil {
 		if err := stream.Close(); err != nil {
+			return errors.Join(runErr, err)
+		}
+	}
+	if baseline != nil && measured > 0 && ctx.Err() == nil {
+		if err := f.cmp.compareAfterRun(stdout, stderr, format, f.baseline, baseline, recs); err != nil {
 			return errors.Join(runErr, err)
 		}
 	}
