@@ -70,6 +70,7 @@ func commands() []command {
 	return []command{
 		{"run", "run a handshake benchmark matrix (against the built-in server by default)", runCmd},
 		{"serve", "run the built-in TLS server alone, for external clients", serveCmd},
+		{"probe", "find out what a TLS server supports: versions, tickets, resumption", probeCmd},
 		{"pki", "write a test PKI: CA, server and client identities as PEM and PKCS#12", pkiCmd},
 		{"report", "render results files as table, markdown, csv, json, benchfmt or html", reportCmd},
 		{"compare", "compare a candidate results file with a baseline, case by case", compareCmd},

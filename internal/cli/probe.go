@@ -1,0 +1,204 @@
+package cli
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"strings"
+	"time"
+
+	"github.com/tlsbench/tlsbench/pki"
+	"github.com/tlsbench/tlsbench/probe"
+)
+
+const probeUsage = `Usage: tlsbench probe HOST:PORT [flags]
+
+Finds out what a TLS server really does: the TLS versions it accepts (1.0
+and 1.1 too: Go's client can still offer them), the cipher suite, group and
+ALPN protocol each version negotiates, its certificate chain, how many
+session tickets it sends per connection and for how long, whether it
+resumes TLS 1.2 tickets and TLS 1.3 PSKs, whether a ticket can be used twice
+or only once, whether a session made with a client certificate resumes, and
+the resumption rate under --concurrency simultaneous handshakes. What
+tlsbench cannot test (for example TLS 1.2 resumption by session ID, which
+Go's client does not do) is reported as "not tested" with the reason, never
+as "no". The exit status is 0 whenever the probe ran, whatever the server
+supports.
+
+After each handshake the client sends --request and reads the answer: TLS
+1.3 tickets arrive after the handshake, and a client that closes without
+reading never stores them (then every "resumed" handshake is a full one).
+  http      HEAD / HTTP/1.1 with Host and Connection: close, read to the end
+            (the HTTP/2 preface instead when the server chose h2 by ALPN);
+            the least an HTTP server answers
+  http-get  the same with GET, for servers that answer GET only
+            (openssl s_server -www)
+  ping      one byte, echoed back (tlsbench serve, echo servers)
+  line      "tlsbench\n", one line read back (openssl s_server -rev)
+  none      send nothing, read for --ticket-wait: servers that must not be
+            sent anything; counts only tickets sent unprompted
+Each connection keeps reading for --ticket-wait after the answer, for
+tickets sent late.
+
+Examples:
+  tlsbench probe 127.0.0.1:443 --ca ca.pem --sni www.example.test
+  tlsbench probe localhost:8443 --ca pki/ca.pem --request ping --format json
+  tlsbench probe 127.0.0.1:443 --insecure --client-cert c.pem --client-key c-key.pem
+  tlsbench probe 127.0.0.1:443 --ca ca.pem --alpn h2,http/1.1 --tls 1.3
+
+Flags:
+`
+
+func probeCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("probe", stdout, nil)
+	fs.usage = func(w io.Writer) {
+		io.WriteString(w, probeUsage)
+		fs.printFlags(w)
+	}
+	var (
+		sni         = fs.String("sni", "", "server `NAME` sent as SNI and verified (default: the host of HOST:PORT)")
+		caFile      = fs.String("ca", "", "PEM `FILE` of CA certificates to verify the server (default: the system roots)")
+		insecure    = fs.Bool("insecure", false, "do not enforce verification of the server's certificate (the report still says whether it verifies)")
+		certFile    = fs.String("client-cert", "", "client certificate chain, PEM `FILE` (with --client-key), presented when the server asks")
+		keyFile     = fs.String("client-key", "", "client private key, PEM `FILE` (with --client-cert)")
+		request     = fs.String("request", string(probe.RequestHTTP), "first message after each handshake: http, http-get, ping, line, none (see above)")
+		concurrency = fs.Int("concurrency", 64, "simultaneous handshakes of the resumption-rate test; 0 skips it")
+		handshakes  = fs.Int("handshakes", 0, "handshakes measured by the resumption-rate test (default: twice --concurrency)")
+		timeout     = fs.Duration("timeout", 5*time.Second, "limit for one connection")
+		ticketWait  = fs.Duration("ticket-wait", 300*time.Millisecond, "how long each connection keeps reading after the answer, for late tickets")
+		format      = fs.String("format", "table", "output: table or json")
+		alpn        []string
+		versions    = append([]uint16(nil), probe.AllVersions...)
+	)
+	fs.Var(listFlag[string]{&alpn, parseALPN, nil}, "alpn", "ALPN protocols to offer, comma-separated, e.g. h2,http/1.1 (default: none)")
+	fs.Var(listFlag[uint16]{&versions, parseProbeVersion, probeVersionName}, "tls", "TLS versions to probe: 1.0, 1.1, 1.2, 1.3")
+
+	positional, err := parseInterleaved(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(positional) == 0 {
+		return usagef("probe needs the server's address, e.g. 'tlsbench probe 127.0.0.1:443' (see 'tlsbench probe --help')")
+	}
+	if len(positional) > 1 {
+		return usagef("unexpected argument %q: probe takes one HOST:PORT (see 'tlsbench probe --help')", positional[1])
+	}
+	addr := positional[0]
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil || host == "" || port == "" {
+		return usagef("address %q: want HOST:PORT, e.g. 127.0.0.1:443 or [::1]:8443", addr)
+	}
+	if *format != "table" && *format != "json" {
+		return usagef("--format: %q is not table or json", *format)
+	}
+	req, err := probe.ParseRequest(*request)
+	if err != nil {
+		return usagef("--request: %v", err)
+	}
+	if *concurrency < 0 || *concurrency > 4096 {
+		return usagef("--concurrency %d: must be between 0 (skip the rate test) and 4096", *concurrency)
+	}
+	if *handshakes < 0 {
+		return usagef("--handshakes %d: must be at least 1 (or 0 for twice --concurrency)", *handshakes)
+	}
+	if *timeout <= 0 {
+		return usagef("--timeout %s: must be positive, e.g. 5s", *timeout)
+	}
+	if *ticketWait <= 0 {
+		return usagef("--ticket-wait %s: must be positive, e.g. 300ms", *ticketWait)
+	}
+	if (*certFile == "") != (*keyFile == "") {
+		return usagef("--client-cert and --client-key go together: give both files of the client identity, or neither")
+	}
+
+	o := probe.Options{
+		Addr:           addr,
+		ServerName:     *sni,
+		Insecure:       *insecure,
+		ALPN:           alpn,
+		Request:        req,
+		Versions:       versions,
+		Concurrency:    *concurrency,
+		LoadHandshakes: *handshakes,
+		Timeout:        *timeout,
+		TicketWait:     *ticketWait,
+	}
+	if *concurrency == 0 {
+		o.Concurrency = -1
+	}
+	if *caFile != "" {
+		certs, err := pki.LoadCertsPEM(*caFile)
+		if err != nil {
+			return usagef("--ca: %v", err)
+		}
+		pool := x509.NewCertPool()
+		for _, c := range certs {
+			pool.AddCert(c)
+		}
+		o.RootCAs = pool
+	}
+	if *certFile != "" {
+		id, err := pki.LoadIdentityPEM(*certFile, *keyFile)
+		if err != nil {
+			return usagef("--client-cert/--client-key: %v", err)
+		}
+		cert := id.TLSCertificate()
+		o.ClientCert = &cert
+	}
+	prog := newProgress(stderr, 0)
+	o.Progress = prog.notice
+	rep, err := probe.Run(ctx, o)
+	prog.finish()
+	if err != nil {
+		return err
+	}
+	if *format == "json" {
+		return probe.WriteJSON(stdout, rep)
+	}
+	return probe.WriteTable(stdout, rep)
+}
+
+// parseInterleaved parses flags that may come before and after the
+// positional arguments ("probe HOST:PORT --format json"), which the flag
+// package alone stops at.
+func parseInterleaved(fs *flagSet, args []string) ([]string, error) {
+	var positional []string
+	for {
+		err := fs.FlagSet.Parse(args)
+		if errors.Is(err, flag.ErrHelp) {
+			fs.usage(fs.out)
+			return nil, errHelp
+		}
+		if err != nil {
+			return nil, usagef("%s (see 'tlsbench %s --help')", rewriteFlagError(err.Error()), fs.cmd)
+		}
+		if fs.NArg() == 0 {
+			return positional, nil
+		}
+		positional = append(positional, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+}
+
+func parseProbeVersion(s string) (uint16, error) {
+	switch strings.TrimPrefix(strings.ToLower(strings.TrimSpace(s)), "tls") {
+	case "1.0":
+		return tls.VersionTLS10, nil
+	case "1.1":
+		return tls.VersionTLS11, nil
+	case "1.2":
+		return tls.VersionTLS12, nil
+	case "1.3":
+		return tls.VersionTLS13, nil
+	}
+	return 0, fmt.Errorf("unknown TLS version %q (valid: 1.0, 1.1, 1.2, 1.3)", s)
+}
+
+func probeVersionName(v uint16) string {
+	return strings.TrimPrefix(tls.VersionName(v), "TLS ")
+}

@@ -1,0 +1,101 @@
+package cli_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tlsbench/tlsbench/internal/cli"
+	"github.com/tlsbench/tlsbench/probe"
+)
+
+// TestProbeServe probes `tlsbench serve` through the CLI: JSON that
+// decodes into a probe.Report, a table, and exit 0.
+func TestProbeServe(t *testing.T) {
+	addr, ca, stop := startServe(t)
+	defer stop()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	common := []string{"probe", addr, "--ca", ca, "--sni", "localhost", "--request", "ping", "--concurrency", "8", "--ticket-wait", "100ms"}
+
+	var stdout, stderr bytes.Buffer
+	err := cli.Run(ctx, append(common, "--format", "json"), &stdout, &stderr)
+	if code := cli.ExitCode(err); code != 0 {
+		t.Fatalf("exit %d: %v\n%s", code, err, stderr.String())
+	}
+	var rep probe.Report
+	if err := json.Unmarshal(stdout.Bytes(), &rep); err != nil {
+		t.Fatalf("JSON output: %v\n%s", err, stdout.String())
+	}
+	for _, v := range []string{"1.2", "1.3"} {
+		vr := rep.Lookup(v)
+		if vr == nil || vr.Accepted.Status != probe.Yes || vr.Resumption.Status != probe.Yes || vr.Load.ResumptionRate == nil || *vr.Load.ResumptionRate < 0.99 {
+			t.Errorf("TLS %s: %+v", v, vr)
+		}
+	}
+	if v := rep.Lookup("1.0"); v == nil || v.Accepted.Status != probe.No {
+		t.Errorf("TLS 1.0: %+v, want not accepted", v)
+	}
+	// The JSON field names are a contract for scripts.
+	for _, f := range []string{`"target"`, `"certificate"`, `"versions"`, `"accepted"`, `"tickets"`, `"per_connection"`,
+		`"lifetime_seconds"`, `"resumption"`, `"session_id_resumption"`, `"ticket_reuse"`, `"mutual_resumption"`, `"resumption_under_load"`} {
+		if !strings.Contains(stdout.String(), f) {
+			t.Errorf("JSON has no %s field", f)
+		}
+	}
+
+	stdout.Reset()
+	if err := cli.Run(ctx, common, &stdout, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"TLS 1.3", "PSK resumption", "ticket resumption", "session-ID resumption", "not tested: Go's crypto/tls client", "resumption at c8"} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("table lacks %q:\n%s", want, stdout.String())
+		}
+	}
+}
+
+// TestProbeExitCodes: usage errors exit 2; a server that cannot be reached
+// at all exits 1 (the probe did not run); a probe that ran exits 0 even
+// when the server supports nothing (covered by TestProbeServe).
+func TestProbeExitCodes(t *testing.T) {
+	// A port that was free a moment ago: nothing listens on it.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := ln.Addr().String()
+	ln.Close()
+	tests := []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{[]string{"probe"}, 2, "needs the server's address"},
+		{[]string{"probe", "nohost"}, 2, "want HOST:PORT"},
+		{[]string{"probe", closed, "--format", "yaml"}, 2, "--format:"},
+		{[]string{"probe", closed, "--request", "smtp"}, 2, "--request:"},
+		{[]string{"probe", closed, "--tls", "1.4"}, 2, "--tls:"},
+		{[]string{"probe", closed, "--client-key", "k.pem"}, 2, "--client-cert and --client-key"},
+		{[]string{"probe", closed, "--nope"}, 2, "unknown flag --nope"},
+		{[]string{"probe", closed, "--concurrency", "0", "--tls", "1.3"}, 1, "cannot connect to " + closed},
+		{[]string{"probe", "--help"}, 0, ""},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			err := cli.Run(context.Background(), tt.args, &stdout, &stderr)
+			if got := cli.ExitCode(err); got != tt.code {
+				t.Errorf("exit %d, want %d (err %v)", got, tt.code, err)
+			}
+			msg := cli.Message(err)
+			if !strings.Contains(msg, tt.msg) || strings.Contains(msg, "\n") {
+				t.Errorf("message %q, want one line containing %q", msg, tt.msg)
+			}
+		})
+	}
+}

@@ -1,0 +1,65 @@
+package cli_test
+
+import (
+	"bytes"
+	"context"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tlsbench/tlsbench/internal/cli"
+	"github.com/tlsbench/tlsbench/internal/peers"
+	"github.com/tlsbench/tlsbench/pki"
+	"github.com/tlsbench/tlsbench/results"
+)
+
+// TestRunTargetNginx is issue 5's acceptance check: run --target against
+// nginx (one worker, ECDSA P-256, tickets and a shared cache) resumes
+// above 99% in every TLS 1.2 and 1.3 resume case, and --server-pid
+// reports nginx's CPU (master and worker) per handshake.
+func TestRunTargetNginx(t *testing.T) {
+	peers.Require(t, "nginx")
+	dir := t.TempDir()
+	layout, err := pki.Init(pki.InitOptions{Dir: filepath.Join(dir, "pki")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := peers.NginxT(t, peers.NginxConfig{
+		Cert: layout.ServerCerts[pki.ECDSAP256], Key: layout.ServerKeys[pki.ECDSAP256],
+		Tickets: true, SessionCache: "shared:SSL:1m",
+	})
+	out := filepath.Join(dir, "r.jsonl")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	var stdout, stderr bytes.Buffer
+	err = cli.Run(ctx, []string{"run", "--target", n.Addr, "--ca", layout.RootCert, "--sni", "localhost",
+		"--alpn", "http/1.1", "--server-pid", strconv.Itoa(n.PID()),
+		"--tls", "1.2,1.3", "--resume", "off,on", "--concurrency", "1,8",
+		"--quick", "--format", "json", "--out", out}, &stdout, &stderr)
+	if err != nil {
+		t.Fatalf("run --target: %v\n%s", err, stderr.String())
+	}
+	recs, err := results.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 8 {
+		t.Fatalf("%d records, want 8", len(recs))
+	}
+	for _, r := range recs {
+		if r.Resume && r.ResumptionRate < 0.99 {
+			t.Errorf("%s: resumption rate %.3f, want above 0.99", r.Name, r.ResumptionRate)
+		}
+		if !r.Resume && r.Resumed != 0 {
+			t.Errorf("%s: %d resumed in a full-handshake case", r.Name, r.Resumed)
+		}
+		if r.ServerCPUUS == nil || *r.ServerCPUUS <= 0 {
+			t.Errorf("%s: no server CPU per handshake from --server-pid", r.Name)
+		}
+		if !strings.HasPrefix(r.Name, "handshake/tls1.") {
+			t.Errorf("record name %q", r.Name)
+		}
+	}
+}

@@ -1,0 +1,16 @@
+// Package peers starts real TLS servers for tlsbench's tests and
+// benchmarks: `openssl s_server` with given flags, and nginx from a
+// configuration written to a temporary directory. Both listen on
+// 127.0.0.1 only, on a free port, and are ready (accepting) when Start
+// returns; Stop ends them, and the test helpers (OpenSSL, Nginx) stop them
+// when the test ends.
+//
+// A test that needs a peer calls Require (or a helper that does): when the
+// tool is missing the test is skipped, except when the CI environment
+// variable is set, where a missing tool is a failure: CI must install
+// Debian's openssl and nginx-light packages, and a green run that skipped
+// every interop test would prove nothing.
+//
+// Versions reports the peers' versions for the environment of results
+// measured against them (results.Env.Peers).
+package peers

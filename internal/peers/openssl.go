@@ -1,0 +1,132 @@
+package peers
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+	"time"
+)
+
+// OpenSSLServer is a running `openssl s_server`.
+type OpenSSLServer struct {
+	// Addr is the 127.0.0.1:port it accepts on.
+	Addr string
+	// Args are the arguments it was started with.
+	Args []string
+	p    *process
+}
+
+// StartOpenSSL starts `openssl s_server ARGS -accept 127.0.0.1:0` and
+// waits until it accepts. The arguments are s_server's own: -cert, -key,
+// -www (answer GET requests, so that a client can read past the
+// handshake), -tls1_2, -tls1_3, -no_ticket, -Verify N, -CAfile...
+//
+// OpenSSL 3 listens on the port 0 asks for and prints "ACCEPT
+// 127.0.0.1:PORT" when ready; that line is the readiness signal, so no
+// probe connection reaches the server before the test's own. ctx ending
+// stops the server.
+func StartOpenSSL(ctx context.Context, args ...string) (*OpenSSLServer, error) {
+	bin, err := lookPath("openssl")
+	if err != nil {
+		return nil, err
+	}
+	if slices.Contains(args, "-accept") || slices.Contains(args, "-port") {
+		return nil, fmt.Errorf("s_server arguments must not choose the port: it listens on a free 127.0.0.1 port")
+	}
+	full := append([]string{"s_server"}, args...)
+	full = append(full, "-accept", "127.0.0.1:0")
+	cmd := exec.Command(bin, full...)
+	pr, pw := io.Pipe()
+	cmd.Stdout = pw
+	// Without -www, s_server sends what it reads from stdin to the
+	// client and quits at end of input: stdin is a pipe held open until
+	// the server stops.
+	// (An *os.File, so that exec copies nothing and Wait does not wait
+	// for the pipe to close.)
+	stdinR, stdinW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	cmd.Stdin = stdinR
+	p, err := startProcess(cmd)
+	stdinR.Close()
+	if err != nil {
+		stdinW.Close()
+		return nil, fmt.Errorf("starting openssl s_server: %w", err)
+	}
+	s := &OpenSSLServer{Args: args, p: p}
+
+	// Read stdout for the ACCEPT line, then keep draining it into the
+	// tail so that s_server never blocks on a full pipe.
+	addrc := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(pr)
+		sent := false
+		for sc.Scan() {
+			line := sc.Text()
+			p.output.Write([]byte(line + "\n"))
+			if !sent && strings.HasPrefix(line, "ACCEPT") {
+				addrc <- strings.TrimSpace(strings.TrimPrefix(line, "ACCEPT"))
+				sent = true
+			}
+		}
+		io.Copy(io.Discard, pr)
+	}()
+	go func() {
+		<-p.done
+		pw.Close()
+		stdinW.Close()
+	}()
+
+	select {
+	case addr := <-addrc:
+		if addr == "" || strings.HasSuffix(addr, ":0") {
+			s.Stop()
+			return nil, p.failure("openssl s_server", errNoAddr)
+		}
+		s.Addr = addr
+	case <-p.done:
+		return nil, p.failure("openssl s_server "+strings.Join(args, " "), fmt.Errorf("exited: %v", p.err))
+	case <-time.After(StartTimeout):
+		s.Stop()
+		return nil, p.failure("openssl s_server", fmt.Errorf("not ready after %s", StartTimeout))
+	case <-ctx.Done():
+		s.Stop()
+		return nil, ctx.Err()
+	}
+	go func() {
+		select {
+		case <-ctx.Done():
+			s.Stop()
+		case <-p.done:
+		}
+	}()
+	return s, nil
+}
+
+// PID is the s_server process id.
+func (s *OpenSSLServer) PID() int { return s.p.pid() }
+
+// Output is the last of what s_server printed.
+func (s *OpenSSLServer) Output() string { return s.p.output.String() }
+
+// Stop terminates s_server and waits for it.
+func (s *OpenSSLServer) Stop() error { return s.p.stop(3 * time.Second) }
+
+// OpenSSLVersion is `openssl version`, e.g. "OpenSSL 3.0.15 3 Sep 2024".
+func OpenSSLVersion() (string, error) {
+	bin, err := lookPath("openssl")
+	if err != nil {
+		return "", err
+	}
+	out, err := exec.Command(bin, "version").Output()
+	if err != nil {
+		return "", fmt.Errorf("openssl version: %w", err)
+	}
+	return firstLine(out), nil
+}

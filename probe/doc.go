@@ -1,0 +1,61 @@
+// Package probe finds out what a TLS server really does about versions
+// and session resumption, before anyone trusts a resumed-handshake figure
+// measured against it.
+//
+// Run makes a few connections per TLS version (1.0 to 1.3) and reports,
+// as data (Report, rendered by WriteTable and WriteJSON):
+//
+//   - whether each version is accepted, and the cipher suite, key-exchange
+//     group and ALPN protocol it negotiates;
+//   - the certificate chain (subject, key type and size, signature
+//     algorithm, expiry) and whether it verifies;
+//   - the session tickets of one full handshake: how many, and their
+//     lifetime hints;
+//   - TLS 1.2 ticket resumption and TLS 1.3 PSK resumption, whether a
+//     ticket resumes twice or only once, and whether a session made with a
+//     client certificate resumes (and the server still honours the
+//     identity);
+//   - the resumption rate of Concurrency simultaneous handshakes, measured
+//     by tlsbench's load generator with the session pool `tlsbench run`
+//     uses.
+//
+// # Yes, no and not tested
+//
+// Every finding is Yes or No only when tlsbench observed it. What Go's
+// client cannot test is NotTested with the reason, never No: TLS 1.2
+// resumption by session ID (crypto/tls resumes TLS 1.2 with tickets only),
+// everything after a certificate that did not verify (unless Insecure),
+// resumption with TLS 1.0 and 1.1. Error is a check that failed for a
+// reason that answers nothing (a timeout, a refused client certificate).
+//
+// # How tickets are counted
+//
+// crypto/tls does not say how many NewSessionTicket messages a connection
+// received, so the probe counts them itself, in two ways:
+//
+//   - TLS 1.3 tickets are encrypted. Each connection gets a client session
+//     cache of its own that records every Put: crypto/tls stores exactly
+//     one session per ticket it accepts (it drops lifetime-0 tickets, which
+//     are therefore not counted). The lifetime hint is the session's use-by
+//     time minus its creation time, read from SessionState.Bytes, whose
+//     encoding crypto/tls documents; the connection's clock is frozen so
+//     that the difference is exact. An encoding this parser does not
+//     recognize yields "lifetime unknown", never a guess.
+//   - TLS 1.2 tickets travel in the clear, before the server's
+//     ChangeCipherSpec. A wrapper under crypto/tls keeps the plaintext
+//     handshake bytes and parses the NewSessionTicket messages and their
+//     lifetime hints from the records themselves. The same wrapper reads
+//     the ClientHello, to confirm that a resumption attempt really offered
+//     the ticket (session_ticket or pre_shared_key extension).
+//
+// # Why each connection sends a request
+//
+// A TLS 1.3 server sends its tickets after the handshake, and crypto/tls
+// processes them only while the application reads. A client that closes
+// right after the handshake never stores a ticket, and every "resumed"
+// handshake after it is a full one; that is how openssl s_time -reuse and
+// similar tools report TLS 1.3 resumption that never happened. So every
+// probe connection sends Options.Request (an HTTP HEAD by default, the
+// least an HTTP server answers), reads the answer, and keeps reading for
+// TicketWait for tickets sent late. See Request for the choices.
+package probe

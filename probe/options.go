@@ -1,0 +1,138 @@
+package probe
+
+import (
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"net"
+	"strings"
+	"time"
+)
+
+// Options say what to probe and how.
+type Options struct {
+	// Addr is the server's host:port.
+	Addr string
+	// ServerName is sent as SNI (unless it is an IP address) and verified
+	// against the certificate; default: the host part of Addr.
+	ServerName string
+	// RootCAs verify the server; nil uses the system roots.
+	RootCAs *x509.CertPool
+	// Insecure skips certificate verification (the chain is still
+	// reported, and checked against RootCAs for information).
+	Insecure bool
+	// ClientCert is presented when the server asks for one.
+	ClientCert *tls.Certificate
+	// ALPN protocols offered, in preference order (none by default).
+	ALPN []string
+	// Request is sent after each handshake (default RequestHTTP).
+	Request Request
+	// Versions to probe (default TLS 1.0, 1.1, 1.2 and 1.3).
+	Versions []uint16
+	// Concurrency of the resumption-rate test (default 64; negative
+	// skips it) and LoadHandshakes its measured handshakes (default twice
+	// Concurrency).
+	Concurrency    int
+	LoadHandshakes int
+	// Timeout bounds each connection (default 5 s).
+	Timeout time.Duration
+	// TicketWait is how long a connection keeps reading after the answer
+	// to its request, for tickets sent late (default 300 ms).
+	TicketWait time.Duration
+	// Progress, when set, receives a line before each step.
+	Progress func(string)
+}
+
+// Request is the first message sent after a handshake. Its answer is what
+// makes the client read the server's TLS 1.3 NewSessionTicket messages:
+// crypto/tls processes post-handshake messages only while reading
+// application data, so a client that closes right after the handshake
+// never stores a TLS 1.3 ticket and every "resumed" handshake after it is
+// a full one.
+type Request string
+
+const (
+	// RequestHTTP sends "HEAD / HTTP/1.1" with Host and Connection:
+	// close, the smallest request an HTTP server answers, and reads to
+	// the end of the connection. When the server chose "h2" by ALPN, it
+	// sends the HTTP/2 connection preface instead and reads the server's
+	// first frame.
+	RequestHTTP Request = "http"
+	// RequestHTTPGet is RequestHTTP with GET, for servers that answer
+	// only GET (openssl s_server -www).
+	RequestHTTPGet Request = "http-get"
+	// RequestPing writes one byte and reads one byte back: tlsbench's
+	// own server and other echo servers.
+	RequestPing Request = "ping"
+	// RequestLine writes "tlsbench\n" and reads one line back: line
+	// echo servers such as openssl s_server -rev.
+	RequestLine Request = "line"
+	// RequestNone sends nothing and reads for TicketWait: for servers
+	// that must not be sent anything. It does not prove the connection
+	// carries data, and counts only tickets the server sends unprompted
+	// (OpenSSL and Go servers send theirs right after the handshake).
+	RequestNone Request = "none"
+)
+
+// Requests lists the valid Request values.
+func Requests() []Request {
+	return []Request{RequestHTTP, RequestHTTPGet, RequestPing, RequestLine, RequestNone}
+}
+
+// ParseRequest parses a Request name.
+func ParseRequest(s string) (Request, error) {
+	for _, r := range Requests() {
+		if string(r) == s {
+			return r, nil
+		}
+	}
+	names := make([]string, 0, 5)
+	for _, r := range Requests() {
+		names = append(names, string(r))
+	}
+	return "", fmt.Errorf("unknown request %q (valid: %s)", s, strings.Join(names, ", "))
+}
+
+// AllVersions are the versions probed by default.
+var AllVersions = []uint16{tls.VersionTLS10, tls.VersionTLS11, tls.VersionTLS12, tls.VersionTLS13}
+
+func (o Options) withDefaults() (Options, error) {
+	host, _, err := net.SplitHostPort(o.Addr)
+	if err != nil {
+		return o, fmt.Errorf("address %q: %v (want host:port)", o.Addr, err)
+	}
+	if o.ServerName == "" {
+		o.ServerName = host
+	}
+	if o.Request == "" {
+		o.Request = RequestHTTP
+	}
+	if _, err := ParseRequest(string(o.Request)); err != nil {
+		return o, err
+	}
+	if len(o.Versions) == 0 {
+		o.Versions = AllVersions
+	}
+	for _, v := range o.Versions {
+		if v < tls.VersionTLS10 || v > tls.VersionTLS13 {
+			return o, fmt.Errorf("version 0x%04x: tlsbench probes TLS 1.0 to 1.3", v)
+		}
+	}
+	if o.Concurrency == 0 {
+		o.Concurrency = 64
+	}
+	if o.LoadHandshakes <= 0 {
+		o.LoadHandshakes = 2 * max(o.Concurrency, 1)
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = 5 * time.Second
+	}
+	if o.TicketWait <= 0 {
+		o.TicketWait = 300 * time.Millisecond
+	}
+	if o.ClientCert != nil && len(o.ClientCert.Certificate) == 0 {
+		return o, errors.New("client certificate has no certificate")
+	}
+	return o, nil
+}

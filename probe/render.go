@@ -1,0 +1,169 @@
+package probe
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// WriteJSON writes r as one indented JSON object.
+func WriteJSON(w io.Writer, r *Report) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}
+
+// WriteTable writes r for a human: the target, the certificate chain, then
+// one block per TLS version, every finding with its evidence or reason.
+func WriteTable(w io.Writer, r *Report) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	row := func(k, v string) { fmt.Fprintf(tw, "  %s\t%s\n", k, v) }
+
+	fmt.Fprintf(tw, "tlsbench probe %s\n", r.Target)
+	row("server name", r.ServerName)
+	row("request", requestText(r.Request))
+	alpn := "none offered"
+	if len(r.ALPNOffered) > 0 {
+		alpn = strings.Join(r.ALPNOffered, ", ")
+	}
+	row("ALPN offered", alpn)
+	cc := "none"
+	if r.ClientCertificate != "" {
+		cc = r.ClientCertificate
+	}
+	row("client certificate", cc)
+	if r.Insecure {
+		row("verification", "off (--insecure)")
+	}
+	fmt.Fprintln(tw)
+
+	fmt.Fprintln(tw, "certificate chain")
+	row("verified", findingText(r.Certificate.Verified))
+	for i, c := range r.Certificate.Certificates {
+		row(fmt.Sprintf("[%d] subject", i), c.Subject)
+		row("    key", c.KeyName)
+		row("    signature", c.SignatureAlgorithm)
+		row("    expires", fmt.Sprintf("%s (%s)", c.NotAfter.Format(time.DateOnly), daysLeft(c.DaysLeft)))
+		if i == 0 && (len(c.DNSNames) > 0 || len(c.IPAddresses) > 0) {
+			row("    names", strings.Join(append(append([]string(nil), c.DNSNames...), c.IPAddresses...), ", "))
+		}
+	}
+
+	for _, v := range r.Versions {
+		fmt.Fprintln(tw)
+		fmt.Fprintf(tw, "TLS %s\n", v.Version)
+		row("accepted", findingText(v.Accepted))
+		if v.Accepted.Status == Yes && v.CipherSuite != "" {
+			row("cipher suite", v.CipherSuite)
+			row("group", v.Group)
+			alpn := v.ALPN
+			if alpn == "" {
+				alpn = "none"
+			}
+			row("ALPN", alpn)
+			if v.ClientCertRequested != nil {
+				row("client cert requested", yesNo(*v.ClientCertRequested))
+			}
+			if v.Response != "" {
+				row("response", v.Response)
+			}
+		}
+		if v.Accepted.Status != Yes {
+			continue // nothing more was tested; the reason is the refusal above
+		}
+		if f := v.Resumption; f.Status == NotTested && v.Tickets.Finding == f && v.Load.Finding == f {
+			row("resumption checks", findingText(f))
+			continue
+		}
+		row("tickets per connection", ticketsText(v.Tickets))
+		switch v.Version {
+		case "1.2":
+			row("ticket resumption", findingText(v.Resumption))
+			if v.SessionIDResumption != nil {
+				row("session-ID resumption", findingText(*v.SessionIDResumption))
+			}
+		case "1.3":
+			row("PSK resumption", findingText(v.Resumption))
+		default:
+			row("resumption", findingText(v.Resumption))
+		}
+		row("ticket reusable", findingText(v.TicketReuse))
+		row("resumption with client cert", findingText(v.MutualResumption))
+		label := "resumption under load"
+		if v.Load.Concurrency > 0 {
+			label = fmt.Sprintf("resumption at c%d", v.Load.Concurrency)
+		}
+		row(label, loadText(v.Load))
+	}
+	fmt.Fprintln(tw)
+	fmt.Fprintf(tw, "probed in %.1fs by tlsbench %s (%s)\n", r.DurationMS/1e3, r.Env.TLSBenchVersion, r.Env.GoVersion)
+	return tw.Flush()
+}
+
+func requestText(r Request) string {
+	switch r {
+	case RequestHTTP:
+		return "http (HEAD / HTTP/1.1, or the HTTP/2 preface after ALPN h2)"
+	case RequestHTTPGet:
+		return "http-get (GET / HTTP/1.1)"
+	case RequestPing:
+		return "ping (1 byte, echoed)"
+	case RequestLine:
+		return "line (one line, one line back)"
+	case RequestNone:
+		return "none (read only)"
+	}
+	return string(r)
+}
+
+func findingText(f Finding) string {
+	if f.Detail == "" {
+		return string(f.Status)
+	}
+	return string(f.Status) + ": " + f.Detail
+}
+
+func ticketsText(t Tickets) string {
+	if t.Status != Yes {
+		return findingText(t.Finding)
+	}
+	s := fmt.Sprintf("%d", t.PerConnection)
+	if t.Detail != "" {
+		s += ", " + t.Detail
+	}
+	if t.OnResumption != nil {
+		s += fmt.Sprintf("; %d on a resumed connection", *t.OnResumption)
+	}
+	return s
+}
+
+func loadText(l Load) string {
+	if l.Status == NotTested || l.ResumptionRate == nil {
+		return findingText(l.Finding)
+	}
+	s := fmt.Sprintf("%.1f%% (%d of %d resumed", 100**l.ResumptionRate, l.Resumed, l.Handshakes)
+	if l.Errors > 0 {
+		s += fmt.Sprintf(", %d errors", l.Errors)
+	}
+	return s + fmt.Sprintf(", tickets used %s)", map[string]string{"multi": "repeatedly", "single": "once each"}[l.TicketReuse])
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
+
+func daysLeft(d int) string {
+	switch {
+	case d < 0:
+		return fmt.Sprintf("expired %d days ago", -d)
+	case d == 1:
+		return "1 day left"
+	}
+	return fmt.Sprintf("%d days left", d)
+}
