@@ -92,10 +92,13 @@ type ServerSnapshot struct {
 	// Identities counts handshakes by client identity (see
 	// HandshakeCase.ClientIdentities).
 	Identities map[string]int64
-	HasCPU     bool
-	CPU        time.Duration
-	HasAlloc   bool
-	AllocBytes uint64
+	// KeyDecryptions counts the server's private key decryptions (its
+	// key manager's PKCS#12 decodes).
+	KeyDecryptions int64
+	HasCPU         bool
+	CPU            time.Duration
+	HasAlloc       bool
+	AllocBytes     uint64
 }
 
 // ResumptionError is returned when a resume case's warm-up resumed fewer
@@ -408,6 +411,12 @@ func (r *caseRunner) measure(ctx context.Context) (*results.Record, error) {
 		if srv.HasCPU {
 			rec.ServerCPUUS = perHS(srv.CPU)
 		}
+		if srv.HasCounts && srv.KeyDecryptions > 0 {
+			if rec.Extra == nil {
+				rec.Extra = map[string]float64{}
+			}
+			rec.Extra["server_key_decryptions_per_handshake"] = float64(srv.KeyDecryptions) / float64(total.ok)
+		}
 		if srv.HasAlloc {
 			rec.ServerAllocBytes = results.Float(float64(srv.AllocBytes) / float64(total.ok))
 		}
@@ -452,6 +461,7 @@ func (s ServerSnapshot) sub(earlier ServerSnapshot) ServerSnapshot {
 	d.Resumed -= earlier.Resumed
 	d.CPU -= earlier.CPU
 	d.AllocBytes -= earlier.AllocBytes
+	d.KeyDecryptions -= earlier.KeyDecryptions
 	d.Failures = subCounts(s.Failures, earlier.Failures)
 	d.Identities = subCounts(s.Identities, earlier.Identities)
 	return d

@@ -46,8 +46,15 @@ type Plan struct {
 	TicketReuse tlsconf.TicketReuse
 
 	// Server is the built-in server's configuration (session store,
-	// ticket keys, revocation list...); the runner adds the identities.
-	Server server.Options
+	// ticket keys, revocation list...). Without Server.Identities the
+	// runner generates one identity per KeyTypes entry; with them, the
+	// clients verify the server with ServerCA (default: ca.pem beside the
+	// first identity file, the tlsbench pki init layout).
+	Server   server.Options
+	ServerCA string
+	// KeyCache lists the key manager's cache settings to measure, one
+	// server each (default: on).
+	KeyCache []bool
 
 	// Target, when set, is an external server (host:port) to measure
 	// instead of the built-in one.
@@ -125,6 +132,10 @@ type Case struct {
 	Group       tls.CurveID // 0: Go's defaults
 	Transport   string
 	Mutual      bool
+	KeyCache    bool
+	// NameKeyCache adds keycache-on/-off to the name (given identities,
+	// or a key-cache comparison).
+	NameKeyCache bool
 }
 
 // Validate checks the plan before any work is done. Errors name the
@@ -174,6 +185,9 @@ func (p *Plan) Validate() error {
 		if err := p.validateTarget(); err != nil {
 			return err
 		}
+		if len(p.Server.Identities) > 0 || len(p.KeyCache) > 0 {
+			return fmt.Errorf("--identity and --key-cache configure the built-in server; they do not apply with --target")
+		}
 	} else {
 		so := p.Server
 		if p.Mutual || so.Mutual {
@@ -215,25 +229,31 @@ func orDefault[T any](v []T, def T) []T {
 }
 
 // Cases expands the matrix in the order it runs: grouped by server
-// (key type, transport), then version, resumption and concurrency.
+// (key type, key cache, transport), then version, resumption and
+// concurrency.
 func (p *Plan) Cases() []Case {
 	keys := orDefault(p.KeyTypes, DefaultKeyType)
 	if p.Target.Addr != "" {
 		// The target's own certificate is what it is.
 		keys = []pki.KeyType{""}
 	}
+	caches := orDefault(p.KeyCache, true)
+	nameCache := len(p.Server.Identities) > 0 || len(caches) > 1
 	groups := orDefault(p.Groups, 0)
 	transports := orDefault(p.Transports, TransportTCP)
 	var out []Case
 	for _, k := range keys {
-		for _, t := range transports {
-			for _, v := range p.Versions {
-				for _, g := range groups {
-					for _, r := range p.Resume {
-						for _, c := range p.Concurrency {
-							cs := Case{Version: v, Resume: r, Concurrency: c, KeyType: k, Group: g, Transport: t, Mutual: p.Mutual}
-							cs.Name = cs.name()
-							out = append(out, cs)
+		for _, kc := range caches {
+			for _, t := range transports {
+				for _, v := range p.Versions {
+					for _, g := range groups {
+						for _, r := range p.Resume {
+							for _, c := range p.Concurrency {
+								cs := Case{Version: v, Resume: r, Concurrency: c, KeyType: k, Group: g, Transport: t, Mutual: p.Mutual,
+									KeyCache: kc, NameKeyCache: nameCache}
+								cs.Name = cs.name()
+								out = append(out, cs)
+							}
 						}
 					}
 				}
@@ -258,6 +278,9 @@ func (c Case) name() string {
 	}
 	if c.KeyType != DefaultKeyType && c.KeyType != "" {
 		parts = append(parts, string(c.KeyType))
+	}
+	if c.NameKeyCache {
+		parts = append(parts, "keycache-"+map[bool]string{true: "on", false: "off"}[c.KeyCache])
 	}
 	if c.Group != 0 {
 		parts = append(parts, tlsconf.GroupName(c.Group))

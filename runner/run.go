@@ -99,12 +99,13 @@ func Run(ctx context.Context, p Plan, emit func(*results.Record) error) error {
 	cases := p.Cases()
 	var failed []error
 	for i := 0; i < len(cases); {
-		// The cases of one server: same key type and transport.
+		// The cases of one server: same key type, key cache and transport.
 		j := i
-		for j < len(cases) && cases[j].KeyType == cases[i].KeyType && cases[j].Transport == cases[i].Transport {
+		for j < len(cases) && cases[j].KeyType == cases[i].KeyType && cases[j].Transport == cases[i].Transport &&
+			cases[j].KeyCache == cases[i].KeyCache {
 			j++
 		}
-		srv, err := st.startServer(ctx, cases[i].KeyType, cases[i].Transport)
+		srv, err := st.startServer(ctx, cases[i])
 		if err != nil {
 			if ctx.Err() != nil {
 				return ctx.Err()
@@ -158,6 +159,11 @@ func (st *runState) setupBuiltin() error {
 		return err
 	}
 	st.ca, st.roots, st.serverName = ca, ca.Pool(), "localhost"
+	if len(st.plan.Server.Identities) > 0 {
+		if err := st.setupGivenIdentities(); err != nil {
+			return err
+		}
+	}
 	if !st.plan.Mutual {
 		return nil
 	}
@@ -171,6 +177,34 @@ func (st *runState) setupBuiltin() error {
 		st.identities = append(st.identities, clientIdentity{
 			cert: &cert, scope: pki.ThumbprintHex(id.Leaf), key: server.IdentityKey(id.Leaf),
 		})
+	}
+	return nil
+}
+
+// setupGivenIdentities prepares for a built-in server that uses the
+// identities the user gave (--identity): the clients verify them with
+// ServerCA, or the ca.pem of the tlsbench pki init layout beside the first
+// identity file.
+func (st *runState) setupGivenIdentities() error {
+	p := st.plan
+	caFile := p.ServerCA
+	if caFile == "" {
+		first := p.Server.Identities[0]
+		caFile = filepath.Join(filepath.Dir(first.Cert+first.P12), pki.RootCertFile)
+		if _, err := os.Stat(caFile); err != nil {
+			return &ServerStartError{Err: fmt.Errorf("--identity: no %s beside %s to verify it with; give the CA with --ca FILE", pki.RootCertFile, first.Cert+first.P12)}
+		}
+	}
+	certs, err := pki.LoadCertsPEM(caFile)
+	if err != nil {
+		return &ServerStartError{Err: fmt.Errorf("--ca: %w", err)}
+	}
+	st.roots = x509.NewCertPool()
+	for _, c := range certs {
+		st.roots.AddCert(c)
+	}
+	if p.Target.ServerName != "" {
+		st.serverName = p.Target.ServerName
 	}
 	return nil
 }
@@ -212,7 +246,8 @@ type builtin struct {
 	close    func() error
 }
 
-func (st *runState) startServer(ctx context.Context, kt pki.KeyType, transport string) (*builtin, error) {
+func (st *runState) startServer(ctx context.Context, c Case) (*builtin, error) {
+	kt, transport := c.KeyType, c.Transport
 	p := st.plan
 	if p.Target.Addr != "" {
 		b := &builtin{dialer: loadgen.TCPDialer{Addr: p.Target.Addr}, close: func() error { return nil }}
@@ -225,25 +260,18 @@ func (st *runState) startServer(ctx context.Context, kt pki.KeyType, transport s
 		}
 		return b, nil
 	}
-	id, err := st.ca.IssueServer(nil, pki.WithKeyType(kt))
-	if err != nil {
-		return nil, fmt.Errorf("server identity (%s): %w", kt, err)
-	}
-	files := server.IdentityFiles{
-		Cert: filepath.Join(st.dir, "server-"+string(kt)+".pem"),
-		Key:  filepath.Join(st.dir, "server-"+string(kt)+"-key.pem"),
-	}
-	if err := pki.WriteCertsPEM(files.Cert, id.Chain...); err != nil {
-		return nil, err
-	}
-	if err := pki.WriteKeyPEM(files.Key, id.Key); err != nil {
-		return nil, err
-	}
 	opts := p.Server
 	if opts.Listen == "" {
 		opts.Listen = "127.0.0.1:0"
 	}
-	opts.Identities = []server.IdentityFiles{files}
+	opts.DisableKeyCache = !c.KeyCache
+	if len(opts.Identities) == 0 {
+		files, err := st.writeServerIdentity(kt)
+		if err != nil {
+			return nil, err
+		}
+		opts.Identities = []server.IdentityFiles{files}
+	}
 	if p.Mutual || opts.Mutual {
 		opts.Mutual = true
 		opts.ClientCA = filepath.Join(st.dir, "ca.pem")
@@ -268,6 +296,7 @@ func (st *runState) startServer(ctx context.Context, kt pki.KeyType, transport s
 
 	exe := p.Executable
 	if exe == "" {
+		var err error
 		if exe, err = os.Executable(); err != nil {
 			return nil, fmt.Errorf("finding tlsbench to start the server: %w", err)
 		}
@@ -288,6 +317,23 @@ func (st *runState) startServer(ctx context.Context, kt pki.KeyType, transport s
 		observer: loadgen.ChildServer{Child: child},
 		close:    child.Close,
 	}, nil
+}
+
+// writeServerIdentity issues a server identity of key type kt from the
+// run's CA and writes it to the run's directory (key 0600).
+func (st *runState) writeServerIdentity(kt pki.KeyType) (server.IdentityFiles, error) {
+	id, err := st.ca.IssueServer(nil, pki.WithKeyType(kt))
+	if err != nil {
+		return server.IdentityFiles{}, fmt.Errorf("server identity (%s): %w", kt, err)
+	}
+	files := server.IdentityFiles{
+		Cert: filepath.Join(st.dir, "server-"+string(kt)+".pem"),
+		Key:  filepath.Join(st.dir, "server-"+string(kt)+"-key.pem"),
+	}
+	if err := pki.WriteCertsPEM(files.Cert, id.Chain...); err != nil {
+		return files, err
+	}
+	return files, pki.WriteKeyPEM(files.Key, id.Key)
 }
 
 // clients builds the client configurations of a case: one per identity,
@@ -334,6 +380,9 @@ func (st *runState) runCase(ctx context.Context, c Case, index, total int, srv *
 	p := st.plan
 	cfgs, keys := st.clients(c)
 	rec := results.Record{KeyType: string(c.KeyType), Env: st.env, Target: p.Target.Addr}
+	if c.NameKeyCache {
+		rec.KeyCache = results.Bool(c.KeyCache)
+	}
 	if p.Target.Insecure {
 		rec.Env.Insecure = true
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -166,5 +167,41 @@ func TestMutualResumptionBothReuseModes(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestKeyCacheOnOff runs a PKCS#12 server identity with the key cache on
+// and off: with it off the server decrypts the key once per full
+// handshake and never for a resumed one; with it on, never after load.
+func TestKeyCacheOnOff(t *testing.T) {
+	dir := t.TempDir()
+	pw := filepath.Join(dir, "pw")
+	if err := os.WriteFile(pw, []byte("test password\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	layout, err := pki.Init(pki.InitOptions{Dir: filepath.Join(dir, "pki"), P12Password: "test password"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := smallPlan()
+	p.Concurrency = []int{4}
+	p.Handshakes = 16
+	p.KeyCache = []bool{true, false}
+	p.Server.Identities = []server.IdentityFiles{{P12: layout.ServerP12[pki.ECDSAP256]}}
+	p.Server.P12PasswordFile = pw
+	for _, rec := range run(t, p) {
+		if rec.KeyCache == nil {
+			t.Fatalf("%s: key_cache missing", rec.Name)
+		}
+		want := 0.0
+		if !*rec.KeyCache && !rec.Resume {
+			want = 1
+		}
+		if got := rec.Extra["server_key_decryptions_per_handshake"]; got != want {
+			t.Errorf("%s: %.3f server key decryptions per handshake, want %.0f", rec.Name, got, want)
+		}
+		if wantName := map[bool]string{true: "keycache-on", false: "keycache-off"}[*rec.KeyCache]; !strings.Contains(rec.Name, wantName) {
+			t.Errorf("%s: name lacks %s", rec.Name, wantName)
+		}
 	}
 }

@@ -6,21 +6,28 @@
 #   kernel:    Debian's linux-image-*-cloud-amd64 (CONFIG_TLS=m), fetched with
 #              apt-get download and unpacked with dpkg-deb -x, cached per
 #              package version under $TLSBENCH_VM_CACHE
-#   initramfs: busybox-static, net/tls + crypto modules (depmod -b), and a
-#              static test binary (CGO_ENABLED=0 go test -c ./internal/ktls/)
+#   initramfs: busybox-static, net/tls + crypto modules (depmod -b), and two
+#              static test binaries (CGO_ENABLED=0 go test -c): ./internal/ktls/
+#              (the kTLS package) and ./runner/ (its TestVM* tests: a small
+#              `tlsbench run --mode throughput` matrix through the runner,
+#              with the built-in server as a child process)
 #   boot:      qemu-system-x86_64 -accel tcg (nested KVM fails here)
 #
-# /init runs the test binary with TLSBENCH_KTLS_VM=1, which makes the TestVM*
-# tests mandatory (they fail, not skip, without kTLS), then prints
-# "KTLS-VM-RESULT rc=N". This script exits with N; no marker means failure.
+# /init runs both test binaries with TLSBENCH_KTLS_VM=1, which makes the
+# TestVM* tests mandatory (they fail, not skip, without kTLS), then prints
+# "KTLS-VM-RESULT rc=N" (N: the first non-zero exit status, else 0). This
+# script exits with N; no marker, or no passed TestVMThroughput when the
+# runner's default pattern ran, means failure.
 #
 # Environment:
 #   TLSBENCH_VM_CACHE        cache dir (default ~/.cache/tlsbench-vm)
 #   TLSBENCH_VM_KERNEL_PKG   kernel package (default: what linux-image-cloud-amd64 depends on)
 #   TLSBENCH_VM_TIMEOUT      seconds before the VM is killed (default 600)
 #   TLSBENCH_VM_SMP          virtual CPUs (default 2)
-#   TLSBENCH_VM_TEST_RUN     -test.run pattern (default: all tests)
+#   TLSBENCH_VM_TEST_RUN     -test.run pattern of ./internal/ktls (default: all tests)
+#   TLSBENCH_VM_RUNNER_RUN   -test.run pattern of ./runner (default: ^TestVM)
 #   TLSBENCH_KTLS_BENCH_MB   MiB per throughput measurement (default 4)
+#   TLSBENCH_VM_THROUGHPUT_KB KiB per connection and iteration of TestVMThroughput (default 1024)
 #   TLSBENCH_VM_KEEP         keep the work dir (initramfs, log) when set
 #
 # Needs: qemu-system-x86 busybox-static cpio kmod (and apt, dpkg, go, gzip).
@@ -35,7 +42,9 @@ cache=${TLSBENCH_VM_CACHE:-${HOME:-/root}/.cache/tlsbench-vm}
 vm_timeout=${TLSBENCH_VM_TIMEOUT:-600}
 smp=${TLSBENCH_VM_SMP:-2}
 test_run=${TLSBENCH_VM_TEST_RUN:-}
+runner_run=${TLSBENCH_VM_RUNNER_RUN:-^TestVM}
 bench_mb=${TLSBENCH_KTLS_BENCH_MB:-4}
+throughput_kb=${TLSBENCH_VM_THROUGHPUT_KB:-1024}
 # Let go test's own timeout fire (with a goroutine dump) before the VM is killed.
 test_timeout=$((vm_timeout > 120 ? vm_timeout - 60 : vm_timeout * 3 / 4))
 
@@ -106,9 +115,10 @@ else
 	log "work dir $work"
 fi
 
-# ---- static test binary -------------------------------------------------------
-log "building the static test binary"
+# ---- static test binaries -----------------------------------------------------
+log "building the static test binaries"
 (cd "$repo" && CGO_ENABLED=0 GOOS=linux GOARCH=amd64 go test -c -o "$work/ktls.test" ./internal/ktls/)
+(cd "$repo" && CGO_ENABLED=0 GOOS=linux GOARCH=amd64 go test -c -o "$work/runner.test" ./runner/)
 
 # ---- initramfs ------------------------------------------------------------------
 root=$work/initramfs
@@ -121,6 +131,7 @@ ln -s ../bin/busybox "$root/sbin/modprobe" # the kernel's request_module helper
 cp -a "$kdir/lib/modules/$kver" "$root/lib/modules/"
 depmod -b "$root" "$kver"
 cp "$work/ktls.test" "$root/ktls.test"
+cp "$work/runner.test" "$root/runner.test"
 
 # Load order resolved on the host by kmod (modprobe -D), so the VM only needs
 # busybox insmod. tls is required; the crypto modules are what kTLS uses for
@@ -153,6 +164,11 @@ echo "ktls-vm: kernel \$(uname -r); modules: \$(cut -d' ' -f1 /proc/modules | tr
 cd /tmp
 TLSBENCH_KTLS_VM=1 TLSBENCH_KTLS_BENCH_MB=$bench_mb /ktls.test -test.v -test.timeout ${test_timeout}s ${test_run:+-test.run '$test_run'}
 rc=\$?
+echo "KTLS-VM-BINARY ktls.test rc=\$rc"
+TLSBENCH_KTLS_VM=1 TLSBENCH_VM_THROUGHPUT_KB=$throughput_kb /runner.test -test.v -test.timeout ${test_timeout}s -test.run '$runner_run'
+rc2=\$?
+echo "KTLS-VM-BINARY runner.test rc=\$rc2"
+[ "\$rc" = 0 ] && rc=\$rc2
 echo "KTLS-VM-RESULT rc=\$rc"
 sync
 poweroff -f
@@ -177,12 +193,18 @@ echo
 echo "==== kTLS VM summary ===="
 grep -E '^ *(--- FAIL)' "$vmlog" || true
 grep -E 'KTLS-BENCH' "$vmlog" | sed -E 's/^.*(KTLS-BENCH)/\1/' || true
+grep -E 'KTLS-RUN' "$vmlog" | sed -E 's/^.*(KTLS-RUN)/\1/' || true
+grep -E 'KTLS-VM-BINARY' "$vmlog" || true
 marker=$(grep -Eo 'KTLS-VM-RESULT rc=[0-9]+' "$vmlog" | tail -1 || true)
 if [ -z "$marker" ]; then
 	[ "$qemu_rc" = 124 ] && die "VM timed out after ${vm_timeout}s without a result (${elapsed}s total)"
 	die "no KTLS-VM-RESULT marker in the VM output (qemu exit $qemu_rc, ${elapsed}s total)"
 fi
 rc=${marker##*=}
+if [ "$rc" = 0 ] && [ "$runner_run" = "^TestVM" ] && ! grep -qE '^--- PASS: TestVMThroughput' "$vmlog"; then
+	log "TestVMThroughput did not pass (not run?): the throughput runner went untested"
+	rc=1
+fi
 pass=$(grep -cE '^ *--- PASS' "$vmlog" || true)
 fail=$(grep -cE '^ *--- FAIL' "$vmlog" || true)
 skip=$(grep -cE '^ *--- SKIP' "$vmlog" || true)

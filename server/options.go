@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/tlsbench/tlsbench/keys"
 	"github.com/tlsbench/tlsbench/pki"
 	"github.com/tlsbench/tlsbench/tlsconf"
 )
@@ -42,13 +43,34 @@ type Options struct {
 	RevokedFile string `json:"revoked_file,omitempty"`
 	// HandshakeTimeout bounds each handshake (default 10 s).
 	HandshakeTimeout time.Duration `json:"handshake_timeout,omitempty"`
+	// P12PasswordFile holds the password of PKCS#12 identities; empty
+	// means the environment variable keys.PasswordEnv. The password
+	// itself is never part of Options, which travel to a child process.
+	P12PasswordFile string `json:"p12_password_file,omitempty"`
+	// DisableKeyCache makes the key manager read and decrypt the private
+	// key on every full handshake instead of once at load.
+	DisableKeyCache bool `json:"disable_key_cache,omitempty"`
+	// Constraints are the key manager's rules for identities
+	// (keys.ParseConstraints syntax; empty: the defaults).
+	Constraints string `json:"constraints,omitempty"`
+	// KTLS lets throughput clients switch connections to kernel TLS
+	// (WithKTLS); off for the handshake benchmark, which it would touch.
+	KTLS bool `json:"ktls,omitempty"`
+	// Sources are files throughput clients may ask for (WithSources).
+	Sources []string `json:"sources,omitempty"`
 }
 
 // IdentityFiles name one identity on disk: a PEM chain (leaf first) and
-// its PEM private key.
+// its PEM private key, or a PKCS#12 file.
 type IdentityFiles struct {
-	Cert string `json:"cert"`
-	Key  string `json:"key"`
+	Cert string `json:"cert,omitempty"`
+	Key  string `json:"key,omitempty"`
+	P12  string `json:"p12,omitempty"`
+}
+
+// IdentitySource is f in the key manager's terms.
+func IdentitySource(f IdentityFiles) keys.Source {
+	return keys.Source{CertFile: f.Cert, KeyFile: f.Key, P12File: f.P12}
 }
 
 // Defaults of the stateful session store.
@@ -79,41 +101,58 @@ func (o Options) Validate() error {
 	if _, _, err := versionRange(o.Versions); err != nil {
 		return err
 	}
+	if _, err := keys.ParseConstraints(o.Constraints); err != nil {
+		return fmt.Errorf("--constraints: %v", err)
+	}
+	for _, f := range o.Identities {
+		if (f.P12 == "") == (f.Cert == "" || f.Key == "") || f.P12 != "" && (f.Cert != "" || f.Key != "") {
+			return fmt.Errorf("--identity: give CERT.pem,KEY.pem or FILE.p12, not %+v", f)
+		}
+	}
 	return nil
 }
 
 // TLSConfig loads the files Options name and builds the server's
 // *tls.Config. Errors name the file at fault.
 func (o Options) TLSConfig() (*tls.Config, error) {
-	cfg, _, err := o.build(nil)
-	return cfg, err
+	b, err := o.build(nil)
+	return b.cfg, err
 }
 
-// build is TLSConfig with the session policy the server keeps for its
-// counters; log receives reload failures of watched files.
-func (o Options) build(log func(error)) (*tls.Config, *sessionPolicy, error) {
+// built is what build makes: the configuration and the parts of it the
+// server keeps for its counters.
+type built struct {
+	cfg    *tls.Config
+	policy *sessionPolicy // nil with tickets disabled
+	km     *keys.Manager
+}
+
+// build is TLSConfig with the parts the server keeps for its counters;
+// log receives reload failures of watched files.
+func (o Options) build(log func(error)) (built, error) {
 	if err := o.Validate(); err != nil {
-		return nil, nil, err
+		return built{}, err
 	}
 	if len(o.Identities) == 0 {
-		return nil, nil, errors.New("server has no identity")
+		return built{}, errors.New("server has no identity")
 	}
 	minV, maxV, err := versionRange(o.Versions)
 	if err != nil {
-		return nil, nil, err
+		return built{}, err
 	}
 	so := tlsconf.ServerOptions{MinVersion: minV, MaxVersion: maxV, Mutual: o.Mutual, DisableTickets: o.DisableTickets}
-	for _, f := range o.Identities {
-		id, err := pki.LoadIdentityPEM(f.Cert, f.Key)
-		if err != nil {
-			return nil, nil, err
-		}
-		so.Certificates = append(so.Certificates, id.TLSCertificate())
+	// Every identity goes through the key manager, generated test ones
+	// included: one code path, validated once at load; its selection cost
+	// is measured in BENCHMARKS.md.
+	km, err := o.KeyManager()
+	if err != nil {
+		return built{}, err
 	}
+	so.GetCertificate = km.GetCertificate
 	if o.Mutual {
 		certs, err := pki.LoadCertsPEM(o.ClientCA)
 		if err != nil {
-			return nil, nil, err
+			return built{}, err
 		}
 		pool := x509.NewCertPool()
 		for _, c := range certs {
@@ -123,10 +162,10 @@ func (o Options) build(log func(error)) (*tls.Config, *sessionPolicy, error) {
 	}
 	cfg, err := tlsconf.Server(so)
 	if err != nil {
-		return nil, nil, err
+		return built{}, err
 	}
 	if o.DisableTickets {
-		return cfg, nil, nil
+		return built{cfg: cfg, km: km}, nil
 	}
 
 	p := &sessionPolicy{cfg: cfg}
@@ -157,21 +196,39 @@ func (o Options) build(log func(error)) (*tls.Config, *sessionPolicy, error) {
 			return nil
 		}, log)
 		if err != nil {
-			return nil, nil, fmt.Errorf("--ticket-keys: %w", err)
+			return built{}, fmt.Errorf("--ticket-keys: %w", err)
 		}
 		p.ticketKeys = w
 	}
 	if o.RevokedFile != "" {
 		r, err := newRevocationList(o.RevokedFile, log)
 		if err != nil {
-			return nil, nil, fmt.Errorf("--revoked: %w", err)
+			return built{}, fmt.Errorf("--revoked: %w", err)
 		}
 		p.revoked = r
 		cfg.VerifyConnection = p.verifyNotRevoked
 	}
 	cfg.WrapSession = p.wrap
 	cfg.UnwrapSession = p.unwrap
-	return cfg, p, nil
+	return built{cfg: cfg, policy: p, km: km}, nil
+}
+
+// KeyManager loads and validates the identities, as the server does at
+// start.
+func (o Options) KeyManager() (*keys.Manager, error) {
+	cons, err := keys.ParseConstraints(o.Constraints)
+	if err != nil {
+		return nil, fmt.Errorf("--constraints: %v", err)
+	}
+	srcs := make([]keys.Source, len(o.Identities))
+	for i, f := range o.Identities {
+		srcs[i] = IdentitySource(f)
+	}
+	opts := []keys.Option{keys.WithConstraints(cons), keys.WithKeyCache(!o.DisableKeyCache)}
+	if o.P12PasswordFile != "" {
+		opts = append(opts, keys.WithP12Password(keys.PasswordFile(o.P12PasswordFile)))
+	}
+	return keys.New(srcs, opts...)
 }
 
 // versionRange turns a list of version names into the min and max version.
@@ -198,7 +255,7 @@ func versionRange(names []string) (uint16, uint16, error) {
 // NewFromOptions builds a Server from o.
 func NewFromOptions(o Options, opts ...Option) (*Server, error) {
 	var s *Server
-	cfg, policy, err := o.build(func(err error) {
+	b, err := o.build(func(err error) {
 		if s != nil {
 			s.log.Warn("reloading a watched file failed; keeping its previous contents", "err", err)
 		}
@@ -209,7 +266,15 @@ func NewFromOptions(o Options, opts ...Option) (*Server, error) {
 	if o.HandshakeTimeout > 0 {
 		opts = append([]Option{WithHandshakeTimeout(o.HandshakeTimeout)}, opts...)
 	}
-	s = New(cfg, opts...)
-	s.policy = policy
+	if o.KTLS {
+		opts = append(opts, WithKTLS())
+	}
+	if len(o.Sources) > 0 {
+		opts = append(opts, WithSources(o.Sources...))
+	}
+	s = New(b.cfg, opts...)
+	s.policy = b.policy
+	s.km = b.km
+	b.km.SetLogger(s.log)
 	return s, nil
 }

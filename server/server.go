@@ -12,7 +12,9 @@ import (
 	"time"
 
 	"github.com/tlsbench/tlsbench/internal/connerr"
+	"github.com/tlsbench/tlsbench/internal/ktls"
 	"github.com/tlsbench/tlsbench/internal/usage"
+	"github.com/tlsbench/tlsbench/keys"
 	"github.com/tlsbench/tlsbench/tlsconf"
 )
 
@@ -24,6 +26,9 @@ type Server struct {
 	idleTimeout      time.Duration
 	log              *slog.Logger
 	policy           *sessionPolicy // nil when built from a plain tls.Config
+	km               *keys.Manager  // nil when built from a plain tls.Config
+	kl               *ktls.KeyLog   // set by WithKTLS: connections may switch to kTLS
+	sources          []string       // WithSources: files throughput clients may ask for
 
 	accepted   atomic.Int64
 	handshakes atomic.Int64
@@ -119,16 +124,32 @@ func (s *Server) ServeConn(ctx context.Context, c net.Conn) {
 	defer s.active.Add(-1)
 	defer c.Close()
 
-	tc := tls.Server(c, s.tls)
+	var rc *ktls.RecordConn
+	under := c
+	if s.kl != nil {
+		// kTLS needs a record-exact reader during the handshake.
+		rc = ktls.WrapConn(c)
+		under = rc
+	}
+	if s.km != nil {
+		// The key manager reads signature_algorithms_cert from the raw
+		// ClientHello, which crypto/tls does not expose.
+		under = keys.RecordClientHello(under)
+	}
+	tc := tls.Server(under, s.tls)
 	hctx, cancel := context.WithTimeout(ctx, s.handshakeTimeout)
 	err := tc.HandshakeContext(hctx)
 	cancel()
 	if err != nil {
 		kind := connerr.Kind(err)
+		if s.km != nil && keys.Rejection(under) != nil {
+			kind = "no-identity" // the manager logged why
+		}
 		s.mu.Lock()
 		s.failures[kind]++
 		s.mu.Unlock()
 		s.log.Debug("handshake failed", "remote", c.RemoteAddr(), "kind", kind, "err", err)
+		s.userSpace(rc)
 		return
 	}
 	st := tc.ConnectionState()
@@ -147,19 +168,29 @@ func (s *Server) ServeConn(ctx context.Context, c net.Conn) {
 	}
 	s.mu.Unlock()
 
-	s.echo(ctx, tc)
+	s.echo(ctx, tc, rc)
 }
 
 // echo writes back what it reads until EOF, an error, idle timeout or ctx
 // ending. Errors here are the client's abortive close (RST) in the normal
 // case and are not counted: the handshake is what the server measures.
-func (s *Server) echo(ctx context.Context, tc *tls.Conn) {
+// A connection whose first byte is BulkMagic is a throughput client and
+// goes to serveBulk instead; rc is its record-exact reader (WithKTLS).
+func (s *Server) echo(ctx context.Context, tc *tls.Conn, rc *ktls.RecordConn) {
 	stop := context.AfterFunc(ctx, func() { tc.NetConn().SetDeadline(time.Now()) })
 	defer stop()
 	buf := make([]byte, 16*1024)
-	for {
+	for first := true; ; first = false {
 		tc.NetConn().SetReadDeadline(time.Now().Add(s.idleTimeout))
 		n, err := tc.Read(buf)
+		if first && n > 0 && buf[0] == BulkMagic && err == nil {
+			stop()
+			s.serveBulk(ctx, tc, rc, buf[:n])
+			return
+		}
+		if first {
+			s.userSpace(rc)
+		}
 		if n > 0 {
 			if _, werr := tc.Write(buf[:n]); werr != nil {
 				return
@@ -172,6 +203,15 @@ func (s *Server) echo(ctx context.Context, tc *tls.Conn) {
 			return
 		}
 	}
+}
+
+// Identities describes the server's identities, in preference order (nil
+// for a server built from a plain tls.Config).
+func (s *Server) Identities() []keys.IdentityInfo {
+	if s.km == nil {
+		return nil
+	}
+	return s.km.Identities()
 }
 
 // Counters is a snapshot of what the server has done since it started.
@@ -189,6 +229,13 @@ type Counters struct {
 	// Identities counts completed handshakes by the client certificate
 	// the server saw (the first 8 bytes of its SHA-256 thumbprint, hex).
 	Identities map[string]int64 `json:"identities,omitempty"`
+	// Selected counts the handshakes each server identity was chosen
+	// for, KeyLoads the private keys read from disk for a handshake and
+	// KeyDecryptions the PKCS#12 files decrypted (at load and, with the
+	// key cache off, per full handshake).
+	Selected       map[string]int64 `json:"selected,omitempty"`
+	KeyLoads       int64            `json:"key_loads,omitempty"`
+	KeyDecryptions int64            `json:"key_decryptions,omitempty"`
 	// Declined counts sessions the server refused to resume: "revoked"
 	// (a revoked client certificate's session) and "unknown" (not in the
 	// store, undecryptable or already used).
@@ -218,6 +265,10 @@ func (s *Server) Counters() Counters {
 	c.Groups = cloneCounts(s.groups)
 	c.Identities = cloneCounts(s.identities)
 	s.mu.Unlock()
+	if s.km != nil {
+		ks := s.km.Stats()
+		c.Selected, c.KeyLoads, c.KeyDecryptions = subCounts(ks.Selected, nil), ks.KeyLoads, ks.Decryptions
+	}
 	if p := s.policy; p != nil {
 		c.Declined = subCounts(map[string]int64{"revoked": p.declinedRevoked.Load(), "unknown": p.declinedUnknown.Load()}, nil)
 	}
@@ -227,17 +278,20 @@ func (s *Server) Counters() Counters {
 // Sub returns the counts between earlier and c (Active is c's).
 func (c Counters) Sub(earlier Counters) Counters {
 	d := Counters{
-		Accepted:   c.Accepted - earlier.Accepted,
-		Handshakes: c.Handshakes - earlier.Handshakes,
-		Resumed:    c.Resumed - earlier.Resumed,
-		Active:     c.Active,
-		Failures:   subCounts(c.Failures, earlier.Failures),
-		Versions:   subCounts(c.Versions, earlier.Versions),
-		Groups:     subCounts(c.Groups, earlier.Groups),
-		Identities: subCounts(c.Identities, earlier.Identities),
-		Declined:   subCounts(c.Declined, earlier.Declined),
-		CPUNanos:   c.CPUNanos - earlier.CPUNanos,
-		AllocBytes: c.AllocBytes - earlier.AllocBytes,
+		Accepted:       c.Accepted - earlier.Accepted,
+		Handshakes:     c.Handshakes - earlier.Handshakes,
+		Resumed:        c.Resumed - earlier.Resumed,
+		Active:         c.Active,
+		Failures:       subCounts(c.Failures, earlier.Failures),
+		Versions:       subCounts(c.Versions, earlier.Versions),
+		Groups:         subCounts(c.Groups, earlier.Groups),
+		Identities:     subCounts(c.Identities, earlier.Identities),
+		Declined:       subCounts(c.Declined, earlier.Declined),
+		Selected:       subCounts(c.Selected, earlier.Selected),
+		KeyLoads:       c.KeyLoads - earlier.KeyLoads,
+		KeyDecryptions: c.KeyDecryptions - earlier.KeyDecryptions,
+		CPUNanos:       c.CPUNanos - earlier.CPUNanos,
+		AllocBytes:     c.AllocBytes - earlier.AllocBytes,
 	}
 	return d
 }

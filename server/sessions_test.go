@@ -159,8 +159,9 @@ func TestRevokedClientCannotResumeOrConnect(t *testing.T) {
 func TestExpiredClientCertificateNotResumed(t *testing.T) {
 	now := time.Now()
 	f := newFixture(t, pki.WithValidity(now.Add(-time.Hour), now.Add(time.Hour)))
-	cfg, _, err := Options{Identities: []IdentityFiles{f.server}, Mutual: true, ClientCA: f.caFile}.build(nil)
+	b, err := Options{Identities: []IdentityFiles{f.server}, Mutual: true, ClientCA: f.caFile}.build(nil)
 	must(t, err)
+	cfg := b.cfg
 	var skew time.Duration
 	cfg.Time = func() time.Time { return time.Now().Add(skew) }
 	srv := New(cfg)

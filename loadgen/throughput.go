@@ -1,0 +1,851 @@
+package loadgen
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net"
+	"os"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/tlsbench/tlsbench/internal/ktls"
+	"github.com/tlsbench/tlsbench/internal/usage"
+	"github.com/tlsbench/tlsbench/results"
+	"github.com/tlsbench/tlsbench/server"
+	"github.com/tlsbench/tlsbench/stats"
+	"github.com/tlsbench/tlsbench/tlsconf"
+)
+
+// Directions of a throughput case, as the results and --direction name
+// them: download (the server sends), upload (the client sends), both.
+const (
+	DirectionDownload = "download"
+	DirectionUpload   = "upload"
+	DirectionBoth     = "both"
+)
+
+// ThroughputCase is one bulk-transfer case against tlsbench's built-in
+// server (the bulk protocol of server.BulkSetup).
+//
+// Concurrency connections are opened once per case (handshake, setup,
+// kTLS switch: none of it measured); every iteration then moves Bytes per
+// connection and direction, or keeps moving data for Duration, on all
+// connections at once. An iteration's time runs from the common start to
+// the end of the last connection's transfer.
+type ThroughputCase struct {
+	// Name is the case name in results, e.g.
+	// throughput/tls1.3/aes128gcm/16k/download/ktls-on/c1.
+	Name    string
+	Version uint16
+	// Cipher is ktls.CipherAES128GCM, CipherAES256GCM or
+	// CipherChaCha20Poly1305; the case fails if another is negotiated.
+	Cipher string
+	// Buffer is the application read and write size.
+	Buffer int
+	// Direction is DirectionDownload, DirectionUpload or DirectionBoth.
+	Direction string
+	// Bytes per connection and direction per iteration, or Duration per
+	// iteration: exactly one is set.
+	Bytes    int64
+	Duration time.Duration
+	// Concurrency is the number of parallel connections.
+	Concurrency int
+	// Iterations measured and Warmup iterations discarded before them;
+	// MaxDuration stops measuring early (after at least two iterations).
+	Iterations  int
+	Warmup      int
+	MaxDuration time.Duration
+	// KTLS is the --ktls setting for both ends: off, auto (kTLS where the
+	// kernel can, user space otherwise, with the reason in the notes) or
+	// on (the case fails without it). The server must have been started
+	// with server.WithKTLS for its end to switch.
+	KTLS ktls.Mode
+	// Source, when set, is a file the server sends instead of the
+	// generated stream (download only).
+	Source *FileSource
+	// Client is the base client configuration (roots, server name);
+	// versions, cipher suites and the key log are set per case.
+	Client *tls.Config
+	Dialer Dialer
+	// ConnTimeout bounds connection setup, and any stall of a transfer
+	// (default 10 s).
+	ConnTimeout time.Duration
+	// Server, when set, gives the server's CPU time.
+	Server ServerObserver
+	// Record holds the descriptive fields to copy into the result.
+	Record results.Record
+	// Progress, when set, is called after every iteration.
+	Progress func(ThroughputProgress)
+}
+
+// FileSource is a file the server was started with (server.WithSources).
+type FileSource struct {
+	// Path is read by the client too, to know what must arrive.
+	Path string
+	// Index is the file's 1-based position in the server's sources.
+	Index int
+}
+
+// ThroughputProgress reports a finished iteration.
+type ThroughputProgress struct {
+	Case      string
+	Warmup    bool
+	Iteration int // 1-based within its phase
+	Of        int
+	MBps      float64
+}
+
+// ThroughputError is a throughput case that could not be measured: a
+// connection or the kTLS switch failed, another cipher was negotiated, or
+// the data arrived corrupted (errors.As finds a *server.IntegrityError).
+type ThroughputError struct {
+	Case string
+	Err  error
+}
+
+func (e *ThroughputError) Error() string { return e.Case + ": " + e.Err.Error() }
+
+func (e *ThroughputError) Unwrap() error { return e.Err }
+
+// tls12Suites are the TLS 1.2 suites of each cipher, ECDSA and RSA keys.
+var tls12Suites = map[string][]uint16{
+	ktls.CipherAES128GCM:        {tls.TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256, tls.TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256},
+	ktls.CipherAES256GCM:        {tls.TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384, tls.TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384},
+	ktls.CipherChaCha20Poly1305: {tls.TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256, tls.TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256},
+}
+
+// ThroughputConfig derives the client configuration of a case from base:
+// TLS 1.2 pinned with the cipher's suites; TLS 1.3 steered to the cipher
+// with ktls.PreferTLS13Cipher (Go ignores CipherSuites for TLS 1.3). It
+// fails with ktls.ErrTLS13AES256 for TLS 1.3 AES-256-GCM, which two Go
+// endpoints cannot negotiate: such a case is not runnable, and measuring
+// another cipher in its place would be wrong. Sessions are not cached:
+// every connection makes one full handshake that is not measured.
+func ThroughputConfig(base *tls.Config, version uint16, cipher string) (*tls.Config, error) {
+	suites, ok := tls12Suites[cipher]
+	if !ok {
+		return nil, fmt.Errorf("unknown cipher %q (want %s, %s or %s)", cipher, ktls.CipherAES128GCM, ktls.CipherAES256GCM, ktls.CipherChaCha20Poly1305)
+	}
+	cfg := base.Clone()
+	cfg.ClientSessionCache = nil
+	switch version {
+	case tls.VersionTLS12:
+		cfg.MinVersion, cfg.MaxVersion = tls.VersionTLS12, tls.VersionTLS12
+		cfg.CipherSuites = suites
+	case tls.VersionTLS13:
+		cfg.MinVersion, cfg.MaxVersion = tls.VersionTLS12, tls.VersionTLS13
+		if err := ktls.PreferTLS13Cipher(cfg, cipher); err != nil {
+			return nil, err
+		}
+	default:
+		return nil, fmt.Errorf("TLS version %#04x: throughput cases run TLS 1.2 or 1.3", version)
+	}
+	return cfg, nil
+}
+
+func (tc *ThroughputCase) validate() error {
+	switch {
+	case tc.Buffer < 1 || tc.Buffer > server.MaxBulkBuffer:
+		return fmt.Errorf("buffer of %d bytes: must be 1..%d", tc.Buffer, server.MaxBulkBuffer)
+	case (tc.Bytes > 0) == (tc.Duration > 0):
+		return errors.New("give exactly one of bytes or duration per iteration")
+	case tc.Bytes < 0 || tc.Duration < 0:
+		return errors.New("bytes and duration must be positive")
+	case tc.Concurrency < 1:
+		return errors.New("concurrency must be at least 1")
+	case tc.Iterations < 1:
+		return errors.New("iterations must be at least 1")
+	case tc.Client == nil || tc.Dialer == nil:
+		return errors.New("no client configuration or dialer")
+	}
+	switch tc.Direction {
+	case DirectionDownload, DirectionUpload, DirectionBoth:
+	default:
+		return fmt.Errorf("direction %q: want download, upload or both", tc.Direction)
+	}
+	if tc.Source != nil && tc.Direction != DirectionDownload {
+		return errors.New("a file source is sent by the server: direction must be download")
+	}
+	if tc.ConnTimeout <= 0 {
+		tc.ConnTimeout = 10 * time.Second
+	}
+	return nil
+}
+
+// RunThroughput measures tc and returns its record. The record is also
+// returned with an error when ctx ended part-way (what was measured is
+// kept); any other failure comes as a *ThroughputError with a nil record.
+//
+// The record (kind "throughput"):
+//   - mbps: payload bytes of all connections and directions over the
+//     measured time, in 10^6 bytes per second (the report derives Gbit/s);
+//   - samples_us: one value per measured iteration, the microseconds it
+//     took per megabyte (10^6 payload bytes): a time per unit of work,
+//     lower is better, like a handshake case's microseconds per handshake,
+//     so that mean_us, error_us, stddev_us, median_us, min_us and max_us
+//     summarise them the same way. With --bytes every iteration moves the
+//     same amount and mbps = 10^6 / mean_us; extra.mbps_min, mbps_max and
+//     mbps_error (99.9% half-width) describe the per-iteration rates;
+//   - client_cpu_pct, server_cpu_pct: each process's CPU time over the
+//     measured time, in percent of one CPU (the server's from its own
+//     counters, so only for a server in a process of its own; otherwise
+//     extra.process_cpu_pct). extra.client_cpu_s_per_gb and
+//     server_cpu_s_per_gb are CPU-seconds per 10^9 bytes;
+//   - cipher: the cipher negotiated (never another than the case's);
+//     ktls_tx, ktls_rx: see ktlsFields; extra.{client,server}_ktls_{tx,rx}:
+//     each end; extra.sendfile for a file source;
+//   - extra.tls_*: /proc/net/tls_stat deltas (TlsTxSw -> tls_tx_sw) from
+//     before the connections opened to after the last iteration, when the
+//     kernel has the file. The file counts the whole network namespace:
+//     both ends here, and anything else running;
+//   - handshakes: the connections opened (one handshake each, not
+//     measured); notes: the kTLS fallback reasons, the file source path
+//     taken.
+func RunThroughput(ctx context.Context, tc ThroughputCase) (*results.Record, error) {
+	fail := func(err error) (*results.Record, error) {
+		return nil, &ThroughputError{Case: tc.Name, Err: err}
+	}
+	if err := tc.validate(); err != nil {
+		return fail(err)
+	}
+	cfg, err := ThroughputConfig(tc.Client, tc.Version, tc.Cipher)
+	if err != nil {
+		return fail(err)
+	}
+	use, reason, err := tc.KTLS.Decide()
+	if err != nil {
+		return fail(err)
+	}
+	r := &tpRunner{tc: &tc, cfg: cfg, useKTLS: use}
+	if reason != "" && tc.KTLS == ktls.ModeAuto {
+		r.notes = append(r.notes, "--ktls auto: "+reason)
+	}
+	if use {
+		r.kl = new(ktls.KeyLog)
+		cfg.KeyLogWriter = r.kl
+	}
+	if err := r.loadSource(); err != nil {
+		return fail(err)
+	}
+	statBefore, statErr := ktls.ReadTLSStat()
+
+	if err := r.openAll(ctx); err != nil {
+		r.closeAll()
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return fail(err)
+	}
+	defer r.closeAll()
+	stop := context.AfterFunc(ctx, func() {
+		for _, c := range r.conns {
+			c.raw.SetDeadline(time.Now())
+		}
+	})
+	defer stop()
+
+	for i := 0; i < tc.Warmup; i++ {
+		it, err := r.iteration(ctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			return fail(err)
+		}
+		r.progress(true, i+1, tc.Warmup, it)
+	}
+	rec, err := r.measure(ctx)
+	if rec != nil && statErr == nil {
+		if after, err := ktls.ReadTLSStat(); err == nil {
+			for k, v := range ktls.StatDelta(statBefore, after) {
+				rec.Extra[statKey(k)] = float64(v)
+			}
+		}
+	}
+	return rec, err
+}
+
+// statKey turns a /proc/net/tls_stat name into a results key:
+// TlsTxSw -> tls_tx_sw.
+func statKey(name string) string {
+	var b strings.Builder
+	for i, r := range name {
+		if r >= 'A' && r <= 'Z' {
+			if i > 0 {
+				b.WriteByte('_')
+			}
+			r += 'a' - 'A'
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// tpRunner is one throughput case in progress.
+type tpRunner struct {
+	tc      *ThroughputCase
+	cfg     *tls.Config
+	useKTLS bool
+	kl      *ktls.KeyLog
+	conns   []*tpConn
+	notes   []string
+
+	// A file source: its size, and its contents when small enough to
+	// compare exactly, else the SHA-256 of one pass.
+	srcSize    int64
+	srcContent []byte
+	srcSum     [sha256.Size]byte
+}
+
+// maxSourceInMemory is the largest file source the client holds to
+// compare byte by byte; larger ones are checked by the SHA-256 of each
+// pass, which costs the client more CPU.
+const maxSourceInMemory = 64 << 20
+
+func (r *tpRunner) loadSource() error {
+	src := r.tc.Source
+	if src == nil {
+		return nil
+	}
+	f, err := os.Open(src.Path)
+	if err != nil {
+		return fmt.Errorf("--source: %w", err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("--source: %w", err)
+	}
+	if !fi.Mode().IsRegular() || fi.Size() == 0 {
+		return fmt.Errorf("--source %s: not a non-empty regular file", src.Path)
+	}
+	r.srcSize = fi.Size()
+	if r.srcSize <= maxSourceInMemory {
+		r.srcContent = make([]byte, r.srcSize)
+		_, err = io.ReadFull(f, r.srcContent)
+	} else {
+		h := sha256.New()
+		_, err = io.Copy(h, f)
+		h.Sum(r.srcSum[:0])
+		r.notes = append(r.notes, fmt.Sprintf("file source of %d MiB checked by SHA-256 per pass: client CPU includes hashing", r.srcSize>>20))
+	}
+	if err != nil {
+		return fmt.Errorf("--source %s: %w", src.Path, err)
+	}
+	return nil
+}
+
+// roundBytes is the size of a bytes-mode round: Bytes, rounded up to
+// whole passes for a file source.
+func (r *tpRunner) roundBytes(n int64) int64 {
+	if r.srcSize == 0 {
+		return n
+	}
+	return max(1, (n+r.srcSize-1)/r.srcSize) * r.srcSize
+}
+
+func (r *tpRunner) directions() int {
+	switch r.tc.Direction {
+	case DirectionUpload:
+		return server.BulkUpload
+	case DirectionBoth:
+		return server.BulkDownload | server.BulkUpload
+	}
+	return server.BulkDownload
+}
+
+func (r *tpRunner) openAll(ctx context.Context) error {
+	r.conns = make([]*tpConn, r.tc.Concurrency)
+	errs := make([]error, len(r.conns))
+	var wg sync.WaitGroup
+	for i := range r.conns {
+		wg.Go(func() { r.conns[i], errs[i] = r.open(ctx, i) })
+	}
+	wg.Wait()
+	if err := firstError(errs); err != nil {
+		return err
+	}
+	reasons := map[string]bool{}
+	for _, c := range r.conns {
+		for _, why := range c.userSpace {
+			reasons[why] = true
+		}
+	}
+	for _, why := range sortedKeys(reasons) {
+		if r.tc.KTLS == ktls.ModeOn {
+			return fmt.Errorf("--ktls on: %s", why)
+		}
+		r.notes = append(r.notes, "--ktls auto: "+why)
+	}
+	return nil
+}
+
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func (r *tpRunner) closeAll() {
+	for _, c := range r.conns {
+		if c != nil {
+			c.raw.SetDeadline(time.Now().Add(time.Second))
+			c.conn.Close() // close_notify: the server's normal end
+		}
+	}
+}
+
+// tpConn is the client's end of one throughput connection.
+type tpConn struct {
+	id        int
+	raw       net.Conn // the TCP connection
+	conn      net.Conn // *ktls.Conn or *tls.Conn: what the data goes through
+	state     tls.ConnectionState
+	ack       server.BulkAck
+	clientTX  bool
+	clientRX  bool
+	userSpace []string // why an end stayed in user space
+	buf       []byte
+	rounds    uint64
+}
+
+// open dials, handshakes, sends the setup, reads the ack and switches the
+// client's end to kTLS, in that order (see server.BulkSetup for why).
+func (r *tpRunner) open(ctx context.Context, id int) (*tpConn, error) {
+	tc := r.tc
+	cctx, cancel := context.WithTimeout(ctx, tc.ConnTimeout)
+	defer cancel()
+	raw, err := tc.Dialer.Dial(cctx)
+	if err != nil {
+		return nil, fmt.Errorf("connect: %w", err)
+	}
+	raw.SetDeadline(time.Now().Add(tc.ConnTimeout))
+	under := raw
+	var rc *ktls.RecordConn
+	if r.useKTLS {
+		rc = ktls.WrapConn(raw)
+		under = rc
+	}
+	tlc := tls.Client(under, r.cfg)
+	c := &tpConn{id: id, raw: raw, conn: tlc}
+	failed := func(err error) (*tpConn, error) {
+		raw.Close()
+		return nil, err
+	}
+	if err := tlc.HandshakeContext(cctx); err != nil {
+		return failed(fmt.Errorf("handshake: %w", err))
+	}
+	c.state = tlc.ConnectionState()
+	if err := r.checkNegotiated(c.state); err != nil {
+		return failed(err)
+	}
+	setup := server.BulkSetup{KTLSTX: r.useKTLS, KTLSRX: r.useKTLS, Buffer: tc.Buffer}
+	if tc.Source != nil {
+		setup.Source = tc.Source.Index
+	}
+	if _, err := tlc.Write(setup.Marshal()); err != nil {
+		return failed(fmt.Errorf("setup: %w", err))
+	}
+	if c.ack, err = server.ReadBulkAck(tlc); err != nil {
+		return failed(err)
+	}
+	if c.ack.Status != server.BulkOK {
+		return failed(fmt.Errorf("the server refused the throughput setup: %s", c.ack.Message))
+	}
+	if tc.Source != nil && c.ack.SourceSize != r.srcSize {
+		return failed(fmt.Errorf("--source %s: the server's file has %d bytes, the client's %d: not the same file", tc.Source.Path, c.ack.SourceSize, r.srcSize))
+	}
+	if r.useKTLS {
+		if c.ack.Message != "" && (!c.ack.KTLSTX || !c.ack.KTLSRX) {
+			c.userSpace = append(c.userSpace, c.ack.Message)
+		}
+		kc, err := ktls.Enable(tlc, rc, r.kl, ktls.Both, ktls.WithRxExpectNoPad())
+		switch {
+		case err == nil:
+			if err := kc.Verify(); err != nil {
+				kc.Close()
+				return failed(err)
+			}
+			c.conn = kc
+			c.clientTX, c.clientRX = kc.State().TX, kc.State().RX
+		case errors.Is(err, ktls.ErrConnBroken):
+			return failed(err)
+		default:
+			// tlc still works in user space.
+			c.userSpace = append(c.userSpace, "client: user-space TLS: "+err.Error())
+		}
+	}
+	raw.SetDeadline(time.Time{})
+	c.buf = make([]byte, tc.Buffer)
+	return c, nil
+}
+
+// checkNegotiated refuses to measure another version or cipher than the
+// case names.
+func (r *tpRunner) checkNegotiated(st tls.ConnectionState) error {
+	tc := r.tc
+	if st.Version != tc.Version {
+		return fmt.Errorf("negotiated %s, want %s", tls.VersionName(st.Version), tls.VersionName(tc.Version))
+	}
+	if got := ktls.CipherOf(st.CipherSuite); got != tc.Cipher {
+		hint := ""
+		if tc.Version == tls.VersionTLS13 && tc.Cipher == ktls.CipherAES128GCM {
+			hint = " (a Go server without AES hardware prefers ChaCha20-Poly1305 in TLS 1.3)"
+		}
+		return fmt.Errorf("negotiated %s, want %s%s: not measuring another cipher", tls.CipherSuiteName(st.CipherSuite), tc.Cipher, hint)
+	}
+	return nil
+}
+
+// phase picks where a round starts in the generated stream: different for
+// every connection, round and direction, so that data delivered to the
+// wrong connection or from an earlier round does not match.
+func phase(conn int, round uint64, dir uint64) int64 {
+	x := uint64(conn)<<40 ^ round<<1 ^ dir
+	// splitmix64
+	x += 0x9e3779b97f4a7c15
+	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
+	x = (x ^ x>>27) * 0x94d049bb133111eb
+	x ^= x >> 31
+	return int64(x % server.PatternPeriod)
+}
+
+// round moves n bytes each way the case's direction says, then reads the
+// server's verdict.
+func (r *tpRunner) round(ctx context.Context, c *tpConn, n int64) error {
+	tc := r.tc
+	c.rounds++
+	rd := server.BulkRound{Directions: r.directions(), Bytes: n}
+	var v server.Verifier
+	switch {
+	case r.srcContent != nil:
+		v = server.NewContentVerifier(r.srcContent)
+	case r.srcSize > 0:
+		v = server.NewPassHashVerifier(r.srcSize, r.srcSum)
+	default:
+		rd.DownloadPhase, rd.UploadPhase = phase(c.id, c.rounds, 0), phase(c.id, c.rounds, 1)
+		v = server.NewPatternVerifier(rd.DownloadPhase)
+	}
+	c.raw.SetDeadline(time.Now().Add(tc.ConnTimeout))
+	if _, err := c.conn.Write(rd.Marshal()); err != nil {
+		return fmt.Errorf("round request: %w", err)
+	}
+	var wg sync.WaitGroup
+	var sendErr error
+	if rd.Directions&server.BulkUpload != 0 {
+		send := func() {
+			g := &server.StallGuard{Conn: c.raw, Timeout: tc.ConnTimeout, Ctx: ctx}
+			if sendErr = server.SendPattern(c.conn, n, rd.UploadPhase, tc.Buffer, g); sendErr != nil {
+				sendErr = fmt.Errorf("upload: %w", sendErr)
+			}
+		}
+		if rd.Directions&server.BulkDownload != 0 {
+			wg.Go(send)
+		} else {
+			send()
+		}
+	}
+	if rd.Directions&server.BulkDownload != 0 {
+		g := &server.StallGuard{Conn: c.raw, Timeout: tc.ConnTimeout, Ctx: ctx}
+		if _, err := server.Receive(c.conn, n, c.buf, v, false, g); err != nil {
+			// Stop the upload (if any) and give up the connection: the
+			// case fails.
+			c.raw.SetDeadline(time.Now())
+			wg.Wait()
+			return fmt.Errorf("download: %w", err)
+		}
+	}
+	wg.Wait()
+	if sendErr != nil {
+		return sendErr
+	}
+	c.raw.SetDeadline(time.Now().Add(tc.ConnTimeout))
+	verdict, err := server.ReadBulkVerdict(c.conn)
+	if err != nil {
+		return err
+	}
+	switch verdict.Status {
+	case server.BulkOK:
+	case server.BulkIntegrity:
+		return fmt.Errorf("upload: %w", &server.IntegrityError{Remote: verdict.Message})
+	default:
+		return fmt.Errorf("the server ended the round: %s", verdict.Message)
+	}
+	if rd.Directions&server.BulkUpload != 0 && verdict.Received != n {
+		return fmt.Errorf("upload: the server received %d of %d bytes", verdict.Received, n)
+	}
+	return nil
+}
+
+// tpIter is one iteration of a throughput case.
+type tpIter struct {
+	wall  time.Duration
+	bytes int64 // payload bytes, all connections and directions
+}
+
+func (it tpIter) mbps() float64 {
+	if it.wall <= 0 {
+		return 0
+	}
+	return float64(it.bytes) / it.wall.Seconds() / 1e6
+}
+
+// Duration-mode rounds are sized to last about roundTarget at the rate
+// seen so far, within these bounds: long enough that the round trip
+// between rounds costs little, short enough that an iteration ends close
+// to its duration.
+const (
+	roundTarget  = 100 * time.Millisecond
+	minRoundSize = 256 << 10
+	maxRoundSize = 64 << 20
+)
+
+// iteration runs one iteration on every connection at once.
+func (r *tpRunner) iteration(ctx context.Context) (tpIter, error) {
+	tc := r.tc
+	dirs := int64(1)
+	if tc.Direction == DirectionBoth {
+		dirs = 2
+	}
+	start := make(chan struct{})
+	var t0 time.Time
+	moved := make([]int64, len(r.conns))
+	errs := make([]error, len(r.conns))
+	var wg sync.WaitGroup
+	for i, c := range r.conns {
+		wg.Go(func() {
+			<-start
+			if tc.Bytes > 0 {
+				n := r.roundBytes(tc.Bytes)
+				if errs[i] = r.round(ctx, c, n); errs[i] == nil {
+					moved[i] = n * dirs
+				}
+				return
+			}
+			n := r.roundBytes(minRoundSize)
+			for {
+				began := time.Now()
+				if errs[i] = r.round(ctx, c, n); errs[i] != nil {
+					return
+				}
+				moved[i] += n * dirs
+				left := tc.Duration - time.Since(t0)
+				if left <= 0 || ctx.Err() != nil {
+					return
+				}
+				rate := float64(n) / time.Since(began).Seconds()
+				next := int64(rate * min(roundTarget, left).Seconds())
+				n = r.roundBytes(min(max(next, minRoundSize), maxRoundSize))
+			}
+		})
+	}
+	t0 = time.Now()
+	close(start)
+	wg.Wait()
+	it := tpIter{wall: time.Since(t0)}
+	for i := range moved {
+		it.bytes += moved[i]
+	}
+	return it, firstError(errs)
+}
+
+// firstError reports the first failed connection, and how many more
+// failed, so that 128 connections failing alike give one line.
+func firstError(errs []error) error {
+	var first error
+	failed := 0
+	for i, err := range errs {
+		if err != nil {
+			if first == nil {
+				first = fmt.Errorf("connection %d of %d: %w", i+1, len(errs), err)
+			}
+			failed++
+		}
+	}
+	if failed > 1 {
+		return fmt.Errorf("%w (and %d more connections failed)", first, failed-1)
+	}
+	return first
+}
+
+func (r *tpRunner) progress(warm bool, i, of int, it tpIter) {
+	if r.tc.Progress != nil {
+		r.tc.Progress(ThroughputProgress{Case: r.tc.Name, Warmup: warm, Iteration: i, Of: of, MBps: it.mbps()})
+	}
+}
+
+// measure runs the measured iterations and builds the record.
+func (r *tpRunner) measure(ctx context.Context) (*results.Record, error) {
+	tc := r.tc
+	var (
+		samples, rates []float64
+		total          tpIter
+		srvStart       ServerSnapshot
+		srvErr         error
+		stopErr        error
+	)
+	if tc.Server != nil {
+		srvStart, srvErr = tc.Server.Snapshot()
+	}
+	selfStart := usage.Self()
+	began := time.Now()
+	for i := 0; i < tc.Iterations; i++ {
+		if ctx.Err() != nil {
+			stopErr = ctx.Err()
+			break
+		}
+		it, err := r.iteration(ctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				stopErr = ctx.Err()
+				break
+			}
+			return nil, &ThroughputError{Case: tc.Name, Err: err}
+		}
+		// Microseconds per megabyte: a time per unit of work, lower is
+		// better, like the handshake cases' microseconds per handshake.
+		samples = append(samples, it.wall.Seconds()*1e6/(float64(it.bytes)/1e6))
+		rates = append(rates, it.mbps())
+		total.wall += it.wall
+		total.bytes += it.bytes
+		r.progress(false, i+1, tc.Iterations, it)
+		if tc.MaxDuration > 0 && len(samples) >= 2 && time.Since(began) >= tc.MaxDuration {
+			break
+		}
+	}
+	self := usage.Self().Sub(selfStart)
+	if len(samples) == 0 {
+		if stopErr == nil {
+			stopErr = errors.New("no iteration was measured")
+		}
+		return nil, fmt.Errorf("%s: %w", tc.Name, stopErr)
+	}
+
+	rec := tc.Record
+	rec.Name = tc.Name
+	rec.Kind = results.KindThroughput
+	rec.TLSVersion = tlsconf.VersionName(tc.Version)
+	rec.Concurrency = tc.Concurrency
+	rec.Transport = tc.Dialer.Transport()
+	rec.Handshakes = int64(len(r.conns))
+	rec.Group = tlsconf.GroupName(r.conns[0].state.CurveID)
+	rec.Cipher = ktls.CipherOf(r.conns[0].state.CipherSuite)
+	rec.BufferBytes = tc.Buffer
+	rec.Direction = tc.Direction
+	rec.Iterations = len(samples)
+	rec.SamplesUS = samples
+	s := stats.Summarize(samples)
+	rec.MeanUS, rec.StddevUS, rec.MedianUS, rec.MinUS, rec.MaxUS = s.Mean, s.StdDev, s.Median, s.Min, s.Max
+	rec.ErrorUS = nil
+	if !math.IsNaN(s.Error) {
+		rec.ErrorUS = results.Float(s.Error)
+	}
+	rec.MBps = results.Float(total.mbps())
+	rec.Extra = map[string]float64{
+		"bytes":    float64(total.bytes),
+		"seconds":  total.wall.Seconds(),
+		"mbps_min": slices.Min(rates),
+		"mbps_max": slices.Max(rates),
+	}
+	if rs := stats.Summarize(rates); !math.IsNaN(rs.Error) {
+		rec.Extra["mbps_error"] = rs.Error
+	}
+	r.ktlsFields(&rec)
+	rec.Notes = append(rec.Notes, r.notes...)
+
+	gb := float64(total.bytes) / 1e9
+	pct := func(d time.Duration) *float64 { return results.Float(100 * d.Seconds() / total.wall.Seconds()) }
+	rec.ClientCPUPct, rec.ServerCPUPct = nil, nil
+	var srv ServerSnapshot
+	if tc.Server != nil && srvErr == nil {
+		var end ServerSnapshot
+		if end, srvErr = tc.Server.Snapshot(); srvErr == nil {
+			srv = end.sub(srvStart)
+		}
+	}
+	switch {
+	case tc.Server != nil && srvErr != nil:
+		rec.Notes = append(rec.Notes, "server counters unavailable: "+srvErr.Error())
+	case srv.HasCPU:
+		rec.ServerCPUPct = pct(srv.CPU)
+		rec.Extra["server_cpu_s_per_gb"] = srv.CPU.Seconds() / gb
+	}
+	if self.CPU > 0 {
+		if tc.Server != nil && srv.HasCPU {
+			rec.ClientCPUPct = pct(self.CPU)
+			rec.Extra["client_cpu_s_per_gb"] = self.CPU.Seconds() / gb
+		} else {
+			// The server may run in this process: the CPU time is
+			// both ends' (or unknown to split), so only the total.
+			rec.Extra["process_cpu_pct"] = *pct(self.CPU)
+			rec.Notes = append(rec.Notes, "client and server CPU not separable (server not in a process of its own): extra.process_cpu_pct is this process's")
+		}
+	}
+	if stopErr != nil {
+		rec.Notes = append(rec.Notes, fmt.Sprintf("interrupted after %d of %d iterations", len(samples), tc.Iterations))
+		return &rec, fmt.Errorf("%s: %w", tc.Name, stopErr)
+	}
+	return &rec, nil
+}
+
+// ktlsFields records the kTLS state in effect. ktls_tx says whether the
+// kernel encrypted the data on the sending end(s) of the case's direction,
+// ktls_rx whether it decrypted on the receiving end(s): the server's TX and
+// the client's RX for a download, the other way round for an upload, all
+// four for both. Each end's own state is in extra (share of connections).
+func (r *tpRunner) ktlsFields(rec *results.Record) {
+	var cTX, cRX, sTX, sRX, sendfile float64 // shares of connections
+	for _, c := range r.conns {
+		cTX += b2f(c.clientTX)
+		cRX += b2f(c.clientRX)
+		sTX += b2f(c.ack.KTLSTX)
+		sRX += b2f(c.ack.KTLSRX)
+		sendfile += b2f(c.ack.Sendfile)
+	}
+	n := float64(len(r.conns))
+	cTX, cRX, sTX, sRX, sendfile = cTX/n, cRX/n, sTX/n, sRX/n, sendfile/n
+	rec.Extra["client_ktls_tx"], rec.Extra["client_ktls_rx"] = cTX, cRX
+	rec.Extra["server_ktls_tx"], rec.Extra["server_ktls_rx"] = sTX, sRX
+	if r.tc.Source != nil {
+		rec.Extra["sendfile"] = sendfile
+		if sendfile == 1 {
+			rec.Notes = append(rec.Notes, "the server sent the file with sendfile(2) (TX offloaded)")
+		} else {
+			rec.Notes = append(rec.Notes, fmt.Sprintf("the server read the file in %d-byte reads (no sendfile: TX not offloaded)", r.tc.Buffer))
+		}
+	}
+	var tx, rx bool
+	switch r.tc.Direction {
+	case DirectionDownload:
+		tx, rx = sTX == 1, cRX == 1
+	case DirectionUpload:
+		tx, rx = cTX == 1, sRX == 1
+	default:
+		tx, rx = sTX == 1 && cTX == 1, cRX == 1 && sRX == 1
+	}
+	rec.KTLSTX, rec.KTLSRX = results.Bool(tx), results.Bool(rx)
+	for _, v := range []float64{cTX, cRX, sTX, sRX} {
+		if v > 0 && v < 1 {
+			rec.Notes = append(rec.Notes, "kTLS was in effect on some connections only; ktls_tx/ktls_rx say false")
+			break
+		}
+	}
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,262 @@
+package server
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/tlsbench/tlsbench/internal/ktls"
+)
+
+// WithKTLS prepares the server to hand connections to Linux kernel TLS
+// when a throughput client asks for it: the server's tls.Config gets a
+// ktls.KeyLog as its KeyLogWriter (an existing writer still receives
+// every line, through KeyLog.Tee) and every accepted connection is read
+// record-exactly during its handshake (ktls.WrapConn). Both cost a little
+// on every handshake, which is why they are opt-in: a server for the
+// handshake benchmark runs without them, exactly as before. A connection
+// that does not switch goes back to plain reads and its secrets are
+// dropped at once. The kernel is probed here (ktls.Supported, once per
+// process), so that the probe's own socket is not counted in
+// /proc/net/tls_stat during the first measured connection.
+func WithKTLS() Option {
+	return func(s *Server) {
+		ktls.Supported()
+		s.kl = new(ktls.KeyLog)
+		s.kl.Tee = s.tls.KeyLogWriter
+		s.tls.KeyLogWriter = s.kl
+	}
+}
+
+// WithSources lists the files a throughput client may ask for (by 1-based
+// index, never by path, so that a client cannot make the server read
+// anything else).
+func WithSources(paths ...string) Option {
+	return func(s *Server) { s.sources = append([]string(nil), paths...) }
+}
+
+// KTLSReady reports whether the server was started with WithKTLS.
+func (s *Server) KTLSReady() bool { return s.kl != nil }
+
+// userSpace takes a connection that stays in user-space TLS off the
+// record-exact reader and drops its secrets.
+func (s *Server) userSpace(rc *ktls.RecordConn) {
+	if rc == nil {
+		return
+	}
+	rc.Passthrough()
+	if cr, ok := rc.ClientRandom(); ok && s.kl != nil {
+		s.kl.Forget(cr)
+	}
+}
+
+// serveBulk runs the throughput protocol (see BulkSetup) on a connection
+// whose first application bytes, already read, are first.
+func (s *Server) serveBulk(ctx context.Context, tc *tls.Conn, rc *ktls.RecordConn, first []byte) {
+	log := s.log.With("remote", tc.RemoteAddr())
+	var conn net.Conn = tc
+	refuse := func(msg string) {
+		s.userSpace(rc)
+		conn.Write(BulkAck{Status: BulkRefused, Message: msg}.Marshal())
+		log.Debug("throughput setup refused", "reason", msg)
+	}
+	if len(first) > bulkSetupLen {
+		refuse("the client sent data after its setup without waiting for the ack")
+		return
+	}
+	hdr := make([]byte, bulkSetupLen)
+	n := copy(hdr, first)
+	tc.SetReadDeadline(time.Now().Add(s.idleTimeout))
+	if _, err := io.ReadFull(tc, hdr[n:]); err != nil {
+		s.userSpace(rc)
+		return
+	}
+	setup, err := ParseBulkSetup(hdr)
+	if err != nil {
+		refuse(err.Error())
+		return
+	}
+	var ack BulkAck
+	var file string
+	if setup.Source > 0 {
+		if setup.Source > len(s.sources) {
+			refuse(fmt.Sprintf("file source %d: the server has %d", setup.Source, len(s.sources)))
+			return
+		}
+		file = s.sources[setup.Source-1]
+		fi, err := os.Stat(file)
+		if err != nil || !fi.Mode().IsRegular() || fi.Size() == 0 {
+			refuse(fmt.Sprintf("file source %s: not a non-empty regular file (%v)", file, err))
+			return
+		}
+		ack.SourceSize = fi.Size()
+	}
+
+	var dir ktls.Direction
+	if setup.KTLSTX {
+		dir |= ktls.TX
+	}
+	if setup.KTLSRX {
+		dir |= ktls.RX
+	}
+	var kc *ktls.Conn
+	switch {
+	case dir == 0:
+		s.userSpace(rc)
+	case s.kl == nil || rc == nil:
+		s.userSpace(rc)
+		ack.Message = "server: user-space TLS: the server was started without kTLS (server.Options.KTLS)"
+	default:
+		kc, err = ktls.Enable(tc, rc, s.kl, dir, ktls.WithRxExpectNoPad())
+		switch {
+		case errors.Is(err, ktls.ErrConnBroken):
+			log.Warn("kTLS switch broke the connection", "err", err)
+			return
+		case err != nil:
+			// Enable left tc working in user space.
+			ack.Message = "server: user-space TLS: " + err.Error()
+		default:
+			if err := kc.Verify(); err != nil {
+				log.Warn("kTLS not in effect after Enable", "err", err)
+				kc.Close()
+				return
+			}
+			conn = kc
+			st := kc.State()
+			ack.KTLSTX, ack.KTLSRX = st.TX, st.RX
+		}
+	}
+	ack.Sendfile = file != "" && ack.KTLSTX
+	defer conn.Close() // close_notify from whichever end writes records
+	if _, err := conn.Write(ack.Marshal()); err != nil {
+		return
+	}
+
+	stop := context.AfterFunc(ctx, func() { conn.SetDeadline(time.Now()) })
+	defer stop()
+	b := &bulkConn{s: s, ctx: ctx, conn: conn, kc: kc, setup: setup, file: file, size: ack.SourceSize, buf: make([]byte, setup.Buffer)}
+	for ctx.Err() == nil {
+		conn.SetDeadline(time.Now().Add(s.idleTimeout))
+		var rh [bulkRoundLen]byte
+		if _, err := io.ReadFull(conn, rh[:]); err != nil {
+			// io.EOF is the client's close_notify between rounds: the
+			// normal end.
+			if !errors.Is(err, io.EOF) {
+				log.Debug("throughput connection ended", "err", err)
+			}
+			return
+		}
+		var v BulkVerdict
+		round, err := ParseBulkRound(rh[:])
+		switch {
+		case err != nil:
+			v = BulkVerdict{Status: BulkRefused, Message: err.Error()}
+		case file != "" && round.Directions != BulkDownload:
+			v = BulkVerdict{Status: BulkRefused, Message: "a file source can only be downloaded"}
+		case file != "" && round.Bytes%ack.SourceSize != 0:
+			v = BulkVerdict{Status: BulkRefused, Message: fmt.Sprintf("a file source is sent in whole passes: %d bytes is not a multiple of its %d", round.Bytes, ack.SourceSize)}
+		default:
+			v = b.round(round)
+		}
+		if _, err := conn.Write(v.Marshal()); err != nil || v.Status != BulkOK {
+			if v.Status != BulkOK {
+				log.Warn("throughput round failed", "status", v.Status, "msg", v.Message)
+			}
+			return
+		}
+	}
+}
+
+// bulkConn is the server's end of one throughput connection.
+type bulkConn struct {
+	s     *Server
+	ctx   context.Context
+	conn  net.Conn   // kc when kTLS is on, else the *tls.Conn
+	kc    *ktls.Conn // nil in user space
+	setup BulkSetup
+	file  string
+	size  int64
+	buf   []byte // receive buffer
+}
+
+// round moves one round's data and says how it went.
+func (b *bulkConn) round(r BulkRound) BulkVerdict {
+	var wg sync.WaitGroup
+	var sendErr error
+	if r.Directions&BulkDownload != 0 {
+		wg.Go(func() {
+			g := &StallGuard{Conn: b.conn, Timeout: b.s.idleTimeout, Ctx: b.ctx}
+			if b.file != "" {
+				sendErr = b.sendFile(r.Bytes, g)
+			} else {
+				sendErr = SendPattern(b.conn, r.Bytes, r.DownloadPhase, b.setup.Buffer, g)
+			}
+		})
+	}
+	var v BulkVerdict
+	if r.Directions&BulkUpload != 0 {
+		g := &StallGuard{Conn: b.conn, Timeout: b.s.idleTimeout, Ctx: b.ctx}
+		got, err := Receive(b.conn, r.Bytes, b.buf, NewPatternVerifier(r.UploadPhase), true, g)
+		v.Received = got
+		var ie *IntegrityError
+		switch {
+		case errors.As(err, &ie):
+			v.Status, v.Message = BulkIntegrity, err.Error()
+		case err != nil:
+			v.Status, v.Message = BulkFailed, "server: "+err.Error()
+		}
+	}
+	wg.Wait()
+	if sendErr != nil && v.Status == BulkOK {
+		v.Status, v.Message = BulkFailed, "server: "+sendErr.Error()
+	}
+	return v
+}
+
+// sendFile sends the file source whole, n/size times: with sendfile(2)
+// when the kernel encrypts (ktls.Conn.ReadFrom), otherwise with reads of
+// the case's buffer size, as a user-space server would.
+func (b *bulkConn) sendFile(n int64, g *StallGuard) error {
+	f, err := os.Open(b.file)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	buf := make([]byte, b.setup.Buffer)
+	for pass := int64(0); pass < n/b.size; pass++ {
+		if _, err := f.Seek(0, io.SeekStart); err != nil {
+			return err
+		}
+		if b.kc != nil && b.kc.State().TX {
+			// No chunk boundaries to tick on: allow the pass at least
+			// 1 MiB/s on top of the stall timeout.
+			b.conn.SetDeadline(time.Now().Add(b.s.idleTimeout + time.Duration(b.size>>20)*time.Second))
+			m, err := b.kc.ReadFrom(&io.LimitedReader{R: f, N: b.size})
+			if err == nil && m != b.size {
+				err = fmt.Errorf("file changed: sent %d of %d bytes", m, b.size)
+			}
+			if err != nil {
+				return fmt.Errorf("sendfile %s: %w", b.file, err)
+			}
+			continue
+		}
+		for left := b.size; left > 0; {
+			m := int(min(int64(len(buf)), left))
+			if _, err := io.ReadFull(f, buf[:m]); err != nil {
+				return fmt.Errorf("reading %s: %w", b.file, err)
+			}
+			if _, err := b.conn.Write(buf[:m]); err != nil {
+				return fmt.Errorf("bulk: write: %w", err)
+			}
+			left -= int64(m)
+			g.Tick()
+		}
+	}
+	return nil
+}
