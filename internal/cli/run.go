@@ -36,6 +36,7 @@ Examples:
   tlsbench run --session-store stateful --ticket-reuse single --tls 1.3
   tlsbench run --target 127.0.0.1:4433 --ca ca.pem --mutual --client-cert c.pem --client-key c-key.pem
   tlsbench run --quick --out new.jsonl --baseline old.jsonl --fail-on-regression 5%
+  tlsbench run --identity pki/server-ecdsa-p256.p12 --p12-password-file pw --key-cache on,off
 
 Flags:
 `
@@ -60,10 +61,12 @@ type runFlags struct {
 	cmp           *compareFlags
 
 	server           *serverFlags
+	keyCache         []bool
 	clientIdentities int
 	sessionPool      int
 	ticketReuse      string
 	target           runner.Target
+	tp               *throughputFlags // --mode and the throughput flags
 }
 
 func defineRunFlags(fs *flagSet) *runFlags {
@@ -93,6 +96,8 @@ func defineRunFlags(fs *flagSet) *runFlags {
 	f.cmp = defineCompareFlags(fs)
 
 	f.server = defineServerFlags(fs, "127.0.0.1:0")
+	f.keyCache = []bool{true}
+	fs.Var(listFlag[bool]{&f.keyCache, parseOnOff, showOnOff}, "key-cache", "server key cache: on (keys decrypted once), off (on every full handshake), or on,off to compare")
 	fs.IntVar(&f.clientIdentities, "client-identities", 1, "with --mutual: distinct client certificates the connections rotate among")
 	fs.IntVar(&f.sessionPool, "session-pool", 0, "sessions the client keeps per identity (default: the case's concurrency)")
 	fs.StringVar(&f.ticketReuse, "ticket-reuse", "multi", "multi: offer a session again and again; single: use each ticket once (servers with single-use tickets)")
@@ -105,6 +110,7 @@ func defineRunFlags(fs *flagSet) *runFlags {
 	fs.StringVar(&f.target.KeyFile, "client-key", "", "with --target: client private key `FILE` (PEM)")
 	fs.IntVar(&f.target.ServerPID, "server-pid", 0, "with --target: `PID` of a local server whose CPU (with its child processes, e.g. nginx workers) is sampled from /proc")
 	fs.Var(listFlag[string]{&f.target.ALPN, parseALPN, nil}, "alpn", "with --target: ALPN protocols offered, e.g. http/1.1")
+	f.tp = defineThroughputFlags(fs)
 	fs.StringVar(&f.target.Request, "request", "", "with --target: what proves the connection and collects TLS 1.3 tickets: ping (1-byte echo), line (a line echoed, e.g. openssl s_server -rev), http (HEAD /), none (default: http with --alpn http/1.1, else ping)")
 	return f
 }
@@ -161,6 +167,10 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	} else if fs.isSet("fail-on-regression") || fs.isSet("alpha") {
 		return usagef("--fail-on-regression and --alpha compare with a baseline: add --baseline FILE")
 	}
+	tplan, err := throughputPlan(fs, f) // nil with --mode handshake
+	if err != nil {
+		return err
+	}
 	reuse, err := tlsconf.ParseTicketReuse(f.ticketReuse)
 	if err != nil {
 		return usagef("--ticket-reuse: %v", err)
@@ -187,20 +197,42 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err := f.server.apply(&plan.Server); err != nil {
 		return err
 	}
+	if fs.isSet("key-cache") || len(f.server.identities) > 0 {
+		plan.KeyCache = f.keyCache
+	}
 	if f.target.Addr != "" {
-		for _, name := range []string{"listen", "session-store", "session-capacity", "session-ttl", "ticket-keys", "revoked", "handshake-timeout"} {
+		for _, name := range []string{"listen", "session-store", "session-capacity", "session-ttl", "ticket-keys", "revoked",
+			"handshake-timeout", "identity", "p12-password-file", "constraints", "key-cache"} {
 			if fs.isSet(name) {
 				return usagef("--%s configures the built-in server; it does not apply with --target", name)
 			}
 		}
 	} else {
-		for _, name := range []string{"sni", "ca", "insecure", "client-cert", "client-key", "alpn", "request", "server-pid"} {
+		targetOnly := []string{"insecure", "client-cert", "client-key", "alpn", "request", "server-pid"}
+		if len(f.server.identities) == 0 {
+			// With --identity, --ca and --sni say how the clients verify
+			// the given server identity.
+			targetOnly = append(targetOnly, "ca", "sni")
+		}
+		for _, name := range targetOnly {
 			if fs.isSet(name) {
 				return usagef("--%s applies to an external server: add --target host:port", name)
 			}
 		}
 	}
-	if err := plan.Validate(); err != nil {
+	if len(f.server.identities) > 0 {
+		if fs.isSet("key") {
+			return usagef("--key generates a server identity; with --identity the files decide")
+		}
+		info, err := f.server.loadIdentities(true)
+		if err != nil {
+			return err
+		}
+		plan.KeyTypes = []pki.KeyType{pki.KeyType(info[0].KeyType)}
+		plan.ServerCA = f.target.CAFile
+		plan.Target.CAFile, plan.Target.ServerName = "", f.target.ServerName
+	}
+	if err := plan.Validate(); tplan == nil && err != nil {
 		return &UsageError{Msg: err.Error()}
 	}
 
@@ -211,7 +243,11 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		}
 		defer out.Close()
 	}
-	prog := newProgress(stderr, len(plan.Cases()))
+	cases := len(plan.Cases())
+	if tplan != nil {
+		cases = len(tplan.Cases())
+	}
+	prog := newProgress(stderr, cases)
 	plan.Progress = prog.update
 	plan.Notice = prog.notice
 
@@ -222,7 +258,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	measured := 0
 	var recs []results.Record // kept for --baseline
-	runErr := runner.Run(ctx, plan, func(rec *results.Record) error {
+	emit := func(rec *results.Record) error {
 		measured++
 		prog.caseDone(rec)
 		if baseline != nil {
@@ -234,7 +270,14 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			}
 		}
 		return stream.Add(rec)
-	})
+	}
+	var runErr error
+	if tplan != nil {
+		tplan.Progress, tplan.Notice = prog.updateThroughput, prog.notice
+		runErr = runner.RunThroughput(ctx, *tplan, emit)
+	} else {
+		runErr = runner.Run(ctx, plan, emit)
+	}
 	prog.finish()
 	if measured > 0 || runErr == nil {
 		if err := stream.Close(); err != nil {

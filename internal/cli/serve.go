@@ -29,6 +29,7 @@ Examples:
   tlsbench serve
   tlsbench serve --listen 127.0.0.1:4433 --key rsa-2048 --pki-dir ./pki
   tlsbench serve --mutual --session-store stateful
+  tlsbench serve --identity pki/server-ecdsa-p256.pem,pki/server-ecdsa-p256-key.pem --identity pki/server-rsa-2048.p12 --p12-password-file pw
   openssl s_client -connect 127.0.0.1:8443 -CAfile <CA path printed> -sess_out s.pem
 
 Flags:
@@ -42,11 +43,12 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	sf := defineServerFlags(fs, "127.0.0.1:8443")
 	var (
-		keyType   = fs.String("key", string(pki.ECDSAP256), "key type of the generated server certificate: "+keyTypeNames())
-		clientCA  = fs.String("client-ca", "", "with --mutual: CA certificates `FILE` that client certificates must chain to (default: the PKI's own CA, which also issues client-1.pem)")
-		pkiDir    = fs.String("pki-dir", "", "`DIR` for the test PKI (reused if it has one; default: a new temporary directory)")
-		versions  []uint16
-		controlFD = fs.Int("control-fd", -1, "internal: serve as tlsbench run's child on this control channel")
+		keyType      = fs.String("key", string(pki.ECDSAP256), "key type of the generated server certificate: "+keyTypeNames())
+		clientCA     = fs.String("client-ca", "", "with --mutual: CA certificates `FILE` that client certificates must chain to (default: the PKI's own CA, which also issues client-1.pem)")
+		keyCacheFlag = fs.String("key-cache", "on", "on: private keys decrypted once at load; off: on every full handshake (the slow path issue 4 measures)")
+		pkiDir       = fs.String("pki-dir", "", "`DIR` for the test PKI (reused if it has one; default: a new temporary directory)")
+		versions     []uint16
+		controlFD    = fs.Int("control-fd", -1, "internal: serve as tlsbench run's child on this control channel")
 	)
 	versions = []uint16{tls.VersionTLS12, tls.VersionTLS13}
 	fs.Var(listFlag[uint16]{&versions, tlsconf.ParseVersion, tlsconf.VersionName}, "tls", "TLS versions to accept: 1.2, 1.3")
@@ -56,35 +58,60 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if *controlFD >= 0 {
 		return serveChild(ctx, *controlFD)
 	}
+	keyCache, err := parseOnOff(*keyCacheFlag)
+	if err != nil {
+		return usagef("--key-cache: %v", err)
+	}
 	kt, err := pki.ParseKeyType(*keyType)
 	if err != nil {
 		return usagef("--key: %v", err)
 	}
-	listen := &sf.listen
-	if _, _, err := net.SplitHostPort(*listen); err != nil {
-		return usagef("--listen %q: %v (want host:port, e.g. 127.0.0.1:8443)", *listen, err)
+	listen := sf.listen
+	if _, _, err := net.SplitHostPort(listen); err != nil {
+		return usagef("--listen %q: %v (want host:port, e.g. 127.0.0.1:8443)", listen, err)
 	}
 	if *clientCA != "" && !sf.mutual {
 		return usagef("--client-ca applies to client certificates: add --mutual")
 	}
-	dir := *pkiDir
-	if dir == "" {
-		if dir, err = os.MkdirTemp("", "tlsbench-serve-"); err != nil {
-			return fmt.Errorf("temporary PKI directory: %w", err)
-		}
-	}
-	layout, err := ensurePKI(dir, kt, sf.mutual && *clientCA == "")
-	if err != nil {
-		return usagef("--pki-dir %s: %v", dir, err)
-	}
-	opts := server.Options{Identities: []server.IdentityFiles{{Cert: layout.ServerCerts[kt], Key: layout.ServerKeys[kt]}}}
+	opts := server.Options{DisableKeyCache: !keyCache}
 	if err := sf.apply(&opts); err != nil {
 		return err
+	}
+	caFile, clientCert, clientKey := "", "", ""
+	if len(sf.identities) > 0 {
+		// The identity files decide; nothing is generated.
+		for _, name := range []string{"key", "pki-dir"} {
+			if fs.isSet(name) {
+				return usagef("--%s generates a test PKI; with --identity the files decide", name)
+			}
+		}
+		if sf.mutual && *clientCA == "" {
+			return usagef("--mutual with --identity needs the CA of the client certificates: --client-ca FILE")
+		}
+		if _, err := sf.loadIdentities(keyCache); err != nil {
+			return err
+		}
+	} else {
+		dir := *pkiDir
+		if dir == "" {
+			if dir, err = os.MkdirTemp("", "tlsbench-serve-"); err != nil {
+				return fmt.Errorf("temporary PKI directory: %w", err)
+			}
+		}
+		layout, err := ensurePKI(dir, kt, sf.mutual && *clientCA == "")
+		if err != nil {
+			return usagef("--pki-dir %s: %v", dir, err)
+		}
+		opts.Identities = []server.IdentityFiles{{Cert: layout.ServerCerts[kt], Key: layout.ServerKeys[kt]}}
+		caFile = layout.RootCert
+		if sf.mutual && *clientCA == "" {
+			clientCert, clientKey = layout.ClientCerts[0], layout.ClientKeys[0]
+		}
 	}
 	if sf.mutual {
 		opts.ClientCA = *clientCA
 		if opts.ClientCA == "" {
-			opts.ClientCA = layout.RootCert
+			opts.ClientCA = caFile
 		}
 	}
 	for _, v := range versions {
@@ -97,18 +124,29 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	ln, err := net.Listen("tcp", opts.Listen)
 	if err != nil {
 		if errors.Is(err, syscall.EADDRINUSE) {
-			return usagef("--listen %s: address already in use; choose another port (or 127.0.0.1:0 for a free one)", *listen)
+			return usagef("--listen %s: address already in use; choose another port (or 127.0.0.1:0 for a free one)", listen)
 		}
-		return usagef("--listen %s: %v", *listen, err)
+		return usagef("--listen %s: %v", listen, err)
 	}
-	fmt.Fprintf(stdout, "listening on %s (TLS %s, %s certificate)\n", ln.Addr(), strings.Join(opts.Versions, ", "), kt)
-	fmt.Fprintf(stdout, "CA certificate: %s\n", layout.RootCert)
-	if sf.mutual && *clientCA == "" {
-		fmt.Fprintf(stdout, "client certificate: %s\nclient key: %s\n", layout.ClientCerts[0], layout.ClientKeys[0])
+	var ids []string
+	for _, id := range srv.Identities() {
+		ids = append(ids, id.Key+" "+id.Source)
+	}
+	fmt.Fprintf(stdout, "listening on %s (TLS %s; key cache %s; identities: %s)\n",
+		ln.Addr(), strings.Join(opts.Versions, ", "), showOnOff(keyCache), strings.Join(ids, "; "))
+	if caFile != "" {
+		fmt.Fprintf(stdout, "CA certificate: %s\n", caFile)
+	}
+	if clientCert != "" {
+		fmt.Fprintf(stdout, "client certificate: %s\nclient key: %s\n", clientCert, clientKey)
 	}
 	err = srv.Serve(ctx, ln)
 	c := srv.Counters()
-	fmt.Fprintf(stderr, "served %d handshakes (%d resumed), %d failed\n", c.Handshakes, c.Resumed, sumCounts(c.Failures))
+	fmt.Fprintf(stderr, "served %d handshakes (%d resumed), %d failed", c.Handshakes, c.Resumed, sumCounts(c.Failures))
+	if !keyCache {
+		fmt.Fprintf(stderr, ", %d key decryptions", c.KeyDecryptions)
+	}
+	fmt.Fprintln(stderr)
 	return err
 }
 

@@ -1,8 +1,10 @@
 package cli
 
 import (
+	"strings"
 	"time"
 
+	"github.com/tlsbench/tlsbench/keys"
 	"github.com/tlsbench/tlsbench/server"
 )
 
@@ -10,6 +12,9 @@ import (
 // `tlsbench serve` and `tlsbench run` (for the server run starts), so the
 // two cannot drift apart.
 type serverFlags struct {
+	identities       []server.IdentityFiles
+	p12PasswordFile  string
+	constraints      string
 	listen           string
 	mutual           bool
 	sessionStore     string
@@ -22,6 +27,9 @@ type serverFlags struct {
 
 func defineServerFlags(fs *flagSet, defaultListen string) *serverFlags {
 	f := &serverFlags{}
+	fs.Var(identityFlag{&f.identities}, "identity", "server identity `CERT.pem,KEY.pem` or FILE.p12 (repeat for several; the key manager picks one per ClientHello)")
+	fs.StringVar(&f.p12PasswordFile, "p12-password-file", "", "`FILE` holding the PKCS#12 password (default: the "+keys.PasswordEnv+" environment variable)")
+	fs.StringVar(&f.constraints, "constraints", "", "identity rules checked once at load, e.g. min-rsa=2048,no-sha1,no-md5 (default: those)")
 	fs.StringVar(&f.listen, "listen", defaultListen, "TCP `address` the built-in server listens on")
 	fs.BoolVar(&f.mutual, "mutual", false, "require and verify client certificates (mutual TLS)")
 	fs.StringVar(&f.sessionStore, "session-store", server.StoreTickets,
@@ -36,6 +44,17 @@ func defineServerFlags(fs *flagSet, defaultListen string) *serverFlags {
 
 // apply copies the flags into o and validates them.
 func (f *serverFlags) apply(o *server.Options) error {
+	if len(f.identities) > 0 {
+		o.Identities = f.identities
+	}
+	o.P12PasswordFile = f.p12PasswordFile
+	o.Constraints = f.constraints
+	if _, err := keys.ParseConstraints(f.constraints); err != nil {
+		return usagef("--constraints: %v", err)
+	}
+	if f.p12PasswordFile != "" && !fileExists(f.p12PasswordFile) {
+		return usagef("--p12-password-file %s: no such file", f.p12PasswordFile)
+	}
 	o.Listen = f.listen
 	o.Mutual = f.mutual
 	o.SessionStore = f.sessionStore
@@ -61,5 +80,41 @@ func (f *serverFlags) apply(o *server.Options) error {
 	if f.revoked != "" && !f.mutual {
 		return usagef("--revoked applies to client certificates: add --mutual")
 	}
+	return nil
+}
+
+// loadIdentities validates the --identity files with the key manager
+// before any work starts, so a rule violation or a wrong password is a
+// usage error naming the file; it returns the identities' descriptions.
+func (f *serverFlags) loadIdentities(keyCache bool) ([]keys.IdentityInfo, error) {
+	o := server.Options{Identities: f.identities, P12PasswordFile: f.p12PasswordFile, Constraints: f.constraints, DisableKeyCache: !keyCache}
+	km, err := o.KeyManager()
+	if err != nil {
+		return nil, usagef("--identity: %v", err)
+	}
+	return km.Identities(), nil
+}
+
+// identityFlag appends one identity per use of --identity. It does not
+// split on commas: CERT.pem,KEY.pem is one identity.
+type identityFlag struct{ vals *[]server.IdentityFiles }
+
+func (f identityFlag) String() string {
+	if f.vals == nil {
+		return ""
+	}
+	var parts []string
+	for _, v := range *f.vals {
+		parts = append(parts, server.IdentitySource(v).String())
+	}
+	return strings.Join(parts, " ")
+}
+
+func (f identityFlag) Set(s string) error {
+	src, err := keys.ParseSource(s)
+	if err != nil {
+		return err
+	}
+	*f.vals = append(*f.vals, server.IdentityFiles{Cert: src.CertFile, Key: src.KeyFile, P12: src.P12File})
 	return nil
 }
