@@ -109,6 +109,8 @@ type ResumptionError struct {
 	Rate, Required  float64
 	ServerResumed   int64 // -1 when unknown
 	ServerHandshake int64
+	// Hint, when set, replaces the generic advice at the end.
+	Hint string
 }
 
 func (e *ResumptionError) Error() string {
@@ -117,7 +119,11 @@ func (e *ResumptionError) Error() string {
 	if e.ServerResumed >= 0 {
 		msg += fmt.Sprintf(" (the server counted %d of %d resumed)", e.ServerResumed, e.ServerHandshake)
 	}
-	return msg + "; the server may not issue or accept session tickets for this configuration (check it with tlsbench probe), or lower --min-resumption to measure anyway"
+	hint := e.Hint
+	if hint == "" {
+		hint = "check it with tlsbench probe"
+	}
+	return msg + "; the server may not issue or accept session tickets for this configuration (" + hint + "), or lower --min-resumption to measure anyway"
 }
 
 // CaseError is a case that could not be measured at all (every handshake

@@ -1,10 +1,8 @@
 package probe
 
 import (
-	"bytes"
 	"crypto/tls"
 	"errors"
-	"fmt"
 	"io"
 	"net"
 	"os"
@@ -13,17 +11,9 @@ import (
 	"github.com/tlsbench/tlsbench/loadgen"
 )
 
-// Bounds on what one exchange reads, so that a server that streams
-// forever cannot hold the probe.
-const (
-	maxHeaderBytes = 64 << 10
-	maxDrainBytes  = 1 << 20
-)
-
-// h2Preface is the HTTP/2 client connection preface followed by an empty
-// SETTINGS frame (RFC 9113, Section 3.4): what an HTTP/2 server needs
-// before it answers with its own SETTINGS frame.
-var h2Preface = []byte("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n\x00\x00\x00\x04\x00\x00\x00\x00\x00")
+// maxDrainBytes bounds what draining after an answer reads, so that a
+// server that streams forever cannot hold the probe.
+const maxDrainBytes = 1 << 20
 
 // answer is what the server said to the request.
 type answer struct {
@@ -45,87 +35,24 @@ func (o *Options) exchange(tc *tls.Conn, host string) answer {
 // loadExchange is the exchange of the load test: the request and its
 // answer, without the extra wait (tickets precede the answer).
 func (o *Options) loadExchange(host string) loadgen.Exchange {
-	switch o.Request {
-	case RequestPing:
-		return loadgen.PingPong
-	case RequestLine:
-		return loadgen.LineExchange
-	}
-	return func(tc *tls.Conn) error {
-		if o.Request == RequestNone {
+	if o.Request == RequestNone {
+		return func(tc *tls.Conn) error {
 			drain(tc, o.TicketWait)
 			return nil
 		}
-		return o.request(tc, host).Err
 	}
+	return o.Request.Exchange(host)
 }
 
 // request writes the request and reads the answer's first line (HTTP/1),
-// frame (HTTP/2) or byte (ping).
+// frame (HTTP/2) or byte (ping), with loadgen's implementation, so the
+// probe and the benchmark say the same thing to a server.
 func (o *Options) request(tc *tls.Conn, host string) answer {
-	switch o.Request {
-	case RequestNone:
-		return answer{}
-	case RequestPing:
-		if _, err := tc.Write([]byte{'p'}); err != nil {
-			return answer{Err: err}
-		}
-		var b [1]byte
-		if _, err := io.ReadFull(tc, b[:]); err != nil {
-			return answer{Err: noAnswer(err)}
-		}
-		if b[0] != 'p' {
-			return answer{First: fmt.Sprintf("%q", b[0]), Err: fmt.Errorf("ping answered with %q, not echoed", b[0])}
-		}
-		return answer{First: "echo"}
-	case RequestLine:
-		if _, err := io.WriteString(tc, "tlsbench\n"); err != nil {
-			return answer{Err: err}
-		}
-		var line []byte
-		var b [1]byte
-		for len(line) < maxHeaderBytes {
-			if _, err := io.ReadFull(tc, b[:]); err != nil {
-				return answer{First: firstLine(line), Err: noAnswer(err)}
-			}
-			if b[0] == '\n' {
-				break
-			}
-			line = append(line, b[0])
-		}
-		return answer{First: firstLine(line)}
+	first, err := o.Request.Send(tc, host)
+	if err != nil {
+		err = noAnswer(err)
 	}
-	if tc.ConnectionState().NegotiatedProtocol == "h2" {
-		if _, err := tc.Write(h2Preface); err != nil {
-			return answer{Err: err}
-		}
-		var hdr [9]byte
-		if _, err := io.ReadFull(tc, hdr[:]); err != nil {
-			return answer{Err: noAnswer(err)}
-		}
-		return answer{First: fmt.Sprintf("HTTP/2 %s frame", h2FrameName(hdr[3]))}
-	}
-	method := "HEAD"
-	if o.Request == RequestHTTPGet {
-		method = "GET"
-	}
-	req := fmt.Sprintf("%s / HTTP/1.1\r\nHost: %s\r\nUser-Agent: tlsbench-probe\r\nConnection: close\r\n\r\n", method, host)
-	if _, err := io.WriteString(tc, req); err != nil {
-		return answer{Err: err}
-	}
-	buf := make([]byte, 0, 4096)
-	tmp := make([]byte, 4096)
-	for !bytes.Contains(buf, []byte("\r\n\r\n")) && len(buf) < maxHeaderBytes {
-		n, err := tc.Read(tmp)
-		buf = append(buf, tmp[:n]...)
-		if err != nil {
-			if len(buf) > 0 && errors.Is(err, io.EOF) {
-				break
-			}
-			return answer{First: firstLine(buf), Err: noAnswer(err)}
-		}
-	}
-	return answer{First: firstLine(buf)}
+	return answer{First: first, Err: err}
 }
 
 func noAnswer(err error) error {
@@ -156,24 +83,6 @@ func drain(tc *tls.Conn, wait time.Duration) {
 			return
 		}
 	}
-}
-
-func firstLine(b []byte) string {
-	if i := bytes.IndexAny(b, "\r\n"); i >= 0 {
-		b = b[:i]
-	}
-	if len(b) > 120 {
-		b = b[:120]
-	}
-	return string(bytes.ToValidUTF8(b, []byte("?")))
-}
-
-func h2FrameName(t byte) string {
-	names := []string{"DATA", "HEADERS", "PRIORITY", "RST_STREAM", "SETTINGS", "PUSH_PROMISE", "PING", "GOAWAY", "WINDOW_UPDATE", "CONTINUATION"}
-	if int(t) < len(names) {
-		return names[t]
-	}
-	return fmt.Sprintf("type-%d", t)
 }
 
 // hostHeader is the Host of the HTTP request: the server name, or the

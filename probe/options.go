@@ -6,8 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"strings"
 	"time"
+
+	"github.com/tlsbench/tlsbench/loadgen"
 )
 
 // Options say what to probe and how.
@@ -44,55 +45,23 @@ type Options struct {
 	Progress func(string)
 }
 
-// Request is the first message sent after a handshake. Its answer is what
-// makes the client read the server's TLS 1.3 NewSessionTicket messages:
-// crypto/tls processes post-handshake messages only while reading
-// application data, so a client that closes right after the handshake
-// never stores a TLS 1.3 ticket and every "resumed" handshake after it is
-// a full one.
-type Request string
+// Request is the first message sent after a handshake; the probe and the
+// benchmark share loadgen's implementation.
+type Request = loadgen.Request
 
+// The requests (see loadgen.Request). RequestNone sends nothing and reads
+// for TicketWait: it does not prove the connection carries data, and
+// counts only tickets the server sends unprompted.
 const (
-	// RequestHTTP sends "HEAD / HTTP/1.1" with Host and Connection:
-	// close, the smallest request an HTTP server answers, and reads to
-	// the end of the connection. When the server chose "h2" by ALPN, it
-	// sends the HTTP/2 connection preface instead and reads the server's
-	// first frame.
-	RequestHTTP Request = "http"
-	// RequestHTTPGet is RequestHTTP with GET, for servers that answer
-	// only GET (openssl s_server -www).
-	RequestHTTPGet Request = "http-get"
-	// RequestPing writes one byte and reads one byte back: tlsbench's
-	// own server and other echo servers.
-	RequestPing Request = "ping"
-	// RequestLine writes "tlsbench\n" and reads one line back: line
-	// echo servers such as openssl s_server -rev.
-	RequestLine Request = "line"
-	// RequestNone sends nothing and reads for TicketWait: for servers
-	// that must not be sent anything. It does not prove the connection
-	// carries data, and counts only tickets the server sends unprompted
-	// (OpenSSL and Go servers send theirs right after the handshake).
-	RequestNone Request = "none"
+	RequestHTTP    = loadgen.RequestHTTP
+	RequestHTTPGet = loadgen.RequestHTTPGet
+	RequestPing    = loadgen.RequestPing
+	RequestLine    = loadgen.RequestLine
+	RequestNone    = loadgen.RequestNone
 )
 
-// Requests lists the valid Request values.
-func Requests() []Request {
-	return []Request{RequestHTTP, RequestHTTPGet, RequestPing, RequestLine, RequestNone}
-}
-
 // ParseRequest parses a Request name.
-func ParseRequest(s string) (Request, error) {
-	for _, r := range Requests() {
-		if string(r) == s {
-			return r, nil
-		}
-	}
-	names := make([]string, 0, 5)
-	for _, r := range Requests() {
-		names = append(names, string(r))
-	}
-	return "", fmt.Errorf("unknown request %q (valid: %s)", s, strings.Join(names, ", "))
-}
+func ParseRequest(s string) (Request, error) { return loadgen.ParseRequest(s) }
 
 // AllVersions are the versions probed by default.
 var AllVersions = []uint16{tls.VersionTLS10, tls.VersionTLS11, tls.VersionTLS12, tls.VersionTLS13}

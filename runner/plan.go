@@ -104,18 +104,18 @@ type Target struct {
 	ServerPID int
 	// ALPN protocols offered, e.g. ["http/1.1"].
 	ALPN []string
-	// Request is the exchange after each handshake (loadgen.Request*):
-	// default http when ALPN offers http/1.1, ping otherwise.
-	Request string
+	// Request is the exchange after each handshake: default http when
+	// ALPN offers http/1.1 or h2, ping otherwise.
+	Request loadgen.Request
 }
 
-// request returns the exchange name in effect for the target.
-func (t Target) request() string {
+// request returns the exchange in effect for the target.
+func (t Target) request() loadgen.Request {
 	if t.Request != "" {
 		return t.Request
 	}
 	for _, p := range t.ALPN {
-		if p == "http/1.1" {
+		if p == "http/1.1" || p == "h2" {
 			return loadgen.RequestHTTP
 		}
 	}
@@ -301,14 +301,14 @@ func (p *Plan) validateTarget() error {
 	if p.Target.Insecure && p.Target.CAFile != "" {
 		return fmt.Errorf("--insecure and --ca contradict each other: give one")
 	}
-	if _, err := loadgen.ExchangeFor(p.Target.request(), "x"); err != nil {
+	if _, err := loadgen.ParseRequest(string(p.Target.request())); err != nil {
 		return fmt.Errorf("--request: %v", err)
 	}
 	if (p.Target.CertFile == "") != (p.Target.KeyFile == "") {
-		return fmt.Errorf("--cert and --key go together: give both")
+		return fmt.Errorf("--client-cert and --client-key go together: give both")
 	}
 	if p.Mutual && p.Target.CertFile == "" {
-		return fmt.Errorf("--mutual with --target needs the client identity: --cert FILE --key FILE")
+		return fmt.Errorf("--mutual with --target needs the client identity: --client-cert FILE --client-key FILE")
 	}
 	if p.Target.ServerPID < 0 {
 		return fmt.Errorf("--server-pid %d: not a process id", p.Target.ServerPID)

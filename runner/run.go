@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/tlsbench/tlsbench/internal/peers"
 	"github.com/tlsbench/tlsbench/loadgen"
 	"github.com/tlsbench/tlsbench/pki"
 	"github.com/tlsbench/tlsbench/results"
@@ -80,6 +81,15 @@ func Run(ctx context.Context, p Plan, emit func(*results.Record) error) error {
 	st := &runState{plan: &p, env: results.CurrentEnv()}
 	if p.Env != nil {
 		st.env = *p.Env
+	}
+	if pid := p.Target.ServerPID; pid > 0 {
+		// Name the server measured, as results name their peers.
+		if name, v, err := peers.Identify(pid); err == nil && v != "" {
+			if st.env.Peers == nil {
+				st.env.Peers = map[string]string{}
+			}
+			st.env.Peers[name] = v
+		}
 	}
 	dir, err := os.MkdirTemp("", "tlsbench-run-")
 	if err != nil {
@@ -408,11 +418,11 @@ func (st *runState) runCase(ctx context.Context, c Case, index, total int, srv *
 		hc.MinResumption = -1 // 0 means "do not check" at this level
 	}
 	if p.Target.Addr != "" {
-		ex, err := loadgen.ExchangeFor(p.Target.request(), st.serverName)
-		if err != nil {
-			return nil, err
+		host := st.serverName
+		if net.ParseIP(host) != nil {
+			host = p.Target.Addr
 		}
-		hc.Exchange = ex
+		hc.Exchange = p.Target.request().Exchange(host)
 		if p.Target.request() == loadgen.RequestNone {
 			hc.Record.Notes = append(hc.Record.Notes, "--request none: the client closes right after the handshake, so TLS 1.3 tickets are never read")
 		}
@@ -423,6 +433,10 @@ func (st *runState) runCase(ctx context.Context, c Case, index, total int, srv *
 		}
 	}
 	got, err := loadgen.RunHandshakes(ctx, hc)
+	var re *loadgen.ResumptionError
+	if p.Target.Addr != "" && errors.As(err, &re) {
+		re.Hint = "see what the server does about resumption: tlsbench probe " + p.Target.Addr
+	}
 	if got != nil && c.Mutual {
 		got.ClientIdentities = len(cfgs)
 	}

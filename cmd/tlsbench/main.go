@@ -16,8 +16,8 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := cli.Run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "tlsbench: "+cli.Message(err))
+	if msg := cli.Message(err); msg != "" {
+		fmt.Fprintln(os.Stderr, "tlsbench: "+msg)
 	}
 	os.Exit(cli.ExitCode(err))
 }

@@ -158,7 +158,11 @@ func (f *flagSet) printFlags(w io.Writer) {
 			return
 		}
 		name, usage := flag.UnquoteUsage(fl)
-		line := "  --" + fl.Name
+		dash := "--"
+		if len(fl.Name) == 1 {
+			dash = "-" // -o, as the examples write it
+		}
+		line := "  " + dash + fl.Name
 		if name != "" {
 			line += " " + name
 		}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/tlsbench/tlsbench/loadgen"
 	"github.com/tlsbench/tlsbench/pki"
 	"github.com/tlsbench/tlsbench/report"
 	"github.com/tlsbench/tlsbench/results"
@@ -111,7 +112,11 @@ func defineRunFlags(fs *flagSet) *runFlags {
 	fs.IntVar(&f.target.ServerPID, "server-pid", 0, "with --target: `PID` of a local server whose CPU (with its child processes, e.g. nginx workers) is sampled from /proc")
 	fs.Var(listFlag[string]{&f.target.ALPN, parseALPN, nil}, "alpn", "with --target: ALPN protocols offered, e.g. http/1.1")
 	f.tp = defineThroughputFlags(fs)
-	fs.StringVar(&f.target.Request, "request", "", "with --target: what proves the connection and collects TLS 1.3 tickets: ping (1-byte echo), line (a line echoed, e.g. openssl s_server -rev), http (HEAD /), none (default: http with --alpn http/1.1, else ping)")
+	fs.Func("request", "with --target: what proves the connection and collects TLS 1.3 tickets: ping (1-byte echo), line (a line echoed, e.g. openssl s_server -rev), http (HEAD /; the HTTP/2 preface when h2 is negotiated), http-get (GET /, e.g. openssl s_server -www), none (TLS 1.3 tickets are then never read) (default: http with --alpn http/1.1 or h2, else ping)", func(s string) error {
+		r, err := loadgen.ParseRequest(s)
+		f.target.Request = r
+		return err
+	})
 	return f
 }
 
