@@ -426,7 +426,7 @@ func (r *tpRunner) open(ctx context.Context, id int) (*tpConn, error) {
 	tc := r.tc
 	cctx, cancel := context.WithTimeout(ctx, tc.ConnTimeout)
 	defer cancel()
-	raw, err := tc.Dialer.Dial(cctx)
+	raw, err := tc.Dialer.Dial(cctx, time.Now().Add(tc.ConnTimeout))
 	if err != nil {
 		return nil, fmt.Errorf("connect: %w", err)
 	}

@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# Reproduces every figure of BENCHMARKS.md, one section per argument (all
+# when none is given): results go to benchmarks/<section>.jsonl and the
+# rendered tables to benchmarks/<section>.md. Needs openssl and nginx for
+# the nginx section (.ci/run installs both). Load stays on 127.0.0.1.
+#
+#   scripts/benchmarks.sh                  # everything, about 10 minutes
+#   scripts/benchmarks.sh default harness  # some sections
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out=benchmarks
+mkdir -p "$out"
+bin=$(mktemp -d)/tlsbench
+work=$(mktemp -d)
+trap 'rm -rf "$work" "$(dirname "$bin")"; [[ -n "${nginx_pid:-}" ]] && kill "$nginx_pid" 2>/dev/null || true' EXIT
+go build -o "$bin" ./cmd/tlsbench
+
+run() { # run NAME ARGS...: a tlsbench run saved as JSON lines and markdown
+	local name=$1
+	shift
+	echo "== $name: tlsbench run $*" >&2
+	"$bin" run "$@" --out "$out/$name.jsonl" --format markdown >"$out/$name.md"
+}
+
+section_default() { run default; }
+
+section_harness() {
+	echo "== harness: BenchmarkClientHandshakeCost" >&2
+	go test ./loadgen -run '^$' -bench ClientHandshakeCost -benchtime 400x -count 6 | tee "$out/harness.txt"
+}
+
+section_mutual() { run mutual --mutual --client-identities 8; }
+
+section_groups() {
+	run groups --tls 1.3 --groups x25519,x25519mlkem768 --concurrency 1,64
+}
+
+section_transport() {
+	run transport --tls 1.3 --groups x25519 --concurrency 1,64 --transport tcp,memory
+}
+
+section_keycache() {
+	local pw=$work/p12-password
+	echo "benchmark password" >"$pw"
+	"$bin" pki init --dir "$work/pki" --server-keys ecdsa-p256 --p12-password-file "$pw" >/dev/null
+	run keycache --identity "$work/pki/server-ecdsa-p256.p12" --p12-password-file "$pw" \
+		--key-cache on,off --concurrency 1,8
+	echo "== keycache: selection overhead" >&2
+	go test ./keys -run '^$' -bench 'SelectionOverhead' -count 5 | tee "$out/selection.txt"
+}
+
+section_nginx() {
+	"$bin" pki init --dir "$work/npki" --server-keys ecdsa-p256 >/dev/null
+	mkdir -p "$work/nginx/tmp"
+	local port
+	port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+	cat >"$work/nginx/nginx.conf" <<EOF
+worker_processes 1;
+pid $work/nginx/nginx.pid;
+error_log $work/nginx/error.log;
+events { worker_connections 1024; }
+http {
+    access_log off;
+    client_body_temp_path $work/nginx/tmp;
+    proxy_temp_path $work/nginx/tmp;
+    fastcgi_temp_path $work/nginx/tmp;
+    uwsgi_temp_path $work/nginx/tmp;
+    scgi_temp_path $work/nginx/tmp;
+    server {
+        listen 127.0.0.1:$port ssl;
+        ssl_certificate $work/npki/server-ecdsa-p256.pem;
+        ssl_certificate_key $work/npki/server-ecdsa-p256-key.pem;
+        ssl_protocols TLSv1.2 TLSv1.3;
+        ssl_session_tickets on;
+        ssl_session_cache shared:SSL:10m;
+        location / { return 200 "ok\n"; }
+    }
+}
+EOF
+	nginx -p "$work/nginx" -c "$work/nginx/nginx.conf" -g 'daemon off;' &
+	nginx_pid=$!
+	for _ in $(seq 50); do (echo >/dev/tcp/127.0.0.1/"$port") 2>/dev/null && break; sleep 0.1; done
+	# nginx and the built-in server under the same load, one after the
+	# other in this run; compare pairs the cases by name.
+	run nginx --target "127.0.0.1:$port" --sni localhost --ca "$work/npki/ca.pem" --alpn http/1.1 \
+		--server-pid "$nginx_pid"
+	kill "$nginx_pid"
+	wait "$nginx_pid" 2>/dev/null || true
+	nginx_pid=
+	run builtin-vs-nginx
+	"$bin" compare "$out/nginx.jsonl" "$out/builtin-vs-nginx.jsonl" --format markdown >"$out/builtin-vs-nginx-compare.md"
+}
+
+section_throughput() {
+	run throughput --mode throughput --tls 1.2,1.3 --cipher aes128gcm,aes256gcm,chacha20poly1305 \
+		--buffer 4k,16k,64k --ktls off --bytes 64MiB --iterations 5
+}
+
+sections=("$@")
+if ((${#sections[@]} == 0)); then
+	sections=(default harness mutual groups transport keycache nginx throughput)
+fi
+for s in "${sections[@]}"; do
+	"section_$s"
+done
