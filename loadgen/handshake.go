@@ -95,10 +95,12 @@ type ServerSnapshot struct {
 	// KeyDecryptions counts the server's private key decryptions (its
 	// key manager's PKCS#12 decodes).
 	KeyDecryptions int64
-	HasCPU         bool
-	CPU            time.Duration
-	HasAlloc       bool
-	AllocBytes     uint64
+	// Declined counts sessions the server refused to resume, by reason.
+	Declined   map[string]int64
+	HasCPU     bool
+	CPU        time.Duration
+	HasAlloc   bool
+	AllocBytes uint64
 }
 
 // ResumptionError is returned when a resume case's warm-up resumed fewer
@@ -109,6 +111,8 @@ type ResumptionError struct {
 	Rate, Required  float64
 	ServerResumed   int64 // -1 when unknown
 	ServerHandshake int64
+	// ServerDeclined counts the sessions the server refused, by reason.
+	ServerDeclined map[string]int64
 	// Hint, when set, replaces the generic advice at the end.
 	Hint string
 }
@@ -117,7 +121,11 @@ func (e *ResumptionError) Error() string {
 	msg := fmt.Sprintf("%s: warm-up resumed %.1f%% of handshakes (%d of %d), below --min-resumption %.2f",
 		e.Case, 100*e.Rate, e.Resumed, e.Total, e.Required)
 	if e.ServerResumed >= 0 {
-		msg += fmt.Sprintf(" (the server counted %d of %d resumed)", e.ServerResumed, e.ServerHandshake)
+		msg += fmt.Sprintf(" (the server counted %d of %d resumed", e.ServerResumed, e.ServerHandshake)
+		if len(e.ServerDeclined) > 0 {
+			msg += fmt.Sprintf(" and declined sessions %v", e.ServerDeclined)
+		}
+		msg += ")"
 	}
 	hint := e.Hint
 	if hint == "" {
@@ -225,13 +233,7 @@ func RunHandshakes(ctx context.Context, hc HandshakeCase) (*results.Record, erro
 	defer r.startWorkers()()
 
 	if hc.Resume {
-		// Prime the session cache so that every handshake of the first
-		// warm-up wave has a session to offer: two waves, and at least
-		// two rounds of the client identities, so that every identity has
-		// as many sessions as a wave can ask of it at once (which matters
-		// with single-use tickets).
-		n := 2 * max(hc.Concurrency, len(hc.Clients))
-		if _, err := r.iteration(ctx, n, nil); err != nil {
+		if err := r.prime(ctx); err != nil {
 			return nil, err
 		}
 	}
@@ -258,6 +260,7 @@ func RunHandshakes(ctx context.Context, hc HandshakeCase) (*results.Record, erro
 				if after, err := hc.Server.Snapshot(); err == nil && after.HasCounts {
 					e.ServerResumed = after.Resumed - serverBefore.Resumed
 					e.ServerHandshake = after.Handshakes - serverBefore.Handshakes
+					e.ServerDeclined = subCounts(after.Declined, serverBefore.Declined)
 				}
 			}
 			return nil, e
@@ -481,6 +484,35 @@ func (hc *HandshakeCase) checkIdentities(perClient map[int]int64, served map[str
 	return nil
 }
 
+// prime fills the session cache so that every handshake of the first
+// warm-up wave has a session to offer. Priming handshakes deposit their
+// session but never take one: were they to resume, a handshake that
+// finished early would hand its fresh ticket to one starting late in the
+// same wave, and an identity would end with fewer sessions than a wave
+// asks of it at once, so that single-use tickets run short at random.
+// One round covers every identity as often as a wave uses it.
+func (r *caseRunner) prime(ctx context.Context) error {
+	hc := r.hc
+	saved := hc.Clients
+	defer func() { hc.Clients = saved }()
+	hc.Clients = make([]*tls.Config, len(saved))
+	for i, c := range saved {
+		hc.Clients[i] = c.Clone()
+		hc.Clients[i].ClientSessionCache = depositOnly{c.ClientSessionCache}
+	}
+	n := max(hc.Concurrency, len(saved))
+	n += (len(saved) - n%len(saved)) % len(saved) // whole rounds of identities
+	next := r.next
+	_, err := r.iteration(ctx, n, nil)
+	r.next = next // measured waves start where they would have
+	return err
+}
+
+// depositOnly is a session cache that stores sessions but offers none.
+type depositOnly struct{ tls.ClientSessionCache }
+
+func (depositOnly) Get(string) (*tls.ClientSessionState, bool) { return nil, false }
+
 func (s ServerSnapshot) sub(earlier ServerSnapshot) ServerSnapshot {
 	d := s
 	d.Handshakes -= earlier.Handshakes
@@ -490,6 +522,7 @@ func (s ServerSnapshot) sub(earlier ServerSnapshot) ServerSnapshot {
 	d.KeyDecryptions -= earlier.KeyDecryptions
 	d.Failures = subCounts(s.Failures, earlier.Failures)
 	d.Identities = subCounts(s.Identities, earlier.Identities)
+	d.Declined = subCounts(s.Declined, earlier.Declined)
 	return d
 }
 

@@ -19,8 +19,8 @@ func (o ChildServer) Snapshot() (ServerSnapshot, error) {
 	}
 	return ServerSnapshot{
 		HasCounts: true, Handshakes: c.Handshakes, Resumed: c.Resumed, Failures: c.Failures, Identities: c.Identities,
-		KeyDecryptions: c.KeyDecryptions,
-		HasCPU:         true, CPU: time.Duration(c.CPUNanos),
+		KeyDecryptions: c.KeyDecryptions, Declined: c.Declined,
+		HasCPU: true, CPU: time.Duration(c.CPUNanos),
 		HasAlloc: true, AllocBytes: c.AllocBytes,
 	}, nil
 }
@@ -32,7 +32,7 @@ type InProcessServer struct{ Server *server.Server }
 // Snapshot implements ServerObserver.
 func (o InProcessServer) Snapshot() (ServerSnapshot, error) {
 	c := o.Server.Counters()
-	return ServerSnapshot{HasCounts: true, Handshakes: c.Handshakes, Resumed: c.Resumed, Failures: c.Failures, Identities: c.Identities, KeyDecryptions: c.KeyDecryptions}, nil
+	return ServerSnapshot{HasCounts: true, Handshakes: c.Handshakes, Resumed: c.Resumed, Failures: c.Failures, Identities: c.Identities, KeyDecryptions: c.KeyDecryptions, Declined: c.Declined}, nil
 }
 
 // ProcessCPU observes any local server process (and its descendants) by
