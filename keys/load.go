@@ -3,8 +3,6 @@ package keys
 import (
 	"bytes"
 	"crypto"
-	"crypto/ecdsa"
-	"crypto/ed25519"
 	"crypto/rsa"
 	"crypto/tls"
 	"crypto/x509"
@@ -13,7 +11,6 @@ import (
 	"io"
 	"os"
 	"slices"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -97,7 +94,7 @@ func loadIdentity(src Source, password func() (string, error), c Constraints, no
 		id.certSchemes = append(id.certSchemes, s)
 	}
 	id.algo = id.leaf.PublicKeyAlgorithm
-	id.desc = describeKey(id.leaf.PublicKey)
+	id.desc = pki.DescribeKey(id.leaf.PublicKey)
 	id.probe = tls.Certificate{Certificate: id.chain, Leaf: id.leaf, PrivateKey: publicOnly(id.leaf.PublicKey)}
 	return id, key, nil
 }
@@ -177,7 +174,7 @@ func validate(src Source, certs []*x509.Certificate, key crypto.Signer, c Constr
 			keyFile = src.KeyFile
 		}
 		add(RuleKeyMatch, "the private key in %s (%s) does not belong to %s (%s); check that the files belong together",
-			keyFile, describeKey(key.Public()), describeCert(leaf, 0, n), describeKey(leaf.PublicKey))
+			keyFile, pki.DescribeKey(key.Public()), describeCert(leaf, 0, n), pki.DescribeKey(leaf.PublicKey))
 	}
 	return errors.Join(errs...)
 }
@@ -215,18 +212,6 @@ func describeCert(c *x509.Certificate, i, n int) string {
 		name = c.Subject.String()
 	}
 	return fmt.Sprintf("certificate %d of %d (%s, %q)", i+1, n, role, name)
-}
-
-func describeKey(pub crypto.PublicKey) string {
-	switch p := pub.(type) {
-	case *ecdsa.PublicKey:
-		return "ECDSA " + p.Curve.Params().Name
-	case *rsa.PublicKey:
-		return fmt.Sprintf("RSA %d-bit", p.N.BitLen())
-	case ed25519.PublicKey:
-		return "Ed25519"
-	}
-	return strings.TrimPrefix(fmt.Sprintf("%T", pub), "*")
 }
 
 // errNoPrivateKey is what the public-key-only stand-ins return if

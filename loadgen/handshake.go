@@ -5,7 +5,6 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
-	"math"
 	"runtime"
 	"sort"
 	"strings"
@@ -373,14 +372,7 @@ func (r *caseRunner) measure(ctx context.Context) (*results.Record, error) {
 		rec.ErrorsByKind[k] = v
 		rec.Errors += v
 	}
-	rec.Iterations = len(samples)
-	rec.SamplesUS = samples
-	s := stats.Summarize(samples)
-	rec.MeanUS, rec.StddevUS, rec.MedianUS, rec.MinUS, rec.MaxUS = s.Mean, s.StdDev, s.Median, s.Min, s.Max
-	rec.ErrorUS = nil
-	if !math.IsNaN(s.Error) {
-		rec.ErrorUS = results.Float(s.Error)
-	}
+	setSummary(&rec, samples)
 	rec.P50US = lat.PercentileUS(50)
 	rec.P90US = lat.PercentileUS(90)
 	rec.P99US = lat.PercentileUS(99)

@@ -743,14 +743,7 @@ func (r *tpRunner) measure(ctx context.Context) (*results.Record, error) {
 	rec.Cipher = ktls.CipherOf(r.conns[0].state.CipherSuite)
 	rec.BufferBytes = tc.Buffer
 	rec.Direction = tc.Direction
-	rec.Iterations = len(samples)
-	rec.SamplesUS = samples
-	s := stats.Summarize(samples)
-	rec.MeanUS, rec.StddevUS, rec.MedianUS, rec.MinUS, rec.MaxUS = s.Mean, s.StdDev, s.Median, s.Min, s.Max
-	rec.ErrorUS = nil
-	if !math.IsNaN(s.Error) {
-		rec.ErrorUS = results.Float(s.Error)
-	}
+	setSummary(&rec, samples)
 	rec.MBps = results.Float(total.mbps())
 	rec.Extra = map[string]float64{
 		"bytes":    float64(total.bytes),

@@ -221,7 +221,7 @@ func create(tmpl, parent *x509.Certificate, signer crypto.Signer, c *config) (*x
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, parent, key.Public(), signer)
 	if err != nil {
 		if c.sigAlg != x509.UnknownSignatureAlgorithm {
-			return nil, nil, fmt.Errorf("sign with %v using the issuer's %s key: %w", c.sigAlg, describeKey(signer.Public()), err)
+			return nil, nil, fmt.Errorf("sign with %v using the issuer's %s key: %w", c.sigAlg, DescribeKey(signer.Public()), err)
 		}
 		return nil, nil, err
 	}
@@ -239,7 +239,7 @@ func resolveKey(c *config) (crypto.Signer, error) {
 		if c.keyType != "" {
 			if got, _ := KeyTypeOf(c.key.Public()); got != c.keyType {
 				return nil, fmt.Errorf("the key given by WithKey is %s but WithKeyType asks for %s; pass only one of them",
-					describeKey(c.key.Public()), c.keyType)
+					DescribeKey(c.key.Public()), c.keyType)
 			}
 		}
 		return c.key, nil

@@ -301,7 +301,7 @@ func newIdentity(certs []*x509.Certificate, key crypto.Signer) (*Identity, error
 	leaf := certs[0]
 	pub, ok := leaf.PublicKey.(interface{ Equal(crypto.PublicKey) bool })
 	if !ok || !pub.Equal(key.Public()) {
-		return nil, &mismatchError{key: describeKey(key.Public()), cert: describeKey(leaf.PublicKey) + " key, subject " + leaf.Subject.String()}
+		return nil, &mismatchError{key: DescribeKey(key.Public()), cert: DescribeKey(leaf.PublicKey) + " key, subject " + leaf.Subject.String()}
 	}
 	chain := certs
 	if n := len(chain); n > 1 && isSelfSigned(chain[n-1]) {

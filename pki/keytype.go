@@ -164,9 +164,9 @@ func KeyTypeOf(pub crypto.PublicKey) (KeyType, bool) {
 	return "", false
 }
 
-// describeKey names a public key for error messages ("RSA 1024-bit",
+// DescribeKey names a public key for error messages ("RSA 1024-bit",
 // "ECDSA P-256"), so that a mismatch says what was found, not just "wrong".
-func describeKey(pub crypto.PublicKey) string {
+func DescribeKey(pub crypto.PublicKey) string {
 	switch p := pub.(type) {
 	case *ecdsa.PublicKey:
 		return "ECDSA " + p.Curve.Params().Name

@@ -2,7 +2,6 @@ package server
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -14,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/tlsbench/tlsbench/internal/tail"
 )
 
 // ChildOptions say how to start a server in a process of its own.
@@ -41,7 +42,7 @@ type Child struct {
 	hello Hello
 
 	mu     sync.Mutex // one request at a time on the channel
-	stderr *tailBuffer
+	stderr *tail.Buffer
 	done   chan struct{}
 	err    error // exit status, valid after done is closed
 }
@@ -65,14 +66,14 @@ func StartChild(ctx context.Context, o ChildOptions) (*Child, error) {
 	cmd := exec.Command(o.Path, args...)
 	cmd.Env = append(os.Environ(), o.Env...)
 	cmd.ExtraFiles = []*os.File{childEnd} // fd 3 in the child
-	tail := &tailBuffer{max: 4096}
-	cmd.Stderr = tail
+	stderrTail := &tail.Buffer{Max: 4096}
+	cmd.Stderr = stderrTail
 	cmd.Stdout = io.Discard
 	if err := cmd.Start(); err != nil {
 		conn.Close()
 		return nil, fmt.Errorf("starting server process: %w", err)
 	}
-	c := &Child{cmd: cmd, conn: conn, r: bufio.NewReader(conn), stderr: tail, done: make(chan struct{})}
+	c := &Child{cmd: cmd, conn: conn, r: bufio.NewReader(conn), stderr: stderrTail, done: make(chan struct{})}
 	go func() {
 		c.err = cmd.Wait()
 		close(c.done)
@@ -115,7 +116,7 @@ func StartChild(ctx context.Context, o ChildOptions) (*Child, error) {
 // when it left any.
 func (c *Child) startError(err error) error {
 	<-c.done
-	if msg := c.stderr.lastLine(); msg != "" {
+	if msg := c.stderr.LastLine(); msg != "" {
 		return errors.New(strings.TrimPrefix(msg, "tlsbench: "))
 	}
 	if c.err != nil {
@@ -153,7 +154,7 @@ func (c *Child) Counters() (Counters, error) {
 func (c *Child) channelError(err error) error {
 	select {
 	case <-c.done:
-		if msg := c.stderr.lastLine(); msg != "" {
+		if msg := c.stderr.LastLine(); msg != "" {
 			return fmt.Errorf("server process exited: %s", msg)
 		}
 		return fmt.Errorf("server process exited: %v", c.err)
@@ -178,7 +179,7 @@ func (c *Child) Close() error {
 		return c.err
 	}
 	if c.err != nil {
-		return fmt.Errorf("server process: %v: %s", c.err, c.stderr.lastLine())
+		return fmt.Errorf("server process: %v: %s", c.err, c.stderr.LastLine())
 	}
 	return nil
 }
@@ -187,28 +188,4 @@ func (c *Child) kill() {
 	c.cmd.Process.Kill()
 	<-c.done
 	c.conn.Close()
-}
-
-// tailBuffer keeps the last max bytes written to it.
-type tailBuffer struct {
-	mu  sync.Mutex
-	max int
-	buf []byte
-}
-
-func (t *tailBuffer) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.buf = append(t.buf, p...)
-	if len(t.buf) > t.max {
-		t.buf = t.buf[len(t.buf)-t.max:]
-	}
-	return len(p), nil
-}
-
-func (t *tailBuffer) lastLine() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	lines := bytes.Split(bytes.TrimSpace(t.buf), []byte("\n"))
-	return string(bytes.TrimSpace(lines[len(lines)-1]))
 }

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/tlsbench/tlsbench/internal/tail"
 )
 
 // StartTimeout bounds the wait for a peer to accept connections.
@@ -20,7 +22,7 @@ const StartTimeout = 10 * time.Second
 // else.
 type process struct {
 	cmd    *exec.Cmd
-	output *tail
+	output *tail.Buffer
 	done   chan struct{}
 	err    error // exit status, valid after done is closed
 
@@ -29,7 +31,7 @@ type process struct {
 }
 
 func startProcess(cmd *exec.Cmd) (*process, error) {
-	p := &process{cmd: cmd, output: &tail{max: 8 << 10}, done: make(chan struct{})}
+	p := &process{cmd: cmd, output: &tail.Buffer{Max: 8 << 10}, done: make(chan struct{})}
 	if cmd.Stdout == nil {
 		cmd.Stdout = p.output
 	}
@@ -115,29 +117,6 @@ func freePort() (int, error) {
 	}
 	defer ln.Close()
 	return ln.Addr().(*net.TCPAddr).Port, nil
-}
-
-// tail keeps the last max bytes written to it.
-type tail struct {
-	mu  sync.Mutex
-	max int
-	buf []byte
-}
-
-func (t *tail) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.buf = append(t.buf, p...)
-	if len(t.buf) > t.max {
-		t.buf = append([]byte(nil), t.buf[len(t.buf)-t.max:]...)
-	}
-	return len(p), nil
-}
-
-func (t *tail) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return string(t.buf)
 }
 
 func lastLines(s string, n int) string {
