@@ -1,0 +1,40 @@
+package cli
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/tlsbench/tlsbench/loadgen"
+	"github.com/tlsbench/tlsbench/results"
+	"github.com/tlsbench/tlsbench/runner"
+)
+
+// TestProgressOnlyOnATerminal: on a terminal the status line shows the
+// case n of m, the phase, live handshakes/s, elapsed and remaining time;
+// anywhere else nothing is written, so piped output stays clean.
+func TestProgressOnlyOnATerminal(t *testing.T) {
+	var buf bytes.Buffer
+	p := newProgress(&buf, 4) // a bytes.Buffer is no terminal
+	p.update(runner.CaseProgress{Index: 1, Total: 4, Progress: loadgen.Progress{Case: "handshake/tls1.3/full/c1", Iteration: 2, Of: 20, HandshakesPerSec: 812}})
+	p.notice("built-in server started")
+	p.finish()
+	if buf.Len() != 0 {
+		t.Fatalf("progress wrote %q to a non-terminal", buf.String())
+	}
+
+	p.live = true // as on a terminal
+	p.update(runner.CaseProgress{Index: 1, Total: 4, Progress: loadgen.Progress{Case: "handshake/tls1.3/full/c1", Warmup: true, Iteration: 1, Of: 2, HandshakesPerSec: 700}})
+	p.caseDone(&results.Record{})
+	p.update(runner.CaseProgress{Index: 2, Total: 4, Progress: loadgen.Progress{Case: "handshake/tls1.3/resume/c1", Iteration: 3, Of: 20, HandshakesPerSec: 1234}})
+	out := buf.String()
+	for _, want := range []string{"[1/4] handshake/tls1.3/full/c1 warm-up 1/2", "[2/4] handshake/tls1.3/resume/c1 measure 3/20", "1234 hs/s", "elapsed", "left ~"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("status %q lacks %q", out, want)
+		}
+	}
+	lines := strings.Split(out, "\r\033[K")
+	if last := lines[len(lines)-1]; strings.Contains(last, "left ~?") {
+		t.Errorf("no time estimate after a finished case: %q", last)
+	}
+}
