@@ -27,6 +27,7 @@ fuzz ./results FuzzDecode
 fuzz ./report FuzzReport
 fuzz ./keys FuzzParseClientHello
 fuzz ./keys FuzzClientHelloFromRecords
+fuzz ./probe FuzzWire
 
 echo "== kTLS in a VM"
 scripts/ktls-vm-test.sh
