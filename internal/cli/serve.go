@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"os"
 	"path/filepath"
@@ -117,7 +118,10 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	for _, v := range versions {
 		opts.Versions = append(opts.Versions, tlsconf.VersionName(v))
 	}
-	srv, err := server.NewFromOptions(opts)
+	// Warnings worth a human's attention (why no identity fit a
+	// ClientHello, a watched file that failed to reload) go to stderr.
+	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	srv, err := server.NewFromOptions(opts, server.WithLogger(logger))
 	if err != nil {
 		return usagef("%v", err)
 	}
