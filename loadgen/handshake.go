@@ -102,8 +102,9 @@ type ServerSnapshot struct {
 	AllocBytes uint64
 }
 
-// ResumptionError is returned when a resume case's warm-up resumed fewer
-// handshakes than required: its figures would describe full handshakes.
+// ResumptionError is returned when a resume case's warm-up (or, without a
+// warm-up, its measured iterations) resumed fewer handshakes than
+// required: its figures would describe full handshakes.
 type ResumptionError struct {
 	Case            string
 	Resumed, Total  int64
@@ -112,13 +113,20 @@ type ResumptionError struct {
 	ServerHandshake int64
 	// ServerDeclined counts the sessions the server refused, by reason.
 	ServerDeclined map[string]int64
+	// Measured is set when the measured iterations (there was no warm-up)
+	// fell short; the record is then returned with the error.
+	Measured bool
 	// Hint, when set, replaces the generic advice at the end.
 	Hint string
 }
 
 func (e *ResumptionError) Error() string {
-	msg := fmt.Sprintf("%s: warm-up resumed %.1f%% of handshakes (%d of %d), below --min-resumption %.2f",
-		e.Case, 100*e.Rate, e.Resumed, e.Total, e.Required)
+	phase := "warm-up"
+	if e.Measured {
+		phase = "measured iterations"
+	}
+	msg := fmt.Sprintf("%s: %s resumed %.1f%% of handshakes (%d of %d), below --min-resumption %.2f",
+		e.Case, phase, 100*e.Rate, e.Resumed, e.Total, e.Required)
 	if e.ServerResumed >= 0 {
 		msg += fmt.Sprintf(" (the server counted %d of %d resumed", e.ServerResumed, e.ServerHandshake)
 		if len(e.ServerDeclined) > 0 {
@@ -185,6 +193,7 @@ type iterResult struct {
 	firstKind string
 	groups    map[tls.CurveID]int64
 	perClient map[int]int64 // successful handshakes by client index
+	failedBy  map[int]int64 // failed connections by client index
 }
 
 func (hc *HandshakeCase) setDefaults() error {
@@ -239,8 +248,9 @@ func RunHandshakes(ctx context.Context, hc HandshakeCase) (*results.Record, erro
 
 	var warmOK, warmResumed int64
 	var serverBefore ServerSnapshot
+	var beforeErr error = errNoServer
 	if hc.Warmup > 0 && hc.Resume && hc.Server != nil {
-		serverBefore, _ = hc.Server.Snapshot()
+		serverBefore, beforeErr = hc.Server.Snapshot()
 	}
 	for i := 0; i < hc.Warmup; i++ {
 		it, err := r.iteration(ctx, hc.Handshakes, nil)
@@ -252,21 +262,42 @@ func RunHandshakes(ctx context.Context, hc HandshakeCase) (*results.Record, erro
 		r.progress(true, i+1, hc.Warmup, it)
 	}
 	if hc.Resume && hc.Warmup > 0 && hc.MinResumption > 0 {
-		rate := ratio(warmResumed, warmOK)
-		if rate < hc.MinResumption {
-			e := &ResumptionError{Case: hc.Name, Resumed: warmResumed, Total: warmOK, Rate: rate, Required: hc.MinResumption, ServerResumed: -1}
-			if hc.Server != nil {
-				if after, err := hc.Server.Snapshot(); err == nil && after.HasCounts {
-					e.ServerResumed = after.Resumed - serverBefore.Resumed
-					e.ServerHandshake = after.Handshakes - serverBefore.Handshakes
-					e.ServerDeclined = subCounts(after.Declined, serverBefore.Declined)
-				}
-			}
+		if e := hc.resumptionCheck(warmResumed, warmOK, serverBefore, beforeErr); e != nil {
 			return nil, e
 		}
 	}
 
-	return r.measure(ctx)
+	rec, err := r.measure(ctx)
+	if err == nil && hc.Resume && hc.Warmup == 0 && hc.MinResumption > 0 {
+		// Without a warm-up the measured iterations are held to the
+		// minimum instead: the record is kept, the case still fails.
+		if e := hc.resumptionCheck(rec.Resumed, rec.Handshakes, ServerSnapshot{}, errNoServer); e != nil {
+			e.Measured = true
+			return rec, e
+		}
+	}
+	return rec, err
+}
+
+var errNoServer = errors.New("no server snapshot")
+
+// resumptionCheck returns a ResumptionError when resumed/total is below
+// the minimum, with the server's own counts since before (when both
+// snapshots succeeded).
+func (hc *HandshakeCase) resumptionCheck(resumed, total int64, before ServerSnapshot, beforeErr error) *ResumptionError {
+	rate := ratio(resumed, total)
+	if rate >= hc.MinResumption {
+		return nil
+	}
+	e := &ResumptionError{Case: hc.Name, Resumed: resumed, Total: total, Rate: rate, Required: hc.MinResumption, ServerResumed: -1}
+	if hc.Server != nil && beforeErr == nil {
+		if after, err := hc.Server.Snapshot(); err == nil && after.HasCounts {
+			e.ServerResumed = after.Resumed - before.Resumed
+			e.ServerHandshake = after.Handshakes - before.Handshakes
+			e.ServerDeclined = subCounts(after.Declined, before.Declined)
+		}
+	}
+	return e
 }
 
 type caseRunner struct {
@@ -296,7 +327,7 @@ func (r *caseRunner) startWorkers() (stop func()) {
 // measure runs the measured iterations and builds the record.
 func (r *caseRunner) measure(ctx context.Context) (*results.Record, error) {
 	hc := r.hc
-	lat := stats.NewLatency()
+	lat, scratch := stats.NewLatency(), stats.NewLatency()
 	var (
 		samples  []float64
 		total    iterResult
@@ -307,6 +338,7 @@ func (r *caseRunner) measure(ctx context.Context) (*results.Record, error) {
 	total.failures = map[string]int64{}
 	total.groups = map[tls.CurveID]int64{}
 	total.perClient = map[int]int64{}
+	total.failedBy = map[int]int64{}
 	if hc.Server != nil {
 		srvStart, srvErr = hc.Server.Snapshot()
 	}
@@ -317,14 +349,18 @@ func (r *caseRunner) measure(ctx context.Context) (*results.Record, error) {
 			stopErr = ctx.Err()
 			break
 		}
-		it, err := r.iteration(ctx, hc.Handshakes, lat)
+		scratch.Reset()
+		it, err := r.iteration(ctx, hc.Handshakes, scratch)
+		if ctx.Err() != nil {
+			// An iteration cut short measures the interruption, not
+			// the handshakes: it is dropped, not kept as a sample.
+			stopErr = ctx.Err()
+			break
+		}
 		if err != nil {
-			if ctx.Err() != nil {
-				stopErr = ctx.Err()
-				break
-			}
 			return nil, err
 		}
+		lat.Merge(scratch)
 		samples = append(samples, float64(it.wall.Nanoseconds())/1e3/float64(it.ok))
 		total.wall += it.wall
 		total.ok += it.ok
@@ -337,6 +373,9 @@ func (r *caseRunner) measure(ctx context.Context) (*results.Record, error) {
 		}
 		for k, v := range it.perClient {
 			total.perClient[k] += v
+		}
+		for k, v := range it.failedBy {
+			total.failedBy[k] += v
 		}
 		r.progress(false, i+1, hc.Iterations, it)
 		if hc.MaxDuration > 0 && len(samples) >= 2 && time.Since(began) >= hc.MaxDuration {
@@ -416,13 +455,14 @@ func (r *caseRunner) measure(ctx context.Context) (*results.Record, error) {
 		// Both ends share the process: neither side's CPU can be told
 		// apart, so only the total is reported.
 		rec.ProcessCPUUS = perHS(self.CPU)
+		rec.Notes = append(rec.Notes, "memory transport: alloc_bytes counts both ends (one process)")
 	} else if self.CPU > 0 {
 		rec.ClientCPUUS = perHS(self.CPU)
 	}
 	var identityErr error
 	if srvErr == nil && hc.Server != nil {
 		if srv.HasCounts {
-			identityErr = hc.checkIdentities(total.perClient, srv.Identities)
+			identityErr = hc.checkIdentities(total.perClient, total.failedBy, srv.Identities)
 			rec.ServerResumed = results.Int(srv.Resumed)
 			if srv.Handshakes != total.ok {
 				rec.Notes = append(rec.Notes, fmt.Sprintf(
@@ -456,22 +496,36 @@ func (r *caseRunner) measure(ctx context.Context) (*results.Record, error) {
 }
 
 // checkIdentities compares the identities the client presented with those
-// the server counted.
-func (hc *HandshakeCase) checkIdentities(perClient map[int]int64, served map[string]int64) error {
+// the server counted. A connection that failed on the client may still
+// have completed its handshake on the server (a timeout in the exchange,
+// say), so for each identity the server's count must lie between the
+// client's successes and its successes plus failures; outside that range,
+// or for an identity never presented, a session was resumed under another
+// identity than the one presented.
+func (hc *HandshakeCase) checkIdentities(ok, failed map[int]int64, served map[string]int64) error {
 	if len(hc.ClientIdentities) == 0 {
 		return nil
 	}
-	presented := map[string]int64{}
-	for i, n := range perClient {
+	presented, maybe := map[string]int64{}, map[string]int64{}
+	for i, n := range ok {
 		presented[hc.ClientIdentities[i]] += n
 	}
-	if len(presented) != len(served) {
-		return &IdentityError{Case: hc.Name, Presented: presented, Served: served}
+	for i, n := range failed {
+		maybe[hc.ClientIdentities[i]] += n
+	}
+	bad := false
+	for id, n := range served {
+		if n < presented[id] || n > presented[id]+maybe[id] {
+			bad = true
+		}
 	}
 	for id, n := range presented {
-		if served[id] != n {
-			return &IdentityError{Case: hc.Name, Presented: presented, Served: served}
+		if served[id] < n {
+			bad = true
 		}
+	}
+	if bad {
+		return &IdentityError{Case: hc.Name, Presented: presented, Served: served}
 	}
 	return nil
 }
@@ -546,7 +600,7 @@ func (r *caseRunner) progress(warm bool, i, of int, it iterResult) {
 // successful handshakes' latencies in lat (when not nil).
 func (r *caseRunner) iteration(ctx context.Context, n int, lat *stats.Latency) (iterResult, error) {
 	hc := r.hc
-	out := iterResult{failures: map[string]int64{}, groups: map[tls.CurveID]int64{}, perClient: map[int]int64{}}
+	out := iterResult{failures: map[string]int64{}, groups: map[tls.CurveID]int64{}, perClient: map[int]int64{}, failedBy: map[int]int64{}}
 	res := make([]connResult, hc.Concurrency)
 	var wg sync.WaitGroup
 	start := time.Now()
@@ -576,6 +630,7 @@ func (r *caseRunner) iteration(ctx context.Context, n int, lat *stats.Latency) (
 		for _, c := range res[:wave] {
 			if !c.ok {
 				out.failures[c.errKind]++
+				out.failedBy[c.client]++
 				if out.firstErr == nil {
 					out.firstErr, out.firstKind = c.err, c.errKind
 				}
@@ -631,6 +686,9 @@ func (r *caseRunner) connect(ctx context.Context, cfg *tls.Config) connResult {
 		return connResult{errKind: connerr.Kind(err), err: fmt.Errorf("handshake: %w", err)}
 	}
 	if err := hc.Exchange(tc); err != nil {
+		if ctx.Err() != nil {
+			err = ctx.Err()
+		}
 		kind := connerr.Kind(err)
 		if errors.Is(err, errBadEcho) {
 			kind = "bad-echo"

@@ -130,6 +130,20 @@ func TestResumptionErrorWhenServerDoesNotResume(t *testing.T) {
 	}
 }
 
+// TestNoWarmupStillChecksResumption: with --warmup 0 the measured
+// iterations are held to --min-resumption; the record is kept and the case
+// fails.
+func TestNoWarmupStillChecksResumption(t *testing.T) {
+	s := startServer(t, func(c *tls.Config) { c.SessionTicketsDisabled = true })
+	hc := s.handshakeCase("nowarm", tls.VersionTLS13, true, 2)
+	hc.Warmup = 0
+	rec, err := loadgen.RunHandshakes(context.Background(), hc)
+	var re *loadgen.ResumptionError
+	if !errors.As(err, &re) || !re.Measured || rec == nil || rec.ResumptionRate != 0 {
+		t.Fatalf("record %v, error %v: want the record and a ResumptionError on the measured iterations", rec, err)
+	}
+}
+
 func TestFailuresCountedByKind(t *testing.T) {
 	s := startServer(t, nil)
 	hc := s.handshakeCase("mixed", tls.VersionTLS13, false, 4)
@@ -222,6 +236,12 @@ func TestInterruptedCaseKeepsMeasuredIterations(t *testing.T) {
 	}
 	if rec == nil || rec.Iterations < 3 || len(rec.SamplesUS) != rec.Iterations {
 		t.Fatalf("record %+v: want the iterations measured before the interrupt", rec)
+	}
+	// The iteration cut short is dropped: its cancelled connections are
+	// no errors of the server's, and its time is no sample.
+	if rec.Errors != 0 || rec.Handshakes != int64(rec.Iterations*hc.Handshakes) {
+		t.Errorf("errors %d (%v), handshakes %d for %d iterations: the interrupted iteration was kept",
+			rec.Errors, rec.ErrorsByKind, rec.Handshakes, rec.Iterations)
 	}
 	if len(rec.Notes) == 0 || !strings.Contains(rec.Notes[len(rec.Notes)-1], "interrupted") {
 		t.Errorf("notes %q should say the case was interrupted", rec.Notes)

@@ -42,6 +42,7 @@ type Child struct {
 	hello Hello
 
 	mu     sync.Mutex // one request at a time on the channel
+	broken error      // set once a request failed; the channel is not trusted after
 	stderr *tail.Buffer
 	done   chan struct{}
 	err    error // exit status, valid after done is closed
@@ -51,6 +52,9 @@ type Child struct {
 // carry the child's own last words (for example "address already in
 // use").
 func StartChild(ctx context.Context, o ChildOptions) (*Child, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	parentEnd, childEnd, err := controlPair()
 	if err != nil {
 		return nil, err
@@ -69,6 +73,10 @@ func StartChild(ctx context.Context, o ChildOptions) (*Child, error) {
 	stderrTail := &tail.Buffer{Max: 4096}
 	cmd.Stderr = stderrTail
 	cmd.Stdout = io.Discard
+	// A process group of its own: Ctrl-C in a terminal goes to the
+	// parent alone, which takes the server's last counters for the case
+	// it interrupts and then stops it.
+	cmd.SysProcAttr = childProcAttr()
 	if err := cmd.Start(); err != nil {
 		conn.Close()
 		return nil, fmt.Errorf("starting server process: %w", err)
@@ -79,6 +87,11 @@ func StartChild(ctx context.Context, o ChildOptions) (*Child, error) {
 		close(c.done)
 	}()
 
+	// Until it reports ready, ending ctx stops the start; afterwards the
+	// caller stops the child with Close (and the child exits by itself
+	// when its control channel closes, should the parent die).
+	stopWatch := context.AfterFunc(ctx, func() { conn.SetDeadline(time.Now()) })
+	defer stopWatch()
 	timeout := o.StartTimeout
 	if timeout == 0 {
 		timeout = 30 * time.Second
@@ -102,13 +115,7 @@ func StartChild(ctx context.Context, o ChildOptions) (*Child, error) {
 		return nil, c.startError(err)
 	}
 	c.hello = msg.Hello
-	go func() {
-		select {
-		case <-ctx.Done():
-			c.kill()
-		case <-c.done:
-		}
-	}()
+
 	return c, nil
 }
 
@@ -136,14 +143,22 @@ func (c *Child) Counters() (Counters, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	var cs Counters
+	if c.broken != nil {
+		return cs, c.broken
+	}
 	c.conn.SetDeadline(time.Now().Add(10 * time.Second))
 	defer c.conn.SetDeadline(time.Time{})
 	if _, err := io.WriteString(c.conn, reqCounters+"\n"); err != nil {
-		return cs, c.channelError(err)
+		c.broken = c.channelError(err)
+		return cs, c.broken
 	}
 	line, err := c.r.ReadBytes('\n')
 	if err != nil {
-		return cs, c.channelError(err)
+		// A late answer would be read as the answer to the next
+		// request, shifting every delta by one snapshot: after a
+		// failure the channel is not used again.
+		c.broken = c.channelError(err)
+		return cs, c.broken
 	}
 	if err := json.Unmarshal(line, &cs); err != nil {
 		return cs, fmt.Errorf("server counters: %w", err)

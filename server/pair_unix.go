@@ -18,3 +18,6 @@ func controlPair() (parent, child *os.File, err error) {
 	syscall.CloseOnExec(fds[0])
 	return os.NewFile(uintptr(fds[0]), "control-parent"), os.NewFile(uintptr(fds[1]), "control-child"), nil
 }
+
+// childProcAttr puts the child server in a process group of its own.
+func childProcAttr() *syscall.SysProcAttr { return &syscall.SysProcAttr{Setpgid: true} }

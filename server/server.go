@@ -182,6 +182,11 @@ func (s *Server) echo(ctx context.Context, tc *tls.Conn, rc *ktls.RecordConn) {
 	buf := make([]byte, 16*1024)
 	for first := true; ; first = false {
 		tc.NetConn().SetReadDeadline(time.Now().Add(s.idleTimeout))
+		if ctx.Err() != nil {
+			// ctx may have ended between the last Read and this
+			// deadline, which would then have undone its stop.
+			return
+		}
 		n, err := tc.Read(buf)
 		if first && n > 0 && buf[0] == BulkMagic && err == nil {
 			stop()

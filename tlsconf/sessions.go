@@ -111,10 +111,13 @@ func (p *SessionPool) put(k string, cs *tls.ClientSessionState) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if cs == nil {
-		// crypto/tls invalidates the key's entry (a failed resumption, an
-		// expired ticket or certificate): the failing session cannot be
-		// told apart from the others, so the whole scope starts over.
-		delete(p.pools, k)
+		// crypto/tls asks to forget the key's entry after a handshake
+		// that offered a session failed (a timeout, say) or when a
+		// session expired. Which session it means cannot be told, and
+		// dropping the whole scope would turn the next wave into full
+		// handshakes at random; fresh sessions push out the old ones
+		// instead, and crypto/tls itself skips an expired one it is
+		// offered.
 		return
 	}
 	r := p.pools[k]

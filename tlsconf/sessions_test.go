@@ -119,14 +119,17 @@ func TestSessionPoolReuse(t *testing.T) {
 	}
 }
 
-func TestSessionPoolInvalidate(t *testing.T) {
-	ss := sessions(t, 1)
-	pool := tlsconf.NewSessionPool(4, tlsconf.ReuseMulti)
+func TestSessionPoolKeepsSessionsOnInvalidate(t *testing.T) {
+	ss := sessions(t, 2)
+	pool := tlsconf.NewSessionPool(4, tlsconf.ReuseSingle)
 	c := pool.Scoped("")
 	c.Put("k", ss[0])
-	c.Put("k", nil) // crypto/tls drops a session that failed
-	if _, ok := c.Get("k"); ok {
-		t.Fatal("session still offered after crypto/tls invalidated it")
+	c.Put("k", ss[1])
+	// One failed handshake must not empty the scope: the other
+	// concurrent handshakes of a wave still need their sessions.
+	c.Put("k", nil)
+	if n := pool.Len("", "k"); n != 2 {
+		t.Fatalf("pool holds %d sessions after an invalidation, want 2", n)
 	}
 }
 

@@ -160,4 +160,11 @@ func TestInterruptKeepsResults(t *testing.T) {
 	if len(recs) < 2 || len(recs) >= 8 {
 		t.Fatalf("%d records in --out, want the cases measured before the interrupt", len(recs))
 	}
+	// The child server is stopped after the case it interrupts has read
+	// its counters: the last record has them too.
+	for _, r := range recs {
+		if r.ServerCPUUS == nil || r.ServerResumed == nil {
+			t.Errorf("%s: server CPU %v, server resumed %v; want both measured", r.Name, r.ServerCPUUS, r.ServerResumed)
+		}
+	}
 }

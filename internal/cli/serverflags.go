@@ -36,8 +36,8 @@ func defineServerFlags(fs *flagSet, defaultListen string) *serverFlags {
 		"server session store: tickets (stateless, reusable) or stateful (server-side, single-use ids)")
 	fs.IntVar(&f.sessionCapacity, "session-capacity", server.DefaultSessionCapacity, "sessions the stateful store keeps")
 	fs.DurationVar(&f.sessionTTL, "session-ttl", server.DefaultSessionTTL, "lifetime of a session in the stateful store")
-	fs.StringVar(&f.ticketKeys, "ticket-keys", "", "`FILE` of session ticket keys (64 hex digits a line; first encrypts, all decrypt; re-read on change)")
-	fs.StringVar(&f.revoked, "revoked", "", "`FILE` of revoked client certificate SHA-256 thumbprints (hex, one a line; re-read on change)")
+	fs.StringVar(&f.ticketKeys, "ticket-keys", "", "`FILE` of session ticket keys (64 hex digits a line; first encrypts, all decrypt; re-read on change: replace it atomically)")
+	fs.StringVar(&f.revoked, "revoked", "", "`FILE` of revoked client certificate SHA-256 thumbprints (hex, one a line; re-read on change: replace it atomically, e.g. write a new file and rename it)")
 	fs.DurationVar(&f.handshakeTimeout, "handshake-timeout", 10*time.Second, "server's limit for one handshake")
 	return f
 }
