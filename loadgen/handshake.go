@@ -130,7 +130,7 @@ func (e *ResumptionError) Error() string {
 	if e.ServerResumed >= 0 {
 		msg += fmt.Sprintf(" (the server counted %d of %d resumed", e.ServerResumed, e.ServerHandshake)
 		if len(e.ServerDeclined) > 0 {
-			msg += fmt.Sprintf(" and declined sessions %v", e.ServerDeclined)
+			msg += " and declined " + countList(e.ServerDeclined) + " sessions"
 		}
 		msg += ")"
 	}
@@ -151,7 +151,16 @@ type CaseError struct {
 }
 
 func (e *CaseError) Error() string {
-	return fmt.Sprintf("%s: all %d handshakes of an iteration failed (%s): %v", e.Case, e.Count, e.Kind, e.Err)
+	msg := fmt.Sprintf("%s: all %d handshakes of an iteration failed (%s): %v", e.Case, e.Count, e.Kind, e.Err)
+	switch {
+	case e.Kind == connerr.Verify:
+		msg += " (give the CA that issued the server's certificate with --ca FILE, or skip verification with --insecure)"
+	case strings.Contains(e.Kind, "certificate required"):
+		msg += " (the server wants a client certificate: --mutual --client-cert FILE --client-key FILE)"
+	case e.Kind == connerr.Refused:
+		msg += " (is the server listening there?)"
+	}
+	return msg
 }
 
 func (e *CaseError) Unwrap() error { return e.Err }
@@ -720,4 +729,14 @@ func groupOf(groups map[tls.CurveID]int64) string {
 	}
 	sort.Strings(parts)
 	return strings.Join(parts, ",")
+}
+
+// countList formats counts by reason for messages: "unknown 5, revoked 1".
+func countList(m map[string]int64) string {
+	parts := make([]string, 0, len(m))
+	for k, v := range m {
+		parts = append(parts, fmt.Sprintf("%s %d", k, v))
+	}
+	sort.Strings(parts)
+	return strings.Join(parts, ", ")
 }

@@ -229,7 +229,7 @@ func prepareDir(dir string, force bool) error {
 		if len(names) > 4 {
 			names = append(names[:4], fmt.Sprintf("and %d more", len(existing)-4))
 		}
-		return fmt.Errorf("%s already holds a PKI (%s); use another directory, or set Force (tlsbench pki init --force) to replace it",
+		return fmt.Errorf("%s already holds a PKI (%s); use another directory, or replace it (tlsbench pki init --force; InitOptions.Force)",
 			dir, strings.Join(names, ", "))
 	}
 	for _, e := range existing {

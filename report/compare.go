@@ -433,12 +433,23 @@ func (c *Comparison) Regressions(threshold float64) []*CaseComparison {
 // CheckRegressions is the CI gate of --fail-on-regression: it returns a
 // *RegressionError naming every case significantly slower than the
 // baseline by more than threshold, or nil.
+//
+// A gate that could not test a case does not pass it: paired cases with
+// too few samples for the test (or not comparable) fail the gate too,
+// listed in Untested, so that a CI job with too few iterations cannot go
+// green without having checked anything.
 func (c *Comparison) CheckRegressions(threshold float64) error {
 	regs := c.Regressions(threshold)
-	if len(regs) == 0 {
+	var untested []*CaseComparison
+	for i := range c.Cases {
+		if v := c.Cases[i].Verdict; v == TooFewSamples || v == NotComparable {
+			untested = append(untested, &c.Cases[i])
+		}
+	}
+	if len(regs) == 0 && len(untested) == 0 {
 		return nil
 	}
-	return &RegressionError{Threshold: threshold, Alpha: c.Alpha, Cases: regs}
+	return &RegressionError{Threshold: threshold, Alpha: c.Alpha, Cases: regs, Untested: untested}
 }
 
 // RegressionError is a failed regression gate. It is a benchmark outcome,
@@ -447,15 +458,29 @@ type RegressionError struct {
 	Threshold float64 // as given, a fraction
 	Alpha     float64
 	Cases     []*CaseComparison
+	// Untested are paired cases the test could not judge.
+	Untested []*CaseComparison
 }
 
 func (e *RegressionError) Error() string {
-	parts := make([]string, len(e.Cases))
-	for i, cc := range e.Cases {
-		parts[i] = fmt.Sprintf("%s (%s slower, p=%s)", cc.Name, signedPercent(cc.Slowdown), pValue(cc.P))
+	var msgs []string
+	if len(e.Cases) > 0 {
+		parts := make([]string, len(e.Cases))
+		for i, cc := range e.Cases {
+			parts[i] = fmt.Sprintf("%s (%s slower, p=%s)", cc.Name, signedPercent(cc.Slowdown), pValue(cc.P))
+		}
+		msgs = append(msgs, fmt.Sprintf("%d %s significantly slower than the baseline by more than %s (alpha %s): %s",
+			len(e.Cases), plural(int64(len(e.Cases)), "case is", "cases are"), thresholdPercent(e.Threshold), formatAlpha(e.Alpha), strings.Join(parts, ", ")))
 	}
-	return fmt.Sprintf("regression gate: %d %s significantly slower than the baseline by more than %s (alpha %s): %s",
-		len(e.Cases), plural(int64(len(e.Cases)), "case is", "cases are"), thresholdPercent(e.Threshold), formatAlpha(e.Alpha), strings.Join(parts, ", "))
+	if len(e.Untested) > 0 {
+		names := make([]string, len(e.Untested))
+		for i, cc := range e.Untested {
+			names[i] = fmt.Sprintf("%s (%s)", cc.Name, cc.Verdict)
+		}
+		msgs = append(msgs, fmt.Sprintf("%d %s could not be tested, so the gate cannot pass them: %s; measure more iterations (--iterations, --case-time)",
+			len(e.Untested), plural(int64(len(e.Untested)), "case", "cases"), strings.Join(names, ", ")))
+	}
+	return "regression gate: " + strings.Join(msgs, "; ")
 }
 
 // thresholdPercent formats a gate threshold as it was likely given ("5%").

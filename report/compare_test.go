@@ -172,8 +172,13 @@ func TestCompareStatistics(t *testing.T) {
 				t.Errorf("%s compared with itself: verdict %q, ratio %v, resumption differs %v", cc.Name, cc.Verdict, cc.Ratio, cc.ResumptionDiffers)
 			}
 		}
-		if len(c.OnlyBase)+len(c.OnlyCand) != 0 || c.CheckRegressions(0) != nil {
+		if len(c.OnlyBase)+len(c.OnlyCand) != 0 || len(c.Regressions(0)) != 0 {
 			t.Errorf("a file compared with itself has one-sided cases or regressions")
+		}
+		// Its cases with too few samples cannot pass a gate, though.
+		var re *RegressionError
+		if err := c.CheckRegressions(0); err != nil && (!errors.As(err, &re) || len(re.Cases) != 0) {
+			t.Errorf("gate on a file compared with itself: %v, want only untested cases", err)
 		}
 	})
 	t.Run("shifted slower", func(t *testing.T) {
@@ -319,8 +324,16 @@ func TestRegressions(t *testing.T) {
 	if strings.Contains(msg, "\n") {
 		t.Errorf("message %q is not one line", msg)
 	}
-	if err := c.CheckRegressions(2); err != nil {
-		t.Errorf("CheckRegressions(200%%) = %v, want nil", err)
+	// Over 200% nothing regressed, but the cases with too few samples
+	// still fail the gate: it cannot pass what it could not test.
+	err = c.CheckRegressions(2)
+	if !errors.As(err, &re) || len(re.Cases) != 0 || len(re.Untested) == 0 {
+		t.Errorf("CheckRegressions(200%%) = %v, want only untested cases", err)
+	}
+	for _, cc := range re.Untested {
+		if cc.Verdict != TooFewSamples && cc.Verdict != NotComparable {
+			t.Errorf("%s (%s) listed as untested", cc.Name, cc.Verdict)
+		}
 	}
 	// A faster or unchanged case never fails the gate, even at 0%.
 	for _, cc := range c.Regressions(0) {

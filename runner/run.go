@@ -434,8 +434,13 @@ func (st *runState) runCase(ctx context.Context, c Case, index, total int, srv *
 	}
 	got, err := loadgen.RunHandshakes(ctx, hc)
 	var re *loadgen.ResumptionError
-	if p.Target.Addr != "" && errors.As(err, &re) {
-		re.Hint = "see what the server does about resumption: tlsbench probe " + p.Target.Addr
+	if errors.As(err, &re) {
+		switch {
+		case re.ServerDeclined["unknown"] > 0 && p.TicketReuse == tlsconf.ReuseMulti:
+			re.Hint = "the server refused sessions it did not know, as servers with single-use tickets do: try --ticket-reuse single"
+		case p.Target.Addr != "":
+			re.Hint = "see what the server does about resumption: tlsbench probe " + p.Target.Addr
+		}
 	}
 	if got != nil && c.Mutual {
 		got.ClientIdentities = len(cfgs)

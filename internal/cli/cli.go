@@ -87,8 +87,20 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	name := args[0]
 	switch name {
 	case "-h", "-help", "--help", "help":
+		if len(args) > 1 {
+			// "tlsbench help run" is "tlsbench run --help".
+			for _, c := range commands() {
+				if c.name == args[1] {
+					return Run(ctx, []string{args[1], "--help"}, stdout, stderr)
+				}
+			}
+			return usagef("help: unknown command %q; commands: %s", args[1], commandNames())
+		}
 		printTopUsage(stdout)
 		return errHelp
+	case "-v", "-version", "--version":
+		name = "version"
+		args = []string{"version"}
 	}
 	for _, c := range commands() {
 		if c.name == name {
@@ -123,6 +135,9 @@ func printTopUsage(w io.Writer) {
 }
 
 func versionCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) > 0 {
+		return usagef("version takes no arguments, got %q", args[0])
+	}
 	env := results.CurrentEnv()
 	fmt.Fprintf(stdout, "tlsbench %s (%s %s/%s)\n", env.TLSBenchVersion, env.GoVersion, env.GOOS, env.GOARCH)
 	return nil

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
+	"os"
 	"time"
 
 	"github.com/tlsbench/tlsbench/loadgen"
@@ -156,6 +158,28 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		if !fs.isSet("case-time") {
 			f.caseTime = 600 * time.Millisecond
 		}
+		if f.baseline != "" {
+			// A comparison needs enough samples for its test (the
+			// U test needs 4 a side at alpha 0.05): a time cap must
+			// not cut a quick case down to two iterations.
+			if !fs.isSet("iterations") {
+				f.iterations = 6
+			}
+			if !fs.isSet("case-time") {
+				f.caseTime = 0
+			}
+		}
+	}
+	switch {
+	case f.connTimeout <= 0:
+		return usagef("--conn-timeout %v: must be positive, e.g. 10s", f.connTimeout)
+	case f.caseTime < 0:
+		return usagef("--case-time %v: must be 0 (no limit) or positive", f.caseTime)
+	case f.clientIdentities < 1:
+		return usagef("--client-identities %d: must be at least 1", f.clientIdentities)
+	}
+	if f.out != "" && f.baseline != "" && sameFile(f.out, f.baseline) {
+		return usagef("--out %s would overwrite the --baseline file; write the new results elsewhere", f.out)
 	}
 	format, err := report.ParseFormat(f.format)
 	if err != nil {
@@ -199,15 +223,28 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		MinResumption:    f.minResumption,
 		ConnTimeout:      f.connTimeout,
 	}
-	if err := f.server.apply(&plan.Server); err != nil {
+	if err := f.server.apply(&plan.Server, fs.isSet); err != nil {
 		return err
 	}
 	if fs.isSet("key-cache") || len(f.server.identities) > 0 {
 		plan.KeyCache = f.keyCache
 	}
+	if fs.isSet("revoked") {
+		// run makes a new PKI each time, so no thumbprint of it can be
+		// known beforehand.
+		return usagef("--revoked lists thumbprints of known client certificates; use it with tlsbench serve --pki-dir DIR --mutual, and point run --target at that server")
+	}
+	if f.target.CertFile != "" && !f.server.mutual {
+		return usagef("--client-cert presents a client certificate: add --mutual, so the cases are named and reported as mutual TLS")
+	}
+	if f.target.Addr == "" {
+		if _, _, err := net.SplitHostPort(f.server.listen); err != nil {
+			return usagef("--listen %q: %v (want host:port, e.g. 127.0.0.1:0)", f.server.listen, err)
+		}
+	}
 	if f.target.Addr != "" {
 		for _, name := range []string{"listen", "session-store", "session-capacity", "session-ttl", "ticket-keys", "revoked",
-			"handshake-timeout", "identity", "p12-password-file", "constraints", "key-cache"} {
+			"handshake-timeout", "identity", "p12-password-file", "constraints", "key-cache", "key"} {
 			if fs.isSet(name) {
 				return usagef("--%s configures the built-in server; it does not apply with --target", name)
 			}
@@ -299,4 +336,11 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return &UsageError{Msg: runErr.Error()}
 	}
 	return runErr
+}
+
+// sameFile reports whether two paths name one file (an existing one).
+func sameFile(a, b string) bool {
+	fa, errA := os.Stat(a)
+	fb, errB := os.Stat(b)
+	return errA == nil && errB == nil && os.SameFile(fa, fb)
 }

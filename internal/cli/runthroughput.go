@@ -118,7 +118,7 @@ func throughputPlan(fs *flagSet, f *runFlags) (*runner.ThroughputPlan, error) {
 		}
 		p.Source = path
 	}
-	if err := f.server.apply(&p.Server); err != nil {
+	if err := f.server.apply(&p.Server, fs.isSet); err != nil {
 		return nil, err
 	}
 	if err := p.Validate(); err != nil {

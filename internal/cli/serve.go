@@ -24,7 +24,7 @@ Runs the built-in TLS server alone, so that other clients (openssl s_client,
 s_time, another tlsbench) can be pointed at it. Without --pki-dir it writes a
 fresh test PKI to a new temporary directory; it prints the address and the
 path of the CA certificate clients must trust. Connections are answered by
-echoing what the client sends. Stop it with Ctrl-C.
+echoing what the client sends. Stop it with Ctrl-C (exit 0: the normal way to end a server).
 
 Examples:
   tlsbench serve
@@ -75,7 +75,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return usagef("--client-ca applies to client certificates: add --mutual")
 	}
 	opts := server.Options{DisableKeyCache: !keyCache}
-	if err := sf.apply(&opts); err != nil {
+	if err := sf.apply(&opts, fs.isSet); err != nil {
 		return err
 	}
 	caFile, clientCert, clientKey := "", "", ""
@@ -121,6 +121,9 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	// Warnings worth a human's attention (why no identity fit a
 	// ClientHello, a watched file that failed to reload) go to stderr.
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	if opts.ClientCA != "" && !fileExists(opts.ClientCA) {
+		return usagef("--client-ca %s: no such file", opts.ClientCA)
+	}
 	srv, err := server.NewFromOptions(opts, server.WithLogger(logger))
 	if err != nil {
 		return usagef("%v", err)
@@ -143,6 +146,10 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	if clientCert != "" {
 		fmt.Fprintf(stdout, "client certificate: %s\nclient key: %s\n", clientCert, clientKey)
+		if inter := filepath.Join(filepath.Dir(caFile), pki.IntermediateCertFile); fileExists(inter) {
+			// openssl s_client -cert sends the leaf alone.
+			fmt.Fprintf(stdout, "openssl s_client also needs: -cert_chain %s\n", inter)
+		}
 	}
 	err = srv.Serve(ctx, ln)
 	c := srv.Counters()

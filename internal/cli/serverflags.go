@@ -43,7 +43,7 @@ func defineServerFlags(fs *flagSet, defaultListen string) *serverFlags {
 }
 
 // apply copies the flags into o and validates them.
-func (f *serverFlags) apply(o *server.Options) error {
+func (f *serverFlags) apply(o *server.Options, isSet func(string) bool) error {
 	if len(f.identities) > 0 {
 		o.Identities = f.identities
 	}
@@ -79,6 +79,12 @@ func (f *serverFlags) apply(o *server.Options) error {
 	}
 	if f.revoked != "" && !f.mutual {
 		return usagef("--revoked applies to client certificates: add --mutual")
+	}
+	if f.sessionStore != server.StoreStateful && (isSet("session-capacity") || isSet("session-ttl")) {
+		return usagef("--session-capacity and --session-ttl size the stateful store: add --session-store stateful")
+	}
+	if f.p12PasswordFile != "" && !hasP12(f.identities) {
+		return usagef("--p12-password-file is the password of a PKCS#12 --identity, and none was given")
 	}
 	return nil
 }
@@ -117,4 +123,13 @@ func (f identityFlag) Set(s string) error {
 	}
 	*f.vals = append(*f.vals, server.IdentityFiles{Cert: src.CertFile, Key: src.KeyFile, P12: src.P12File})
 	return nil
+}
+
+func hasP12(ids []server.IdentityFiles) bool {
+	for _, id := range ids {
+		if id.P12 != "" {
+			return true
+		}
+	}
+	return false
 }
