@@ -314,6 +314,11 @@ func compareCase(base, cand []*results.Record, alpha, tolerance float64) CaseCom
 	if n := len(cand); n > 1 {
 		cc.Notes = append(cc.Notes, fmt.Sprintf("candidate pools %d records of this name", n))
 	}
+	if b, c := perIteration(base[0]), perIteration(cand[0]); b != c && b > 0 && c > 0 {
+		// The name does not carry the iteration size, and waves of a
+		// different size measure different queueing.
+		cc.Notes = append(cc.Notes, fmt.Sprintf("settings differ: %d handshakes per iteration in the baseline, %d in the candidate", b, c))
+	}
 
 	st := stats.Compare(bx, cx, alpha)
 	cc.Ratio, cc.RatioSD, cc.P = st.Ratio, st.RatioSD, st.P
@@ -495,4 +500,13 @@ func (c *Comparison) Counts() map[Verdict]int {
 		m[cc.Verdict]++
 	}
 	return m
+}
+
+// perIteration is the number of handshakes of one iteration of a
+// handshake case (0 when unknown).
+func perIteration(r *results.Record) int64 {
+	if r.Kind != results.KindHandshake || r.Iterations == 0 {
+		return 0
+	}
+	return (r.Handshakes + r.Errors) / int64(r.Iterations)
 }

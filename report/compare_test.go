@@ -407,3 +407,13 @@ func TestParseCompareFormat(t *testing.T) {
 		t.Error("RenderComparison(benchfmt) succeeded")
 	}
 }
+
+func TestCompareNotesDifferentIterationSize(t *testing.T) {
+	base := hs("h", tenSamples...)
+	cand := hs("h", tenSamples...)
+	cand.Handshakes = int64(8 * len(tenSamples))
+	c := Compare([]results.Record{base}, []results.Record{cand}, CompareOptions{})
+	if len(c.Cases) != 1 || !strings.Contains(strings.Join(c.Cases[0].Notes, ";"), "settings differ: 128 handshakes per iteration in the baseline, 8 in the candidate") {
+		t.Errorf("notes %q: want the differing iteration size named", c.Cases[0].Notes)
+	}
+}
