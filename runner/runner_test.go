@@ -36,16 +36,25 @@ func smallPlan() runner.Plan {
 
 func run(t *testing.T, p runner.Plan) []results.Record {
 	t.Helper()
+	return collect(t, len(p.Cases()), func(emit func(*results.Record) error) error {
+		return runner.Run(context.Background(), p, emit)
+	})
+}
+
+// collect runs a plan through run and returns its records, failing the
+// test on an error or when there is not one record per case.
+func collect(t *testing.T, cases int, run func(emit func(*results.Record) error) error) []results.Record {
+	t.Helper()
 	var recs []results.Record
-	err := runner.Run(context.Background(), p, func(r *results.Record) error {
+	err := run(func(r *results.Record) error {
 		recs = append(recs, *r)
 		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(recs) != len(p.Cases()) {
-		t.Fatalf("%d records for %d cases", len(recs), len(p.Cases()))
+	if len(recs) != cases {
+		t.Fatalf("%d records for %d cases", len(recs), cases)
 	}
 	return recs
 }

@@ -32,18 +32,9 @@ func smallThroughputPlan() runner.ThroughputPlan {
 
 func runThroughput(t *testing.T, p runner.ThroughputPlan) []results.Record {
 	t.Helper()
-	var recs []results.Record
-	err := runner.RunThroughput(context.Background(), p, func(r *results.Record) error {
-		recs = append(recs, *r)
-		return nil
+	return collect(t, len(p.Cases()), func(emit func(*results.Record) error) error {
+		return runner.RunThroughput(context.Background(), p, emit)
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(recs) != len(p.Cases()) {
-		t.Fatalf("%d records for %d cases", len(recs), len(p.Cases()))
-	}
-	return recs
 }
 
 // TestThroughputUserSpaceMatrix moves verified data for every version x

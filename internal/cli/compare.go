@@ -163,7 +163,7 @@ func compareCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	cf := defineCompareFlags(fs)
 	format := fs.String("format", "table", "`FORMAT` of the comparison: table, markdown, json, csv")
 	out := fs.String("o", "", "write the comparison to `FILE` instead of standard output")
-	files, err := parseWithArgs(fs, args)
+	files, err := fs.parseWithArgs(args)
 	if err != nil {
 		return err
 	}

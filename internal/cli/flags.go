@@ -24,8 +24,44 @@ func newFlagSet(cmd string, out io.Writer, usage func(io.Writer)) *flagSet {
 	return &flagSet{FlagSet: fs, cmd: cmd, usage: usage, out: out}
 }
 
-// parse parses args; it prints the help and returns errHelp for -h/--help.
+// parse parses args of a command that takes no positional arguments; it
+// prints the help and returns errHelp for -h/--help.
 func (f *flagSet) parse(args []string) error {
+	if err := f.parseOnce(args); err != nil {
+		return err
+	}
+	if f.NArg() > 0 {
+		return usagef("unexpected argument %q (see 'tlsbench %s --help')", f.Arg(0), f.cmd)
+	}
+	return nil
+}
+
+// parseWithArgs parses flags that may come before, between or after the
+// positional arguments ("report a.jsonl --format html", "probe HOST:PORT
+// --format json", as people type them), which the flag package alone
+// stops at, and returns the positional arguments. A "--" ends the flags.
+func (f *flagSet) parseWithArgs(args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := f.parseOnce(args); err != nil {
+			return nil, err
+		}
+		rest := f.Args()
+		if len(rest) == 0 {
+			return pos, nil
+		}
+		consumed := len(args) - len(rest)
+		if consumed > 0 && args[consumed-1] == "--" {
+			return append(pos, rest...), nil
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+}
+
+// parseOnce runs the flag package over args, turning its errors into
+// usage errors and -h into the help.
+func (f *flagSet) parseOnce(args []string) error {
 	err := f.FlagSet.Parse(args)
 	if errors.Is(err, flag.ErrHelp) {
 		f.usage(f.out)
@@ -33,9 +69,6 @@ func (f *flagSet) parse(args []string) error {
 	}
 	if err != nil {
 		return usagef("%s (see 'tlsbench %s --help')", rewriteFlagError(err.Error()), f.cmd)
-	}
-	if f.NArg() > 0 {
-		return usagef("unexpected argument %q (see 'tlsbench %s --help')", f.Arg(0), f.cmd)
 	}
 	return nil
 }

@@ -4,8 +4,6 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"net"
@@ -78,7 +76,7 @@ func probeCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.Var(listFlag[string]{&alpn, parseALPN, nil}, "alpn", "ALPN protocols to offer, comma-separated, e.g. h2,http/1.1 (default: none)")
 	fs.Var(listFlag[uint16]{&versions, parseProbeVersion, probeVersionName}, "tls", "TLS versions to probe: 1.0, 1.1, 1.2, 1.3")
 
-	positional, err := parseInterleaved(fs, args)
+	positional, err := fs.parseWithArgs(args)
 	if err != nil {
 		return err
 	}
@@ -161,28 +159,6 @@ func probeCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return probe.WriteJSON(stdout, rep)
 	}
 	return probe.WriteTable(stdout, rep)
-}
-
-// parseInterleaved parses flags that may come before and after the
-// positional arguments ("probe HOST:PORT --format json"), which the flag
-// package alone stops at.
-func parseInterleaved(fs *flagSet, args []string) ([]string, error) {
-	var positional []string
-	for {
-		err := fs.FlagSet.Parse(args)
-		if errors.Is(err, flag.ErrHelp) {
-			fs.usage(fs.out)
-			return nil, errHelp
-		}
-		if err != nil {
-			return nil, usagef("%s (see 'tlsbench %s --help')", rewriteFlagError(err.Error()), fs.cmd)
-		}
-		if fs.NArg() == 0 {
-			return positional, nil
-		}
-		positional = append(positional, fs.Arg(0))
-		args = fs.Args()[1:]
-	}
 }
 
 func parseProbeVersion(s string) (uint16, error) {

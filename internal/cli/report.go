@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -46,7 +45,7 @@ func reportCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	format := fs.String("format", "table", "`FORMAT` of the report: table, markdown, csv, json, benchfmt, html")
 	out := fs.String("o", "", "write the report to `FILE` instead of standard output")
-	files, err := parseWithArgs(fs, args)
+	files, err := fs.parseWithArgs(args)
 	if err != nil {
 		return err
 	}
@@ -85,33 +84,6 @@ func reportCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	return writeOutput(*out, "-o", buf.Bytes(), stdout)
-}
-
-// parseWithArgs parses flags that may come before, between or after the
-// positional arguments ("report a.jsonl --format html" works, as people
-// type it), and returns the positional arguments. A "--" ends the flags.
-func parseWithArgs(fs *flagSet, args []string) ([]string, error) {
-	var pos []string
-	for {
-		err := fs.FlagSet.Parse(args)
-		if errors.Is(err, flag.ErrHelp) {
-			fs.usage(fs.out)
-			return nil, errHelp
-		}
-		if err != nil {
-			return nil, usagef("%s (see 'tlsbench %s --help')", rewriteFlagError(err.Error()), fs.cmd)
-		}
-		rest := fs.Args()
-		if len(rest) == 0 {
-			return pos, nil
-		}
-		consumed := len(args) - len(rest)
-		if consumed > 0 && args[consumed-1] == "--" {
-			return append(pos, rest...), nil
-		}
-		pos = append(pos, rest[0])
-		args = rest[1:]
-	}
 }
 
 // readResults reads a results file ("-": stdin). Anything wrong with it is
