@@ -13,8 +13,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tlsbench/tlsbench/internal/testpki"
 	"github.com/tlsbench/tlsbench/loadgen"
-	"github.com/tlsbench/tlsbench/pki"
 	"github.com/tlsbench/tlsbench/server"
 	"github.com/tlsbench/tlsbench/tlsconf"
 )
@@ -28,18 +28,7 @@ type testServer struct {
 
 func startServer(t *testing.T, mutate func(*tls.Config)) *testServer {
 	t.Helper()
-	ca, err := pki.NewCA()
-	if err != nil {
-		t.Fatal(err)
-	}
-	id, err := ca.IssueServer(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := tlsconf.Server(tlsconf.ServerOptions{Certificates: []tls.Certificate{id.TLSCertificate()}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg, ca := testpki.Server(t)
 	if mutate != nil {
 		mutate(cfg)
 	}

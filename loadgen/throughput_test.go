@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/tlsbench/tlsbench/internal/ktls"
+	"github.com/tlsbench/tlsbench/internal/testpki"
 	"github.com/tlsbench/tlsbench/loadgen"
-	"github.com/tlsbench/tlsbench/pki"
 	"github.com/tlsbench/tlsbench/server"
 	"github.com/tlsbench/tlsbench/tlsconf"
 )
@@ -29,18 +29,7 @@ func throughputCase(addr string, roots *tls.Config, dir string) loadgen.Throughp
 // server or network would.
 func fakeBulkServer(t *testing.T, round func(c *tls.Conn, r server.BulkRound)) (string, *tls.Config) {
 	t.Helper()
-	ca, err := pki.NewCA()
-	if err != nil {
-		t.Fatal(err)
-	}
-	id, err := ca.IssueServer(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := tlsconf.Server(tlsconf.ServerOptions{Certificates: []tls.Certificate{id.TLSCertificate()}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg, ca := testpki.Server(t)
 	ln, err := tls.Listen("tcp", "127.0.0.1:0", cfg)
 	if err != nil {
 		t.Fatal(err)

@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tlsbench/tlsbench/pki"
+	"github.com/tlsbench/tlsbench/internal/testpki"
 	"github.com/tlsbench/tlsbench/server"
 	"github.com/tlsbench/tlsbench/tlsconf"
 )
@@ -92,18 +92,7 @@ func TestVerifiers(t *testing.T) {
 // bulkServer is an in-process built-in server with the given options.
 func bulkServer(t *testing.T, opts ...server.Option) (string, *tls.Config) {
 	t.Helper()
-	ca, err := pki.NewCA()
-	if err != nil {
-		t.Fatal(err)
-	}
-	id, err := ca.IssueServer(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := tlsconf.Server(tlsconf.ServerOptions{Certificates: []tls.Certificate{id.TLSCertificate()}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg, ca := testpki.Server(t)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
