@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/x509"
 	"encoding/pem"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -12,29 +11,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tlsbench/tlsbench/internal/peers"
 	"github.com/tlsbench/tlsbench/pki"
 )
-
-// needOpenSSL returns the openssl binary. Without one the test is skipped
-// on a developer machine but fails in CI (CI set), where its absence
-// means the interop tests silently stopped running.
-func needOpenSSL(t *testing.T) string {
-	t.Helper()
-	path, err := exec.LookPath("openssl")
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("openssl not in PATH, and CI is set: the CI image must install Debian's openssl")
-		}
-		t.Skip("openssl not in PATH; CI installs it")
-	}
-	return path
-}
 
 // TestOpenSSLSigalgs: `openssl s_client -sigalgs X` offers only the
 // schemes X, so the manager must choose the identity that X can verify;
 // s_client prints the peer's signature type and the certificate it got.
 func TestOpenSSLSigalgs(t *testing.T) {
-	openssl := needOpenSSL(t)
+	openssl := peers.Require(t, "openssl")
 	p := newTestPKI(t)
 	m := mustNew(t, p.sources(idRSA, idEd25519, idECDSA, idOther))
 

@@ -7,7 +7,6 @@ import (
 	"io"
 	"net"
 	"os"
-	"os/exec"
 	"sync"
 	"testing"
 	"time"
@@ -136,15 +135,6 @@ func handshakeOver(t *testing.T, c1, c2 net.Conn, serverCfg, clientCfg *tls.Conf
 
 func serverConfig(id *pki.Identity) *tls.Config {
 	return &tls.Config{Certificates: []tls.Certificate{id.TLSCertificate()}}
-}
-
-func needOpenSSL(t *testing.T) string {
-	t.Helper()
-	path, err := exec.LookPath("openssl")
-	if err != nil {
-		t.Skip("openssl not in PATH; CI installs it")
-	}
-	return path
 }
 
 func fileMode(t *testing.T, path string) os.FileMode {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tlsbench/tlsbench/internal/peers"
 	"github.com/tlsbench/tlsbench/pki"
 )
 
@@ -201,7 +202,7 @@ func TestInitOptionErrors(t *testing.T) {
 // it: `openssl verify` accepts the chains for their purpose, and `openssl
 // pkcs12 -info` opens the .p12 files and reports the modern algorithms.
 func TestInitOpenSSL(t *testing.T) {
-	openssl := needOpenSSL(t)
+	openssl := peers.Require(t, "openssl")
 	const iterations = 1000
 	for _, intermediate := range []bool{false, true} {
 		t.Run(map[bool]string{false: "root only", true: "intermediate"}[intermediate], func(t *testing.T) {

@@ -5,7 +5,6 @@ import (
 	"context"
 	"io"
 	"net"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -14,24 +13,10 @@ import (
 	"time"
 
 	"github.com/tlsbench/tlsbench/internal/cli"
+	"github.com/tlsbench/tlsbench/internal/peers"
 	"github.com/tlsbench/tlsbench/pki"
 	"github.com/tlsbench/tlsbench/results"
 )
-
-// needTool returns the path of a real peer program. Missing it skips the
-// test on a developer machine but fails it in CI, where .ci/run installs
-// every peer: a skipped interop test must never pass for a green run.
-func needTool(t *testing.T, name string) string {
-	t.Helper()
-	path, err := exec.LookPath(name)
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("%s is not installed; .ci/run must install it", name)
-		}
-		t.Skipf("%s is not installed", name)
-	}
-	return path
-}
 
 // startServe runs `tlsbench serve` in-process and returns its address and
 // CA file, from what it prints, and a function that stops it and returns
@@ -131,7 +116,7 @@ func sClient(t *testing.T, openssl string, args ...string) string {
 // s_client saves the session from tlsbench serve and resumes it, for TLS
 // 1.2 and TLS 1.3, and the server counts the resumptions too.
 func TestOpenSSLResumesAgainstServe(t *testing.T) {
-	openssl := needTool(t, "openssl")
+	openssl := peers.Require(t, "openssl")
 	addr, ca, stop := startServe(t)
 	for _, v := range []string{"1.2", "1.3"} {
 		flag := "-tls" + strings.ReplaceAll(v, ".", "_")
@@ -155,7 +140,7 @@ func TestOpenSSLResumesAgainstServe(t *testing.T) {
 // client certificate resumes against tlsbench serve --mutual, TLS 1.2 and
 // 1.3.
 func TestOpenSSLResumesMutualAgainstServe(t *testing.T) {
-	openssl := needTool(t, "openssl")
+	openssl := peers.Require(t, "openssl")
 	addr, ca, cert, key, stop := startServeMutual(t, "--mutual")
 	if cert == "" || key == "" {
 		t.Fatal("serve --mutual did not print the client identity files")
@@ -183,7 +168,7 @@ func TestOpenSSLResumesMutualAgainstServe(t *testing.T) {
 // openssl s_server -Verify 1: resumption with a client certificate must
 // exceed 99% for TLS 1.2 and 1.3.
 func TestRunTargetOpenSSLServerMutual(t *testing.T) {
-	openssl := needTool(t, "openssl")
+	openssl := peers.Require(t, "openssl")
 	pkiDir := t.TempDir()
 	layout, err := pki.Init(pki.InitOptions{Dir: pkiDir, Clients: 1})
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/tlsbench/tlsbench/internal/cli"
+	"github.com/tlsbench/tlsbench/internal/peers"
 	"github.com/tlsbench/tlsbench/keys"
 )
 
@@ -19,7 +20,7 @@ import (
 // own key manager under the default constraints. The pki package tests the
 // library at length; this checks the command's output end to end.
 func TestPKIInitOpenSSL(t *testing.T) {
-	openssl := needOpenSSL(t)
+	openssl := peers.Require(t, "openssl")
 	dir := filepath.Join(t.TempDir(), "pki")
 	pw := filepath.Join(t.TempDir(), "pw")
 	if err := os.WriteFile(pw, []byte("s3cret\n"), 0o600); err != nil {
@@ -97,19 +98,4 @@ func TestPKIExitCodes(t *testing.T) {
 	if _, err := os.Stat(dir); err == nil {
 		t.Error("a failed pki init created the directory")
 	}
-}
-
-// needOpenSSL returns the openssl binary; without one the test is skipped
-// on a developer machine and fails in CI (CI set), where a missing
-// openssl would otherwise silently turn the interop checks off.
-func needOpenSSL(t *testing.T) string {
-	t.Helper()
-	path, err := exec.LookPath("openssl")
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("openssl not in PATH, and CI is set: the CI image must install Debian's openssl")
-		}
-		t.Skip("openssl not in PATH; CI installs it")
-	}
-	return path
 }
