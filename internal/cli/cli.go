@@ -5,7 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 
 	"github.com/tlsbench/tlsbench/results"
 	"github.com/tlsbench/tlsbench/runner"
@@ -141,4 +144,18 @@ func versionCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	env := results.CurrentEnv()
 	fmt.Fprintf(stdout, "tlsbench %s (%s %s/%s)\n", env.TLSBenchVersion, env.GoVersion, env.GOOS, env.GOARCH)
 	return nil
+}
+
+// Main is the whole program for a process: it runs args (without the
+// program name) until done or interrupted (SIGINT, SIGTERM), prints the
+// error's one line on stderr and returns the exit status. The tlsbench
+// binary and test binaries standing in for it share it.
+func Main(args []string) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := Run(ctx, args, os.Stdout, os.Stderr)
+	stop()
+	if msg := Message(err); msg != "" {
+		fmt.Fprintln(os.Stderr, "tlsbench: "+msg)
+	}
+	return ExitCode(err)
 }

@@ -19,13 +19,7 @@ func TestMain(m *testing.M) {
 	// The child server of `tlsbench run` is this test binary again.
 	testchild.RunIfChild()
 	testscript.Main(m, map[string]func(){
-		"tlsbench": func() {
-			err := cli.Run(context.Background(), os.Args[1:], os.Stdout, os.Stderr)
-			if err != nil {
-				os.Stderr.WriteString("tlsbench: " + cli.Message(err) + "\n")
-			}
-			os.Exit(cli.ExitCode(err))
-		},
+		"tlsbench": func() { os.Exit(cli.Main(os.Args[1:])) },
 	})
 }
 
@@ -107,17 +101,7 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"version"}, 0, ""},
 	}
 	for _, tt := range tests {
-		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
-			var stdout, stderr bytes.Buffer
-			err := cli.Run(context.Background(), tt.args, &stdout, &stderr)
-			if got := cli.ExitCode(err); got != tt.code {
-				t.Errorf("exit %d, want %d (err %v)", got, tt.code, err)
-			}
-			msg := cli.Message(err)
-			if !strings.Contains(msg, tt.msg) || strings.Contains(msg, "\n") {
-				t.Errorf("message %q, want one line containing %q", msg, tt.msg)
-			}
-		})
+		checkExit(t, tt.args, tt.code, tt.msg)
 	}
 }
 

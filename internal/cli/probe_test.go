@@ -86,16 +86,6 @@ func TestProbeExitCodes(t *testing.T) {
 		{[]string{"probe", "--help"}, 0, ""},
 	}
 	for _, tt := range tests {
-		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
-			var stdout, stderr bytes.Buffer
-			err := cli.Run(context.Background(), tt.args, &stdout, &stderr)
-			if got := cli.ExitCode(err); got != tt.code {
-				t.Errorf("exit %d, want %d (err %v)", got, tt.code, err)
-			}
-			msg := cli.Message(err)
-			if !strings.Contains(msg, tt.msg) || strings.Contains(msg, "\n") {
-				t.Errorf("message %q, want one line containing %q", msg, tt.msg)
-			}
-		})
+		checkExit(t, tt.args, tt.code, tt.msg)
 	}
 }

@@ -27,13 +27,20 @@ func newProgress(stderr io.Writer, total int) *progress {
 }
 
 func (p *progress) update(cp runner.CaseProgress) {
+	p.status(cp.Index, cp.Total, cp.Case, cp.Warmup, cp.Iteration, cp.Of, fmt.Sprintf("%.0f hs/s", cp.HandshakesPerSec))
+}
+
+// status rewrites the status line: case n of m, phase, iteration, the
+// live rate, elapsed time and, once a case has finished, an estimate of
+// the time left.
+func (p *progress) status(index, total int, name string, warmup bool, it, of int, rate string) {
 	if !p.live {
 		return
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	phase := "measure"
-	if cp.Warmup {
+	if warmup {
 		phase = "warm-up"
 	}
 	elapsed := time.Since(p.started)
@@ -41,9 +48,8 @@ func (p *progress) update(cp runner.CaseProgress) {
 	if p.done > 0 {
 		eta = (elapsed / time.Duration(p.done) * time.Duration(p.total-p.done)).Round(time.Second).String()
 	}
-	fmt.Fprintf(p.w, "\r\033[K[%d/%d] %s %s %d/%d  %.0f hs/s  elapsed %s  left ~%s",
-		cp.Index, cp.Total, cp.Case, phase, cp.Iteration, cp.Of, cp.HandshakesPerSec,
-		elapsed.Round(time.Second), eta)
+	fmt.Fprintf(p.w, "\r\033[K[%d/%d] %s %s %d/%d  %s  elapsed %s  left ~%s",
+		index, total, name, phase, it, of, rate, elapsed.Round(time.Second), eta)
 }
 
 func (p *progress) caseDone(*results.Record) {

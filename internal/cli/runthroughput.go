@@ -130,15 +130,5 @@ func throughputPlan(fs *flagSet, f *runFlags) (*runner.ThroughputPlan, error) {
 // updateThroughput is update for throughput cases: MB/s instead of
 // handshakes per second.
 func (p *progress) updateThroughput(tp runner.ThroughputProgress) {
-	if !p.live {
-		return
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	phase := "measure"
-	if tp.Warmup {
-		phase = "warm-up"
-	}
-	fmt.Fprintf(p.w, "\r\033[K[%d/%d] %s %s %d/%d  %.0f MB/s  elapsed %s",
-		tp.Index, tp.Total, tp.Case, phase, tp.Iteration, tp.Of, tp.MBps, time.Since(p.started).Round(time.Second))
+	p.status(tp.Index, tp.Total, tp.Case, tp.Warmup, tp.Iteration, tp.Of, fmt.Sprintf("%.0f MB/s", tp.MBps))
 }

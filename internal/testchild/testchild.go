@@ -1,11 +1,7 @@
 package testchild
 
 import (
-	"context"
-	"fmt"
 	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/tlsbench/tlsbench/internal/cli"
 )
@@ -22,11 +18,5 @@ func RunIfChild() {
 	if os.Getenv(envVar) != "1" {
 		return
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := cli.Run(ctx, os.Args[1:], os.Stdout, os.Stderr)
-	stop()
-	if msg := cli.Message(err); msg != "" {
-		fmt.Fprintln(os.Stderr, "tlsbench: "+msg)
-	}
-	os.Exit(cli.ExitCode(err))
+	os.Exit(cli.Main(os.Args[1:]))
 }
