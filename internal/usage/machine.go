@@ -1,0 +1,112 @@
+package usage
+
+import (
+	"fmt"
+	"slices"
+	"time"
+)
+
+// CPUSet is a set of CPU numbers, as the scheduler numbers them.
+type CPUSet map[int]bool
+
+// Union returns the CPUs in s or t.
+func (s CPUSet) Union(t CPUSet) CPUSet {
+	u := make(CPUSet, len(s)+len(t))
+	for c := range s {
+		u[c] = true
+	}
+	for c := range t {
+		u[c] = true
+	}
+	return u
+}
+
+// MachineTimes is what a set of CPUs did, cumulatively, as /proc/stat
+// accounts it: Busy is everything but idle and I/O wait, steal time
+// included (a hypervisor that takes a CPU away from this machine takes
+// it from the benchmark just as another process would).
+type MachineTimes struct {
+	Busy, Total time.Duration
+}
+
+// Sub returns the times between earlier and m.
+func (m MachineTimes) Sub(earlier MachineTimes) MachineTimes {
+	return MachineTimes{Busy: m.Busy - earlier.Busy, Total: m.Total - earlier.Total}
+}
+
+// Load is what one stretch of a benchmark cost the machine: the CPU time
+// of the client and the server (ServerKnown false when the server's CPU
+// cannot be observed), and what the CPUs they may run on did meanwhile.
+type Load struct {
+	Wall        time.Duration
+	Client      time.Duration
+	Server      time.Duration
+	ServerKnown bool
+	// CPUs is how many CPUs the client and the server may run on
+	// together (the union of their affinity masks).
+	CPUs    int
+	Machine MachineTimes
+}
+
+// Thresholds of the notes: a machine at or above SaturatedShare of the
+// CPUs the benchmark may use measures the machine's limit rather than the
+// TLS stack's cost; OtherShare of those CPUs taken by other processes
+// makes the figures depend on them.
+const (
+	SaturatedShare = 0.9
+	OtherShare     = 0.1
+)
+
+// Shares returns, as shares of the CPU time the available CPUs had: how
+// busy they were (any process), how much of that the client and the
+// server took, and how much the rest of the machine took (other
+// processes, the kernel's work for them, steal). ok is false when the
+// load cannot be judged (no machine times, or a zero interval).
+func (l Load) Shares() (busy, ours, other float64, ok bool) {
+	if l.Machine.Total <= 0 || l.CPUs <= 0 {
+		return 0, 0, 0, false
+	}
+	total := float64(l.Machine.Total)
+	busy = float64(l.Machine.Busy) / total
+	ours = float64(l.Client+l.Server) / total
+	// The kernel's jiffy accounting and the processes' own rusage are
+	// sampled differently: clamp the small negative differences this
+	// leaves instead of reporting "-1% other load".
+	other = max(busy-ours, 0)
+	return min(busy, 1), min(ours, 1), min(other, 1), true
+}
+
+// Notes returns the remarks a record needs about the machine: saturated,
+// or shared with other load. They say what the figures then mean.
+func (l Load) Notes() []string {
+	busy, ours, other, ok := l.Shares()
+	if !ok {
+		return nil
+	}
+	var notes []string
+	if busy >= SaturatedShare {
+		notes = append(notes, fmt.Sprintf(
+			"the machine was saturated: client and server used %.0f%% of the %d CPU(s) they may run on (%.0f%% busy in all); the figures describe the machine's limit, not the cost of the TLS stack alone",
+			100*ours, l.CPUs, 100*busy))
+	}
+	if other >= OtherShare {
+		who := "other processes"
+		if !l.ServerKnown {
+			who = "processes other than the client (the server among them, its CPU not being observed)"
+		}
+		notes = append(notes, fmt.Sprintf(
+			"other load on the machine: %s took %.0f%% of the %d CPU(s) the benchmark may use; the figures may be slower and noisier than on a quiet machine",
+			who, 100*other, l.CPUs))
+	}
+	return notes
+}
+
+// cpuList lists a set's CPUs in order, for messages.
+func cpuList(s CPUSet) []int {
+	out := make([]int, 0, len(s))
+	for c := range s {
+		out = append(out, c)
+	}
+	slices.Sort(out)
+	return out
+}

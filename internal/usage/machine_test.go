@@ -1,0 +1,62 @@
+package usage
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestLoadNotes(t *testing.T) {
+	t.Parallel()
+	sec := time.Second
+	tests := []struct {
+		name        string
+		load        Load
+		want        []string // substrings, one per expected note, in order
+		busy, other float64
+	}{
+		{"quiet", Load{Client: 4 * sec / 10, Server: 4 * sec / 10, ServerKnown: true, CPUs: 2,
+			Machine: MachineTimes{Busy: 9 * sec / 10, Total: 2 * sec}}, nil, 0.45, 0.05},
+		{"client and server fill both cores", Load{Client: 9 * sec / 10, Server: 9 * sec / 10, ServerKnown: true, CPUs: 2,
+			Machine: MachineTimes{Busy: 19 * sec / 10, Total: 2 * sec}}, []string{"machine was saturated"}, 0.95, 0.05},
+		{"pinned to one core", Load{Client: 5 * sec / 10, Server: 47 * sec / 100, ServerKnown: true, CPUs: 1,
+			Machine: MachineTimes{Busy: 99 * sec / 100, Total: sec}}, []string{"machine was saturated: client and server used 97% of the 1 CPU"}, 0.99, 0.02},
+		{"another process", Load{Client: 3 * sec / 10, Server: 3 * sec / 10, ServerKnown: true, CPUs: 2,
+			Machine: MachineTimes{Busy: 15 * sec / 10, Total: 2 * sec}}, []string{"other load on the machine: other processes took 45%"}, 0.75, 0.45},
+		{"busy with others", Load{Client: 3 * sec / 10, Server: 3 * sec / 10, ServerKnown: true, CPUs: 2,
+			Machine: MachineTimes{Busy: 19 * sec / 10, Total: 2 * sec}}, []string{"machine was saturated", "other load"}, 0.95, 0.65},
+		{"server not observed", Load{Client: 3 * sec / 10, CPUs: 2,
+			Machine: MachineTimes{Busy: 8 * sec / 10, Total: 2 * sec}}, []string{"the server among them"}, 0.4, 0.25},
+		{"accounting skew is not load", Load{Client: sec, Server: sec, ServerKnown: true, CPUs: 4,
+			Machine: MachineTimes{Busy: 19 * sec / 10, Total: 4 * sec}}, nil, 0.475, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			busy, _, other, ok := tt.load.Shares()
+			if !ok || !near(busy, tt.busy) || !near(other, tt.other) {
+				t.Errorf("Shares() = busy %.3f other %.3f ok %v, want %.3f %.3f", busy, other, ok, tt.busy, tt.other)
+			}
+			notes := tt.load.Notes()
+			if len(notes) != len(tt.want) {
+				t.Fatalf("notes %q, want %d matching %q", notes, len(tt.want), tt.want)
+			}
+			for i, w := range tt.want {
+				if !strings.Contains(notes[i], w) {
+					t.Errorf("note %d %q lacks %q", i, notes[i], w)
+				}
+			}
+		})
+	}
+}
+
+func TestLoadUnknown(t *testing.T) {
+	t.Parallel()
+	if _, _, _, ok := (Load{Client: time.Second, CPUs: 2}).Shares(); ok {
+		t.Error("a load without machine times was judged")
+	}
+	if n := (Load{Client: time.Second}).Notes(); n != nil {
+		t.Errorf("notes without machine times: %q", n)
+	}
+}
+
+func near(a, b float64) bool { return a-b < 0.005 && b-a < 0.005 }
