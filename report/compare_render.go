@@ -242,7 +242,7 @@ func signedPercent(f float64) string {
 	return s + "%"
 }
 
-// pValue formats a p-value with three decimals, as benchstat does; "-"
+// pValue formats a p-value with three decimals, as benchstat does; null
 // when there was no test.
 func pValue(p float64) string {
 	switch {

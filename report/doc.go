@@ -19,7 +19,7 @@
 //     throughput cases, then footnotes: errors by kind, client/server
 //     resumption disagreements, single-process CPU of in-memory cases,
 //     notes, and mean(full)/mean(resumed) for every pair of a full and a
-//     resumed case that differ only in resumption. Unknown values are "-".
+//     resumed case that differ only in resumption. Unknown values are "—" (an empty cell in csv).
 //     Numbers are marked "!" where a footnote says more.
 //   - markdown: the same content as GitHub-flavoured Markdown tables, for
 //     issues, pull requests and BENCHMARKS.md.

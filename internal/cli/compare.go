@@ -131,7 +131,9 @@ func loadBaseline(path string) ([]results.Record, error) {
 		return nil, err
 	}
 	if len(recs) == 0 {
-		return nil, usagef("--baseline %s holds no results; nothing to compare with", path)
+		var ue *UsageError
+		errors.As(noResults(path), &ue)
+		return nil, usagef("--baseline: %s", ue.Msg)
 	}
 	return recs, nil
 }
@@ -180,13 +182,16 @@ func compareCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if files[0] == "-" && files[1] == "-" {
 		return usagef("BASE and CANDIDATE cannot both be standard input (-)")
 	}
+	if err := refuseOverwrite(*out, files); err != nil {
+		return err
+	}
 	var sides [2][]results.Record
 	for i, name := range files {
 		if sides[i], err = readResults(name, os.Stdin); err != nil {
 			return err
 		}
 		if len(sides[i]) == 0 {
-			return usagef("results file %s holds no results; nothing to compare", name)
+			return noResults(name)
 		}
 	}
 	c := cf.compare(sides[0], sides[1], files[0], files[1])
