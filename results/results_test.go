@@ -44,7 +44,11 @@ func TestFieldNamesAreTheContract(t *testing.T) {
 	b, _ = json.Marshal(throughput)
 	m = nil
 	json.Unmarshal(b, &m)
-	for _, f := range []string{"buffer_bytes", "cipher", "ktls_tx", "ktls_rx", "mbps", "client_cpu_pct", "server_cpu_pct"} {
+	throughput.SessionStore, throughput.Verdict = "tickets", "failed"
+	b, _ = json.Marshal(throughput)
+	m = nil
+	json.Unmarshal(b, &m)
+	for _, f := range []string{"buffer_bytes", "cipher", "ktls_tx", "ktls_rx", "mbps", "client_cpu_pct", "server_cpu_pct", "session_store", "verdict"} {
 		if _, ok := m[f]; !ok {
 			t.Errorf("throughput field %q missing", f)
 		}
