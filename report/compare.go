@@ -41,6 +41,10 @@ type CompareOptions struct {
 	// BaseName and CandName name the two sides in reports (for example
 	// their file names); empty means "baseline" and "candidate".
 	BaseName, CandName string
+	// AllowMismatch compares pairs whose two sides differ in a parameter
+	// that changes the cost (see CaseComparison.Mismatch) instead of
+	// marking them not comparable; the differences stay in the notes.
+	AllowMismatch bool
 }
 
 // Verdict is the outcome of comparing one case.
@@ -57,8 +61,9 @@ const (
 	// reached Alpha however different they were; rerun with more
 	// iterations. No p-value is made up for a side without samples.
 	TooFewSamples Verdict = "too few samples"
-	// NotComparable: the two records are of different kinds, or a sample
-	// holds a broken (NaN) value.
+	// NotComparable: the two sides differ in what the work costs (kind,
+	// group, key type, TLS version, kTLS, session store, …: see
+	// CaseComparison.Mismatch), or a sample holds a broken (NaN) value.
 	NotComparable Verdict = "not comparable"
 )
 
@@ -126,6 +131,12 @@ type CaseComparison struct {
 	// different mixes of full and resumed handshakes and means nothing
 	// until the resumption difference is explained.
 	ResumptionDiffers bool
+	// Mismatch lists the parameters that change the cost of the work in
+	// which the two sides differ, as "field: baseline vs candidate" (the
+	// name pairs them, but they did not measure the same thing). Unless
+	// the comparison allows mismatches, such a pair is NotComparable, has
+	// no ratio, change or p-value, and the regression gate leaves it out.
+	Mismatch []string
 	// Notes explain anything unusual about the case, in words.
 	Notes []string
 }
@@ -141,6 +152,7 @@ type Comparison struct {
 	Alpha               float64
 	ResumptionTolerance float64
 	BaseName, CandName  string
+	AllowMismatch       bool
 	// BaseEnv and CandEnv are the environments of each side's first
 	// record; EnvDiffers names the fields in which they differ (a
 	// different CPU or kernel can explain a difference by itself).
@@ -164,6 +176,7 @@ func Compare(base, cand []results.Record, opts CompareOptions) *Comparison {
 		ResumptionTolerance: opts.ResumptionTolerance,
 		BaseName:            opts.BaseName,
 		CandName:            opts.CandName,
+		AllowMismatch:       opts.AllowMismatch,
 	}
 	if !(c.Alpha > 0 && c.Alpha < 1) {
 		c.Alpha = DefaultAlpha
@@ -199,7 +212,9 @@ func Compare(base, cand []results.Record, opts CompareOptions) *Comparison {
 			c.OnlyBase = append(c.OnlyBase, oneSided(b))
 			continue
 		}
-		c.Cases = append(c.Cases, compareCase(b, cr, c.Alpha, c.ResumptionTolerance))
+		cc := compareCase(b, cr, c.Alpha, c.ResumptionTolerance)
+		applyMismatch(&cc, b, cr, c.AllowMismatch)
+		c.Cases = append(c.Cases, cc)
 	}
 	for _, name := range cNames {
 		if _, ok := bGroups[name]; !ok {
@@ -332,7 +347,6 @@ func compareCase(base, cand []*results.Record, alpha, tolerance float64) CaseCom
 	switch {
 	case cand[0].Kind != kind:
 		cc.Verdict = NotComparable
-		cc.Notes = append(cc.Notes, fmt.Sprintf("baseline is a %s case, candidate a %s case", kind, cand[0].Kind))
 		cc.P = math.NaN()
 	case cc.Base.N == 0 || cc.Cand.N == 0:
 		cc.Verdict = TooFewSamples
@@ -379,6 +393,37 @@ func emptySides(nb, nc int) string {
 }
 
 func formatAlpha(a float64) string { return fmt.Sprintf("%g", a) }
+
+// applyMismatch records what makes the two sides of a pair measure
+// different work. Unless allowed, the pair is not comparable: its ratio,
+// change and p-value are withdrawn, so that no number invites reading a
+// difference of setup as a difference of speed.
+func applyMismatch(cc *CaseComparison, base, cand []*results.Record, allow bool) {
+	cc.Mismatch = costDifferences(base, cand)
+	if len(cc.Mismatch) == 0 {
+		return
+	}
+	what := strings.Join(cc.Mismatch, "; ")
+	if allow && base[0].Kind == cand[0].Kind {
+		cc.Notes = append(cc.Notes, "compared although the two sides differ in "+what)
+		return
+	}
+	cc.Verdict = NotComparable
+	cc.Ratio, cc.RatioSD, cc.P, cc.Change, cc.Slowdown, cc.AllocDelta = math.NaN(), math.NaN(), math.NaN(), math.NaN(), math.NaN(), math.NaN()
+	cc.Notes = append(cc.Notes, "not comparable: the two sides differ in "+what)
+}
+
+// Mismatched returns the pairs left out as not comparable because their
+// two sides differ in what the work costs (see CaseComparison.Mismatch).
+func (c *Comparison) Mismatched() []*CaseComparison {
+	var out []*CaseComparison
+	for i := range c.Cases {
+		if cc := &c.Cases[i]; cc.Verdict == NotComparable && len(cc.Mismatch) > 0 {
+			out = append(out, cc)
+		}
+	}
+	return out
+}
 
 // ResumptionMessage explains a flagged resumption difference in one line.
 func (cc *CaseComparison) ResumptionMessage() string {
@@ -440,21 +485,26 @@ func (c *Comparison) Regressions(threshold float64) []*CaseComparison {
 // baseline by more than threshold, or nil.
 //
 // A gate that could not test a case does not pass it: paired cases with
-// too few samples for the test (or not comparable) fail the gate too,
+// too few samples for the test (or with broken samples) fail the gate too,
 // listed in Untested, so that a CI job with too few iterations cannot go
-// green without having checked anything.
+// green without having checked anything. Pairs whose two sides measured
+// different work (Mismatched) are left out of the gate, listed in
+// Excluded; when nothing is left to judge, the gate fails.
 func (c *Comparison) CheckRegressions(threshold float64) error {
 	regs := c.Regressions(threshold)
+	excluded := c.Mismatched()
 	var untested []*CaseComparison
 	for i := range c.Cases {
-		if v := c.Cases[i].Verdict; v == TooFewSamples || v == NotComparable {
-			untested = append(untested, &c.Cases[i])
+		cc := &c.Cases[i]
+		if v := cc.Verdict; (v == TooFewSamples || v == NotComparable) && len(cc.Mismatch) == 0 {
+			untested = append(untested, cc)
 		}
 	}
-	if len(regs) == 0 && len(untested) == 0 {
+	nothing := len(c.Cases) > 0 && len(excluded) == len(c.Cases)
+	if len(regs) == 0 && len(untested) == 0 && !nothing {
 		return nil
 	}
-	return &RegressionError{Threshold: threshold, Alpha: c.Alpha, Cases: regs, Untested: untested}
+	return &RegressionError{Threshold: threshold, Alpha: c.Alpha, Cases: regs, Untested: untested, Excluded: excluded, NothingJudged: nothing}
 }
 
 // RegressionError is a failed regression gate. It is a benchmark outcome,
@@ -465,6 +515,10 @@ type RegressionError struct {
 	Cases     []*CaseComparison
 	// Untested are paired cases the test could not judge.
 	Untested []*CaseComparison
+	// Excluded are the pairs left out as not comparable; NothingJudged
+	// is set when that left the gate nothing to judge.
+	Excluded      []*CaseComparison
+	NothingJudged bool
 }
 
 func (e *RegressionError) Error() string {
@@ -484,6 +538,14 @@ func (e *RegressionError) Error() string {
 		}
 		msgs = append(msgs, fmt.Sprintf("%d %s could not be tested, so the gate cannot pass them: %s; measure more iterations (--iterations, --case-time)",
 			len(e.Untested), plural(int64(len(e.Untested)), "case", "cases"), strings.Join(names, ", ")))
+	}
+	if e.NothingJudged {
+		names := make([]string, len(e.Excluded))
+		for i, cc := range e.Excluded {
+			names[i] = fmt.Sprintf("%s (%s)", cc.Name, strings.Join(cc.Mismatch, "; "))
+		}
+		msgs = append(msgs, fmt.Sprintf("nothing left to judge: every paired case is not comparable, its two sides measured different work: %s; measure both sides with the same settings, or compare them anyway with --allow-mismatch",
+			strings.Join(names, ", ")))
 	}
 	return "regression gate: " + strings.Join(msgs, "; ")
 }

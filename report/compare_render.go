@@ -84,6 +84,16 @@ func buildCompareDocument(c *Comparison) document {
 			items: items,
 		})
 	}
+	if mm := c.Mismatched(); len(mm) > 0 {
+		items := make([]string, len(mm))
+		for i, cc := range mm {
+			items[i] = cc.Name + ": " + strings.Join(cc.Mismatch, "; ")
+		}
+		d.blocks = append(d.blocks, block{
+			title: fmt.Sprintf("WARNING: %d %s not comparable: the two sides measured different work (left out of the regression gate)", len(mm), plural(int64(len(mm)), "pair is", "pairs are")),
+			items: items,
+		})
+	}
 	d.blocks = append(d.blocks, compareEnvBlock(c))
 
 	var hs, tp []*CaseComparison
@@ -242,7 +252,7 @@ func signedPercent(f float64) string {
 	return s + "%"
 }
 
-// pValue formats a p-value with three decimals, as benchstat does; "-"
+// pValue formats a p-value with three decimals, as benchstat does; null
 // when there was no test.
 func pValue(p float64) string {
 	switch {
@@ -309,6 +319,7 @@ type comparisonJSON struct {
 	OnlyBaseline        []oneSideJSON `json:"only_baseline"`
 	OnlyCandidate       []oneSideJSON `json:"only_candidate"`
 	Summary             string        `json:"summary"`
+	AllowMismatch       bool          `json:"allow_mismatch"`
 }
 
 type sideInfoJSON struct {
@@ -345,6 +356,7 @@ type caseJSON struct {
 	MinSamples        int      `json:"min_samples"`
 	Verdict           Verdict  `json:"verdict"`
 	ResumptionDiffers bool     `json:"resumption_differs"`
+	Mismatch          []string `json:"mismatch,omitempty"`
 	Notes             []string `json:"notes,omitempty"`
 }
 
@@ -382,6 +394,7 @@ func comparisonToJSON(c *Comparison) comparisonJSON {
 		OnlyBaseline:        []oneSideJSON{},
 		OnlyCandidate:       []oneSideJSON{},
 		Summary:             summaryLine(c),
+		AllowMismatch:       c.AllowMismatch,
 	}
 	for _, cc := range c.Cases {
 		better := "lower"
@@ -394,7 +407,7 @@ func comparisonToJSON(c *Comparison) comparisonJSON {
 			Ratio: finite(cc.Ratio), RatioSD: finite(cc.RatioSD), Change: finite(cc.Change),
 			Slowdown: finite(cc.Slowdown), AllocDelta: finite(cc.AllocDelta), P: finite(cc.P),
 			MinSamples: cc.MinSamples, Verdict: cc.Verdict, ResumptionDiffers: cc.ResumptionDiffers,
-			Notes: cc.Notes,
+			Mismatch: cc.Mismatch, Notes: cc.Notes,
 		})
 	}
 	for _, o := range c.OnlyBase {
@@ -413,6 +426,7 @@ var compareCSVHeader = []string{
 	"base_records", "base_n", "base_mean", "base_error", "base_resume", "base_resumption_rate", "base_alloc_bytes",
 	"cand_records", "cand_n", "cand_mean", "cand_error", "cand_resume", "cand_resumption_rate", "cand_alloc_bytes",
 	"ratio", "ratio_sd", "change", "slowdown", "alloc_delta", "p", "min_samples", "resumption_differs", "notes",
+	"mismatch",
 }
 
 func csvNum(v float64) string {
@@ -441,7 +455,7 @@ func writeCompareCSV(w io.Writer, c *Comparison) error {
 		row = append(row, csvSide(&cc.Cand)...)
 		row = append(row, csvNum(cc.Ratio), csvNum(cc.RatioSD), csvNum(cc.Change), csvNum(cc.Slowdown),
 			csvNum(cc.AllocDelta), csvNum(cc.P), strconv.Itoa(cc.MinSamples), strconv.FormatBool(cc.ResumptionDiffers),
-			strings.Join(cc.Notes, "; "))
+			strings.Join(cc.Notes, "; "), strings.Join(cc.Mismatch, "; "))
 		cw.Write(row)
 	}
 	for _, list := range []struct {
@@ -457,7 +471,7 @@ func writeCompareCSV(w io.Writer, c *Comparison) error {
 				row = append(row, csvSide(nil)...)
 				row = append(row, csvSide(&o.Side)...)
 			}
-			row = append(row, make([]string, 9)...)
+			row = append(row, make([]string, 10)...)
 			cw.Write(row)
 		}
 	}

@@ -19,13 +19,20 @@
 //     throughput cases, then footnotes: errors by kind, client/server
 //     resumption disagreements, single-process CPU of in-memory cases,
 //     notes, and mean(full)/mean(resumed) for every pair of a full and a
-//     resumed case that differ only in resumption. Unknown values are "-".
-//     Numbers are marked "!" where a footnote says more.
+//     resumed case that differ only in resumption. Under the handshake
+//     table a line says that mean … max are per iteration and p99 per
+//     handshake. Rows are flagged, with a legend, when the case failed a
+//     gate (FAILED), had failed connections (errors) or an error above 10%
+//     of its mean (noisy); a table without flags has no flags column.
+//     Unknown (null) values are "—", never 0. Numbers are marked "!" where
+//     a footnote says more.
 //   - markdown: the same content as GitHub-flavoured Markdown tables, for
 //     issues, pull requests and BENCHMARKS.md.
 //   - csv: one row per record with the scalar fields, the header row being
 //     the records' JSON field names (env fields as env.NAME); an empty cell
-//     is a null or omitted value. For spreadsheets and data frames.
+//     is a null or omitted value (the csv convention for a missing value,
+//     where "—" would break a numeric column). For spreadsheets and data
+//     frames.
 //   - json: JSON lines, each record exactly as json.Marshal encodes it,
 //     which is the results file's own encoding: results files round-trip
 //     through it without loss, so it can filter, merge and re-emit them.
@@ -43,7 +50,11 @@
 // [Compare] compares a candidate's records with a baseline's, case by case
 // (tlsbench compare, run --baseline): the ratio of means with its standard
 // deviation, a Mann-Whitney U test, the change in allocations, a verdict,
-// and a loud flag where the two sides resumed at different rates.
+// and a loud flag where the two sides resumed at different rates. A pair
+// whose sides differ in what sets the cost of the work (group, key type,
+// kTLS actually used by each end, session store, …) is not comparable
+// unless [CompareOptions.AllowMismatch]: no ratio or verdict, and left out
+// of the gate.
 // [RenderComparison] lays the result out as table, markdown, json or csv,
 // and [Comparison.CheckRegressions] is the CI gate.
 //

@@ -70,10 +70,12 @@ func buildDocument(recs []results.Record) document {
 		}
 	}
 	if len(hs) > 0 {
-		d.blocks = append(d.blocks, block{title: "Handshakes", table: handshakeTable(hs)})
+		t, legend := handshakeTable(hs)
+		d.blocks = append(d.blocks, block{title: "Handshakes", table: t, items: append([]string{perIterationNote}, legend...)})
 	}
 	if len(tp) > 0 {
-		d.blocks = append(d.blocks, block{title: "Throughput", table: throughputTable(tp)})
+		t, legend := throughputTable(tp)
+		d.blocks = append(d.blocks, block{title: "Throughput", table: t, items: legend})
 	}
 	d.blocks = appendItems(d.blocks, "Errors by kind", errorItems(recs))
 	d.blocks = appendItems(d.blocks, "Resumption: client and server disagree", disagreementItems(hs))
@@ -160,7 +162,68 @@ func envDiff(recs []results.Record) []string {
 	return diff
 }
 
-func handshakeTable(recs []*results.Record) *table {
+// perIterationNote says what the columns of the handshake table measure:
+// the summary statistics and the percentile do not describe the same
+// values, and read together they would mislead.
+const perIterationNote = "mean, error, stddev, median, min, max: per iteration (its wall time / its handshakes; error: 99.9% confidence half-width); p99: latency of single handshakes"
+
+// NoisyError is the share of the mean above which a case's error (the
+// half-width of its confidence interval) makes its mean too uncertain to
+// read: the row is flagged "noisy".
+const NoisyError = 0.10
+
+// verdictFailed is the record's verdict for a case that failed a gate.
+const verdictFailed = "failed"
+
+// Row flags, in the order they are shown, and their legend.
+var flagLegend = []struct{ flag, meaning string }{
+	{"FAILED", "FAILED: the case failed a gate (resumption or error rate); its figures are kept but are not a result (see Notes)"},
+	{"errors", "errors: some connections failed (see Errors by kind); per-handshake figures count the successful ones"},
+	{"noisy", "noisy: the error is more than 10% of the mean: too noisy, measure more iterations (--iterations)"},
+}
+
+// rowFlags are the flags of one record's row.
+func rowFlags(r *results.Record, handshake bool) []string {
+	var flags []string
+	if r.Verdict == verdictFailed {
+		flags = append(flags, "FAILED")
+	}
+	if r.Errors > 0 {
+		flags = append(flags, "errors")
+	}
+	if handshake && r.ErrorUS != nil && r.MeanUS > 0 && *r.ErrorUS > NoisyError*r.MeanUS {
+		flags = append(flags, "noisy")
+	}
+	return flags
+}
+
+// addFlags appends a "flags" column to t when any row has a flag, and
+// returns the legend of the flags used (nothing when none is: a table of
+// clean results looks as it always did).
+func addFlags(t *table, flags [][]string) []string {
+	used := map[string]bool{}
+	for _, f := range flags {
+		for _, x := range f {
+			used[x] = true
+		}
+	}
+	if len(used) == 0 {
+		return nil
+	}
+	t.cols = append(t.cols, column{"flags", "", alignLeft})
+	for i := range t.rows {
+		t.rows[i] = append(t.rows[i], strings.Join(flags[i], " "))
+	}
+	var legend []string
+	for _, l := range flagLegend {
+		if used[l.flag] {
+			legend = append(legend, l.meaning)
+		}
+	}
+	return legend
+}
+
+func handshakeTable(recs []*results.Record) (*table, []string) {
 	resumedUnit := "client"
 	for _, r := range recs {
 		if r.ServerResumed != nil {
@@ -203,7 +266,11 @@ func handshakeTable(recs []*results.Record) *table {
 			errorsCell(r),
 		})
 	}
-	return t
+	flags := make([][]string, len(recs))
+	for i, r := range recs {
+		flags[i] = rowFlags(r, true)
+	}
+	return t, addFlags(t, flags)
 }
 
 // resumedCell is the client's resumption rate and, when the server's own
@@ -234,7 +301,7 @@ func errorsCell(r *results.Record) string {
 	return strconv.FormatInt(r.Errors, 10) + "!"
 }
 
-func throughputTable(recs []*results.Record) *table {
+func throughputTable(recs []*results.Record) (*table, []string) {
 	t := &table{cols: []column{
 		{"name", "", alignLeft},
 		{"buffer", "", alignRight},
@@ -271,7 +338,11 @@ func throughputTable(recs []*results.Record) *table {
 			errorsCell(r),
 		})
 	}
-	return t
+	flags := make([][]string, len(recs))
+	for i, r := range recs {
+		flags[i] = rowFlags(r, false)
+	}
+	return t, addFlags(t, flags)
 }
 
 // cpuSecondsPerGB is the CPU time both ends spent per gigabyte (10^9 bytes)

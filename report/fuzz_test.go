@@ -2,7 +2,9 @@ package report
 
 import (
 	"bytes"
+	"errors"
 	"io"
+	"math"
 	"os"
 	"testing"
 
@@ -13,7 +15,9 @@ import (
 // an HTML overlay and as a comparison: a results file is input from
 // anywhere, and no record it holds (huge or zero values, markup and
 // control characters in names, broken histograms, one-sided cases) may
-// crash a report or break the page's markup.
+// crash a report or break the page's markup, and no comparison may make
+// a number out of a value that is not there (see
+// checkComparisonInvariants).
 func FuzzReport(f *testing.F) {
 	for _, path := range []string{resultsFile, candidateFile} {
 		if b, err := os.ReadFile(path); err == nil {
@@ -24,6 +28,10 @@ func FuzzReport(f *testing.F) {
 		`{"name":"handshake/tls1.3/full/c0","kind":"handshake","concurrency":0,"mean_us":1e308,"error_us":1e308,"samples_us":[1e308,1e308],"histogram":"HISTFAAAAB"}`,
 		`{"name":"<b>&","kind":"handshake","concurrency":-8,"resume":true,"resumed":5,"handshakes":2,"samples_us":[0,0,0]}` + "\n" + `{"name":"<b>&","kind":"throughput","mbps":0,"buffer_bytes":-1}`,
 		`{"name":"t","kind":"throughput","mbps":5e-324,"buffer_bytes":1,"client_cpu_pct":-1}`,
+		// Complete records: the same case in another group, the
+		// candidate's samples all zero.
+		`{"name":"handshake/tls1.3/full/c8","kind":"handshake","tls_version":"1.3","resume":false,"mutual":false,"concurrency":8,"key_type":"ecdsa-p256","group":"X25519","transport":"tcp","handshakes":640,"errors":0,"resumed":0,"resumption_rate":0,"server_resumed":null,"iterations":2,"mean_us":420,"error_us":null,"stddev_us":1,"median_us":420,"min_us":419,"max_us":421,"p50_us":400,"p90_us":500,"p99_us":600,"p999_us":700,"handshakes_per_sec":2400,"client_cpu_us":null,"server_cpu_us":null,"alloc_bytes":38000,"samples_us":[419,421],"env":{}}
+{"name":"handshake/tls1.3/full/c8","kind":"handshake","tls_version":"1.3","resume":false,"mutual":false,"concurrency":8,"key_type":"ecdsa-p256","group":"P-256","transport":"tcp","handshakes":640,"errors":0,"resumed":0,"resumption_rate":0,"server_resumed":null,"iterations":2,"mean_us":0,"error_us":null,"stddev_us":1,"median_us":0,"min_us":0,"max_us":0,"p50_us":400,"p90_us":500,"p99_us":600,"p999_us":700,"handshakes_per_sec":2400,"client_cpu_us":null,"server_cpu_us":null,"alloc_bytes":38000,"samples_us":[0,0],"env":{}}`,
 		`{"name":"h","kind":"handshake","tls_version":"\u0001","client_cpu_us":-5,"process_cpu_us":0,"handshakes_per_sec":-1}`,
 	} {
 		f.Add([]byte(s))
@@ -47,6 +55,38 @@ func FuzzReport(f *testing.F) {
 				t.Fatalf("RenderComparison(%s): %v", fm, err)
 			}
 		}
-		_ = c.CheckRegressions(0)
+		checkComparisonInvariants(t, c)
 	})
+}
+
+// checkComparisonInvariants: a side without samples never yields a change
+// (a missing value is never "-100%"); a pair whose sides measured
+// different work has no ratio, change or p-value, and the gate neither
+// fails it as a regression or an untested case nor passes a comparison
+// made only of such pairs.
+func checkComparisonInvariants(t *testing.T, c *Comparison) {
+	t.Helper()
+	for _, cc := range c.Cases {
+		if (cc.Base.N == 0 || cc.Cand.N == 0) && !math.IsNaN(cc.Change) {
+			t.Errorf("%s: change %v from a side without samples", cc.Name, cc.Change)
+		}
+		if len(cc.Mismatch) > 0 {
+			if cc.Verdict != NotComparable || !math.IsNaN(cc.Ratio) || !math.IsNaN(cc.Change) || !math.IsNaN(cc.P) {
+				t.Errorf("%s: differs in %q but verdict %q ratio %v change %v p %v", cc.Name, cc.Mismatch, cc.Verdict, cc.Ratio, cc.Change, cc.P)
+			}
+		}
+	}
+	err := c.CheckRegressions(0)
+	var re *RegressionError
+	if !errors.As(err, &re) {
+		if n := len(c.Mismatched()); n > 0 && n == len(c.Cases) {
+			t.Errorf("the gate passed with every pair not comparable")
+		}
+		return
+	}
+	for _, cc := range append(append([]*CaseComparison{}, re.Cases...), re.Untested...) {
+		if len(cc.Mismatch) > 0 {
+			t.Errorf("%s: not comparable, yet judged by the gate", cc.Name)
+		}
+	}
 }

@@ -5,8 +5,10 @@ import (
 	"strconv"
 )
 
-// null is how every format for people shows an unknown value.
-const null = "-"
+// null is how every format for people (table, markdown, html) shows a value
+// that is unknown (null in the results file): never as 0. The csv format
+// leaves such a cell empty instead, the csv convention for a missing value.
+const null = "—"
 
 // num formats a measurement for people: at least three significant digits
 // for values from 0.01 up, never an exponent, and no digits below 1 once

@@ -10,7 +10,8 @@ import (
 // FuzzDecode feeds arbitrary bytes to Decode, which reads files from
 // anywhere (old runs, other tools, hand edits): it must never panic, every
 // error must name the line (or the read) that failed, every record it
-// returns must have a name and a kind, and re-encoding a decoded record
+// returns must have a name and a kind and be free of contradictions (a
+// record refused for one is never returned), and re-encoding a decoded record
 // must be stable, so that report --format json can filter and merge
 // results files without drift.
 func FuzzDecode(f *testing.F) {
@@ -48,6 +49,9 @@ func FuzzDecode(f *testing.F) {
 			rec := &recs[i]
 			if rec.Name == "" || rec.Kind == "" {
 				t.Fatalf("record %d without name or kind: %+v", i, rec)
+			}
+			if err := rec.Validate(); err != nil {
+				t.Fatalf("record %d was returned with a contradiction: %v", i, err)
 			}
 			once, err := Marshal(rec)
 			if err != nil {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -62,8 +63,20 @@ func Marshal(rec *Record) ([]byte, error) {
 	return append(b, '\n'), nil
 }
 
+// Decode's errors wrap these when a line is a record that cannot be
+// trusted, so that a caller can say what to do about it.
+var (
+	// ErrIncomplete: a required field is missing, or null where a value
+	// is always known.
+	ErrIncomplete = errors.New("incomplete record")
+	// ErrContradictory: the record contradicts itself (Record.Validate).
+	ErrContradictory = errors.New("contradictory record")
+)
+
 // Decode reads every record of a JSON lines stream. Blank lines are
-// skipped; any other line that is not a record is an error naming the line.
+// skipped; any other line that is not a record is an error naming the line:
+// a line missing a required field (see RequiredFields), holding null where
+// a value is always known, or contradicting itself (see Record.Validate).
 func Decode(r io.Reader) ([]Record, error) {
 	var recs []Record
 	sc := bufio.NewScanner(r)
@@ -83,6 +96,12 @@ func Decode(r io.Reader) ([]Record, error) {
 		}
 		if rec.Name == "" || rec.Kind == "" {
 			return recs, fmt.Errorf("line %d: not a tlsbench result (no name or kind)", n)
+		}
+		if err := checkFields(line); err != nil {
+			return recs, fmt.Errorf("line %d (%s): %w: %v", n, rec.Name, ErrIncomplete, err)
+		}
+		if err := rec.Validate(); err != nil {
+			return recs, fmt.Errorf("line %d (%s): %w: %v", n, rec.Name, ErrContradictory, err)
 		}
 		recs = append(recs, rec)
 	}

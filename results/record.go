@@ -24,6 +24,11 @@ type Record struct {
 	Group     string `json:"group"`
 	Transport string `json:"transport"` // tcp or memory
 	Target    string `json:"target,omitempty"`
+	// SessionStore is the built-in server's session store ("tickets" or
+	// "stateful"; "none" with resumption off), which sets what a
+	// resumption costs the server; empty for an external target, whose
+	// store tlsbench cannot see.
+	SessionStore string `json:"session_store,omitempty"`
 	// ClientIdentities is how many distinct client certificates the
 	// connections rotated among (0 when not mutual).
 	ClientIdentities int `json:"client_identities,omitempty"`
@@ -94,8 +99,17 @@ type Record struct {
 	ClientCPUPct *float64 `json:"client_cpu_pct,omitempty"`
 	ServerCPUPct *float64 `json:"server_cpu_pct,omitempty"`
 	// Extra holds case-specific measurements (for example kTLS counter
-	// deltas) that have no field of their own.
+	// deltas) that have no field of their own. Throughput cases record
+	// there what each end actually used: client_ktls_tx, client_ktls_rx,
+	// server_ktls_tx and server_ktls_rx, the share of connections (0..1)
+	// whose end had the kernel encrypt (tx) or decrypt (rx); compare
+	// refuses to compare cases whose ends differ in them.
 	Extra map[string]float64 `json:"extra,omitempty"`
+
+	// Verdict is "failed" when the case failed a gate (resumption rate,
+	// error rate): its figures are kept, but are not a result; the reason
+	// is in Notes. Empty for a case that passed.
+	Verdict string `json:"verdict,omitempty"`
 
 	// Notes are human-readable remarks on the case (a fallback taken, a
 	// setting that limits how the figures may be read).

@@ -44,7 +44,11 @@ func TestFieldNamesAreTheContract(t *testing.T) {
 	b, _ = json.Marshal(throughput)
 	m = nil
 	json.Unmarshal(b, &m)
-	for _, f := range []string{"buffer_bytes", "cipher", "ktls_tx", "ktls_rx", "mbps", "client_cpu_pct", "server_cpu_pct"} {
+	throughput.SessionStore, throughput.Verdict = "tickets", "failed"
+	b, _ = json.Marshal(throughput)
+	m = nil
+	json.Unmarshal(b, &m)
+	for _, f := range []string{"buffer_bytes", "cipher", "ktls_tx", "ktls_rx", "mbps", "client_cpu_pct", "server_cpu_pct", "session_store", "verdict"} {
 		if _, ok := m[f]; !ok {
 			t.Errorf("throughput field %q missing", f)
 		}
@@ -55,9 +59,10 @@ func TestWriteDecodeRoundTrip(t *testing.T) {
 	recs := []results.Record{
 		{Name: "handshake/tls1.3/resume/c64", Kind: results.KindHandshake, TLSVersion: "1.3", Resume: true, Concurrency: 64,
 			Handshakes: 1280, Resumed: 1280, ResumptionRate: 1, ServerResumed: results.Int(1280), MeanUS: 123.4,
+			Iterations: 2, MinUS: 120, MaxUS: 126.8, MedianUS: 123.4, Errors: 1,
 			ErrorUS: results.Float(5.5), SamplesUS: []float64{120, 126.8}, ErrorsByKind: map[string]int64{"reset": 1},
 			Env: results.CurrentEnv()},
-		{Name: "handshake/tls1.2/full/c1", Kind: results.KindHandshake, TLSVersion: "1.2", Concurrency: 1, SamplesUS: []float64{1}},
+		{Name: "handshake/tls1.2/full/c1", Kind: results.KindHandshake, TLSVersion: "1.2", Concurrency: 1, Iterations: 1, SamplesUS: []float64{1}},
 	}
 	path := filepath.Join(t.TempDir(), "r.jsonl")
 	w, err := results.Create(path)
@@ -81,8 +86,8 @@ func TestWriteDecodeRoundTrip(t *testing.T) {
 
 func TestDecodeErrorsNameTheLine(t *testing.T) {
 	tests := map[string]string{
-		"{\"name\":\"a\",\"kind\":\"handshake\"}\nnot json\n": "line 2",
-		"{\"hello\":1}\n": "line 1: not a tlsbench result",
+		validLine(t) + "not json\n":                    "line 2",
+		"{\"hello\":1}\n":                              "line 1: not a tlsbench result",
 		"{\"name\":\"a\",\"kind\":\"handshake\"} {}\n": "line 1: more than one JSON value",
 	}
 	keys := make([]string, 0, len(tests))

@@ -389,7 +389,7 @@ func (st *runState) clients(c Case) ([]*tls.Config, []string) {
 func (st *runState) runCase(ctx context.Context, c Case, index, total int, srv *builtin) (*results.Record, error) {
 	p := st.plan
 	cfgs, keys := st.clients(c)
-	rec := results.Record{KeyType: string(c.KeyType), Env: st.env, Target: p.Target.Addr}
+	rec := results.Record{KeyType: string(c.KeyType), Env: st.env, Target: p.Target.Addr, SessionStore: sessionStore(p)}
 	if c.NameKeyCache {
 		rec.KeyCache = results.Bool(c.KeyCache)
 	}
@@ -446,4 +446,19 @@ func (st *runState) runCase(ctx context.Context, c Case, index, total int, srv *
 		got.ClientIdentities = len(cfgs)
 	}
 	return got, err
+}
+
+// sessionStore is the record's session_store: the built-in server's store,
+// which compare needs to tell a stateful cache from tickets; unknown
+// (empty) for an external target.
+func sessionStore(p *Plan) string {
+	switch {
+	case p.Target.Addr != "":
+		return ""
+	case p.Server.DisableTickets:
+		return "none"
+	case p.Server.SessionStore == "":
+		return server.StoreTickets
+	}
+	return p.Server.SessionStore
 }

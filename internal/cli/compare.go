@@ -25,9 +25,15 @@ verdict: faster, slower, no significant change, or too few samples (then
 rerun with more --iterations; no p-value is made up). Cases found in one
 file only are listed. A case whose two sides resumed at different rates is
 flagged loudly: its time comparison compares different handshake mixes.
+A pair whose two sides differ in what sets the cost of the work (negotiated
+group, key type, TLS version, mutual, transport, target, session store;
+for throughput cipher, buffer, direction and the kTLS each end actually
+used) is not comparable: it gets no ratio or verdict, and the regression
+gate leaves it out, unless --allow-mismatch is given.
 
 With --fail-on-regression, tlsbench exits 1 when any case is significantly
-slower than the baseline by more than the given percentage: a CI gate.
+slower than the baseline by more than the given percentage, when a case
+could not be tested, or when no comparable case was left to judge: a CI gate.
 
 Examples:
   tlsbench compare before.jsonl after.jsonl
@@ -40,15 +46,17 @@ Flags:
 // compareFlags are the flags of a comparison, shared by compare and (for
 // run --baseline) run.
 type compareFlags struct {
-	alpha     float64
-	threshold float64 // a fraction; meaningful when gate is set
-	gate      bool
+	alpha         float64
+	threshold     float64 // a fraction; meaningful when gate is set
+	gate          bool
+	allowMismatch bool
 }
 
 func defineCompareFlags(fs *flagSet) *compareFlags {
 	cf := &compareFlags{}
 	fs.Float64Var(&cf.alpha, "alpha", report.DefaultAlpha, "significance level of the Mann-Whitney U test, between 0 and 1")
 	fs.Var(&percentFlag{&cf.threshold, &cf.gate}, "fail-on-regression", "exit 1 when a case is significantly slower than the baseline by more than `PCT`, e.g. 5%")
+	fs.BoolVar(&cf.allowMismatch, "allow-mismatch", false, "compare pairs whose two sides differ in what sets the cost (group, key type, kTLS, session store, ...) instead of marking them not comparable")
 	return cf
 }
 
@@ -63,7 +71,7 @@ func (cf *compareFlags) validate() error {
 
 // compare compares cand with base as the flags say.
 func (cf *compareFlags) compare(base, cand []results.Record, baseName, candName string) *report.Comparison {
-	return report.Compare(base, cand, report.CompareOptions{Alpha: cf.alpha, BaseName: baseName, CandName: candName})
+	return report.Compare(base, cand, report.CompareOptions{Alpha: cf.alpha, BaseName: baseName, CandName: candName, AllowMismatch: cf.allowMismatch})
 }
 
 // finish warns on stderr about resumption differences (they are in the
@@ -77,6 +85,14 @@ func (cf *compareFlags) finish(c *report.Comparison, stderr io.Writer) error {
 			names[i] = fmt.Sprintf("%s (%s vs %s)", cc.Name, pct(cc.Base.ResumptionRate), pct(cc.Cand.ResumptionRate))
 		}
 		fmt.Fprintf(stderr, "tlsbench: WARNING: baseline and candidate resumed at different rates in %d case(s); their comparison is meaningless: %s\n",
+			len(mm), strings.Join(names, ", "))
+	}
+	if mm := c.Mismatched(); len(mm) > 0 {
+		names := make([]string, len(mm))
+		for i, cc := range mm {
+			names[i] = fmt.Sprintf("%s (%s)", cc.Name, strings.Join(cc.Mismatch, "; "))
+		}
+		fmt.Fprintf(stderr, "tlsbench: WARNING: %d case(s) not comparable, their two sides measured different work; left out (--allow-mismatch compares them anyway): %s\n",
 			len(mm), strings.Join(names, ", "))
 	}
 	if !cf.gate {
@@ -131,7 +147,9 @@ func loadBaseline(path string) ([]results.Record, error) {
 		return nil, err
 	}
 	if len(recs) == 0 {
-		return nil, usagef("--baseline %s holds no results; nothing to compare with", path)
+		var ue *UsageError
+		errors.As(noResults(path), &ue)
+		return nil, usagef("--baseline: %s", ue.Msg)
 	}
 	return recs, nil
 }
@@ -180,13 +198,16 @@ func compareCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if files[0] == "-" && files[1] == "-" {
 		return usagef("BASE and CANDIDATE cannot both be standard input (-)")
 	}
+	if err := refuseOverwrite(*out, files); err != nil {
+		return err
+	}
 	var sides [2][]results.Record
 	for i, name := range files {
 		if sides[i], err = readResults(name, os.Stdin); err != nil {
 			return err
 		}
 		if len(sides[i]) == 0 {
-			return usagef("results file %s holds no results; nothing to compare", name)
+			return noResults(name)
 		}
 	}
 	c := cf.compare(sides[0], sides[1], files[0], files[1])

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 
 	"github.com/tlsbench/tlsbench/report"
 	"github.com/tlsbench/tlsbench/results"
@@ -22,7 +23,8 @@ each other (and compared). "-" reads standard input.
 Formats:
   table     aligned text for a terminal (the default)
   markdown  GitHub-flavoured Markdown tables
-  csv       one row per case, the results file's field names as header
+  csv       one row per case, the results file's field names as header;
+            an empty cell is a value that is unknown (null)
   json      JSON lines, the results file's own encoding (filters and merges losslessly)
   benchfmt  Go's benchmark format, for benchstat
   html      one self-contained page with charts; works offline
@@ -59,11 +61,17 @@ func reportCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if f == report.HTML && len(files) > 2 {
 		return usagef("--format html: %d files given; give one, or two (baseline and candidate) to overlay them; to combine runs first: tlsbench report --format json a.jsonl b.jsonl c.jsonl > all.jsonl", len(files))
 	}
+	if err := refuseOverwrite(*out, files); err != nil {
+		return err
+	}
 	runs := make([]report.Run, len(files))
 	for i, name := range files {
 		recs, err := readResults(name, os.Stdin)
 		if err != nil {
 			return err
+		}
+		if len(recs) == 0 {
+			return noResults(name)
 		}
 		runs[i] = report.Run{Name: name, Records: recs}
 	}
@@ -103,12 +111,41 @@ func readResults(name string, stdin io.Reader) ([]results.Record, error) {
 	}
 	if err != nil {
 		var pe *os.PathError
-		if errors.As(err, &pe) {
+		switch {
+		case errors.As(err, &pe):
 			return nil, usagef("results file %s: %v", name, pe.Err)
+		case errors.Is(err, results.ErrIncomplete):
+			return nil, usagef("results file %v; tlsbench writes every such field: was the line cut or edited? Measure the case again", err)
+		case errors.Is(err, results.ErrContradictory):
+			return nil, usagef("results file %v; tlsbench does not write such a record: was the line edited? Remove it or measure the case again", err)
 		}
 		return nil, usagef("results file %v; is it a tlsbench results file (tlsbench run --out)?", err)
 	}
 	return recs, nil
+}
+
+// noResults is the error for a results file without any record: there is
+// nothing to report or compare, which is never what was meant.
+func noResults(name string) error {
+	if name == "-" {
+		name = "standard input"
+	}
+	return usagef("no results in %s; give a file written by tlsbench run --out", name)
+}
+
+// refuseOverwrite refuses an output file that is one of the inputs (the
+// same file by another path, a symbolic or hard link included): writing
+// the report would destroy the results it is made from.
+func refuseOverwrite(out string, inputs []string) error {
+	if out == "" || out == "-" {
+		return nil
+	}
+	for _, in := range inputs {
+		if in != "-" && (sameFile(out, in) || samePath(out, in)) {
+			return usagef("-o %s is the results file %s: writing the report would overwrite it; write it elsewhere", out, in)
+		}
+	}
+	return nil
 }
 
 // writeOutput writes data to the file named by flag, or to stdout when the
@@ -126,4 +163,13 @@ func writeOutput(path, flagName string, data []byte, stdout io.Writer) error {
 		return usagef("%s %s: %v", flagName, path, err)
 	}
 	return nil
+}
+
+// samePath reports whether two paths are one once cleaned and made
+// absolute ("sub/../r.jsonl" is "r.jsonl" even when sub does not exist,
+// which the kernel would not resolve).
+func samePath(a, b string) bool {
+	aa, errA := filepath.Abs(a)
+	ab, errB := filepath.Abs(b)
+	return errA == nil && errB == nil && aa == ab
 }

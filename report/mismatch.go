@@ -1,0 +1,118 @@
+package report
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/tlsbench/tlsbench/results"
+)
+
+// costField is a parameter of a case that changes what its work costs:
+// two records that differ in one measure different things even when their
+// names agree (a name does not carry the negotiated group, the session
+// store or what kTLS actually did).
+type costField struct {
+	name  string
+	value func(r *results.Record) string
+	// throughputOnly fields are not compared for handshake cases.
+	throughputOnly bool
+}
+
+const notRecorded = "not recorded"
+
+var costFields = []costField{
+	{name: "kind", value: func(r *results.Record) string { return r.Kind }},
+	{name: "tls_version", value: func(r *results.Record) string { return orNotRecorded(r.TLSVersion) }},
+	{name: "key_type", value: func(r *results.Record) string { return orNotRecorded(r.KeyType) }},
+	{name: "group", value: func(r *results.Record) string { return orNotRecorded(r.Group) }},
+	{name: "mutual", value: func(r *results.Record) string { return strconv.FormatBool(r.Mutual) }},
+	{name: "concurrency", value: func(r *results.Record) string { return strconv.Itoa(r.Concurrency) }},
+	{name: "transport", value: func(r *results.Record) string { return orNotRecorded(r.Transport) }},
+	{name: "target", value: func(r *results.Record) string {
+		if r.Target == "" {
+			return "the built-in server"
+		}
+		return r.Target
+	}},
+	{name: "client_identities", value: func(r *results.Record) string { return strconv.Itoa(r.ClientIdentities) }},
+	{name: "key_cache", value: func(r *results.Record) string { return boolOrNotRecorded(r.KeyCache) }},
+	{name: "session_store", value: func(r *results.Record) string {
+		if r.SessionStore == "" && r.Target != "" {
+			return "unknown (external server)"
+		}
+		return orNotRecorded(r.SessionStore)
+	}},
+	{name: "cipher", value: func(r *results.Record) string { return orNotRecorded(r.Cipher) }, throughputOnly: true},
+	{name: "buffer_bytes", value: func(r *results.Record) string { return strconv.Itoa(r.BufferBytes) }, throughputOnly: true},
+	{name: "direction", value: func(r *results.Record) string { return orNotRecorded(r.Direction) }, throughputOnly: true},
+	{name: "ktls_tx", value: func(r *results.Record) string { return boolOrNotRecorded(r.KTLSTX) }, throughputOnly: true},
+	{name: "ktls_rx", value: func(r *results.Record) string { return boolOrNotRecorded(r.KTLSRX) }, throughputOnly: true},
+	{name: "client kTLS tx", value: extraShare("client_ktls_tx"), throughputOnly: true},
+	{name: "client kTLS rx", value: extraShare("client_ktls_rx"), throughputOnly: true},
+	{name: "server kTLS tx", value: extraShare("server_ktls_tx"), throughputOnly: true},
+	{name: "server kTLS rx", value: extraShare("server_ktls_rx"), throughputOnly: true},
+}
+
+func orNotRecorded(s string) string {
+	if s == "" {
+		return notRecorded
+	}
+	return s
+}
+
+func boolOrNotRecorded(b *bool) string {
+	if b == nil {
+		return notRecorded
+	}
+	return strconv.FormatBool(*b)
+}
+
+// extraShare shows one end's kTLS state: the share of connections that
+// had it, as a percentage.
+func extraShare(key string) func(r *results.Record) string {
+	return func(r *results.Record) string {
+		v, ok := r.Extra[key]
+		if !ok {
+			return notRecorded
+		}
+		return percent(v) + " of connections"
+	}
+}
+
+// sideValue is the value of f over the pooled records of one side: the
+// common value, or "mixed (a, b)" when they disagree (a pool of records
+// that differ is itself not one case).
+func sideValue(f costField, recs []*results.Record) string {
+	var vals []string
+	seen := map[string]bool{}
+	for _, r := range recs {
+		v := f.value(r)
+		if !seen[v] {
+			seen[v] = true
+			vals = append(vals, v)
+		}
+	}
+	if len(vals) == 1 {
+		return vals[0]
+	}
+	return "mixed (" + strings.Join(vals, ", ") + ")"
+}
+
+// costDifferences lists, as "field: baseline vs candidate", every
+// parameter that changes the cost of the work in which the two sides of a
+// pair differ.
+func costDifferences(base, cand []*results.Record) []string {
+	throughput := isThroughput(base[0].Kind) || isThroughput(cand[0].Kind)
+	var diffs []string
+	for _, f := range costFields {
+		if f.throughputOnly && !throughput {
+			continue
+		}
+		b, c := sideValue(f, base), sideValue(f, cand)
+		if b != c || strings.HasPrefix(b, "mixed (") {
+			diffs = append(diffs, fmt.Sprintf("%s: %s vs %s", f.name, b, c))
+		}
+	}
+	return diffs
+}

@@ -1,0 +1,243 @@
+package results
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"reflect"
+	"slices"
+	"strings"
+)
+
+// RequiredFields are the fields every record tlsbench writes has had from
+// the start (the results contract's core). A line without one of them was
+// not written by tlsbench, or was cut or edited: reading its absence as a
+// zero would show a made-up number, so Decode refuses it.
+var RequiredFields = []string{
+	"name", "kind", "tls_version", "resume", "mutual", "concurrency", "key_type", "group",
+	"transport", "handshakes", "errors", "resumed", "resumption_rate", "server_resumed",
+	"mean_us", "error_us", "stddev_us", "median_us", "min_us", "max_us", "p50_us", "p90_us",
+	"p99_us", "p999_us", "handshakes_per_sec", "client_cpu_us", "server_cpu_us",
+	"alloc_bytes", "samples_us", "env",
+}
+
+// nullable maps a JSON field name of Record (and of Env, prefixed "env.")
+// to whether null is a legal value for it: pointers (unknown values),
+// slices and maps. Anything else has a value in every record, so a null
+// there would be read as a silent zero.
+var nullable = func() map[string]bool {
+	m := map[string]bool{}
+	addFields(m, reflect.TypeOf(Record{}), "")
+	addFields(m, reflect.TypeOf(Env{}), "env.")
+	return m
+}()
+
+func addFields(m map[string]bool, t reflect.Type, prefix string) {
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "" || name == "-" {
+			continue
+		}
+		switch f.Type.Kind() {
+		case reflect.Pointer, reflect.Slice, reflect.Map:
+			m[prefix+name] = true
+		default:
+			m[prefix+name] = false
+		}
+	}
+}
+
+// checkFields checks the fields present on one line: every required field
+// is there, and none that always has a value is null.
+func checkFields(line []byte) error {
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(line, &top); err != nil {
+		return fmt.Errorf("not a tlsbench result: %v", err)
+	}
+	var missing []string
+	for _, f := range RequiredFields {
+		if _, ok := top[f]; !ok {
+			missing = append(missing, f)
+		}
+	}
+	if len(missing) > 0 {
+		return missingError(missing)
+	}
+	if err := checkNulls(top, ""); err != nil {
+		return err
+	}
+	if env := top["env"]; !isNull(env) {
+		var em map[string]json.RawMessage
+		if err := json.Unmarshal(env, &em); err == nil {
+			return checkNulls(em, "env.")
+		}
+	}
+	return nil
+}
+
+func missingError(missing []string) error {
+	if len(missing) == 1 {
+		return fmt.Errorf("required field %q is missing", missing[0])
+	}
+	shown := missing
+	more := ""
+	if len(shown) > 5 {
+		shown, more = shown[:5], fmt.Sprintf(" and %d more", len(missing)-5)
+	}
+	return fmt.Errorf("required fields %s%s are missing", strings.Join(quoteAll(shown), ", "), more)
+}
+
+func quoteAll(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = fmt.Sprintf("%q", s)
+	}
+	return out
+}
+
+func checkNulls(fields map[string]json.RawMessage, prefix string) error {
+	var bad []string
+	for k, v := range fields {
+		if ok, known := nullable[prefix+k]; known && !ok && isNull(v) {
+			bad = append(bad, prefix+k)
+		}
+	}
+	if len(bad) == 0 {
+		return nil
+	}
+	slices.Sort(bad)
+	return fmt.Errorf("field %q is null, but it always has a value (only unknown measurements may be null)", bad[0])
+}
+
+func isNull(v json.RawMessage) bool { return string(v) == "null" }
+
+// ResumptionRateTolerance is how far resumption_rate may be from
+// resumed/handshakes: rounding of a rate written with a few decimals.
+const ResumptionRateTolerance = 0.0005
+
+// Validate reports the first contradiction within r (counts that cannot
+// be, a rate that disagrees with its counts, statistics out of order), or
+// nil. A record that contradicts itself cannot be trusted as a whole, so
+// the reports refuse it rather than pick one of its numbers.
+func (r *Record) Validate() error {
+	for _, check := range []func(*Record) error{checkKind, checkCounts, checkResumption, checkMeasures, checkSummary} {
+		if err := check(r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func checkKind(r *Record) error {
+	if r.Kind != KindHandshake && r.Kind != KindThroughput {
+		return fmt.Errorf("kind %q: want %q or %q", r.Kind, KindHandshake, KindThroughput)
+	}
+	return nil
+}
+
+func checkCounts(r *Record) error {
+	counts := []struct {
+		name string
+		v    int64
+	}{
+		{"handshakes", r.Handshakes}, {"errors", r.Errors}, {"resumed", r.Resumed},
+		{"concurrency", int64(r.Concurrency)}, {"iterations", int64(r.Iterations)},
+		{"client_identities", int64(r.ClientIdentities)}, {"buffer_bytes", int64(r.BufferBytes)},
+	}
+	if r.ServerResumed != nil {
+		counts = append(counts, struct {
+			name string
+			v    int64
+		}{"server_resumed", *r.ServerResumed})
+	}
+	for _, c := range counts {
+		if c.v < 0 {
+			return fmt.Errorf("%s is %d: a count cannot be negative", c.name, c.v)
+		}
+	}
+	if len(r.ErrorsByKind) > 0 {
+		var sum int64
+		for k, v := range r.ErrorsByKind {
+			if v < 0 {
+				return fmt.Errorf("errors_by_kind %q is %d: a count cannot be negative", k, v)
+			}
+			sum += v
+		}
+		if sum != r.Errors {
+			return fmt.Errorf("errors is %d but errors_by_kind adds up to %d", r.Errors, sum)
+		}
+	}
+	if n := len(r.SamplesUS); n > 0 && n != r.Iterations {
+		return fmt.Errorf("iterations is %d but samples_us holds %d values (one per iteration)", r.Iterations, n)
+	}
+	return nil
+}
+
+func checkResumption(r *Record) error {
+	switch {
+	case !r.Resume && r.Resumed > 0:
+		return fmt.Errorf("resume is false but resumed is %d: a case that did not ask for resumption cannot have resumed", r.Resumed)
+	case r.Resumed > r.Handshakes:
+		return fmt.Errorf("resumed (%d) is more than handshakes (%d)", r.Resumed, r.Handshakes)
+	case math.IsNaN(r.ResumptionRate) || r.ResumptionRate < 0 || r.ResumptionRate > 1:
+		return fmt.Errorf("resumption_rate %v is not between 0 and 1", r.ResumptionRate)
+	}
+	want := 0.0
+	if r.Handshakes > 0 {
+		want = float64(r.Resumed) / float64(r.Handshakes)
+	}
+	if math.Abs(r.ResumptionRate-want) > ResumptionRateTolerance {
+		return fmt.Errorf("resumption_rate %v disagrees with resumed/handshakes = %d/%d = %.4f", r.ResumptionRate, r.Resumed, r.Handshakes, want)
+	}
+	return nil
+}
+
+// checkMeasures refuses negative times, rates, CPU and allocations: each
+// is a quantity of something that happened.
+func checkMeasures(r *Record) error {
+	vals := []struct {
+		name string
+		v    *float64
+	}{
+		{"mean_us", &r.MeanUS}, {"error_us", r.ErrorUS}, {"stddev_us", &r.StddevUS},
+		{"median_us", &r.MedianUS}, {"min_us", &r.MinUS}, {"max_us", &r.MaxUS},
+		{"p50_us", &r.P50US}, {"p90_us", &r.P90US}, {"p99_us", &r.P99US}, {"p999_us", &r.P999US},
+		{"handshakes_per_sec", &r.HandshakesPerSec}, {"client_cpu_us", r.ClientCPUUS},
+		{"server_cpu_us", r.ServerCPUUS}, {"process_cpu_us", r.ProcessCPUUS},
+		{"alloc_bytes", &r.AllocBytes}, {"server_alloc_bytes", r.ServerAllocBytes},
+		{"mbps", r.MBps}, {"client_cpu_pct", r.ClientCPUPct}, {"server_cpu_pct", r.ServerCPUPct},
+	}
+	for _, m := range vals {
+		if m.v != nil && *m.v < 0 {
+			return fmt.Errorf("%s is %v: it cannot be negative", m.name, *m.v)
+		}
+	}
+	for i, s := range r.SamplesUS {
+		if s < 0 {
+			return fmt.Errorf("samples_us[%d] is %v: a time cannot be negative", i, s)
+		}
+	}
+	return nil
+}
+
+// checkSummary checks that the summary statistics are in order: min <=
+// median, mean <= max (with room for the rounding of hand-written values).
+func checkSummary(r *Record) error {
+	if r.MinUS == 0 && r.MaxUS == 0 {
+		return nil // not summarised (a record without iterations)
+	}
+	slack := 1e-9*r.MaxUS + 0.001
+	if r.MinUS > r.MaxUS+slack {
+		return fmt.Errorf("min_us %v is more than max_us %v", r.MinUS, r.MaxUS)
+	}
+	for _, v := range []struct {
+		name string
+		v    float64
+	}{{"mean_us", r.MeanUS}, {"median_us", r.MedianUS}} {
+		if v.v < r.MinUS-slack || v.v > r.MaxUS+slack {
+			return fmt.Errorf("%s %v is outside min_us..max_us (%v..%v)", v.name, v.v, r.MinUS, r.MaxUS)
+		}
+	}
+	return nil
+}

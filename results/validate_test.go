@@ -1,0 +1,124 @@
+package results_test
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/tlsbench/tlsbench/results"
+)
+
+// validRecord is a consistent resumed handshake record with every field a
+// run writes.
+func validRecord() results.Record {
+	return results.Record{
+		Name: "handshake/tls1.3/resume/c8", Kind: results.KindHandshake, TLSVersion: "1.3", Resume: true,
+		Concurrency: 8, KeyType: "ecdsa-p256", Group: "X25519", Transport: "tcp",
+		Handshakes: 1000, Errors: 2, ErrorsByKind: map[string]int64{"reset": 2},
+		Resumed: 990, ResumptionRate: 0.99, ServerResumed: results.Int(990),
+		Iterations: 3, MeanUS: 200, ErrorUS: results.Float(10), StddevUS: 5, MedianUS: 201, MinUS: 195, MaxUS: 204,
+		P50US: 180, P90US: 250, P99US: 400, P999US: 500, HandshakesPerSec: 5000,
+		ClientCPUUS: results.Float(90), AllocBytes: 20000, SamplesUS: []float64{195, 201, 204},
+		Env: results.Env{GoVersion: "go1.26.0", GOMAXPROCS: 2},
+	}
+}
+
+func validLine(t *testing.T) string {
+	t.Helper()
+	rec := validRecord()
+	b, err := results.Marshal(&rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// edit returns the valid line with fields set (or, for a nil value,
+// deleted).
+func edit(t *testing.T, set map[string]any) string {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal([]byte(validLine(t)), &m); err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range set {
+		if v == deleteField {
+			delete(m, k)
+			continue
+		}
+		m[k] = v
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b) + "\n"
+}
+
+const deleteField = "\x00delete"
+
+// TestDecodeRefusesUntrustworthyRecords: a record missing a required
+// field, holding null where a value is always known, or contradicting
+// itself is refused with the line, the case and the field, never read as
+// zeros.
+func TestDecodeRefusesUntrustworthyRecords(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		in   string
+		want string
+	}{
+		{"name and kind only", `{"name":"x","kind":"handshake"}`, `line 1 (x): incomplete record: required fields "tls_version", "resume", "mutual", "concurrency", "key_type" and 23 more are missing`},
+		{"one missing", edit(t, map[string]any{"mean_us": deleteField}), `line 1 (handshake/tls1.3/resume/c8): incomplete record: required field "mean_us" is missing`},
+		{"missing nullable", edit(t, map[string]any{"server_resumed": deleteField}), `required field "server_resumed" is missing`},
+		{"missing env", edit(t, map[string]any{"env": deleteField}), `required field "env" is missing`},
+		{"null mean", edit(t, map[string]any{"mean_us": nil}), `field "mean_us" is null, but it always has a value`},
+		{"null handshakes", edit(t, map[string]any{"handshakes": nil}), `field "handshakes" is null`},
+		{"null resume", edit(t, map[string]any{"resume": nil}), `field "resume" is null`},
+		{"null env field", edit(t, map[string]any{"env": map[string]any{"gomaxprocs": nil}}), `field "env.gomaxprocs" is null`},
+		{"null iterations (not core)", edit(t, map[string]any{"iterations": nil}), `field "iterations" is null`},
+		{"resume off but resumed", edit(t, map[string]any{"resume": false}), `contradictory record: resume is false but resumed is 990`},
+		{"rate disagrees", edit(t, map[string]any{"resumption_rate": 0.5}), `resumption_rate 0.5 disagrees with resumed/handshakes = 990/1000 = 0.9900`},
+		{"rate above 1", edit(t, map[string]any{"resumption_rate": 1.5}), `resumption_rate 1.5 is not between 0 and 1`},
+		{"resumed above handshakes", edit(t, map[string]any{"resumed": 1001, "resumption_rate": 1}), `resumed (1001) is more than handshakes (1000)`},
+		{"negative handshakes", edit(t, map[string]any{"handshakes": -5, "resumed": 0, "resumption_rate": 0}), `handshakes is -5: a count cannot be negative`},
+		{"negative errors", edit(t, map[string]any{"errors": -1, "errors_by_kind": nil}), `errors is -1: a count cannot be negative`},
+		{"negative server resumed", edit(t, map[string]any{"server_resumed": -1}), `server_resumed is -1`},
+		{"errors by kind", edit(t, map[string]any{"errors": 3}), `errors is 3 but errors_by_kind adds up to 2`},
+		{"negative cpu", edit(t, map[string]any{"client_cpu_us": -90}), `client_cpu_us is -90: it cannot be negative`},
+		{"negative sample", edit(t, map[string]any{"samples_us": []float64{195, -1, 204}}), `samples_us[1] is -1`},
+		{"samples vs iterations", edit(t, map[string]any{"iterations": 5}), `iterations is 5 but samples_us holds 3 values`},
+		{"min above max", edit(t, map[string]any{"min_us": 300}), `min_us 300 is more than max_us 204`},
+		{"mean outside", edit(t, map[string]any{"mean_us": 2000}), `mean_us 2000 is outside min_us..max_us`},
+		{"unknown kind", edit(t, map[string]any{"kind": "quic"}), `kind "quic": want "handshake" or "throughput"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			recs, err := results.Decode(strings.NewReader(tt.in))
+			if err == nil {
+				t.Fatalf("accepted %s as %+v", tt.in, recs)
+			}
+			if !strings.Contains(err.Error(), tt.want) || !strings.HasPrefix(err.Error(), "line 1 ") {
+				t.Errorf("error %q, want one on line 1 containing %q", err, tt.want)
+			}
+		})
+	}
+}
+
+// TestDecodeAcceptsNullsAndRounding: null where a value may be unknown,
+// a rate rounded to a few decimals and a record of a run with no
+// iterations are all legal.
+func TestDecodeAcceptsNullsAndRounding(t *testing.T) {
+	t.Parallel()
+	for name, in := range map[string]string{
+		"valid":              validLine(t),
+		"unknown values":     edit(t, map[string]any{"server_resumed": nil, "error_us": nil, "client_cpu_us": nil, "server_cpu_us": nil, "samples_us": nil}),
+		"rounded rate":       edit(t, map[string]any{"handshakes": 3, "resumed": 2, "resumption_rate": 0.6667, "errors": 0, "errors_by_kind": nil}),
+		"unknown new fields": edit(t, map[string]any{"some_future_field": 1, "ktls_tx": nil}),
+	} {
+		if _, err := results.Decode(strings.NewReader(in)); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
