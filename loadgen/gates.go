@@ -72,6 +72,9 @@ type ResumptionError struct {
 	// resumed and those offered again did not: the server's tickets are
 	// single-use (seen only with HandshakeCase.TrackTicketUse).
 	SingleUse bool
+	// AllFell is set when every measured iteration fell short (rather
+	// than resumption stopping part-way through the case).
+	AllFell bool
 	// Hint, when set, replaces the generic advice at the end.
 	Hint string
 }
@@ -232,7 +235,7 @@ func (hc *HandshakeCase) gates(rec *results.Record, iters []iterStat, firstErr e
 func (hc *HandshakeCase) resumptionGate(rec *results.Record, iters []iterStat) *ResumptionError {
 	var fell, drifted []FellIteration
 	e := &ResumptionError{Case: hc.Name, Required: hc.MinResumption, ServerResumed: -1, Measured: true, Iterations: len(iters)}
-	var again, resumedFell, firstFell int64
+	var again, resumedFell, firstFell int64 // over the iterations that fell
 	for i, it := range iters {
 		f := FellIteration{Iteration: i + 1, Resumed: it.resumed, Total: it.ok, Rate: ratio(it.resumed, it.ok),
 			ServerDeclined: it.declined, FirstUses: it.firstUses, Reuses: it.reuses}
@@ -261,8 +264,16 @@ func (hc *HandshakeCase) resumptionGate(rec *results.Record, iters []iterStat) *
 	e.Resumed, e.Total, e.Rate = rec.Resumed, rec.Handshakes, rec.ResumptionRate
 	// Single-use tickets: what resumed were the first uses, and the
 	// sessions offered again did not resume.
-	e.SingleUse = again > 0 && resumedFell > 0 && resumedFell <= firstFell && 10*resumedFell >= 9*firstFell
+	e.SingleUse = singleUse(resumedFell, firstFell, again)
+	e.AllFell = len(fell) == len(iters)
 	return e
+}
+
+// singleUse tells the mark of single-use tickets in counts of the
+// sessions offered: what resumed were (nearly all) the first uses, while
+// sessions offered again did not resume.
+func singleUse(resumed, firstUses, reuses int64) bool {
+	return reuses > 0 && resumed > 0 && resumed <= firstUses && 10*resumed >= 9*firstUses
 }
 
 // isPingMismatch reports a ping answered with something else than its

@@ -247,6 +247,7 @@ func (r *caseRunner) warmup(ctx context.Context) error {
 	if hc.Warmup > 0 && hc.Resume && hc.Server != nil {
 		serverBefore, beforeErr = hc.Server.Snapshot()
 	}
+	first, again := ticketCounts(hc.Clients)
 	for i := 0; i < hc.Warmup; i++ {
 		it, err := r.iteration(ctx, hc.Handshakes, nil)
 		if err != nil {
@@ -258,6 +259,8 @@ func (r *caseRunner) warmup(ctx context.Context) error {
 	}
 	if hc.Resume && hc.Warmup > 0 {
 		if e := hc.resumptionCheck(warmResumed, warmOK, serverBefore, beforeErr); e != nil {
+			f2, a2 := ticketCounts(hc.Clients)
+			e.SingleUse = singleUse(warmResumed, f2-first, a2-again)
 			return e
 		}
 	}
