@@ -62,10 +62,10 @@ type Plan struct {
 	Target Target
 
 	// Per case.
-	Handshakes    int
-	Iterations    int
-	Warmup        int
-	CaseTime      time.Duration // measured time limit per case (0: none)
+	Handshakes int
+	Iterations int
+	Warmup     int
+	CaseTime   time.Duration // measured time limit per case (0: none)
 	// MinResumption is the share of handshakes a resume case must resume
 	// in its warm-up and in every measured iteration (0: no check);
 	// MaxErrorRate the share of connections that may fail (0: none, 1:
