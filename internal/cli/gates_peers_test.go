@@ -56,7 +56,7 @@ func TestPartialFailuresFailTheCase(t *testing.T) {
 		verdict string
 		text    string
 	}{
-		{"0.1%", 1, "failed", "8 of 32 connections failed (25.00%), above --max-error-rate 0.1%: refused "},
+		{"0.001", 1, "failed", "8 of 32 connections failed (25.00%), above --max-error-rate 0.1%: refused "},
 		{"100%", 0, "", "8 of 32 connections failed (refused "},
 	} {
 		s := peers.OpenSSL(t, "-cert", cert, "-key", key, "-www", "-naccept", "40")
