@@ -255,7 +255,11 @@ func (hc *HandshakeCase) resumptionGate(rec *results.Record, iters []iterStat) *
 		for i, f := range drifted {
 			parts[i] = f.String()
 		}
-		rec.Notes = append(rec.Notes, "resumption drifted below 100% (above --min-resumption): "+strings.Join(parts, ", "))
+		bar := fmt.Sprintf("above --min-resumption %.2f", hc.MinResumption)
+		if hc.MinResumption <= 0 {
+			bar = "not checked: --min-resumption 0"
+		}
+		rec.Notes = append(rec.Notes, "resumption drifted below 100% ("+bar+"): "+strings.Join(parts, ", "))
 	}
 	if len(fell) == 0 {
 		return nil
