@@ -81,7 +81,7 @@ func (m *meter) keep(s span) {
 	}
 }
 
-// server returns the server's counts over the kept iterations, or the
+// serverTotal returns the server's counts over the kept iterations, or the
 // error that made them unknown.
 func (m *meter) serverTotal() (ServerSnapshot, error) {
 	return m.total.srv, m.srvErr

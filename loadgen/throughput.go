@@ -756,19 +756,13 @@ func (r *tpRunner) measure(ctx context.Context) (*results.Record, error) {
 		total.bytes += it.bytes
 		r.progress(false, i+1, tc.Iterations, it)
 		if it.cut {
-			cutNote = fmt.Sprintf("stopped by --case-time %v during measured iteration %d of %d, after %d MB of the %d MB per connection and direction it was to move; the figures cover what was moved",
-				tc.MaxDuration, i+1, tc.Iterations, it.bytes/int64(len(r.conns))/dirCount(tc.Direction)/1e6, r.roundBytes(tc.Bytes)/1e6)
-			if tc.Duration > 0 {
-				cutNote = fmt.Sprintf("stopped by --case-time %v during measured iteration %d of %d (of %v); the figures cover what was moved",
-					tc.MaxDuration, i+1, tc.Iterations, tc.Duration)
-			}
+			cutNote = r.cutNote(i+1, it)
 			break
 		}
 		if tc.MaxDuration > 0 && len(samples) >= 2 && time.Since(began) >= tc.MaxDuration {
 			break
 		}
 	}
-	self := m.total.self
 	if len(samples) == 0 {
 		if stopErr == nil {
 			stopErr = errors.New("no iteration was measured")
@@ -778,7 +772,29 @@ func (r *tpRunner) measure(ctx context.Context) (*results.Record, error) {
 	if cutNote != "" {
 		r.notes = append(r.notes, cutNote)
 	}
+	rec := r.record(samples, rates, total, m)
+	if stopErr != nil {
+		rec.Notes = append(rec.Notes, fmt.Sprintf("interrupted after %d of %d iterations", len(samples), tc.Iterations))
+		return rec, fmt.Errorf("%s: %w", tc.Name, stopErr)
+	}
+	return rec, nil
+}
 
+// cutNote says where the case time stopped a measured iteration.
+func (r *tpRunner) cutNote(iteration int, it tpIter) string {
+	tc := r.tc
+	if tc.Duration > 0 {
+		return fmt.Sprintf("stopped by --case-time %v during measured iteration %d of %d (of %v); the figures cover what was moved",
+			tc.MaxDuration, iteration, tc.Iterations, tc.Duration)
+	}
+	return fmt.Sprintf("stopped by --case-time %v during measured iteration %d of %d, after %d MB of the %d MB per connection and direction it was to move; the figures cover what was moved",
+		tc.MaxDuration, iteration, tc.Iterations, it.bytes/int64(len(r.conns))/dirCount(tc.Direction)/1e6, r.roundBytes(tc.Bytes)/1e6)
+}
+
+// record builds the record of the kept iterations.
+func (r *tpRunner) record(samples, rates []float64, total tpIter, m *meter) *results.Record {
+	tc := r.tc
+	self := m.total.self
 	rec := tc.Record
 	rec.Name = tc.Name
 	rec.Kind = results.KindThroughput
@@ -826,11 +842,7 @@ func (r *tpRunner) measure(ctx context.Context) (*results.Record, error) {
 			rec.Notes = append(rec.Notes, "client and server CPU not separable (server not in a process of its own): extra.process_cpu_pct is this process's")
 		}
 	}
-	if stopErr != nil {
-		rec.Notes = append(rec.Notes, fmt.Sprintf("interrupted after %d of %d iterations", len(samples), tc.Iterations))
-		return &rec, fmt.Errorf("%s: %w", tc.Name, stopErr)
-	}
-	return &rec, nil
+	return &rec
 }
 
 // ktlsFields records the kTLS state in effect. ktls_tx says whether the
