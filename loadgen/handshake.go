@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/tlsbench/tlsbench/internal/connerr"
-	"github.com/tlsbench/tlsbench/internal/usage"
 	"github.com/tlsbench/tlsbench/results"
 	"github.com/tlsbench/tlsbench/stats"
 	"github.com/tlsbench/tlsbench/tlsconf"
@@ -38,9 +37,20 @@ type HandshakeCase struct {
 	// MaxDuration stops measuring early (after at least two iterations)
 	// once the measured iterations have taken this long; 0 means no limit.
 	MaxDuration time.Duration
-	// MinResumption is the share of warm-up handshakes that must resume in
-	// a resume case (default 0.99 when zero; negative disables the check).
+	// MinResumption is the share of handshakes that must resume in a
+	// resume case, in the warm-up and in every measured iteration
+	// (DefaultMinResumption is tlsbench run's); 0 checks nothing.
 	MinResumption float64
+	// MaxErrorRate is the share of connections of the measured iterations
+	// that may fail (DefaultMaxErrorRate is tlsbench run's); 0 allows none,
+	// 1 any.
+	MaxErrorRate float64
+	// TrackTicketUse counts, per iteration, the sessions offered for the
+	// first time and those offered again, so that a resumption failure can
+	// tell single-use tickets (first uses resume, reuses do not) from a
+	// server that declines at random. For servers that cannot say what
+	// they declined (external targets).
+	TrackTicketUse bool
 	// Clients are the client configurations; connection i uses
 	// Clients[i % len(Clients)], so several client identities rotate.
 	Clients []*tls.Config
@@ -102,45 +112,6 @@ type ServerSnapshot struct {
 	AllocBytes uint64
 }
 
-// ResumptionError is returned when a resume case's warm-up (or, without a
-// warm-up, its measured iterations) resumed fewer handshakes than
-// required: its figures would describe full handshakes.
-type ResumptionError struct {
-	Case            string
-	Resumed, Total  int64
-	Rate, Required  float64
-	ServerResumed   int64 // -1 when unknown
-	ServerHandshake int64
-	// ServerDeclined counts the sessions the server refused, by reason.
-	ServerDeclined map[string]int64
-	// Measured is set when the measured iterations (there was no warm-up)
-	// fell short; the record is then returned with the error.
-	Measured bool
-	// Hint, when set, replaces the generic advice at the end.
-	Hint string
-}
-
-func (e *ResumptionError) Error() string {
-	phase := "warm-up"
-	if e.Measured {
-		phase = "measured iterations"
-	}
-	msg := fmt.Sprintf("%s: %s resumed %.1f%% of handshakes (%d of %d), below --min-resumption %.2f",
-		e.Case, phase, 100*e.Rate, e.Resumed, e.Total, e.Required)
-	if e.ServerResumed >= 0 {
-		msg += fmt.Sprintf(" (the server counted %d of %d resumed", e.ServerResumed, e.ServerHandshake)
-		if len(e.ServerDeclined) > 0 {
-			msg += " and declined " + countList(e.ServerDeclined) + " sessions"
-		}
-		msg += ")"
-	}
-	hint := e.Hint
-	if hint == "" {
-		hint = "check it with tlsbench probe"
-	}
-	return msg + "; the server may not issue or accept session tickets for this configuration (" + hint + "), or lower --min-resumption to measure anyway"
-}
-
 // CaseError is a case that could not be measured at all (every handshake
 // of an iteration failed).
 type CaseError struct {
@@ -159,6 +130,8 @@ func (e *CaseError) Error() string {
 		msg += " (the server wants a client certificate: --mutual --client-cert FILE --client-key FILE)"
 	case e.Kind == connerr.Refused:
 		msg += " (is the server listening there?)"
+	case isPingMismatch(e.Kind, e.Err):
+		msg += " (" + pingHint + ")"
 	}
 	return msg
 }
@@ -185,6 +158,7 @@ const SaturationShare = 0.9
 type connResult struct {
 	client    int // index into Clients
 	ok        bool
+	stage     string // where a failed connection failed: connect, handshake, exchange
 	resumed   bool
 	group     tls.CurveID
 	handshake time.Duration
@@ -232,16 +206,19 @@ func (hc *HandshakeCase) setDefaults() error {
 	if hc.ConnTimeout <= 0 {
 		hc.ConnTimeout = 10 * time.Second
 	}
-	if hc.MinResumption == 0 {
-		hc.MinResumption = 0.99
+	if hc.TrackTicketUse && hc.Resume {
+		hc.Clients = trackTicketUse(hc.Clients)
 	}
 	return nil
 }
 
 // RunHandshakes measures hc and returns its record. The record is returned
-// also with an error when measuring stopped part-way (ctx cancelled):
-// what was measured is kept. A ResumptionError or CaseError comes with a
-// nil record.
+// also with an error when measuring stopped part-way (ctx cancelled; every
+// handshake of an iteration failed; a wave stalled) or when the measured
+// iterations failed a gate (a ResumptionError with Measured set, an
+// ErrorRateError, an IdentityError): what was measured is kept, and a
+// record that failed a gate says so in Verdict and Notes. A warm-up that
+// did not resume enough comes as a ResumptionError with a nil record.
 func RunHandshakes(ctx context.Context, hc HandshakeCase) (*results.Record, error) {
 	if err := hc.setDefaults(); err != nil {
 		return nil, err
@@ -254,38 +231,40 @@ func RunHandshakes(ctx context.Context, hc HandshakeCase) (*results.Record, erro
 			return nil, err
 		}
 	}
+	if err := r.warmup(ctx); err != nil {
+		return nil, err
+	}
+	return r.measure(ctx)
+}
 
+// warmup runs the discarded iterations and, in a resume case, holds them
+// to the minimum resumption.
+func (r *caseRunner) warmup(ctx context.Context) error {
+	hc := r.hc
 	var warmOK, warmResumed int64
 	var serverBefore ServerSnapshot
 	var beforeErr error = errNoServer
 	if hc.Warmup > 0 && hc.Resume && hc.Server != nil {
 		serverBefore, beforeErr = hc.Server.Snapshot()
 	}
+	first, again := ticketCounts(hc.Clients)
 	for i := 0; i < hc.Warmup; i++ {
 		it, err := r.iteration(ctx, hc.Handshakes, nil)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		warmOK += it.ok
 		warmResumed += it.resumed
 		r.progress(true, i+1, hc.Warmup, it)
 	}
-	if hc.Resume && hc.Warmup > 0 && hc.MinResumption > 0 {
+	if hc.Resume && hc.Warmup > 0 {
 		if e := hc.resumptionCheck(warmResumed, warmOK, serverBefore, beforeErr); e != nil {
-			return nil, e
+			f2, a2 := ticketCounts(hc.Clients)
+			e.SingleUse = singleUse(warmResumed, f2-first, a2-again)
+			return e
 		}
 	}
-
-	rec, err := r.measure(ctx)
-	if err == nil && hc.Resume && hc.Warmup == 0 && hc.MinResumption > 0 {
-		// Without a warm-up the measured iterations are held to the
-		// minimum instead: the record is kept, the case still fails.
-		if e := hc.resumptionCheck(rec.Resumed, rec.Handshakes, ServerSnapshot{}, errNoServer); e != nil {
-			e.Measured = true
-			return rec, e
-		}
-	}
-	return rec, err
+	return nil
 }
 
 var errNoServer = errors.New("no server snapshot")
@@ -333,72 +312,145 @@ func (r *caseRunner) startWorkers() (stop func()) {
 	return func() { close(r.work) }
 }
 
+// measured is what the kept measured iterations add up to.
+type measured struct {
+	samples  []float64
+	total    iterResult
+	iters    []iterStat
+	lat      *stats.Latency
+	meter    *meter
+	stopErr  error // why measuring stopped early (ctx, a failed iteration)
+	firstErr error // the first failed connection, as an example
+	firstKnd string
+}
+
 // measure runs the measured iterations and builds the record.
 func (r *caseRunner) measure(ctx context.Context) (*results.Record, error) {
 	hc := r.hc
-	lat, scratch := stats.NewLatency(), stats.NewLatency()
-	var (
-		samples  []float64
-		total    iterResult
-		srvStart ServerSnapshot
-		srvErr   error
-		stopErr  error
-	)
-	total.failures = map[string]int64{}
-	total.groups = map[tls.CurveID]int64{}
-	total.perClient = map[int]int64{}
-	total.failedBy = map[int]int64{}
-	if hc.Server != nil {
-		srvStart, srvErr = hc.Server.Snapshot()
-	}
-	selfStart := usage.Self()
+	m := &measured{lat: stats.NewLatency(), meter: &meter{server: hc.Server}}
+	m.total = newIterResult()
+	scratch := stats.NewLatency()
 	began := time.Now()
 	for i := 0; i < hc.Iterations; i++ {
 		if ctx.Err() != nil {
-			stopErr = ctx.Err()
+			m.stopErr = ctx.Err()
 			break
 		}
 		scratch.Reset()
+		m.meter.begin()
+		first, again := ticketCounts(hc.Clients)
 		it, err := r.iteration(ctx, hc.Handshakes, scratch)
-		if ctx.Err() != nil {
+		sp := m.meter.end()
+		if ctx.Err() != nil || err != nil {
 			// An iteration cut short measures the interruption, not
-			// the handshakes: it is dropped, not kept as a sample.
-			stopErr = ctx.Err()
+			// the handshakes: it is dropped, its span too.
+			m.stopErr = err
+			if ctx.Err() != nil {
+				m.stopErr = ctx.Err()
+			}
 			break
 		}
-		if err != nil {
-			return nil, err
-		}
-		lat.Merge(scratch)
-		samples = append(samples, float64(it.wall.Nanoseconds())/1e3/float64(it.ok))
-		total.wall += it.wall
-		total.ok += it.ok
-		total.resumed += it.resumed
-		for k, v := range it.failures {
-			total.failures[k] += v
-		}
-		for k, v := range it.groups {
-			total.groups[k] += v
-		}
-		for k, v := range it.perClient {
-			total.perClient[k] += v
-		}
-		for k, v := range it.failedBy {
-			total.failedBy[k] += v
-		}
+		m.meter.keep(sp)
+		m.lat.Merge(scratch)
+		m.keep(it, sp)
+		f2, a2 := ticketCounts(hc.Clients)
+		m.iters[len(m.iters)-1].firstUses, m.iters[len(m.iters)-1].reuses = f2-first, a2-again
 		r.progress(false, i+1, hc.Iterations, it)
-		if hc.MaxDuration > 0 && len(samples) >= 2 && time.Since(began) >= hc.MaxDuration {
+		if hc.MaxDuration > 0 && len(m.samples) >= 2 && time.Since(began) >= hc.MaxDuration {
 			break
 		}
 	}
-	self := usage.Self().Sub(selfStart)
-	if len(samples) == 0 {
-		if stopErr == nil {
-			stopErr = errors.New("no iteration was measured")
+	if len(m.samples) == 0 {
+		if m.stopErr == nil {
+			m.stopErr = errors.New("no iteration was measured")
 		}
-		return nil, fmt.Errorf("%s: %w", hc.Name, stopErr)
+		if ctx.Err() == nil && isStop(m.stopErr) {
+			return nil, m.stopErr
+		}
+		return nil, fmt.Errorf("%s: %w", hc.Name, m.stopErr)
 	}
+	return r.finish(ctx, m)
+}
 
+// isStop reports the errors that stop a case and already name it.
+func isStop(err error) bool {
+	var ce *CaseError
+	var se *StallError
+	return errors.As(err, &ce) || errors.As(err, &se)
+}
+
+func newIterResult() iterResult {
+	return iterResult{failures: map[string]int64{}, groups: map[tls.CurveID]int64{}, perClient: map[int]int64{}, failedBy: map[int]int64{}}
+}
+
+// keep adds a measured iteration to the totals.
+func (m *measured) keep(it iterResult, sp span) {
+	m.samples = append(m.samples, float64(it.wall.Nanoseconds())/1e3/float64(it.ok))
+	t := &m.total
+	t.wall += it.wall
+	t.ok += it.ok
+	t.resumed += it.resumed
+	var failed int64
+	for k, v := range it.failures {
+		t.failures[k] += v
+		failed += v
+	}
+	for k, v := range it.groups {
+		t.groups[k] += v
+	}
+	for k, v := range it.perClient {
+		t.perClient[k] += v
+	}
+	for k, v := range it.failedBy {
+		t.failedBy[k] += v
+	}
+	if m.firstErr == nil && it.firstErr != nil {
+		m.firstErr, m.firstKnd = it.firstErr, it.firstKind
+	}
+	st := iterStat{ok: it.ok, resumed: it.resumed, failed: failed}
+	if sp.srvErr == nil && sp.srv.HasCounts {
+		st.declined = sp.srv.Declined
+		if st.declined == nil {
+			st.declined = map[string]int64{}
+		}
+	}
+	m.iters = append(m.iters, st)
+}
+
+// finish builds the record of the kept iterations and applies the gates.
+func (r *caseRunner) finish(ctx context.Context, m *measured) (*results.Record, error) {
+	hc := r.hc
+	rec := r.baseRecord(m)
+	r.setCosts(&rec, m)
+	identityErr := r.serverFigures(&rec, m)
+	if len(hc.ClientIdentities) > 0 {
+		rec.ClientIdentities = len(hc.ClientIdentities)
+	}
+	gateErr := hc.gates(&rec, m.iters, m.firstErr, m.firstKnd)
+	if identityErr != nil {
+		rec.Verdict = VerdictFailed
+		rec.Notes = append(rec.Notes, "failed: "+identityErr.Error())
+		gateErr = errors.Join(gateErr, identityErr)
+	}
+	if m.stopErr != nil {
+		kept := len(m.samples)
+		if ctx.Err() != nil {
+			rec.Notes = append(rec.Notes, fmt.Sprintf("interrupted after %d of %d iterations", kept, hc.Iterations))
+			return &rec, fmt.Errorf("%s: %w", hc.Name, m.stopErr)
+		}
+		// An iteration failed outright: what came before it is kept,
+		// and the case fails.
+		rec.Verdict = VerdictFailed
+		rec.Notes = append(rec.Notes, fmt.Sprintf("failed after %d of %d iterations: %v", kept, hc.Iterations, m.stopErr))
+		return &rec, errors.Join(m.stopErr, gateErr)
+	}
+	return &rec, gateErr
+}
+
+// baseRecord fills the record's identity, counts and latency statistics.
+func (r *caseRunner) baseRecord(m *measured) results.Record {
+	hc := r.hc
+	total := m.total
 	rec := hc.Record
 	rec.Name = hc.Name
 	rec.Kind = results.KindHandshake
@@ -413,6 +465,7 @@ func (r *caseRunner) measure(ctx context.Context) (*results.Record, error) {
 	rec.ResumptionRate = ratio(total.resumed, total.ok)
 	rec.ErrorsByKind = nil
 	rec.Errors = 0
+	rec.Verdict = ""
 	for k, v := range total.failures {
 		if rec.ErrorsByKind == nil {
 			rec.ErrorsByKind = map[string]int64{}
@@ -420,88 +473,93 @@ func (r *caseRunner) measure(ctx context.Context) (*results.Record, error) {
 		rec.ErrorsByKind[k] = v
 		rec.Errors += v
 	}
-	setSummary(&rec, samples)
-	rec.P50US = lat.PercentileUS(50)
-	rec.P90US = lat.PercentileUS(90)
-	rec.P99US = lat.PercentileUS(99)
-	rec.P999US = lat.PercentileUS(99.9)
-	if h, err := lat.Encode(); err == nil {
+	setSummary(&rec, m.samples)
+	rec.P50US = m.lat.PercentileUS(50)
+	rec.P90US = m.lat.PercentileUS(90)
+	rec.P99US = m.lat.PercentileUS(99)
+	rec.P999US = m.lat.PercentileUS(99.9)
+	if h, err := m.lat.Encode(); err == nil {
 		rec.Histogram = h
 	}
 	if total.wall > 0 {
+		// Successful handshakes over the wall time of the kept
+		// iterations, failed connections' time included.
 		rec.HandshakesPerSec = float64(total.ok) / total.wall.Seconds()
 	}
-	perHS := func(d time.Duration) *float64 {
-		return results.Float(float64(d.Nanoseconds()) / 1e3 / float64(total.ok))
-	}
-	rec.ClientCPUUS, rec.ServerCPUUS, rec.ProcessCPUUS, rec.ServerResumed, rec.ServerAllocBytes = nil, nil, nil, nil, nil
-	rec.AllocBytes = float64(self.AllocBytes) / float64(total.ok)
+	return rec
+}
 
-	var srv ServerSnapshot
-	if hc.Server != nil && srvErr == nil {
-		var end ServerSnapshot
-		end, srvErr = hc.Server.Snapshot()
-		srv = end.sub(srvStart)
-	}
-	if hc.Server != nil && srvErr != nil {
-		rec.Notes = append(rec.Notes, "server counters unavailable: "+srvErr.Error())
-	}
-	if total.wall > 0 && self.CPU > 0 && rec.Transport != "memory" {
+// perHandshake divides a cost over the successful handshakes.
+func (m *measured) perHandshake(d time.Duration) *float64 {
+	return results.Float(float64(d.Nanoseconds()) / 1e3 / float64(m.total.ok))
+}
+
+// setCosts fills the client's CPU and allocations per successful
+// handshake, from the spans of the kept iterations only.
+func (r *caseRunner) setCosts(rec *results.Record, m *measured) {
+	self, wall := m.meter.total.self, m.total.wall
+	rec.ClientCPUUS, rec.ServerCPUUS, rec.ProcessCPUUS, rec.ServerResumed, rec.ServerAllocBytes = nil, nil, nil, nil, nil
+	rec.AllocBytes = float64(self.AllocBytes) / float64(m.total.ok)
+	if wall > 0 && self.CPU > 0 && rec.Transport != "memory" {
 		// A client that uses (nearly) all the cores it may run on is
 		// measuring itself: the figures then describe the load
 		// generator, not the server.
-		cores := self.CPU.Seconds() / total.wall.Seconds()
+		used := self.CPU.Seconds() / wall.Seconds()
 		if rec.Extra == nil {
 			rec.Extra = map[string]float64{}
 		}
-		rec.Extra["client_cores_used"] = cores
-		if limit := float64(runtime.GOMAXPROCS(0)); cores >= SaturationShare*limit {
+		rec.Extra["client_cores_used"] = used
+		if limit := float64(runtime.GOMAXPROCS(0)); used >= SaturationShare*limit {
 			rec.Notes = append(rec.Notes, fmt.Sprintf(
-				"load generator saturated: the client used %.2f of its %.0f cores; these figures describe the client, not the server", cores, limit))
+				"load generator saturated: the client used %.2f of its %.0f cores; these figures describe the client, not the server", used, limit))
 		}
 	}
 	if rec.Transport == "memory" {
 		// Both ends share the process: neither side's CPU can be told
 		// apart, so only the total is reported.
-		rec.ProcessCPUUS = perHS(self.CPU)
+		rec.ProcessCPUUS = m.perHandshake(self.CPU)
 		rec.Notes = append(rec.Notes, "memory transport: alloc_bytes counts both ends (one process)")
 	} else if self.CPU > 0 {
-		rec.ClientCPUUS = perHS(self.CPU)
+		rec.ClientCPUUS = m.perHandshake(self.CPU)
 	}
+}
+
+// serverFigures fills what the server counted over the kept iterations,
+// and returns an IdentityError when it saw other client identities than
+// the client presented.
+func (r *caseRunner) serverFigures(rec *results.Record, m *measured) error {
+	hc := r.hc
+	if hc.Server == nil {
+		return nil
+	}
+	srv, err := m.meter.serverTotal()
+	if err != nil {
+		rec.Notes = append(rec.Notes, "server counters unavailable: "+err.Error())
+		return nil
+	}
+	total := m.total
 	var identityErr error
-	if srvErr == nil && hc.Server != nil {
-		if srv.HasCounts {
-			identityErr = hc.checkIdentities(total.perClient, total.failedBy, srv.Identities)
-			rec.ServerResumed = results.Int(srv.Resumed)
-			if srv.Handshakes != total.ok {
-				rec.Notes = append(rec.Notes, fmt.Sprintf(
-					"server completed %d handshakes, client %d", srv.Handshakes, total.ok))
-			}
+	if srv.HasCounts {
+		identityErr = hc.checkIdentities(total.perClient, total.failedBy, srv.Identities)
+		rec.ServerResumed = results.Int(srv.Resumed)
+		if srv.Handshakes != total.ok {
+			rec.Notes = append(rec.Notes, fmt.Sprintf(
+				"server completed %d handshakes, client %d", srv.Handshakes, total.ok))
 		}
-		if srv.HasCPU {
-			rec.ServerCPUUS = perHS(srv.CPU)
-		}
-		if srv.HasCounts && srv.KeyDecryptions > 0 {
+		if srv.KeyDecryptions > 0 {
 			if rec.Extra == nil {
 				rec.Extra = map[string]float64{}
 			}
 			rec.Extra["server_key_decryptions_per_handshake"] = float64(srv.KeyDecryptions) / float64(total.ok)
 		}
-		if srv.HasAlloc {
-			rec.ServerAllocBytes = results.Float(float64(srv.AllocBytes) / float64(total.ok))
-		}
 	}
-	if len(hc.ClientIdentities) > 0 {
-		rec.ClientIdentities = len(hc.ClientIdentities)
+	if srv.HasCPU {
+		rec.ServerCPUUS = m.perHandshake(srv.CPU)
 	}
-	if stopErr != nil {
-		rec.Notes = append(rec.Notes, fmt.Sprintf("interrupted after %d of %d iterations", len(samples), hc.Iterations))
-		return &rec, fmt.Errorf("%s: %w", hc.Name, stopErr)
+	if srv.HasAlloc {
+		rec.ServerAllocBytes = results.Float(float64(srv.AllocBytes) / float64(total.ok))
 	}
-	if identityErr != nil {
-		return nil, identityErr
-	}
-	return &rec, nil
+	return identityErr
 }
 
 // checkIdentities compares the identities the client presented with those
@@ -609,7 +667,7 @@ func (r *caseRunner) progress(warm bool, i, of int, it iterResult) {
 // successful handshakes' latencies in lat (when not nil).
 func (r *caseRunner) iteration(ctx context.Context, n int, lat *stats.Latency) (iterResult, error) {
 	hc := r.hc
-	out := iterResult{failures: map[string]int64{}, groups: map[tls.CurveID]int64{}, perClient: map[int]int64{}, failedBy: map[int]int64{}}
+	out := newIterResult()
 	res := make([]connResult, hc.Concurrency)
 	var wg sync.WaitGroup
 	start := time.Now()
@@ -636,6 +694,11 @@ func (r *caseRunner) iteration(ctx context.Context, n int, lat *stats.Latency) (
 			}
 		}
 		wg.Wait()
+		if ctx.Err() == nil {
+			if e := hc.stalled(res[:wave]); e != nil {
+				return out, e
+			}
+		}
 		for _, c := range res[:wave] {
 			if !c.ok {
 				out.failures[c.errKind]++
@@ -674,7 +737,7 @@ func (r *caseRunner) connect(ctx context.Context, cfg *tls.Config) connResult {
 	deadline := time.Now().Add(hc.ConnTimeout)
 	raw, err := hc.Dialer.Dial(ctx, deadline)
 	if err != nil {
-		return connResult{errKind: connerr.Kind(err), err: err}
+		return connResult{stage: "connect", errKind: connerr.Kind(err), err: err}
 	}
 	defer abortiveClose(raw)
 	// The connection's deadline bounds it, and ending ctx moves the
@@ -692,7 +755,7 @@ func (r *caseRunner) connect(ctx context.Context, cfg *tls.Config) connResult {
 		if ctx.Err() != nil {
 			err = ctx.Err()
 		}
-		return connResult{errKind: connerr.Kind(err), err: fmt.Errorf("handshake: %w", err)}
+		return connResult{stage: "handshake", errKind: connerr.Kind(err), err: fmt.Errorf("handshake: %w", err)}
 	}
 	if err := hc.Exchange(tc); err != nil {
 		if ctx.Err() != nil {
@@ -702,7 +765,7 @@ func (r *caseRunner) connect(ctx context.Context, cfg *tls.Config) connResult {
 		if errors.Is(err, errBadEcho) {
 			kind = "bad-echo"
 		}
-		return connResult{errKind: kind, err: fmt.Errorf("after handshake: %w", err)}
+		return connResult{stage: "exchange", errKind: kind, err: fmt.Errorf("after handshake: %w", err)}
 	}
 	st := tc.ConnectionState()
 	return connResult{ok: true, resumed: st.DidResume, group: st.CurveID, handshake: took}
@@ -729,14 +792,4 @@ func groupOf(groups map[tls.CurveID]int64) string {
 	}
 	sort.Strings(parts)
 	return strings.Join(parts, ",")
-}
-
-// countList formats counts by reason for messages: "unknown 5, revoked 1".
-func countList(m map[string]int64) string {
-	parts := make([]string, 0, len(m))
-	for k, v := range m {
-		parts = append(parts, fmt.Sprintf("%s %d", k, v))
-	}
-	sort.Strings(parts)
-	return strings.Join(parts, ", ")
 }

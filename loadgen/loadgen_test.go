@@ -51,7 +51,7 @@ func (s *testServer) handshakeCase(name string, version uint16, resume bool, con
 	}
 	return loadgen.HandshakeCase{
 		Name: name, Version: version, Resume: resume, Concurrency: conc,
-		Handshakes: 32, Iterations: 2, Warmup: 1,
+		Handshakes: 32, Iterations: 2, Warmup: 1, MinResumption: loadgen.DefaultMinResumption,
 		Clients: []*tls.Config{tlsconf.Client(co)},
 		Dialer:  loadgen.TCPDialer{Addr: s.addr},
 		Server:  loadgen.InProcessServer{Server: s.srv},
@@ -80,7 +80,7 @@ func TestTLS13ResumptionNeedsTicketRead(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			hc := s.handshakeCase(tt.name, tt.version, true, 4)
 			hc.Exchange = tt.exchange
-			hc.MinResumption = -1 // measure whatever happens
+			hc.MinResumption = 0 // measure whatever happens
 			rec, err := loadgen.RunHandshakes(context.Background(), hc)
 			if err != nil {
 				t.Fatal(err)
@@ -140,9 +140,13 @@ func TestFailuresCountedByKind(t *testing.T) {
 	// server's CA.
 	bad := tlsconf.Client(tlsconf.ClientOptions{Version: tls.VersionTLS13, RootCAs: x509.NewCertPool(), ServerName: "localhost"})
 	hc.Clients = append(hc.Clients, bad)
+	hc.MaxErrorRate = 1 // measure whatever happens
 	rec, err := loadgen.RunHandshakes(context.Background(), hc)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if rec.Verdict != "" {
+		t.Errorf("verdict %q with the error-rate gate off", rec.Verdict)
 	}
 	total := int64(hc.Handshakes * rec.Iterations)
 	if rec.Handshakes != total/2 || rec.Errors != total/2 {
@@ -150,6 +154,17 @@ func TestFailuresCountedByKind(t *testing.T) {
 	}
 	if rec.ErrorsByKind["verify"] != total/2 {
 		t.Errorf("errors by kind %v, want %d verify", rec.ErrorsByKind, total/2)
+	}
+
+	// Under the gate the same case fails, its record kept and marked.
+	hc.MaxErrorRate = 0.25
+	rec, err = loadgen.RunHandshakes(context.Background(), hc)
+	var ee *loadgen.ErrorRateError
+	if !errors.As(err, &ee) || rec == nil || rec.Verdict != "failed" || ee.Kinds["verify"] != total/2 {
+		t.Fatalf("record %+v, error %v: want the record marked failed and an ErrorRateError counting verify %d", rec, err, total/2)
+	}
+	if msg := err.Error(); !strings.Contains(msg, "--max-error-rate 25%") || !strings.Contains(msg, fmt.Sprintf("verify %d", total/2)) {
+		t.Errorf("message %q should name the flag, the limit and the kinds with counts", msg)
 	}
 
 	// A case in which every handshake fails is not measured at all.

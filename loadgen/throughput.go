@@ -17,7 +17,6 @@ import (
 	"time"
 
 	"github.com/tlsbench/tlsbench/internal/ktls"
-	"github.com/tlsbench/tlsbench/internal/usage"
 	"github.com/tlsbench/tlsbench/results"
 	"github.com/tlsbench/tlsbench/server"
 	"github.com/tlsbench/tlsbench/stats"
@@ -252,8 +251,14 @@ func RunThroughput(ctx context.Context, tc ThroughputCase) (*results.Record, err
 	})
 	defer stop()
 
+	// A case time bounds the warm-up too, to a quarter of it: a case of
+	// 100 GiB per iteration must not warm up for minutes.
+	var warmEnd time.Time
+	if tc.MaxDuration > 0 {
+		warmEnd = time.Now().Add(tc.MaxDuration / 4)
+	}
 	for i := 0; i < tc.Warmup; i++ {
-		it, err := r.iteration(ctx)
+		it, err := r.iteration(ctx, warmEnd)
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
@@ -261,6 +266,10 @@ func RunThroughput(ctx context.Context, tc ThroughputCase) (*results.Record, err
 			return fail(err)
 		}
 		r.progress(true, i+1, tc.Warmup, it)
+		if it.cut {
+			r.notes = append(r.notes, fmt.Sprintf("warm-up cut short after %v by --case-time %v", tc.MaxDuration/4, tc.MaxDuration))
+			break
+		}
 	}
 	rec, err := r.measure(ctx)
 	if rec != nil && statErr == nil {
@@ -592,6 +601,7 @@ func (r *tpRunner) round(ctx context.Context, c *tpConn, n int64) error {
 type tpIter struct {
 	wall  time.Duration
 	bytes int64 // payload bytes, all connections and directions
+	cut   bool  // stopped at the case's deadline before its end
 }
 
 func (it tpIter) mbps() float64 {
@@ -611,8 +621,10 @@ const (
 	maxRoundSize = 64 << 20
 )
 
-// iteration runs one iteration on every connection at once.
-func (r *tpRunner) iteration(ctx context.Context) (tpIter, error) {
+// iteration runs one iteration on every connection at once. At deadline
+// (when not zero) each connection stops after its round in progress: the
+// iteration is then cut, and its bytes and time are what was moved.
+func (r *tpRunner) iteration(ctx context.Context, deadline time.Time) (tpIter, error) {
 	tc := r.tc
 	dirs := int64(1)
 	if tc.Direction == DirectionBoth {
@@ -622,14 +634,28 @@ func (r *tpRunner) iteration(ctx context.Context) (tpIter, error) {
 	var t0 time.Time
 	moved := make([]int64, len(r.conns))
 	errs := make([]error, len(r.conns))
+	cut := make([]bool, len(r.conns))
+	past := func() bool { return !deadline.IsZero() && !time.Now().Before(deadline) }
 	var wg sync.WaitGroup
 	for i, c := range r.conns {
 		wg.Go(func() {
 			<-start
 			if tc.Bytes > 0 {
-				n := r.roundBytes(tc.Bytes)
-				if errs[i] = r.round(ctx, c, n); errs[i] == nil {
-					moved[i] = n * dirs
+				// Rounds of at most maxRoundSize (whole passes of a
+				// file source), so that a deadline can end a large
+				// iteration between two of them.
+				total, chunk := r.roundBytes(tc.Bytes), r.roundBytes(maxRoundSize)
+				for sent := int64(0); sent < total; {
+					n := min(chunk, total-sent)
+					if errs[i] = r.round(ctx, c, n); errs[i] != nil {
+						return
+					}
+					sent += n
+					moved[i] += n * dirs
+					if sent < total && past() {
+						cut[i] = true
+						return
+					}
 				}
 				return
 			}
@@ -644,6 +670,10 @@ func (r *tpRunner) iteration(ctx context.Context) (tpIter, error) {
 				if left <= 0 || ctx.Err() != nil {
 					return
 				}
+				if past() {
+					cut[i] = true
+					return
+				}
 				rate := float64(n) / time.Since(began).Seconds()
 				next := int64(rate * min(roundTarget, left).Seconds())
 				n = r.roundBytes(min(max(next, minRoundSize), maxRoundSize))
@@ -656,6 +686,7 @@ func (r *tpRunner) iteration(ctx context.Context) (tpIter, error) {
 	it := tpIter{wall: time.Since(t0)}
 	for i := range moved {
 		it.bytes += moved[i]
+		it.cut = it.cut || cut[i]
 	}
 	return it, firstError(errs)
 }
@@ -691,28 +722,32 @@ func (r *tpRunner) measure(ctx context.Context) (*results.Record, error) {
 	var (
 		samples, rates []float64
 		total          tpIter
-		srvStart       ServerSnapshot
-		srvErr         error
 		stopErr        error
+		cutNote        string
 	)
-	if tc.Server != nil {
-		srvStart, srvErr = tc.Server.Snapshot()
-	}
-	selfStart := usage.Self()
+	m := &meter{server: tc.Server}
 	began := time.Now()
+	var deadline time.Time
+	if tc.MaxDuration > 0 {
+		deadline = began.Add(tc.MaxDuration)
+	}
 	for i := 0; i < tc.Iterations; i++ {
 		if ctx.Err() != nil {
 			stopErr = ctx.Err()
 			break
 		}
-		it, err := r.iteration(ctx)
+		m.begin()
+		it, err := r.iteration(ctx, deadline)
+		sp := m.end()
 		if err != nil {
 			if ctx.Err() != nil {
+				// Cut short by ctx: dropped, its span too.
 				stopErr = ctx.Err()
 				break
 			}
 			return nil, &ThroughputError{Case: tc.Name, Err: err}
 		}
+		m.keep(sp)
 		// Microseconds per megabyte: a time per unit of work, lower is
 		// better, like the handshake cases' microseconds per handshake.
 		samples = append(samples, it.wall.Seconds()*1e6/(float64(it.bytes)/1e6))
@@ -720,18 +755,46 @@ func (r *tpRunner) measure(ctx context.Context) (*results.Record, error) {
 		total.wall += it.wall
 		total.bytes += it.bytes
 		r.progress(false, i+1, tc.Iterations, it)
+		if it.cut {
+			cutNote = r.cutNote(i+1, it)
+			break
+		}
 		if tc.MaxDuration > 0 && len(samples) >= 2 && time.Since(began) >= tc.MaxDuration {
 			break
 		}
 	}
-	self := usage.Self().Sub(selfStart)
 	if len(samples) == 0 {
 		if stopErr == nil {
 			stopErr = errors.New("no iteration was measured")
 		}
 		return nil, fmt.Errorf("%s: %w", tc.Name, stopErr)
 	}
+	if cutNote != "" {
+		r.notes = append(r.notes, cutNote)
+	}
+	rec := r.record(samples, rates, total, m)
+	if stopErr != nil {
+		rec.Notes = append(rec.Notes, fmt.Sprintf("interrupted after %d of %d iterations", len(samples), tc.Iterations))
+		return rec, fmt.Errorf("%s: %w", tc.Name, stopErr)
+	}
+	return rec, nil
+}
 
+// cutNote says where the case time stopped a measured iteration.
+func (r *tpRunner) cutNote(iteration int, it tpIter) string {
+	tc := r.tc
+	if tc.Duration > 0 {
+		return fmt.Sprintf("stopped by --case-time %v during measured iteration %d of %d (of %v); the figures cover what was moved",
+			tc.MaxDuration, iteration, tc.Iterations, tc.Duration)
+	}
+	return fmt.Sprintf("stopped by --case-time %v during measured iteration %d of %d, after %d MB of the %d MB per connection and direction it was to move; the figures cover what was moved",
+		tc.MaxDuration, iteration, tc.Iterations, it.bytes/int64(len(r.conns))/dirCount(tc.Direction)/1e6, r.roundBytes(tc.Bytes)/1e6)
+}
+
+// record builds the record of the kept iterations.
+func (r *tpRunner) record(samples, rates []float64, total tpIter, m *meter) *results.Record {
+	tc := r.tc
+	self := m.total.self
 	rec := tc.Record
 	rec.Name = tc.Name
 	rec.Kind = results.KindThroughput
@@ -760,13 +823,7 @@ func (r *tpRunner) measure(ctx context.Context) (*results.Record, error) {
 	gb := float64(total.bytes) / 1e9
 	pct := func(d time.Duration) *float64 { return results.Float(100 * d.Seconds() / total.wall.Seconds()) }
 	rec.ClientCPUPct, rec.ServerCPUPct = nil, nil
-	var srv ServerSnapshot
-	if tc.Server != nil && srvErr == nil {
-		var end ServerSnapshot
-		if end, srvErr = tc.Server.Snapshot(); srvErr == nil {
-			srv = end.sub(srvStart)
-		}
-	}
+	srv, srvErr := m.serverTotal()
 	switch {
 	case tc.Server != nil && srvErr != nil:
 		rec.Notes = append(rec.Notes, "server counters unavailable: "+srvErr.Error())
@@ -785,11 +842,7 @@ func (r *tpRunner) measure(ctx context.Context) (*results.Record, error) {
 			rec.Notes = append(rec.Notes, "client and server CPU not separable (server not in a process of its own): extra.process_cpu_pct is this process's")
 		}
 	}
-	if stopErr != nil {
-		rec.Notes = append(rec.Notes, fmt.Sprintf("interrupted after %d of %d iterations", len(samples), tc.Iterations))
-		return &rec, fmt.Errorf("%s: %w", tc.Name, stopErr)
-	}
-	return &rec, nil
+	return &rec
 }
 
 // ktlsFields records the kTLS state in effect. ktls_tx says whether the
@@ -834,6 +887,14 @@ func (r *tpRunner) ktlsFields(rec *results.Record) {
 			break
 		}
 	}
+}
+
+// dirCount is how many directions a case moves data in.
+func dirCount(direction string) int64 {
+	if direction == DirectionBoth {
+		return 2
+	}
+	return 1
 }
 
 func b2f(b bool) float64 {

@@ -36,7 +36,10 @@ type Record struct {
 	// setting (true: keys decrypted once; false: on every handshake).
 	KeyCache *bool `json:"key_cache,omitempty"`
 
-	// Counts over the measured iterations (warm-up excluded).
+	// Counts over the measured iterations (warm-up excluded): Handshakes
+	// that succeeded, and connections that failed (Errors). Every figure
+	// per handshake (client_cpu_us, server_cpu_us, alloc_bytes,
+	// handshakes_per_sec, the samples) is per successful handshake.
 	Handshakes int64 `json:"handshakes"`
 	Errors     int64 `json:"errors"`
 	// ErrorsByKind counts failed connections by kind: timeout, reset,
@@ -106,9 +109,12 @@ type Record struct {
 	// refuses to compare cases whose ends differ in them.
 	Extra map[string]float64 `json:"extra,omitempty"`
 
-	// Verdict is "failed" when the case failed a gate (resumption rate,
-	// error rate): its figures are kept, but are not a result; the reason
-	// is in Notes. Empty for a case that passed.
+	// Verdict is "failed" when the case was measured but failed a gate
+	// (resumption below the minimum in a measured iteration, more failed
+	// connections than the maximum error rate allows, client identities
+	// crossed, or an iteration in which every connection failed after
+	// others were kept); the reasons are in Notes. Empty otherwise: the
+	// figures passed every gate.
 	Verdict string `json:"verdict,omitempty"`
 
 	// Notes are human-readable remarks on the case (a fallback taken, a

@@ -53,6 +53,16 @@ func TestFieldNamesAreTheContract(t *testing.T) {
 			t.Errorf("throughput field %q missing", f)
 		}
 	}
+	// A case that failed a gate says so; one that passed says nothing.
+	if _, ok := m["verdict"]; ok {
+		t.Error("verdict present in a record that failed no gate")
+	}
+	b, _ = json.Marshal(results.Record{Verdict: "failed"})
+	m = nil
+	json.Unmarshal(b, &m)
+	if m["verdict"] != "failed" {
+		t.Errorf("verdict = %v, want \"failed\"", m["verdict"])
+	}
 }
 
 func TestWriteDecodeRoundTrip(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"crypto/tls"
 	"fmt"
 	"net"
+	"slices"
 	"strings"
 	"time"
 
@@ -61,11 +62,16 @@ type Plan struct {
 	Target Target
 
 	// Per case.
-	Handshakes    int
-	Iterations    int
-	Warmup        int
-	CaseTime      time.Duration // measured time limit per case (0: none)
+	Handshakes int
+	Iterations int
+	Warmup     int
+	CaseTime   time.Duration // measured time limit per case (0: none)
+	// MinResumption is the share of handshakes a resume case must resume
+	// in its warm-up and in every measured iteration (0: no check);
+	// MaxErrorRate the share of connections that may fail (0: none, 1:
+	// any). See loadgen.HandshakeCase.
 	MinResumption float64
+	MaxErrorRate  float64
 	ConnTimeout   time.Duration
 
 	// Executable runs the child server (default: this program); its
@@ -166,6 +172,9 @@ func (p *Plan) Validate() error {
 	}
 	if p.MinResumption < 0 || p.MinResumption > 1 {
 		return fmt.Errorf("--min-resumption %g: must be between 0 and 1", p.MinResumption)
+	}
+	if p.MaxErrorRate < 0 || p.MaxErrorRate > 1 {
+		return fmt.Errorf("--max-error-rate %g: must be between 0%% and 100%%", p.MaxErrorRate)
 	}
 	for _, t := range p.Transports {
 		if t != TransportTCP && t != TransportMemory {
@@ -303,6 +312,12 @@ func (p *Plan) validateTarget() error {
 	}
 	if _, err := loadgen.ParseRequest(string(p.Target.request())); err != nil {
 		return fmt.Errorf("--request: %v", err)
+	}
+	if p.Target.request() == loadgen.RequestNone && slices.Contains(p.Versions, tls.VersionTLS13) && slices.Contains(p.Resume, true) {
+		// TLS 1.3 tickets arrive after the handshake; a client that
+		// reads nothing never stores one, so every "resumed" case
+		// would measure full handshakes.
+		return fmt.Errorf("--request none never reads TLS 1.3 session tickets (they arrive after the handshake), so TLS 1.3 --resume on cases cannot resume: use --request ping, line or http, or leave out --tls 1.3 or --resume on")
 	}
 	if (p.Target.CertFile == "") != (p.Target.KeyFile == "") {
 		return fmt.Errorf("--client-cert and --client-key go together: give both")

@@ -19,9 +19,11 @@ import (
 	"github.com/tlsbench/tlsbench/tlsconf"
 )
 
-// FailedCases is returned when some cases could not be measured (their
-// resumption was below the minimum, every handshake failed, or the server
-// saw other identities than the client presented) while the others were.
+// FailedCases is returned when some cases failed (their resumption was
+// below the minimum, too many connections failed, a wave stalled, every
+// handshake of an iteration failed, or the server saw other identities
+// than the client presented); the records of those that measured
+// something were emitted, marked failed.
 // It is a benchmark failure, not a usage error.
 type FailedCases struct{ Errs []error }
 
@@ -157,8 +159,10 @@ func isCaseFailure(err error) bool {
 		re *loadgen.ResumptionError
 		ce *loadgen.CaseError
 		ie *loadgen.IdentityError
+		ee *loadgen.ErrorRateError
+		se *loadgen.StallError
 	)
-	return errors.As(err, &re) || errors.As(err, &ce) || errors.As(err, &ie)
+	return errors.As(err, &re) || errors.As(err, &ce) || errors.As(err, &ie) || errors.As(err, &ee) || errors.As(err, &se)
 }
 
 // setupBuiltin makes the run's test PKI: the CA, and the client identities
@@ -407,6 +411,7 @@ func (st *runState) runCase(ctx context.Context, c Case, index, total int, srv *
 		Warmup:           p.Warmup,
 		MaxDuration:      p.CaseTime,
 		MinResumption:    p.MinResumption,
+		MaxErrorRate:     p.MaxErrorRate,
 		ConnTimeout:      p.ConnTimeout,
 		Clients:          cfgs,
 		ClientIdentities: keys,
@@ -414,10 +419,10 @@ func (st *runState) runCase(ctx context.Context, c Case, index, total int, srv *
 		Server:           srv.observer,
 		Record:           rec,
 	}
-	if p.MinResumption == 0 {
-		hc.MinResumption = -1 // 0 means "do not check" at this level
-	}
 	if p.Target.Addr != "" {
+		// An external server cannot say which sessions it declined:
+		// the client counts first uses and reuses of its tickets.
+		hc.TrackTicketUse = p.TicketReuse == tlsconf.ReuseMulti
 		host := st.serverName
 		if net.ParseIP(host) != nil {
 			host = p.Target.Addr
@@ -433,15 +438,7 @@ func (st *runState) runCase(ctx context.Context, c Case, index, total int, srv *
 		}
 	}
 	got, err := loadgen.RunHandshakes(ctx, hc)
-	var re *loadgen.ResumptionError
-	if errors.As(err, &re) {
-		switch {
-		case re.ServerDeclined["unknown"] > 0 && p.TicketReuse == tlsconf.ReuseMulti:
-			re.Hint = "the server refused sessions it did not know, as servers with single-use tickets do: try --ticket-reuse single"
-		case p.Target.Addr != "":
-			re.Hint = "see what the server does about resumption: tlsbench probe " + p.Target.Addr
-		}
-	}
+	st.addHints(err)
 	if got != nil && c.Mutual {
 		got.ClientIdentities = len(cfgs)
 	}
@@ -461,4 +458,34 @@ func sessionStore(p *Plan) string {
 		return server.StoreTickets
 	}
 	return p.Server.SessionStore
+}
+
+// addHints points the errors of a case at the flag that fixes them, where
+// the run knows more than the case: the ticket reuse mode, the request.
+func (st *runState) addHints(err error) {
+	p := st.plan
+	var re *loadgen.ResumptionError
+	if errors.As(err, &re) {
+		// Single-use tickets fail from the start; resumption that stops
+		// part-way through a case is a server that changed (keys
+		// rotated, tickets turned off, a cache evicting).
+		singleUse := (re.SingleUse || re.ServerDeclined["unknown"] > 0) && (!re.Measured || re.AllFell)
+		switch {
+		case singleUse && p.TicketReuse == tlsconf.ReuseMulti:
+			re.Hint = "the server refused sessions it had already accepted once, as servers with single-use tickets do: try --ticket-reuse single"
+		case !re.Measured && p.Target.Addr != "":
+			re.Hint = "see what the server does about resumption: tlsbench probe " + p.Target.Addr
+		}
+	}
+	var se *loadgen.StallError
+	if errors.As(err, &se) && se.Stage == "exchange" && p.Target.Addr != "" {
+		switch p.Target.request() {
+		case loadgen.RequestPing:
+			se.Hint = "it does not echo the ping: use --request http for an HTTP server, or --request line for a line-based one"
+		case loadgen.RequestLine:
+			se.Hint = "it does not answer a line: use --request http for an HTTP server"
+		default:
+			se.Hint = fmt.Sprintf("it does not answer --request %s: try another --request", p.Target.request())
+		}
+	}
 }

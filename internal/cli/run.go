@@ -6,8 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"os"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/tlsbench/tlsbench/loadgen"
@@ -26,8 +29,10 @@ Runs a matrix of TLS handshake benchmark cases and prints a table. Without
 
 Each case runs --iterations iterations of --handshakes handshakes started in
 waves of --concurrency, after --warmup discarded iterations. Every handshake
-is checked for resumption on the client and on the server; a resume case
-whose warm-up resumed less than --min-resumption stops with an error.
+is checked for resumption on the client and on the server. A resume case
+whose warm-up or any measured iteration resumed less than --min-resumption,
+or a case in which more connections failed than --max-error-rate allows,
+fails (exit 1); what it measured is still written, marked "failed".
 
 Examples:
   tlsbench run                                  # default matrix, ~1 minute
@@ -56,6 +61,7 @@ type runFlags struct {
 	warmup        int
 	caseTime      time.Duration
 	minResumption float64
+	maxErrorRate  float64
 	connTimeout   time.Duration
 	out           string
 	format        string
@@ -90,7 +96,9 @@ func defineRunFlags(fs *flagSet) *runFlags {
 	fs.IntVar(&f.iterations, "iterations", 20, "measured iterations per case")
 	fs.IntVar(&f.warmup, "warmup", 2, "discarded warm-up iterations per case")
 	fs.DurationVar(&f.caseTime, "case-time", 3*time.Second, "stop measuring a case after this long (at least 2 iterations); 0 for no limit")
-	fs.Float64Var(&f.minResumption, "min-resumption", 0.99, "share of warm-up handshakes that must resume in a resume case (0 disables the check)")
+	fs.Float64Var(&f.minResumption, "min-resumption", loadgen.DefaultMinResumption, "share of handshakes that must resume in a resume case, in the warm-up and in every measured iteration (0 disables the check)")
+	f.maxErrorRate = loadgen.DefaultMaxErrorRate
+	fs.Var(rateFlag{&f.maxErrorRate}, "max-error-rate", "largest `SHARE` of a case's connections that may fail, e.g. 0.1% or 0.001; 100% disables the check")
 	fs.DurationVar(&f.connTimeout, "conn-timeout", 10*time.Second, "limit for one connection: connect, handshake, ping, close")
 	fs.StringVar(&f.out, "out", "", "write results as JSON lines to `FILE`, each case as soon as it is measured")
 	fs.StringVar(&f.format, "format", "table", "output on stdout: table, markdown, json, csv, benchfmt, html")
@@ -221,6 +229,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		Warmup:           f.warmup,
 		CaseTime:         f.caseTime,
 		MinResumption:    f.minResumption,
+		MaxErrorRate:     f.maxErrorRate,
 		ConnTimeout:      f.connTimeout,
 	}
 	if err := f.server.apply(&plan.Server, fs.isSet); err != nil {
@@ -336,6 +345,31 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return &UsageError{Msg: runErr.Error()}
 	}
 	return runErr
+}
+
+// rateFlag is a share written as a percentage (0.1%) or a fraction
+// (0.001), between 0 and 1.
+type rateFlag struct{ v *float64 }
+
+func (r rateFlag) String() string {
+	if r.v == nil {
+		return ""
+	}
+	return strconv.FormatFloat(100**r.v, 'f', -1, 64) + "%"
+}
+
+func (r rateFlag) Set(s string) error {
+	t := strings.TrimSpace(s)
+	scale := 1.0
+	if strings.HasSuffix(t, "%") {
+		t, scale = strings.TrimSpace(strings.TrimSuffix(t, "%")), 0.01
+	}
+	v, err := strconv.ParseFloat(t, 64)
+	if err != nil || math.IsNaN(v) || v*scale < 0 || v*scale > 1 {
+		return fmt.Errorf("%q is not a share between 0%% and 100%% (e.g. 0.1%% or 0.001)", s)
+	}
+	*r.v = v * scale
+	return nil
 }
 
 // sameFile reports whether two paths name one file (an existing one).

@@ -1,0 +1,297 @@
+package loadgen
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/tlsbench/tlsbench/internal/connerr"
+	"github.com/tlsbench/tlsbench/results"
+)
+
+// DefaultMinResumption and DefaultMaxErrorRate are the gates tlsbench run
+// applies unless told otherwise.
+const (
+	DefaultMinResumption = 0.99
+	DefaultMaxErrorRate  = 0.001
+)
+
+// VerdictFailed marks the record of a case that was measured but failed a
+// gate (results.Record.Verdict).
+const VerdictFailed = "failed"
+
+// iterStat is what the gates need of one measured iteration.
+type iterStat struct {
+	ok, resumed, failed int64
+	// declined: sessions the server refused to resume in the iteration
+	// (nil when unknown).
+	declined map[string]int64
+	// firstUses and reuses count the sessions offered for the first time
+	// and again (only with HandshakeCase.TrackTicketUse).
+	firstUses, reuses int64
+}
+
+// FellIteration is a measured iteration whose resumption rate fell below
+// the minimum, or below 100% for a drift note.
+type FellIteration struct {
+	Iteration         int // 1-based among the measured iterations
+	Resumed, Total    int64
+	Rate              float64
+	ServerDeclined    map[string]int64 // nil when unknown
+	FirstUses, Reuses int64
+}
+
+func (f FellIteration) String() string {
+	s := fmt.Sprintf("iteration %d resumed %.1f%% (%d of %d", f.Iteration, 100*f.Rate, f.Resumed, f.Total)
+	if len(f.ServerDeclined) > 0 {
+		s += "; the server declined " + countList(f.ServerDeclined)
+	}
+	return s + ")"
+}
+
+// ResumptionError is returned when a resume case resumed fewer handshakes
+// than required: in its warm-up (nothing was measured, no record), or in
+// one or more measured iterations (Measured; the record is returned with
+// the error, marked failed): its figures would describe full handshakes.
+type ResumptionError struct {
+	Case            string
+	Resumed, Total  int64
+	Rate, Required  float64
+	ServerResumed   int64 // -1 when unknown
+	ServerHandshake int64
+	// ServerDeclined counts the sessions the server refused, by reason.
+	ServerDeclined map[string]int64
+	// Measured is set when measured iterations fell short; Fell lists
+	// them, of Iterations measured.
+	Measured   bool
+	Fell       []FellIteration
+	Iterations int
+	// SingleUse is set when the sessions offered for the first time
+	// resumed and those offered again did not: the server's tickets are
+	// single-use (seen only with HandshakeCase.TrackTicketUse).
+	SingleUse bool
+	// AllFell is set when every measured iteration fell short (rather
+	// than resumption stopping part-way through the case).
+	AllFell bool
+	// Hint, when set, replaces the generic advice at the end.
+	Hint string
+}
+
+func (e *ResumptionError) Error() string { return e.Case + ": " + e.reason() }
+
+func (e *ResumptionError) reason() string {
+	if e.Measured {
+		return e.measuredReason()
+	}
+	msg := fmt.Sprintf("warm-up resumed %.1f%% of handshakes (%d of %d), below --min-resumption %.2f",
+		100*e.Rate, e.Resumed, e.Total, e.Required)
+	if e.ServerResumed >= 0 {
+		msg += fmt.Sprintf(" (the server counted %d of %d resumed", e.ServerResumed, e.ServerHandshake)
+		if len(e.ServerDeclined) > 0 {
+			msg += " and declined " + countList(e.ServerDeclined) + " sessions"
+		}
+		msg += ")"
+	}
+	hint := e.Hint
+	if hint == "" {
+		hint = "check it with tlsbench probe"
+	}
+	return msg + "; the server may not issue or accept session tickets for this configuration (" + hint + "), or lower --min-resumption to measure anyway"
+}
+
+func (e *ResumptionError) measuredReason() string {
+	parts := make([]string, len(e.Fell))
+	for i, f := range e.Fell {
+		parts[i] = f.String()
+	}
+	msg := fmt.Sprintf("resumption fell below --min-resumption %.2f in %d of %d measured iterations: %s",
+		e.Required, len(e.Fell), e.Iterations, strings.Join(parts, ", "))
+	hint := e.Hint
+	if hint == "" {
+		hint = "the server stopped resuming the sessions it issued (ticket keys rotated, tickets turned off by a reload, a session cache that evicts?)"
+	}
+	return msg + "; " + hint + "; the case's figures mix in full handshakes, or lower --min-resumption to measure anyway"
+}
+
+// ErrorRateError is a case in which more connections failed than
+// HandshakeCase.MaxErrorRate allows. Its record is returned with it,
+// marked failed.
+type ErrorRateError struct {
+	Case            string
+	Failed, Total   int64 // connections of the measured iterations
+	Allowed         float64
+	Kinds           map[string]int64
+	First           error // the first failure, as an example
+	Hint            string
+	firstKindIsEcho bool
+}
+
+func (e *ErrorRateError) Error() string { return e.Case + ": " + e.reason() }
+
+func (e *ErrorRateError) reason() string {
+	msg := fmt.Sprintf("%d of %d connections failed (%.2f%%), above --max-error-rate %s: %s",
+		e.Failed, e.Total, 100*ratio(e.Failed, e.Total), percent(e.Allowed), countList(e.Kinds))
+	if e.First != nil {
+		msg += fmt.Sprintf(" (first: %v)", e.First)
+	}
+	if e.Hint != "" {
+		msg += "; " + e.Hint
+	} else if e.firstKindIsEcho {
+		msg += "; " + pingHint
+	}
+	return msg
+}
+
+// percent writes a share as --max-error-rate takes it: 0.1%.
+func percent(v float64) string {
+	return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.4f", 100*v), "0"), ".") + "%"
+}
+
+// pingHint is the advice for a target that answers the ping with
+// something else than its echo: it speaks another protocol.
+const pingHint = "the target is not an echo server: use --request http for an HTTP server, or --request line for a line-based one"
+
+// StallError is a wave in which every connection timed out: the server
+// accepts connections but does not answer. The case stops at once rather
+// than wait out the timeout for every remaining wave.
+type StallError struct {
+	Case    string
+	Wave    int           // connections in the wave
+	Stage   string        // "connect", "handshake" or "exchange"
+	Timeout time.Duration // the connection timeout they hit
+	Err     error         // the first connection's error
+	// Hint, when set, is added at the end (the exchange in use).
+	Hint string
+}
+
+func (e *StallError) Error() string {
+	what := map[string]string{
+		"connect":   "while connecting: nothing answers at that address (a firewall dropping packets?)",
+		"handshake": "waiting for the TLS handshake: the server accepts connections but does not answer them (is it a TLS server, and is it overloaded?)",
+		"exchange":  "after the handshake, waiting for the answer to the request: the server completed the handshakes but does not answer",
+	}[e.Stage]
+	msg := fmt.Sprintf("%s: every connection of a wave (%d) timed out after %v %s; the case was stopped rather than wait as long for every remaining wave (raise --conn-timeout if the server is only slow)",
+		e.Case, e.Wave, e.Timeout, what)
+	if e.Hint != "" {
+		msg += "; " + e.Hint
+	}
+	return msg
+}
+
+func (e *StallError) Unwrap() error { return e.Err }
+
+// stalled returns a StallError when every connection of a wave timed out
+// (and ctx did not end).
+func (hc *HandshakeCase) stalled(wave []connResult) *StallError {
+	if len(wave) == 0 {
+		return nil
+	}
+	for _, c := range wave {
+		if c.ok || c.errKind != connerr.Timeout {
+			return nil
+		}
+	}
+	return &StallError{Case: hc.Name, Wave: len(wave), Stage: wave[0].stage, Timeout: hc.ConnTimeout, Err: wave[0].err}
+}
+
+// gates checks the measured iterations against the case's minimum
+// resumption and maximum error rate. Failures mark rec failed, with the
+// reasons in its notes, and come back as the error (joined when both
+// fail); a resumption that drifted below 100% but stayed above the bar
+// gets a note.
+func (hc *HandshakeCase) gates(rec *results.Record, iters []iterStat, firstErr error, firstKind string) error {
+	var errs []error
+	if hc.Resume {
+		if e := hc.resumptionGate(rec, iters); e != nil {
+			errs = append(errs, e)
+			rec.Notes = append(rec.Notes, "failed: "+e.reason())
+		}
+	}
+	var failed int64
+	for _, it := range iters {
+		failed += it.failed
+	}
+	total := failed + rec.Handshakes
+	if failed > 0 && ratio(failed, total) > hc.MaxErrorRate {
+		e := &ErrorRateError{Case: hc.Name, Failed: failed, Total: total, Allowed: hc.MaxErrorRate,
+			Kinds: rec.ErrorsByKind, First: firstErr, firstKindIsEcho: isPingMismatch(firstKind, firstErr)}
+		errs = append(errs, e)
+		rec.Notes = append(rec.Notes, "failed: "+e.reason())
+	} else if failed > 0 {
+		rec.Notes = append(rec.Notes, fmt.Sprintf(
+			"%d of %d connections failed (%s); per-handshake figures are per successful handshake and include the failed connections' work",
+			failed, total, countList(rec.ErrorsByKind)))
+	}
+	if len(errs) == 0 {
+		return nil
+	}
+	rec.Verdict = VerdictFailed
+	return errors.Join(errs...)
+}
+
+// resumptionGate checks every measured iteration of a resume case.
+func (hc *HandshakeCase) resumptionGate(rec *results.Record, iters []iterStat) *ResumptionError {
+	var fell, drifted []FellIteration
+	e := &ResumptionError{Case: hc.Name, Required: hc.MinResumption, ServerResumed: -1, Measured: true, Iterations: len(iters)}
+	var again, resumedFell, firstFell int64 // over the iterations that fell
+	for i, it := range iters {
+		f := FellIteration{Iteration: i + 1, Resumed: it.resumed, Total: it.ok, Rate: ratio(it.resumed, it.ok),
+			ServerDeclined: it.declined, FirstUses: it.firstUses, Reuses: it.reuses}
+		switch {
+		case f.Rate < hc.MinResumption:
+			fell = append(fell, f)
+			e.ServerDeclined = addCounts(e.ServerDeclined, it.declined)
+			resumedFell += it.resumed
+			firstFell += it.firstUses
+			again += it.reuses
+		case f.Rate < 1:
+			drifted = append(drifted, f)
+		}
+	}
+	if len(drifted) > 0 {
+		parts := make([]string, len(drifted))
+		for i, f := range drifted {
+			parts[i] = f.String()
+		}
+		bar := fmt.Sprintf("above --min-resumption %.2f", hc.MinResumption)
+		if hc.MinResumption <= 0 {
+			bar = "not checked: --min-resumption 0"
+		}
+		rec.Notes = append(rec.Notes, "resumption drifted below 100% ("+bar+"): "+strings.Join(parts, ", "))
+	}
+	if len(fell) == 0 {
+		return nil
+	}
+	e.Fell = fell
+	e.Resumed, e.Total, e.Rate = rec.Resumed, rec.Handshakes, rec.ResumptionRate
+	// Single-use tickets: what resumed were the first uses, and the
+	// sessions offered again did not resume.
+	e.SingleUse = singleUse(resumedFell, firstFell, again)
+	e.AllFell = len(fell) == len(iters)
+	return e
+}
+
+// singleUse tells the mark of single-use tickets in counts of the
+// sessions offered: what resumed were (nearly all) the first uses, while
+// sessions offered again did not resume.
+func singleUse(resumed, firstUses, reuses int64) bool {
+	return reuses > 0 && resumed > 0 && resumed <= firstUses && 10*resumed >= 9*firstUses
+}
+
+// isPingMismatch reports a ping answered with something else than its
+// echo.
+func isPingMismatch(kind string, err error) bool {
+	return kind == "bad-echo" && err != nil && strings.Contains(err.Error(), "ping answered with")
+}
+
+// countList formats counts by reason for messages: "unknown 5, revoked 1".
+func countList(m map[string]int64) string {
+	parts := make([]string, 0, len(m))
+	for k, v := range m {
+		parts = append(parts, fmt.Sprintf("%s %d", k, v))
+	}
+	sort.Strings(parts)
+	return strings.Join(parts, ", ")
+}
