@@ -327,7 +327,7 @@ type measured struct {
 // measure runs the measured iterations and builds the record.
 func (r *caseRunner) measure(ctx context.Context) (*results.Record, error) {
 	hc := r.hc
-	m := &measured{lat: stats.NewLatency(), meter: &meter{server: hc.Server}}
+	m := &measured{lat: stats.NewLatency(), meter: newMeter(hc.Server)}
 	m.total = newIterResult()
 	scratch := stats.NewLatency()
 	began := time.Now()
@@ -423,6 +423,10 @@ func (r *caseRunner) finish(ctx context.Context, m *measured) (*results.Record, 
 	rec := r.baseRecord(m)
 	r.setCosts(&rec, m)
 	identityErr := r.serverFigures(&rec, m)
+	srv, _ := m.meter.serverTotal()
+	if l, ok := m.meter.load(m.total.wall, srv, rec.Transport == "memory"); ok {
+		recordMachine(&rec, l, true)
+	}
 	if len(hc.ClientIdentities) > 0 {
 		rec.ClientIdentities = len(hc.ClientIdentities)
 	}

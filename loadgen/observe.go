@@ -25,6 +25,9 @@ func (o ChildServer) Snapshot() (ServerSnapshot, error) {
 	}, nil
 }
 
+// ServerPID is the child's process id, whose CPUs the case watches.
+func (o ChildServer) ServerPID() int { return o.Child.PID() }
+
 // InProcessServer observes a built-in server in this process: its counts
 // only, since its CPU time and allocations are mixed with the client's.
 type InProcessServer struct{ Server *server.Server }
@@ -47,3 +50,6 @@ func (o ProcessCPU) Snapshot() (ServerSnapshot, error) {
 	}
 	return ServerSnapshot{HasCPU: true, CPU: cpu}, nil
 }
+
+// ServerPID is the observed process's id, whose CPUs the case watches.
+func (o ProcessCPU) ServerPID() int { return o.PID }

@@ -725,7 +725,7 @@ func (r *tpRunner) measure(ctx context.Context) (*results.Record, error) {
 		stopErr        error
 		cutNote        string
 	)
-	m := &meter{server: tc.Server}
+	m := newMeter(tc.Server)
 	began := time.Now()
 	var deadline time.Time
 	if tc.MaxDuration > 0 {
@@ -824,6 +824,11 @@ func (r *tpRunner) record(samples, rates []float64, total tpIter, m *meter) *res
 	pct := func(d time.Duration) *float64 { return results.Float(100 * d.Seconds() / total.wall.Seconds()) }
 	rec.ClientCPUPct, rec.ServerCPUPct = nil, nil
 	srv, srvErr := m.serverTotal()
+	if l, ok := m.load(total.wall, srv, tc.Server == nil); ok {
+		// Bulk transfer is meant to fill the CPUs: only other load is
+		// worth a note.
+		recordMachine(&rec, l, false)
+	}
 	switch {
 	case tc.Server != nil && srvErr != nil:
 		rec.Notes = append(rec.Notes, "server counters unavailable: "+srvErr.Error())

@@ -101,6 +101,18 @@ type Record struct {
 	MBps         *float64 `json:"mbps,omitempty"`
 	ClientCPUPct *float64 `json:"client_cpu_pct,omitempty"`
 	ServerCPUPct *float64 `json:"server_cpu_pct,omitempty"`
+	// The machine over the kept iterations, from /proc/stat (null when it
+	// cannot be read, e.g. off Linux). CPUsAvailable is how many CPUs the
+	// client and the server may run on together (their affinity masks);
+	// MachineBusy the share (0..1) of those CPUs' time that was busy,
+	// whoever ran; OtherCPUShare the share taken by anything but the
+	// client and the server (other processes, steal time; with a server
+	// whose CPU is not observed, the server too). A handshake case gets a
+	// note when MachineBusy reaches 0.9 (saturated), any case when
+	// OtherCPUShare reaches 0.1.
+	CPUsAvailable int      `json:"cpus_available,omitempty"`
+	MachineBusy   *float64 `json:"machine_busy,omitempty"`
+	OtherCPUShare *float64 `json:"other_cpu_share,omitempty"`
 	// Extra holds case-specific measurements (for example kTLS counter
 	// deltas) that have no field of their own. Throughput cases record
 	// there what each end actually used: client_ktls_tx, client_ktls_rx,

@@ -469,7 +469,10 @@ func (st *runState) addHints(err error) {
 		// Single-use tickets fail from the start; resumption that stops
 		// part-way through a case is a server that changed (keys
 		// rotated, tickets turned off, a cache evicting).
-		singleUse := (re.SingleUse || re.ServerDeclined["unknown"] > 0) && (!re.Measured || re.AllFell)
+		// The client's own counts (first uses resumed, reuses did not)
+		// prove single-use tickets wherever they fell; the server's
+		// "unknown" declines only when resumption never held.
+		singleUse := re.SingleUse || re.ServerDeclined["unknown"] > 0 && (!re.Measured || re.AllFell)
 		switch {
 		case singleUse && p.TicketReuse == tlsconf.ReuseMulti:
 			re.Hint = "the server refused sessions it had already accepted once, as servers with single-use tickets do: try --ticket-reuse single"

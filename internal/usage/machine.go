@@ -79,26 +79,43 @@ func (l Load) Shares() (busy, ours, other float64, ok bool) {
 // Notes returns the remarks a record needs about the machine: saturated,
 // or shared with other load. They say what the figures then mean.
 func (l Load) Notes() []string {
-	busy, ours, other, ok := l.Shares()
-	if !ok {
-		return nil
-	}
 	var notes []string
-	if busy >= SaturatedShare {
-		notes = append(notes, fmt.Sprintf(
-			"the machine was saturated: client and server used %.0f%% of the %d CPU(s) they may run on (%.0f%% busy in all); the figures describe the machine's limit, not the cost of the TLS stack alone",
-			100*ours, l.CPUs, 100*busy))
+	if n := l.SaturationNote(); n != "" {
+		notes = append(notes, n)
 	}
-	if other >= OtherShare {
-		who := "other processes"
-		if !l.ServerKnown {
-			who = "processes other than the client (the server among them, its CPU not being observed)"
-		}
-		notes = append(notes, fmt.Sprintf(
-			"other load on the machine: %s took %.0f%% of the %d CPU(s) the benchmark may use; the figures may be slower and noisier than on a quiet machine",
-			who, 100*other, l.CPUs))
+	if n := l.OtherLoadNote(); n != "" {
+		notes = append(notes, n)
 	}
 	return notes
+}
+
+// SaturationNote says that the CPUs the benchmark may use were (nearly)
+// all busy, or is empty. A handshake case on a saturated machine measures
+// how the machine queues work, not what a handshake costs.
+func (l Load) SaturationNote() string {
+	busy, ours, _, ok := l.Shares()
+	if !ok || busy < SaturatedShare {
+		return ""
+	}
+	return fmt.Sprintf(
+		"the machine was saturated: its %d CPU(s) that client and server may run on were %.0f%% busy (client and server %.0f%%); the figures describe the machine's limit, not the cost of the TLS stack alone",
+		l.CPUs, 100*busy, 100*ours)
+}
+
+// OtherLoadNote says that processes other than the client and the server
+// took a noticeable share of their CPUs, or is empty.
+func (l Load) OtherLoadNote() string {
+	_, _, other, ok := l.Shares()
+	if !ok || other < OtherShare {
+		return ""
+	}
+	who := "other processes"
+	if !l.ServerKnown {
+		who = "processes other than the client (the server among them, its CPU not being observed)"
+	}
+	return fmt.Sprintf(
+		"other load on the machine: %s took %.0f%% of the %d CPU(s) the benchmark may use; the figures may be slower and noisier than on a quiet machine",
+		who, 100*other, l.CPUs)
 }
 
 // cpuList lists a set's CPUs in order, for messages.

@@ -20,7 +20,7 @@ func TestLoadNotes(t *testing.T) {
 		{"client and server fill both cores", Load{Client: 9 * sec / 10, Server: 9 * sec / 10, ServerKnown: true, CPUs: 2,
 			Machine: MachineTimes{Busy: 19 * sec / 10, Total: 2 * sec}}, []string{"machine was saturated"}, 0.95, 0.05},
 		{"pinned to one core", Load{Client: 5 * sec / 10, Server: 47 * sec / 100, ServerKnown: true, CPUs: 1,
-			Machine: MachineTimes{Busy: 99 * sec / 100, Total: sec}}, []string{"machine was saturated: client and server used 97% of the 1 CPU"}, 0.99, 0.02},
+			Machine: MachineTimes{Busy: 99 * sec / 100, Total: sec}}, []string{"machine was saturated: its 1 CPU(s) that client and server may run on were 99% busy (client and server 97%)"}, 0.99, 0.02},
 		{"another process", Load{Client: 3 * sec / 10, Server: 3 * sec / 10, ServerKnown: true, CPUs: 2,
 			Machine: MachineTimes{Busy: 15 * sec / 10, Total: 2 * sec}}, []string{"other load on the machine: other processes took 45%"}, 0.75, 0.45},
 		{"busy with others", Load{Client: 3 * sec / 10, Server: 3 * sec / 10, ServerKnown: true, CPUs: 2,
