@@ -23,6 +23,13 @@ func usagef(format string, args ...any) error {
 	return &UsageError{Msg: fmt.Sprintf(format, args...)}
 }
 
+// interruptedError is a run stopped by Ctrl-C (exit 130); detail says
+// what became of the results.
+type interruptedError struct{ detail string }
+
+func (e *interruptedError) Error() string { return "interrupted; " + e.detail }
+func (e *interruptedError) Unwrap() error { return context.Canceled }
+
 // errHelp is returned after help was printed on request: exit 0.
 var errHelp = errors.New("help requested")
 
@@ -53,11 +60,14 @@ func Message(err error) string {
 	if err == nil || errors.Is(err, errHelp) {
 		return ""
 	}
+	var ie *interruptedError
+	if errors.As(err, &ie) {
+		return "interrupted; " + ie.detail
+	}
 	if errors.Is(err, context.Canceled) {
 		return "interrupted; results measured so far were written"
 	}
-	var fc *runner.FailedCases
-	if errors.As(err, &fc) {
+	if fc, ok := err.(*runner.FailedCases); ok {
 		return fc.Error()
 	}
 	return strings.ReplaceAll(err.Error(), "\n", " ")

@@ -5,8 +5,10 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
@@ -32,6 +34,8 @@ func TestScripts(t *testing.T) {
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"resultfields": cmdResultFields,
+			"waitlines":    cmdWaitLines,
+			"globcount":    cmdGlobCount,
 		},
 		RequireExplicitExec: true,
 	})
@@ -70,6 +74,43 @@ func cmdResultFields(ts *testscript.TestScript, neg bool, args []string) {
 				ts.Fatalf("line %d (%v): no field %q", i+1, m["name"], f)
 			}
 		}
+	}
+}
+
+// cmdWaitLines waits until a file matching GLOB has at least N lines (a
+// run in the background has measured N cases): waitlines GLOB N.
+func cmdWaitLines(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 || neg {
+		ts.Fatalf("usage: waitlines GLOB N")
+	}
+	want, err := strconv.Atoi(args[1])
+	if err != nil {
+		ts.Fatalf("waitlines: %v", err)
+	}
+	deadline := time.Now().Add(2 * time.Minute) // a loaded machine
+	for time.Now().Before(deadline) {
+		matches, _ := filepath.Glob(ts.MkAbs(args[0]))
+		for _, m := range matches {
+			if b, err := os.ReadFile(m); err == nil && bytes.Count(b, []byte("\n")) >= want {
+				return
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	ts.Fatalf("no file %s with %d lines after 2 minutes", args[0], want)
+}
+
+// cmdGlobCount checks how many files match GLOB: globcount GLOB N.
+func cmdGlobCount(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 || neg {
+		ts.Fatalf("usage: globcount GLOB N")
+	}
+	matches, err := filepath.Glob(ts.MkAbs(args[0]))
+	if err != nil {
+		ts.Fatalf("globcount: %v", err)
+	}
+	if strconv.Itoa(len(matches)) != args[1] {
+		ts.Fatalf("%d files match %s (%v), want %s", len(matches), args[0], matches, args[1])
 	}
 }
 

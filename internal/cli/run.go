@@ -278,12 +278,12 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return &UsageError{Msg: err.Error()}
 	}
 
-	var out *results.Writer
+	var out *outFile
 	if f.out != "" {
-		if out, err = results.Create(f.out); err != nil {
+		if out, err = createOutFile(f.out); err != nil {
 			return usagef("--out: %v", err)
 		}
-		defer out.Close()
+		defer out.abandon() // on a return before the run ends
 	}
 	cases := len(plan.Cases())
 	if tplan != nil {
@@ -307,9 +307,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			recs = append(recs, *rec)
 		}
 		if out != nil {
-			if err := out.Write(rec); err != nil {
-				return err
-			}
+			out.write(rec) // a failed write is reported at the end
 		}
 		return stream.Add(rec)
 	}
@@ -321,9 +319,13 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		runErr = runner.Run(ctx, plan, emit)
 	}
 	prog.finish()
+	var outErr error
+	if out != nil {
+		outErr = out.finish(measured, runErr == nil)
+	}
 	if measured > 0 || runErr == nil {
 		if err := stream.Close(); err != nil {
-			return errors.Join(runErr, err)
+			return errors.Join(runErr, outErr, err)
 		}
 	}
 	if baseline != nil && measured > 0 && ctx.Err() == nil {
@@ -335,7 +337,26 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if errors.As(runErr, &startErr) {
 		return &UsageError{Msg: runErr.Error()}
 	}
-	return runErr
+	return runOutcome(ctx, runErr, out, outErr)
+}
+
+// runOutcome is run's final error: the run's own, with what became of
+// --out. A failed write to --out fails the run (exit 1) even when every
+// case passed; an interrupted run says where its results are.
+func runOutcome(ctx context.Context, runErr error, out *outFile, outErr error) error {
+	if ctx.Err() != nil && out != nil {
+		if outErr != nil {
+			return &interruptedError{detail: outErr.Error()}
+		}
+		return &interruptedError{detail: out.summary()}
+	}
+	switch {
+	case outErr == nil:
+		return runErr
+	case runErr == nil:
+		return outErr
+	}
+	return fmt.Errorf("%w; %v", runErr, outErr)
 }
 
 // sameFile reports whether two paths name one file (an existing one).
