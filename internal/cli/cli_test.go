@@ -41,7 +41,7 @@ func TestScripts(t *testing.T) {
 	})
 }
 
-// contractFields are the results-file field names DESIGN.md promises.
+// contractFields are the results-file field names docs/results.md promises.
 var contractFields = []string{
 	"name", "kind", "tls_version", "resume", "mutual", "concurrency", "key_type", "group",
 	"transport", "handshakes", "errors", "resumed", "resumption_rate", "server_resumed",
