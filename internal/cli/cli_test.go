@@ -3,7 +3,9 @@ package cli_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -17,9 +19,16 @@ import (
 	"github.com/tlsbench/tlsbench/results"
 )
 
+// mainEnv makes this test binary run as tlsbench itself, for tests that
+// need the real process (its exit status after a signal).
+const mainEnv = "TLSBENCH_TEST_AS_MAIN"
+
 func TestMain(m *testing.M) {
 	// The child server of `tlsbench run` is this test binary again.
 	testchild.RunIfChild()
+	if os.Getenv(mainEnv) == "1" {
+		os.Exit(cli.Main(os.Args[1:]))
+	}
 	testscript.Main(m, map[string]func(){
 		"tlsbench": func() { os.Exit(cli.Main(os.Args[1:])) },
 	})
@@ -191,5 +200,50 @@ func TestInterruptKeepsResults(t *testing.T) {
 		if r.ServerCPUUS == nil || r.ServerResumed == nil {
 			t.Errorf("%s: server CPU %v, server resumed %v; want both measured", r.Name, r.ServerCPUUS, r.ServerResumed)
 		}
+	}
+}
+
+// TestCtrlCBeforeAnyCaseKeepsTheOldFile runs tlsbench as a process and
+// sends it SIGINT while the first case warms up: exit status 130, and the
+// existing --out file is left as it was, with no temporary file beside it.
+func TestCtrlCBeforeAnyCaseKeepsTheOldFile(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	out := filepath.Join(dir, "r.jsonl")
+	os.WriteFile(out, []byte("old results\n"), 0o644)
+	cmd := exec.Command(os.Args[0], "run", "--tls", "1.3", "--resume", "off", "--concurrency", "1", "--warmup", "100000", "--out", out)
+	cmd.Env = append(os.Environ(), mainEnv+"=1", testchild.Env())
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// The temporary file is created before the run starts (and after
+	// the signal handler is in place).
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		if m, _ := filepath.Glob(out + ".partial-*"); len(m) > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatalf("no temporary results file after 2 minutes; stderr: %s", stderr.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	cmd.Process.Signal(os.Interrupt)
+	err := cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != cli.ExitInterrupted {
+		t.Fatalf("wait: %v, want exit status %d; stderr: %s", err, cli.ExitInterrupted, stderr.String())
+	}
+	if want := "tlsbench: interrupted; nothing was measured; " + out + " was left as it was\n"; stderr.String() != want {
+		t.Errorf("stderr %q, want %q", stderr.String(), want)
+	}
+	if b, _ := os.ReadFile(out); string(b) != "old results\n" {
+		t.Errorf("--out file now holds %q, want the old results", b)
+	}
+	if m, _ := filepath.Glob(out + ".partial-*"); len(m) > 0 {
+		t.Errorf("temporary files left: %v", m)
 	}
 }

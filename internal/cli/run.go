@@ -330,7 +330,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	if baseline != nil && measured > 0 && ctx.Err() == nil {
 		if err := f.cmp.compareAfterRun(stdout, stderr, format, f.baseline, baseline, recs); err != nil {
-			return errors.Join(runErr, err)
+			return errors.Join(runErr, outErr, err)
 		}
 	}
 	var startErr *runner.ServerStartError
