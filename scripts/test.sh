@@ -10,6 +10,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# step names a step and the time spent so far (CI must stay well under 20
+# minutes on 2 cores).
+step() { echo "== $* (${SECONDS}s)"; }
+
 # packages prints the package list, then missing the packages whose command
 # is not installed.
 packages() { sed -e 's/#.*//' scripts/packages.txt | awk 'NF >= 2 {print $1, $2}'; }
@@ -24,7 +28,7 @@ missing_packages() {
 	done
 }
 
-echo "== packages (scripts/packages.txt)"
+step "packages (scripts/packages.txt)"
 mapfile -t missing < <(missing_packages)
 if [[ $(id -u) == 0 ]] && command -v apt-get >/dev/null 2>&1; then
 	export DEBIAN_FRONTEND=noninteractive
@@ -48,7 +52,7 @@ if ((${#missing[@]})); then
 	exit 1
 fi
 
-echo "== gofmt, go vet"
+step "gofmt, go vet"
 unformatted=$(gofmt -l .)
 if [[ -n "$unformatted" ]]; then
 	echo "gofmt needed on:"; echo "$unformatted"; exit 1
@@ -57,15 +61,15 @@ go vet ./...
 GOOS=darwin go vet ./internal/ktls/ ./internal/usage/ ./server/
 GOOS=windows go build ./...
 
-echo "== go test"
+step "go test"
 # CI=1 makes a test that needs a real peer fail, not skip, when it is
 # missing: every peer was installed above.
 CI=1 go test -count=1 ./...
 
-echo "== go test -race (the packages with concurrency)"
+step "go test -race (the packages with concurrency)"
 CI=1 go test -race -count=1 ./loadgen/ ./server/ ./runner/ ./stats/ ./internal/ktls/ ./internal/memconn/ ./tlsconf/ ./report/
 
-echo "== fuzz (bounded)"
+step "fuzz (bounded)"
 # -fuzzminimizetime keeps a new interesting input from spending the whole
 # budget on minimisation.
 fuzz() { go test -run '^$' -fuzz "^$2\$" -fuzztime "${FUZZTIME:-15s}" -fuzzminimizetime 2s "$1"; }
@@ -77,6 +81,6 @@ fuzz ./keys FuzzParseClientHello
 fuzz ./keys FuzzClientHelloFromRecords
 fuzz ./probe FuzzWire
 
-echo "== kTLS in a VM"
+step "kTLS in a VM"
 scripts/ktls-vm-test.sh
-echo "== all tests passed"
+step "all tests passed"
