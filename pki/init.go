@@ -229,8 +229,7 @@ func prepareDir(dir string, force bool) error {
 		if len(names) > 4 {
 			names = append(names[:4], fmt.Sprintf("and %d more", len(existing)-4))
 		}
-		return fmt.Errorf("%s already holds a PKI (%s); use another directory, or replace it (tlsbench pki init --force; InitOptions.Force)",
-			dir, strings.Join(names, ", "))
+		return &ExistsError{Dir: dir, Files: names}
 	}
 	for _, e := range existing {
 		if err := os.Remove(e); err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -238,4 +237,16 @@ func prepareDir(dir string, force bool) error {
 		}
 	}
 	return nil
+}
+
+// ExistsError is Init's refusal to write into a directory that already
+// holds a PKI, without Force. Files names (some of) the files found.
+type ExistsError struct {
+	Dir   string
+	Files []string
+}
+
+func (e *ExistsError) Error() string {
+	return fmt.Sprintf("%s already holds a PKI (%s); use another directory, or replace it (InitOptions.Force)",
+		e.Dir, strings.Join(e.Files, ", "))
 }

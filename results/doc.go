@@ -2,8 +2,9 @@
 // and every report and comparison reads: one JSON object per benchmark case,
 // one object per line (JSON lines).
 //
-// The JSON field names are a contract (see DESIGN.md, "Results file") and
-// are pinned by tests: renaming one breaks every results file already
+// The JSON field names are a contract, documented in docs/results.md, and
+// are pinned by tests (a field missing from docs/results.md fails them):
+// renaming one breaks every results file already
 // written. New fields may be added; existing ones keep their name and
 // meaning. Values that are unknown are encoded as null, never as a guess.
 //

@@ -12,7 +12,7 @@ import (
 	"github.com/tlsbench/tlsbench/results"
 )
 
-// TestFieldNamesAreTheContract pins the JSON names DESIGN.md promises:
+// TestFieldNamesAreTheContract pins the JSON names docs/results.md promises:
 // renaming a field breaks every results file already written.
 func TestFieldNamesAreTheContract(t *testing.T) {
 	b, err := json.Marshal(results.Record{})

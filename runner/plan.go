@@ -142,6 +142,9 @@ type Case struct {
 	// NameKeyCache adds keycache-on/-off to the name (given identities,
 	// or a key-cache comparison).
 	NameKeyCache bool
+	// NameKeyType adds the key type to the name even when it is the
+	// default (a plan of several key types).
+	NameKeyType bool
 }
 
 // Validate checks the plan before any work is done. Errors name the
@@ -149,6 +152,9 @@ type Case struct {
 func (p *Plan) Validate() error {
 	if len(p.Versions) == 0 {
 		return fmt.Errorf("--tls: no TLS version given")
+	}
+	if err := p.checkDuplicates(); err != nil {
+		return err
 	}
 	if len(p.Resume) == 0 {
 		return fmt.Errorf("--resume: give off, on or both")
@@ -220,6 +226,42 @@ func (p *Plan) Validate() error {
 	return nil
 }
 
+// checkDuplicates refuses an axis that lists a value twice: its cases
+// would run twice under one name.
+func (p *Plan) checkDuplicates() error {
+	dups := []struct {
+		flag string
+		dup  string
+	}{
+		{"--tls", duplicate(p.Versions, tlsconf.VersionName)},
+		{"--resume", duplicate(p.Resume, func(b bool) string { return map[bool]string{false: "off", true: "on"}[b] })},
+		{"--concurrency", duplicate(p.Concurrency, func(c int) string { return fmt.Sprint(c) })},
+		{"--key", duplicate(p.KeyTypes, func(k pki.KeyType) string { return string(k) })},
+		{"--groups", duplicate(p.Groups, tlsconf.GroupName)},
+		{"--transport", duplicate(p.Transports, func(t string) string { return t })},
+		{"--key-cache", duplicate(p.KeyCache, func(b bool) string { return map[bool]string{false: "off", true: "on"}[b] })},
+	}
+	for _, d := range dups {
+		if d.dup != "" {
+			return fmt.Errorf("%s: %s is given twice", d.flag, d.dup)
+		}
+	}
+	return nil
+}
+
+// duplicate returns the first value of vals that appears twice, as name
+// writes it; "" when there is none.
+func duplicate[T comparable](vals []T, name func(T) string) string {
+	seen := map[T]bool{}
+	for _, v := range vals {
+		if seen[v] {
+			return name(v)
+		}
+		seen[v] = true
+	}
+	return ""
+}
+
 // isTLS13OnlyGroup reports post-quantum hybrids, which TLS 1.2 cannot
 // negotiate.
 func isTLS13OnlyGroup(g tls.CurveID) bool {
@@ -248,6 +290,10 @@ func (p *Plan) Cases() []Case {
 	}
 	caches := orDefault(p.KeyCache, true)
 	nameCache := len(p.Server.Identities) > 0 || len(caches) > 1
+	// With several key types every case names its own, the default one
+	// included; alone, the default key type is left out, so the default
+	// matrix keeps its names.
+	nameKey := len(keys) > 1
 	groups := orDefault(p.Groups, 0)
 	transports := orDefault(p.Transports, TransportTCP)
 	var out []Case
@@ -259,7 +305,7 @@ func (p *Plan) Cases() []Case {
 						for _, r := range p.Resume {
 							for _, c := range p.Concurrency {
 								cs := Case{Version: v, Resume: r, Concurrency: c, KeyType: k, Group: g, Transport: t, Mutual: p.Mutual,
-									KeyCache: kc, NameKeyCache: nameCache}
+									KeyCache: kc, NameKeyCache: nameCache, NameKeyType: nameKey}
 								cs.Name = cs.name()
 								out = append(out, cs)
 							}
@@ -274,7 +320,10 @@ func (p *Plan) Cases() []Case {
 
 // name is the case's stable name: handshake/tls1.3/resume/c64, with
 // segments for every dimension that is not at its default, e.g.
-// handshake/tls1.2/full/rsa-2048/x25519/memory/c8.
+// handshake/tls1.2/full/rsa-2048/x25519/memory/c8, and for the key type
+// and key cache whenever the plan has several (…/ecdsa-p256/… beside
+// …/rsa-2048/…). Names are unique within a plan: Validate refuses an
+// axis that lists a value twice.
 func (c Case) name() string {
 	parts := []string{"handshake", "tls" + tlsconf.VersionName(c.Version)}
 	if c.Resume {
@@ -285,7 +334,7 @@ func (c Case) name() string {
 	if c.Mutual {
 		parts = append(parts, "mutual")
 	}
-	if c.KeyType != DefaultKeyType && c.KeyType != "" {
+	if c.KeyType != "" && (c.KeyType != DefaultKeyType || c.NameKeyType) {
 		parts = append(parts, string(c.KeyType))
 	}
 	if c.NameKeyCache {
@@ -329,7 +378,7 @@ func (p *Plan) validateTarget() error {
 		return fmt.Errorf("--server-pid %d: not a process id", p.Target.ServerPID)
 	}
 	if p.ClientIdentities > 1 {
-		return fmt.Errorf("--client-identities: an external target is measured with the one identity of --cert/--key")
+		return fmt.Errorf("--client-identities: an external target is measured with the one identity of --client-cert and --client-key")
 	}
 	if len(p.Transports) > 0 && (len(p.Transports) > 1 || p.Transports[0] != TransportTCP) {
 		return fmt.Errorf("--transport memory needs the built-in server: drop --target or use --transport tcp")

@@ -1,11 +1,58 @@
 #!/usr/bin/env bash
-# The test command of README.md, and what CI runs after installing the
-# real peers (.ci/run): static checks, the whole Go test suite, bounded
+# The test command of README.md, and all that CI runs (.ci/run calls it):
+# the real peers the tests need (scripts/packages.txt, installed when
+# missing if this runs as root with apt-get), static checks, the whole Go
+# test suite, the concurrent packages under the race detector, bounded
 # fuzzing of every parser, and the kTLS tests inside a real kernel.
+#
+# Environment: FUZZTIME (default 15s per fuzz target), and those of
+# scripts/ktls-vm-test.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-echo "== gofmt, go vet"
+# step names a step and the time spent so far (CI must stay well under 20
+# minutes on 2 cores).
+step() { echo "== $* (${SECONDS}s)"; }
+
+# packages prints the package list, then missing the packages whose command
+# is not installed.
+packages() { sed -e 's/#.*//' scripts/packages.txt | awk 'NF >= 2 {print $1, $2}'; }
+missing_packages() {
+	local pkg cmd
+	packages | while read -r pkg cmd; do
+		if command -v dpkg-query >/dev/null 2>&1; then
+			dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || echo "$pkg"
+		else
+			command -v "$cmd" >/dev/null 2>&1 || echo "$pkg"
+		fi
+	done
+}
+
+step "packages (scripts/packages.txt)"
+mapfile -t missing < <(missing_packages)
+if [[ $(id -u) == 0 ]] && command -v apt-get >/dev/null 2>&1; then
+	export DEBIAN_FRONTEND=noninteractive
+	# Refresh the package lists even when nothing is missing: the kTLS VM
+	# fetches Debian's current cloud kernel with apt-get download.
+	if ! apt-get update -qq; then
+		((${#missing[@]} == 0)) || { echo "apt-get update failed; cannot install: ${missing[*]}"; exit 1; }
+		echo "apt-get update failed; going on with the package lists there are"
+	fi
+	if ((${#missing[@]})); then
+		echo "installing: ${missing[*]}"
+		apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+		mapfile -t missing < <(missing_packages)
+	fi
+fi
+if ((${#missing[@]})); then
+	echo "missing packages the tests need: ${missing[*]}"
+	echo "install them (Debian, Ubuntu) with:"
+	echo "  sudo apt-get update && sudo apt-get install -y --no-install-recommends ${missing[*]}"
+	echo "or run this script as root, which installs them; 'go test -short ./...' runs the Go tests alone"
+	exit 1
+fi
+
+step "gofmt, go vet"
 unformatted=$(gofmt -l .)
 if [[ -n "$unformatted" ]]; then
 	echo "gofmt needed on:"; echo "$unformatted"; exit 1
@@ -14,10 +61,15 @@ go vet ./...
 GOOS=darwin go vet ./internal/ktls/ ./internal/usage/ ./server/
 GOOS=windows go build ./...
 
-echo "== go test"
-go test -count=1 ./...
+step "go test"
+# CI=1 makes a test that needs a real peer fail, not skip, when it is
+# missing: every peer was installed above.
+CI=1 go test -count=1 ./...
 
-echo "== fuzz (bounded)"
+step "go test -race (the packages with concurrency)"
+CI=1 go test -race -count=1 ./loadgen/ ./server/ ./runner/ ./stats/ ./internal/ktls/ ./internal/memconn/ ./tlsconf/ ./report/
+
+step "fuzz (bounded)"
 # -fuzzminimizetime keeps a new interesting input from spending the whole
 # budget on minimisation.
 fuzz() { go test -run '^$' -fuzz "^$2\$" -fuzztime "${FUZZTIME:-15s}" -fuzzminimizetime 2s "$1"; }
@@ -29,5 +81,6 @@ fuzz ./keys FuzzParseClientHello
 fuzz ./keys FuzzClientHelloFromRecords
 fuzz ./probe FuzzWire
 
-echo "== kTLS in a VM"
+step "kTLS in a VM"
 scripts/ktls-vm-test.sh
+step "all tests passed"

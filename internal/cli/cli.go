@@ -23,6 +23,13 @@ func usagef(format string, args ...any) error {
 	return &UsageError{Msg: fmt.Sprintf(format, args...)}
 }
 
+// interruptedError is a run stopped by Ctrl-C (exit 130); detail says
+// what became of the results.
+type interruptedError struct{ detail string }
+
+func (e *interruptedError) Error() string { return "interrupted; " + e.detail }
+func (e *interruptedError) Unwrap() error { return context.Canceled }
+
 // errHelp is returned after help was printed on request: exit 0.
 var errHelp = errors.New("help requested")
 
@@ -53,11 +60,14 @@ func Message(err error) string {
 	if err == nil || errors.Is(err, errHelp) {
 		return ""
 	}
+	var ie *interruptedError
+	if errors.As(err, &ie) {
+		return "interrupted; " + ie.detail
+	}
 	if errors.Is(err, context.Canceled) {
 		return "interrupted; results measured so far were written"
 	}
-	var fc *runner.FailedCases
-	if errors.As(err, &fc) {
+	if fc, ok := err.(*runner.FailedCases); ok {
 		return fc.Error()
 	}
 	return strings.ReplaceAll(err.Error(), "\n", " ")
@@ -90,7 +100,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	name := args[0]
 	switch name {
 	case "-h", "-help", "--help", "help":
-		if len(args) > 1 {
+		if len(args) > 1 && !isHelpFlag(args[1]) {
 			// "tlsbench help run" is "tlsbench run --help".
 			for _, c := range commands() {
 				if c.name == args[1] {
@@ -117,6 +127,10 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	return usagef("unknown command %q; commands: %s (see 'tlsbench help')", name, commandNames())
 }
 
+func isHelpFlag(s string) bool {
+	return s == "-h" || s == "-help" || s == "--help"
+}
+
 func commandNames() string {
 	var names []string
 	for _, c := range commands() {
@@ -138,8 +152,13 @@ func printTopUsage(w io.Writer) {
 }
 
 func versionCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	if len(args) > 0 {
-		return usagef("version takes no arguments, got %q", args[0])
+	fs := newFlagSet("version", stdout, func(w io.Writer) {
+		fmt.Fprintln(w, "Usage: tlsbench version")
+		fmt.Fprintln(w)
+		fmt.Fprintln(w, "Prints the tlsbench version, the Go version it was built with, and the OS and architecture.")
+	})
+	if err := fs.parse(args); err != nil {
+		return err
 	}
 	env := results.CurrentEnv()
 	fmt.Fprintf(stdout, "tlsbench %s (%s %s/%s)\n", env.TLSBenchVersion, env.GoVersion, env.GOOS, env.GOARCH)

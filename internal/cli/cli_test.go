@@ -3,10 +3,14 @@ package cli_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
@@ -15,9 +19,16 @@ import (
 	"github.com/tlsbench/tlsbench/results"
 )
 
+// mainEnv makes this test binary run as tlsbench itself, for tests that
+// need the real process (its exit status after a signal).
+const mainEnv = "TLSBENCH_TEST_AS_MAIN"
+
 func TestMain(m *testing.M) {
 	// The child server of `tlsbench run` is this test binary again.
 	testchild.RunIfChild()
+	if os.Getenv(mainEnv) == "1" {
+		os.Exit(cli.Main(os.Args[1:]))
+	}
 	testscript.Main(m, map[string]func(){
 		"tlsbench": func() { os.Exit(cli.Main(os.Args[1:])) },
 	})
@@ -32,12 +43,14 @@ func TestScripts(t *testing.T) {
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"resultfields": cmdResultFields,
+			"waitlines":    cmdWaitLines,
+			"globcount":    cmdGlobCount,
 		},
 		RequireExplicitExec: true,
 	})
 }
 
-// contractFields are the results-file field names DESIGN.md promises.
+// contractFields are the results-file field names docs/results.md promises.
 var contractFields = []string{
 	"name", "kind", "tls_version", "resume", "mutual", "concurrency", "key_type", "group",
 	"transport", "handshakes", "errors", "resumed", "resumption_rate", "server_resumed",
@@ -70,6 +83,43 @@ func cmdResultFields(ts *testscript.TestScript, neg bool, args []string) {
 				ts.Fatalf("line %d (%v): no field %q", i+1, m["name"], f)
 			}
 		}
+	}
+}
+
+// cmdWaitLines waits until a file matching GLOB has at least N lines (a
+// run in the background has measured N cases): waitlines GLOB N.
+func cmdWaitLines(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 || neg {
+		ts.Fatalf("usage: waitlines GLOB N")
+	}
+	want, err := strconv.Atoi(args[1])
+	if err != nil {
+		ts.Fatalf("waitlines: %v", err)
+	}
+	deadline := time.Now().Add(2 * time.Minute) // a loaded machine
+	for time.Now().Before(deadline) {
+		matches, _ := filepath.Glob(ts.MkAbs(args[0]))
+		for _, m := range matches {
+			if b, err := os.ReadFile(m); err == nil && bytes.Count(b, []byte("\n")) >= want {
+				return
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	ts.Fatalf("no file %s with %d lines after 2 minutes", args[0], want)
+}
+
+// cmdGlobCount checks how many files match GLOB: globcount GLOB N.
+func cmdGlobCount(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 || neg {
+		ts.Fatalf("usage: globcount GLOB N")
+	}
+	matches, err := filepath.Glob(ts.MkAbs(args[0]))
+	if err != nil {
+		ts.Fatalf("globcount: %v", err)
+	}
+	if strconv.Itoa(len(matches)) != args[1] {
+		ts.Fatalf("%d files match %s (%v), want %s", len(matches), args[0], matches, args[1])
 	}
 }
 
@@ -157,5 +207,50 @@ func TestInterruptKeepsResults(t *testing.T) {
 		if r.ServerCPUUS == nil || r.ServerResumed == nil {
 			t.Errorf("%s: server CPU %v, server resumed %v; want both measured", r.Name, r.ServerCPUUS, r.ServerResumed)
 		}
+	}
+}
+
+// TestCtrlCBeforeAnyCaseKeepsTheOldFile runs tlsbench as a process and
+// sends it SIGINT while the first case warms up: exit status 130, and the
+// existing --out file is left as it was, with no temporary file beside it.
+func TestCtrlCBeforeAnyCaseKeepsTheOldFile(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	out := filepath.Join(dir, "r.jsonl")
+	os.WriteFile(out, []byte("old results\n"), 0o644)
+	cmd := exec.Command(os.Args[0], "run", "--tls", "1.3", "--resume", "off", "--concurrency", "1", "--warmup", "100000", "--out", out)
+	cmd.Env = append(os.Environ(), mainEnv+"=1", testchild.Env())
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// The temporary file is created before the run starts (and after
+	// the signal handler is in place).
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		if m, _ := filepath.Glob(out + ".partial-*"); len(m) > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatalf("no temporary results file after 2 minutes; stderr: %s", stderr.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	cmd.Process.Signal(os.Interrupt)
+	err := cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != cli.ExitInterrupted {
+		t.Fatalf("wait: %v, want exit status %d; stderr: %s", err, cli.ExitInterrupted, stderr.String())
+	}
+	if want := "tlsbench: interrupted; nothing was measured; " + out + " was left as it was\n"; stderr.String() != want {
+		t.Errorf("stderr %q, want %q", stderr.String(), want)
+	}
+	if b, _ := os.ReadFile(out); string(b) != "old results\n" {
+		t.Errorf("--out file now holds %q, want the old results", b)
+	}
+	if m, _ := filepath.Glob(out + ".partial-*"); len(m) > 0 {
+		t.Errorf("temporary files left: %v", m)
 	}
 }

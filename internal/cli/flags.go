@@ -68,7 +68,7 @@ func (f *flagSet) parseOnce(args []string) error {
 		return errHelp
 	}
 	if err != nil {
-		return usagef("%s (see 'tlsbench %s --help')", rewriteFlagError(err.Error()), f.cmd)
+		return usagef("%s (see 'tlsbench %s --help')", f.rewriteFlagError(err.Error(), args), f.cmd)
 	}
 	return nil
 }
@@ -85,15 +85,20 @@ func (f *flagSet) isSet(name string) bool {
 }
 
 // rewriteFlagError turns the flag package's messages into tlsbench's
-// "--name: problem" form.
-func rewriteFlagError(msg string) string {
+// "--name: problem" form. An unknown flag is named as it was typed (in
+// args), with the flag that was probably meant.
+func (f *flagSet) rewriteFlagError(msg string, args []string) string {
 	switch {
 	case strings.HasPrefix(msg, "flag provided but not defined: "):
 		name := strings.TrimLeft(strings.TrimPrefix(msg, "flag provided but not defined: "), "-")
-		return fmt.Sprintf("unknown flag --%s", name)
+		msg := fmt.Sprintf("unknown flag %s", typedFlag(name, args))
+		if s := f.suggest(name); s != "" {
+			msg += fmt.Sprintf("; did you mean --%s?", s)
+		}
+		return msg
 	case strings.HasPrefix(msg, "flag needs an argument: "):
 		name := strings.TrimLeft(strings.TrimPrefix(msg, "flag needs an argument: "), "-")
-		return fmt.Sprintf("--%s needs a value", name)
+		return fmt.Sprintf("%s needs a value", dashed(name))
 	case strings.HasPrefix(msg, "invalid value "), strings.HasPrefix(msg, "invalid boolean value "):
 		// invalid value "x" for flag -name: reason
 		i := strings.Index(msg, " for flag -")
@@ -105,10 +110,79 @@ func rewriteFlagError(msg string) string {
 		if start >= 0 {
 			rest := msg[start+skip:]
 			name, reason, _ := strings.Cut(rest, ": ")
-			return fmt.Sprintf("--%s: %s", name, reason)
+			return fmt.Sprintf("%s: %s", dashed(name), reason)
 		}
 	}
 	return msg
+}
+
+// dashed writes a defined flag's name as the help does: -o, --out.
+func dashed(name string) string {
+	if len(name) == 1 {
+		return "-" + name
+	}
+	return "--" + name
+}
+
+// typedFlag returns the flag name as the user typed it in args ("-o",
+// "--nope"), or --name when it cannot be found.
+func typedFlag(name string, args []string) string {
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		a, _, _ = strings.Cut(a, "=")
+		if strings.HasPrefix(a, "-") && strings.TrimLeft(a, "-") == name {
+			return a
+		}
+	}
+	return "--" + name
+}
+
+// suggest returns the defined flag that the unknown flag name most likely
+// meant: the only one it abbreviates (o for out), or the only one at edit
+// distance 1 or 2 (concurency for concurrency); "" when unsure.
+func (f *flagSet) suggest(name string) string {
+	var prefixed, near []string
+	f.VisitAll(func(fl *flag.Flag) {
+		if hiddenFlags[fl.Name] {
+			return
+		}
+		if strings.HasPrefix(fl.Name, name) {
+			prefixed = append(prefixed, fl.Name)
+		}
+		if len(name) > 3 && editDistance(name, fl.Name) <= 2 {
+			near = append(near, fl.Name)
+		}
+	})
+	switch {
+	case len(prefixed) == 1:
+		return prefixed[0]
+	case len(near) == 1:
+		return near[0]
+	}
+	return ""
+}
+
+// editDistance is the Levenshtein distance between a and b.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }
 
 // listFlag is a comma-separated list flag; each element is parsed with
@@ -134,8 +208,11 @@ func (l listFlag[T]) String() string {
 	return strings.Join(parts, ",")
 }
 
+// Set parses the list. A value given twice is refused: it would run the
+// same case twice under one name.
 func (l listFlag[T]) Set(s string) error {
 	var out []T
+	seen := map[string]bool{}
 	for _, part := range strings.Split(s, ",") {
 		part = strings.TrimSpace(part)
 		if part == "" {
@@ -145,6 +222,14 @@ func (l listFlag[T]) Set(s string) error {
 		if err != nil {
 			return err
 		}
+		shown := fmt.Sprint(v)
+		if l.show != nil {
+			shown = l.show(v)
+		}
+		if seen[shown] {
+			return fmt.Errorf("%s is given twice", shown)
+		}
+		seen[shown] = true
 		out = append(out, v)
 	}
 	if len(out) == 0 {
@@ -191,11 +276,7 @@ func (f *flagSet) printFlags(w io.Writer) {
 			return
 		}
 		name, usage := flag.UnquoteUsage(fl)
-		dash := "--"
-		if len(fl.Name) == 1 {
-			dash = "-" // -o, as the examples write it
-		}
-		line := "  " + dash + fl.Name
+		line := "  " + dashed(fl.Name) // -o, as the examples write it
 		if name != "" {
 			line += " " + name
 		}

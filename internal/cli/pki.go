@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -109,6 +110,11 @@ func pkiInitCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 
 	l, err := pki.Init(opts)
+	var exists *pki.ExistsError
+	if errors.As(err, &exists) {
+		return usagef("--dir %s: already holds a PKI (%s); use another directory, or replace it with --force",
+			*dir, strings.Join(exists.Files, ", "))
+	}
 	if err != nil {
 		// Every flag was checked above, so what is left is the directory:
 		// it exists with a PKI (and no --force), or cannot be written.

@@ -6,6 +6,7 @@ import (
 	"os"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/tlsbench/tlsbench/results"
 	"github.com/tlsbench/tlsbench/runner"
@@ -20,10 +21,17 @@ type progress struct {
 	total   int
 	started time.Time
 	done    int
+	// width is the terminal's width in columns, asked on every update
+	// (the window may be resized); 0 when unknown.
+	width func() int
 }
 
 func newProgress(stderr io.Writer, total int) *progress {
-	return &progress{w: stderr, live: isTerminal(stderr), total: total, started: time.Now()}
+	p := &progress{w: stderr, live: isTerminal(stderr), total: total, started: time.Now(), width: func() int { return 0 }}
+	if f, ok := stderr.(*os.File); ok && p.live {
+		p.width = func() int { return terminalWidth(f.Fd()) }
+	}
+	return p
 }
 
 func (p *progress) update(cp runner.CaseProgress) {
@@ -48,8 +56,33 @@ func (p *progress) status(index, total int, name string, warmup bool, it, of int
 	if p.done > 0 {
 		eta = (elapsed / time.Duration(p.done) * time.Duration(p.total-p.done)).Round(time.Second).String()
 	}
-	fmt.Fprintf(p.w, "\r\033[K[%d/%d] %s %s %d/%d  %s  elapsed %s  left ~%s",
-		index, total, name, phase, it, of, rate, elapsed.Round(time.Second), eta)
+	head := fmt.Sprintf("[%d/%d] ", index, total)
+	tail := fmt.Sprintf(" %s %d/%d  %s  elapsed %s  left ~%s", phase, it, of, rate, elapsed.Round(time.Second), eta)
+	fmt.Fprintf(p.w, "\r\033[K%s", fitLine(head, name, tail, p.width()))
+}
+
+// fitLine joins head, name and tail into a status line of fewer than
+// width columns (width 0: any length). A line as wide as the terminal
+// wraps, and "\r\033[K" then clears only its last row, leaving stale
+// lines above: the case name is shortened in the middle first (its
+// start and its concurrency stay readable), then the line is cut.
+func fitLine(head, name, tail string, width int) string {
+	line := head + name + tail
+	if width <= 0 {
+		return line
+	}
+	limit := width - 1 // the last column would wrap on some terminals
+	n := utf8.RuneCountInString(line)
+	if n <= limit {
+		return line
+	}
+	const minName = 12
+	if keep := utf8.RuneCountInString(name) - (n - limit) - 1; keep >= minName {
+		r := []rune(name)
+		front := keep - keep/3
+		return head + string(r[:front]) + "…" + string(r[len(r)-(keep-front):]) + tail
+	}
+	return string([]rune(line)[:max(limit, 0)])
 }
 
 func (p *progress) caseDone(*results.Record) {

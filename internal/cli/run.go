@@ -287,12 +287,12 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return &UsageError{Msg: err.Error()}
 	}
 
-	var out *results.Writer
+	var out *outFile
 	if f.out != "" {
-		if out, err = results.Create(f.out); err != nil {
+		if out, err = createOutFile(f.out); err != nil {
 			return usagef("--out: %v", err)
 		}
-		defer out.Close()
+		defer out.abandon() // on a return before the run ends
 	}
 	cases := len(plan.Cases())
 	if tplan != nil {
@@ -316,9 +316,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			recs = append(recs, *rec)
 		}
 		if out != nil {
-			if err := out.Write(rec); err != nil {
-				return err
-			}
+			out.write(rec) // a failed write is reported at the end
 		}
 		return stream.Add(rec)
 	}
@@ -330,21 +328,44 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		runErr = runner.Run(ctx, plan, emit)
 	}
 	prog.finish()
+	var outErr error
+	if out != nil {
+		outErr = out.finish(measured, runErr == nil)
+	}
 	if measured > 0 || runErr == nil {
 		if err := stream.Close(); err != nil {
-			return errors.Join(runErr, err)
+			return errors.Join(runErr, outErr, err)
 		}
 	}
 	if baseline != nil && measured > 0 && ctx.Err() == nil {
 		if err := f.cmp.compareAfterRun(stdout, stderr, format, f.baseline, baseline, recs); err != nil {
-			return errors.Join(runErr, err)
+			return errors.Join(runErr, outErr, err)
 		}
 	}
 	var startErr *runner.ServerStartError
 	if errors.As(runErr, &startErr) {
 		return &UsageError{Msg: runErr.Error()}
 	}
-	return runErr
+	return runOutcome(ctx, runErr, out, outErr)
+}
+
+// runOutcome is run's final error: the run's own, with what became of
+// --out. A failed write to --out fails the run (exit 1) even when every
+// case passed; an interrupted run says where its results are.
+func runOutcome(ctx context.Context, runErr error, out *outFile, outErr error) error {
+	if ctx.Err() != nil && out != nil {
+		if outErr != nil {
+			return &interruptedError{detail: outErr.Error()}
+		}
+		return &interruptedError{detail: out.summary()}
+	}
+	switch {
+	case outErr == nil:
+		return runErr
+	case runErr == nil:
+		return outErr
+	}
+	return fmt.Errorf("%w; %v", runErr, outErr)
 }
 
 // rateFlag is a share written as a percentage (0.1%) or a fraction

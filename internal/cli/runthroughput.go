@@ -37,7 +37,7 @@ func defineThroughputFlags(fs *flagSet) *throughputFlags {
 	fs.StringVar(&t.mode, "mode", modeHandshake, "what to measure: handshake (handshake cost) or throughput (bulk transfer, with or without kernel TLS)")
 	fs.Var(listFlag[int]{&t.buffers, runner.ParseBuffer, runner.SizeName}, "buffer", "throughput: application read/write sizes, comma-separated (up to 1m)")
 	fs.Var(listFlag[string]{&t.ciphers, runner.ParseCipher, nil}, "cipher", "throughput: aes128gcm, aes256gcm, chacha20poly1305, comma-separated (TLS 1.3 aes256gcm is reported as not runnable: two Go endpoints cannot negotiate it)")
-	fs.Var(listFlag[ktls.Mode]{&t.ktls, ktls.ParseMode, ktls.Mode.String}, "ktls", "throughput: kernel TLS on both ends: off, auto (user space where the kernel cannot, with the reason in the notes) or on (refused, exit 2, where the kernel cannot); off,on runs both")
+	fs.Var(listFlag[ktls.Mode]{&t.ktls, parseKTLSMode, ktls.Mode.String}, "ktls", "throughput: kernel TLS on both ends: off, auto (user space where the kernel cannot, with the reason in the notes) or on (refused, exit 2, where the kernel cannot); off,on runs both")
 	fs.Var(listFlag[string]{&t.directions, runner.ParseDirection, nil}, "direction", "throughput: download (the server sends), upload (the client sends) or both at once, comma-separated")
 	fs.StringVar(&t.bytes, "bytes", "64MiB", "throughput: `SIZE` each connection moves per direction per iteration, e.g. 16MiB, 1g")
 	fs.DurationVar(&t.duration, "duration", 0, "throughput: time per iteration, instead of --bytes, e.g. 2s")
@@ -131,4 +131,14 @@ func throughputPlan(fs *flagSet, f *runFlags) (*runner.ThroughputPlan, error) {
 // handshakes per second.
 func (p *progress) updateThroughput(tp runner.ThroughputProgress) {
 	p.status(tp.Index, tp.Total, tp.Case, tp.Warmup, tp.Iteration, tp.Of, fmt.Sprintf("%.0f MB/s", tp.MBps))
+}
+
+// parseKTLSMode parses one --ktls value; the error is worded for the flag
+// (the package's own names its package).
+func parseKTLSMode(s string) (ktls.Mode, error) {
+	m, err := ktls.ParseMode(s)
+	if err != nil {
+		return m, fmt.Errorf("unknown mode %q (want off, auto or on)", s)
+	}
+	return m, nil
 }

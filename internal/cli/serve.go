@@ -46,7 +46,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	var (
 		keyType      = fs.String("key", string(pki.ECDSAP256), "key type of the generated server certificate: "+keyTypeNames())
 		clientCA     = fs.String("client-ca", "", "with --mutual: CA certificates `FILE` that client certificates must chain to (default: the PKI's own CA, which also issues client-1.pem)")
-		keyCacheFlag = fs.String("key-cache", "on", "on: private keys decrypted once at load; off: on every full handshake (the slow path issue 4 measures)")
+		keyCacheFlag = fs.String("key-cache", "on", "on: private keys decrypted once at load; off: on every full handshake (the slow path, to measure what the cache saves)")
 		pkiDir       = fs.String("pki-dir", "", "`DIR` for the test PKI (reused if it has one; default: a new temporary directory)")
 		versions     []uint16
 		controlFD    = fs.Int("control-fd", -1, "internal: serve as tlsbench run's child on this control channel")

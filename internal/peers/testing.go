@@ -27,7 +27,7 @@ func Require(t testing.TB, tool string) string {
 		pkg = tool
 	}
 	if os.Getenv("CI") != "" {
-		t.Fatalf("%s is not installed and CI is set: .ci/run must install it (apt-get install -y %s)", tool, pkg)
+		t.Fatalf("%s is not installed and CI is set: scripts/test.sh installs it when run as root (add %s to scripts/packages.txt if it is not there)", tool, pkg)
 	}
 	t.Skipf("%s is not installed (apt-get install -y %s); set CI=1 to make this a failure", tool, pkg)
 	return ""

@@ -1,0 +1,185 @@
+package cli
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/tlsbench/tlsbench/results"
+)
+
+// outFile is run's --out FILE. Records go, each as soon as it is measured,
+// to a temporary file beside FILE, which replaces FILE when the run ends
+// (finished, failed or interrupted) if it holds anything: a run that
+// measured nothing leaves an older FILE as it was, and FILE is never seen
+// half-written. A FILE that is not a regular file (/dev/stdout, a pipe) is
+// written directly.
+type outFile struct {
+	path    string // as given, for messages
+	target  string // path with symbolic links resolved: what is replaced
+	tmp     string // "" when writing directly
+	f       *os.File
+	w       *results.Writer
+	written int
+	err     error // the first write error; no record is written after it
+}
+
+// createOutFile checks that FILE can be written (its directory, and FILE
+// itself if it exists) and opens the temporary file, before anything is
+// measured.
+func createOutFile(path string) (*outFile, error) {
+	o := &outFile{path: path, target: path}
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		o.target = real
+	}
+	fi, err := os.Stat(o.target)
+	switch {
+	case err == nil && fi.IsDir():
+		return nil, fmt.Errorf("%s is a directory; name a file, e.g. %s", path, filepath.Join(path, "results.jsonl"))
+	case err == nil && !fi.Mode().IsRegular():
+		// A device or a pipe: nothing to keep, nothing to rename.
+		f, err := os.OpenFile(o.target, os.O_WRONLY, 0)
+		if err != nil {
+			return nil, err
+		}
+		o.f, o.w = f, results.NewWriter(f)
+		return o, nil
+	case err == nil:
+		// Refuse now what the user could not overwrite, rather than
+		// replace a write-protected file at the end.
+		f, err := os.OpenFile(o.target, os.O_WRONLY, 0)
+		if err != nil {
+			return nil, err
+		}
+		f.Close()
+	case !errors.Is(err, fs.ErrNotExist):
+		return nil, err
+	}
+	f, tmp, err := createTemp(o.target)
+	if err != nil {
+		return nil, err
+	}
+	if fi != nil {
+		f.Chmod(fi.Mode().Perm()) // the new results keep the old file's mode
+	}
+	o.f, o.tmp, o.w = f, tmp, results.NewWriter(f)
+	return o, nil
+}
+
+// createTemp creates FILE.partial-RANDOM beside target, with the mode a
+// new results file gets (0644 less the umask).
+func createTemp(target string) (*os.File, string, error) {
+	for i := 0; ; i++ {
+		var b [6]byte
+		rand.Read(b[:])
+		name := target + ".partial-" + hex.EncodeToString(b[:])
+		f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if errors.Is(err, fs.ErrExist) && i < 10 {
+			continue
+		}
+		if err != nil {
+			// The temporary name means nothing to the user: name the
+			// directory that cannot be written.
+			var pe *fs.PathError
+			if errors.As(err, &pe) {
+				return nil, "", fmt.Errorf("cannot create a file in %s: %v", filepath.Dir(target), pe.Err)
+			}
+			return nil, "", err
+		}
+		return f, name, nil
+	}
+}
+
+// write adds a record. A write error (a full disk) is kept for the end
+// rather than returned: the run goes on, and the table still shows every
+// case measured.
+func (o *outFile) write(rec *results.Record) {
+	if o.err != nil {
+		return
+	}
+	if err := o.w.Write(rec); err != nil {
+		o.err = err
+		return
+	}
+	o.written++
+}
+
+// finish closes the file and, when it holds records (or the run succeeded
+// with none), puts it in FILE's place; otherwise it removes it and FILE
+// stays as it was. measured is the number of cases measured. It returns
+// the one-line error for a write that failed.
+func (o *outFile) finish(measured int, runOK bool) error {
+	err := o.err
+	if o.tmp != "" && err == nil {
+		err = o.f.Sync() // a full disk may only say so now
+	}
+	if cerr := o.f.Close(); err == nil {
+		err = cerr
+	}
+	o.f = nil // finished: nothing left for abandon
+	if o.tmp == "" {
+		if err != nil {
+			return fmt.Errorf("--out %s: %v after %d of %d cases (every case measured is in the report on stdout)",
+				o.path, cause(err), o.written, measured)
+		}
+		return nil
+	}
+	if err == nil && (o.written > 0 || runOK) {
+		if err = os.Rename(o.tmp, o.target); err == nil {
+			return nil
+		}
+	}
+	os.Remove(o.tmp)
+	if err != nil {
+		return fmt.Errorf("--out %s: %v after %d of %d cases; %s (every case measured is in the report on stdout)",
+			o.path, cause(err), o.written, measured, o.unchanged())
+	}
+	return nil
+}
+
+// cause is the system's reason for a failed file operation ("no space
+// left on device"), without the temporary file's name.
+func cause(err error) error {
+	var pe *fs.PathError
+	var le *os.LinkError
+	switch {
+	case errors.As(err, &pe):
+		return pe.Err
+	case errors.As(err, &le):
+		return le.Err
+	}
+	return err
+}
+
+// abandon removes the temporary file of a run that ended before finish
+// (a usage error found late): FILE stays as it was.
+func (o *outFile) abandon() {
+	if o.f == nil {
+		return
+	}
+	o.f.Close()
+	if o.tmp != "" {
+		os.Remove(o.tmp)
+	}
+}
+
+// unchanged says what became of FILE when the new results were not put
+// in its place.
+func (o *outFile) unchanged() string {
+	if _, err := os.Stat(o.target); err == nil {
+		return o.path + " was left as it was"
+	}
+	return o.path + " was not written"
+}
+
+// summary says where the records of an interrupted run are.
+func (o *outFile) summary() string {
+	if o.written == 0 {
+		return "nothing was measured; " + o.unchanged()
+	}
+	return fmt.Sprintf("the %d cases measured are in %s", o.written, o.path)
+}

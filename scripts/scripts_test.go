@@ -1,0 +1,154 @@
+// Package scripts holds the tests of the shell scripts beside it: the
+// test command must install what it needs or say exactly what is missing.
+package scripts
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// fakeSystem makes a directory of stand-ins for the system commands the
+// test command asks: dpkg-query reports the packages in installed (a file
+// apt-get install adds to), id -u prints uid, apt-get logs its arguments,
+// and gofmt reports an unformatted file so that the script stops right
+// after the package step.
+func fakeSystem(t *testing.T, uid string, missing []string) (bin, aptLog string) {
+	t.Helper()
+	dir := t.TempDir()
+	bin = filepath.Join(dir, "bin")
+	os.Mkdir(bin, 0o755)
+	aptLog = filepath.Join(dir, "apt.log")
+	installed := filepath.Join(dir, "installed")
+	list, err := os.ReadFile("packages.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var have []string
+	for _, line := range strings.Split(string(list), "\n") {
+		f := strings.Fields(strings.Split(line, "#")[0])
+		if len(f) >= 2 && !contains(missing, f[0]) {
+			have = append(have, f[0])
+		}
+	}
+	os.WriteFile(installed, []byte(strings.Join(have, "\n")+"\n"), 0o644)
+	scripts := map[string]string{
+		"dpkg-query": `pkg="${@: -1}"; grep -qx "$pkg" ` + installed + ` && printf 'install ok installed' || exit 1`,
+		"id":         `echo ` + uid,
+		"apt-get": `echo "$*" >> ` + aptLog + `
+if [ "$1" = install ]; then for a in "$@"; do case "$a" in -*|install) ;; *) echo "$a" >> ` + installed + `;; esac; done; fi`,
+		"gofmt": `echo stop-here.go`,
+	}
+	for name, body := range scripts {
+		if err := os.WriteFile(filepath.Join(bin, name), []byte("#!/bin/bash\n"+body+"\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return bin, aptLog
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+func runTestCommand(t *testing.T, bin string) string {
+	t.Helper()
+	cmd := exec.Command("bash", "test.sh")
+	cmd.Env = append(os.Environ(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	out, err := cmd.CombinedOutput()
+	if err == nil {
+		t.Fatalf("test.sh succeeded with a fake gofmt that reports a file:\n%s", out)
+	}
+	return string(out)
+}
+
+// TestTestCommandSaysWhatIsMissing: not root, two packages missing: the
+// test command names them and how to install them, installs nothing, and
+// runs no test.
+func TestTestCommandSaysWhatIsMissing(t *testing.T) {
+	t.Parallel()
+	bin, aptLog := fakeSystem(t, "1000", []string{"chromium", "squid-openssl"})
+	out := runTestCommand(t, bin)
+	for _, want := range []string{
+		"missing packages the tests need: chromium squid-openssl\n",
+		"sudo apt-get update && sudo apt-get install -y --no-install-recommends chromium squid-openssl\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "== gofmt") {
+		t.Errorf("tests ran with packages missing:\n%s", out)
+	}
+	if _, err := os.Stat(aptLog); err == nil {
+		t.Errorf("apt-get was run without root")
+	}
+}
+
+// TestTestCommandInstallsAsRoot: as root with apt-get, the missing
+// packages are installed (after a refresh of the lists) and the tests go on.
+func TestTestCommandInstallsAsRoot(t *testing.T) {
+	t.Parallel()
+	bin, aptLog := fakeSystem(t, "0", []string{"qemu-system-x86", "gnutls-bin"})
+	out := runTestCommand(t, bin)
+	log, err := os.ReadFile(aptLog)
+	if err != nil {
+		t.Fatalf("apt-get never ran:\n%s", out)
+	}
+	want := "update -qq\ninstall -y -qq --no-install-recommends qemu-system-x86 gnutls-bin\n"
+	if string(log) != want {
+		t.Errorf("apt-get calls:\n%s\nwant:\n%s", log, want)
+	}
+	if !strings.Contains(out, "== gofmt") || strings.Contains(out, "missing packages") {
+		t.Errorf("the tests did not go on after the install:\n%s", out)
+	}
+}
+
+// TestTestCommandInstallsNothingWhenComplete: nothing missing, nothing
+// installed (the lists are still refreshed for the VM's kernel).
+func TestTestCommandInstallsNothingWhenComplete(t *testing.T) {
+	t.Parallel()
+	bin, aptLog := fakeSystem(t, "0", nil)
+	out := runTestCommand(t, bin)
+	if log, _ := os.ReadFile(aptLog); string(log) != "update -qq\n" {
+		t.Errorf("apt-get calls %q, want only the update:\n%s", log, out)
+	}
+}
+
+// TestCIRunsTheREADMECommand: CI runs exactly the test command README
+// gives, so that what passes in CI passes for a newcomer.
+func TestCIRunsTheREADMECommand(t *testing.T) {
+	t.Parallel()
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile("(?m)^Run the tests[^\n]*(?:\n[^\n]+)*\n\n    (\\S[^\n]*)\n").FindSubmatch(readme)
+	if m == nil {
+		t.Fatal("README has no indented test command after \"Run the tests\"")
+	}
+	readmeCmd := string(m[1])
+	ci, err := os.ReadFile("../.ci/run")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cmds []string
+	for _, line := range strings.Split(string(ci), "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") || strings.HasPrefix(line, "set ") || strings.HasPrefix(line, "cd ") {
+			continue
+		}
+		cmds = append(cmds, line)
+	}
+	if len(cmds) != 1 || cmds[0] != "exec "+readmeCmd {
+		t.Errorf(".ci/run runs %q, want only \"exec %s\" (the README's test command)", cmds, readmeCmd)
+	}
+}
