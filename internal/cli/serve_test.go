@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/tlsbench/tlsbench/internal/cli"
+	"github.com/tlsbench/tlsbench/internal/peers"
 	"github.com/tlsbench/tlsbench/internal/testchild"
 	"github.com/tlsbench/tlsbench/pki"
 )
@@ -468,5 +469,29 @@ func TestServeRemovesTemporaryPKI(t *testing.T) {
 		if m := leftovers(t, tmp); len(m) > 0 {
 			t.Errorf("after %v: %v left behind; stderr: %s", sig, m, stderr)
 		}
+	}
+}
+
+// TestOpenSSLSTimeWWWAgainstServe: openssl s_time -www fetches a page and
+// waits for the server to close; against an echo it would wait for the
+// idle timeout on every connection.
+func TestOpenSSLSTimeWWWAgainstServe(t *testing.T) {
+	t.Parallel()
+	openssl := peers.Require(t, "openssl")
+	addr, caFile, _ := runServe(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, openssl, "s_time", "-connect", addr, "-CAfile", caFile, "-www", "/", "-new", "-time", "2").CombinedOutput()
+	if err != nil {
+		t.Fatalf("s_time: %v\n%s", err, out)
+	}
+	m := regexp.MustCompile(`(\d+) connections in [\d.]+s; [\d.]+ connections/user sec, bytes read (\d+)`).FindSubmatch(out)
+	if m == nil {
+		t.Fatalf("s_time output without its figures:\n%s", out)
+	}
+	conns, _ := strconv.Atoi(string(m[1]))
+	read, _ := strconv.Atoi(string(m[2]))
+	if conns < 2 || read < conns*len("HTTP/1.1 200 OK") {
+		t.Errorf("s_time -www: %d connections, %d bytes read; want several full responses:\n%s", conns, read, out)
 	}
 }
