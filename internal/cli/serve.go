@@ -53,7 +53,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		io.WriteString(w, serveUsage)
 		fs.printFlags(w)
 	}
-	sf := defineServerFlags(fs, "127.0.0.1:8443")
+	sf := defineServerFlags(fs, "127.0.0.1:8443", true)
 	var (
 		keyType      = fs.String("key", string(pki.ECDSAP256), "key type of the generated server certificate: "+keyTypeNames())
 		clientCA     = fs.String("client-ca", "", "with --mutual: CA certificates `FILE` that client certificates must chain to (default: the PKI's own CA, which also issues client-1.pem)")

@@ -495,3 +495,19 @@ func TestOpenSSLSTimeWWWAgainstServe(t *testing.T) {
 		t.Errorf("s_time -www: %d connections, %d bytes read; want several full responses:\n%s", conns, read, out)
 	}
 }
+
+// TestRevokedIsAServeFlag: run makes new client certificates every time,
+// so a list of revoked ones can only be given to serve; run's help does
+// not offer it.
+func TestRevokedIsAServeFlag(t *testing.T) {
+	checkExit(t, []string{"run", "--mutual", "--revoked", "list.txt"}, 2, "unknown flag --revoked")
+	for cmd, want := range map[string]bool{"run": false, "serve": true} {
+		var out bytes.Buffer
+		if err := cli.Run(context.Background(), []string{cmd, "--help"}, &out, io.Discard); err != nil {
+			t.Fatalf("%s --help: %v", cmd, err)
+		}
+		if got := strings.Contains(out.String(), "--revoked"); got != want {
+			t.Errorf("%s --help mentions --revoked: %v, want %v", cmd, got, want)
+		}
+	}
+}
