@@ -25,7 +25,7 @@ type serverFlags struct {
 	handshakeTimeout time.Duration
 }
 
-// withRevoked adds --revoked, which only serve has: run issues new client
+// defineServerFlags defines them on fs. withRevoked adds --revoked, which only serve has: run issues new client
 // certificates every time, so no list given beforehand could name them.
 func defineServerFlags(fs *flagSet, defaultListen string, withRevoked bool) *serverFlags {
 	f := &serverFlags{}
