@@ -63,10 +63,12 @@ func TestServerKilledMidRun(t *testing.T) {
 			if c, err := net.Dial("tcp", addr); err == nil {
 				c.SetDeadline(time.Now().Add(10 * time.Second))
 				c.Write([]byte("this is not a ClientHello\r\n\r\n"))
-				io.Copy(io.Discard, c) // until the server closes it
+				// The server closes it after writing its log line,
+				// which the parent reads to the end before it sees
+				// the child's exit.
+				io.Copy(io.Discard, c)
 				c.Close()
 			}
-			time.Sleep(100 * time.Millisecond) // for the log line to reach the parent
 			syscall.Kill(pid, syscall.SIGKILL)
 			close(killed)
 		})

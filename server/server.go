@@ -208,8 +208,9 @@ func (s *Server) countHandshake(st tls.ConnectionState) {
 
 // echo writes back what it reads until EOF, an error, idle timeout or ctx
 // ending; a connection that starts with an HTTP/1.x request gets an HTTP
-// answer instead (serveHTTP). Errors here are the client's abortive close (RST) in the normal
-// case and are not counted: the handshake is what the server measures.
+// answer instead (serveHTTP). Errors here are the client's abortive close
+// (RST) in the normal case and are not counted: the handshake is what the
+// server measures.
 // A connection whose first byte is BulkMagic is a throughput client and
 // goes to serveBulk instead; rc is its record-exact reader (WithKTLS).
 func (s *Server) echo(ctx context.Context, tc *tls.Conn, rc *ktls.RecordConn) {

@@ -198,7 +198,12 @@ func TestServeLogsRejectedHandshakes(t *testing.T) {
 		t.Fatalf("%d rejection lines, want %d; log:\n%s", len(lines), len(tests), log)
 	}
 	for i, tt := range tests {
-		l := lines[i]
+		var l string
+		for _, line := range lines {
+			if strings.Contains(line, "remote="+local[i]+" ") {
+				l = line
+			}
+		}
 		for _, want := range []string{"level=WARN", "remote=" + local[i], "kind=" + tt.kind, tt.reason, tt.ident, "sha256:"} {
 			if !strings.Contains(l, want) {
 				t.Errorf("line %q: no %q", l, want)
