@@ -4,10 +4,12 @@ import (
 	"context"
 	"crypto/tls"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
 	"os"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -156,6 +158,9 @@ func (s *Server) ServeConn(ctx context.Context, c net.Conn) {
 	err := tc.HandshakeContext(hctx)
 	cancel()
 	if err != nil {
+		if desc, ok := hc.plainAlert(); ok && strings.Contains(err.Error(), "bad record MAC") {
+			err = fmt.Errorf("the client refused the handshake: %w (sent unencrypted)", tls.AlertError(desc))
+		}
 		kind := failureKind(err, s.km != nil && keys.Rejection(under) != nil)
 		s.mu.Lock()
 		s.failures[kind]++

@@ -24,6 +24,7 @@ type handshakeConn struct {
 	net.Conn
 	seq     atomic.Uint64
 	tracked atomic.Bool // false once the handshake is counted: reads pass straight through
+	last    []byte      // the end of the last read, up to an alert record's size (the handshake's goroutine only)
 }
 
 func (c *handshakeConn) Read(p []byte) (int, error) {
@@ -33,7 +34,26 @@ func (c *handshakeConn) Read(p []byte) (int, error) {
 	c.seq.Add(1) // waiting for the peer
 	n, err := c.Conn.Read(p)
 	c.seq.Add(1) // working again
+	if n > 0 {
+		c.last = append(c.last[:0], p[max(0, n-alertRecordLen):n]...)
+	}
 	return n, err
+}
+
+// alertRecordLen is the size of an unencrypted alert record: a 5-byte
+// header and level, description.
+const alertRecordLen = 7
+
+// plainAlert returns the alert a peer sent unencrypted as the last thing
+// it sent. A TLS 1.3 client that refuses the server's certificate
+// (OpenSSL, so curl and s_client) sends its alert before switching to the
+// handshake keys, which the server reports only as a bad record MAC.
+func (c *handshakeConn) plainAlert() (uint8, bool) {
+	b := c.last
+	if len(b) != alertRecordLen || b[0] != 21 || b[1] != 3 || b[3] != 0 || b[4] != 2 {
+		return 0, false
+	}
+	return b[6], true
 }
 
 // NetConn returns the wrapped connection, as tls.Conn.NetConn does, so

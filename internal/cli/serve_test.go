@@ -516,3 +516,41 @@ func TestRevokedIsAServeFlag(t *testing.T) {
 		}
 	}
 }
+
+// TestServeLogsClientRefusal: openssl s_client that does not trust the
+// server's CA refuses the handshake with an alert it sends unencrypted in
+// TLS 1.3; the log names that alert, not a bad record MAC.
+func TestServeLogsClientRefusal(t *testing.T) {
+	t.Parallel()
+	openssl := peers.Require(t, "openssl")
+	addr, _, stop := runServe(t)
+	// A CA file of its own, not the server's: nothing verifies it.
+	other, err := pki.NewCA()
+	if err != nil {
+		t.Fatal(err)
+	}
+	otherCA := filepath.Join(t.TempDir(), "other-ca.pem")
+	if err := pki.WriteCertsPEM(otherCA, other.Root()); err != nil {
+		t.Fatal(err)
+	}
+	for _, version := range []string{"-tls1_3", "-tls1_2"} {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		cmd := exec.CommandContext(ctx, openssl, "s_client", "-connect", addr, "-verify_return_error", "-CAfile", otherCA, "-no-CApath", "-no-CAstore", version)
+		cmd.Stdin = strings.NewReader("")
+		out, err := cmd.CombinedOutput()
+		cancel()
+		if err == nil {
+			t.Fatalf("s_client %s trusted a server it has no CA for:\n%s", version, out)
+		}
+	}
+	log := stop()
+	lines := logLines(log, "handshake failed")
+	if len(lines) != 2 {
+		t.Fatalf("%d lines for the refused handshakes, want 2; log:\n%s", len(lines), log)
+	}
+	for _, l := range lines {
+		if !strings.Contains(l, "level=INFO") || !strings.Contains(l, `kind="alert:`) || strings.Contains(l, "bad record MAC") {
+			t.Errorf("line %q: want the client's alert, at info level", l)
+		}
+	}
+}
