@@ -37,7 +37,9 @@ func looksLikeHTTP(first []byte) bool {
 // serveHTTP reads the rest of the request head that starts with first and
 // writes the answer; the caller closes the connection.
 func (s *Server) serveHTTP(conn net.Conn, first []byte) {
-	conn.SetReadDeadline(time.Now().Add(s.idleTimeout))
+	// One idle timeout for the whole head and the answer: a client that
+	// trickles its request, or never reads, is cut off.
+	conn.SetDeadline(time.Now().Add(s.idleTimeout))
 	head := append(make([]byte, 0, 1024), first...)
 	buf := make([]byte, 2048)
 	for headEnd(head) < 0 {

@@ -247,7 +247,11 @@ func (s *Server) echo(ctx context.Context, tc *tls.Conn, rc *ktls.RecordConn) {
 			s.connLog.Debug("idle connection closed", "remote", remoteAddr(tc), "idle", s.idleTimeout)
 		}
 		if n > 0 {
+			// A client that sends and never reads would otherwise
+			// hold this goroutine in Write forever.
+			tc.NetConn().SetWriteDeadline(time.Now().Add(s.idleTimeout))
 			if _, werr := tc.Write(buf[:n]); werr != nil {
+				s.connLog.Debug("echo connection closed: the client does not read", "remote", remoteAddr(tc), "err", clip(werr.Error()))
 				return
 			}
 		}

@@ -554,3 +554,29 @@ func TestServeLogsClientRefusal(t *testing.T) {
 		}
 	}
 }
+
+// TestServeCutsOffClientsThatDoNotRead: a client that sends without ever
+// reading its echo (or its HTTP answer) fills the server's socket buffer;
+// the server gives up after --idle-timeout instead of blocking forever.
+func TestServeCutsOffClientsThatDoNotRead(t *testing.T) {
+	t.Parallel()
+	addr, caFile, _ := runServe(t, "--idle-timeout", "500ms")
+	cfg := &tls.Config{RootCAs: caPool(t, caFile), ServerName: "localhost"}
+	chunk := bytes.Repeat([]byte("x"), 64<<10)
+	tc, err := tls.DialWithDialer(&net.Dialer{Timeout: 10 * time.Second}, "tcp", addr, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tc.Close()
+	tc.SetWriteDeadline(time.Now().Add(30 * time.Second))
+	sent := 0
+	for err == nil && sent < 1<<30 {
+		var n int
+		n, err = tc.Write(chunk)
+		sent += n
+	}
+	var ne net.Error
+	if err == nil || errors.As(err, &ne) && ne.Timeout() {
+		t.Errorf("after %d MiB sent without reading, the server still holds the connection (%v)", sent>>20, err)
+	}
+}
