@@ -62,7 +62,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		versions     []uint16
 		controlFD    = fs.Int("control-fd", -1, "internal: serve as tlsbench run's child on this control channel")
 		logLevel     = fs.String("log-level", "info", "what goes to stderr: error, warn (handshakes refused), info (also handshakes clients gave up), debug (also idle connections closed, HTTP requests)")
-		idleTimeout  = fs.Duration("idle-timeout", server.DefaultIdleTimeout, "close a connection that sends nothing for this long after its handshake")
+		idleTimeout  = fs.Duration("idle-timeout", server.DefaultIdleTimeout, "close a connection that sends nothing (or does not read what it is sent) for this long after its handshake")
 	)
 	versions = []uint16{tls.VersionTLS12, tls.VersionTLS13}
 	fs.Var(listFlag[uint16]{&versions, tlsconf.ParseVersion, tlsconf.VersionName}, "tls", "TLS versions to accept: 1.2, 1.3")
