@@ -125,7 +125,9 @@ func Run(ctx context.Context, p Plan, emit func(*results.Record) error) error {
 			return &ServerStartError{Target: p.Target.Addr != "", Err: err}
 		}
 		for k := i; k < j; k++ {
-			rec, err := st.runCase(ctx, cases[k], k+1, len(cases), srv)
+			rec, err := srv.guardCase(ctx, cases[k].Name, func(ctx context.Context) (*results.Record, error) {
+				return st.runCase(ctx, cases[k], k+1, len(cases), srv)
+			})
 			if rec != nil {
 				if eerr := emit(rec); eerr != nil {
 					srv.close()
@@ -327,7 +329,7 @@ func (st *runState) startServer(ctx context.Context, c Case) (*builtin, error) {
 		p.Notice(fmt.Sprintf("built-in server (%s) pid %d on %s", kt, child.PID(), child.Hello().Addr))
 	}
 	return &builtin{
-		dialer:   loadgen.TCPDialer{Addr: child.Hello().Addr},
+		dialer:   &childDialer{TCPDialer: loadgen.TCPDialer{Addr: child.Hello().Addr}, child: child},
 		observer: loadgen.ChildServer{Child: child},
 		close:    child.Close,
 	}, nil

@@ -41,11 +41,12 @@ type Child struct {
 	r     *bufio.Reader
 	hello Hello
 
-	mu     sync.Mutex // one request at a time on the channel
-	broken error      // set once a request failed; the channel is not trusted after
-	stderr *tail.Buffer
-	done   chan struct{}
-	err    error // exit status, valid after done is closed
+	mu      sync.Mutex // one request at a time on the channel
+	broken  error      // set once a request failed; the channel is not trusted after
+	closing bool       // Close asked the child to quit
+	stderr  *tail.Buffer
+	done    chan struct{}
+	err     error // exit status, valid after done is closed
 }
 
 // StartChild starts the child server and waits until it listens. Errors
@@ -169,24 +170,32 @@ func (c *Child) Counters() (Counters, error) {
 func (c *Child) channelError(err error) error {
 	select {
 	case <-c.done:
-		if msg := c.stderr.LastLine(); msg != "" {
-			return fmt.Errorf("server process exited: %s", msg)
-		}
-		return fmt.Errorf("server process exited: %v", c.err)
-	default:
+		return c.exitError()
+	case <-time.After(time.Second):
+		// A channel that broke because the child is dying is
+		// explained by its death, which takes a moment to be seen.
 		return fmt.Errorf("server control channel: %w", err)
 	}
 }
 
 // Close asks the child to quit and waits for it (killing it after 5 s).
 func (c *Child) Close() error {
+	select {
+	case <-c.done:
+		// It ended before it was asked to.
+		c.conn.Close()
+		return c.exitError()
+	default:
+	}
 	c.mu.Lock()
+	c.closing = true
 	io.WriteString(c.conn, reqQuit+"\n")
 	c.mu.Unlock()
 	select {
 	case <-c.done:
 	case <-time.After(5 * time.Second):
 		c.kill()
+		return fmt.Errorf("the built-in server (pid %d) did not quit within 5 s and was killed", c.cmd.Process.Pid)
 	}
 	c.conn.Close()
 	var exit *exec.ExitError
@@ -194,7 +203,7 @@ func (c *Child) Close() error {
 		return c.err
 	}
 	if c.err != nil {
-		return fmt.Errorf("server process: %v: %s", c.err, c.stderr.LastLine())
+		return c.exitError()
 	}
 	return nil
 }

@@ -94,3 +94,50 @@ func TestChildStartErrorsSayWhy(t *testing.T) {
 		t.Fatalf("error %v, want address already in use", err)
 	}
 }
+
+// TestChildCountersIncludeRefusedHandshakes reads the child's counters
+// right after each refused handshake, as the runner does at the end of an
+// iteration: every refusal the client has seen must be counted already,
+// although the server sends its alert before it counts.
+func TestChildCountersIncludeRefusedHandshakes(t *testing.T) {
+	t.Parallel()
+	files, ca := writeIdentity(t)
+	caFile := filepath.Join(t.TempDir(), "ca.pem")
+	if err := pki.WriteCertsPEM(caFile, ca.Root()); err != nil {
+		t.Fatal(err)
+	}
+	other, err := pki.NewCA()
+	if err != nil {
+		t.Fatal(err)
+	}
+	foreign, err := other.IssueClient("foreign")
+	if err != nil {
+		t.Fatal(err)
+	}
+	child, err := server.StartChild(context.Background(), childOptions(server.Options{
+		Identities: []server.IdentityFiles{files}, Mutual: true, ClientCA: caFile}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer child.Close()
+	for i := 1; i <= 100; i++ {
+		cfg := &tls.Config{RootCAs: ca.Pool(), ServerName: "localhost", Certificates: []tls.Certificate{foreign.TLSCertificate()},
+			MaxVersion: []uint16{tls.VersionTLS12, tls.VersionTLS13}[i%2]}
+		c, err := tls.Dial("tcp", child.Hello().Addr, cfg)
+		if err == nil {
+			c.Write([]byte("x"))
+			_, err = c.Read(make([]byte, 1)) // TLS 1.3: the refusal arrives here
+			c.Close()
+		}
+		if err == nil {
+			t.Fatal("a certificate from another CA was accepted")
+		}
+		got, err := child.Counters()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := got.Failures["verify"]; n != int64(i) {
+			t.Fatalf("after %d refused handshakes the counters say %v", i, got.Failures)
+		}
+	}
+}

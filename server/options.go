@@ -43,6 +43,9 @@ type Options struct {
 	RevokedFile string `json:"revoked_file,omitempty"`
 	// HandshakeTimeout bounds each handshake (default 10 s).
 	HandshakeTimeout time.Duration `json:"handshake_timeout,omitempty"`
+	// IdleTimeout closes an echo connection silent for this long
+	// (default DefaultIdleTimeout).
+	IdleTimeout time.Duration `json:"idle_timeout,omitempty"`
 	// P12PasswordFile holds the password of PKCS#12 identities; empty
 	// means the environment variable keys.PasswordEnv. The password
 	// itself is never part of Options, which travel to a child process.
@@ -265,6 +268,9 @@ func NewFromOptions(o Options, opts ...Option) (*Server, error) {
 	}
 	if o.HandshakeTimeout > 0 {
 		opts = append([]Option{WithHandshakeTimeout(o.HandshakeTimeout)}, opts...)
+	}
+	if o.IdleTimeout > 0 {
+		opts = append([]Option{WithIdleTimeout(o.IdleTimeout)}, opts...)
 	}
 	if o.KTLS {
 		opts = append(opts, WithKTLS())

@@ -5,6 +5,7 @@ package server
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"runtime"
 	"syscall"
 )
@@ -14,3 +15,6 @@ func controlPair() (parent, child *os.File, err error) {
 }
 
 func childProcAttr() *syscall.SysProcAttr { return nil }
+
+// exitSignal is "": no signals here.
+func exitSignal(*exec.ExitError) string { return "" }

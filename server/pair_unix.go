@@ -5,7 +5,10 @@ package server
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // controlPair returns the two ends of a connected Unix socketpair: the
@@ -21,3 +24,16 @@ func controlPair() (parent, child *os.File, err error) {
 
 // childProcAttr puts the child server in a process group of its own.
 func childProcAttr() *syscall.SysProcAttr { return &syscall.SysProcAttr{Setpgid: true} }
+
+// exitSignal names the signal that ended the process ("SIGKILL"), or ""
+// when it exited by itself.
+func exitSignal(exit *exec.ExitError) string {
+	ws, ok := exit.Sys().(syscall.WaitStatus)
+	if !ok || !ws.Signaled() {
+		return ""
+	}
+	if name := unix.SignalName(ws.Signal()); name != "" {
+		return name
+	}
+	return fmt.Sprintf("signal %d", int(ws.Signal()))
+}

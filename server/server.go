@@ -4,14 +4,16 @@ import (
 	"context"
 	"crypto/tls"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
+	"os"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	"github.com/tlsbench/tlsbench/internal/connerr"
 	"github.com/tlsbench/tlsbench/internal/ktls"
 	"github.com/tlsbench/tlsbench/internal/usage"
 	"github.com/tlsbench/tlsbench/keys"
@@ -25,6 +27,8 @@ type Server struct {
 	handshakeTimeout time.Duration
 	idleTimeout      time.Duration
 	log              *slog.Logger
+	connLog          *slog.Logger // log with the per-connection rate limit
+	limit            *limitHandler
 	policy           *sessionPolicy // nil when built from a plain tls.Config
 	km               *keys.Manager  // nil when built from a plain tls.Config
 	kl               *ktls.KeyLog   // set by WithKTLS: connections may switch to kTLS
@@ -41,6 +45,9 @@ type Server struct {
 	groups     map[string]int64
 	identities map[string]int64
 
+	hsMu        sync.Mutex
+	inHandshake map[*handshakeConn]struct{}
+
 	conns sync.WaitGroup
 }
 
@@ -54,32 +61,40 @@ func WithHandshakeTimeout(d time.Duration) Option {
 }
 
 // WithIdleTimeout closes a connection that sends nothing for d after its
-// handshake (default 60 s).
+// handshake (default DefaultIdleTimeout).
 func WithIdleTimeout(d time.Duration) Option {
 	return func(s *Server) { s.idleTimeout = d }
 }
 
 // WithLogger sets where the server logs failures worth a human's attention
-// (default: discarded).
+// (default: discarded). What connections cause (a rejected handshake, a
+// refused request) is logged at most 10 lines a second, then a line with
+// the count of the others.
 func WithLogger(l *slog.Logger) Option {
 	return func(s *Server) { s.log = l }
 }
+
+// DefaultIdleTimeout is how long an echo connection may stay silent.
+const DefaultIdleTimeout = 30 * time.Second
 
 // New returns a server that completes handshakes with cfg.
 func New(cfg *tls.Config, opts ...Option) *Server {
 	s := &Server{
 		tls:              cfg,
 		handshakeTimeout: 10 * time.Second,
-		idleTimeout:      60 * time.Second,
+		idleTimeout:      DefaultIdleTimeout,
 		log:              slog.New(slog.DiscardHandler),
 		failures:         make(map[string]int64),
 		versions:         make(map[string]int64),
 		groups:           make(map[string]int64),
 		identities:       make(map[string]int64),
+		inHandshake:      make(map[*handshakeConn]struct{}),
 	}
 	for _, o := range opts {
 		o(s)
 	}
+	s.limit = newLimitHandler(s.log.Handler(), defaultLogBurst, defaultLogWindow)
+	s.connLog = slog.New(s.limit)
 	return s
 }
 
@@ -88,6 +103,7 @@ func New(cfg *tls.Config, opts ...Option) *Server {
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	stop := context.AfterFunc(ctx, func() { ln.Close() })
 	defer stop()
+	defer s.limit.st.flush() // the count of lines not logged, if any
 	defer s.conns.Wait()
 	var tempDelay time.Duration
 	for {
@@ -136,23 +152,49 @@ func (s *Server) ServeConn(ctx context.Context, c net.Conn) {
 		// ClientHello, which crypto/tls does not expose.
 		under = keys.RecordClientHello(under)
 	}
-	tc := tls.Server(under, s.tls)
+	hc := s.trackHandshake(under)
+	tc := tls.Server(hc, s.tls)
 	hctx, cancel := context.WithTimeout(ctx, s.handshakeTimeout)
 	err := tc.HandshakeContext(hctx)
 	cancel()
 	if err != nil {
-		kind := connerr.Kind(err)
-		if s.km != nil && keys.Rejection(under) != nil {
-			kind = "no-identity" // the manager logged why
+		if desc, ok := hc.plainAlert(); ok && strings.Contains(err.Error(), "bad record MAC") {
+			err = fmt.Errorf("the client refused the handshake: %w (sent unencrypted)", tls.AlertError(desc))
 		}
+		kind := failureKind(err, s.km != nil && keys.Rejection(under) != nil)
 		s.mu.Lock()
 		s.failures[kind]++
 		s.mu.Unlock()
-		s.log.Debug("handshake failed", "remote", c.RemoteAddr(), "kind", kind, "err", err)
+		s.handshakeCounted(hc)
+		s.logFailure(c, tc, kind, err)
 		s.userSpace(rc)
 		return
 	}
-	st := tc.ConnectionState()
+	s.countHandshake(tc.ConnectionState())
+	s.handshakeCounted(hc)
+	s.echo(ctx, tc, rc)
+}
+
+// logFailure writes the one line a failed handshake gets: warning level
+// for what the server refused, info for what the client gave up on.
+func (s *Server) logFailure(c net.Conn, tc *tls.Conn, kind string, err error) {
+	level := slog.LevelWarn
+	msg := "handshake rejected"
+	if peerCaused(kind) {
+		level, msg = slog.LevelInfo, "handshake failed"
+	}
+	if !s.connLog.Enabled(context.Background(), level) {
+		return
+	}
+	attrs := []any{"remote", remoteAddr(c), "kind", kind, "reason", clip(err.Error())}
+	if id := rejectedIdentity(err, tc); id != "" {
+		attrs = append(attrs, "identity", id)
+	}
+	s.connLog.Log(context.Background(), level, msg, attrs...)
+}
+
+// countHandshake adds a completed handshake to the counters.
+func (s *Server) countHandshake(st tls.ConnectionState) {
 	s.handshakes.Add(1)
 	if st.DidResume {
 		s.resumed.Add(1)
@@ -167,13 +209,13 @@ func (s *Server) ServeConn(ctx context.Context, c net.Conn) {
 		s.identities[IdentityKey(st.PeerCertificates[0])]++
 	}
 	s.mu.Unlock()
-
-	s.echo(ctx, tc, rc)
 }
 
 // echo writes back what it reads until EOF, an error, idle timeout or ctx
-// ending. Errors here are the client's abortive close (RST) in the normal
-// case and are not counted: the handshake is what the server measures.
+// ending; a connection that starts with an HTTP/1.x request gets an HTTP
+// answer instead (serveHTTP). Errors here are the client's abortive close
+// (RST) in the normal case and are not counted: the handshake is what the
+// server measures.
 // A connection whose first byte is BulkMagic is a throughput client and
 // goes to serveBulk instead; rc is its record-exact reader (WithKTLS).
 func (s *Server) echo(ctx context.Context, tc *tls.Conn, rc *ktls.RecordConn) {
@@ -195,9 +237,21 @@ func (s *Server) echo(ctx context.Context, tc *tls.Conn, rc *ktls.RecordConn) {
 		}
 		if first {
 			s.userSpace(rc)
+			if n > 0 && looksLikeHTTP(buf[:n]) {
+				s.serveHTTP(tc, buf[:n])
+				tc.Close()
+				return
+			}
+		}
+		if errors.Is(err, os.ErrDeadlineExceeded) && ctx.Err() == nil {
+			s.connLog.Debug("idle connection closed", "remote", remoteAddr(tc), "idle", s.idleTimeout)
 		}
 		if n > 0 {
+			// A client that sends and never reads would otherwise
+			// hold this goroutine in Write forever.
+			tc.NetConn().SetWriteDeadline(time.Now().Add(s.idleTimeout))
 			if _, werr := tc.Write(buf[:n]); werr != nil {
+				s.connLog.Debug("echo connection closed: the client does not read", "remote", remoteAddr(tc), "err", clip(werr.Error()))
 				return
 			}
 		}
@@ -253,8 +307,11 @@ type Counters struct {
 }
 
 // Counters returns a snapshot of the server's counters, with this
-// process's CPU time and allocations.
+// process's CPU time and allocations. It first lets the handshakes the
+// server is working on be counted (see handshakeConn), so that a client
+// that has seen its handshake end finds it in the snapshot.
 func (s *Server) Counters() Counters {
+	s.settle()
 	u := usage.Self()
 	c := Counters{
 		Accepted:   s.accepted.Load(),

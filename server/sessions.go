@@ -112,12 +112,15 @@ func (p *sessionPolicy) verifyNotRevoked(cs tls.ConnectionState) error {
 		return nil
 	}
 	if thumb := sha256.Sum256(cs.PeerCertificates[0].Raw); p.revoked.isRevoked(thumb) {
-		return &revokedError{thumb: thumb}
+		return &revokedError{thumb: thumb, cert: cs.PeerCertificates[0]}
 	}
 	return nil
 }
 
-type revokedError struct{ thumb [32]byte }
+type revokedError struct {
+	thumb [32]byte
+	cert  *x509.Certificate // for the log line
+}
 
 func (e *revokedError) Error() string {
 	return "client certificate " + hex.EncodeToString(e.thumb[:]) + " is revoked"

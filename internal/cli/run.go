@@ -106,7 +106,7 @@ func defineRunFlags(fs *flagSet) *runFlags {
 	fs.StringVar(&f.baseline, "baseline", "", "after the run, compare its results with the results `FILE` (as tlsbench compare does)")
 	f.cmp = defineCompareFlags(fs)
 
-	f.server = defineServerFlags(fs, "127.0.0.1:0")
+	f.server = defineServerFlags(fs, "127.0.0.1:0", false)
 	f.keyCache = []bool{true}
 	fs.Var(listFlag[bool]{&f.keyCache, parseOnOff, showOnOff}, "key-cache", "server key cache: on (keys decrypted once), off (on every full handshake), or on,off to compare")
 	fs.IntVar(&f.clientIdentities, "client-identities", 1, "with --mutual: distinct client certificates the connections rotate among")
@@ -238,11 +238,6 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if fs.isSet("key-cache") || len(f.server.identities) > 0 {
 		plan.KeyCache = f.keyCache
 	}
-	if fs.isSet("revoked") {
-		// run makes a new PKI each time, so no thumbprint of it can be
-		// known beforehand.
-		return usagef("--revoked lists thumbprints of known client certificates; use it with tlsbench serve --pki-dir DIR --mutual, and point run --target at that server")
-	}
 	if f.target.CertFile != "" && !f.server.mutual {
 		return usagef("--client-cert presents a client certificate: add --mutual, so the cases are named and reported as mutual TLS")
 	}
@@ -252,7 +247,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		}
 	}
 	if f.target.Addr != "" {
-		for _, name := range []string{"listen", "session-store", "session-capacity", "session-ttl", "ticket-keys", "revoked",
+		for _, name := range []string{"listen", "session-store", "session-capacity", "session-ttl", "ticket-keys",
 			"handshake-timeout", "identity", "p12-password-file", "constraints", "key-cache", "key"} {
 			if fs.isSet(name) {
 				return usagef("--%s configures the built-in server; it does not apply with --target", name)

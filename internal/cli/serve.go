@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -22,9 +23,18 @@ const serveUsage = `Usage: tlsbench serve [flags]
 
 Runs the built-in TLS server alone, so that other clients (openssl s_client,
 s_time, another tlsbench) can be pointed at it. Without --pki-dir it writes a
-fresh test PKI to a new temporary directory; it prints the address and the
-path of the CA certificate clients must trust. Connections are answered by
-echoing what the client sends. Stop it with Ctrl-C (exit 0: the normal way to end a server).
+fresh test PKI to a new temporary directory, removed when the server stops;
+it prints the address and the path of the CA certificate clients must trust.
+Connections are answered by echoing what the client sends; one that starts
+with an HTTP/1.x request gets a short HTTP/1.1 response instead (for curl,
+browsers and openssl s_time -www). Stop it with Ctrl-C (exit 0: the normal
+way to end a server).
+
+Each failed handshake is logged on stderr as one line: the client's address,
+the kind of failure and its reason (the certificate error, the alert, the
+client certificate's subject); at most 10 lines a second, then a line with
+the count of those left out. --log-level warn keeps only the handshakes the
+server refused; debug adds idle connections closed and HTTP requests.
 
 Examples:
   tlsbench serve
@@ -32,6 +42,7 @@ Examples:
   tlsbench serve --mutual --session-store stateful
   tlsbench serve --identity pki/server-ecdsa-p256.pem,pki/server-ecdsa-p256-key.pem --identity pki/server-rsa-2048.p12 --p12-password-file pw
   openssl s_client -connect 127.0.0.1:8443 -CAfile <CA path printed> -sess_out s.pem
+  curl --cacert <CA path printed> https://localhost:8443/
 
 Flags:
 `
@@ -42,14 +53,16 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		io.WriteString(w, serveUsage)
 		fs.printFlags(w)
 	}
-	sf := defineServerFlags(fs, "127.0.0.1:8443")
+	sf := defineServerFlags(fs, "127.0.0.1:8443", true)
 	var (
 		keyType      = fs.String("key", string(pki.ECDSAP256), "key type of the generated server certificate: "+keyTypeNames())
 		clientCA     = fs.String("client-ca", "", "with --mutual: CA certificates `FILE` that client certificates must chain to (default: the PKI's own CA, which also issues client-1.pem)")
-		keyCacheFlag = fs.String("key-cache", "on", "on: private keys decrypted once at load; off: on every full handshake (the slow path, to measure what the cache saves)")
+		keyCacheFlag = fs.String("key-cache", "on", "on: private keys decrypted once at load; off: on every full handshake (to measure what decrypting a PKCS#12 key costs)")
 		pkiDir       = fs.String("pki-dir", "", "`DIR` for the test PKI (reused if it has one; default: a new temporary directory)")
 		versions     []uint16
 		controlFD    = fs.Int("control-fd", -1, "internal: serve as tlsbench run's child on this control channel")
+		logLevel     = fs.String("log-level", "info", "what goes to stderr: error, warn (handshakes refused), info (also handshakes clients gave up), debug (also idle connections closed, HTTP requests)")
+		idleTimeout  = fs.Duration("idle-timeout", server.DefaultIdleTimeout, "close a connection that sends nothing (or does not read what it is sent) for this long after its handshake")
 	)
 	versions = []uint16{tls.VersionTLS12, tls.VersionTLS13}
 	fs.Var(listFlag[uint16]{&versions, tlsconf.ParseVersion, tlsconf.VersionName}, "tls", "TLS versions to accept: 1.2, 1.3")
@@ -57,7 +70,18 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	if *controlFD >= 0 {
-		return serveChild(ctx, *controlFD)
+		return serveChild(ctx, *controlFD, stderr)
+	}
+	// A closed terminal (SIGHUP) stops the server as Ctrl-C does, so
+	// that it still removes its temporary PKI.
+	ctx, stopHup := signal.NotifyContext(ctx, syscall.SIGHUP)
+	defer stopHup()
+	level, err := parseLogLevel(*logLevel)
+	if err != nil {
+		return usagef("--log-level %q: %v", *logLevel, err)
+	}
+	if *idleTimeout <= 0 {
+		return usagef("--idle-timeout %v: must be positive, e.g. 30s", *idleTimeout)
 	}
 	keyCache, err := parseOnOff(*keyCacheFlag)
 	if err != nil {
@@ -74,7 +98,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if *clientCA != "" && !sf.mutual {
 		return usagef("--client-ca applies to client certificates: add --mutual")
 	}
-	opts := server.Options{DisableKeyCache: !keyCache}
+	opts := server.Options{DisableKeyCache: !keyCache, IdleTimeout: *idleTimeout}
 	if err := sf.apply(&opts, fs.isSet); err != nil {
 		return err
 	}
@@ -98,6 +122,10 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			if dir, err = os.MkdirTemp("", "tlsbench-serve-"); err != nil {
 				return fmt.Errorf("temporary PKI directory: %w", err)
 			}
+			// It holds a private key: it goes with the server, whether
+			// the server stops, is interrupted (Ctrl-C, SIGTERM) or
+			// fails to start.
+			defer os.RemoveAll(dir)
 		}
 		layout, err := ensurePKI(dir, kt, sf.mutual && *clientCA == "")
 		if err != nil {
@@ -120,7 +148,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	// Warnings worth a human's attention (why no identity fit a
 	// ClientHello, a watched file that failed to reload) go to stderr.
-	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 	if opts.ClientCA != "" && !fileExists(opts.ClientCA) {
 		return usagef("--client-ca %s: no such file", opts.ClientCA)
 	}
@@ -209,7 +237,7 @@ func keyTypeNames() string {
 
 // serveChild is the child server of tlsbench run: configuration and
 // counters travel over the inherited control channel.
-func serveChild(ctx context.Context, fd int) error {
+func serveChild(ctx context.Context, fd int, stderr io.Writer) error {
 	f := os.NewFile(uintptr(fd), "control")
 	if f == nil {
 		return usagef("--control-fd %d: not an open file descriptor", fd)
@@ -219,5 +247,23 @@ func serveChild(ctx context.Context, fd int) error {
 	if err != nil {
 		return usagef("--control-fd %d: %v", fd, err)
 	}
-	return server.ServeChild(ctx, conn)
+	// Refused handshakes go to stderr, whose last lines explain a
+	// server that dies during a run.
+	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	return server.ServeChild(ctx, conn, server.WithLogger(logger))
+}
+
+// parseLogLevel reads a --log-level value.
+func parseLogLevel(s string) (slog.Level, error) {
+	switch strings.ToLower(s) {
+	case "error":
+		return slog.LevelError, nil
+	case "warn", "warning":
+		return slog.LevelWarn, nil
+	case "info":
+		return slog.LevelInfo, nil
+	case "debug":
+		return slog.LevelDebug, nil
+	}
+	return 0, errors.New("must be error, warn, info or debug")
 }

@@ -25,7 +25,9 @@ type serverFlags struct {
 	handshakeTimeout time.Duration
 }
 
-func defineServerFlags(fs *flagSet, defaultListen string) *serverFlags {
+// defineServerFlags defines them on fs. withRevoked adds --revoked, which only serve has: run issues new client
+// certificates every time, so no list given beforehand could name them.
+func defineServerFlags(fs *flagSet, defaultListen string, withRevoked bool) *serverFlags {
 	f := &serverFlags{}
 	fs.Var(identityFlag{&f.identities}, "identity", "server identity `CERT.pem,KEY.pem` or FILE.p12 (repeat for several; the key manager picks one per ClientHello)")
 	fs.StringVar(&f.p12PasswordFile, "p12-password-file", "", "`FILE` holding the PKCS#12 password (default: the "+keys.PasswordEnv+" environment variable)")
@@ -37,7 +39,9 @@ func defineServerFlags(fs *flagSet, defaultListen string) *serverFlags {
 	fs.IntVar(&f.sessionCapacity, "session-capacity", server.DefaultSessionCapacity, "sessions the stateful store keeps")
 	fs.DurationVar(&f.sessionTTL, "session-ttl", server.DefaultSessionTTL, "lifetime of a session in the stateful store")
 	fs.StringVar(&f.ticketKeys, "ticket-keys", "", "`FILE` of session ticket keys (64 hex digits a line; first encrypts, all decrypt; re-read on change: replace it atomically)")
-	fs.StringVar(&f.revoked, "revoked", "", "`FILE` of revoked client certificate SHA-256 thumbprints (hex, one a line; re-read on change: replace it atomically, e.g. write a new file and rename it)")
+	if withRevoked {
+		fs.StringVar(&f.revoked, "revoked", "", "`FILE` of revoked client certificate SHA-256 thumbprints (hex, one a line; re-read on change: replace it atomically, e.g. write a new file and rename it); their handshakes are refused and their sessions not resumed")
+	}
 	fs.DurationVar(&f.handshakeTimeout, "handshake-timeout", 10*time.Second, "server's limit for one handshake")
 	return f
 }
