@@ -53,7 +53,7 @@ var (
 	throughputOnlyFlags = []string{"buffer", "cipher", "ktls", "direction", "bytes", "duration", "source"}
 	handshakeOnlyFlags  = []string{"resume", "handshakes", "groups", "transport", "min-resumption", "max-error-rate", "mutual",
 		"client-identities", "session-pool", "ticket-reuse", "session-store", "session-capacity", "session-ttl",
-		"ticket-keys", "revoked", "key-cache", "identity", "p12-password-file", "constraints",
+		"ticket-keys", "key-cache", "identity", "p12-password-file", "constraints",
 		"target", "sni", "ca", "insecure", "client-cert", "client-key", "server-pid", "alpn", "request"}
 )
 
