@@ -48,11 +48,18 @@ func TestFieldNamesAreTheContract(t *testing.T) {
 	if _, ok := m["verdict"]; ok {
 		t.Error("verdict present in a record that failed no gate")
 	}
+	for _, f := range []string{"cpus_available", "machine_busy", "other_cpu_share"} {
+		if _, ok := m[f]; ok {
+			t.Errorf("%s present in a record whose machine was not watched", f)
+		}
+	}
 	throughput.SessionStore, throughput.Verdict = "tickets", "failed"
+	throughput.CPUsAvailable, throughput.MachineBusy, throughput.OtherCPUShare = 2, results.Float(0.5), results.Float(0.1)
 	b, _ = json.Marshal(throughput)
 	m = nil
 	json.Unmarshal(b, &m)
-	for _, f := range []string{"buffer_bytes", "cipher", "ktls_tx", "ktls_rx", "mbps", "client_cpu_pct", "server_cpu_pct", "session_store", "verdict"} {
+	for _, f := range []string{"buffer_bytes", "cipher", "ktls_tx", "ktls_rx", "mbps", "client_cpu_pct", "server_cpu_pct", "session_store", "verdict",
+		"cpus_available", "machine_busy", "other_cpu_share"} {
 		if _, ok := m[f]; !ok {
 			t.Errorf("throughput field %q missing", f)
 		}
