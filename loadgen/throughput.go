@@ -16,9 +16,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tlsbench/tlsbench/bulk"
 	"github.com/tlsbench/tlsbench/internal/ktls"
 	"github.com/tlsbench/tlsbench/results"
-	"github.com/tlsbench/tlsbench/server"
 	"github.com/tlsbench/tlsbench/stats"
 	"github.com/tlsbench/tlsbench/tlsconf"
 )
@@ -32,7 +32,7 @@ const (
 )
 
 // ThroughputCase is one bulk-transfer case against tlsbench's built-in
-// server (the bulk protocol of server.BulkSetup).
+// server (the wire protocol of package bulk).
 //
 // Concurrency connections are opened once per case (handshake, setup,
 // kTLS switch: none of it measured); every iteration then moves Bytes per
@@ -104,7 +104,7 @@ type ThroughputProgress struct {
 
 // ThroughputError is a throughput case that could not be measured: a
 // connection or the kTLS switch failed, another cipher was negotiated, or
-// the data arrived corrupted (errors.As finds a *server.IntegrityError).
+// the data arrived corrupted (errors.As finds a *bulk.IntegrityError).
 type ThroughputError struct {
 	Case string
 	Err  error
@@ -152,8 +152,8 @@ func ThroughputConfig(base *tls.Config, version uint16, cipher string) (*tls.Con
 
 func (tc *ThroughputCase) validate() error {
 	switch {
-	case tc.Buffer < 1 || tc.Buffer > server.MaxBulkBuffer:
-		return fmt.Errorf("buffer of %d bytes: must be 1..%d", tc.Buffer, server.MaxBulkBuffer)
+	case tc.Buffer < 1 || tc.Buffer > bulk.MaxBuffer:
+		return fmt.Errorf("buffer of %d bytes: must be 1..%d", tc.Buffer, bulk.MaxBuffer)
 	case (tc.Bytes > 0) == (tc.Duration > 0):
 		return errors.New("give exactly one of bytes or duration per iteration")
 	case tc.Bytes < 0 || tc.Duration < 0:
@@ -364,11 +364,11 @@ func (r *tpRunner) roundBytes(n int64) int64 {
 func (r *tpRunner) directions() int {
 	switch r.tc.Direction {
 	case DirectionUpload:
-		return server.BulkUpload
+		return bulk.Upload
 	case DirectionBoth:
-		return server.BulkDownload | server.BulkUpload
+		return bulk.Download | bulk.Upload
 	}
-	return server.BulkDownload
+	return bulk.Download
 }
 
 func (r *tpRunner) openAll(ctx context.Context) error {
@@ -421,7 +421,7 @@ type tpConn struct {
 	raw       net.Conn // the TCP connection
 	conn      net.Conn // *ktls.Conn or *tls.Conn: what the data goes through
 	state     tls.ConnectionState
-	ack       server.BulkAck
+	ack       bulk.Ack
 	clientTX  bool
 	clientRX  bool
 	userSpace []string // why an end stayed in user space
@@ -430,7 +430,7 @@ type tpConn struct {
 }
 
 // open dials, handshakes, sends the setup, reads the ack and switches the
-// client's end to kTLS, in that order (see server.BulkSetup for why).
+// client's end to kTLS, in that order (see bulk.Setup for why).
 func (r *tpRunner) open(ctx context.Context, id int) (*tpConn, error) {
 	tc := r.tc
 	cctx, cancel := context.WithTimeout(ctx, tc.ConnTimeout)
@@ -459,17 +459,17 @@ func (r *tpRunner) open(ctx context.Context, id int) (*tpConn, error) {
 	if err := r.checkNegotiated(c.state); err != nil {
 		return failed(err)
 	}
-	setup := server.BulkSetup{KTLSTX: r.useKTLS, KTLSRX: r.useKTLS, Buffer: tc.Buffer}
+	setup := bulk.Setup{KTLSTX: r.useKTLS, KTLSRX: r.useKTLS, Buffer: tc.Buffer}
 	if tc.Source != nil {
 		setup.Source = tc.Source.Index
 	}
 	if _, err := tlc.Write(setup.Marshal()); err != nil {
 		return failed(fmt.Errorf("setup: %w", err))
 	}
-	if c.ack, err = server.ReadBulkAck(tlc); err != nil {
+	if c.ack, err = bulk.ReadAck(tlc); err != nil {
 		return failed(err)
 	}
-	if c.ack.Status != server.BulkOK {
+	if c.ack.Status != bulk.OK {
 		return failed(fmt.Errorf("the server refused the throughput setup: %s", c.ack.Message))
 	}
 	if tc.Source != nil && c.ack.SourceSize != r.srcSize {
@@ -527,7 +527,7 @@ func phase(conn int, round uint64, dir uint64) int64 {
 	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
 	x = (x ^ x>>27) * 0x94d049bb133111eb
 	x ^= x >> 31
-	return int64(x % server.PatternPeriod)
+	return int64(x % bulk.PatternPeriod)
 }
 
 // round moves n bytes each way the case's direction says, then reads the
@@ -535,16 +535,16 @@ func phase(conn int, round uint64, dir uint64) int64 {
 func (r *tpRunner) round(ctx context.Context, c *tpConn, n int64) error {
 	tc := r.tc
 	c.rounds++
-	rd := server.BulkRound{Directions: r.directions(), Bytes: n}
-	var v server.Verifier
+	rd := bulk.Round{Directions: r.directions(), Bytes: n}
+	var v bulk.Verifier
 	switch {
 	case r.srcContent != nil:
-		v = server.NewContentVerifier(r.srcContent)
+		v = bulk.NewContentVerifier(r.srcContent)
 	case r.srcSize > 0:
-		v = server.NewPassHashVerifier(r.srcSize, r.srcSum)
+		v = bulk.NewPassHashVerifier(r.srcSize, r.srcSum)
 	default:
 		rd.DownloadPhase, rd.UploadPhase = phase(c.id, c.rounds, 0), phase(c.id, c.rounds, 1)
-		v = server.NewPatternVerifier(rd.DownloadPhase)
+		v = bulk.NewPatternVerifier(rd.DownloadPhase)
 	}
 	c.raw.SetDeadline(time.Now().Add(tc.ConnTimeout))
 	if _, err := c.conn.Write(rd.Marshal()); err != nil {
@@ -552,22 +552,22 @@ func (r *tpRunner) round(ctx context.Context, c *tpConn, n int64) error {
 	}
 	var wg sync.WaitGroup
 	var sendErr error
-	if rd.Directions&server.BulkUpload != 0 {
+	if rd.Directions&bulk.Upload != 0 {
 		send := func() {
-			g := &server.StallGuard{Conn: c.raw, Timeout: tc.ConnTimeout, Ctx: ctx}
-			if sendErr = server.SendPattern(c.conn, n, rd.UploadPhase, tc.Buffer, g); sendErr != nil {
+			g := &bulk.StallGuard{Conn: c.raw, Timeout: tc.ConnTimeout, Ctx: ctx}
+			if sendErr = bulk.SendPattern(c.conn, n, rd.UploadPhase, tc.Buffer, g); sendErr != nil {
 				sendErr = fmt.Errorf("upload: %w", sendErr)
 			}
 		}
-		if rd.Directions&server.BulkDownload != 0 {
+		if rd.Directions&bulk.Download != 0 {
 			wg.Go(send)
 		} else {
 			send()
 		}
 	}
-	if rd.Directions&server.BulkDownload != 0 {
-		g := &server.StallGuard{Conn: c.raw, Timeout: tc.ConnTimeout, Ctx: ctx}
-		if _, err := server.Receive(c.conn, n, c.buf, v, false, g); err != nil {
+	if rd.Directions&bulk.Download != 0 {
+		g := &bulk.StallGuard{Conn: c.raw, Timeout: tc.ConnTimeout, Ctx: ctx}
+		if _, err := bulk.Receive(c.conn, n, c.buf, v, false, g); err != nil {
 			// Stop the upload (if any) and give up the connection: the
 			// case fails.
 			c.raw.SetDeadline(time.Now())
@@ -580,18 +580,18 @@ func (r *tpRunner) round(ctx context.Context, c *tpConn, n int64) error {
 		return sendErr
 	}
 	c.raw.SetDeadline(time.Now().Add(tc.ConnTimeout))
-	verdict, err := server.ReadBulkVerdict(c.conn)
+	verdict, err := bulk.ReadVerdict(c.conn)
 	if err != nil {
 		return err
 	}
 	switch verdict.Status {
-	case server.BulkOK:
-	case server.BulkIntegrity:
-		return fmt.Errorf("upload: %w", &server.IntegrityError{Remote: verdict.Message})
+	case bulk.OK:
+	case bulk.Integrity:
+		return fmt.Errorf("upload: %w", &bulk.IntegrityError{Remote: verdict.Message})
 	default:
 		return fmt.Errorf("the server ended the round: %s", verdict.Message)
 	}
-	if rd.Directions&server.BulkUpload != 0 && verdict.Received != n {
+	if rd.Directions&bulk.Upload != 0 && verdict.Received != n {
 		return fmt.Errorf("upload: the server received %d of %d bytes", verdict.Received, n)
 	}
 	return nil
