@@ -54,7 +54,7 @@ func (s *testServer) handshakeCase(name string, version uint16, resume bool, con
 		Handshakes: 32, Iterations: 2, Warmup: 1, MinResumption: loadgen.DefaultMinResumption,
 		Clients: []*tls.Config{tlsconf.Client(co)},
 		Dialer:  loadgen.TCPDialer{Addr: s.addr},
-		Server:  loadgen.InProcessServer{Server: s.srv},
+		Server:  inProcess{s.srv},
 	}
 }
 
@@ -256,7 +256,7 @@ func TestMemoryTransport(t *testing.T) {
 	s := startServer(t, nil)
 	for _, resume := range []bool{false, true} {
 		hc := s.handshakeCase("memory", tls.VersionTLS13, resume, 8)
-		hc.Dialer = loadgen.MemoryDialer{Server: s.srv}
+		hc.Dialer = memDialer{s.srv}
 		rec, err := loadgen.RunHandshakes(context.Background(), hc)
 		if err != nil {
 			t.Fatal(err)
