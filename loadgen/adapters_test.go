@@ -32,3 +32,6 @@ func (d memDialer) Dial(context.Context, time.Time) (net.Conn, error) {
 }
 
 func (memDialer) Transport() string { return "memory" }
+
+// share is a gate's share, for the fields that are off when nil.
+func share(v float64) *float64 { return &v }

@@ -17,14 +17,14 @@ import (
 	"time"
 
 	"github.com/tlsbench/tlsbench/bulk"
+	"github.com/tlsbench/tlsbench/internal/field"
 	"github.com/tlsbench/tlsbench/internal/ktls"
 	"github.com/tlsbench/tlsbench/results"
 	"github.com/tlsbench/tlsbench/stats"
 	"github.com/tlsbench/tlsbench/tlsconf"
 )
 
-// Directions of a throughput case, as the results and --direction name
-// them: download (the server sends), upload (the client sends), both.
+// Directions of a throughput case, as the results name them: download (the server sends), upload (the client sends), both.
 const (
 	DirectionDownload = "download"
 	DirectionUpload   = "upload"
@@ -62,7 +62,7 @@ type ThroughputCase struct {
 	Iterations  int
 	Warmup      int
 	MaxDuration time.Duration
-	// KTLS is the --ktls setting for both ends: off, auto (kTLS where the
+	// KTLS is the kTLS mode of both ends: off, auto (kTLS where the
 	// kernel can, user space otherwise, with the reason in the notes) or
 	// on (the case fails without it). The server must have been started
 	// with server.WithKTLS for its end to switch.
@@ -83,6 +83,8 @@ type ThroughputCase struct {
 	Record results.Record
 	// Progress, when set, is called after every iteration.
 	Progress func(ThroughputProgress)
+	// Words names the settings in the case's errors and notes.
+	Words Words
 }
 
 // FileSource is a file the server was started with (server.WithSources).
@@ -153,25 +155,29 @@ func ThroughputConfig(base *tls.Config, version uint16, cipher string) (*tls.Con
 func (tc *ThroughputCase) validate() error {
 	switch {
 	case tc.Buffer < 1 || tc.Buffer > bulk.MaxBuffer:
-		return fmt.Errorf("buffer of %d bytes: must be 1..%d", tc.Buffer, bulk.MaxBuffer)
+		return field.Errorf("Buffer", tc.Buffer, "must be 1..%d bytes", bulk.MaxBuffer)
+	case tc.Bytes < 0:
+		return field.Errorf("Bytes", tc.Bytes, "must be positive")
+	case tc.Duration < 0:
+		return field.Errorf("Duration", tc.Duration, "must be positive")
 	case (tc.Bytes > 0) == (tc.Duration > 0):
-		return errors.New("give exactly one of bytes or duration per iteration")
-	case tc.Bytes < 0 || tc.Duration < 0:
-		return errors.New("bytes and duration must be positive")
+		return field.Errorf("Bytes", tc.Bytes, "give exactly one of Bytes or Duration per iteration")
 	case tc.Concurrency < 1:
-		return errors.New("concurrency must be at least 1")
+		return field.Errorf("Concurrency", tc.Concurrency, "must be at least 1")
 	case tc.Iterations < 1:
-		return errors.New("iterations must be at least 1")
-	case tc.Client == nil || tc.Dialer == nil:
-		return errors.New("no client configuration or dialer")
+		return field.Errorf("Iterations", tc.Iterations, "must be at least 1")
+	case tc.Client == nil:
+		return field.Errorf("Client", nil, "no client configuration")
+	case tc.Dialer == nil:
+		return field.Errorf("Dialer", nil, "no dialer")
 	}
 	switch tc.Direction {
 	case DirectionDownload, DirectionUpload, DirectionBoth:
 	default:
-		return fmt.Errorf("direction %q: want download, upload or both", tc.Direction)
+		return field.Errorf("Direction", tc.Direction, "want download, upload or both")
 	}
 	if tc.Source != nil && tc.Direction != DirectionDownload {
-		return errors.New("a file source is sent by the server: direction must be download")
+		return field.Errorf("Direction", tc.Direction, "a file source is sent by the server: must be download")
 	}
 	if tc.ConnTimeout <= 0 {
 		tc.ConnTimeout = 10 * time.Second
@@ -190,7 +196,7 @@ func (tc *ThroughputCase) validate() error {
 //     took per megabyte (10^6 payload bytes): a time per unit of work,
 //     lower is better, like a handshake case's microseconds per handshake,
 //     so that mean_us, error_us, stddev_us, median_us, min_us and max_us
-//     summarise them the same way. With --bytes every iteration moves the
+//     summarise them the same way. With Bytes set every iteration moves the
 //     same amount and mbps = 10^6 / mean_us; extra.mbps_min, mbps_max and
 //     mbps_error (99.9% half-width) describe the per-iteration rates;
 //   - client_cpu_pct, server_cpu_pct: each process's CPU time over the
@@ -225,7 +231,7 @@ func RunThroughput(ctx context.Context, tc ThroughputCase) (*results.Record, err
 	}
 	r := &tpRunner{tc: &tc, cfg: cfg, useKTLS: use}
 	if reason != "" && tc.KTLS == ktls.ModeAuto {
-		r.notes = append(r.notes, "--ktls auto: "+reason)
+		r.notes = append(r.notes, tc.Words.name("KTLS")+" auto: "+reason)
 	}
 	if use {
 		r.kl = new(ktls.KeyLog)
@@ -267,7 +273,7 @@ func RunThroughput(ctx context.Context, tc ThroughputCase) (*results.Record, err
 		}
 		r.progress(true, i+1, tc.Warmup, it)
 		if it.cut {
-			r.notes = append(r.notes, fmt.Sprintf("warm-up cut short after %v by --case-time %v", tc.MaxDuration/4, tc.MaxDuration))
+			r.notes = append(r.notes, fmt.Sprintf("warm-up cut short after %v by %s %v", tc.MaxDuration/4, tc.Words.name("MaxDuration"), tc.MaxDuration))
 			break
 		}
 	}
@@ -324,17 +330,18 @@ func (r *tpRunner) loadSource() error {
 	if src == nil {
 		return nil
 	}
+	bad := func(reason string) error { return &field.Error{Field: "Source.Path", Value: src.Path, Reason: reason} }
 	f, err := os.Open(src.Path)
 	if err != nil {
-		return fmt.Errorf("--source: %w", err)
+		return bad(err.Error())
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return fmt.Errorf("--source: %w", err)
+		return bad(err.Error())
 	}
 	if !fi.Mode().IsRegular() || fi.Size() == 0 {
-		return fmt.Errorf("--source %s: not a non-empty regular file", src.Path)
+		return bad("not a non-empty regular file")
 	}
 	r.srcSize = fi.Size()
 	if r.srcSize <= maxSourceInMemory {
@@ -347,7 +354,7 @@ func (r *tpRunner) loadSource() error {
 		r.notes = append(r.notes, fmt.Sprintf("file source of %d MiB checked by SHA-256 per pass: client CPU includes hashing", r.srcSize>>20))
 	}
 	if err != nil {
-		return fmt.Errorf("--source %s: %w", src.Path, err)
+		return bad(err.Error())
 	}
 	return nil
 }
@@ -390,9 +397,9 @@ func (r *tpRunner) openAll(ctx context.Context) error {
 	}
 	for _, why := range sortedKeys(reasons) {
 		if r.tc.KTLS == ktls.ModeOn {
-			return fmt.Errorf("--ktls on: %s", why)
+			return fmt.Errorf("%s on: %s", r.tc.Words.name("KTLS"), why)
 		}
-		r.notes = append(r.notes, "--ktls auto: "+why)
+		r.notes = append(r.notes, r.tc.Words.name("KTLS")+" auto: "+why)
 	}
 	return nil
 }
@@ -473,7 +480,8 @@ func (r *tpRunner) open(ctx context.Context, id int) (*tpConn, error) {
 		return failed(fmt.Errorf("the server refused the throughput setup: %s", c.ack.Message))
 	}
 	if tc.Source != nil && c.ack.SourceSize != r.srcSize {
-		return failed(fmt.Errorf("--source %s: the server's file has %d bytes, the client's %d: not the same file", tc.Source.Path, c.ack.SourceSize, r.srcSize))
+		return failed(&field.Error{Field: "Source.Path", Value: tc.Source.Path,
+			Reason: fmt.Sprintf("the server's file has %d bytes, the client's %d: not the same file", c.ack.SourceSize, r.srcSize)})
 	}
 	if r.useKTLS {
 		if c.ack.Message != "" && (!c.ack.KTLSTX || !c.ack.KTLSRX) {
@@ -784,11 +792,11 @@ func (r *tpRunner) measure(ctx context.Context) (*results.Record, error) {
 func (r *tpRunner) cutNote(iteration int, it tpIter) string {
 	tc := r.tc
 	if tc.Duration > 0 {
-		return fmt.Sprintf("stopped by --case-time %v during measured iteration %d of %d (of %v); the figures cover what was moved",
-			tc.MaxDuration, iteration, tc.Iterations, tc.Duration)
+		return fmt.Sprintf("stopped by %s %v during measured iteration %d of %d (of %v); the figures cover what was moved",
+			tc.Words.name("MaxDuration"), tc.MaxDuration, iteration, tc.Iterations, tc.Duration)
 	}
-	return fmt.Sprintf("stopped by --case-time %v during measured iteration %d of %d, after %d MB of the %d MB per connection and direction it was to move; the figures cover what was moved",
-		tc.MaxDuration, iteration, tc.Iterations, it.bytes/int64(len(r.conns))/dirCount(tc.Direction)/1e6, r.roundBytes(tc.Bytes)/1e6)
+	return fmt.Sprintf("stopped by %s %v during measured iteration %d of %d, after %d MB of the %d MB per connection and direction it was to move; the figures cover what was moved",
+		tc.Words.name("MaxDuration"), tc.MaxDuration, iteration, tc.Iterations, it.bytes/int64(len(r.conns))/dirCount(tc.Direction)/1e6, r.roundBytes(tc.Bytes)/1e6)
 }
 
 // record builds the record of the kept iterations.

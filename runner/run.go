@@ -412,7 +412,7 @@ func (st *runState) runCase(ctx context.Context, c Case, index, total int, srv *
 		Iterations:       p.Iterations,
 		Warmup:           p.Warmup,
 		MaxDuration:      p.CaseTime,
-		MinResumption:    p.MinResumption,
+		MinResumption:    &p.MinResumption,
 		MaxErrorRate:     p.MaxErrorRate,
 		ConnTimeout:      p.ConnTimeout,
 		Clients:          cfgs,
@@ -420,6 +420,7 @@ func (st *runState) runCase(ctx context.Context, c Case, index, total int, srv *
 		Dialer:           srv.dialer,
 		Server:           srv.observer,
 		Record:           rec,
+		Words:            flagWords,
 	}
 	if p.Target.Addr != "" {
 		// An external server cannot say which sessions it declined:

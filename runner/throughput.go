@@ -343,7 +343,7 @@ func RunThroughput(ctx context.Context, p ThroughputPlan, emit func(*results.Rec
 			Bytes: p.Bytes, Duration: p.Duration, Concurrency: c.Concurrency,
 			Iterations: p.Iterations, Warmup: p.Warmup, MaxDuration: p.CaseTime,
 			KTLS: c.KTLS, Client: srv.client, Dialer: srv.dialer, Server: srv.observer,
-			ConnTimeout: p.ConnTimeout, Record: base,
+			ConnTimeout: p.ConnTimeout, Record: base, Words: flagWords,
 		}
 		if p.Source != "" {
 			tc.Source = &loadgen.FileSource{Path: p.Source, Index: 1}
