@@ -13,6 +13,7 @@ import (
 
 	"github.com/tlsbench/tlsbench/internal/connerr"
 	"github.com/tlsbench/tlsbench/internal/field"
+	"github.com/tlsbench/tlsbench/internal/usage"
 	"github.com/tlsbench/tlsbench/results"
 	"github.com/tlsbench/tlsbench/stats"
 	"github.com/tlsbench/tlsbench/tlsconf"
@@ -264,7 +265,11 @@ func RunHandshakes(ctx context.Context, hc HandshakeCase) (*results.Record, erro
 	if err := r.warmup(ctx); err != nil {
 		return nil, err
 	}
-	return r.measure(ctx)
+	m, err := r.measure(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return r.finish(ctx, m, r.summarise(m))
 }
 
 // warmup runs the discarded iterations and, in a resume case, holds them
@@ -356,8 +361,10 @@ type measured struct {
 	firstKnd string
 }
 
-// measure runs the measured iterations and builds the record.
-func (r *caseRunner) measure(ctx context.Context) (*results.Record, error) {
+// measure runs the measured iterations and returns what the kept ones
+// add up to (m.stopErr says why measuring stopped early); it fails only
+// when no iteration was kept.
+func (r *caseRunner) measure(ctx context.Context) (*measured, error) {
 	hc := r.hc
 	m := &measured{lat: stats.NewLatency(), meter: newMeter(hc.Server)}
 	m.total = newIterResult()
@@ -401,7 +408,40 @@ func (r *caseRunner) measure(ctx context.Context) (*results.Record, error) {
 		}
 		return nil, fmt.Errorf("%s: %w", hc.Name, m.stopErr)
 	}
-	return r.finish(ctx, m)
+	return m, nil
+}
+
+// figures are the statistics of a case's kept iterations, in the units
+// of its record: summarising stands apart from measuring (measure) and
+// from writing the record (finish).
+type figures struct {
+	iters     stats.Summary // of the per-iteration samples
+	latencyUS [4]float64    // p50, p90, p99 and p99.9 of single handshakes
+	histogram string        // encoded; empty when encoding failed
+	perSec    float64       // successful handshakes per second of wall time
+	server    ServerSnapshot
+	serverErr error // why server is unknown
+	load      usage.Load
+	hasLoad   bool
+}
+
+// summarise computes the figures of the kept iterations.
+func (r *caseRunner) summarise(m *measured) figures {
+	f := figures{iters: stats.Summarize(m.samples)}
+	for i, p := range []float64{50, 90, 99, 99.9} {
+		f.latencyUS[i] = m.lat.PercentileUS(p)
+	}
+	if h, err := m.lat.Encode(); err == nil {
+		f.histogram = h
+	}
+	if m.total.wall > 0 {
+		// Successful handshakes over the wall time of the kept
+		// iterations, failed connections' time included.
+		f.perSec = float64(m.total.ok) / m.total.wall.Seconds()
+	}
+	f.server, f.serverErr = m.meter.serverTotal()
+	f.load, f.hasLoad = m.meter.load(m.total.wall, f.server, r.hc.Dialer.Transport() == "memory")
+	return f
 }
 
 // isStop reports the errors that stop a case and already name it.
@@ -449,15 +489,15 @@ func (m *measured) keep(it iterResult, sp span) {
 	m.iters = append(m.iters, st)
 }
 
-// finish builds the record of the kept iterations and applies the gates.
-func (r *caseRunner) finish(ctx context.Context, m *measured) (*results.Record, error) {
+// finish builds the record of the kept iterations from their figures
+// and applies the gates.
+func (r *caseRunner) finish(ctx context.Context, m *measured, f figures) (*results.Record, error) {
 	hc := r.hc
-	rec := r.baseRecord(m)
+	rec := r.baseRecord(m, f)
 	r.setCosts(&rec, m)
-	identityErr := r.serverFigures(&rec, m)
-	srv, _ := m.meter.serverTotal()
-	if l, ok := m.meter.load(m.total.wall, srv, rec.Transport == "memory"); ok {
-		recordMachine(&rec, l, true)
+	identityErr := r.serverFigures(&rec, m, f)
+	if f.hasLoad {
+		recordMachine(&rec, f.load, true)
 	}
 	if len(hc.ClientIdentities) > 0 {
 		rec.ClientIdentities = len(hc.ClientIdentities)
@@ -484,7 +524,7 @@ func (r *caseRunner) finish(ctx context.Context, m *measured) (*results.Record, 
 }
 
 // baseRecord fills the record's identity, counts and latency statistics.
-func (r *caseRunner) baseRecord(m *measured) results.Record {
+func (r *caseRunner) baseRecord(m *measured, f figures) results.Record {
 	hc := r.hc
 	total := m.total
 	rec := hc.Record
@@ -509,19 +549,10 @@ func (r *caseRunner) baseRecord(m *measured) results.Record {
 		rec.ErrorsByKind[k] = v
 		rec.Errors += v
 	}
-	setSummary(&rec, m.samples)
-	rec.P50US = m.lat.PercentileUS(50)
-	rec.P90US = m.lat.PercentileUS(90)
-	rec.P99US = m.lat.PercentileUS(99)
-	rec.P999US = m.lat.PercentileUS(99.9)
-	if h, err := m.lat.Encode(); err == nil {
-		rec.Histogram = h
-	}
-	if total.wall > 0 {
-		// Successful handshakes over the wall time of the kept
-		// iterations, failed connections' time included.
-		rec.HandshakesPerSec = float64(total.ok) / total.wall.Seconds()
-	}
+	setSummary(&rec, m.samples, f.iters)
+	rec.P50US, rec.P90US, rec.P99US, rec.P999US = f.latencyUS[0], f.latencyUS[1], f.latencyUS[2], f.latencyUS[3]
+	rec.Histogram = f.histogram
+	rec.HandshakesPerSec = f.perSec
 	return rec
 }
 
@@ -563,14 +594,14 @@ func (r *caseRunner) setCosts(rec *results.Record, m *measured) {
 // serverFigures fills what the server counted over the kept iterations,
 // and returns an IdentityError when it saw other client identities than
 // the client presented.
-func (r *caseRunner) serverFigures(rec *results.Record, m *measured) error {
+func (r *caseRunner) serverFigures(rec *results.Record, m *measured, f figures) error {
 	hc := r.hc
 	if hc.Server == nil {
 		return nil
 	}
-	srv, err := m.meter.serverTotal()
-	if err != nil {
-		rec.Notes = append(rec.Notes, "server counters unavailable: "+err.Error())
+	srv := f.server
+	if f.serverErr != nil {
+		rec.Notes = append(rec.Notes, "server counters unavailable: "+f.serverErr.Error())
 		return nil
 	}
 	total := m.total

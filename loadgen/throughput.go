@@ -1,6 +1,7 @@
 package loadgen
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"crypto/tls"
@@ -10,7 +11,6 @@ import (
 	"math"
 	"net"
 	"os"
-	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -19,6 +19,7 @@ import (
 	"github.com/tlsbench/tlsbench/bulk"
 	"github.com/tlsbench/tlsbench/internal/field"
 	"github.com/tlsbench/tlsbench/internal/ktls"
+	"github.com/tlsbench/tlsbench/internal/usage"
 	"github.com/tlsbench/tlsbench/results"
 	"github.com/tlsbench/tlsbench/stats"
 	"github.com/tlsbench/tlsbench/tlsconf"
@@ -257,28 +258,22 @@ func RunThroughput(ctx context.Context, tc ThroughputCase) (*results.Record, err
 	})
 	defer stop()
 
-	// A case time bounds the warm-up too, to a quarter of it: a case of
-	// 100 GiB per iteration must not warm up for minutes.
-	var warmEnd time.Time
-	if tc.MaxDuration > 0 {
-		warmEnd = time.Now().Add(tc.MaxDuration / 4)
-	}
-	for i := 0; i < tc.Warmup; i++ {
-		it, err := r.iteration(ctx, warmEnd)
-		if err != nil {
-			if ctx.Err() != nil {
-				return nil, ctx.Err()
-			}
-			return fail(err)
+	if err := r.warmup(ctx); err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
 		}
-		r.progress(true, i+1, tc.Warmup, it)
-		if it.cut {
-			r.notes = append(r.notes, fmt.Sprintf("warm-up cut short after %v by %s %v", tc.MaxDuration/4, tc.Words.name("MaxDuration"), tc.MaxDuration))
-			break
-		}
+		return fail(err)
 	}
-	rec, err := r.measure(ctx)
-	if rec != nil && statErr == nil {
+	m, err := r.measure(ctx)
+	if err != nil {
+		return nil, err
+	}
+	rec := r.record(m, r.summarise(m))
+	if m.stopErr != nil {
+		rec.Notes = append(rec.Notes, fmt.Sprintf("interrupted after %d of %d iterations", len(m.samples), tc.Iterations))
+		err = fmt.Errorf("%s: %w", tc.Name, m.stopErr)
+	}
+	if statErr == nil {
 		if after, err := ktls.ReadTLSStat(); err == nil {
 			for k, v := range ktls.StatDelta(statBefore, after) {
 				rec.Extra[statKey(k)] = float64(v)
@@ -286,6 +281,29 @@ func RunThroughput(ctx context.Context, tc ThroughputCase) (*results.Record, err
 		}
 	}
 	return rec, err
+}
+
+// warmup runs the discarded iterations. A case time bounds them too, to
+// a quarter of it: a case of 100 GiB per iteration must not warm up for
+// minutes.
+func (r *tpRunner) warmup(ctx context.Context) error {
+	tc := r.tc
+	var warmEnd time.Time
+	if tc.MaxDuration > 0 {
+		warmEnd = time.Now().Add(tc.MaxDuration / 4)
+	}
+	for i := 0; i < tc.Warmup; i++ {
+		it, err := r.iteration(ctx, warmEnd)
+		if err != nil {
+			return err
+		}
+		r.progress(true, i+1, tc.Warmup, it)
+		if it.cut {
+			r.notes = append(r.notes, fmt.Sprintf("warm-up cut short after %v by %s %v", tc.MaxDuration/4, tc.Words.name("MaxDuration"), tc.MaxDuration))
+			break
+		}
+	}
+	return nil
 }
 
 // statKey turns a /proc/net/tls_stat name into a results key:
@@ -724,16 +742,22 @@ func (r *tpRunner) progress(warm bool, i, of int, it tpIter) {
 	}
 }
 
-// measure runs the measured iterations and builds the record.
-func (r *tpRunner) measure(ctx context.Context) (*results.Record, error) {
+// tpMeasured is what the kept measured iterations of a throughput case
+// add up to.
+type tpMeasured struct {
+	// samples are microseconds per megabyte, rates megabytes per
+	// second, one of each per kept iteration.
+	samples, rates []float64
+	total          tpIter
+	meter          *meter
+	stopErr        error // ctx ended part-way
+}
+
+// measure runs the measured iterations; it fails when an iteration
+// failed (a *ThroughputError) or none was kept.
+func (r *tpRunner) measure(ctx context.Context) (*tpMeasured, error) {
 	tc := r.tc
-	var (
-		samples, rates []float64
-		total          tpIter
-		stopErr        error
-		cutNote        string
-	)
-	m := newMeter(tc.Server)
+	m := &tpMeasured{meter: newMeter(tc.Server)}
 	began := time.Now()
 	var deadline time.Time
 	if tc.MaxDuration > 0 {
@@ -741,51 +765,58 @@ func (r *tpRunner) measure(ctx context.Context) (*results.Record, error) {
 	}
 	for i := 0; i < tc.Iterations; i++ {
 		if ctx.Err() != nil {
-			stopErr = ctx.Err()
+			m.stopErr = ctx.Err()
 			break
 		}
-		m.begin()
+		m.meter.begin()
 		it, err := r.iteration(ctx, deadline)
-		sp := m.end()
+		sp := m.meter.end()
 		if err != nil {
 			if ctx.Err() != nil {
 				// Cut short by ctx: dropped, its span too.
-				stopErr = ctx.Err()
+				m.stopErr = ctx.Err()
 				break
 			}
 			return nil, &ThroughputError{Case: tc.Name, Err: err}
 		}
-		m.keep(sp)
+		m.meter.keep(sp)
 		// Microseconds per megabyte: a time per unit of work, lower is
 		// better, like the handshake cases' microseconds per handshake.
-		samples = append(samples, it.wall.Seconds()*1e6/(float64(it.bytes)/1e6))
-		rates = append(rates, it.mbps())
-		total.wall += it.wall
-		total.bytes += it.bytes
+		m.samples = append(m.samples, it.wall.Seconds()*1e6/(float64(it.bytes)/1e6))
+		m.rates = append(m.rates, it.mbps())
+		m.total.wall += it.wall
+		m.total.bytes += it.bytes
 		r.progress(false, i+1, tc.Iterations, it)
 		if it.cut {
-			cutNote = r.cutNote(i+1, it)
+			r.notes = append(r.notes, r.cutNote(i+1, it))
 			break
 		}
-		if tc.MaxDuration > 0 && len(samples) >= 2 && time.Since(began) >= tc.MaxDuration {
+		if tc.MaxDuration > 0 && len(m.samples) >= 2 && time.Since(began) >= tc.MaxDuration {
 			break
 		}
 	}
-	if len(samples) == 0 {
-		if stopErr == nil {
-			stopErr = errors.New("no iteration was measured")
-		}
-		return nil, fmt.Errorf("%s: %w", tc.Name, stopErr)
+	if len(m.samples) == 0 {
+		return nil, fmt.Errorf("%s: %w", tc.Name, cmp.Or(m.stopErr, errors.New("no iteration was measured")))
 	}
-	if cutNote != "" {
-		r.notes = append(r.notes, cutNote)
-	}
-	rec := r.record(samples, rates, total, m)
-	if stopErr != nil {
-		rec.Notes = append(rec.Notes, fmt.Sprintf("interrupted after %d of %d iterations", len(samples), tc.Iterations))
-		return rec, fmt.Errorf("%s: %w", tc.Name, stopErr)
-	}
-	return rec, nil
+	return m, nil
+}
+
+// tpFigures are the statistics of a throughput case's kept iterations.
+type tpFigures struct {
+	iters     stats.Summary // of the samples (microseconds per megabyte)
+	rates     stats.Summary // of the per-iteration rates
+	server    ServerSnapshot
+	serverErr error
+	load      usage.Load
+	hasLoad   bool
+}
+
+// summarise computes the figures of the kept iterations.
+func (r *tpRunner) summarise(m *tpMeasured) tpFigures {
+	f := tpFigures{iters: stats.Summarize(m.samples), rates: stats.Summarize(m.rates)}
+	f.server, f.serverErr = m.meter.serverTotal()
+	f.load, f.hasLoad = m.meter.load(m.total.wall, f.server, r.tc.Server == nil)
+	return f
 }
 
 // cutNote says where the case time stopped a measured iteration.
@@ -799,10 +830,10 @@ func (r *tpRunner) cutNote(iteration int, it tpIter) string {
 		tc.Words.name("MaxDuration"), tc.MaxDuration, iteration, tc.Iterations, it.bytes/int64(len(r.conns))/dirCount(tc.Direction)/1e6, r.roundBytes(tc.Bytes)/1e6)
 }
 
-// record builds the record of the kept iterations.
-func (r *tpRunner) record(samples, rates []float64, total tpIter, m *meter) *results.Record {
+// record builds the record of the kept iterations from their figures.
+func (r *tpRunner) record(m *tpMeasured, f tpFigures) *results.Record {
 	tc := r.tc
-	self := m.total.self
+	total := m.total
 	rec := tc.Record
 	rec.Name = tc.Name
 	rec.Kind = results.KindThroughput
@@ -814,48 +845,55 @@ func (r *tpRunner) record(samples, rates []float64, total tpIter, m *meter) *res
 	rec.Cipher = ktls.CipherOf(r.conns[0].state.CipherSuite)
 	rec.BufferBytes = tc.Buffer
 	rec.Direction = tc.Direction
-	setSummary(&rec, samples)
+	setSummary(&rec, m.samples, f.iters)
 	rec.MBps = results.Float(total.mbps())
 	rec.Extra = map[string]float64{
 		"bytes":    float64(total.bytes),
 		"seconds":  total.wall.Seconds(),
-		"mbps_min": slices.Min(rates),
-		"mbps_max": slices.Max(rates),
+		"mbps_min": f.rates.Min,
+		"mbps_max": f.rates.Max,
 	}
-	if rs := stats.Summarize(rates); !math.IsNaN(rs.Error) {
-		rec.Extra["mbps_error"] = rs.Error
+	if !math.IsNaN(f.rates.Error) {
+		rec.Extra["mbps_error"] = f.rates.Error
 	}
 	r.ktlsFields(&rec)
 	rec.Notes = append(rec.Notes, r.notes...)
+	if f.hasLoad {
+		// Bulk transfer is meant to fill the CPUs: only other load is
+		// worth a note.
+		recordMachine(&rec, f.load, false)
+	}
+	r.cpuFigures(&rec, m, f)
+	return &rec
+}
 
+// cpuFigures fills each end's CPU over the measured time, where it can
+// be told apart.
+func (r *tpRunner) cpuFigures(rec *results.Record, m *tpMeasured, f tpFigures) {
+	tc := r.tc
+	self, total := m.meter.total.self, m.total
 	gb := float64(total.bytes) / 1e9
 	pct := func(d time.Duration) *float64 { return results.Float(100 * d.Seconds() / total.wall.Seconds()) }
 	rec.ClientCPUPct, rec.ServerCPUPct = nil, nil
-	srv, srvErr := m.serverTotal()
-	if l, ok := m.load(total.wall, srv, tc.Server == nil); ok {
-		// Bulk transfer is meant to fill the CPUs: only other load is
-		// worth a note.
-		recordMachine(&rec, l, false)
-	}
 	switch {
-	case tc.Server != nil && srvErr != nil:
-		rec.Notes = append(rec.Notes, "server counters unavailable: "+srvErr.Error())
-	case srv.HasCPU:
-		rec.ServerCPUPct = pct(srv.CPU)
-		rec.Extra["server_cpu_s_per_gb"] = srv.CPU.Seconds() / gb
+	case tc.Server != nil && f.serverErr != nil:
+		rec.Notes = append(rec.Notes, "server counters unavailable: "+f.serverErr.Error())
+	case f.server.HasCPU:
+		rec.ServerCPUPct = pct(f.server.CPU)
+		rec.Extra["server_cpu_s_per_gb"] = f.server.CPU.Seconds() / gb
 	}
-	if self.CPU > 0 {
-		if tc.Server != nil && srv.HasCPU {
-			rec.ClientCPUPct = pct(self.CPU)
-			rec.Extra["client_cpu_s_per_gb"] = self.CPU.Seconds() / gb
-		} else {
-			// The server may run in this process: the CPU time is
-			// both ends' (or unknown to split), so only the total.
-			rec.Extra["process_cpu_pct"] = *pct(self.CPU)
-			rec.Notes = append(rec.Notes, "client and server CPU not separable (server not in a process of its own): extra.process_cpu_pct is this process's")
-		}
+	if self.CPU <= 0 {
+		return
 	}
-	return &rec
+	if tc.Server != nil && f.server.HasCPU {
+		rec.ClientCPUPct = pct(self.CPU)
+		rec.Extra["client_cpu_s_per_gb"] = self.CPU.Seconds() / gb
+		return
+	}
+	// The server may run in this process: the CPU time is both ends'
+	// (or unknown to split), so only the total.
+	rec.Extra["process_cpu_pct"] = *pct(self.CPU)
+	rec.Notes = append(rec.Notes, "client and server CPU not separable (server not in a process of its own): extra.process_cpu_pct is this process's")
 }
 
 // ktlsFields records the kTLS state in effect. ktls_tx says whether the
