@@ -2,10 +2,14 @@ package bulk_test
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"io"
+	"net"
+	"os"
 	"testing"
 	"testing/iotest"
+	"time"
 
 	"github.com/tlsbench/tlsbench/bulk"
 )
@@ -51,5 +55,38 @@ func TestSendReceive(t *testing.T) {
 	got, err = bulk.Receive(bytes.NewReader(data[:1000]), n, buf, bulk.NewPatternVerifier(phase), false, nil)
 	if !errors.Is(err, io.ErrUnexpectedEOF) || got != 1000 {
 		t.Errorf("short stream: %d bytes, %v", got, err)
+	}
+}
+
+// TestStallGuard: a guard keeps a transfer alive while data moves, and
+// once its context ends it expires the deadline, so that a read blocked
+// on a peer that sends nothing returns at once instead of waiting out the
+// timeout.
+func TestStallGuard(t *testing.T) {
+	t.Parallel()
+	a, b := net.Pipe()
+	defer a.Close()
+	defer b.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	g := &bulk.StallGuard{Conn: a, Timeout: time.Hour, Ctx: ctx}
+	go func() {
+		bulk.SendPattern(b, 64, 0, 1, nil) // 64 one-byte writes, then silence
+	}()
+	buf := make([]byte, 1)
+	got, err := bulk.Receive(a, 64, buf, bulk.NewPatternVerifier(0), false, g)
+	if err != nil || got != 64 {
+		t.Fatalf("while data moves: %d bytes, %v", got, err)
+	}
+	cancel()
+	g.Tick() // the 65th call: due to look at the clock and ctx
+	done := make(chan error, 1)
+	go func() { _, err := a.Read(buf); done <- err }()
+	select {
+	case err := <-done:
+		if !errors.Is(err, os.ErrDeadlineExceeded) {
+			t.Errorf("read after cancel: %v, want the deadline exceeded", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("a read blocked after the guard's context ended")
 	}
 }
