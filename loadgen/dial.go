@@ -4,16 +4,14 @@ import (
 	"context"
 	"net"
 	"time"
-
-	"github.com/tlsbench/tlsbench/internal/memconn"
-	"github.com/tlsbench/tlsbench/server"
 )
 
 // Dialer opens the transport connection of one handshake, giving up at
 // deadline or when ctx ends.
 type Dialer interface {
 	Dial(ctx context.Context, deadline time.Time) (net.Conn, error)
-	// Transport names the transport in results: "tcp" or "memory".
+	// Transport names the transport in results: "tcp" or "memory" (a
+	// dialer of in-memory pipes to a server in this process).
 	Transport() string
 }
 
@@ -37,28 +35,6 @@ func (d TCPDialer) Dial(ctx context.Context, deadline time.Time) (net.Conn, erro
 
 // Transport implements Dialer.
 func (TCPDialer) Transport() string { return "tcp" }
-
-// MemoryDialer connects to an in-process server over a buffered in-memory
-// pipe: no sockets, no kernel, for comparison with loopback TCP.
-type MemoryDialer struct {
-	Server *server.Server
-	// Ctx bounds the server side of each connection.
-	Ctx context.Context
-}
-
-// Dial implements Dialer.
-func (d MemoryDialer) Dial(ctx context.Context, _ time.Time) (net.Conn, error) {
-	client, srv := memconn.Pipe()
-	sctx := d.Ctx
-	if sctx == nil {
-		sctx = context.Background()
-	}
-	go d.Server.ServeConn(sctx, srv)
-	return client, nil
-}
-
-// Transport implements Dialer.
-func (MemoryDialer) Transport() string { return "memory" }
 
 // abortiveClose closes c with an RST instead of the FIN handshake, so that
 // neither side keeps the connection in TIME_WAIT.

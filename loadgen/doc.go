@@ -17,4 +17,17 @@
 // and, when the server can be asked, from the server's own count. A resume
 // case whose warm-up resumed less than the required share stops with a
 // ResumptionError rather than report full handshakes as resumed ones.
+//
+// A throughput case (RunThroughput) keeps its connections open and moves
+// data over them in the wire protocol of package bulk.
+//
+// Each case runs in three steps: measure the iterations, summarise what
+// the kept ones add up to, and build the record from that summary.
+//
+// loadgen owns the client side only. It imports no server code: it sees
+// a server through Dialer and ServerObserver (the adapters to tlsbench's
+// built-in server live in runner), and it knows no command line: a case's
+// settings are named by their fields, in *field.Error for settings it
+// cannot run with, and a caller with its own vocabulary passes it in
+// Words. It may import bulk, stats, results, tlsconf and internal/ktls.
 package loadgen

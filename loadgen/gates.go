@@ -56,10 +56,15 @@ func (f FellIteration) String() string {
 // one or more measured iterations (Measured; the record is returned with
 // the error, marked failed): its figures would describe full handshakes.
 type ResumptionError struct {
-	Case            string
-	Resumed, Total  int64
-	Rate, Required  float64
-	ServerResumed   int64 // -1 when unknown
+	Case           string
+	Resumed, Total int64
+	Rate, Required float64
+	// Setting is what the user calls the minimum (Words).
+	Setting string
+	// HasServerCounts says the server's own counts over the warm-up are
+	// known: ServerResumed of ServerHandshake.
+	HasServerCounts bool
+	ServerResumed   int64
 	ServerHandshake int64
 	// ServerDeclined counts the sessions the server refused, by reason.
 	ServerDeclined map[string]int64
@@ -85,9 +90,9 @@ func (e *ResumptionError) reason() string {
 	if e.Measured {
 		return e.measuredReason()
 	}
-	msg := fmt.Sprintf("warm-up resumed %.1f%% of handshakes (%d of %d), below --min-resumption %.2f",
-		100*e.Rate, e.Resumed, e.Total, e.Required)
-	if e.ServerResumed >= 0 {
+	msg := fmt.Sprintf("warm-up resumed %.1f%% of handshakes (%d of %d), below %s %.2f",
+		100*e.Rate, e.Resumed, e.Total, e.Setting, e.Required)
+	if e.HasServerCounts {
 		msg += fmt.Sprintf(" (the server counted %d of %d resumed", e.ServerResumed, e.ServerHandshake)
 		if len(e.ServerDeclined) > 0 {
 			msg += " and declined " + countList(e.ServerDeclined) + " sessions"
@@ -98,7 +103,7 @@ func (e *ResumptionError) reason() string {
 	if hint == "" {
 		hint = "check it with tlsbench probe"
 	}
-	return msg + "; the server may not issue or accept session tickets for this configuration (" + hint + "), or lower --min-resumption to measure anyway"
+	return msg + "; the server may not issue or accept session tickets for this configuration (" + hint + "), or lower " + e.Setting + " to measure anyway"
 }
 
 func (e *ResumptionError) measuredReason() string {
@@ -106,52 +111,48 @@ func (e *ResumptionError) measuredReason() string {
 	for i, f := range e.Fell {
 		parts[i] = f.String()
 	}
-	msg := fmt.Sprintf("resumption fell below --min-resumption %.2f in %d of %d measured iterations: %s",
-		e.Required, len(e.Fell), e.Iterations, strings.Join(parts, ", "))
+	msg := fmt.Sprintf("resumption fell below %s %.2f in %d of %d measured iterations: %s",
+		e.Setting, e.Required, len(e.Fell), e.Iterations, strings.Join(parts, ", "))
 	hint := e.Hint
 	if hint == "" {
 		hint = "the server stopped resuming the sessions it issued (ticket keys rotated, tickets turned off by a reload, a session cache that evicts?)"
 	}
-	return msg + "; " + hint + "; the case's figures mix in full handshakes, or lower --min-resumption to measure anyway"
+	return msg + "; " + hint + "; the case's figures mix in full handshakes, or lower " + e.Setting + " to measure anyway"
 }
 
 // ErrorRateError is a case in which more connections failed than
 // HandshakeCase.MaxErrorRate allows. Its record is returned with it,
 // marked failed.
 type ErrorRateError struct {
-	Case            string
-	Failed, Total   int64 // connections of the measured iterations
-	Allowed         float64
-	Kinds           map[string]int64
-	First           error // the first failure, as an example
-	Hint            string
-	firstKindIsEcho bool
+	Case          string
+	Failed, Total int64 // connections of the measured iterations
+	Allowed       float64
+	// Setting is what the user calls the maximum (Words).
+	Setting string
+	Kinds   map[string]int64
+	First   error // the first failure, as an example
+	// Hint, when set, is added at the end.
+	Hint string
 }
 
 func (e *ErrorRateError) Error() string { return e.Case + ": " + e.reason() }
 
 func (e *ErrorRateError) reason() string {
-	msg := fmt.Sprintf("%d of %d connections failed (%.2f%%), above --max-error-rate %s: %s",
-		e.Failed, e.Total, 100*ratio(e.Failed, e.Total), percent(e.Allowed), countList(e.Kinds))
+	msg := fmt.Sprintf("%d of %d connections failed (%.2f%%), above %s %s: %s",
+		e.Failed, e.Total, 100*ratio(e.Failed, e.Total), e.Setting, percent(e.Allowed), countList(e.Kinds))
 	if e.First != nil {
 		msg += fmt.Sprintf(" (first: %v)", e.First)
 	}
 	if e.Hint != "" {
 		msg += "; " + e.Hint
-	} else if e.firstKindIsEcho {
-		msg += "; " + pingHint
 	}
 	return msg
 }
 
-// percent writes a share as --max-error-rate takes it: 0.1%.
+// percent writes a share as a percentage: 0.1%.
 func percent(v float64) string {
 	return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.4f", 100*v), "0"), ".") + "%"
 }
-
-// pingHint is the advice for a target that answers the ping with
-// something else than its echo: it speaks another protocol.
-const pingHint = "the target is not an echo server: use --request http for an HTTP server, or --request line for a line-based one"
 
 // StallError is a wave in which every connection timed out: the server
 // accepts connections but does not answer. The case stops at once rather
@@ -162,6 +163,8 @@ type StallError struct {
 	Stage   string        // "connect", "handshake" or "exchange"
 	Timeout time.Duration // the connection timeout they hit
 	Err     error         // the first connection's error
+	// Setting is what the user calls the connection timeout (Words).
+	Setting string
 	// Hint, when set, is added at the end (the exchange in use).
 	Hint string
 }
@@ -172,8 +175,8 @@ func (e *StallError) Error() string {
 		"handshake": "waiting for the TLS handshake: the server accepts connections but does not answer them (is it a TLS server, and is it overloaded?)",
 		"exchange":  "after the handshake, waiting for the answer to the request: the server completed the handshakes but does not answer",
 	}[e.Stage]
-	msg := fmt.Sprintf("%s: every connection of a wave (%d) timed out after %v %s; the case was stopped rather than wait as long for every remaining wave (raise --conn-timeout if the server is only slow)",
-		e.Case, e.Wave, e.Timeout, what)
+	msg := fmt.Sprintf("%s: every connection of a wave (%d) timed out after %v %s; the case was stopped rather than wait as long for every remaining wave (raise %s if the server is only slow)",
+		e.Case, e.Wave, e.Timeout, what, e.Setting)
 	if e.Hint != "" {
 		msg += "; " + e.Hint
 	}
@@ -193,7 +196,8 @@ func (hc *HandshakeCase) stalled(wave []connResult) *StallError {
 			return nil
 		}
 	}
-	return &StallError{Case: hc.Name, Wave: len(wave), Stage: wave[0].stage, Timeout: hc.ConnTimeout, Err: wave[0].err}
+	return &StallError{Case: hc.Name, Wave: len(wave), Stage: wave[0].stage, Timeout: hc.ConnTimeout, Err: wave[0].err,
+		Setting: hc.Words.name("ConnTimeout")}
 }
 
 // gates checks the measured iterations against the case's minimum
@@ -216,7 +220,10 @@ func (hc *HandshakeCase) gates(rec *results.Record, iters []iterStat, firstErr e
 	total := failed + rec.Handshakes
 	if failed > 0 && ratio(failed, total) > hc.MaxErrorRate {
 		e := &ErrorRateError{Case: hc.Name, Failed: failed, Total: total, Allowed: hc.MaxErrorRate,
-			Kinds: rec.ErrorsByKind, First: firstErr, firstKindIsEcho: isPingMismatch(firstKind, firstErr)}
+			Setting: hc.Words.name("MaxErrorRate"), Kinds: rec.ErrorsByKind, First: firstErr}
+		if isPingMismatch(firstKind, firstErr) {
+			e.Hint = hc.Words.advice(AdviceNotEcho)
+		}
 		errs = append(errs, e)
 		rec.Notes = append(rec.Notes, "failed: "+e.reason())
 	} else if failed > 0 {
@@ -231,16 +238,22 @@ func (hc *HandshakeCase) gates(rec *results.Record, iters []iterStat, firstErr e
 	return errors.Join(errs...)
 }
 
-// resumptionGate checks every measured iteration of a resume case.
+// resumptionGate checks every measured iteration of a resume case
+// against the minimum, when the case has one; a resumption that drifted
+// below 100% gets a note either way.
 func (hc *HandshakeCase) resumptionGate(rec *results.Record, iters []iterStat) *ResumptionError {
 	var fell, drifted []FellIteration
-	e := &ResumptionError{Case: hc.Name, Required: hc.MinResumption, ServerResumed: -1, Measured: true, Iterations: len(iters)}
+	required := 0.0
+	if hc.MinResumption != nil {
+		required = *hc.MinResumption
+	}
+	e := &ResumptionError{Case: hc.Name, Required: required, Setting: hc.Words.name("MinResumption"), Measured: true, Iterations: len(iters)}
 	var again, resumedFell, firstFell int64 // over the iterations that fell
 	for i, it := range iters {
 		f := FellIteration{Iteration: i + 1, Resumed: it.resumed, Total: it.ok, Rate: ratio(it.resumed, it.ok),
 			ServerDeclined: it.declined, FirstUses: it.firstUses, Reuses: it.reuses}
 		switch {
-		case f.Rate < hc.MinResumption:
+		case f.Rate < required:
 			fell = append(fell, f)
 			e.ServerDeclined = addCounts(e.ServerDeclined, it.declined)
 			resumedFell += it.resumed
@@ -251,15 +264,7 @@ func (hc *HandshakeCase) resumptionGate(rec *results.Record, iters []iterStat) *
 		}
 	}
 	if len(drifted) > 0 {
-		parts := make([]string, len(drifted))
-		for i, f := range drifted {
-			parts[i] = f.String()
-		}
-		bar := fmt.Sprintf("above --min-resumption %.2f", hc.MinResumption)
-		if hc.MinResumption <= 0 {
-			bar = "not checked: --min-resumption 0"
-		}
-		rec.Notes = append(rec.Notes, "resumption drifted below 100% ("+bar+"): "+strings.Join(parts, ", "))
+		rec.Notes = append(rec.Notes, hc.driftNote(drifted))
 	}
 	if len(fell) == 0 {
 		return nil
@@ -271,6 +276,21 @@ func (hc *HandshakeCase) resumptionGate(rec *results.Record, iters []iterStat) *
 	e.SingleUse = singleUse(resumedFell, firstFell, again)
 	e.AllFell = len(fell) == len(iters)
 	return e
+}
+
+// driftNote says which iterations resumed less than all handshakes
+// without falling below the minimum (or with none to fall below).
+func (hc *HandshakeCase) driftNote(drifted []FellIteration) string {
+	parts := make([]string, len(drifted))
+	for i, f := range drifted {
+		parts[i] = f.String()
+	}
+	name := hc.Words.name("MinResumption")
+	bar := "not checked: " + name + " 0"
+	if m := hc.MinResumption; m != nil && *m > 0 {
+		bar = fmt.Sprintf("above %s %.2f", name, *m)
+	}
+	return "resumption drifted below 100% (" + bar + "): " + strings.Join(parts, ", ")
 }
 
 // singleUse tells the mark of single-use tickets in counts of the

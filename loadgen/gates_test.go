@@ -74,7 +74,7 @@ func TestSilentServerStopsAfterOneWave(t *testing.T) {
 			t.Fatalf("resume %v: record %v, error %v; want a StallError and no record", resume, rec, err)
 		}
 		msg := err.Error()
-		for _, want := range []string{"every connection of a wave (4) timed out after 300ms", "waiting for the TLS handshake", "--conn-timeout"} {
+		for _, want := range []string{"every connection of a wave (4) timed out after 300ms", "waiting for the TLS handshake", "(raise ConnTimeout if"} {
 			if !strings.Contains(msg, want) {
 				t.Errorf("resume %v: message %q lacks %q", resume, msg, want)
 			}
@@ -100,7 +100,7 @@ func TestThroughputCaseTimeBoundsIteration(t *testing.T) {
 		t.Fatalf("after %v: %v", time.Since(began), err)
 	}
 	notes := strings.Join(rec.Notes, "\n")
-	if rec.Iterations != 1 || !strings.Contains(notes, "stopped by --case-time 1s during measured iteration 1 of 5") ||
+	if rec.Iterations != 1 || !strings.Contains(notes, "stopped by MaxDuration 1s during measured iteration 1 of 5") ||
 		!strings.Contains(notes, "warm-up cut short") {
 		t.Errorf("iterations %d, notes %q: want one cut iteration, noted, and the warm-up cut", rec.Iterations, notes)
 	}

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/tlsbench/tlsbench/internal/connerr"
+	"github.com/tlsbench/tlsbench/internal/field"
+	"github.com/tlsbench/tlsbench/internal/usage"
 	"github.com/tlsbench/tlsbench/results"
 	"github.com/tlsbench/tlsbench/stats"
 	"github.com/tlsbench/tlsbench/tlsconf"
@@ -37,13 +39,14 @@ type HandshakeCase struct {
 	// MaxDuration stops measuring early (after at least two iterations)
 	// once the measured iterations have taken this long; 0 means no limit.
 	MaxDuration time.Duration
-	// MinResumption is the share of handshakes that must resume in a
-	// resume case, in the warm-up and in every measured iteration
-	// (DefaultMinResumption is tlsbench run's); 0 checks nothing.
-	MinResumption float64
+	// MinResumption, when set, is the share of handshakes that must
+	// resume in a resume case, in the warm-up and in every measured
+	// iteration (DefaultMinResumption is tlsbench run's); nil, like 0,
+	// requires nothing.
+	MinResumption *float64
 	// MaxErrorRate is the share of connections of the measured iterations
-	// that may fail (DefaultMaxErrorRate is tlsbench run's); 0 allows none,
-	// 1 any.
+	// that may fail, 0..1 (DefaultMaxErrorRate is tlsbench run's): the
+	// zero value allows none, 1 any.
 	MaxErrorRate float64
 	// TrackTicketUse counts, per iteration, the sessions offered for the
 	// first time and those offered again, so that a resumption failure can
@@ -74,6 +77,9 @@ type HandshakeCase struct {
 	Record results.Record
 	// Progress, when set, is called after every iteration.
 	Progress func(Progress)
+	// Words names the settings and gives the advice in the case's
+	// errors and notes.
+	Words Words
 }
 
 // Progress reports a finished iteration.
@@ -119,21 +125,33 @@ type CaseError struct {
 	Kind  string
 	Err   error
 	Count int
+	// Hint, when set, is the advice at the end (from the case's Words).
+	Hint string
 }
 
 func (e *CaseError) Error() string {
 	msg := fmt.Sprintf("%s: all %d handshakes of an iteration failed (%s): %v", e.Case, e.Count, e.Kind, e.Err)
-	switch {
-	case e.Kind == connerr.Verify:
-		msg += " (give the CA that issued the server's certificate with --ca FILE, or skip verification with --insecure)"
-	case strings.Contains(e.Kind, "certificate required"):
-		msg += " (the server wants a client certificate: --mutual --client-cert FILE --client-key FILE)"
-	case e.Kind == connerr.Refused:
-		msg += " (is the server listening there?)"
-	case isPingMismatch(e.Kind, e.Err):
-		msg += " (" + pingHint + ")"
+	if e.Hint != "" {
+		msg += " (" + e.Hint + ")"
 	}
 	return msg
+}
+
+// caseError returns the CaseError of an iteration of n handshakes that
+// all failed, the first with kind and err, with the advice for it.
+func (hc *HandshakeCase) caseError(kind string, err error, n int) *CaseError {
+	e := &CaseError{Case: hc.Name, Kind: kind, Err: err, Count: n}
+	switch {
+	case kind == connerr.Verify:
+		e.Hint = hc.Words.advice(AdviceUntrusted)
+	case strings.Contains(kind, "certificate required"):
+		e.Hint = hc.Words.advice(AdviceClientCert)
+	case kind == connerr.Refused:
+		e.Hint = "is the server listening there?"
+	case isPingMismatch(kind, err):
+		e.Hint = hc.Words.advice(AdviceNotEcho)
+	}
+	return e
 }
 
 func (e *CaseError) Unwrap() error { return e.Err }
@@ -183,22 +201,8 @@ func (hc *HandshakeCase) setDefaults() error {
 	if hc.Handshakes <= 0 {
 		hc.Handshakes = 128
 	}
-	if hc.Concurrency <= 0 {
-		return fmt.Errorf("%s: concurrency must be at least 1", hc.Name)
-	}
-	if hc.Iterations <= 0 {
-		return fmt.Errorf("%s: iterations must be at least 1", hc.Name)
-	}
-	if len(hc.Clients) == 0 || hc.Dialer == nil {
-		return fmt.Errorf("%s: no client configuration or dialer", hc.Name)
-	}
-	if len(hc.ClientIdentities) > 0 && len(hc.ClientIdentities) != len(hc.Clients) {
-		return fmt.Errorf("%s: %d client identities for %d clients", hc.Name, len(hc.ClientIdentities), len(hc.Clients))
-	}
-	for _, c := range hc.Clients {
-		if (c.ClientSessionCache != nil) != hc.Resume {
-			return fmt.Errorf("%s: client session cache must be set exactly when resuming", hc.Name)
-		}
+	if err := hc.validate(); err != nil {
+		return fmt.Errorf("%s: %w", hc.Name, err)
 	}
 	if hc.Exchange == nil {
 		hc.Exchange = PingPong
@@ -208,6 +212,33 @@ func (hc *HandshakeCase) setDefaults() error {
 	}
 	if hc.TrackTicketUse && hc.Resume {
 		hc.Clients = trackTicketUse(hc.Clients)
+	}
+	return nil
+}
+
+// validate checks the settings a case cannot run without; the errors
+// name the field (*field.Error).
+func (hc *HandshakeCase) validate() error {
+	switch {
+	case hc.Concurrency <= 0:
+		return field.Errorf("Concurrency", hc.Concurrency, "must be at least 1")
+	case hc.Iterations <= 0:
+		return field.Errorf("Iterations", hc.Iterations, "must be at least 1")
+	case len(hc.Clients) == 0:
+		return field.Errorf("Clients", nil, "no client configuration")
+	case hc.Dialer == nil:
+		return field.Errorf("Dialer", nil, "no dialer")
+	case len(hc.ClientIdentities) > 0 && len(hc.ClientIdentities) != len(hc.Clients):
+		return field.Errorf("ClientIdentities", len(hc.ClientIdentities), "one per client: there are %d clients", len(hc.Clients))
+	case hc.MinResumption != nil && (*hc.MinResumption < 0 || *hc.MinResumption > 1):
+		return field.Errorf("MinResumption", *hc.MinResumption, "must be between 0 and 1")
+	case hc.MaxErrorRate < 0 || hc.MaxErrorRate > 1:
+		return field.Errorf("MaxErrorRate", hc.MaxErrorRate, "must be between 0 and 1")
+	}
+	for _, c := range hc.Clients {
+		if (c.ClientSessionCache != nil) != hc.Resume {
+			return field.Errorf("Clients", nil, "a client session cache must be set exactly when Resume is")
+		}
 	}
 	return nil
 }
@@ -234,7 +265,11 @@ func RunHandshakes(ctx context.Context, hc HandshakeCase) (*results.Record, erro
 	if err := r.warmup(ctx); err != nil {
 		return nil, err
 	}
-	return r.measure(ctx)
+	m, err := r.measure(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return r.finish(ctx, m, r.summarise(m))
 }
 
 // warmup runs the discarded iterations and, in a resume case, holds them
@@ -274,12 +309,14 @@ var errNoServer = errors.New("no server snapshot")
 // snapshots succeeded).
 func (hc *HandshakeCase) resumptionCheck(resumed, total int64, before ServerSnapshot, beforeErr error) *ResumptionError {
 	rate := ratio(resumed, total)
-	if rate >= hc.MinResumption {
+	if hc.MinResumption == nil || rate >= *hc.MinResumption {
 		return nil
 	}
-	e := &ResumptionError{Case: hc.Name, Resumed: resumed, Total: total, Rate: rate, Required: hc.MinResumption, ServerResumed: -1}
+	e := &ResumptionError{Case: hc.Name, Resumed: resumed, Total: total, Rate: rate, Required: *hc.MinResumption,
+		Setting: hc.Words.name("MinResumption")}
 	if hc.Server != nil && beforeErr == nil {
 		if after, err := hc.Server.Snapshot(); err == nil && after.HasCounts {
+			e.HasServerCounts = true
 			e.ServerResumed = after.Resumed - before.Resumed
 			e.ServerHandshake = after.Handshakes - before.Handshakes
 			e.ServerDeclined = subCounts(after.Declined, before.Declined)
@@ -324,8 +361,10 @@ type measured struct {
 	firstKnd string
 }
 
-// measure runs the measured iterations and builds the record.
-func (r *caseRunner) measure(ctx context.Context) (*results.Record, error) {
+// measure runs the measured iterations and returns what the kept ones
+// add up to (m.stopErr says why measuring stopped early); it fails only
+// when no iteration was kept.
+func (r *caseRunner) measure(ctx context.Context) (*measured, error) {
 	hc := r.hc
 	m := &measured{lat: stats.NewLatency(), meter: newMeter(hc.Server)}
 	m.total = newIterResult()
@@ -369,7 +408,40 @@ func (r *caseRunner) measure(ctx context.Context) (*results.Record, error) {
 		}
 		return nil, fmt.Errorf("%s: %w", hc.Name, m.stopErr)
 	}
-	return r.finish(ctx, m)
+	return m, nil
+}
+
+// figures are the statistics of a case's kept iterations, in the units
+// of its record: summarising stands apart from measuring (measure) and
+// from writing the record (finish).
+type figures struct {
+	iters     stats.Summary // of the per-iteration samples
+	latencyUS [4]float64    // p50, p90, p99 and p99.9 of single handshakes
+	histogram string        // encoded; empty when encoding failed
+	perSec    float64       // successful handshakes per second of wall time
+	server    ServerSnapshot
+	serverErr error // why server is unknown
+	load      usage.Load
+	hasLoad   bool
+}
+
+// summarise computes the figures of the kept iterations.
+func (r *caseRunner) summarise(m *measured) figures {
+	f := figures{iters: stats.Summarize(m.samples)}
+	for i, p := range []float64{50, 90, 99, 99.9} {
+		f.latencyUS[i] = m.lat.PercentileUS(p)
+	}
+	if h, err := m.lat.Encode(); err == nil {
+		f.histogram = h
+	}
+	if m.total.wall > 0 {
+		// Successful handshakes over the wall time of the kept
+		// iterations, failed connections' time included.
+		f.perSec = float64(m.total.ok) / m.total.wall.Seconds()
+	}
+	f.server, f.serverErr = m.meter.serverTotal()
+	f.load, f.hasLoad = m.meter.load(m.total.wall, f.server, r.hc.Dialer.Transport() == "memory")
+	return f
 }
 
 // isStop reports the errors that stop a case and already name it.
@@ -417,15 +489,15 @@ func (m *measured) keep(it iterResult, sp span) {
 	m.iters = append(m.iters, st)
 }
 
-// finish builds the record of the kept iterations and applies the gates.
-func (r *caseRunner) finish(ctx context.Context, m *measured) (*results.Record, error) {
+// finish builds the record of the kept iterations from their figures
+// and applies the gates.
+func (r *caseRunner) finish(ctx context.Context, m *measured, f figures) (*results.Record, error) {
 	hc := r.hc
-	rec := r.baseRecord(m)
+	rec := r.baseRecord(m, f)
 	r.setCosts(&rec, m)
-	identityErr := r.serverFigures(&rec, m)
-	srv, _ := m.meter.serverTotal()
-	if l, ok := m.meter.load(m.total.wall, srv, rec.Transport == "memory"); ok {
-		recordMachine(&rec, l, true)
+	identityErr := r.serverFigures(&rec, m, f)
+	if f.hasLoad {
+		recordMachine(&rec, f.load, true)
 	}
 	if len(hc.ClientIdentities) > 0 {
 		rec.ClientIdentities = len(hc.ClientIdentities)
@@ -452,7 +524,7 @@ func (r *caseRunner) finish(ctx context.Context, m *measured) (*results.Record, 
 }
 
 // baseRecord fills the record's identity, counts and latency statistics.
-func (r *caseRunner) baseRecord(m *measured) results.Record {
+func (r *caseRunner) baseRecord(m *measured, f figures) results.Record {
 	hc := r.hc
 	total := m.total
 	rec := hc.Record
@@ -477,19 +549,10 @@ func (r *caseRunner) baseRecord(m *measured) results.Record {
 		rec.ErrorsByKind[k] = v
 		rec.Errors += v
 	}
-	setSummary(&rec, m.samples)
-	rec.P50US = m.lat.PercentileUS(50)
-	rec.P90US = m.lat.PercentileUS(90)
-	rec.P99US = m.lat.PercentileUS(99)
-	rec.P999US = m.lat.PercentileUS(99.9)
-	if h, err := m.lat.Encode(); err == nil {
-		rec.Histogram = h
-	}
-	if total.wall > 0 {
-		// Successful handshakes over the wall time of the kept
-		// iterations, failed connections' time included.
-		rec.HandshakesPerSec = float64(total.ok) / total.wall.Seconds()
-	}
+	setSummary(&rec, m.samples, f.iters)
+	rec.P50US, rec.P90US, rec.P99US, rec.P999US = f.latencyUS[0], f.latencyUS[1], f.latencyUS[2], f.latencyUS[3]
+	rec.Histogram = f.histogram
+	rec.HandshakesPerSec = f.perSec
 	return rec
 }
 
@@ -531,14 +594,14 @@ func (r *caseRunner) setCosts(rec *results.Record, m *measured) {
 // serverFigures fills what the server counted over the kept iterations,
 // and returns an IdentityError when it saw other client identities than
 // the client presented.
-func (r *caseRunner) serverFigures(rec *results.Record, m *measured) error {
+func (r *caseRunner) serverFigures(rec *results.Record, m *measured, f figures) error {
 	hc := r.hc
 	if hc.Server == nil {
 		return nil
 	}
-	srv, err := m.meter.serverTotal()
-	if err != nil {
-		rec.Notes = append(rec.Notes, "server counters unavailable: "+err.Error())
+	srv := f.server
+	if f.serverErr != nil {
+		rec.Notes = append(rec.Notes, "server counters unavailable: "+f.serverErr.Error())
 		return nil
 	}
 	total := m.total
@@ -729,7 +792,7 @@ func (r *caseRunner) iteration(ctx context.Context, n int, lat *stats.Latency) (
 		if ctx.Err() != nil {
 			return out, ctx.Err()
 		}
-		return out, &CaseError{Case: hc.Name, Kind: out.firstKind, Err: out.firstErr, Count: n}
+		return out, hc.caseError(out.firstKind, out.firstErr, n)
 	}
 	return out, nil
 }

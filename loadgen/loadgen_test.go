@@ -51,10 +51,10 @@ func (s *testServer) handshakeCase(name string, version uint16, resume bool, con
 	}
 	return loadgen.HandshakeCase{
 		Name: name, Version: version, Resume: resume, Concurrency: conc,
-		Handshakes: 32, Iterations: 2, Warmup: 1, MinResumption: loadgen.DefaultMinResumption,
+		Handshakes: 32, Iterations: 2, Warmup: 1, MinResumption: share(loadgen.DefaultMinResumption),
 		Clients: []*tls.Config{tlsconf.Client(co)},
 		Dialer:  loadgen.TCPDialer{Addr: s.addr},
-		Server:  loadgen.InProcessServer{Server: s.srv},
+		Server:  inProcess{s.srv},
 	}
 }
 
@@ -80,7 +80,7 @@ func TestTLS13ResumptionNeedsTicketRead(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			hc := s.handshakeCase(tt.name, tt.version, true, 4)
 			hc.Exchange = tt.exchange
-			hc.MinResumption = 0 // measure whatever happens
+			hc.MinResumption = nil // measure whatever happens
 			rec, err := loadgen.RunHandshakes(context.Background(), hc)
 			if err != nil {
 				t.Fatal(err)
@@ -110,11 +110,11 @@ func TestResumptionErrorWhenServerDoesNotResume(t *testing.T) {
 		if !errors.As(err, &re) {
 			t.Fatalf("TLS %s: got record %v, error %v; want a ResumptionError", tlsconf.VersionName(v), rec, err)
 		}
-		if re.Rate != 0 || re.Total == 0 || re.ServerResumed != 0 {
+		if re.Rate != 0 || re.Total == 0 || !re.HasServerCounts || re.ServerResumed != 0 {
 			t.Errorf("ResumptionError %+v: want rate 0 over some handshakes, server 0", re)
 		}
-		if msg := err.Error(); !strings.Contains(msg, "--min-resumption") || !strings.Contains(msg, "probe") {
-			t.Errorf("message %q should name --min-resumption and suggest probe", msg)
+		if msg := err.Error(); !strings.Contains(msg, "below MinResumption 0.99") || !strings.Contains(msg, "probe") {
+			t.Errorf("message %q should name MinResumption and suggest probe", msg)
 		}
 	}
 }
@@ -163,7 +163,7 @@ func TestFailuresCountedByKind(t *testing.T) {
 	if !errors.As(err, &ee) || rec == nil || rec.Verdict != "failed" || ee.Kinds["verify"] != total/2 {
 		t.Fatalf("record %+v, error %v: want the record marked failed and an ErrorRateError counting verify %d", rec, err, total/2)
 	}
-	if msg := err.Error(); !strings.Contains(msg, "--max-error-rate 25%") || !strings.Contains(msg, fmt.Sprintf("verify %d", total/2)) {
+	if msg := err.Error(); !strings.Contains(msg, "above MaxErrorRate 25%") || !strings.Contains(msg, fmt.Sprintf("verify %d", total/2)) {
 		t.Errorf("message %q should name the flag, the limit and the kinds with counts", msg)
 	}
 
@@ -256,7 +256,7 @@ func TestMemoryTransport(t *testing.T) {
 	s := startServer(t, nil)
 	for _, resume := range []bool{false, true} {
 		hc := s.handshakeCase("memory", tls.VersionTLS13, resume, 8)
-		hc.Dialer = loadgen.MemoryDialer{Server: s.srv}
+		hc.Dialer = memDialer{s.srv}
 		rec, err := loadgen.RunHandshakes(context.Background(), hc)
 		if err != nil {
 			t.Fatal(err)

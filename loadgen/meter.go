@@ -57,7 +57,7 @@ type meter struct {
 func newMeter(server ServerObserver) *meter {
 	m := &meter{server: server}
 	m.cpus, m.machineErr = usage.AllowedCPUs(0)
-	if p, ok := server.(interface{ ServerPID() int }); ok && m.machineErr == nil {
+	if p, ok := server.(ServerProcess); ok && m.machineErr == nil {
 		var theirs usage.CPUSet
 		if theirs, m.machineErr = usage.AllowedCPUs(p.ServerPID()); m.machineErr == nil {
 			m.cpus = m.cpus.Union(theirs)

@@ -67,7 +67,7 @@ func TestSessionsNeverCrossIdentities(t *testing.T) {
 				keys = append(keys, server.IdentityKey(id.Leaf))
 			}
 			hc := loadgen.HandshakeCase{Name: name, Version: v, Resume: true, Mutual: true, Concurrency: 1, Handshakes: 8, Iterations: 2, Warmup: 1,
-				Clients: cfgs, ClientIdentities: keys, Dialer: loadgen.TCPDialer{Addr: addr}, Server: loadgen.InProcessServer{Server: srv}}
+				Clients: cfgs, ClientIdentities: keys, Dialer: loadgen.TCPDialer{Addr: addr}, Server: inProcess{srv}}
 			_, err := loadgen.RunHandshakes(context.Background(), hc)
 			var ie *loadgen.IdentityError
 			if !errors.As(err, &ie) {
@@ -90,7 +90,7 @@ func TestSessionsNeverCrossIdentities(t *testing.T) {
 				keys = append(keys, server.IdentityKey(id.Leaf))
 			}
 			hc := loadgen.HandshakeCase{Name: name, Version: v, Resume: true, Mutual: true, Concurrency: 2, Handshakes: 8, Iterations: 2, Warmup: 1,
-				Clients: cfgs, ClientIdentities: keys, Dialer: loadgen.TCPDialer{Addr: addr}, Server: loadgen.InProcessServer{Server: srv}}
+				Clients: cfgs, ClientIdentities: keys, Dialer: loadgen.TCPDialer{Addr: addr}, Server: inProcess{srv}}
 			rec, err := loadgen.RunHandshakes(context.Background(), hc)
 			if err != nil {
 				t.Fatal(err)

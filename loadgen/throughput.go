@@ -1,6 +1,7 @@
 package loadgen
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"crypto/tls"
@@ -10,21 +11,21 @@ import (
 	"math"
 	"net"
 	"os"
-	"slices"
 	"sort"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/tlsbench/tlsbench/bulk"
+	"github.com/tlsbench/tlsbench/internal/field"
 	"github.com/tlsbench/tlsbench/internal/ktls"
+	"github.com/tlsbench/tlsbench/internal/usage"
 	"github.com/tlsbench/tlsbench/results"
-	"github.com/tlsbench/tlsbench/server"
 	"github.com/tlsbench/tlsbench/stats"
 	"github.com/tlsbench/tlsbench/tlsconf"
 )
 
-// Directions of a throughput case, as the results and --direction name
-// them: download (the server sends), upload (the client sends), both.
+// Directions of a throughput case, as the results name them: download (the server sends), upload (the client sends), both.
 const (
 	DirectionDownload = "download"
 	DirectionUpload   = "upload"
@@ -32,7 +33,7 @@ const (
 )
 
 // ThroughputCase is one bulk-transfer case against tlsbench's built-in
-// server (the bulk protocol of server.BulkSetup).
+// server (the wire protocol of package bulk).
 //
 // Concurrency connections are opened once per case (handshake, setup,
 // kTLS switch: none of it measured); every iteration then moves Bytes per
@@ -62,7 +63,7 @@ type ThroughputCase struct {
 	Iterations  int
 	Warmup      int
 	MaxDuration time.Duration
-	// KTLS is the --ktls setting for both ends: off, auto (kTLS where the
+	// KTLS is the kTLS mode of both ends: off, auto (kTLS where the
 	// kernel can, user space otherwise, with the reason in the notes) or
 	// on (the case fails without it). The server must have been started
 	// with server.WithKTLS for its end to switch.
@@ -83,6 +84,8 @@ type ThroughputCase struct {
 	Record results.Record
 	// Progress, when set, is called after every iteration.
 	Progress func(ThroughputProgress)
+	// Words names the settings in the case's errors and notes.
+	Words Words
 }
 
 // FileSource is a file the server was started with (server.WithSources).
@@ -104,7 +107,7 @@ type ThroughputProgress struct {
 
 // ThroughputError is a throughput case that could not be measured: a
 // connection or the kTLS switch failed, another cipher was negotiated, or
-// the data arrived corrupted (errors.As finds a *server.IntegrityError).
+// the data arrived corrupted (errors.As finds a *bulk.IntegrityError).
 type ThroughputError struct {
 	Case string
 	Err  error
@@ -152,26 +155,30 @@ func ThroughputConfig(base *tls.Config, version uint16, cipher string) (*tls.Con
 
 func (tc *ThroughputCase) validate() error {
 	switch {
-	case tc.Buffer < 1 || tc.Buffer > server.MaxBulkBuffer:
-		return fmt.Errorf("buffer of %d bytes: must be 1..%d", tc.Buffer, server.MaxBulkBuffer)
+	case tc.Buffer < 1 || tc.Buffer > bulk.MaxBuffer:
+		return field.Errorf("Buffer", tc.Buffer, "must be 1..%d bytes", bulk.MaxBuffer)
+	case tc.Bytes < 0:
+		return field.Errorf("Bytes", tc.Bytes, "must be positive")
+	case tc.Duration < 0:
+		return field.Errorf("Duration", tc.Duration, "must be positive")
 	case (tc.Bytes > 0) == (tc.Duration > 0):
-		return errors.New("give exactly one of bytes or duration per iteration")
-	case tc.Bytes < 0 || tc.Duration < 0:
-		return errors.New("bytes and duration must be positive")
+		return field.Errorf("Bytes", tc.Bytes, "give exactly one of Bytes or Duration per iteration")
 	case tc.Concurrency < 1:
-		return errors.New("concurrency must be at least 1")
+		return field.Errorf("Concurrency", tc.Concurrency, "must be at least 1")
 	case tc.Iterations < 1:
-		return errors.New("iterations must be at least 1")
-	case tc.Client == nil || tc.Dialer == nil:
-		return errors.New("no client configuration or dialer")
+		return field.Errorf("Iterations", tc.Iterations, "must be at least 1")
+	case tc.Client == nil:
+		return field.Errorf("Client", nil, "no client configuration")
+	case tc.Dialer == nil:
+		return field.Errorf("Dialer", nil, "no dialer")
 	}
 	switch tc.Direction {
 	case DirectionDownload, DirectionUpload, DirectionBoth:
 	default:
-		return fmt.Errorf("direction %q: want download, upload or both", tc.Direction)
+		return field.Errorf("Direction", tc.Direction, "want download, upload or both")
 	}
 	if tc.Source != nil && tc.Direction != DirectionDownload {
-		return errors.New("a file source is sent by the server: direction must be download")
+		return field.Errorf("Direction", tc.Direction, "a file source is sent by the server: must be download")
 	}
 	if tc.ConnTimeout <= 0 {
 		tc.ConnTimeout = 10 * time.Second
@@ -190,7 +197,7 @@ func (tc *ThroughputCase) validate() error {
 //     took per megabyte (10^6 payload bytes): a time per unit of work,
 //     lower is better, like a handshake case's microseconds per handshake,
 //     so that mean_us, error_us, stddev_us, median_us, min_us and max_us
-//     summarise them the same way. With --bytes every iteration moves the
+//     summarise them the same way. With Bytes set every iteration moves the
 //     same amount and mbps = 10^6 / mean_us; extra.mbps_min, mbps_max and
 //     mbps_error (99.9% half-width) describe the per-iteration rates;
 //   - client_cpu_pct, server_cpu_pct: each process's CPU time over the
@@ -225,7 +232,7 @@ func RunThroughput(ctx context.Context, tc ThroughputCase) (*results.Record, err
 	}
 	r := &tpRunner{tc: &tc, cfg: cfg, useKTLS: use}
 	if reason != "" && tc.KTLS == ktls.ModeAuto {
-		r.notes = append(r.notes, "--ktls auto: "+reason)
+		r.notes = append(r.notes, tc.Words.name("KTLS")+" auto: "+reason)
 	}
 	if use {
 		r.kl = new(ktls.KeyLog)
@@ -251,28 +258,22 @@ func RunThroughput(ctx context.Context, tc ThroughputCase) (*results.Record, err
 	})
 	defer stop()
 
-	// A case time bounds the warm-up too, to a quarter of it: a case of
-	// 100 GiB per iteration must not warm up for minutes.
-	var warmEnd time.Time
-	if tc.MaxDuration > 0 {
-		warmEnd = time.Now().Add(tc.MaxDuration / 4)
-	}
-	for i := 0; i < tc.Warmup; i++ {
-		it, err := r.iteration(ctx, warmEnd)
-		if err != nil {
-			if ctx.Err() != nil {
-				return nil, ctx.Err()
-			}
-			return fail(err)
+	if err := r.warmup(ctx); err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
 		}
-		r.progress(true, i+1, tc.Warmup, it)
-		if it.cut {
-			r.notes = append(r.notes, fmt.Sprintf("warm-up cut short after %v by --case-time %v", tc.MaxDuration/4, tc.MaxDuration))
-			break
-		}
+		return fail(err)
 	}
-	rec, err := r.measure(ctx)
-	if rec != nil && statErr == nil {
+	m, err := r.measure(ctx)
+	if err != nil {
+		return nil, err
+	}
+	rec := r.record(m, r.summarise(m))
+	if m.stopErr != nil {
+		rec.Notes = append(rec.Notes, fmt.Sprintf("interrupted after %d of %d iterations", len(m.samples), tc.Iterations))
+		err = fmt.Errorf("%s: %w", tc.Name, m.stopErr)
+	}
+	if statErr == nil {
 		if after, err := ktls.ReadTLSStat(); err == nil {
 			for k, v := range ktls.StatDelta(statBefore, after) {
 				rec.Extra[statKey(k)] = float64(v)
@@ -280,6 +281,29 @@ func RunThroughput(ctx context.Context, tc ThroughputCase) (*results.Record, err
 		}
 	}
 	return rec, err
+}
+
+// warmup runs the discarded iterations. A case time bounds them too, to
+// a quarter of it: a case of 100 GiB per iteration must not warm up for
+// minutes.
+func (r *tpRunner) warmup(ctx context.Context) error {
+	tc := r.tc
+	var warmEnd time.Time
+	if tc.MaxDuration > 0 {
+		warmEnd = time.Now().Add(tc.MaxDuration / 4)
+	}
+	for i := 0; i < tc.Warmup; i++ {
+		it, err := r.iteration(ctx, warmEnd)
+		if err != nil {
+			return err
+		}
+		r.progress(true, i+1, tc.Warmup, it)
+		if it.cut {
+			r.notes = append(r.notes, fmt.Sprintf("warm-up cut short after %v by %s %v", tc.MaxDuration/4, tc.Words.name("MaxDuration"), tc.MaxDuration))
+			break
+		}
+	}
+	return nil
 }
 
 // statKey turns a /proc/net/tls_stat name into a results key:
@@ -324,17 +348,18 @@ func (r *tpRunner) loadSource() error {
 	if src == nil {
 		return nil
 	}
+	bad := func(reason string) error { return &field.Error{Field: "Source.Path", Value: src.Path, Reason: reason} }
 	f, err := os.Open(src.Path)
 	if err != nil {
-		return fmt.Errorf("--source: %w", err)
+		return bad(err.Error())
 	}
 	defer f.Close()
 	fi, err := f.Stat()
 	if err != nil {
-		return fmt.Errorf("--source: %w", err)
+		return bad(err.Error())
 	}
 	if !fi.Mode().IsRegular() || fi.Size() == 0 {
-		return fmt.Errorf("--source %s: not a non-empty regular file", src.Path)
+		return bad("not a non-empty regular file")
 	}
 	r.srcSize = fi.Size()
 	if r.srcSize <= maxSourceInMemory {
@@ -347,7 +372,7 @@ func (r *tpRunner) loadSource() error {
 		r.notes = append(r.notes, fmt.Sprintf("file source of %d MiB checked by SHA-256 per pass: client CPU includes hashing", r.srcSize>>20))
 	}
 	if err != nil {
-		return fmt.Errorf("--source %s: %w", src.Path, err)
+		return bad(err.Error())
 	}
 	return nil
 }
@@ -364,11 +389,11 @@ func (r *tpRunner) roundBytes(n int64) int64 {
 func (r *tpRunner) directions() int {
 	switch r.tc.Direction {
 	case DirectionUpload:
-		return server.BulkUpload
+		return bulk.Upload
 	case DirectionBoth:
-		return server.BulkDownload | server.BulkUpload
+		return bulk.Download | bulk.Upload
 	}
-	return server.BulkDownload
+	return bulk.Download
 }
 
 func (r *tpRunner) openAll(ctx context.Context) error {
@@ -390,9 +415,9 @@ func (r *tpRunner) openAll(ctx context.Context) error {
 	}
 	for _, why := range sortedKeys(reasons) {
 		if r.tc.KTLS == ktls.ModeOn {
-			return fmt.Errorf("--ktls on: %s", why)
+			return fmt.Errorf("%s on: %s", r.tc.Words.name("KTLS"), why)
 		}
-		r.notes = append(r.notes, "--ktls auto: "+why)
+		r.notes = append(r.notes, r.tc.Words.name("KTLS")+" auto: "+why)
 	}
 	return nil
 }
@@ -421,7 +446,7 @@ type tpConn struct {
 	raw       net.Conn // the TCP connection
 	conn      net.Conn // *ktls.Conn or *tls.Conn: what the data goes through
 	state     tls.ConnectionState
-	ack       server.BulkAck
+	ack       bulk.Ack
 	clientTX  bool
 	clientRX  bool
 	userSpace []string // why an end stayed in user space
@@ -430,7 +455,7 @@ type tpConn struct {
 }
 
 // open dials, handshakes, sends the setup, reads the ack and switches the
-// client's end to kTLS, in that order (see server.BulkSetup for why).
+// client's end to kTLS, in that order (see bulk.Setup for why).
 func (r *tpRunner) open(ctx context.Context, id int) (*tpConn, error) {
 	tc := r.tc
 	cctx, cancel := context.WithTimeout(ctx, tc.ConnTimeout)
@@ -459,21 +484,22 @@ func (r *tpRunner) open(ctx context.Context, id int) (*tpConn, error) {
 	if err := r.checkNegotiated(c.state); err != nil {
 		return failed(err)
 	}
-	setup := server.BulkSetup{KTLSTX: r.useKTLS, KTLSRX: r.useKTLS, Buffer: tc.Buffer}
+	setup := bulk.Setup{KTLSTX: r.useKTLS, KTLSRX: r.useKTLS, Buffer: tc.Buffer}
 	if tc.Source != nil {
 		setup.Source = tc.Source.Index
 	}
 	if _, err := tlc.Write(setup.Marshal()); err != nil {
 		return failed(fmt.Errorf("setup: %w", err))
 	}
-	if c.ack, err = server.ReadBulkAck(tlc); err != nil {
+	if c.ack, err = bulk.ReadAck(tlc); err != nil {
 		return failed(err)
 	}
-	if c.ack.Status != server.BulkOK {
+	if c.ack.Status != bulk.OK {
 		return failed(fmt.Errorf("the server refused the throughput setup: %s", c.ack.Message))
 	}
 	if tc.Source != nil && c.ack.SourceSize != r.srcSize {
-		return failed(fmt.Errorf("--source %s: the server's file has %d bytes, the client's %d: not the same file", tc.Source.Path, c.ack.SourceSize, r.srcSize))
+		return failed(&field.Error{Field: "Source.Path", Value: tc.Source.Path,
+			Reason: fmt.Sprintf("the server's file has %d bytes, the client's %d: not the same file", c.ack.SourceSize, r.srcSize)})
 	}
 	if r.useKTLS {
 		if c.ack.Message != "" && (!c.ack.KTLSTX || !c.ack.KTLSRX) {
@@ -527,7 +553,7 @@ func phase(conn int, round uint64, dir uint64) int64 {
 	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
 	x = (x ^ x>>27) * 0x94d049bb133111eb
 	x ^= x >> 31
-	return int64(x % server.PatternPeriod)
+	return int64(x % bulk.PatternPeriod)
 }
 
 // round moves n bytes each way the case's direction says, then reads the
@@ -535,16 +561,16 @@ func phase(conn int, round uint64, dir uint64) int64 {
 func (r *tpRunner) round(ctx context.Context, c *tpConn, n int64) error {
 	tc := r.tc
 	c.rounds++
-	rd := server.BulkRound{Directions: r.directions(), Bytes: n}
-	var v server.Verifier
+	rd := bulk.Round{Directions: r.directions(), Bytes: n}
+	var v bulk.Verifier
 	switch {
 	case r.srcContent != nil:
-		v = server.NewContentVerifier(r.srcContent)
+		v = bulk.NewContentVerifier(r.srcContent)
 	case r.srcSize > 0:
-		v = server.NewPassHashVerifier(r.srcSize, r.srcSum)
+		v = bulk.NewPassHashVerifier(r.srcSize, r.srcSum)
 	default:
 		rd.DownloadPhase, rd.UploadPhase = phase(c.id, c.rounds, 0), phase(c.id, c.rounds, 1)
-		v = server.NewPatternVerifier(rd.DownloadPhase)
+		v = bulk.NewPatternVerifier(rd.DownloadPhase)
 	}
 	c.raw.SetDeadline(time.Now().Add(tc.ConnTimeout))
 	if _, err := c.conn.Write(rd.Marshal()); err != nil {
@@ -552,22 +578,22 @@ func (r *tpRunner) round(ctx context.Context, c *tpConn, n int64) error {
 	}
 	var wg sync.WaitGroup
 	var sendErr error
-	if rd.Directions&server.BulkUpload != 0 {
+	if rd.Directions&bulk.Upload != 0 {
 		send := func() {
-			g := &server.StallGuard{Conn: c.raw, Timeout: tc.ConnTimeout, Ctx: ctx}
-			if sendErr = server.SendPattern(c.conn, n, rd.UploadPhase, tc.Buffer, g); sendErr != nil {
+			g := &bulk.StallGuard{Conn: c.raw, Timeout: tc.ConnTimeout, Ctx: ctx}
+			if sendErr = bulk.SendPattern(c.conn, n, rd.UploadPhase, tc.Buffer, g); sendErr != nil {
 				sendErr = fmt.Errorf("upload: %w", sendErr)
 			}
 		}
-		if rd.Directions&server.BulkDownload != 0 {
+		if rd.Directions&bulk.Download != 0 {
 			wg.Go(send)
 		} else {
 			send()
 		}
 	}
-	if rd.Directions&server.BulkDownload != 0 {
-		g := &server.StallGuard{Conn: c.raw, Timeout: tc.ConnTimeout, Ctx: ctx}
-		if _, err := server.Receive(c.conn, n, c.buf, v, false, g); err != nil {
+	if rd.Directions&bulk.Download != 0 {
+		g := &bulk.StallGuard{Conn: c.raw, Timeout: tc.ConnTimeout, Ctx: ctx}
+		if _, err := bulk.Receive(c.conn, n, c.buf, v, false, g); err != nil {
 			// Stop the upload (if any) and give up the connection: the
 			// case fails.
 			c.raw.SetDeadline(time.Now())
@@ -580,18 +606,18 @@ func (r *tpRunner) round(ctx context.Context, c *tpConn, n int64) error {
 		return sendErr
 	}
 	c.raw.SetDeadline(time.Now().Add(tc.ConnTimeout))
-	verdict, err := server.ReadBulkVerdict(c.conn)
+	verdict, err := bulk.ReadVerdict(c.conn)
 	if err != nil {
 		return err
 	}
 	switch verdict.Status {
-	case server.BulkOK:
-	case server.BulkIntegrity:
-		return fmt.Errorf("upload: %w", &server.IntegrityError{Remote: verdict.Message})
+	case bulk.OK:
+	case bulk.Integrity:
+		return fmt.Errorf("upload: %w", &bulk.IntegrityError{Remote: verdict.Message})
 	default:
 		return fmt.Errorf("the server ended the round: %s", verdict.Message)
 	}
-	if rd.Directions&server.BulkUpload != 0 && verdict.Received != n {
+	if rd.Directions&bulk.Upload != 0 && verdict.Received != n {
 		return fmt.Errorf("upload: the server received %d of %d bytes", verdict.Received, n)
 	}
 	return nil
@@ -716,16 +742,22 @@ func (r *tpRunner) progress(warm bool, i, of int, it tpIter) {
 	}
 }
 
-// measure runs the measured iterations and builds the record.
-func (r *tpRunner) measure(ctx context.Context) (*results.Record, error) {
+// tpMeasured is what the kept measured iterations of a throughput case
+// add up to.
+type tpMeasured struct {
+	// samples are microseconds per megabyte, rates megabytes per
+	// second, one of each per kept iteration.
+	samples, rates []float64
+	total          tpIter
+	meter          *meter
+	stopErr        error // ctx ended part-way
+}
+
+// measure runs the measured iterations; it fails when an iteration
+// failed (a *ThroughputError) or none was kept.
+func (r *tpRunner) measure(ctx context.Context) (*tpMeasured, error) {
 	tc := r.tc
-	var (
-		samples, rates []float64
-		total          tpIter
-		stopErr        error
-		cutNote        string
-	)
-	m := newMeter(tc.Server)
+	m := &tpMeasured{meter: newMeter(tc.Server)}
 	began := time.Now()
 	var deadline time.Time
 	if tc.MaxDuration > 0 {
@@ -733,68 +765,75 @@ func (r *tpRunner) measure(ctx context.Context) (*results.Record, error) {
 	}
 	for i := 0; i < tc.Iterations; i++ {
 		if ctx.Err() != nil {
-			stopErr = ctx.Err()
+			m.stopErr = ctx.Err()
 			break
 		}
-		m.begin()
+		m.meter.begin()
 		it, err := r.iteration(ctx, deadline)
-		sp := m.end()
+		sp := m.meter.end()
 		if err != nil {
 			if ctx.Err() != nil {
 				// Cut short by ctx: dropped, its span too.
-				stopErr = ctx.Err()
+				m.stopErr = ctx.Err()
 				break
 			}
 			return nil, &ThroughputError{Case: tc.Name, Err: err}
 		}
-		m.keep(sp)
+		m.meter.keep(sp)
 		// Microseconds per megabyte: a time per unit of work, lower is
 		// better, like the handshake cases' microseconds per handshake.
-		samples = append(samples, it.wall.Seconds()*1e6/(float64(it.bytes)/1e6))
-		rates = append(rates, it.mbps())
-		total.wall += it.wall
-		total.bytes += it.bytes
+		m.samples = append(m.samples, it.wall.Seconds()*1e6/(float64(it.bytes)/1e6))
+		m.rates = append(m.rates, it.mbps())
+		m.total.wall += it.wall
+		m.total.bytes += it.bytes
 		r.progress(false, i+1, tc.Iterations, it)
 		if it.cut {
-			cutNote = r.cutNote(i+1, it)
+			r.notes = append(r.notes, r.cutNote(i+1, it))
 			break
 		}
-		if tc.MaxDuration > 0 && len(samples) >= 2 && time.Since(began) >= tc.MaxDuration {
+		if tc.MaxDuration > 0 && len(m.samples) >= 2 && time.Since(began) >= tc.MaxDuration {
 			break
 		}
 	}
-	if len(samples) == 0 {
-		if stopErr == nil {
-			stopErr = errors.New("no iteration was measured")
-		}
-		return nil, fmt.Errorf("%s: %w", tc.Name, stopErr)
+	if len(m.samples) == 0 {
+		return nil, fmt.Errorf("%s: %w", tc.Name, cmp.Or(m.stopErr, errors.New("no iteration was measured")))
 	}
-	if cutNote != "" {
-		r.notes = append(r.notes, cutNote)
-	}
-	rec := r.record(samples, rates, total, m)
-	if stopErr != nil {
-		rec.Notes = append(rec.Notes, fmt.Sprintf("interrupted after %d of %d iterations", len(samples), tc.Iterations))
-		return rec, fmt.Errorf("%s: %w", tc.Name, stopErr)
-	}
-	return rec, nil
+	return m, nil
+}
+
+// tpFigures are the statistics of a throughput case's kept iterations.
+type tpFigures struct {
+	iters     stats.Summary // of the samples (microseconds per megabyte)
+	rates     stats.Summary // of the per-iteration rates
+	server    ServerSnapshot
+	serverErr error
+	load      usage.Load
+	hasLoad   bool
+}
+
+// summarise computes the figures of the kept iterations.
+func (r *tpRunner) summarise(m *tpMeasured) tpFigures {
+	f := tpFigures{iters: stats.Summarize(m.samples), rates: stats.Summarize(m.rates)}
+	f.server, f.serverErr = m.meter.serverTotal()
+	f.load, f.hasLoad = m.meter.load(m.total.wall, f.server, r.tc.Server == nil)
+	return f
 }
 
 // cutNote says where the case time stopped a measured iteration.
 func (r *tpRunner) cutNote(iteration int, it tpIter) string {
 	tc := r.tc
 	if tc.Duration > 0 {
-		return fmt.Sprintf("stopped by --case-time %v during measured iteration %d of %d (of %v); the figures cover what was moved",
-			tc.MaxDuration, iteration, tc.Iterations, tc.Duration)
+		return fmt.Sprintf("stopped by %s %v during measured iteration %d of %d (of %v); the figures cover what was moved",
+			tc.Words.name("MaxDuration"), tc.MaxDuration, iteration, tc.Iterations, tc.Duration)
 	}
-	return fmt.Sprintf("stopped by --case-time %v during measured iteration %d of %d, after %d MB of the %d MB per connection and direction it was to move; the figures cover what was moved",
-		tc.MaxDuration, iteration, tc.Iterations, it.bytes/int64(len(r.conns))/dirCount(tc.Direction)/1e6, r.roundBytes(tc.Bytes)/1e6)
+	return fmt.Sprintf("stopped by %s %v during measured iteration %d of %d, after %d MB of the %d MB per connection and direction it was to move; the figures cover what was moved",
+		tc.Words.name("MaxDuration"), tc.MaxDuration, iteration, tc.Iterations, it.bytes/int64(len(r.conns))/dirCount(tc.Direction)/1e6, r.roundBytes(tc.Bytes)/1e6)
 }
 
-// record builds the record of the kept iterations.
-func (r *tpRunner) record(samples, rates []float64, total tpIter, m *meter) *results.Record {
+// record builds the record of the kept iterations from their figures.
+func (r *tpRunner) record(m *tpMeasured, f tpFigures) *results.Record {
 	tc := r.tc
-	self := m.total.self
+	total := m.total
 	rec := tc.Record
 	rec.Name = tc.Name
 	rec.Kind = results.KindThroughput
@@ -806,48 +845,55 @@ func (r *tpRunner) record(samples, rates []float64, total tpIter, m *meter) *res
 	rec.Cipher = ktls.CipherOf(r.conns[0].state.CipherSuite)
 	rec.BufferBytes = tc.Buffer
 	rec.Direction = tc.Direction
-	setSummary(&rec, samples)
+	setSummary(&rec, m.samples, f.iters)
 	rec.MBps = results.Float(total.mbps())
 	rec.Extra = map[string]float64{
 		"bytes":    float64(total.bytes),
 		"seconds":  total.wall.Seconds(),
-		"mbps_min": slices.Min(rates),
-		"mbps_max": slices.Max(rates),
+		"mbps_min": f.rates.Min,
+		"mbps_max": f.rates.Max,
 	}
-	if rs := stats.Summarize(rates); !math.IsNaN(rs.Error) {
-		rec.Extra["mbps_error"] = rs.Error
+	if !math.IsNaN(f.rates.Error) {
+		rec.Extra["mbps_error"] = f.rates.Error
 	}
 	r.ktlsFields(&rec)
 	rec.Notes = append(rec.Notes, r.notes...)
+	if f.hasLoad {
+		// Bulk transfer is meant to fill the CPUs: only other load is
+		// worth a note.
+		recordMachine(&rec, f.load, false)
+	}
+	r.cpuFigures(&rec, m, f)
+	return &rec
+}
 
+// cpuFigures fills each end's CPU over the measured time, where it can
+// be told apart.
+func (r *tpRunner) cpuFigures(rec *results.Record, m *tpMeasured, f tpFigures) {
+	tc := r.tc
+	self, total := m.meter.total.self, m.total
 	gb := float64(total.bytes) / 1e9
 	pct := func(d time.Duration) *float64 { return results.Float(100 * d.Seconds() / total.wall.Seconds()) }
 	rec.ClientCPUPct, rec.ServerCPUPct = nil, nil
-	srv, srvErr := m.serverTotal()
-	if l, ok := m.load(total.wall, srv, tc.Server == nil); ok {
-		// Bulk transfer is meant to fill the CPUs: only other load is
-		// worth a note.
-		recordMachine(&rec, l, false)
-	}
 	switch {
-	case tc.Server != nil && srvErr != nil:
-		rec.Notes = append(rec.Notes, "server counters unavailable: "+srvErr.Error())
-	case srv.HasCPU:
-		rec.ServerCPUPct = pct(srv.CPU)
-		rec.Extra["server_cpu_s_per_gb"] = srv.CPU.Seconds() / gb
+	case tc.Server != nil && f.serverErr != nil:
+		rec.Notes = append(rec.Notes, "server counters unavailable: "+f.serverErr.Error())
+	case f.server.HasCPU:
+		rec.ServerCPUPct = pct(f.server.CPU)
+		rec.Extra["server_cpu_s_per_gb"] = f.server.CPU.Seconds() / gb
 	}
-	if self.CPU > 0 {
-		if tc.Server != nil && srv.HasCPU {
-			rec.ClientCPUPct = pct(self.CPU)
-			rec.Extra["client_cpu_s_per_gb"] = self.CPU.Seconds() / gb
-		} else {
-			// The server may run in this process: the CPU time is
-			// both ends' (or unknown to split), so only the total.
-			rec.Extra["process_cpu_pct"] = *pct(self.CPU)
-			rec.Notes = append(rec.Notes, "client and server CPU not separable (server not in a process of its own): extra.process_cpu_pct is this process's")
-		}
+	if self.CPU <= 0 {
+		return
 	}
-	return &rec
+	if tc.Server != nil && f.server.HasCPU {
+		rec.ClientCPUPct = pct(self.CPU)
+		rec.Extra["client_cpu_s_per_gb"] = self.CPU.Seconds() / gb
+		return
+	}
+	// The server may run in this process: the CPU time is both ends'
+	// (or unknown to split), so only the total.
+	rec.Extra["process_cpu_pct"] = *pct(self.CPU)
+	rec.Notes = append(rec.Notes, "client and server CPU not separable (server not in a process of its own): extra.process_cpu_pct is this process's")
 }
 
 // ktlsFields records the kTLS state in effect. ktls_tx says whether the

@@ -9,10 +9,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tlsbench/tlsbench/bulk"
 	"github.com/tlsbench/tlsbench/internal/ktls"
 	"github.com/tlsbench/tlsbench/internal/testpki"
 	"github.com/tlsbench/tlsbench/loadgen"
-	"github.com/tlsbench/tlsbench/server"
 	"github.com/tlsbench/tlsbench/tlsconf"
 )
 
@@ -27,7 +27,7 @@ func throughputCase(addr string, roots *tls.Config, dir string) loadgen.Throughp
 // fakeBulkServer speaks the bulk protocol with the given round handler
 // instead of the built-in server's, to feed the client what a broken
 // server or network would.
-func fakeBulkServer(t *testing.T, round func(c *tls.Conn, r server.BulkRound)) (string, *tls.Config) {
+func fakeBulkServer(t *testing.T, round func(c *tls.Conn, r bulk.Round)) (string, *tls.Config) {
 	t.Helper()
 	cfg, ca := testpki.Server(t)
 	ln, err := tls.Listen("tcp", "127.0.0.1:0", cfg)
@@ -45,16 +45,16 @@ func fakeBulkServer(t *testing.T, round func(c *tls.Conn, r server.BulkRound)) (
 				c := nc.(*tls.Conn)
 				defer c.Close()
 				setup := make([]byte, 16)
-				if _, err := io.ReadFull(c, setup); err != nil || setup[0] != server.BulkMagic {
+				if _, err := io.ReadFull(c, setup); err != nil || setup[0] != bulk.Magic {
 					return
 				}
-				c.Write(server.BulkAck{Status: server.BulkOK}.Marshal())
+				c.Write(bulk.Ack{Status: bulk.OK}.Marshal())
 				for {
 					hdr := make([]byte, 32)
 					if _, err := io.ReadFull(c, hdr); err != nil {
 						return
 					}
-					r, err := server.ParseBulkRound(hdr)
+					r, err := bulk.ParseRound(hdr)
 					if err != nil {
 						return
 					}
@@ -67,17 +67,17 @@ func fakeBulkServer(t *testing.T, round func(c *tls.Conn, r server.BulkRound)) (
 }
 
 // sendCorrupted sends the stream a round asks for, changed by corrupt.
-func sendCorrupted(c *tls.Conn, r server.BulkRound, corrupt func(pos int64, b []byte)) {
+func sendCorrupted(c *tls.Conn, r bulk.Round, corrupt func(pos int64, b []byte)) {
 	for sent := int64(0); sent < r.Bytes; {
 		n := int(min(16<<10, r.Bytes-sent))
-		b := append([]byte(nil), server.PatternAt(r.DownloadPhase+sent, n)...)
+		b := append([]byte(nil), bulk.PatternAt(r.DownloadPhase+sent, n)...)
 		corrupt(sent, b)
 		if _, err := c.Write(b); err != nil {
 			return
 		}
 		sent += int64(n)
 	}
-	c.Write(server.BulkVerdict{Status: server.BulkOK}.Marshal())
+	c.Write(bulk.Verdict{Status: bulk.OK}.Marshal())
 }
 
 // TestThroughputIntegrityFailsLoudly: whatever goes wrong with the bytes,
@@ -94,26 +94,26 @@ func TestThroughputIntegrityFailsLoudly(t *testing.T) {
 	for _, tc := range []struct {
 		name      string
 		dir       string
-		round     func(*tls.Conn, server.BulkRound)
+		round     func(*tls.Conn, bulk.Round)
 		offset    int64  // of the first wrong byte; -1: reported by the server
 		wantInMsg string // in the error
 	}{
-		{"one bit flipped", loadgen.DirectionDownload, func(c *tls.Conn, r server.BulkRound) { sendCorrupted(c, r, flipAt(100_000)) }, 100_000, "byte 100000"},
-		{"flipped past the first period", loadgen.DirectionDownload, func(c *tls.Conn, r server.BulkRound) {
-			sendCorrupted(c, r, flipAt(server.PatternPeriod+3))
-		}, server.PatternPeriod + 3, "FAILED"},
-		{"stream out of step", loadgen.DirectionDownload, func(c *tls.Conn, r server.BulkRound) {
+		{"one bit flipped", loadgen.DirectionDownload, func(c *tls.Conn, r bulk.Round) { sendCorrupted(c, r, flipAt(100_000)) }, 100_000, "byte 100000"},
+		{"flipped past the first period", loadgen.DirectionDownload, func(c *tls.Conn, r bulk.Round) {
+			sendCorrupted(c, r, flipAt(bulk.PatternPeriod+3))
+		}, bulk.PatternPeriod + 3, "FAILED"},
+		{"stream out of step", loadgen.DirectionDownload, func(c *tls.Conn, r bulk.Round) {
 			r.DownloadPhase += 16 << 10 // a chunk dropped at the start
 			sendCorrupted(c, r, func(int64, []byte) {})
 		}, 0, "out of step"},
-		{"another connection's phase", loadgen.DirectionDownload, func(c *tls.Conn, r server.BulkRound) {
+		{"another connection's phase", loadgen.DirectionDownload, func(c *tls.Conn, r bulk.Round) {
 			r.DownloadPhase = r.UploadPhase
 			sendCorrupted(c, r, func(int64, []byte) {})
 		}, 0, "FAILED"},
-		{"server reports a bad upload", loadgen.DirectionUpload, func(c *tls.Conn, r server.BulkRound) {
+		{"server reports a bad upload", loadgen.DirectionUpload, func(c *tls.Conn, r bulk.Round) {
 			io.CopyN(io.Discard, c, r.Bytes)
-			c.Write(server.BulkVerdict{Status: server.BulkIntegrity, Received: r.Bytes,
-				Message: (&server.IntegrityError{Offset: 7, Got: 1, Want: 2}).Error()}.Marshal())
+			c.Write(bulk.Verdict{Status: bulk.Integrity, Received: r.Bytes,
+				Message: (&bulk.IntegrityError{Offset: 7, Got: 1, Want: 2}).Error()}.Marshal())
 		}, -1, "the server, receiving, reports: data integrity check FAILED: byte 7"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -121,7 +121,7 @@ func TestThroughputIntegrityFailsLoudly(t *testing.T) {
 			ttc := throughputCase(addr, cfg, tc.dir)
 			ttc.Bytes = 5 << 19 // 2.5 MiB: more than two periods of the stream
 			rec, err := loadgen.RunThroughput(context.Background(), ttc)
-			var ie *server.IntegrityError
+			var ie *bulk.IntegrityError
 			if rec != nil || !errors.As(err, &ie) {
 				t.Fatalf("record %v, error %v: want no record and an IntegrityError", rec, err)
 			}
@@ -138,12 +138,12 @@ func TestThroughputIntegrityFailsLoudly(t *testing.T) {
 // TestThroughputShortStream: a server that stops early is an I/O error,
 // not an integrity failure and not a measurement.
 func TestThroughputShortStream(t *testing.T) {
-	addr, cfg := fakeBulkServer(t, func(c *tls.Conn, r server.BulkRound) {
-		c.Write(server.PatternAt(r.DownloadPhase, 1000))
+	addr, cfg := fakeBulkServer(t, func(c *tls.Conn, r bulk.Round) {
+		c.Write(bulk.PatternAt(r.DownloadPhase, 1000))
 		c.Close()
 	})
 	_, err := loadgen.RunThroughput(context.Background(), throughputCase(addr, cfg, loadgen.DirectionDownload))
-	var ie *server.IntegrityError
+	var ie *bulk.IntegrityError
 	if err == nil || errors.As(err, &ie) || !strings.Contains(err.Error(), "after 1000 of 1048576 bytes") {
 		t.Errorf("error %v: want an I/O error that says how far it got", err)
 	}
@@ -172,11 +172,12 @@ func TestThroughputKTLSOnRefused(t *testing.T) {
 	tc := throughputCase(s.addr, tlsconf.Client(tlsconf.ClientOptions{RootCAs: s.roots, ServerName: "localhost"}), loadgen.DirectionDownload)
 	tc.KTLS = ktls.ModeOn
 	rec, err := loadgen.RunThroughput(context.Background(), tc)
+	// The kernel's refusal is internal/ktls's own message.
 	want := "--ktls on: kTLS is not supported"
 	if ktls.Supported() == nil {
 		// A kTLS kernel: this in-process server was started without
 		// WithKTLS, and says so.
-		want = "--ktls on: server: user-space TLS: the server was started without kTLS"
+		want = "KTLS on: server: user-space TLS: the server was started without kTLS"
 	}
 	if rec != nil || err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("record %v, error %v: want %q", rec, err, want)

@@ -580,7 +580,7 @@ func (p *prober) load(ctx context.Context, v uint16, suites []uint16, singleUse 
 		Concurrency:   c,
 		Handshakes:    p.o.LoadHandshakes,
 		Iterations:    1,
-		MinResumption: -1,
+		MinResumption: nil,
 		MaxErrorRate:  1, // the probe reports failures itself
 		Clients:       []*tls.Config{cfg},
 		Dialer:        loadgen.TCPDialer{Addr: p.o.Addr},

@@ -304,8 +304,8 @@ func (st *runState) startServer(ctx context.Context, c Case) (*builtin, error) {
 			return nil, err
 		}
 		return &builtin{
-			dialer:   loadgen.MemoryDialer{Server: srv, Ctx: sctx},
-			observer: loadgen.InProcessServer{Server: srv},
+			dialer:   MemoryDialer{Server: srv, Ctx: sctx},
+			observer: InProcessServer{Server: srv},
 			close:    func() error { cancel(); return nil },
 		}, nil
 	}
@@ -330,7 +330,7 @@ func (st *runState) startServer(ctx context.Context, c Case) (*builtin, error) {
 	}
 	return &builtin{
 		dialer:   &childDialer{TCPDialer: loadgen.TCPDialer{Addr: child.Hello().Addr}, child: child},
-		observer: loadgen.ChildServer{Child: child},
+		observer: ChildServer{Child: child},
 		close:    child.Close,
 	}, nil
 }
@@ -412,7 +412,7 @@ func (st *runState) runCase(ctx context.Context, c Case, index, total int, srv *
 		Iterations:       p.Iterations,
 		Warmup:           p.Warmup,
 		MaxDuration:      p.CaseTime,
-		MinResumption:    p.MinResumption,
+		MinResumption:    &p.MinResumption,
 		MaxErrorRate:     p.MaxErrorRate,
 		ConnTimeout:      p.ConnTimeout,
 		Clients:          cfgs,
@@ -420,6 +420,7 @@ func (st *runState) runCase(ctx context.Context, c Case, index, total int, srv *
 		Dialer:           srv.dialer,
 		Server:           srv.observer,
 		Record:           rec,
+		Words:            flagWords,
 	}
 	if p.Target.Addr != "" {
 		// An external server cannot say which sessions it declined:

@@ -343,7 +343,7 @@ func RunThroughput(ctx context.Context, p ThroughputPlan, emit func(*results.Rec
 			Bytes: p.Bytes, Duration: p.Duration, Concurrency: c.Concurrency,
 			Iterations: p.Iterations, Warmup: p.Warmup, MaxDuration: p.CaseTime,
 			KTLS: c.KTLS, Client: srv.client, Dialer: srv.dialer, Server: srv.observer,
-			ConnTimeout: p.ConnTimeout, Record: base,
+			ConnTimeout: p.ConnTimeout, Record: base, Words: flagWords,
 		}
 		if p.Source != "" {
 			tc.Source = &loadgen.FileSource{Path: p.Source, Index: 1}
@@ -466,7 +466,7 @@ func (p *ThroughputPlan) startServer(ctx context.Context, kt pki.KeyType) (*tpSe
 		done := make(chan error, 1)
 		go func() { done <- srv.Serve(sctx, ln) }()
 		s.dialer = loadgen.TCPDialer{Addr: ln.Addr().String()}
-		s.observer = loadgen.InProcessServer{Server: srv}
+		s.observer = InProcessServer{Server: srv}
 		s.stop = func() error {
 			cancel()
 			err := <-done
@@ -495,7 +495,7 @@ func (p *ThroughputPlan) startServer(ctx context.Context, kt pki.KeyType) (*tpSe
 		p.Notice(fmt.Sprintf("built-in server (%s, kTLS-ready %v) pid %d on %s", kt, opts.KTLS, child.PID(), child.Hello().Addr))
 	}
 	s.dialer = loadgen.TCPDialer{Addr: child.Hello().Addr}
-	s.observer = loadgen.ChildServer{Child: child}
+	s.observer = ChildServer{Child: child}
 	s.stop = func() error { return errors.Join(child.Close(), removeDir()) }
 	return s, nil
 }

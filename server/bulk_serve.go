@@ -6,11 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"os"
 	"sync"
 	"time"
 
+	"github.com/tlsbench/tlsbench/bulk"
 	"github.com/tlsbench/tlsbench/internal/ktls"
 )
 
@@ -56,48 +58,93 @@ func (s *Server) userSpace(rc *ktls.RecordConn) {
 	}
 }
 
-// serveBulk runs the throughput protocol (see BulkSetup) on a connection
-// whose first application bytes, already read, are first.
+// MaxBulkBuffer is the largest application read/write size a throughput
+// client may ask of the server (bulk.MaxBuffer), for callers that
+// validate a buffer before starting a server.
+const MaxBulkBuffer = bulk.MaxBuffer
+
+// serveBulk runs the throughput protocol (package bulk) on a connection
+// whose first application bytes, already read, are first: setup, ack,
+// then rounds until the client's close_notify.
 func (s *Server) serveBulk(ctx context.Context, tc *tls.Conn, rc *ktls.RecordConn, first []byte) {
 	log := s.log.With("remote", tc.RemoteAddr())
-	var conn net.Conn = tc
-	refuse := func(msg string) {
-		s.userSpace(rc)
-		conn.Write(BulkAck{Status: BulkRefused, Message: msg}.Marshal())
-		log.Debug("throughput setup refused", "reason", msg)
-	}
-	if len(first) > bulkSetupLen {
-		refuse("the client sent data after its setup without waiting for the ack")
+	setup, ok := s.readSetup(tc, rc, first, log)
+	if !ok {
 		return
 	}
-	hdr := make([]byte, bulkSetupLen)
+	ack, file, refusal := s.bulkSource(setup)
+	if refusal != "" {
+		s.refuseBulk(tc, rc, refusal, log)
+		return
+	}
+	conn, kc, ok := s.bulkKTLS(tc, rc, setup, &ack, log)
+	if !ok {
+		return
+	}
+	ack.Sendfile = file != "" && ack.KTLSTX
+	defer conn.Close() // close_notify from whichever end writes records
+	if _, err := conn.Write(ack.Marshal()); err != nil {
+		return
+	}
+	stop := context.AfterFunc(ctx, func() { conn.SetDeadline(time.Now()) })
+	defer stop()
+	b := &bulkConn{s: s, ctx: ctx, conn: conn, kc: kc, setup: setup, file: file, size: ack.SourceSize, buf: make([]byte, setup.Buffer)}
+	b.serveRounds(log)
+}
+
+// refuseBulk answers a setup the server will not run with its reason, in
+// user space.
+func (s *Server) refuseBulk(tc *tls.Conn, rc *ktls.RecordConn, msg string, log *slog.Logger) {
+	s.userSpace(rc)
+	tc.Write(bulk.Ack{Status: bulk.Refused, Message: msg}.Marshal())
+	log.Debug("throughput setup refused", "reason", msg)
+}
+
+// readSetup completes and parses the client's setup; ok is false when the
+// connection is done (refused or gone).
+func (s *Server) readSetup(tc *tls.Conn, rc *ktls.RecordConn, first []byte, log *slog.Logger) (bulk.Setup, bool) {
+	if len(first) > bulk.SetupLen {
+		s.refuseBulk(tc, rc, "the client sent data after its setup without waiting for the ack", log)
+		return bulk.Setup{}, false
+	}
+	hdr := make([]byte, bulk.SetupLen)
 	n := copy(hdr, first)
 	tc.SetReadDeadline(time.Now().Add(s.idleTimeout))
 	if _, err := io.ReadFull(tc, hdr[n:]); err != nil {
 		s.userSpace(rc)
-		return
+		return bulk.Setup{}, false
 	}
-	setup, err := ParseBulkSetup(hdr)
+	setup, err := bulk.ParseSetup(hdr)
 	if err != nil {
-		refuse(err.Error())
-		return
+		s.refuseBulk(tc, rc, err.Error(), log)
+		return bulk.Setup{}, false
 	}
-	var ack BulkAck
-	var file string
-	if setup.Source > 0 {
-		if setup.Source > len(s.sources) {
-			refuse(fmt.Sprintf("file source %d: the server has %d", setup.Source, len(s.sources)))
-			return
-		}
-		file = s.sources[setup.Source-1]
-		fi, err := os.Stat(file)
-		if err != nil || !fi.Mode().IsRegular() || fi.Size() == 0 {
-			refuse(fmt.Sprintf("file source %s: not a non-empty regular file (%v)", file, err))
-			return
-		}
-		ack.SourceSize = fi.Size()
-	}
+	return setup, true
+}
 
+// bulkSource resolves the setup's file source (none for the generated
+// stream): the ack so far, the file's path, or why it is refused.
+func (s *Server) bulkSource(setup bulk.Setup) (ack bulk.Ack, file, refusal string) {
+	if setup.Source == 0 {
+		return ack, "", ""
+	}
+	if setup.Source > len(s.sources) {
+		return ack, "", fmt.Sprintf("file source %d: the server has %d", setup.Source, len(s.sources))
+	}
+	file = s.sources[setup.Source-1]
+	fi, err := os.Stat(file)
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() == 0 {
+		return ack, "", fmt.Sprintf("file source %s: not a non-empty regular file (%v)", file, err)
+	}
+	ack.SourceSize = fi.Size()
+	return ack, file, ""
+}
+
+// bulkKTLS hands the directions the setup asks for to the kernel when it
+// can, recording in ack what is in effect or why not. It returns the
+// connection the data goes through (kc when kTLS is on); ok is false
+// when the switch broke the connection.
+func (s *Server) bulkKTLS(tc *tls.Conn, rc *ktls.RecordConn, setup bulk.Setup, ack *bulk.Ack, log *slog.Logger) (net.Conn, *ktls.Conn, bool) {
 	var dir ktls.Direction
 	if setup.KTLSTX {
 		dir |= ktls.TX
@@ -105,46 +152,42 @@ func (s *Server) serveBulk(ctx context.Context, tc *tls.Conn, rc *ktls.RecordCon
 	if setup.KTLSRX {
 		dir |= ktls.RX
 	}
-	var kc *ktls.Conn
 	switch {
 	case dir == 0:
 		s.userSpace(rc)
+		return tc, nil, true
 	case s.kl == nil || rc == nil:
 		s.userSpace(rc)
 		ack.Message = "server: user-space TLS: the server was started without kTLS (server.Options.KTLS)"
-	default:
-		kc, err = ktls.Enable(tc, rc, s.kl, dir, ktls.WithRxExpectNoPad())
-		switch {
-		case errors.Is(err, ktls.ErrConnBroken):
-			log.Warn("kTLS switch broke the connection", "err", err)
-			return
-		case err != nil:
-			// Enable left tc working in user space.
-			ack.Message = "server: user-space TLS: " + err.Error()
-		default:
-			if err := kc.Verify(); err != nil {
-				log.Warn("kTLS not in effect after Enable", "err", err)
-				kc.Close()
-				return
-			}
-			conn = kc
-			st := kc.State()
-			ack.KTLSTX, ack.KTLSRX = st.TX, st.RX
-		}
+		return tc, nil, true
 	}
-	ack.Sendfile = file != "" && ack.KTLSTX
-	defer conn.Close() // close_notify from whichever end writes records
-	if _, err := conn.Write(ack.Marshal()); err != nil {
-		return
+	kc, err := ktls.Enable(tc, rc, s.kl, dir, ktls.WithRxExpectNoPad())
+	switch {
+	case errors.Is(err, ktls.ErrConnBroken):
+		log.Warn("kTLS switch broke the connection", "err", err)
+		return nil, nil, false
+	case err != nil:
+		// Enable left tc working in user space.
+		ack.Message = "server: user-space TLS: " + err.Error()
+		return tc, nil, true
 	}
+	if err := kc.Verify(); err != nil {
+		log.Warn("kTLS not in effect after Enable", "err", err)
+		kc.Close()
+		return nil, nil, false
+	}
+	st := kc.State()
+	ack.KTLSTX, ack.KTLSRX = st.TX, st.RX
+	return kc, kc, true
+}
 
-	stop := context.AfterFunc(ctx, func() { conn.SetDeadline(time.Now()) })
-	defer stop()
-	b := &bulkConn{s: s, ctx: ctx, conn: conn, kc: kc, setup: setup, file: file, size: ack.SourceSize, buf: make([]byte, setup.Buffer)}
-	for ctx.Err() == nil {
-		conn.SetDeadline(time.Now().Add(s.idleTimeout))
-		var rh [bulkRoundLen]byte
-		if _, err := io.ReadFull(conn, rh[:]); err != nil {
+// serveRounds answers rounds until the client ends the connection, a
+// round fails or ctx ends.
+func (b *bulkConn) serveRounds(log *slog.Logger) {
+	for b.ctx.Err() == nil {
+		b.conn.SetDeadline(time.Now().Add(b.s.idleTimeout))
+		var rh [bulk.RoundLen]byte
+		if _, err := io.ReadFull(b.conn, rh[:]); err != nil {
 			// io.EOF is the client's close_notify between rounds: the
 			// normal end.
 			if !errors.Is(err, io.EOF) {
@@ -152,25 +195,29 @@ func (s *Server) serveBulk(ctx context.Context, tc *tls.Conn, rc *ktls.RecordCon
 			}
 			return
 		}
-		var v BulkVerdict
-		round, err := ParseBulkRound(rh[:])
-		switch {
-		case err != nil:
-			v = BulkVerdict{Status: BulkRefused, Message: err.Error()}
-		case file != "" && round.Directions != BulkDownload:
-			v = BulkVerdict{Status: BulkRefused, Message: "a file source can only be downloaded"}
-		case file != "" && round.Bytes%ack.SourceSize != 0:
-			v = BulkVerdict{Status: BulkRefused, Message: fmt.Sprintf("a file source is sent in whole passes: %d bytes is not a multiple of its %d", round.Bytes, ack.SourceSize)}
-		default:
-			v = b.round(round)
-		}
-		if _, err := conn.Write(v.Marshal()); err != nil || v.Status != BulkOK {
-			if v.Status != BulkOK {
+		v := b.answer(rh[:])
+		if _, err := b.conn.Write(v.Marshal()); err != nil || v.Status != bulk.OK {
+			if v.Status != bulk.OK {
 				log.Warn("throughput round failed", "status", v.Status, "msg", v.Message)
 			}
 			return
 		}
 	}
+}
+
+// answer runs the round in rh, when the server accepts it, and returns
+// its verdict.
+func (b *bulkConn) answer(rh []byte) bulk.Verdict {
+	round, err := bulk.ParseRound(rh)
+	switch {
+	case err != nil:
+		return bulk.Verdict{Status: bulk.Refused, Message: err.Error()}
+	case b.file != "" && round.Directions != bulk.Download:
+		return bulk.Verdict{Status: bulk.Refused, Message: "a file source can only be downloaded"}
+	case b.file != "" && round.Bytes%b.size != 0:
+		return bulk.Verdict{Status: bulk.Refused, Message: fmt.Sprintf("a file source is sent in whole passes: %d bytes is not a multiple of its %d", round.Bytes, b.size)}
+	}
+	return b.round(round)
 }
 
 // bulkConn is the server's end of one throughput connection.
@@ -179,42 +226,42 @@ type bulkConn struct {
 	ctx   context.Context
 	conn  net.Conn   // kc when kTLS is on, else the *tls.Conn
 	kc    *ktls.Conn // nil in user space
-	setup BulkSetup
+	setup bulk.Setup
 	file  string
 	size  int64
 	buf   []byte // receive buffer
 }
 
 // round moves one round's data and says how it went.
-func (b *bulkConn) round(r BulkRound) BulkVerdict {
+func (b *bulkConn) round(r bulk.Round) bulk.Verdict {
 	var wg sync.WaitGroup
 	var sendErr error
-	if r.Directions&BulkDownload != 0 {
+	if r.Directions&bulk.Download != 0 {
 		wg.Go(func() {
-			g := &StallGuard{Conn: b.conn, Timeout: b.s.idleTimeout, Ctx: b.ctx}
+			g := &bulk.StallGuard{Conn: b.conn, Timeout: b.s.idleTimeout, Ctx: b.ctx}
 			if b.file != "" {
 				sendErr = b.sendFile(r.Bytes, g)
 			} else {
-				sendErr = SendPattern(b.conn, r.Bytes, r.DownloadPhase, b.setup.Buffer, g)
+				sendErr = bulk.SendPattern(b.conn, r.Bytes, r.DownloadPhase, b.setup.Buffer, g)
 			}
 		})
 	}
-	var v BulkVerdict
-	if r.Directions&BulkUpload != 0 {
-		g := &StallGuard{Conn: b.conn, Timeout: b.s.idleTimeout, Ctx: b.ctx}
-		got, err := Receive(b.conn, r.Bytes, b.buf, NewPatternVerifier(r.UploadPhase), true, g)
+	var v bulk.Verdict
+	if r.Directions&bulk.Upload != 0 {
+		g := &bulk.StallGuard{Conn: b.conn, Timeout: b.s.idleTimeout, Ctx: b.ctx}
+		got, err := bulk.Receive(b.conn, r.Bytes, b.buf, bulk.NewPatternVerifier(r.UploadPhase), true, g)
 		v.Received = got
-		var ie *IntegrityError
+		var ie *bulk.IntegrityError
 		switch {
 		case errors.As(err, &ie):
-			v.Status, v.Message = BulkIntegrity, err.Error()
+			v.Status, v.Message = bulk.Integrity, err.Error()
 		case err != nil:
-			v.Status, v.Message = BulkFailed, "server: "+err.Error()
+			v.Status, v.Message = bulk.Failed, "server: "+err.Error()
 		}
 	}
 	wg.Wait()
-	if sendErr != nil && v.Status == BulkOK {
-		v.Status, v.Message = BulkFailed, "server: "+sendErr.Error()
+	if sendErr != nil && v.Status == bulk.OK {
+		v.Status, v.Message = bulk.Failed, "server: "+sendErr.Error()
 	}
 	return v
 }
@@ -222,7 +269,7 @@ func (b *bulkConn) round(r BulkRound) BulkVerdict {
 // sendFile sends the file source whole, n/size times: with sendfile(2)
 // when the kernel encrypts (ktls.Conn.ReadFrom), otherwise with reads of
 // the case's buffer size, as a user-space server would.
-func (b *bulkConn) sendFile(n int64, g *StallGuard) error {
+func (b *bulkConn) sendFile(n int64, g *bulk.StallGuard) error {
 	f, err := os.Open(b.file)
 	if err != nil {
 		return err

@@ -3,10 +3,7 @@ package server_test
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"crypto/sha256"
 	"crypto/tls"
-	"errors"
 	"io"
 	"net"
 	"os"
@@ -15,79 +12,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tlsbench/tlsbench/bulk"
 	"github.com/tlsbench/tlsbench/internal/testpki"
 	"github.com/tlsbench/tlsbench/server"
 	"github.com/tlsbench/tlsbench/tlsconf"
 )
-
-// TestVerifiers: each verifier accepts the exact stream in any chunking
-// and names the first wrong byte (or wrong pass) otherwise.
-func TestVerifiers(t *testing.T) {
-	content := make([]byte, 1000)
-	rand.Read(content)
-	repeat := func(b []byte, n int) []byte {
-		var out []byte
-		for len(out) < n {
-			out = append(out, b...)
-		}
-		return out[:n]
-	}
-	streamAt := func(phase int64, n int) []byte {
-		var out []byte
-		for len(out) < n {
-			out = append(out, server.PatternAt(phase+int64(len(out)), min(n-len(out), server.MaxBulkBuffer))...)
-		}
-		return out
-	}
-	const phase = server.PatternPeriod - 5000 // the stream wraps early
-	for _, tc := range []struct {
-		name    string
-		v       func() server.Verifier
-		data    []byte
-		flip    int   // -1: none
-		wantOff int64 // of the error
-	}{
-		{"pattern intact", func() server.Verifier { return server.NewPatternVerifier(phase) }, streamAt(phase, 20000), -1, 0},
-		{"pattern flip before the wrap", func() server.Verifier { return server.NewPatternVerifier(phase) }, streamAt(phase, 20000), 4999, 4999},
-		{"pattern flip after the wrap", func() server.Verifier { return server.NewPatternVerifier(phase) }, streamAt(phase, 20000), 5000, 5000},
-		{"pattern wrong phase", func() server.Verifier { return server.NewPatternVerifier(phase + 1) }, streamAt(phase, 20000), -1, 0},
-		{"content intact", func() server.Verifier { return server.NewContentVerifier(content) }, repeat(content, 3000), -1, 0},
-		{"content flip in pass 3", func() server.Verifier { return server.NewContentVerifier(content) }, repeat(content, 3000), 2001, 2001},
-		{"pass hash intact", func() server.Verifier { return server.NewPassHashVerifier(1000, sha256.Sum256(content)) }, repeat(content, 3000), -1, 0},
-		{"pass hash flip in pass 2", func() server.Verifier { return server.NewPassHashVerifier(1000, sha256.Sum256(content)) }, repeat(content, 3000), 1500, 2000},
-	} {
-		for _, chunk := range []int{1, 7, 4096, 1 << 20} {
-			data := append([]byte(nil), tc.data...)
-			if tc.flip >= 0 {
-				data[tc.flip] ^= 1
-			}
-			v := tc.v()
-			var err error
-			for off := 0; off < len(data) && err == nil; off += chunk {
-				err = v.Check(data[off:min(off+chunk, len(data))])
-			}
-			if err == nil {
-				err = v.Done(int64(len(data)))
-			}
-			wantErr := tc.flip >= 0 || strings.Contains(tc.name, "wrong")
-			var ie *server.IntegrityError
-			switch {
-			case !wantErr && err != nil:
-				t.Errorf("%s, chunks of %d: %v", tc.name, chunk, err)
-			case wantErr && !errors.As(err, &ie):
-				t.Errorf("%s, chunks of %d: %v, want an IntegrityError", tc.name, chunk, err)
-			case wantErr && ie.Offset != tc.wantOff:
-				t.Errorf("%s, chunks of %d: error at %d, want %d: %v", tc.name, chunk, ie.Offset, tc.wantOff, err)
-			}
-		}
-	}
-	// A stream that ends early is not complete.
-	v := server.NewPatternVerifier(0)
-	v.Check(server.PatternAt(0, 100))
-	if err := v.Done(101); err == nil {
-		t.Error("Done after 100 of 101 bytes: want an error")
-	}
-}
 
 // bulkServer is an in-process built-in server with the given options.
 func bulkServer(t *testing.T, opts ...server.Option) (string, *tls.Config) {
@@ -104,7 +33,7 @@ func bulkServer(t *testing.T, opts ...server.Option) (string, *tls.Config) {
 	return ln.Addr().String(), tlsconf.Client(tlsconf.ClientOptions{Version: tls.VersionTLS13, RootCAs: ca.Pool(), ServerName: "localhost"})
 }
 
-func dialBulk(t *testing.T, addr string, cfg *tls.Config, setup server.BulkSetup) (*tls.Conn, server.BulkAck) {
+func dialBulk(t *testing.T, addr string, cfg *tls.Config, setup bulk.Setup) (*tls.Conn, bulk.Ack) {
 	t.Helper()
 	c, err := tls.Dial("tcp", addr, cfg)
 	if err != nil {
@@ -115,7 +44,7 @@ func dialBulk(t *testing.T, addr string, cfg *tls.Config, setup server.BulkSetup
 	if _, err := c.Write(setup.Marshal()); err != nil {
 		t.Fatal(err)
 	}
-	ack, err := server.ReadBulkAck(c)
+	ack, err := bulk.ReadAck(c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,23 +60,23 @@ func TestServerDetectsCorruptUpload(t *testing.T) {
 		flip   int64 // -1: none
 		status int
 	}{
-		{"intact", -1, server.BulkOK},
-		{"byte 123457 flipped", 123457, server.BulkIntegrity},
+		{"intact", -1, bulk.OK},
+		{"byte 123457 flipped", 123457, bulk.Integrity},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c, ack := dialBulk(t, addr, cfg, server.BulkSetup{Buffer: 4096})
-			if ack.Status != server.BulkOK || ack.KTLSTX || ack.KTLSRX || ack.Message != "" {
+			c, ack := dialBulk(t, addr, cfg, bulk.Setup{Buffer: 4096})
+			if ack.Status != bulk.OK || ack.KTLSTX || ack.KTLSRX || ack.Message != "" {
 				t.Fatalf("ack %+v", ack)
 			}
 			const n = 300_000
-			r := server.BulkRound{Directions: server.BulkUpload, Bytes: n, UploadPhase: 42}
-			data := append([]byte(nil), server.PatternAt(r.UploadPhase, n)...)
+			r := bulk.Round{Directions: bulk.Upload, Bytes: n, UploadPhase: 42}
+			data := append([]byte(nil), bulk.PatternAt(r.UploadPhase, n)...)
 			if tc.flip >= 0 {
 				data[tc.flip] ^= 0x80
 			}
 			c.Write(r.Marshal())
 			c.Write(data)
-			v, err := server.ReadBulkVerdict(c)
+			v, err := bulk.ReadVerdict(c)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -168,25 +97,25 @@ func TestBulkRefusals(t *testing.T) {
 	addr, cfg := bulkServer(t, server.WithSources(file))
 	for _, tc := range []struct {
 		name  string
-		setup server.BulkSetup
-		round *server.BulkRound
+		setup bulk.Setup
+		round *bulk.Round
 		want  string
 	}{
-		{"unknown source", server.BulkSetup{Buffer: 4096, Source: 2}, nil, "file source 2: the server has 1"},
-		{"kTLS from a server without it", server.BulkSetup{Buffer: 4096, KTLSTX: true, KTLSRX: true}, nil, "started without kTLS"},
-		{"upload of a file", server.BulkSetup{Buffer: 4096, Source: 1}, &server.BulkRound{Directions: server.BulkUpload, Bytes: 8000}, "can only be downloaded"},
-		{"part of a file", server.BulkSetup{Buffer: 4096, Source: 1}, &server.BulkRound{Directions: server.BulkDownload, Bytes: 100}, "whole passes"},
+		{"unknown source", bulk.Setup{Buffer: 4096, Source: 2}, nil, "file source 2: the server has 1"},
+		{"kTLS from a server without it", bulk.Setup{Buffer: 4096, KTLSTX: true, KTLSRX: true}, nil, "started without kTLS"},
+		{"upload of a file", bulk.Setup{Buffer: 4096, Source: 1}, &bulk.Round{Directions: bulk.Upload, Bytes: 8000}, "can only be downloaded"},
+		{"part of a file", bulk.Setup{Buffer: 4096, Source: 1}, &bulk.Round{Directions: bulk.Download, Bytes: 100}, "whole passes"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c, ack := dialBulk(t, addr, cfg, tc.setup)
 			msg := ack.Message
 			if tc.round != nil {
-				if ack.Status != server.BulkOK || ack.SourceSize != 8000 {
+				if ack.Status != bulk.OK || ack.SourceSize != 8000 {
 					t.Fatalf("ack %+v", ack)
 				}
 				c.Write(tc.round.Marshal())
-				v, err := server.ReadBulkVerdict(c)
-				if err != nil || v.Status != server.BulkRefused {
+				v, err := bulk.ReadVerdict(c)
+				if err != nil || v.Status != bulk.Refused {
 					t.Fatalf("verdict %+v, %v: want refused", v, err)
 				}
 				msg = v.Message

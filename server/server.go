@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/tlsbench/tlsbench/bulk"
 	"github.com/tlsbench/tlsbench/internal/ktls"
 	"github.com/tlsbench/tlsbench/internal/usage"
 	"github.com/tlsbench/tlsbench/keys"
@@ -216,7 +217,7 @@ func (s *Server) countHandshake(st tls.ConnectionState) {
 // answer instead (serveHTTP). Errors here are the client's abortive close
 // (RST) in the normal case and are not counted: the handshake is what the
 // server measures.
-// A connection whose first byte is BulkMagic is a throughput client and
+// A connection whose first byte is bulk.Magic is a throughput client and
 // goes to serveBulk instead; rc is its record-exact reader (WithKTLS).
 func (s *Server) echo(ctx context.Context, tc *tls.Conn, rc *ktls.RecordConn) {
 	stop := context.AfterFunc(ctx, func() { tc.NetConn().SetDeadline(time.Now()) })
@@ -230,7 +231,7 @@ func (s *Server) echo(ctx context.Context, tc *tls.Conn, rc *ktls.RecordConn) {
 			return
 		}
 		n, err := tc.Read(buf)
-		if first && n > 0 && buf[0] == BulkMagic && err == nil {
+		if first && n > 0 && buf[0] == bulk.Magic && err == nil {
 			stop()
 			s.serveBulk(ctx, tc, rc, buf[:n])
 			return

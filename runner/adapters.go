@@ -1,0 +1,94 @@
+package runner
+
+import (
+	"context"
+	"net"
+	"time"
+
+	"github.com/tlsbench/tlsbench/internal/memconn"
+	"github.com/tlsbench/tlsbench/loadgen"
+	"github.com/tlsbench/tlsbench/server"
+)
+
+// The adapters that join the load generator to the built-in server. They
+// live here, where both ends meet, so that loadgen imports no server
+// code: it sees a server only through loadgen.Dialer and
+// loadgen.ServerObserver.
+var (
+	_ loadgen.Dialer         = MemoryDialer{}
+	_ loadgen.ServerObserver = ChildServer{}
+	_ loadgen.ServerProcess  = ChildServer{}
+	_ loadgen.ServerObserver = InProcessServer{}
+)
+
+// MemoryDialer connects to an in-process server over a buffered in-memory
+// pipe: no sockets, no kernel, for comparison with loopback TCP.
+type MemoryDialer struct {
+	Server *server.Server
+	// Ctx bounds the server side of each connection.
+	Ctx context.Context
+}
+
+// Dial implements loadgen.Dialer.
+func (d MemoryDialer) Dial(ctx context.Context, _ time.Time) (net.Conn, error) {
+	client, srv := memconn.Pipe()
+	sctx := d.Ctx
+	if sctx == nil {
+		sctx = context.Background()
+	}
+	go d.Server.ServeConn(sctx, srv)
+	return client, nil
+}
+
+// Transport implements loadgen.Dialer.
+func (MemoryDialer) Transport() string { return "memory" }
+
+// ChildServer observes a built-in server running as a child process: its
+// counts, and its CPU time and allocations, which are its own.
+type ChildServer struct{ Child *server.Child }
+
+// Snapshot implements loadgen.ServerObserver.
+func (o ChildServer) Snapshot() (loadgen.ServerSnapshot, error) {
+	c, err := o.Child.Counters()
+	if err != nil {
+		return loadgen.ServerSnapshot{}, err
+	}
+	return loadgen.ServerSnapshot{
+		HasCounts: true, Handshakes: c.Handshakes, Resumed: c.Resumed, Failures: c.Failures, Identities: c.Identities,
+		KeyDecryptions: c.KeyDecryptions, Declined: c.Declined,
+		HasCPU: true, CPU: time.Duration(c.CPUNanos),
+		HasAlloc: true, AllocBytes: c.AllocBytes,
+	}, nil
+}
+
+// ServerPID implements loadgen.ServerProcess: the child's process id,
+// whose CPUs the case watches.
+func (o ChildServer) ServerPID() int { return o.Child.PID() }
+
+// InProcessServer observes a built-in server in this process: its counts
+// only, since its CPU time and allocations are mixed with the client's.
+type InProcessServer struct{ Server *server.Server }
+
+// Snapshot implements loadgen.ServerObserver.
+func (o InProcessServer) Snapshot() (loadgen.ServerSnapshot, error) {
+	c := o.Server.Counters()
+	return loadgen.ServerSnapshot{HasCounts: true, Handshakes: c.Handshakes, Resumed: c.Resumed, Failures: c.Failures, Identities: c.Identities, KeyDecryptions: c.KeyDecryptions, Declined: c.Declined}, nil
+}
+
+// flagWords is how tlsbench run's user knows the settings of a case and
+// the advice for its failures: loadgen's messages in the run's own
+// vocabulary, the flags.
+var flagWords = loadgen.Words{
+	Names: map[string]string{
+		"MinResumption": "--min-resumption",
+		"MaxErrorRate":  "--max-error-rate",
+		"ConnTimeout":   "--conn-timeout",
+		"MaxDuration":   "--case-time",
+		"KTLS":          "--ktls",
+	},
+	Advice: map[string]string{
+		loadgen.AdviceUntrusted:  "give the CA that issued the server's certificate with --ca FILE, or skip verification with --insecure",
+		loadgen.AdviceClientCert: "the server wants a client certificate: --mutual --client-cert FILE --client-key FILE",
+		loadgen.AdviceNotEcho:    "the target is not an echo server: use --request http for an HTTP server, or --request line for a line-based one",
+	},
+}
