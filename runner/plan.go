@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/tlsbench/tlsbench/loadgen"
@@ -15,17 +14,36 @@ import (
 	"github.com/tlsbench/tlsbench/tlsconf"
 )
 
-// Transports a case can run over.
+// Transports a case can run over. TransportTCP is an alias of
+// TransportTCP4, which records keep calling "tcp" (as before IPv6), so
+// that older results stay comparable.
 const (
 	TransportTCP    = "tcp"
+	TransportTCP4   = "tcp4"
+	TransportTCP6   = "tcp6"
 	TransportMemory = "memory"
 )
+
+// The built-in server's default listen addresses: loopback, IPv4 or IPv6.
+const (
+	defaultListen  = "127.0.0.1:0"
+	defaultListen6 = "[::1]:0"
+)
+
+// recordedTransport is the record's transport of a case's transport.
+func recordedTransport(t string) string {
+	if t == TransportTCP4 {
+		return TransportTCP
+	}
+	return t
+}
 
 // DefaultKeyType is the server key type when the plan names none.
 const DefaultKeyType = pki.ECDSAP256
 
 // Plan is what a run measures. The matrix is the cross product of
-// Versions x Resume x Concurrency x KeyTypes x Groups x Transports.
+// Versions x Resume x Concurrency x KeyTypes x Groups x Ciphers x
+// Transports x KeyCache (see the axis table, axes.go).
 type Plan struct {
 	Versions    []uint16
 	Resume      []bool
@@ -33,8 +51,11 @@ type Plan struct {
 	KeyTypes    []pki.KeyType
 	// Groups are the key-exchange groups, one case each; a zero entry
 	// (or an empty list) offers Go's default groups.
-	Groups     []tls.CurveID
-	Transports []string
+	Groups []tls.CurveID
+	// Ciphers, one case each (tlsconf.Cipher*); empty offers Go's
+	// defaults.
+	Ciphers    []string
+	Transports []string // TransportTCP4 (default), TransportTCP6, TransportMemory
 
 	// Mutual makes the server require client certificates; the clients
 	// rotate among ClientIdentities certificates (default 1).
@@ -128,32 +149,13 @@ func (t Target) request() loadgen.Request {
 	return loadgen.RequestPing
 }
 
-// Case is one cell of the matrix.
-type Case struct {
-	Name        string
-	Version     uint16
-	Resume      bool
-	Concurrency int
-	KeyType     pki.KeyType
-	Group       tls.CurveID // 0: Go's defaults
-	Transport   string
-	Mutual      bool
-	KeyCache    bool
-	// NameKeyCache adds keycache-on/-off to the name (given identities,
-	// or a key-cache comparison).
-	NameKeyCache bool
-	// NameKeyType adds the key type to the name even when it is the
-	// default (a plan of several key types).
-	NameKeyType bool
-}
-
 // Validate checks the plan before any work is done. Errors name the
 // option at fault as the CLI spells it.
 func (p *Plan) Validate() error {
 	if len(p.Versions) == 0 {
 		return fmt.Errorf("--tls: no TLS version given")
 	}
-	if err := p.checkDuplicates(); err != nil {
+	if err := p.matrix().duplicates(); err != nil {
 		return err
 	}
 	if len(p.Resume) == 0 {
@@ -183,9 +185,19 @@ func (p *Plan) Validate() error {
 		return fmt.Errorf("--max-error-rate %g: must be between 0%% and 100%%", p.MaxErrorRate)
 	}
 	for _, t := range p.Transports {
-		if t != TransportTCP && t != TransportMemory {
-			return fmt.Errorf("--transport %q: must be tcp or memory", t)
+		switch t {
+		case TransportTCP, TransportTCP4, TransportTCP6, TransportMemory:
+		default:
+			return fmt.Errorf("--transport %q: must be tcp4, tcp6 or memory", t)
 		}
+	}
+	for _, c := range p.Ciphers {
+		if _, err := tlsconf.ParseCipher(c); err != nil {
+			return fmt.Errorf("--cipher: %v", err)
+		}
+	}
+	if cases := p.Cases(); !slices.ContainsFunc(cases, func(c Case) bool { return c.NotRunnable == "" }) {
+		return fmt.Errorf("--tls/--cipher: no case can run: %s", cases[0].NotRunnable)
 	}
 	if p.ClientIdentities < 0 || p.ClientIdentities > 100_000 {
 		return fmt.Errorf("--client-identities %d: must be between 1 and 100000", p.ClientIdentities)
@@ -226,42 +238,6 @@ func (p *Plan) Validate() error {
 	return nil
 }
 
-// checkDuplicates refuses an axis that lists a value twice: its cases
-// would run twice under one name.
-func (p *Plan) checkDuplicates() error {
-	dups := []struct {
-		flag string
-		dup  string
-	}{
-		{"--tls", duplicate(p.Versions, tlsconf.VersionName)},
-		{"--resume", duplicate(p.Resume, func(b bool) string { return map[bool]string{false: "off", true: "on"}[b] })},
-		{"--concurrency", duplicate(p.Concurrency, func(c int) string { return fmt.Sprint(c) })},
-		{"--key", duplicate(p.KeyTypes, func(k pki.KeyType) string { return string(k) })},
-		{"--groups", duplicate(p.Groups, tlsconf.GroupName)},
-		{"--transport", duplicate(p.Transports, func(t string) string { return t })},
-		{"--key-cache", duplicate(p.KeyCache, func(b bool) string { return map[bool]string{false: "off", true: "on"}[b] })},
-	}
-	for _, d := range dups {
-		if d.dup != "" {
-			return fmt.Errorf("%s: %s is given twice", d.flag, d.dup)
-		}
-	}
-	return nil
-}
-
-// duplicate returns the first value of vals that appears twice, as name
-// writes it; "" when there is none.
-func duplicate[T comparable](vals []T, name func(T) string) string {
-	seen := map[T]bool{}
-	for _, v := range vals {
-		if seen[v] {
-			return name(v)
-		}
-		seen[v] = true
-	}
-	return ""
-}
-
 // isTLS13OnlyGroup reports post-quantum hybrids, which TLS 1.2 cannot
 // negotiate.
 func isTLS13OnlyGroup(g tls.CurveID) bool {
@@ -280,74 +256,37 @@ func orDefault[T any](v []T, def T) []T {
 }
 
 // Cases expands the matrix in the order it runs: grouped by server
-// (key type, key cache, transport), then version, resumption and
-// concurrency.
+// (key type, key cache, transport), then version, group, cipher,
+// resumption and concurrency.
 func (p *Plan) Cases() []Case {
-	keys := orDefault(p.KeyTypes, DefaultKeyType)
-	if p.Target.Addr != "" {
-		// The target's own certificate is what it is.
-		keys = []pki.KeyType{""}
-	}
-	caches := orDefault(p.KeyCache, true)
-	nameCache := len(p.Server.Identities) > 0 || len(caches) > 1
-	// With several key types every case names its own, the default one
-	// included; alone, the default key type is left out, so the default
-	// matrix keeps its names.
-	nameKey := len(keys) > 1
-	groups := orDefault(p.Groups, 0)
-	transports := orDefault(p.Transports, TransportTCP)
-	var out []Case
-	for _, k := range keys {
-		for _, kc := range caches {
-			for _, t := range transports {
-				for _, v := range p.Versions {
-					for _, g := range groups {
-						for _, r := range p.Resume {
-							for _, c := range p.Concurrency {
-								cs := Case{Version: v, Resume: r, Concurrency: c, KeyType: k, Group: g, Transport: t, Mutual: p.Mutual,
-									KeyCache: kc, NameKeyCache: nameCache, NameKeyType: nameKey}
-								cs.Name = cs.name()
-								out = append(out, cs)
-							}
-						}
-					}
-				}
-			}
-		}
-	}
-	return out
+	return p.matrix().cases()
 }
 
-// name is the case's stable name: handshake/tls1.3/resume/c64, with
-// segments for every dimension that is not at its default, e.g.
-// handshake/tls1.2/full/rsa-2048/x25519/memory/c8, and for the key type
-// and key cache whenever the plan has several (…/ecdsa-p256/… beside
-// …/rsa-2048/…). Names are unique within a plan: Validate refuses an
-// axis that lists a value twice.
-func (c Case) name() string {
-	parts := []string{"handshake", "tls" + tlsconf.VersionName(c.Version)}
-	if c.Resume {
-		parts = append(parts, "resume")
-	} else {
-		parts = append(parts, "full")
+// matrix is the plan's axes with their defaults.
+func (p *Plan) matrix() *matrix {
+	m := &matrix{
+		mode:         ModeHandshake,
+		versions:     p.Versions,
+		resume:       p.Resume,
+		mutual:       p.Mutual,
+		keys:         orDefault(p.KeyTypes, DefaultKeyType),
+		keyCache:     orDefault(p.KeyCache, true),
+		groups:       orDefault(p.Groups, 0),
+		ciphers:      orDefault(p.Ciphers, ""),
+		concurrency:  p.Concurrency,
+		nameKeyCache: len(p.Server.Identities) > 0 || len(p.KeyCache) > 1,
 	}
-	if c.Mutual {
-		parts = append(parts, "mutual")
+	if p.Target.Addr != "" {
+		// The target's own certificate is what it is.
+		m.keys = []pki.KeyType{""}
 	}
-	if c.KeyType != "" && (c.KeyType != DefaultKeyType || c.NameKeyType) {
-		parts = append(parts, string(c.KeyType))
+	for _, t := range orDefault(p.Transports, TransportTCP4) {
+		if t == TransportTCP {
+			t = TransportTCP4
+		}
+		m.transports = append(m.transports, t)
 	}
-	if c.NameKeyCache {
-		parts = append(parts, "keycache-"+map[bool]string{true: "on", false: "off"}[c.KeyCache])
-	}
-	if c.Group != 0 {
-		parts = append(parts, tlsconf.GroupName(c.Group))
-	}
-	if c.Transport == TransportMemory {
-		parts = append(parts, TransportMemory)
-	}
-	parts = append(parts, fmt.Sprintf("c%d", c.Concurrency))
-	return strings.Join(parts, "/")
+	return m
 }
 
 func (p *Plan) validateTarget() error {
@@ -380,8 +319,11 @@ func (p *Plan) validateTarget() error {
 	if p.ClientIdentities > 1 {
 		return fmt.Errorf("--client-identities: an external target is measured with the one identity of --client-cert and --client-key")
 	}
-	if len(p.Transports) > 0 && (len(p.Transports) > 1 || p.Transports[0] != TransportTCP) {
-		return fmt.Errorf("--transport memory needs the built-in server: drop --target or use --transport tcp")
+	for _, t := range p.Transports {
+		if t != TransportTCP && t != TransportTCP4 {
+			// The target's address says which family it is dialled over.
+			return fmt.Errorf("--transport %s needs the built-in server: drop --target or use --transport tcp", t)
+		}
 	}
 	return nil
 }

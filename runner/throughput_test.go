@@ -33,7 +33,7 @@ func smallThroughputPlan() runner.ThroughputPlan {
 func runThroughput(t *testing.T, p runner.ThroughputPlan) []results.Record {
 	t.Helper()
 	return collect(t, len(p.Cases()), func(emit func(*results.Record) error) error {
-		return runner.RunThroughput(context.Background(), p, emit)
+		return p.Run(context.Background(), emit)
 	})
 }
 
@@ -157,7 +157,7 @@ func TestThroughputKTLSOnThisKernel(t *testing.T) {
 	}
 
 	p.KTLS = []ktls.Mode{ktls.ModeOff, ktls.ModeOn}
-	err := runner.RunThroughput(context.Background(), p, func(*results.Record) error {
+	err := p.Run(context.Background(), func(*results.Record) error {
 		t.Error("a case ran although --ktls on cannot be honoured")
 		return nil
 	})

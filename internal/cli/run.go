@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tlsbench/tlsbench/internal/field"
 	"github.com/tlsbench/tlsbench/loadgen"
 	"github.com/tlsbench/tlsbench/pki"
 	"github.com/tlsbench/tlsbench/report"
@@ -91,7 +92,7 @@ func defineRunFlags(fs *flagSet) *runFlags {
 	fs.Var(listFlag[int]{&f.concurrency, parsePositiveInt, nil}, "concurrency", "handshakes started at once (wave size), comma-separated")
 	fs.Var(listFlag[pki.KeyType]{&f.keys, pki.ParseKeyType, nil}, "key", "server key types: ecdsa-p256, ecdsa-p384, rsa-2048, rsa-3072, ed25519")
 	fs.Var(listFlag[tls.CurveID]{&f.groups, tlsconf.ParseGroup, tlsconf.GroupName}, "groups", "key-exchange groups, one case each (default: Go's defaults), e.g. x25519,x25519mlkem768,p256")
-	fs.Var(listFlag[string]{&f.transports, parseTransport, nil}, "transport", "tcp (loopback sockets) or memory (in-process pipes), comma-separated")
+	fs.Var(listFlag[string]{&f.transports, parseTransport, nil}, "transport", "tcp4 (IPv4 loopback sockets; tcp is the same), tcp6 (IPv6, the built-in server on [::1]) or memory (in-process pipes), comma-separated")
 	fs.IntVar(&f.handshakes, "handshakes", 128, "handshakes per iteration")
 	fs.IntVar(&f.iterations, "iterations", 20, "measured iterations per case")
 	fs.IntVar(&f.warmup, "warmup", 2, "discarded warm-up iterations per case")
@@ -137,11 +138,16 @@ func parseALPN(s string) (string, error) {
 	return s, nil
 }
 
+// parseTransport reads one --transport; tcp is written tcp4 (its alias),
+// so that "tcp,tcp4" is the one value given twice.
 func parseTransport(s string) (string, error) {
-	if s != runner.TransportTCP && s != runner.TransportMemory {
-		return "", fmt.Errorf("%q is not tcp or memory", s)
+	switch s {
+	case runner.TransportTCP, runner.TransportTCP4:
+		return runner.TransportTCP4, nil
+	case runner.TransportTCP6, runner.TransportMemory:
+		return s, nil
 	}
-	return s, nil
+	return "", fmt.Errorf("%q is not tcp4, tcp6 or memory", s)
 }
 
 func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -223,6 +229,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		Concurrency:      f.concurrency,
 		KeyTypes:         f.keys,
 		Groups:           f.groups,
+		Ciphers:          handshakeCiphers(fs, f),
 		Transports:       f.transports,
 		Handshakes:       f.handshakes,
 		Iterations:       f.iterations,
@@ -279,7 +286,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		plan.Target.CAFile, plan.Target.ServerName = "", f.target.ServerName
 	}
 	if err := plan.Validate(); tplan == nil && err != nil {
-		return &UsageError{Msg: err.Error()}
+		return planUsage(err)
 	}
 
 	var out *outFile
@@ -318,7 +325,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	var runErr error
 	if tplan != nil {
 		tplan.Progress, tplan.Notice = prog.updateThroughput, prog.notice
-		runErr = runner.RunThroughput(ctx, *tplan, emit)
+		runErr = tplan.Run(ctx, emit)
 	} else {
 		runErr = runner.Run(ctx, plan, emit)
 	}
@@ -393,4 +400,35 @@ func sameFile(a, b string) bool {
 	fa, errA := os.Stat(a)
 	fb, errB := os.Stat(b)
 	return errA == nil && errB == nil && os.SameFile(fa, fb)
+}
+
+// handshakeCiphers are the ciphers of handshake cases: none (Go's
+// defaults) unless --cipher is given.
+func handshakeCiphers(fs *flagSet, f *runFlags) []string {
+	if fs.isSet("cipher") {
+		return f.tp.ciphers
+	}
+	return nil
+}
+
+// planFlags names the flag of each plan field, for the plan's errors.
+var planFlags = map[string]string{
+	"Versions": "--tls", "Resume": "--resume", "Mutual": "--mutual", "Concurrency": "--concurrency",
+	"KeyTypes": "--key", "KeyCache": "--key-cache", "Groups": "--groups", "Ciphers": "--cipher",
+	"Transports": "--transport", "Buffers": "--buffer", "Directions": "--direction", "Source": "--source",
+	"KTLS": "--ktls",
+}
+
+// planUsage turns a plan's error into a usage error (exit 2) that names
+// the flag of the field at fault.
+func planUsage(err error) error {
+	var fe *field.Error
+	if errors.As(err, &fe) {
+		if flag, ok := planFlags[fe.Field]; ok {
+			e := *fe
+			e.Field = flag
+			return &UsageError{Msg: e.Error()}
+		}
+	}
+	return &UsageError{Msg: err.Error()}
 }
