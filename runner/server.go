@@ -43,9 +43,9 @@ type childPlumbing struct {
 type where int
 
 const (
-	inChild     where = iota // a child process, over loopback TCP
-	inProcess                // this process, over loopback TCP (no separate CPU)
-	overMemory               // this process, over in-memory pipes
+	inChild    where = iota // a child process, over loopback TCP
+	inProcess               // this process, over loopback TCP (no separate CPU)
+	overMemory              // this process, over in-memory pipes
 )
 
 // startBuiltin starts the built-in server with opts, for every mode: in
