@@ -186,8 +186,8 @@ func TestSingleUseTicketsOfAnExternalServer(t *testing.T) {
 	p.Target = runner.Target{Addr: ln.Addr().String(), CAFile: layout.RootCert, ServerName: "localhost"}
 	err = runner.Run(context.Background(), p, func(*results.Record) error { return nil })
 	var re *loadgen.ResumptionError
-	if !errors.As(err, &re) || !re.SingleUse || !strings.Contains(err.Error(), "--ticket-reuse single") {
-		t.Fatalf("error %v: want a resumption failure that suggests --ticket-reuse single", err)
+	if !errors.As(err, &re) || !re.SingleUse || !strings.Contains(err.Error(), "{TicketReuse} single") {
+		t.Fatalf("error %v: want a resumption failure that suggests single-use ticket reuse (TicketReuse, which the CLI writes as its flag)", err)
 	}
 	p.TicketReuse = tlsconf.ReuseSingle
 	if err := runner.Run(context.Background(), p, func(*results.Record) error { return nil }); err != nil {

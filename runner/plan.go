@@ -2,11 +2,12 @@ package runner
 
 import (
 	"crypto/tls"
-	"fmt"
 	"net"
 	"slices"
+	"strconv"
 	"time"
 
+	"github.com/tlsbench/tlsbench/internal/field"
 	"github.com/tlsbench/tlsbench/loadgen"
 	"github.com/tlsbench/tlsbench/pki"
 	"github.com/tlsbench/tlsbench/results"
@@ -153,67 +154,67 @@ func (t Target) request() loadgen.Request {
 // option at fault as the CLI spells it.
 func (p *Plan) Validate() error {
 	if len(p.Versions) == 0 {
-		return fmt.Errorf("--tls: no TLS version given")
+		return field.Errorf("Versions", nil, "no TLS version given")
 	}
 	if err := p.matrix().duplicates(); err != nil {
 		return err
 	}
 	if len(p.Resume) == 0 {
-		return fmt.Errorf("--resume: give off, on or both")
+		return field.Errorf("Resume", nil, "give off, on or both")
 	}
 	if len(p.Concurrency) == 0 {
-		return fmt.Errorf("--concurrency: no level given")
+		return field.Errorf("Concurrency", nil, "no level given")
 	}
 	for _, c := range p.Concurrency {
 		if c < 1 || c > 4096 {
-			return fmt.Errorf("--concurrency %d: must be between 1 and 4096", c)
+			return field.Errorf("Concurrency", c, "must be between 1 and 4096")
 		}
 	}
 	if p.Handshakes < 1 {
-		return fmt.Errorf("--handshakes %d: must be at least 1", p.Handshakes)
+		return field.Errorf("Handshakes", p.Handshakes, "must be at least 1")
 	}
 	if p.Iterations < 1 {
-		return fmt.Errorf("--iterations %d: must be at least 1", p.Iterations)
+		return field.Errorf("Iterations", p.Iterations, "must be at least 1")
 	}
 	if p.Warmup < 0 {
-		return fmt.Errorf("--warmup %d: must be 0 or more", p.Warmup)
+		return field.Errorf("Warmup", p.Warmup, "must be 0 or more")
 	}
 	if p.MinResumption < 0 || p.MinResumption > 1 {
-		return fmt.Errorf("--min-resumption %g: must be between 0 and 1", p.MinResumption)
+		return field.Errorf("MinResumption", p.MinResumption, "must be between 0 and 1")
 	}
 	if p.MaxErrorRate < 0 || p.MaxErrorRate > 1 {
-		return fmt.Errorf("--max-error-rate %g: must be between 0%% and 100%%", p.MaxErrorRate)
+		return field.Errorf("MaxErrorRate", p.MaxErrorRate, "must be between 0%% and 100%%")
 	}
 	for _, t := range p.Transports {
 		switch t {
 		case TransportTCP, TransportTCP4, TransportTCP6, TransportMemory:
 		default:
-			return fmt.Errorf("--transport %q: must be tcp4, tcp6 or memory", t)
+			return field.Errorf("Transports", strconv.Quote(t), "must be tcp4, tcp6 or memory")
 		}
 	}
 	for _, c := range p.Ciphers {
 		if _, err := tlsconf.ParseCipher(c); err != nil {
-			return fmt.Errorf("--cipher: %v", err)
+			return field.Errorf("Ciphers", nil, "%v", err)
 		}
 	}
 	if cases := p.Cases(); !slices.ContainsFunc(cases, func(c Case) bool { return c.NotRunnable == "" }) {
-		return fmt.Errorf("--tls/--cipher: no case can run: %s", cases[0].NotRunnable)
+		return field.Errorf("Versions/Ciphers", nil, "no case can run: %s", cases[0].NotRunnable)
 	}
 	if p.ClientIdentities < 0 || p.ClientIdentities > 100_000 {
-		return fmt.Errorf("--client-identities %d: must be between 1 and 100000", p.ClientIdentities)
+		return field.Errorf("ClientIdentities", p.ClientIdentities, "must be between 1 and 100000")
 	}
 	if p.ClientIdentities > 1 && !p.Mutual {
-		return fmt.Errorf("--client-identities %d: client certificates are only sent with --mutual", p.ClientIdentities)
+		return field.Errorf("ClientIdentities", p.ClientIdentities, "client certificates are only sent with {Mutual}")
 	}
 	if p.SessionPool < 0 {
-		return fmt.Errorf("--session-pool %d: must be at least 1", p.SessionPool)
+		return field.Errorf("SessionPool", p.SessionPool, "must be at least 1")
 	}
 	if p.Target.Addr != "" {
 		if err := p.validateTarget(); err != nil {
 			return err
 		}
 		if len(p.Server.Identities) > 0 || len(p.KeyCache) > 0 {
-			return fmt.Errorf("--identity and --key-cache configure the built-in server; they do not apply with --target")
+			return field.Errorf("Server.Identities", nil, "{Server.Identities} and {KeyCache} configure the built-in server; they do not apply with {Target.Addr}")
 		}
 	} else {
 		so := p.Server
@@ -231,7 +232,7 @@ func (p *Plan) Validate() error {
 		}
 		for _, v := range p.Versions {
 			if v < tls.VersionTLS13 && isTLS13OnlyGroup(g) {
-				return fmt.Errorf("--groups %s: a TLS 1.3-only group cannot be used with --tls 1.2; run them separately", tlsconf.GroupName(g))
+				return field.Errorf("Groups", tlsconf.GroupName(g), "a TLS 1.3-only group cannot be used with {Versions} 1.2; run them separately")
 			}
 		}
 	}
@@ -292,37 +293,37 @@ func (p *Plan) matrix() *matrix {
 func (p *Plan) validateTarget() error {
 	host, port, err := net.SplitHostPort(p.Target.Addr)
 	if err != nil || port == "" {
-		return fmt.Errorf("--target %q: want host:port, e.g. 127.0.0.1:443", p.Target.Addr)
+		return field.Errorf("Target.Addr", strconv.Quote(p.Target.Addr), "want host:port, e.g. 127.0.0.1:443 or [::1]:443")
 	}
 	_ = host
 	if p.Target.Insecure && p.Target.CAFile != "" {
-		return fmt.Errorf("--insecure and --ca contradict each other: give one")
+		return field.Errorf("Target.Insecure", nil, "{Target.Insecure} and {Target.CAFile} contradict each other: give one")
 	}
 	if _, err := loadgen.ParseRequest(string(p.Target.request())); err != nil {
-		return fmt.Errorf("--request: %v", err)
+		return field.Errorf("Target.Request", nil, "%v", err)
 	}
 	if p.Target.request() == loadgen.RequestNone && slices.Contains(p.Versions, tls.VersionTLS13) && slices.Contains(p.Resume, true) {
 		// TLS 1.3 tickets arrive after the handshake; a client that
 		// reads nothing never stores one, so every "resumed" case
 		// would measure full handshakes.
-		return fmt.Errorf("--request none never reads TLS 1.3 session tickets (they arrive after the handshake), so TLS 1.3 --resume on cases cannot resume: use --request ping, line or http, or leave out --tls 1.3 or --resume on")
+		return field.Errorf("Target.Request", nil, "{Target.Request} none never reads TLS 1.3 session tickets (they arrive after the handshake), so TLS 1.3 {Resume} on cases cannot resume: use {Target.Request} ping, line or http, or leave out {Versions} 1.3 or {Resume} on")
 	}
 	if (p.Target.CertFile == "") != (p.Target.KeyFile == "") {
-		return fmt.Errorf("--client-cert and --client-key go together: give both")
+		return field.Errorf("Target.CertFile", nil, "{Target.CertFile} and {Target.KeyFile} go together: give both")
 	}
 	if p.Mutual && p.Target.CertFile == "" {
-		return fmt.Errorf("--mutual with --target needs the client identity: --client-cert FILE --client-key FILE")
+		return field.Errorf("Mutual", nil, "{Mutual} with {Target.Addr} needs the client identity: {Target.CertFile} FILE {Target.KeyFile} FILE")
 	}
 	if p.Target.ServerPID < 0 {
-		return fmt.Errorf("--server-pid %d: not a process id", p.Target.ServerPID)
+		return field.Errorf("Target.ServerPID", p.Target.ServerPID, "not a process id")
 	}
 	if p.ClientIdentities > 1 {
-		return fmt.Errorf("--client-identities: an external target is measured with the one identity of --client-cert and --client-key")
+		return field.Errorf("ClientIdentities", nil, "an external target is measured with the one identity of {Target.CertFile} and {Target.KeyFile}")
 	}
 	for _, t := range p.Transports {
 		if t != TransportTCP && t != TransportTCP4 {
 			// The target's address says which family it is dialled over.
-			return fmt.Errorf("--transport %s needs the built-in server: drop --target or use --transport tcp", t)
+			return field.Errorf("Transports", nil, "{Transports} %s needs the built-in server: drop {Target.Addr} or use {Transports} tcp", t)
 		}
 	}
 	return nil

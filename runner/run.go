@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/tlsbench/tlsbench/internal/peers"
+	"github.com/tlsbench/tlsbench/internal/field"
 	"github.com/tlsbench/tlsbench/loadgen"
 	"github.com/tlsbench/tlsbench/pki"
 	"github.com/tlsbench/tlsbench/results"
@@ -152,12 +153,12 @@ func (st *runState) setupGivenIdentities() error {
 		first := p.Server.Identities[0]
 		caFile = filepath.Join(filepath.Dir(first.Cert+first.P12), pki.RootCertFile)
 		if _, err := os.Stat(caFile); err != nil {
-			return &ServerStartError{Err: fmt.Errorf("--identity: no %s beside %s to verify it with; give the CA with --ca FILE", pki.RootCertFile, first.Cert+first.P12)}
+			return &ServerStartError{Err: field.Errorf("Server.Identities", nil, "no %s beside %s to verify it with; give the CA with {ServerCA} FILE", pki.RootCertFile, first.Cert+first.P12)}
 		}
 	}
 	certs, err := pki.LoadCertsPEM(caFile)
 	if err != nil {
-		return &ServerStartError{Err: fmt.Errorf("--ca: %w", err)}
+		return &ServerStartError{Err: &field.Error{Field: "ServerCA", Reason: err.Error()}}
 	}
 	st.roots = x509.NewCertPool()
 	for _, c := range certs {
@@ -180,7 +181,7 @@ func (st *runState) setupTarget() error {
 	if t.CAFile != "" {
 		certs, err := pki.LoadCertsPEM(t.CAFile)
 		if err != nil {
-			return &ServerStartError{Target: true, Err: fmt.Errorf("--ca: %w", err)}
+			return &ServerStartError{Target: true, Err: &field.Error{Field: "Target.CAFile", Reason: err.Error()}}
 		}
 		st.roots = x509.NewCertPool()
 		for _, c := range certs {
@@ -190,7 +191,7 @@ func (st *runState) setupTarget() error {
 	if t.CertFile != "" {
 		id, err := pki.LoadIdentityPEM(t.CertFile, t.KeyFile)
 		if err != nil {
-			return &ServerStartError{Target: true, Err: fmt.Errorf("--client-cert/--client-key: %w", err)}
+			return &ServerStartError{Target: true, Err: &field.Error{Field: "Target.CertFile/Target.KeyFile", Reason: err.Error()}}
 		}
 		cert := id.TLSCertificate()
 		st.identities = []clientIdentity{{cert: &cert, scope: pki.ThumbprintHex(id.Leaf), key: server.IdentityKey(id.Leaf)}}
@@ -337,7 +338,7 @@ func (st *runState) runCase(ctx context.Context, c *Case, index, total int, srv 
 		}
 		hc.Exchange = p.Target.request().Exchange(host)
 		if p.Target.request() == loadgen.RequestNone {
-			hc.Record.Notes = append(hc.Record.Notes, "--request none: the client closes right after the handshake, so TLS 1.3 tickets are never read")
+			hc.Record.Notes = append(hc.Record.Notes, "request none: the client closes right after the handshake, so TLS 1.3 tickets are never read")
 		}
 	}
 	if p.Progress != nil {
@@ -389,7 +390,7 @@ func (st *runState) addHints(err error) {
 		singleUse := re.SingleUse || re.ServerDeclined["unknown"] > 0 && (!re.Measured || re.AllFell)
 		switch {
 		case singleUse && p.TicketReuse == tlsconf.ReuseMulti:
-			re.Hint = "the server refused sessions it had already accepted once, as servers with single-use tickets do: try --ticket-reuse single"
+			re.Hint = "the server refused sessions it had already accepted once, as servers with single-use tickets do: try {TicketReuse} single"
 		case !re.Measured && p.Target.Addr != "":
 			re.Hint = "see what the server does about resumption: tlsbench probe " + p.Target.Addr
 		}
@@ -398,11 +399,11 @@ func (st *runState) addHints(err error) {
 	if errors.As(err, &se) && se.Stage == "exchange" && p.Target.Addr != "" {
 		switch p.Target.request() {
 		case loadgen.RequestPing:
-			se.Hint = "it does not echo the ping: use --request http for an HTTP server, or --request line for a line-based one"
+			se.Hint = "it does not echo the ping: use {Target.Request} http for an HTTP server, or {Target.Request} line for a line-based one"
 		case loadgen.RequestLine:
-			se.Hint = "it does not answer a line: use --request http for an HTTP server"
+			se.Hint = "it does not answer a line: use {Target.Request} http for an HTTP server"
 		default:
-			se.Hint = fmt.Sprintf("it does not answer --request %s: try another --request", p.Target.request())
+			se.Hint = fmt.Sprintf("it does not answer {Target.Request} %s: try another {Target.Request}", p.Target.request())
 		}
 	}
 }

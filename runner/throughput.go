@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tlsbench/tlsbench/internal/field"
 	"github.com/tlsbench/tlsbench/internal/ktls"
 	"github.com/tlsbench/tlsbench/loadgen"
 	"github.com/tlsbench/tlsbench/pki"
@@ -71,85 +72,87 @@ type TransferProgress struct {
 // without kTLS is refused here, before the run starts.
 func (p *ThroughputPlan) Validate() error {
 	if len(p.Versions) == 0 {
-		return errors.New("--tls: no TLS version given")
+		return field.Errorf("Versions", nil, "no TLS version given")
 	}
 	for _, v := range p.Versions {
 		if v != tls.VersionTLS12 && v != tls.VersionTLS13 {
-			return fmt.Errorf("--tls: %s: throughput cases run TLS 1.2 or 1.3", tls.VersionName(v))
+			return field.Errorf("Versions", nil, "%s: throughput cases run TLS 1.2 or 1.3", tls.VersionName(v))
 		}
 	}
 	if len(p.Ciphers) == 0 {
-		return errors.New("--cipher: no cipher given (aes128gcm, aes256gcm, chacha20poly1305)")
+		return field.Errorf("Ciphers", nil, "no cipher given (aes128gcm, aes256gcm, chacha20poly1305)")
 	}
 	for _, c := range p.Ciphers {
 		if _, err := ParseCipher(c); err != nil {
-			return fmt.Errorf("--cipher: %v", err)
+			return field.Errorf("Ciphers", nil, "%v", err)
 		}
 	}
 	if len(p.Buffers) == 0 {
-		return errors.New("--buffer: no buffer size given (e.g. 4k,16k,64k)")
+		return field.Errorf("Buffers", nil, "no buffer size given (e.g. 4k,16k,64k)")
 	}
 	for _, b := range p.Buffers {
 		if b < 1 || b > server.MaxBulkBuffer {
-			return fmt.Errorf("--buffer %d: must be between 1 byte and %s", b, SizeName(server.MaxBulkBuffer))
+			return field.Errorf("Buffers", b, "must be between 1 byte and %s", SizeName(server.MaxBulkBuffer))
 		}
 	}
 	if len(p.KTLS) == 0 {
-		return errors.New("--ktls: give off, auto or on (or a list, e.g. off,on)")
+		return field.Errorf("KTLS", nil, "give off, auto or on (or a list, e.g. off,on)")
 	}
 	if len(p.Directions) == 0 {
-		return errors.New("--direction: give download, upload or both")
+		return field.Errorf("Directions", nil, "give download, upload or both")
 	}
 	for _, d := range p.Directions {
 		if _, err := ParseDirection(d); err != nil {
-			return fmt.Errorf("--direction: %v", err)
+			return field.Errorf("Directions", nil, "%v", err)
 		}
 	}
 	if len(p.Concurrency) == 0 {
-		return errors.New("--concurrency: no level given")
+		return field.Errorf("Concurrency", nil, "no level given")
 	}
 	for _, c := range p.Concurrency {
 		if c < 1 || c > 1024 {
-			return fmt.Errorf("--concurrency %d: must be between 1 and 1024 parallel connections", c)
+			return field.Errorf("Concurrency", c, "must be between 1 and 1024 parallel connections")
 		}
 	}
 	switch {
 	case p.Bytes > 0 && p.Duration > 0:
-		return errors.New("--bytes and --duration both set: give one (bytes per connection and direction, or time per iteration)")
+		return field.Errorf("Bytes", nil, "{Bytes} and {Duration} both set: give one (bytes per connection and direction, or time per iteration)")
 	case p.Bytes < 0:
-		return fmt.Errorf("--bytes %d: must be positive", p.Bytes)
+		return field.Errorf("Bytes", p.Bytes, "must be positive")
 	case p.Duration < 0:
-		return fmt.Errorf("--duration %v: must be positive", p.Duration)
+		return field.Errorf("Duration", p.Duration, "must be positive")
 	case p.Bytes == 0 && p.Duration == 0:
-		return errors.New("--bytes or --duration: give how much each iteration moves (e.g. --bytes 64MiB or --duration 2s)")
+		return field.Errorf("Bytes", nil, "{Bytes} or {Duration}: give how much each iteration moves (e.g. {Bytes} 64MiB or {Duration} 2s)")
 	}
 	if p.Iterations < 1 {
-		return fmt.Errorf("--iterations %d: must be at least 1", p.Iterations)
+		return field.Errorf("Iterations", p.Iterations, "must be at least 1")
 	}
 	if p.Warmup < 0 {
-		return fmt.Errorf("--warmup %d: must be 0 or more", p.Warmup)
+		return field.Errorf("Warmup", p.Warmup, "must be 0 or more")
 	}
 	if p.Source != "" {
 		fi, err := os.Stat(p.Source)
 		switch {
 		case err != nil:
-			return fmt.Errorf("--source file:%s: %v", p.Source, err)
+			return field.Errorf("Source", "file:"+p.Source, "%v", err)
 		case !fi.Mode().IsRegular() || fi.Size() == 0:
-			return fmt.Errorf("--source file:%s: not a non-empty regular file", p.Source)
+			return field.Errorf("Source", "file:"+p.Source, "not a non-empty regular file")
 		}
 		for _, d := range p.Directions {
 			if d != loadgen.DirectionDownload {
-				return fmt.Errorf("--source file:%s is sent by the server: use --direction download (not %s)", p.Source, d)
+				return field.Errorf("Source", nil, "{Source} file:%s is sent by the server: use {Directions} download (not %s)", p.Source, d)
 			}
 		}
 	}
 	if p.Server.Mutual {
-		return errors.New("--mutual applies to handshake cases; throughput cases run without client certificates")
+		return field.Errorf("Server.Mutual", nil, "{Server.Mutual} applies to handshake cases; throughput cases run without client certificates")
 	}
 	for _, m := range p.KTLS {
 		if m == ktls.ModeOn {
 			if _, _, err := m.Decide(); err != nil {
-				return fmt.Errorf("%v; use --ktls auto to fall back to user-space TLS, or run where the kernel has kTLS (scripts/ktls-vm-test.sh)", err)
+				// ktls names its flag; the field error names the field.
+				why := strings.TrimPrefix(err.Error(), "--ktls on: ")
+				return field.Errorf("KTLS", nil, "{KTLS} on: %s; use {KTLS} auto to fall back to user-space TLS, or run where the kernel has kTLS (scripts/ktls-vm-test.sh)", why)
 			}
 		}
 	}
@@ -161,7 +164,7 @@ func (p *ThroughputPlan) Validate() error {
 		}
 	}
 	if runnable == 0 {
-		return fmt.Errorf("--tls/--cipher: no case can run: %s", cases[0].NotRunnable)
+		return field.Errorf("Versions/Ciphers", nil, "no case can run: %s", cases[0].NotRunnable)
 	}
 	return nil
 }

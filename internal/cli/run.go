@@ -13,7 +13,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tlsbench/tlsbench/internal/field"
 	"github.com/tlsbench/tlsbench/loadgen"
 	"github.com/tlsbench/tlsbench/pki"
 	"github.com/tlsbench/tlsbench/report"
@@ -346,9 +345,9 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	var startErr *runner.ServerStartError
 	if errors.As(runErr, &startErr) {
-		return &UsageError{Msg: runErr.Error()}
+		return &UsageError{Msg: userText(runErr)}
 	}
-	return runOutcome(ctx, runErr, out, outErr)
+	return runOutcome(ctx, flagErrors(runErr), out, outErr)
 }
 
 // runOutcome is run's final error: the run's own, with what became of
@@ -409,26 +408,4 @@ func handshakeCiphers(fs *flagSet, f *runFlags) []string {
 		return f.tp.ciphers
 	}
 	return nil
-}
-
-// planFlags names the flag of each plan field, for the plan's errors.
-var planFlags = map[string]string{
-	"Versions": "--tls", "Resume": "--resume", "Mutual": "--mutual", "Concurrency": "--concurrency",
-	"KeyTypes": "--key", "KeyCache": "--key-cache", "Groups": "--groups", "Ciphers": "--cipher",
-	"Transports": "--transport", "Buffers": "--buffer", "Directions": "--direction", "Source": "--source",
-	"KTLS": "--ktls",
-}
-
-// planUsage turns a plan's error into a usage error (exit 2) that names
-// the flag of the field at fault.
-func planUsage(err error) error {
-	var fe *field.Error
-	if errors.As(err, &fe) {
-		if flag, ok := planFlags[fe.Field]; ok {
-			e := *fe
-			e.Field = flag
-			return &UsageError{Msg: e.Error()}
-		}
-	}
-	return &UsageError{Msg: err.Error()}
 }
