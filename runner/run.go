@@ -11,8 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/tlsbench/tlsbench/internal/peers"
 	"github.com/tlsbench/tlsbench/internal/field"
+	"github.com/tlsbench/tlsbench/internal/peers"
 	"github.com/tlsbench/tlsbench/loadgen"
 	"github.com/tlsbench/tlsbench/pki"
 	"github.com/tlsbench/tlsbench/results"
