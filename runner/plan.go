@@ -150,9 +150,20 @@ func (t Target) request() loadgen.Request {
 	return loadgen.RequestPing
 }
 
-// Validate checks the plan before any work is done. Errors name the
-// option at fault as the CLI spells it.
+// Validate checks the plan before any work is done. Errors are
+// *field.Error naming the field at fault; a reason refers to another
+// field as {Field}.
 func (p *Plan) Validate() error {
+	for _, check := range []func() error{p.validateAxes, p.validateCounts, p.validateServer} {
+		if err := check(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// validateAxes checks the values of the axes.
+func (p *Plan) validateAxes() error {
 	if len(p.Versions) == 0 {
 		return field.Errorf("Versions", nil, "no TLS version given")
 	}
@@ -170,6 +181,33 @@ func (p *Plan) Validate() error {
 			return field.Errorf("Concurrency", c, "must be between 1 and 4096")
 		}
 	}
+	for _, t := range p.Transports {
+		switch t {
+		case TransportTCP, TransportTCP4, TransportTCP6, TransportMemory:
+		default:
+			return field.Errorf("Transports", strconv.Quote(t), "must be tcp4, tcp6 or memory")
+		}
+	}
+	for _, c := range p.Ciphers {
+		if _, err := tlsconf.ParseCipher(c); err != nil {
+			return field.Errorf("Ciphers", nil, "%v", err)
+		}
+	}
+	for _, g := range p.Groups {
+		for _, v := range p.Versions {
+			if g != 0 && v < tls.VersionTLS13 && isTLS13OnlyGroup(g) {
+				return field.Errorf("Groups", tlsconf.GroupName(g), "a TLS 1.3-only group cannot be used with {Versions} 1.2; run them separately")
+			}
+		}
+	}
+	if cases := p.Cases(); !slices.ContainsFunc(cases, func(c Case) bool { return c.NotRunnable == "" }) {
+		return field.Errorf("Versions/Ciphers", nil, "no case can run: %s", cases[0].NotRunnable)
+	}
+	return nil
+}
+
+// validateCounts checks the per-case settings.
+func (p *Plan) validateCounts() error {
 	if p.Handshakes < 1 {
 		return field.Errorf("Handshakes", p.Handshakes, "must be at least 1")
 	}
@@ -185,21 +223,6 @@ func (p *Plan) Validate() error {
 	if p.MaxErrorRate < 0 || p.MaxErrorRate > 1 {
 		return field.Errorf("MaxErrorRate", p.MaxErrorRate, "must be between 0%% and 100%%")
 	}
-	for _, t := range p.Transports {
-		switch t {
-		case TransportTCP, TransportTCP4, TransportTCP6, TransportMemory:
-		default:
-			return field.Errorf("Transports", strconv.Quote(t), "must be tcp4, tcp6 or memory")
-		}
-	}
-	for _, c := range p.Ciphers {
-		if _, err := tlsconf.ParseCipher(c); err != nil {
-			return field.Errorf("Ciphers", nil, "%v", err)
-		}
-	}
-	if cases := p.Cases(); !slices.ContainsFunc(cases, func(c Case) bool { return c.NotRunnable == "" }) {
-		return field.Errorf("Versions/Ciphers", nil, "no case can run: %s", cases[0].NotRunnable)
-	}
 	if p.ClientIdentities < 0 || p.ClientIdentities > 100_000 {
 		return field.Errorf("ClientIdentities", p.ClientIdentities, "must be between 1 and 100000")
 	}
@@ -209,6 +232,11 @@ func (p *Plan) Validate() error {
 	if p.SessionPool < 0 {
 		return field.Errorf("SessionPool", p.SessionPool, "must be at least 1")
 	}
+	return nil
+}
+
+// validateServer checks the target, or the built-in server's settings.
+func (p *Plan) validateServer() error {
 	if p.Target.Addr != "" {
 		if err := p.validateTarget(); err != nil {
 			return err
@@ -225,18 +253,22 @@ func (p *Plan) Validate() error {
 		if err := so.Validate(); err != nil {
 			return err
 		}
-	}
-	for _, g := range p.Groups {
-		if g == 0 {
-			continue
-		}
-		for _, v := range p.Versions {
-			if v < tls.VersionTLS13 && isTLS13OnlyGroup(g) {
-				return field.Errorf("Groups", tlsconf.GroupName(g), "a TLS 1.3-only group cannot be used with {Versions} 1.2; run them separately")
-			}
+		if slices.Contains(p.Transports, TransportTCP6) && !listensOnIPv6(so.Listen) {
+			return field.Errorf("Server.Listen", so.Listen, "{Transports} tcp6 needs an IPv6 address to listen on, e.g. [::1]:0 (the default)")
 		}
 	}
 	return nil
+}
+
+// listensOnIPv6 reports whether the built-in server's listen address
+// suits tcp6: the default (which tcp6 makes [::1]:0) or an IPv6 host.
+func listensOnIPv6(listen string) bool {
+	if listen == "" || listen == defaultListen {
+		return true
+	}
+	host, _, err := net.SplitHostPort(listen)
+	ip := net.ParseIP(host)
+	return err == nil && ip != nil && ip.To4() == nil
 }
 
 // isTLS13OnlyGroup reports post-quantum hybrids, which TLS 1.2 cannot

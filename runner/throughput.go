@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -67,10 +68,21 @@ type TransferProgress struct {
 	loadgen.ThroughputProgress
 }
 
-// Validate checks the plan before any work is done. Errors name the flag
-// at fault and the fix. It probes the kernel once: --ktls on on a kernel
-// without kTLS is refused here, before the run starts.
+// Validate checks the plan before any work is done. Errors are
+// *field.Error naming the field at fault and the fix. It probes the
+// kernel once: KTLS on, on a kernel without kTLS, is refused here, before
+// the run starts.
 func (p *ThroughputPlan) Validate() error {
+	for _, check := range []func() error{p.validateAxes, p.validateAmount, p.validateServer} {
+		if err := check(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// validateAxes checks the values of the axes.
+func (p *ThroughputPlan) validateAxes() error {
 	if len(p.Versions) == 0 {
 		return field.Errorf("Versions", nil, "no TLS version given")
 	}
@@ -114,6 +126,14 @@ func (p *ThroughputPlan) Validate() error {
 			return field.Errorf("Concurrency", c, "must be between 1 and 1024 parallel connections")
 		}
 	}
+	if cases := p.Cases(); !slices.ContainsFunc(cases, func(c Case) bool { return c.NotRunnable == "" }) {
+		return field.Errorf("Versions/Ciphers", nil, "no case can run: %s", cases[0].NotRunnable)
+	}
+	return nil
+}
+
+// validateAmount checks how much each case moves and how often.
+func (p *ThroughputPlan) validateAmount() error {
 	switch {
 	case p.Bytes > 0 && p.Duration > 0:
 		return field.Errorf("Bytes", nil, "{Bytes} and {Duration} both set: give one (bytes per connection and direction, or time per iteration)")
@@ -130,6 +150,12 @@ func (p *ThroughputPlan) Validate() error {
 	if p.Warmup < 0 {
 		return field.Errorf("Warmup", p.Warmup, "must be 0 or more")
 	}
+	return nil
+}
+
+// validateServer checks what the built-in server is asked to do: send a
+// file, require client certificates, use kTLS.
+func (p *ThroughputPlan) validateServer() error {
 	if p.Source != "" {
 		fi, err := os.Stat(p.Source)
 		switch {
@@ -155,16 +181,6 @@ func (p *ThroughputPlan) Validate() error {
 				return field.Errorf("KTLS", nil, "{KTLS} on: %s; use {KTLS} auto to fall back to user-space TLS, or run where the kernel has kTLS (scripts/ktls-vm-test.sh)", why)
 			}
 		}
-	}
-	cases := p.Cases()
-	runnable := 0
-	for _, c := range cases {
-		if c.NotRunnable == "" {
-			runnable++
-		}
-	}
-	if runnable == 0 {
-		return field.Errorf("Versions/Ciphers", nil, "no case can run: %s", cases[0].NotRunnable)
 	}
 	return nil
 }

@@ -306,7 +306,7 @@ var fieldFlags = map[string]string{
 	"Target.Addr": "--target", "Target.Insecure": "--insecure", "Target.CAFile": "--ca", "Target.Request": "--request",
 	"Target.CertFile": "--client-cert", "Target.KeyFile": "--client-key", "Target.ServerPID": "--server-pid",
 	"Buffers": "--buffer", "Directions": "--direction", "Source": "--source", "KTLS": "--ktls",
-	"Bytes": "--bytes", "Duration": "--duration",
+	"Bytes": "--bytes", "Duration": "--duration", "Server.Listen": "--listen",
 }
 
 // flagOf is the flag of a field, or of fields joined by "/".
