@@ -57,27 +57,35 @@ var (
 		"target", "sni", "ca", "insecure", "client-cert", "client-key", "server-pid", "alpn", "request"}
 )
 
-// throughputPlan checks the mode flags and, for --mode throughput, builds
-// and validates the plan; it returns nil for --mode handshake. Errors are
-// usage errors (exit 2), --ktls on on a kernel without kTLS included.
-func throughputPlan(fs *flagSet, f *runFlags) (*runner.ThroughputPlan, error) {
-	t := f.tp
-	switch t.mode {
+// checkMode checks --mode and refuses the flags of the other mode.
+func checkMode(fs *flagSet, f *runFlags) error {
+	switch f.tp.mode {
 	case modeHandshake:
 		for _, name := range throughputOnlyFlags {
 			if fs.isSet(name) {
-				return nil, usagef("--%s applies to --mode throughput", name)
+				return usagef("--%s applies to --mode throughput", name)
 			}
 		}
-		return nil, nil
+		return nil
 	case modeThroughput:
 	default:
-		return nil, usagef("--mode %q: want handshake or throughput", t.mode)
+		return usagef("--mode %q: want handshake or throughput", f.tp.mode)
 	}
 	for _, name := range handshakeOnlyFlags {
 		if fs.isSet(name) {
-			return nil, usagef("--%s applies to handshake cases: drop it with --mode throughput", name)
+			return usagef("--%s applies to handshake cases: drop it with --mode throughput", name)
 		}
+	}
+	return nil
+}
+
+// throughputPlan builds and validates the plan of --mode throughput; it
+// returns nil for --mode handshake. Errors are usage errors (exit 2),
+// --ktls on on a kernel without kTLS included.
+func throughputPlan(fs *flagSet, f *runFlags) (*runner.ThroughputPlan, error) {
+	t := f.tp
+	if t.mode != modeThroughput {
+		return nil, nil
 	}
 	p := &runner.ThroughputPlan{
 		Versions:    f.versions,
