@@ -204,6 +204,9 @@ func (st *runState) targeted() bool { return st.plan.Target.Addr != "" }
 
 // notRunnable implements mode.
 func (st *runState) notRunnable(c *Case) *results.Record {
+	if st.plan.Notice != nil {
+		st.plan.Notice(c.Name + ": " + c.NotRunnable)
+	}
 	return notRunnableRecord(c, results.Record{Env: st.env, Target: st.plan.Target.Addr, SessionStore: sessionStore(st.plan)})
 }
 

@@ -220,7 +220,11 @@ func notRunnableRecord(c *Case, base results.Record) *results.Record {
 	rec := base
 	rec.Name, rec.Kind, rec.TLSVersion = c.Name, c.Mode, tlsconf.VersionName(c.Version)
 	rec.Resume, rec.Mutual, rec.Concurrency = c.Resume, c.Mutual, c.Concurrency
-	rec.Cipher, rec.BufferBytes, rec.Direction = c.Cipher, c.Buffer, c.Direction
+	if c.Mode == ModeThroughput {
+		// Throughput records name the cipher of the case; handshake
+		// records the one negotiated, and nothing was.
+		rec.Cipher, rec.BufferBytes, rec.Direction = c.Cipher, c.Buffer, c.Direction
+	}
 	rec.Transport = TransportTCP
 	c.record(&rec)
 	rec.Notes = append(rec.Notes, c.NotRunnable)

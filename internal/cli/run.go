@@ -39,7 +39,8 @@ Examples:
   tlsbench run --quick                          # same matrix, ~15 seconds
   tlsbench run --tls 1.3 --resume on --concurrency 128 --out r.jsonl
   tlsbench run --key rsa-2048,ecdsa-p256 --groups x25519,x25519mlkem768 --tls 1.3
-  tlsbench run --transport tcp,memory --format markdown
+  tlsbench run --transport tcp4,tcp6,memory --format markdown
+  tlsbench run --tls 1.2 --cipher aes128gcm,chacha20poly1305 --resume off,on
   tlsbench run --mutual --client-identities 16 --resume off,on
   tlsbench run --session-store stateful --ticket-reuse single --tls 1.3
   tlsbench run --target 127.0.0.1:4433 --ca ca.pem --mutual --client-cert c.pem --client-key c-key.pem
