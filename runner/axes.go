@@ -66,6 +66,8 @@ type matrix struct {
 	ktls         []ktls.Mode
 	concurrency  []int
 	file         bool
+
+	axes []axis // the mode's axes, in table order (set by cases)
 }
 
 // axis is one dimension of the matrix. Everything a value does is here:
@@ -273,7 +275,8 @@ func axesOf(mode string) []axis {
 // cases expands the matrix: the cross product of the mode's axes, the
 // lowest rank outermost.
 func (m *matrix) cases() []Case {
-	run := axesOf(m.mode)
+	m.axes = axesOf(m.mode)
+	run := slices.Clone(m.axes)
 	slices.SortStableFunc(run, func(a, b axis) int { return a.rank - b.rank })
 	out := []Case{{Mode: m.mode, m: m}}
 	for _, a := range run {
@@ -304,8 +307,9 @@ func (m *matrix) cases() []Case {
 // existed. Names are unique within a plan: Validate refuses an axis that
 // lists a value twice.
 func (c *Case) name() string {
-	parts := []string{c.Mode}
-	for _, a := range axesOf(c.Mode) {
+	parts := make([]string, 1, len(c.m.axes)+1)
+	parts[0] = c.Mode
+	for _, a := range c.m.axes {
 		if s := a.segment(c); s != "" {
 			parts = append(parts, s)
 		}
@@ -316,8 +320,8 @@ func (c *Case) name() string {
 // params are the case's record parameters: every axis of its mode. An
 // external target's key type is not the run's to choose: left out.
 func (c *Case) params() map[string]string {
-	p := map[string]string{}
-	for _, a := range axesOf(c.Mode) {
+	p := make(map[string]string, len(c.m.axes))
+	for _, a := range c.m.axes {
 		if a.param == "key_type" && c.KeyType == "" {
 			continue
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/tlsbench/tlsbench/pki"
 	"github.com/tlsbench/tlsbench/runner"
 	"github.com/tlsbench/tlsbench/server"
+	"github.com/tlsbench/tlsbench/tlsconf"
 )
 
 // TestCaseNamesAreUnique expands plans over every combination of the
@@ -26,7 +27,8 @@ func TestCaseNamesAreUnique(t *testing.T) {
 		keys         = [][]pki.KeyType{nil, {pki.ECDSAP256}, {pki.RSA2048}, {pki.ECDSAP256, pki.RSA2048},
 			{pki.RSA2048, pki.ECDSAP256}, {pki.Ed25519, pki.ECDSAP384, pki.RSA3072}}
 		groups     = [][]tls.CurveID{nil, {tls.X25519}, {tls.X25519MLKEM768, tls.CurveP256}}
-		transports = [][]string{nil, {runner.TransportTCP}, {runner.TransportMemory}, {runner.TransportTCP, runner.TransportMemory}}
+		transports = [][]string{nil, {runner.TransportTCP}, {runner.TransportMemory}, {runner.TransportTCP, runner.TransportTCP6, runner.TransportMemory}}
+		ciphers    = [][]string{nil, {tlsconf.CipherAES128GCM, tlsconf.CipherChaCha20Poly1305}}
 		caches     = [][]bool{nil, {true}, {false}, {true, false}}
 		targets    = []string{"", "203.0.113.1:443"}
 		identities = [][]server.IdentityFiles{nil, {{Cert: "a.pem", Key: "a-key.pem"}}}
@@ -42,11 +44,13 @@ func TestCaseNamesAreUnique(t *testing.T) {
 								for _, target := range targets {
 									for _, ids := range identities {
 										for _, mutual := range []bool{false, true} {
-											p := runner.Plan{Versions: v, Resume: r, Concurrency: c, KeyTypes: k, Groups: g,
-												Transports: tr, KeyCache: kc, Mutual: mutual, Target: runner.Target{Addr: target}}
-											p.Server.Identities = ids
-											checkNames(t, &p)
-											plans++
+											for _, ci := range ciphers {
+												p := runner.Plan{Versions: v, Resume: r, Concurrency: c, KeyTypes: k, Groups: g, Ciphers: ci,
+													Transports: tr, KeyCache: kc, Mutual: mutual, Target: runner.Target{Addr: target}}
+												p.Server.Identities = ids
+												checkNames(t, &p)
+												plans++
+											}
 										}
 									}
 								}
@@ -57,7 +61,7 @@ func TestCaseNamesAreUnique(t *testing.T) {
 			}
 		}
 	}
-	if plans < 10000 {
+	if plans < 20000 {
 		t.Fatalf("only %d plans checked", plans)
 	}
 }
@@ -77,8 +81,8 @@ func checkNames(t *testing.T, p *runner.Plan) {
 }
 
 func describe(p *runner.Plan) string {
-	return fmt.Sprintf("tls %v resume %v c %v keys %v groups %v transports %v key-cache %v mutual %v target %q identities %d",
-		p.Versions, p.Resume, p.Concurrency, p.KeyTypes, p.Groups, p.Transports, p.KeyCache, p.Mutual, p.Target.Addr, len(p.Server.Identities))
+	return fmt.Sprintf("tls %v resume %v c %v keys %v groups %v ciphers %v transports %v key-cache %v mutual %v target %q identities %d",
+		p.Versions, p.Resume, p.Concurrency, p.KeyTypes, p.Groups, p.Ciphers, p.Transports, p.KeyCache, p.Mutual, p.Target.Addr, len(p.Server.Identities))
 }
 
 // TestDefaultCaseNamesAreStable: the default matrix, and a single key
