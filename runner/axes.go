@@ -207,7 +207,12 @@ var axes = []axis{
 	{param: "source", field: "Source", modes: throughputOnly, rank: 0,
 		values: func(m *matrix) []any { return []any{m.file} },
 		set:    func(c *Case, v any) { c.File = v.(bool) },
-		label:  func(c *Case) string { return orDefaultName(c.File, "file") },
+		label: func(c *Case) string {
+			if c.File {
+				return "file"
+			}
+			return "generated"
+		},
 		segment: func(c *Case) string {
 			if c.File {
 				return "file"
@@ -253,7 +258,7 @@ var (
 const notRunnableTLS13AES256 = "not runnable: TLS 1.3 with AES-256-GCM cannot be negotiated between two Go crypto/tls endpoints (Go ignores CipherSuites in TLS 1.3 and never prefers TLS_AES_256_GCM_SHA384); not measured, no other cipher measured in its place"
 
 // orDefaultName is name, or "default" for a setting left to the TLS
-// stack (or a plain stream for the source).
+// stack.
 func orDefaultName(set bool, name string) string {
 	if set {
 		return name
