@@ -179,6 +179,7 @@ type connResult struct {
 	stage     string // where a failed connection failed: connect, handshake, exchange
 	resumed   bool
 	group     tls.CurveID
+	cipher    uint16
 	handshake time.Duration
 	errKind   string
 	err       error
@@ -193,6 +194,7 @@ type iterResult struct {
 	firstErr  error
 	firstKind string
 	groups    map[tls.CurveID]int64
+	ciphers   map[uint16]int64
 	perClient map[int]int64 // successful handshakes by client index
 	failedBy  map[int]int64 // failed connections by client index
 }
@@ -452,7 +454,7 @@ func isStop(err error) bool {
 }
 
 func newIterResult() iterResult {
-	return iterResult{failures: map[string]int64{}, groups: map[tls.CurveID]int64{}, perClient: map[int]int64{}, failedBy: map[int]int64{}}
+	return iterResult{failures: map[string]int64{}, groups: map[tls.CurveID]int64{}, ciphers: map[uint16]int64{}, perClient: map[int]int64{}, failedBy: map[int]int64{}}
 }
 
 // keep adds a measured iteration to the totals.
@@ -466,6 +468,9 @@ func (m *measured) keep(it iterResult, sp span) {
 	for k, v := range it.failures {
 		t.failures[k] += v
 		failed += v
+	}
+	for k, v := range it.ciphers {
+		t.ciphers[k] += v
 	}
 	for k, v := range it.groups {
 		t.groups[k] += v
@@ -536,6 +541,7 @@ func (r *caseRunner) baseRecord(m *measured, f figures) results.Record {
 	rec.Concurrency = hc.Concurrency
 	rec.Transport = hc.Dialer.Transport()
 	rec.Group = groupOf(total.groups)
+	rec.Cipher = cipherOf(total.ciphers)
 	rec.Handshakes = total.ok
 	rec.Resumed = total.resumed
 	rec.ResumptionRate = ratio(total.resumed, total.ok)
@@ -780,6 +786,7 @@ func (r *caseRunner) iteration(ctx context.Context, n int, lat *stats.Latency) (
 				out.resumed++
 			}
 			out.groups[c.group]++
+			out.ciphers[c.cipher]++
 			out.perClient[c.client]++
 			if lat != nil {
 				lat.Record(c.handshake)
@@ -835,7 +842,7 @@ func (r *caseRunner) connect(ctx context.Context, cfg *tls.Config) connResult {
 		return connResult{stage: "exchange", errKind: kind, err: fmt.Errorf("after handshake: %w", err)}
 	}
 	st := tc.ConnectionState()
-	return connResult{ok: true, resumed: st.DidResume, group: st.CurveID, handshake: took}
+	return connResult{ok: true, resumed: st.DidResume, group: st.CurveID, cipher: st.CipherSuite, handshake: took}
 }
 
 func ratio(a, b int64) float64 {
@@ -856,6 +863,20 @@ func groupOf(groups map[tls.CurveID]int64) string {
 	parts := make([]string, 0, len(groups))
 	for g, n := range groups {
 		parts = append(parts, fmt.Sprintf("%s:%d", tlsconf.GroupName(g), n))
+	}
+	sort.Strings(parts)
+	return strings.Join(parts, ",")
+}
+
+// cipherOf names the cipher the case negotiated, as groupOf names the
+// group: one name, or the names with their counts when they differed.
+func cipherOf(ciphers map[uint16]int64) string {
+	parts := make([]string, 0, len(ciphers))
+	for c, n := range ciphers {
+		if len(ciphers) == 1 {
+			return tlsconf.CipherName(c)
+		}
+		parts = append(parts, fmt.Sprintf("%s:%d", tlsconf.CipherName(c), n))
 	}
 	sort.Strings(parts)
 	return strings.Join(parts, ",")

@@ -815,7 +815,10 @@ type tpFigures struct {
 func (r *tpRunner) summarise(m *tpMeasured) tpFigures {
 	f := tpFigures{iters: stats.Summarize(m.samples), rates: stats.Summarize(m.rates)}
 	f.server, f.serverErr = m.meter.serverTotal()
-	f.load, f.hasLoad = m.meter.load(m.total.wall, f.server, r.tc.Server == nil)
+	// An observed server that reports no CPU of its own runs in this
+	// process: its CPU is in the client's.
+	inProcess := r.tc.Server != nil && f.serverErr == nil && !f.server.HasCPU
+	f.load, f.hasLoad = m.meter.load(m.total.wall, f.server, inProcess)
 	return f
 }
 

@@ -428,8 +428,12 @@ func noteItems(recs []results.Record) []string {
 
 // pairKey is what a full and a resumed handshake case must share to be
 // compared: everything that identifies a case except resume itself and the
-// negotiated group (a resumed TLS 1.2 handshake negotiates none).
+// negotiated group (a resumed TLS 1.2 handshake negotiates none). A record
+// with params is keyed by all of them but resume, so that a new parameter
+// can never pair cases across its values; one without (written before
+// params) by its typed fields.
 type pairKey struct {
+	params           string
 	version          string
 	mutual           bool
 	concurrency      int
@@ -438,6 +442,31 @@ type pairKey struct {
 	target           string
 	clientIdentities int
 	keyCache         string
+}
+
+// pairKeyOf is r's pairKey.
+func pairKeyOf(r *results.Record) pairKey {
+	if len(r.Params) > 0 {
+		return pairKey{params: paramsExcept(r.Params, "resume"), target: r.Target, clientIdentities: r.ClientIdentities}
+	}
+	return pairKey{version: r.TLSVersion, mutual: r.Mutual, concurrency: r.Concurrency, transport: r.Transport, keyType: r.KeyType,
+		target: r.Target, clientIdentities: r.ClientIdentities, keyCache: onOff(r.KeyCache)}
+}
+
+// paramsExcept writes params without the one named, sorted: k=v;k=v.
+func paramsExcept(params map[string]string, except string) string {
+	keys := make([]string, 0, len(params))
+	for k := range params {
+		if k != except {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	var b strings.Builder
+	for _, k := range keys {
+		fmt.Fprintf(&b, "%s=%s;", k, params[k])
+	}
+	return b.String()
 }
 
 // ratioTable pairs full and resumed handshake cases and shows how much
@@ -449,7 +478,7 @@ func ratioTable(recs []*results.Record) *table {
 	buckets := map[pairKey]*bucket{}
 	var order []pairKey
 	for _, r := range recs {
-		k := pairKey{r.TLSVersion, r.Mutual, r.Concurrency, r.Transport, r.KeyType, r.Target, r.ClientIdentities, onOff(r.KeyCache)}
+		k := pairKeyOf(r)
 		b := buckets[k]
 		if b == nil {
 			b = &bucket{}

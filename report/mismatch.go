@@ -2,6 +2,8 @@ package report
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -17,6 +19,9 @@ type costField struct {
 	value func(r *results.Record) string
 	// throughputOnly fields are not compared for handshake cases.
 	throughputOnly bool
+	// recordedSince fields are compared for handshake cases only when
+	// both sides recorded them (older handshake records lack them).
+	recordedSince bool
 }
 
 const notRecorded = "not recorded"
@@ -43,7 +48,7 @@ var costFields = []costField{
 		}
 		return orNotRecorded(r.SessionStore)
 	}},
-	{name: "cipher", value: func(r *results.Record) string { return orNotRecorded(r.Cipher) }, throughputOnly: true},
+	{name: "cipher", value: func(r *results.Record) string { return orNotRecorded(r.Cipher) }, recordedSince: true},
 	{name: "buffer_bytes", value: func(r *results.Record) string { return strconv.Itoa(r.BufferBytes) }, throughputOnly: true},
 	{name: "direction", value: func(r *results.Record) string { return orNotRecorded(r.Direction) }, throughputOnly: true},
 	{name: "ktls_tx", value: func(r *results.Record) string { return boolOrNotRecorded(r.KTLSTX) }, throughputOnly: true},
@@ -110,8 +115,43 @@ func costDifferences(base, cand []*results.Record) []string {
 			continue
 		}
 		b, c := sideValue(f, base), sideValue(f, cand)
+		if f.recordedSince && !throughput && (b == notRecorded || c == notRecorded) {
+			continue
+		}
 		if b != c || strings.HasPrefix(b, "mixed (") {
 			diffs = append(diffs, fmt.Sprintf("%s: %s vs %s", f.name, b, c))
+		}
+	}
+	return append(diffs, paramDifferences(base, cand)...)
+}
+
+// paramDifferences lists the case parameters in which the two sides
+// differ, as "params.name: baseline vs candidate": a case that asked for
+// something else measured something else, whatever its name. A parameter
+// that one side does not record (a record written before params, or
+// before that parameter existed) is not compared; the typed fields above
+// still are.
+func paramDifferences(base, cand []*results.Record) []string {
+	names := map[string]bool{}
+	for _, r := range append(slices.Clone(base), cand...) {
+		for k := range r.Params {
+			names[k] = true
+		}
+	}
+	var diffs []string
+	for _, k := range slices.Sorted(maps.Keys(names)) {
+		f := costField{value: func(r *results.Record) string {
+			if v, ok := r.Params[k]; ok {
+				return v
+			}
+			return notRecorded
+		}}
+		b, c := sideValue(f, base), sideValue(f, cand)
+		if strings.Contains(b, notRecorded) || strings.Contains(c, notRecorded) {
+			continue
+		}
+		if b != c || strings.HasPrefix(b, "mixed (") {
+			diffs = append(diffs, fmt.Sprintf("params.%s: %s vs %s", k, b, c))
 		}
 	}
 	return diffs

@@ -35,6 +35,17 @@ type Record struct {
 	// KeyCache is set when the case compares the server's key cache
 	// setting (true: keys decrypted once; false: on every handshake).
 	KeyCache *bool `json:"key_cache,omitempty"`
+	// Params are the case's parameters, one per axis of the run's plan,
+	// keyed by the record field each sets (tls_version, resume, mutual,
+	// concurrency, key_type, key_cache, group, cipher, transport,
+	// buffer_bytes, direction, ktls, source) and written as the flags
+	// take them ("1.3", "on", "ecdsa-p256", "x25519", "default" for an
+	// axis left to the TLS stack's defaults). They say what the case
+	// asked for; the typed fields say what it got (the negotiated group
+	// and cipher). report pairs full and resumed cases by all params but
+	// resume; compare refuses to compare two cases whose params differ.
+	// Absent in records written before params existed.
+	Params map[string]string `json:"params,omitempty"`
 
 	// Counts over the measured iterations (warm-up excluded): Handshakes
 	// that succeeded, and connections that failed (Errors). Every figure

@@ -74,21 +74,3 @@ func (o InProcessServer) Snapshot() (loadgen.ServerSnapshot, error) {
 	c := o.Server.Counters()
 	return loadgen.ServerSnapshot{HasCounts: true, Handshakes: c.Handshakes, Resumed: c.Resumed, Failures: c.Failures, Identities: c.Identities, KeyDecryptions: c.KeyDecryptions, Declined: c.Declined}, nil
 }
-
-// flagWords is how tlsbench run's user knows the settings of a case and
-// the advice for its failures: loadgen's messages in the run's own
-// vocabulary, the flags.
-var flagWords = loadgen.Words{
-	Names: map[string]string{
-		"MinResumption": "--min-resumption",
-		"MaxErrorRate":  "--max-error-rate",
-		"ConnTimeout":   "--conn-timeout",
-		"MaxDuration":   "--case-time",
-		"KTLS":          "--ktls",
-	},
-	Advice: map[string]string{
-		loadgen.AdviceUntrusted:  "give the CA that issued the server's certificate with --ca FILE, or skip verification with --insecure",
-		loadgen.AdviceClientCert: "the server wants a client certificate: --mutual --client-cert FILE --client-key FILE",
-		loadgen.AdviceNotEcho:    "the target is not an echo server: use --request http for an HTTP server, or --request line for a line-based one",
-	},
-}

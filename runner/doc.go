@@ -1,8 +1,23 @@
-// Package runner carries out a benchmark run: it expands a Plan into
-// cases, provides the server each case runs against (the built-in server in
-// a child process, in this process over in-memory pipes, or an external
-// target), runs every case with loadgen and hands each record to the
-// caller as soon as it is measured.
+// Package runner carries out a benchmark run, handshake or throughput: it
+// expands a plan into cases, provides the server each group of cases runs
+// against (the built-in server in a child process, in this process over
+// in-memory pipes or loopback sockets, or an external target), runs every
+// case with loadgen and hands each record to the caller as soon as it is
+// measured.
+//
+// Case axes are data: one table (axes.go) lists every dimension of both
+// modes (TLS version, resumption, mutual TLS, key type, key cache, group,
+// cipher, transport, buffer, direction, source, kTLS, concurrency) with
+// its values, its segment of the case name, its record parameter and how
+// it configures the client and the built-in server. Cases, names,
+// params, the grouping of cases by server and the configurations derive
+// from it; a new dimension is one entry. One loop (runCases) runs the
+// cases of every mode, starting one built-in server per group of cases
+// that agree on the axes that configure it.
+//
+// Validation errors are *field.Error naming plan fields (Concurrency,
+// Target.Addr), never command-line flags; a reason that refers to another
+// field writes it {Field}. Only the CLI maps fields to flags.
 //
 // The built-in server runs in a child process so that the operating
 // system accounts client and server CPU time separately; its test PKI is

@@ -76,12 +76,12 @@ func TestTicketKeysRotatedAfterWarmup(t *testing.T) {
 		t.Errorf("iteration 2: %+v, want 2 to 4 of 128 declined as unknown", f)
 	}
 	for _, want := range []string{"handshake/tls1.3/resume/c4", "iteration 2 resumed 9", " of 128; the server declined unknown ",
-		"--min-resumption 0.99", "ticket keys rotated"} {
+		"MinResumption 0.99", "ticket keys rotated"} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("message %q lacks %q", msg, want)
 		}
 	}
-	if strings.Contains(msg, "--ticket-reuse single") {
+	if strings.Contains(msg, "{TicketReuse} single") {
 		t.Errorf("message %q blames single-use tickets for a key rotation", msg)
 	}
 	if len(recs) != 2 {
@@ -186,8 +186,8 @@ func TestSingleUseTicketsOfAnExternalServer(t *testing.T) {
 	p.Target = runner.Target{Addr: ln.Addr().String(), CAFile: layout.RootCert, ServerName: "localhost"}
 	err = runner.Run(context.Background(), p, func(*results.Record) error { return nil })
 	var re *loadgen.ResumptionError
-	if !errors.As(err, &re) || !re.SingleUse || !strings.Contains(err.Error(), "--ticket-reuse single") {
-		t.Fatalf("error %v: want a resumption failure that suggests --ticket-reuse single", err)
+	if !errors.As(err, &re) || !re.SingleUse || !strings.Contains(err.Error(), "{TicketReuse} single") {
+		t.Fatalf("error %v: want a resumption failure that suggests single-use ticket reuse (TicketReuse, which the CLI writes as its flag)", err)
 	}
 	p.TicketReuse = tlsconf.ReuseSingle
 	if err := runner.Run(context.Background(), p, func(*results.Record) error { return nil }); err != nil {

@@ -2,13 +2,16 @@ package runner_test
 
 import (
 	"crypto/tls"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
 
+	"github.com/tlsbench/tlsbench/internal/field"
 	"github.com/tlsbench/tlsbench/pki"
 	"github.com/tlsbench/tlsbench/runner"
 	"github.com/tlsbench/tlsbench/server"
+	"github.com/tlsbench/tlsbench/tlsconf"
 )
 
 // TestCaseNamesAreUnique expands plans over every combination of the
@@ -24,7 +27,8 @@ func TestCaseNamesAreUnique(t *testing.T) {
 		keys         = [][]pki.KeyType{nil, {pki.ECDSAP256}, {pki.RSA2048}, {pki.ECDSAP256, pki.RSA2048},
 			{pki.RSA2048, pki.ECDSAP256}, {pki.Ed25519, pki.ECDSAP384, pki.RSA3072}}
 		groups     = [][]tls.CurveID{nil, {tls.X25519}, {tls.X25519MLKEM768, tls.CurveP256}}
-		transports = [][]string{nil, {runner.TransportTCP}, {runner.TransportMemory}, {runner.TransportTCP, runner.TransportMemory}}
+		transports = [][]string{nil, {runner.TransportTCP}, {runner.TransportMemory}, {runner.TransportTCP, runner.TransportTCP6, runner.TransportMemory}}
+		ciphers    = [][]string{nil, {tlsconf.CipherAES128GCM, tlsconf.CipherChaCha20Poly1305}}
 		caches     = [][]bool{nil, {true}, {false}, {true, false}}
 		targets    = []string{"", "203.0.113.1:443"}
 		identities = [][]server.IdentityFiles{nil, {{Cert: "a.pem", Key: "a-key.pem"}}}
@@ -40,11 +44,13 @@ func TestCaseNamesAreUnique(t *testing.T) {
 								for _, target := range targets {
 									for _, ids := range identities {
 										for _, mutual := range []bool{false, true} {
-											p := runner.Plan{Versions: v, Resume: r, Concurrency: c, KeyTypes: k, Groups: g,
-												Transports: tr, KeyCache: kc, Mutual: mutual, Target: runner.Target{Addr: target}}
-											p.Server.Identities = ids
-											checkNames(t, &p)
-											plans++
+											for _, ci := range ciphers {
+												p := runner.Plan{Versions: v, Resume: r, Concurrency: c, KeyTypes: k, Groups: g, Ciphers: ci,
+													Transports: tr, KeyCache: kc, Mutual: mutual, Target: runner.Target{Addr: target}}
+												p.Server.Identities = ids
+												checkNames(t, &p)
+												plans++
+											}
 										}
 									}
 								}
@@ -55,7 +61,7 @@ func TestCaseNamesAreUnique(t *testing.T) {
 			}
 		}
 	}
-	if plans < 10000 {
+	if plans < 20000 {
 		t.Fatalf("only %d plans checked", plans)
 	}
 }
@@ -75,8 +81,8 @@ func checkNames(t *testing.T, p *runner.Plan) {
 }
 
 func describe(p *runner.Plan) string {
-	return fmt.Sprintf("tls %v resume %v c %v keys %v groups %v transports %v key-cache %v mutual %v target %q identities %d",
-		p.Versions, p.Resume, p.Concurrency, p.KeyTypes, p.Groups, p.Transports, p.KeyCache, p.Mutual, p.Target.Addr, len(p.Server.Identities))
+	return fmt.Sprintf("tls %v resume %v c %v keys %v groups %v ciphers %v transports %v key-cache %v mutual %v target %q identities %d",
+		p.Versions, p.Resume, p.Concurrency, p.KeyTypes, p.Groups, p.Ciphers, p.Transports, p.KeyCache, p.Mutual, p.Target.Addr, len(p.Server.Identities))
 }
 
 // TestDefaultCaseNamesAreStable: the default matrix, and a single key
@@ -121,19 +127,21 @@ func TestValidateRefusesDuplicates(t *testing.T) {
 		mutate func(*runner.Plan)
 		want   string
 	}{
-		{func(p *runner.Plan) { p.Versions = []uint16{tls.VersionTLS13, tls.VersionTLS13} }, "--tls: 1.3 is given twice"},
-		{func(p *runner.Plan) { p.Resume = []bool{true, false, true} }, "--resume: on is given twice"},
-		{func(p *runner.Plan) { p.Concurrency = []int{8, 1, 8} }, "--concurrency: 8 is given twice"},
-		{func(p *runner.Plan) { p.KeyTypes = []pki.KeyType{pki.RSA2048, pki.RSA2048} }, "--key: rsa-2048 is given twice"},
-		{func(p *runner.Plan) { p.Groups = []tls.CurveID{tls.X25519, tls.X25519} }, "--groups: x25519 is given twice"},
-		{func(p *runner.Plan) { p.Transports = []string{"tcp", "tcp"} }, "--transport: tcp is given twice"},
-		{func(p *runner.Plan) { p.KeyCache = []bool{false, false} }, "--key-cache: off is given twice"},
+		{func(p *runner.Plan) { p.Versions = []uint16{tls.VersionTLS13, tls.VersionTLS13} }, "Versions: 1.3 is given twice"},
+		{func(p *runner.Plan) { p.Resume = []bool{true, false, true} }, "Resume: on is given twice"},
+		{func(p *runner.Plan) { p.Concurrency = []int{8, 1, 8} }, "Concurrency: 8 is given twice"},
+		{func(p *runner.Plan) { p.KeyTypes = []pki.KeyType{pki.RSA2048, pki.RSA2048} }, "KeyTypes: rsa-2048 is given twice"},
+		{func(p *runner.Plan) { p.Groups = []tls.CurveID{tls.X25519, tls.X25519} }, "Groups: x25519 is given twice"},
+		{func(p *runner.Plan) { p.Transports = []string{"tcp", "tcp"} }, "Transports: tcp4 is given twice"},
+		{func(p *runner.Plan) { p.KeyCache = []bool{false, false} }, "KeyCache: off is given twice"},
 	}
 	for _, tt := range tests {
 		p := runner.Plan{Versions: []uint16{tls.VersionTLS13}, Resume: []bool{false}, Concurrency: []int{1}, Handshakes: 1, Iterations: 1}
 		tt.mutate(&p)
-		if err := p.Validate(); err == nil || err.Error() != tt.want {
-			t.Errorf("error %v, want %q", err, tt.want)
+		err := p.Validate()
+		var fe *field.Error
+		if !errors.As(err, &fe) || err.Error() != tt.want {
+			t.Errorf("error %v, want the field error %q", err, tt.want)
 		}
 	}
 }

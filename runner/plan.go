@@ -2,12 +2,12 @@ package runner
 
 import (
 	"crypto/tls"
-	"fmt"
 	"net"
 	"slices"
-	"strings"
+	"strconv"
 	"time"
 
+	"github.com/tlsbench/tlsbench/internal/field"
 	"github.com/tlsbench/tlsbench/loadgen"
 	"github.com/tlsbench/tlsbench/pki"
 	"github.com/tlsbench/tlsbench/results"
@@ -15,17 +15,36 @@ import (
 	"github.com/tlsbench/tlsbench/tlsconf"
 )
 
-// Transports a case can run over.
+// Transports a case can run over. TransportTCP is an alias of
+// TransportTCP4, which records keep calling "tcp" (as before IPv6), so
+// that older results stay comparable.
 const (
 	TransportTCP    = "tcp"
+	TransportTCP4   = "tcp4"
+	TransportTCP6   = "tcp6"
 	TransportMemory = "memory"
 )
+
+// The built-in server's default listen addresses: loopback, IPv4 or IPv6.
+const (
+	defaultListen  = "127.0.0.1:0"
+	defaultListen6 = "[::1]:0"
+)
+
+// recordedTransport is the record's transport of a case's transport.
+func recordedTransport(t string) string {
+	if t == TransportTCP4 {
+		return TransportTCP
+	}
+	return t
+}
 
 // DefaultKeyType is the server key type when the plan names none.
 const DefaultKeyType = pki.ECDSAP256
 
 // Plan is what a run measures. The matrix is the cross product of
-// Versions x Resume x Concurrency x KeyTypes x Groups x Transports.
+// Versions x Resume x Concurrency x KeyTypes x Groups x Ciphers x
+// Transports x KeyCache (see the axis table, axes.go).
 type Plan struct {
 	Versions    []uint16
 	Resume      []bool
@@ -33,8 +52,11 @@ type Plan struct {
 	KeyTypes    []pki.KeyType
 	// Groups are the key-exchange groups, one case each; a zero entry
 	// (or an empty list) offers Go's default groups.
-	Groups     []tls.CurveID
-	Transports []string
+	Groups []tls.CurveID
+	// Ciphers, one case each (tlsconf.Cipher*); empty offers Go's
+	// defaults.
+	Ciphers    []string
+	Transports []string // TransportTCP4 (default), TransportTCP6, TransportMemory
 
 	// Mutual makes the server require client certificates; the clients
 	// rotate among ClientIdentities certificates (default 1).
@@ -73,6 +95,10 @@ type Plan struct {
 	MinResumption float64
 	MaxErrorRate  float64
 	ConnTimeout   time.Duration
+	// Words is how the user knows the cases' settings and the advice for
+	// their failures (a CLI gives its flags); loadgen's neutral words
+	// without it.
+	Words loadgen.Words
 
 	// Executable runs the child server (default: this program); its
 	// arguments are ChildArgs (default ["serve"]).
@@ -128,80 +154,99 @@ func (t Target) request() loadgen.Request {
 	return loadgen.RequestPing
 }
 
-// Case is one cell of the matrix.
-type Case struct {
-	Name        string
-	Version     uint16
-	Resume      bool
-	Concurrency int
-	KeyType     pki.KeyType
-	Group       tls.CurveID // 0: Go's defaults
-	Transport   string
-	Mutual      bool
-	KeyCache    bool
-	// NameKeyCache adds keycache-on/-off to the name (given identities,
-	// or a key-cache comparison).
-	NameKeyCache bool
-	// NameKeyType adds the key type to the name even when it is the
-	// default (a plan of several key types).
-	NameKeyType bool
+// Validate checks the plan before any work is done. Errors are
+// *field.Error naming the field at fault; a reason refers to another
+// field as {Field}.
+func (p *Plan) Validate() error {
+	for _, check := range []func() error{p.validateAxes, p.validateCounts, p.validateServer} {
+		if err := check(); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
-// Validate checks the plan before any work is done. Errors name the
-// option at fault as the CLI spells it.
-func (p *Plan) Validate() error {
+// validateAxes checks the values of the axes.
+func (p *Plan) validateAxes() error {
 	if len(p.Versions) == 0 {
-		return fmt.Errorf("--tls: no TLS version given")
+		return field.Errorf("Versions", nil, "no TLS version given")
 	}
-	if err := p.checkDuplicates(); err != nil {
+	if err := p.matrix().duplicates(); err != nil {
 		return err
 	}
 	if len(p.Resume) == 0 {
-		return fmt.Errorf("--resume: give off, on or both")
+		return field.Errorf("Resume", nil, "give off, on or both")
 	}
 	if len(p.Concurrency) == 0 {
-		return fmt.Errorf("--concurrency: no level given")
+		return field.Errorf("Concurrency", nil, "no level given")
 	}
 	for _, c := range p.Concurrency {
 		if c < 1 || c > 4096 {
-			return fmt.Errorf("--concurrency %d: must be between 1 and 4096", c)
+			return field.Errorf("Concurrency", c, "must be between 1 and 4096")
 		}
-	}
-	if p.Handshakes < 1 {
-		return fmt.Errorf("--handshakes %d: must be at least 1", p.Handshakes)
-	}
-	if p.Iterations < 1 {
-		return fmt.Errorf("--iterations %d: must be at least 1", p.Iterations)
-	}
-	if p.Warmup < 0 {
-		return fmt.Errorf("--warmup %d: must be 0 or more", p.Warmup)
-	}
-	if p.MinResumption < 0 || p.MinResumption > 1 {
-		return fmt.Errorf("--min-resumption %g: must be between 0 and 1", p.MinResumption)
-	}
-	if p.MaxErrorRate < 0 || p.MaxErrorRate > 1 {
-		return fmt.Errorf("--max-error-rate %g: must be between 0%% and 100%%", p.MaxErrorRate)
 	}
 	for _, t := range p.Transports {
-		if t != TransportTCP && t != TransportMemory {
-			return fmt.Errorf("--transport %q: must be tcp or memory", t)
+		switch t {
+		case TransportTCP, TransportTCP4, TransportTCP6, TransportMemory:
+		default:
+			return field.Errorf("Transports", strconv.Quote(t), "must be tcp4, tcp6 or memory")
 		}
 	}
+	for _, c := range p.Ciphers {
+		if _, err := tlsconf.ParseCipher(c); err != nil {
+			return field.Errorf("Ciphers", nil, "%v", err)
+		}
+	}
+	for _, g := range p.Groups {
+		for _, v := range p.Versions {
+			if g != 0 && v < tls.VersionTLS13 && isTLS13OnlyGroup(g) {
+				return field.Errorf("Groups", tlsconf.GroupName(g), "a TLS 1.3-only group cannot be used with {Versions} 1.2; run them separately")
+			}
+		}
+	}
+	if cases := p.Cases(); !slices.ContainsFunc(cases, func(c Case) bool { return c.NotRunnable == "" }) {
+		return field.Errorf("Versions/Ciphers", nil, "no case can run: %s", cases[0].NotRunnable)
+	}
+	return nil
+}
+
+// validateCounts checks the per-case settings.
+func (p *Plan) validateCounts() error {
+	if p.Handshakes < 1 {
+		return field.Errorf("Handshakes", p.Handshakes, "must be at least 1")
+	}
+	if p.Iterations < 1 {
+		return field.Errorf("Iterations", p.Iterations, "must be at least 1")
+	}
+	if p.Warmup < 0 {
+		return field.Errorf("Warmup", p.Warmup, "must be 0 or more")
+	}
+	if p.MinResumption < 0 || p.MinResumption > 1 {
+		return field.Errorf("MinResumption", p.MinResumption, "must be between 0 and 1")
+	}
+	if p.MaxErrorRate < 0 || p.MaxErrorRate > 1 {
+		return field.Errorf("MaxErrorRate", p.MaxErrorRate, "must be between 0%% and 100%%")
+	}
 	if p.ClientIdentities < 0 || p.ClientIdentities > 100_000 {
-		return fmt.Errorf("--client-identities %d: must be between 1 and 100000", p.ClientIdentities)
+		return field.Errorf("ClientIdentities", p.ClientIdentities, "must be between 1 and 100000")
 	}
 	if p.ClientIdentities > 1 && !p.Mutual {
-		return fmt.Errorf("--client-identities %d: client certificates are only sent with --mutual", p.ClientIdentities)
+		return field.Errorf("ClientIdentities", p.ClientIdentities, "client certificates are only sent with {Mutual}")
 	}
 	if p.SessionPool < 0 {
-		return fmt.Errorf("--session-pool %d: must be at least 1", p.SessionPool)
+		return field.Errorf("SessionPool", p.SessionPool, "must be at least 1")
 	}
+	return nil
+}
+
+// validateServer checks the target, or the built-in server's settings.
+func (p *Plan) validateServer() error {
 	if p.Target.Addr != "" {
 		if err := p.validateTarget(); err != nil {
 			return err
 		}
 		if len(p.Server.Identities) > 0 || len(p.KeyCache) > 0 {
-			return fmt.Errorf("--identity and --key-cache configure the built-in server; they do not apply with --target")
+			return field.Errorf("Server.Identities", nil, "{Server.Identities} and {KeyCache} configure the built-in server; they do not apply with {Target.Addr}")
 		}
 	} else {
 		so := p.Server
@@ -212,54 +257,22 @@ func (p *Plan) Validate() error {
 		if err := so.Validate(); err != nil {
 			return err
 		}
-	}
-	for _, g := range p.Groups {
-		if g == 0 {
-			continue
-		}
-		for _, v := range p.Versions {
-			if v < tls.VersionTLS13 && isTLS13OnlyGroup(g) {
-				return fmt.Errorf("--groups %s: a TLS 1.3-only group cannot be used with --tls 1.2; run them separately", tlsconf.GroupName(g))
-			}
+		if slices.Contains(p.Transports, TransportTCP6) && !listensOnIPv6(so.Listen) {
+			return field.Errorf("Server.Listen", so.Listen, "{Transports} tcp6 needs an IPv6 address to listen on, e.g. [::1]:0 (the default)")
 		}
 	}
 	return nil
 }
 
-// checkDuplicates refuses an axis that lists a value twice: its cases
-// would run twice under one name.
-func (p *Plan) checkDuplicates() error {
-	dups := []struct {
-		flag string
-		dup  string
-	}{
-		{"--tls", duplicate(p.Versions, tlsconf.VersionName)},
-		{"--resume", duplicate(p.Resume, func(b bool) string { return map[bool]string{false: "off", true: "on"}[b] })},
-		{"--concurrency", duplicate(p.Concurrency, func(c int) string { return fmt.Sprint(c) })},
-		{"--key", duplicate(p.KeyTypes, func(k pki.KeyType) string { return string(k) })},
-		{"--groups", duplicate(p.Groups, tlsconf.GroupName)},
-		{"--transport", duplicate(p.Transports, func(t string) string { return t })},
-		{"--key-cache", duplicate(p.KeyCache, func(b bool) string { return map[bool]string{false: "off", true: "on"}[b] })},
+// listensOnIPv6 reports whether the built-in server's listen address
+// suits tcp6: the default (which tcp6 makes [::1]:0) or an IPv6 host.
+func listensOnIPv6(listen string) bool {
+	if listen == "" || listen == defaultListen {
+		return true
 	}
-	for _, d := range dups {
-		if d.dup != "" {
-			return fmt.Errorf("%s: %s is given twice", d.flag, d.dup)
-		}
-	}
-	return nil
-}
-
-// duplicate returns the first value of vals that appears twice, as name
-// writes it; "" when there is none.
-func duplicate[T comparable](vals []T, name func(T) string) string {
-	seen := map[T]bool{}
-	for _, v := range vals {
-		if seen[v] {
-			return name(v)
-		}
-		seen[v] = true
-	}
-	return ""
+	host, _, err := net.SplitHostPort(listen)
+	ip := net.ParseIP(host)
+	return err == nil && ip != nil && ip.To4() == nil
 }
 
 // isTLS13OnlyGroup reports post-quantum hybrids, which TLS 1.2 cannot
@@ -280,108 +293,74 @@ func orDefault[T any](v []T, def T) []T {
 }
 
 // Cases expands the matrix in the order it runs: grouped by server
-// (key type, key cache, transport), then version, resumption and
-// concurrency.
+// (key type, key cache, transport), then version, group, cipher,
+// resumption and concurrency.
 func (p *Plan) Cases() []Case {
-	keys := orDefault(p.KeyTypes, DefaultKeyType)
-	if p.Target.Addr != "" {
-		// The target's own certificate is what it is.
-		keys = []pki.KeyType{""}
-	}
-	caches := orDefault(p.KeyCache, true)
-	nameCache := len(p.Server.Identities) > 0 || len(caches) > 1
-	// With several key types every case names its own, the default one
-	// included; alone, the default key type is left out, so the default
-	// matrix keeps its names.
-	nameKey := len(keys) > 1
-	groups := orDefault(p.Groups, 0)
-	transports := orDefault(p.Transports, TransportTCP)
-	var out []Case
-	for _, k := range keys {
-		for _, kc := range caches {
-			for _, t := range transports {
-				for _, v := range p.Versions {
-					for _, g := range groups {
-						for _, r := range p.Resume {
-							for _, c := range p.Concurrency {
-								cs := Case{Version: v, Resume: r, Concurrency: c, KeyType: k, Group: g, Transport: t, Mutual: p.Mutual,
-									KeyCache: kc, NameKeyCache: nameCache, NameKeyType: nameKey}
-								cs.Name = cs.name()
-								out = append(out, cs)
-							}
-						}
-					}
-				}
-			}
-		}
-	}
-	return out
+	return p.matrix().cases()
 }
 
-// name is the case's stable name: handshake/tls1.3/resume/c64, with
-// segments for every dimension that is not at its default, e.g.
-// handshake/tls1.2/full/rsa-2048/x25519/memory/c8, and for the key type
-// and key cache whenever the plan has several (…/ecdsa-p256/… beside
-// …/rsa-2048/…). Names are unique within a plan: Validate refuses an
-// axis that lists a value twice.
-func (c Case) name() string {
-	parts := []string{"handshake", "tls" + tlsconf.VersionName(c.Version)}
-	if c.Resume {
-		parts = append(parts, "resume")
-	} else {
-		parts = append(parts, "full")
+// matrix is the plan's axes with their defaults.
+func (p *Plan) matrix() *matrix {
+	m := &matrix{
+		mode:         ModeHandshake,
+		versions:     p.Versions,
+		resume:       p.Resume,
+		mutual:       p.Mutual,
+		keys:         orDefault(p.KeyTypes, DefaultKeyType),
+		keyCache:     orDefault(p.KeyCache, true),
+		groups:       orDefault(p.Groups, 0),
+		ciphers:      orDefault(p.Ciphers, ""),
+		concurrency:  p.Concurrency,
+		nameKeyCache: len(p.Server.Identities) > 0 || len(p.KeyCache) > 1,
 	}
-	if c.Mutual {
-		parts = append(parts, "mutual")
+	if p.Target.Addr != "" {
+		// The target's own certificate is what it is.
+		m.keys = []pki.KeyType{""}
 	}
-	if c.KeyType != "" && (c.KeyType != DefaultKeyType || c.NameKeyType) {
-		parts = append(parts, string(c.KeyType))
+	for _, t := range orDefault(p.Transports, TransportTCP4) {
+		if t == TransportTCP {
+			t = TransportTCP4
+		}
+		m.transports = append(m.transports, t)
 	}
-	if c.NameKeyCache {
-		parts = append(parts, "keycache-"+map[bool]string{true: "on", false: "off"}[c.KeyCache])
-	}
-	if c.Group != 0 {
-		parts = append(parts, tlsconf.GroupName(c.Group))
-	}
-	if c.Transport == TransportMemory {
-		parts = append(parts, TransportMemory)
-	}
-	parts = append(parts, fmt.Sprintf("c%d", c.Concurrency))
-	return strings.Join(parts, "/")
+	return m
 }
 
 func (p *Plan) validateTarget() error {
 	host, port, err := net.SplitHostPort(p.Target.Addr)
 	if err != nil || port == "" {
-		return fmt.Errorf("--target %q: want host:port, e.g. 127.0.0.1:443", p.Target.Addr)
+		return field.Errorf("Target.Addr", strconv.Quote(p.Target.Addr), "want host:port, e.g. 127.0.0.1:443 or [::1]:443")
 	}
 	_ = host
 	if p.Target.Insecure && p.Target.CAFile != "" {
-		return fmt.Errorf("--insecure and --ca contradict each other: give one")
+		return field.Errorf("Target.Insecure", nil, "{Target.Insecure} and {Target.CAFile} contradict each other: give one")
 	}
 	if _, err := loadgen.ParseRequest(string(p.Target.request())); err != nil {
-		return fmt.Errorf("--request: %v", err)
+		return field.Errorf("Target.Request", nil, "%v", err)
 	}
 	if p.Target.request() == loadgen.RequestNone && slices.Contains(p.Versions, tls.VersionTLS13) && slices.Contains(p.Resume, true) {
 		// TLS 1.3 tickets arrive after the handshake; a client that
 		// reads nothing never stores one, so every "resumed" case
 		// would measure full handshakes.
-		return fmt.Errorf("--request none never reads TLS 1.3 session tickets (they arrive after the handshake), so TLS 1.3 --resume on cases cannot resume: use --request ping, line or http, or leave out --tls 1.3 or --resume on")
+		return field.Errorf("Target.Request", nil, "{Target.Request} none never reads TLS 1.3 session tickets (they arrive after the handshake), so TLS 1.3 {Resume} on cases cannot resume: use {Target.Request} ping, line or http, or leave out {Versions} 1.3 or {Resume} on")
 	}
 	if (p.Target.CertFile == "") != (p.Target.KeyFile == "") {
-		return fmt.Errorf("--client-cert and --client-key go together: give both")
+		return field.Errorf("Target.CertFile", nil, "{Target.CertFile} and {Target.KeyFile} go together: give both")
 	}
 	if p.Mutual && p.Target.CertFile == "" {
-		return fmt.Errorf("--mutual with --target needs the client identity: --client-cert FILE --client-key FILE")
+		return field.Errorf("Mutual", nil, "{Mutual} with {Target.Addr} needs the client identity: {Target.CertFile} FILE {Target.KeyFile} FILE")
 	}
 	if p.Target.ServerPID < 0 {
-		return fmt.Errorf("--server-pid %d: not a process id", p.Target.ServerPID)
+		return field.Errorf("Target.ServerPID", p.Target.ServerPID, "not a process id")
 	}
 	if p.ClientIdentities > 1 {
-		return fmt.Errorf("--client-identities: an external target is measured with the one identity of --client-cert and --client-key")
+		return field.Errorf("ClientIdentities", nil, "an external target is measured with the one identity of {Target.CertFile} and {Target.KeyFile}")
 	}
-	if len(p.Transports) > 0 && (len(p.Transports) > 1 || p.Transports[0] != TransportTCP) {
-		return fmt.Errorf("--transport memory needs the built-in server: drop --target or use --transport tcp")
+	for _, t := range p.Transports {
+		if t != TransportTCP && t != TransportTCP4 {
+			// The target's address says which family it is dialled over.
+			return field.Errorf("Transports", nil, "{Transports} %s needs the built-in server: drop {Target.Addr} or use {Transports} tcp", t)
+		}
 	}
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/tlsbench/tlsbench/internal/field"
 	"github.com/tlsbench/tlsbench/internal/peers"
 	"github.com/tlsbench/tlsbench/loadgen"
 	"github.com/tlsbench/tlsbench/pki"
@@ -108,63 +109,7 @@ func Run(ctx context.Context, p Plan, emit func(*results.Record) error) error {
 		return err
 	}
 
-	cases := p.Cases()
-	var failed []error
-	for i := 0; i < len(cases); {
-		// The cases of one server: same key type, key cache and transport.
-		j := i
-		for j < len(cases) && cases[j].KeyType == cases[i].KeyType && cases[j].Transport == cases[i].Transport &&
-			cases[j].KeyCache == cases[i].KeyCache {
-			j++
-		}
-		srv, err := st.startServer(ctx, cases[i])
-		if err != nil {
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			return &ServerStartError{Target: p.Target.Addr != "", Err: err}
-		}
-		for k := i; k < j; k++ {
-			rec, err := srv.guardCase(ctx, cases[k].Name, func(ctx context.Context) (*results.Record, error) {
-				return st.runCase(ctx, cases[k], k+1, len(cases), srv)
-			})
-			if rec != nil {
-				if eerr := emit(rec); eerr != nil {
-					srv.close()
-					return eerr
-				}
-			}
-			if err != nil {
-				if ctx.Err() == nil && isCaseFailure(err) {
-					failed = append(failed, err)
-					continue
-				}
-				srv.close()
-				return err
-			}
-		}
-		if err := srv.close(); err != nil && ctx.Err() == nil {
-			return err
-		}
-		i = j
-	}
-	if len(failed) > 0 {
-		return &FailedCases{Errs: failed}
-	}
-	return nil
-}
-
-// isCaseFailure tells a failure of one case, after which the run goes on,
-// from a failure of the run.
-func isCaseFailure(err error) bool {
-	var (
-		re *loadgen.ResumptionError
-		ce *loadgen.CaseError
-		ie *loadgen.IdentityError
-		ee *loadgen.ErrorRateError
-		se *loadgen.StallError
-	)
-	return errors.As(err, &re) || errors.As(err, &ce) || errors.As(err, &ie) || errors.As(err, &ee) || errors.As(err, &se)
+	return runCases(ctx, p.Cases(), st, emit)
 }
 
 // setupBuiltin makes the run's test PKI: the CA, and the client identities
@@ -208,12 +153,12 @@ func (st *runState) setupGivenIdentities() error {
 		first := p.Server.Identities[0]
 		caFile = filepath.Join(filepath.Dir(first.Cert+first.P12), pki.RootCertFile)
 		if _, err := os.Stat(caFile); err != nil {
-			return &ServerStartError{Err: fmt.Errorf("--identity: no %s beside %s to verify it with; give the CA with --ca FILE", pki.RootCertFile, first.Cert+first.P12)}
+			return &ServerStartError{Err: field.Errorf("Server.Identities", nil, "no %s beside %s to verify it with; give the CA with {ServerCA} FILE", pki.RootCertFile, first.Cert+first.P12)}
 		}
 	}
 	certs, err := pki.LoadCertsPEM(caFile)
 	if err != nil {
-		return &ServerStartError{Err: fmt.Errorf("--ca: %w", err)}
+		return &ServerStartError{Err: &field.Error{Field: "ServerCA", Reason: err.Error()}}
 	}
 	st.roots = x509.NewCertPool()
 	for _, c := range certs {
@@ -236,7 +181,7 @@ func (st *runState) setupTarget() error {
 	if t.CAFile != "" {
 		certs, err := pki.LoadCertsPEM(t.CAFile)
 		if err != nil {
-			return &ServerStartError{Target: true, Err: fmt.Errorf("--ca: %w", err)}
+			return &ServerStartError{Target: true, Err: &field.Error{Field: "Target.CAFile", Reason: err.Error()}}
 		}
 		st.roots = x509.NewCertPool()
 		for _, c := range certs {
@@ -246,7 +191,7 @@ func (st *runState) setupTarget() error {
 	if t.CertFile != "" {
 		id, err := pki.LoadIdentityPEM(t.CertFile, t.KeyFile)
 		if err != nil {
-			return &ServerStartError{Target: true, Err: fmt.Errorf("--client-cert/--client-key: %w", err)}
+			return &ServerStartError{Target: true, Err: &field.Error{Field: "Target.CertFile/Target.KeyFile", Reason: err.Error()}}
 		}
 		cert := id.TLSCertificate()
 		st.identities = []clientIdentity{{cert: &cert, scope: pki.ThumbprintHex(id.Leaf), key: server.IdentityKey(id.Leaf)}}
@@ -254,19 +199,23 @@ func (st *runState) setupTarget() error {
 	return nil
 }
 
-// builtin is the server of a group of cases: the built-in one in a child
-// process or in this one, or an external target.
-type builtin struct {
-	dialer   loadgen.Dialer
-	observer loadgen.ServerObserver
-	close    func() error
+// targeted implements mode.
+func (st *runState) targeted() bool { return st.plan.Target.Addr != "" }
+
+// notRunnable implements mode.
+func (st *runState) notRunnable(c *Case) *results.Record {
+	if st.plan.Notice != nil {
+		st.plan.Notice(c.Name + ": " + c.NotRunnable)
+	}
+	return notRunnableRecord(c, results.Record{Env: st.env, Target: st.plan.Target.Addr, SessionStore: sessionStore(st.plan)})
 }
 
-func (st *runState) startServer(ctx context.Context, c Case) (*builtin, error) {
-	kt, transport := c.KeyType, c.Transport
+// startServer implements mode: the target, or the built-in server
+// configured for c's group.
+func (st *runState) startServer(ctx context.Context, c *Case) (*builtin, error) {
 	p := st.plan
 	if p.Target.Addr != "" {
-		b := &builtin{dialer: loadgen.TCPDialer{Addr: p.Target.Addr}, close: func() error { return nil }}
+		b := &builtin{dialer: loadgen.TCPDialer{Addr: p.Target.Addr}}
 		if pid := p.Target.ServerPID; pid > 0 {
 			obs := loadgen.ProcessCPU{PID: pid}
 			if _, err := obs.Snapshot(); err != nil {
@@ -277,12 +226,9 @@ func (st *runState) startServer(ctx context.Context, c Case) (*builtin, error) {
 		return b, nil
 	}
 	opts := p.Server
-	if opts.Listen == "" {
-		opts.Listen = "127.0.0.1:0"
-	}
-	opts.DisableKeyCache = !c.KeyCache
+	c.configureServer(&opts)
 	if len(opts.Identities) == 0 {
-		files, err := st.writeServerIdentity(kt)
+		files, err := st.writeServerIdentity(c.KeyType)
 		if err != nil {
 			return nil, err
 		}
@@ -295,44 +241,12 @@ func (st *runState) startServer(ctx context.Context, c Case) (*builtin, error) {
 			return nil, err
 		}
 	}
-
-	if transport == TransportMemory {
-		sctx, cancel := context.WithCancel(ctx)
-		srv, err := server.NewFromOptions(opts)
-		if err != nil {
-			cancel()
-			return nil, err
-		}
-		return &builtin{
-			dialer:   MemoryDialer{Server: srv, Ctx: sctx},
-			observer: InProcessServer{Server: srv},
-			close:    func() error { cancel(); return nil },
-		}, nil
+	at := inChild
+	if c.Transport == TransportMemory {
+		at = overMemory
 	}
-
-	exe := p.Executable
-	if exe == "" {
-		var err error
-		if exe, err = os.Executable(); err != nil {
-			return nil, fmt.Errorf("finding tlsbench to start the server: %w", err)
-		}
-	}
-	args := p.ChildArgs
-	if args == nil {
-		args = []string{"serve"}
-	}
-	child, err := server.StartChild(ctx, server.ChildOptions{Path: exe, Args: args, Env: p.ChildEnv, Server: opts})
-	if err != nil {
-		return nil, err
-	}
-	if p.Notice != nil {
-		p.Notice(fmt.Sprintf("built-in server (%s) pid %d on %s", kt, child.PID(), child.Hello().Addr))
-	}
-	return &builtin{
-		dialer:   &childDialer{TCPDialer: loadgen.TCPDialer{Addr: child.Hello().Addr}, child: child},
-		observer: ChildServer{Child: child},
-		close:    child.Close,
-	}, nil
+	child := childPlumbing{Executable: p.Executable, Args: p.ChildArgs, Env: p.ChildEnv}
+	return startBuiltin(ctx, opts, at, child, p.Notice, string(c.KeyType))
 }
 
 // writeServerIdentity issues a server identity of key type kt from the
@@ -355,12 +269,10 @@ func (st *runState) writeServerIdentity(kt pki.KeyType) (server.IdentityFiles, e
 // clients builds the client configurations of a case: one per identity,
 // each with its own session scope, so that a session made as identity A is
 // never offered while presenting identity B.
-func (st *runState) clients(c Case) ([]*tls.Config, []string) {
+func (st *runState) clients(c *Case) ([]*tls.Config, []string) {
 	p := st.plan
-	co := tlsconf.ClientOptions{Version: c.Version, RootCAs: st.roots, ServerName: st.serverName, Insecure: st.insecure, NextProtos: p.Target.ALPN}
-	if c.Group != 0 {
-		co.Groups = []tls.CurveID{c.Group}
-	}
+	co := tlsconf.ClientOptions{RootCAs: st.roots, ServerName: st.serverName, Insecure: st.insecure, NextProtos: p.Target.ALPN}
+	c.configureClient(&co)
 	var pool *tlsconf.SessionPool
 	if c.Resume {
 		size := p.SessionPool
@@ -392,13 +304,11 @@ func (st *runState) clients(c Case) ([]*tls.Config, []string) {
 	return cfgs, keys
 }
 
-func (st *runState) runCase(ctx context.Context, c Case, index, total int, srv *builtin) (*results.Record, error) {
+func (st *runState) runCase(ctx context.Context, c *Case, index, total int, srv *builtin) (*results.Record, error) {
 	p := st.plan
 	cfgs, keys := st.clients(c)
-	rec := results.Record{KeyType: string(c.KeyType), Env: st.env, Target: p.Target.Addr, SessionStore: sessionStore(p)}
-	if c.NameKeyCache {
-		rec.KeyCache = results.Bool(c.KeyCache)
-	}
+	rec := results.Record{Env: st.env, Target: p.Target.Addr, SessionStore: sessionStore(p)}
+	c.record(&rec)
 	if p.Target.Insecure {
 		rec.Env.Insecure = true
 	}
@@ -420,7 +330,7 @@ func (st *runState) runCase(ctx context.Context, c Case, index, total int, srv *
 		Dialer:           srv.dialer,
 		Server:           srv.observer,
 		Record:           rec,
-		Words:            flagWords,
+		Words:            p.Words,
 	}
 	if p.Target.Addr != "" {
 		// An external server cannot say which sessions it declined:
@@ -432,7 +342,7 @@ func (st *runState) runCase(ctx context.Context, c Case, index, total int, srv *
 		}
 		hc.Exchange = p.Target.request().Exchange(host)
 		if p.Target.request() == loadgen.RequestNone {
-			hc.Record.Notes = append(hc.Record.Notes, "--request none: the client closes right after the handshake, so TLS 1.3 tickets are never read")
+			hc.Record.Notes = append(hc.Record.Notes, "request none: the client closes right after the handshake, so TLS 1.3 tickets are never read")
 		}
 	}
 	if p.Progress != nil {
@@ -442,8 +352,14 @@ func (st *runState) runCase(ctx context.Context, c Case, index, total int, srv *
 	}
 	got, err := loadgen.RunHandshakes(ctx, hc)
 	st.addHints(err)
-	if got != nil && c.Mutual {
-		got.ClientIdentities = len(cfgs)
+	if got != nil {
+		// loadgen names the transport by its dialer ("tcp" for both
+		// families); the axis knows which.
+		c.record(got)
+		if c.Mutual {
+			got.ClientIdentities = len(cfgs)
+		}
+		cipherNote(c, got)
 	}
 	return got, err
 }
@@ -478,7 +394,7 @@ func (st *runState) addHints(err error) {
 		singleUse := re.SingleUse || re.ServerDeclined["unknown"] > 0 && (!re.Measured || re.AllFell)
 		switch {
 		case singleUse && p.TicketReuse == tlsconf.ReuseMulti:
-			re.Hint = "the server refused sessions it had already accepted once, as servers with single-use tickets do: try --ticket-reuse single"
+			re.Hint = "the server refused sessions it had already accepted once, as servers with single-use tickets do: try {TicketReuse} single"
 		case !re.Measured && p.Target.Addr != "":
 			re.Hint = "see what the server does about resumption: tlsbench probe " + p.Target.Addr
 		}
@@ -487,11 +403,19 @@ func (st *runState) addHints(err error) {
 	if errors.As(err, &se) && se.Stage == "exchange" && p.Target.Addr != "" {
 		switch p.Target.request() {
 		case loadgen.RequestPing:
-			se.Hint = "it does not echo the ping: use --request http for an HTTP server, or --request line for a line-based one"
+			se.Hint = "it does not echo the ping: use {Target.Request} http for an HTTP server, or {Target.Request} line for a line-based one"
 		case loadgen.RequestLine:
-			se.Hint = "it does not answer a line: use --request http for an HTTP server"
+			se.Hint = "it does not answer a line: use {Target.Request} http for an HTTP server"
 		default:
-			se.Hint = fmt.Sprintf("it does not answer --request %s: try another --request", p.Target.request())
+			se.Hint = fmt.Sprintf("it does not answer {Target.Request} %s: try another {Target.Request}", p.Target.request())
 		}
+	}
+}
+
+// cipherNote says when a case got another cipher than it asked for (a
+// TLS 1.3 server chooses the suite itself).
+func cipherNote(c *Case, rec *results.Record) {
+	if c.Cipher != "" && rec.Handshakes > 0 && rec.Cipher != c.Cipher {
+		rec.Notes = append(rec.Notes, fmt.Sprintf("asked for cipher %s, negotiated %s", c.Cipher, rec.Cipher))
 	}
 }

@@ -3,11 +3,13 @@ package runner_test
 import (
 	"context"
 	"crypto/tls"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/tlsbench/tlsbench/internal/field"
 	"github.com/tlsbench/tlsbench/internal/testchild"
 	"github.com/tlsbench/tlsbench/pki"
 	"github.com/tlsbench/tlsbench/results"
@@ -127,18 +129,19 @@ func TestValidate(t *testing.T) {
 		mutate func(*runner.Plan)
 		want   string
 	}{
-		{"no versions", func(p *runner.Plan) { p.Versions = nil }, "--tls"},
-		{"zero concurrency", func(p *runner.Plan) { p.Concurrency = []int{0} }, "--concurrency"},
-		{"bad min resumption", func(p *runner.Plan) { p.MinResumption = 2 }, "--min-resumption"},
-		{"pq group with 1.2", func(p *runner.Plan) { p.Groups = []tls.CurveID{tls.X25519MLKEM768} }, "--groups"},
-		{"transport", func(p *runner.Plan) { p.Transports = []string{"udp"} }, "--transport"},
+		{"no versions", func(p *runner.Plan) { p.Versions = nil }, "Versions"},
+		{"zero concurrency", func(p *runner.Plan) { p.Concurrency = []int{0} }, "Concurrency"},
+		{"bad min resumption", func(p *runner.Plan) { p.MinResumption = 2 }, "MinResumption"},
+		{"pq group with 1.2", func(p *runner.Plan) { p.Groups = []tls.CurveID{tls.X25519MLKEM768} }, "Groups"},
+		{"transport", func(p *runner.Plan) { p.Transports = []string{"udp"} }, "Transports"},
 	}
 	for _, tt := range tests {
 		p := smallPlan()
 		tt.mutate(&p)
 		err := p.Validate()
-		if err == nil || !strings.HasPrefix(err.Error(), tt.want) {
-			t.Errorf("%s: error %v, want one starting with %s", tt.name, err, tt.want)
+		var fe *field.Error
+		if !errors.As(err, &fe) || fe.Field != tt.want || strings.Contains(err.Error(), "--") {
+			t.Errorf("%s: error %v, want a field error naming %s (and no flag)", tt.name, err, tt.want)
 		}
 	}
 }

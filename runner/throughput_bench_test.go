@@ -41,7 +41,7 @@ func BenchmarkThroughput(b *testing.B) {
 					}
 					p.Iterations = b.N
 					var rec *results.Record
-					err := runner.RunThroughput(context.Background(), p, func(r *results.Record) error {
+					err := p.Run(context.Background(), func(r *results.Record) error {
 						rec = r
 						return nil
 					})

@@ -4,11 +4,13 @@ import (
 	"context"
 	"crypto/rand"
 	"crypto/tls"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/tlsbench/tlsbench/internal/field"
 	"github.com/tlsbench/tlsbench/internal/ktls"
 	"github.com/tlsbench/tlsbench/internal/testchild"
 	"github.com/tlsbench/tlsbench/loadgen"
@@ -33,7 +35,7 @@ func smallThroughputPlan() runner.ThroughputPlan {
 func runThroughput(t *testing.T, p runner.ThroughputPlan) []results.Record {
 	t.Helper()
 	return collect(t, len(p.Cases()), func(emit func(*results.Record) error) error {
-		return runner.RunThroughput(context.Background(), p, emit)
+		return p.Run(context.Background(), emit)
 	})
 }
 
@@ -149,7 +151,7 @@ func TestThroughputKTLSOnThisKernel(t *testing.T) {
 	p.InProcess = true
 	rec := runThroughput(t, p)[0]
 	notes := strings.Join(rec.Notes, "\n")
-	if !strings.Contains(notes, "--ktls auto: user-space TLS: kTLS is not supported") || *rec.KTLSTX || *rec.KTLSRX {
+	if !strings.Contains(notes, "KTLS auto: user-space TLS: kTLS is not supported") || *rec.KTLSTX || *rec.KTLSRX {
 		t.Errorf("auto fallback: notes %q ktls %v/%v", rec.Notes, *rec.KTLSTX, *rec.KTLSRX)
 	}
 	if !strings.Contains(rec.Name, "/ktls-auto/") {
@@ -157,11 +159,11 @@ func TestThroughputKTLSOnThisKernel(t *testing.T) {
 	}
 
 	p.KTLS = []ktls.Mode{ktls.ModeOff, ktls.ModeOn}
-	err := runner.RunThroughput(context.Background(), p, func(*results.Record) error {
+	err := p.Run(context.Background(), func(*results.Record) error {
 		t.Error("a case ran although --ktls on cannot be honoured")
 		return nil
 	})
-	if err == nil || !strings.Contains(err.Error(), "--ktls on: kTLS is not supported") || !strings.Contains(err.Error(), "--ktls auto") {
+	if err == nil || !strings.Contains(err.Error(), "{KTLS} on: kTLS is not supported") || !strings.Contains(err.Error(), "{KTLS} auto") {
 		t.Errorf("--ktls on: %v, want the reason and the fix", err)
 	}
 }
@@ -175,27 +177,31 @@ func TestThroughputPlanValidate(t *testing.T) {
 		want   string // "" means valid
 	}{
 		{"ok", func(*runner.ThroughputPlan) {}, ""},
-		{"bytes and duration", func(p *runner.ThroughputPlan) { p.Duration = 1e9 }, "--bytes and --duration"},
-		{"neither", func(p *runner.ThroughputPlan) { p.Bytes = 0 }, "--bytes or --duration"},
-		{"buffer too big", func(p *runner.ThroughputPlan) { p.Buffers = []int{2 << 20} }, "--buffer"},
-		{"bad cipher", func(p *runner.ThroughputPlan) { p.Ciphers = []string{"rc4"} }, "--cipher"},
-		{"bad direction", func(p *runner.ThroughputPlan) { p.Directions = []string{"sideways"} }, "--direction"},
-		{"upload from file", func(p *runner.ThroughputPlan) { p.Source = file }, "use --direction download"},
+		{"bytes and duration", func(p *runner.ThroughputPlan) { p.Duration = 1e9 }, "Bytes"},
+		{"neither", func(p *runner.ThroughputPlan) { p.Bytes = 0 }, "Bytes"},
+		{"buffer too big", func(p *runner.ThroughputPlan) { p.Buffers = []int{2 << 20} }, "Buffers"},
+		{"bad cipher", func(p *runner.ThroughputPlan) { p.Ciphers = []string{"rc4"} }, "Ciphers"},
+		{"bad direction", func(p *runner.ThroughputPlan) { p.Directions = []string{"sideways"} }, "Directions"},
+		{"upload from file", func(p *runner.ThroughputPlan) { p.Source = file }, "Source"},
 		{"missing file", func(p *runner.ThroughputPlan) {
 			p.Source, p.Directions = file+".nope", []string{loadgen.DirectionDownload}
-		}, "--source file:"},
+		}, "Source"},
 		{"only TLS 1.3 AES-256", func(p *runner.ThroughputPlan) {
 			p.Versions, p.Ciphers = []uint16{tls.VersionTLS13}, []string{ktls.CipherAES256GCM}
-		}, "cannot be negotiated between two Go"},
-		{"tls 1.0", func(p *runner.ThroughputPlan) { p.Versions = []uint16{tls.VersionTLS10} }, "--tls: TLS 1.0"},
-		{"mutual", func(p *runner.ThroughputPlan) { p.Server.Mutual = true }, "--mutual"},
+		}, "Versions/Ciphers"},
+		{"tls 1.0", func(p *runner.ThroughputPlan) { p.Versions = []uint16{tls.VersionTLS10} }, "Versions"},
+		{"mutual", func(p *runner.ThroughputPlan) { p.Server.Mutual = true }, "Server.Mutual"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := smallThroughputPlan()
 			tc.mutate(&p)
 			err := p.Validate()
-			if tc.want == "" && err != nil || tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)) {
-				t.Errorf("Validate: %v, want %q", err, tc.want)
+			var fe *field.Error
+			if tc.want == "" && err != nil || tc.want != "" && (!errors.As(err, &fe) || fe.Field != tc.want) {
+				t.Errorf("Validate: %v, want a field error naming %q", err, tc.want)
+			}
+			if err != nil && strings.Contains(err.Error(), "--") {
+				t.Errorf("Validate: %v names a flag: the library names fields", err)
 			}
 		})
 	}

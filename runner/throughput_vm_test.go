@@ -21,7 +21,7 @@ import (
 // inside a VM whose kernel has kTLS (as internal/ktls's VM tests).
 const vmEnv = "TLSBENCH_KTLS_VM"
 
-// TestVMThroughput runs a small throughput matrix through RunThroughput
+// TestVMThroughput runs a small throughput matrix through ThroughputPlan.Run
 // with the built-in server in a child process, both ends in kTLS or both
 // in user space, and logs KTLS-RUN lines that the VM script prints: the
 // same figures tlsbench run --mode throughput reports, and the kTLS/user
@@ -76,7 +76,7 @@ func TestVMThroughput(t *testing.T) {
 	for _, pl := range plans {
 		p := base
 		pl.mutate(&p)
-		err := runner.RunThroughput(context.Background(), p, func(r *results.Record) error {
+		err := p.Run(context.Background(), func(r *results.Record) error {
 			recs = append(recs, *r)
 			return nil
 		})

@@ -5,6 +5,8 @@ import (
 	"crypto/x509"
 	"errors"
 	"io"
+
+	"github.com/tlsbench/tlsbench/internal/ktls"
 )
 
 // ClientOptions describe one client configuration.
@@ -15,6 +17,11 @@ type ClientOptions struct {
 	// Groups are the key-exchange groups offered, in preference order; nil
 	// offers Go's defaults.
 	Groups []tls.CurveID
+	// Cipher, when set, is the only cipher offered (tlsconf.Cipher*): the
+	// TLS 1.2 suites of that cipher, or for TLS 1.3, where Go ignores
+	// CipherSuites, a preference the Go server follows (TLS 1.2 is then
+	// offered too: see ktls.PreferTLS13Cipher). Empty offers Go's defaults.
+	Cipher string
 	// RootCAs verify the server; nil uses the system roots.
 	RootCAs *x509.CertPool
 	// ServerName is sent as SNI and verified against the certificate.
@@ -45,6 +52,9 @@ func Client(o ClientOptions) *tls.Config {
 	}
 	if o.Version == 0 {
 		cfg.MinVersion = tls.VersionTLS12
+	}
+	if o.Cipher != "" {
+		setCipher(cfg, o.Version, o.Cipher)
 	}
 	if o.Certificate != nil {
 		cert := o.Certificate
@@ -104,4 +114,18 @@ func Server(o ServerOptions) (*tls.Config, error) {
 		cfg.ClientCAs = o.ClientCAs
 	}
 	return cfg, nil
+}
+
+// setCipher offers only cipher. TLS 1.3 AES-256-GCM cannot be steered
+// (CipherRunnable says so); the plan reports such a case instead of
+// running it, so the configuration is left at Go's preference.
+func setCipher(cfg *tls.Config, version uint16, cipher string) {
+	if version != tls.VersionTLS13 {
+		cfg.CipherSuites = tls12Suites[cipher]
+		return
+	}
+	cfg.MinVersion = tls.VersionTLS12
+	if ktls.PreferTLS13Cipher(cfg, cipher) != nil {
+		cfg.MinVersion = tls.VersionTLS13
+	}
 }

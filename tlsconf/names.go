@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/tlsbench/tlsbench/internal/ktls"
 )
 
 var versionsByName = map[string]uint16{
@@ -87,4 +89,49 @@ func GroupName(id tls.CurveID) string {
 		}
 	}
 	return fmt.Sprintf("0x%04x", uint16(id))
+}
+
+// Ciphers a case can ask for, named as --cipher takes them and records
+// write them: the AEAD of an ECDHE suite (the signature follows the
+// server's key).
+const (
+	CipherAES128GCM        = ktls.CipherAES128GCM
+	CipherAES256GCM        = ktls.CipherAES256GCM
+	CipherChaCha20Poly1305 = ktls.CipherChaCha20Poly1305
+)
+
+// tls12Suites are the TLS 1.2 suites of each cipher: ECDHE with ECDSA
+// (and Ed25519) keys, and with RSA keys, so the server's key picks one.
+var tls12Suites = map[string][]uint16{
+	CipherAES128GCM:        {tls.TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256, tls.TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256},
+	CipherAES256GCM:        {tls.TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384, tls.TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384},
+	CipherChaCha20Poly1305: {tls.TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256, tls.TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256},
+}
+
+// ParseCipher reads one cipher name: aes128gcm, aes256gcm or
+// chacha20poly1305.
+func ParseCipher(s string) (string, error) {
+	if _, ok := tls12Suites[s]; ok {
+		return s, nil
+	}
+	return "", fmt.Errorf("%q is not a cipher (want %s, %s or %s)", s, CipherAES128GCM, CipherAES256GCM, CipherChaCha20Poly1305)
+}
+
+// CipherName names a negotiated suite by its cipher, as ParseCipher
+// accepts it; Go's name of the suite when it is none of those.
+func CipherName(suite uint16) string {
+	if c := ktls.CipherOf(suite); c != "" {
+		return c
+	}
+	return tls.CipherSuiteName(suite)
+}
+
+// CipherRunnable says why a version and cipher cannot be measured between
+// two Go endpoints (TLS 1.3 AES-256-GCM: Go never chooses it); nil when
+// they can.
+func CipherRunnable(version uint16, cipher string) error {
+	if version == tls.VersionTLS13 && cipher == CipherAES256GCM {
+		return ktls.ErrTLS13AES256
+	}
+	return nil
 }

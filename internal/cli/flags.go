@@ -4,9 +4,14 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/tlsbench/tlsbench/loadgen"
 	"io"
+	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/tlsbench/tlsbench/internal/field"
+	"github.com/tlsbench/tlsbench/runner"
 )
 
 // flagSet wraps flag.FlagSet to turn its errors into one-line usage
@@ -287,4 +292,109 @@ func (f *flagSet) printFlags(w io.Writer) {
 		}
 		fmt.Fprintf(w, "        %s\n", usage)
 	})
+}
+
+// fieldFlags names the flag of each field of runner.Plan and
+// runner.ThroughputPlan: the library's errors name fields, users read
+// flags. It is the only place that joins the two vocabularies.
+var fieldFlags = map[string]string{
+	"Versions": "--tls", "Resume": "--resume", "Mutual": "--mutual", "Server.Mutual": "--mutual",
+	"Concurrency": "--concurrency", "KeyTypes": "--key", "KeyCache": "--key-cache", "Groups": "--groups",
+	"Ciphers": "--cipher", "Transports": "--transport", "Handshakes": "--handshakes", "Iterations": "--iterations",
+	"Warmup": "--warmup", "MinResumption": "--min-resumption", "MaxErrorRate": "--max-error-rate",
+	"ClientIdentities": "--client-identities", "SessionPool": "--session-pool", "TicketReuse": "--ticket-reuse",
+	"Server.Identities": "--identity", "ServerCA": "--ca",
+	"Target.Addr": "--target", "Target.Insecure": "--insecure", "Target.CAFile": "--ca", "Target.Request": "--request",
+	"Target.CertFile": "--client-cert", "Target.KeyFile": "--client-key", "Target.ServerPID": "--server-pid",
+	"Buffers": "--buffer", "Directions": "--direction", "Source": "--source", "KTLS": "--ktls",
+	"Bytes": "--bytes", "Duration": "--duration", "Server.Listen": "--listen",
+}
+
+// flagOf is the flag of a field, or of fields joined by "/".
+func flagOf(name string) string {
+	parts := strings.Split(name, "/")
+	for i, p := range parts {
+		if f, ok := fieldFlags[p]; ok {
+			parts[i] = f
+		}
+	}
+	return strings.Join(parts, "/")
+}
+
+// fieldRef is a field named inside a library message: {Target.Request}.
+var fieldRef = regexp.MustCompile(`\{([A-Za-z.]+)\}`)
+
+// flagText writes the fields a library message refers to as flags.
+func flagText(s string) string {
+	return fieldRef.ReplaceAllStringFunc(s, func(ref string) string { return flagOf(ref[1 : len(ref)-1]) })
+}
+
+// fieldMessage is a field error as users read it: "--flag value: reason",
+// or the reason alone when it starts by naming its own field.
+func fieldMessage(fe *field.Error) string {
+	if strings.HasPrefix(fe.Reason, "{"+fe.Field+"}") {
+		return flagText(fe.Reason)
+	}
+	e := field.Error{Field: flagOf(fe.Field), Value: flagText(fe.Value), Reason: flagText(fe.Reason)}
+	return e.Error()
+}
+
+// planUsage turns a plan's error into a usage error (exit 2) that names
+// flags.
+func planUsage(err error) error {
+	return &UsageError{Msg: userText(err)}
+}
+
+// userText is a runner error's message with flags for fields.
+func userText(err error) string {
+	var fe *field.Error
+	if !errors.As(err, &fe) {
+		return flagText(err.Error())
+	}
+	var se *runner.ServerStartError
+	if errors.As(err, &se) {
+		return strings.TrimSuffix(se.Error(), fe.Error()) + fieldMessage(fe)
+	}
+	return fieldMessage(fe)
+}
+
+// flagErrors rewrites the messages of a run's case failures (their hints
+// name fields) with flags, keeping the errors for errors.As.
+func flagErrors(err error) error {
+	fc, ok := err.(*runner.FailedCases)
+	if !ok {
+		return err
+	}
+	out := &runner.FailedCases{}
+	for _, e := range fc.Errs {
+		out.Errs = append(out.Errs, &userError{msg: flagText(e.Error()), err: e})
+	}
+	return out
+}
+
+// userError is an error with its message written for users.
+type userError struct {
+	msg string
+	err error
+}
+
+func (e *userError) Error() string { return e.msg }
+func (e *userError) Unwrap() error { return e.err }
+
+// runWords is how tlsbench run's user knows the settings of a case and
+// the advice for its failures: the load generator's messages in the
+// run's own vocabulary, its flags.
+var runWords = loadgen.Words{
+	Names: map[string]string{
+		"MinResumption": "--min-resumption",
+		"MaxErrorRate":  "--max-error-rate",
+		"ConnTimeout":   "--conn-timeout",
+		"MaxDuration":   "--case-time",
+		"KTLS":          "--ktls",
+	},
+	Advice: map[string]string{
+		loadgen.AdviceUntrusted:  "give the CA that issued the server's certificate with --ca FILE, or skip verification with --insecure",
+		loadgen.AdviceClientCert: "the server wants a client certificate: --mutual --client-cert FILE --client-key FILE",
+		loadgen.AdviceNotEcho:    "the target is not an echo server: use --request http for an HTTP server, or --request line for a line-based one",
+	},
 }

@@ -39,7 +39,8 @@ Examples:
   tlsbench run --quick                          # same matrix, ~15 seconds
   tlsbench run --tls 1.3 --resume on --concurrency 128 --out r.jsonl
   tlsbench run --key rsa-2048,ecdsa-p256 --groups x25519,x25519mlkem768 --tls 1.3
-  tlsbench run --transport tcp,memory --format markdown
+  tlsbench run --transport tcp4,tcp6,memory --format markdown
+  tlsbench run --tls 1.2 --cipher aes128gcm,chacha20poly1305 --resume off,on
   tlsbench run --mutual --client-identities 16 --resume off,on
   tlsbench run --session-store stateful --ticket-reuse single --tls 1.3
   tlsbench run --target 127.0.0.1:4433 --ca ca.pem --mutual --client-cert c.pem --client-key c-key.pem
@@ -91,7 +92,7 @@ func defineRunFlags(fs *flagSet) *runFlags {
 	fs.Var(listFlag[int]{&f.concurrency, parsePositiveInt, nil}, "concurrency", "handshakes started at once (wave size), comma-separated")
 	fs.Var(listFlag[pki.KeyType]{&f.keys, pki.ParseKeyType, nil}, "key", "server key types: ecdsa-p256, ecdsa-p384, rsa-2048, rsa-3072, ed25519")
 	fs.Var(listFlag[tls.CurveID]{&f.groups, tlsconf.ParseGroup, tlsconf.GroupName}, "groups", "key-exchange groups, one case each (default: Go's defaults), e.g. x25519,x25519mlkem768,p256")
-	fs.Var(listFlag[string]{&f.transports, parseTransport, nil}, "transport", "tcp (loopback sockets) or memory (in-process pipes), comma-separated")
+	fs.Var(listFlag[string]{&f.transports, parseTransport, nil}, "transport", "tcp4 (IPv4 loopback sockets; tcp is the same), tcp6 (IPv6, the built-in server on [::1]) or memory (in-process pipes), comma-separated")
 	fs.IntVar(&f.handshakes, "handshakes", 128, "handshakes per iteration")
 	fs.IntVar(&f.iterations, "iterations", 20, "measured iterations per case")
 	fs.IntVar(&f.warmup, "warmup", 2, "discarded warm-up iterations per case")
@@ -137,14 +138,37 @@ func parseALPN(s string) (string, error) {
 	return s, nil
 }
 
+// parseTransport reads one --transport; tcp is written tcp4 (its alias),
+// so that "tcp,tcp4" is the one value given twice.
 func parseTransport(s string) (string, error) {
-	if s != runner.TransportTCP && s != runner.TransportMemory {
-		return "", fmt.Errorf("%q is not tcp or memory", s)
+	switch s {
+	case runner.TransportTCP, runner.TransportTCP4:
+		return runner.TransportTCP4, nil
+	case runner.TransportTCP6, runner.TransportMemory:
+		return s, nil
 	}
-	return s, nil
+	return "", fmt.Errorf("%q is not tcp4, tcp6 or memory", s)
 }
 
+// runCmd is tlsbench run: parse the flags, validate them, plan the run
+// and execute it.
 func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs, f, err := parseRun(args, stdout)
+	if err != nil {
+		return err
+	}
+	if err := validateRun(fs, f); err != nil {
+		return err
+	}
+	job, err := planRun(fs, f)
+	if err != nil {
+		return err
+	}
+	return job.execute(ctx, stdout, stderr)
+}
+
+// parseRun parses run's flags and applies --quick.
+func parseRun(args []string, stdout io.Writer) (*flagSet, *runFlags, error) {
 	fs := newFlagSet("run", stdout, nil)
 	f := defineRunFlags(fs)
 	fs.usage = func(w io.Writer) {
@@ -152,32 +176,43 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		fs.printFlags(w)
 	}
 	if err := fs.parse(args); err != nil {
-		return err
+		return nil, nil, err
 	}
 	if f.quick {
-		// Fewer iterations, not fewer cases: --quick answers the same
-		// questions with wider error bars. Explicit flags still win.
+		applyQuick(fs, f)
+	}
+	return fs, f, nil
+}
+
+// applyQuick sets --quick's defaults: fewer iterations, not fewer cases,
+// so --quick answers the same questions with wider error bars. Explicit
+// flags still win.
+func applyQuick(fs *flagSet, f *runFlags) {
+	if !fs.isSet("iterations") {
+		f.iterations = 5
+	}
+	if !fs.isSet("warmup") {
+		f.warmup = 1
+	}
+	if !fs.isSet("case-time") {
+		f.caseTime = 600 * time.Millisecond
+	}
+	if f.baseline != "" {
+		// A comparison needs enough samples for its test (the U test
+		// needs 4 a side at alpha 0.05): a time cap must not cut a
+		// quick case down to two iterations.
 		if !fs.isSet("iterations") {
-			f.iterations = 5
-		}
-		if !fs.isSet("warmup") {
-			f.warmup = 1
+			f.iterations = 6
 		}
 		if !fs.isSet("case-time") {
-			f.caseTime = 600 * time.Millisecond
-		}
-		if f.baseline != "" {
-			// A comparison needs enough samples for its test (the
-			// U test needs 4 a side at alpha 0.05): a time cap must
-			// not cut a quick case down to two iterations.
-			if !fs.isSet("iterations") {
-				f.iterations = 6
-			}
-			if !fs.isSet("case-time") {
-				f.caseTime = 0
-			}
+			f.caseTime = 0
 		}
 	}
+}
+
+// validateRun checks the flags that need no plan: values, and which
+// flags go together. The plan's own checks follow in planRun.
+func validateRun(fs *flagSet, f *runFlags) error {
 	switch {
 	case f.connTimeout <= 0:
 		return usagef("--conn-timeout %v: must be positive, e.g. 10s", f.connTimeout)
@@ -189,54 +224,20 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if f.out != "" && f.baseline != "" && sameFile(f.out, f.baseline) {
 		return usagef("--out %s would overwrite the --baseline file; write the new results elsewhere", f.out)
 	}
-	format, err := report.ParseFormat(f.format)
-	if err != nil {
+	if _, err := report.ParseFormat(f.format); err != nil {
 		return usagef("--format: %v", err)
 	}
 	if err := f.cmp.validate(); err != nil {
 		return err
 	}
-	var baseline []results.Record
-	if f.baseline != "" {
-		if baseline, err = loadBaseline(f.baseline); err != nil {
-			return err
-		}
-	} else if fs.isSet("fail-on-regression") || fs.isSet("alpha") {
+	if f.baseline == "" && (fs.isSet("fail-on-regression") || fs.isSet("alpha")) {
 		return usagef("--fail-on-regression and --alpha compare with a baseline: add --baseline FILE")
 	}
-	tplan, err := throughputPlan(fs, f) // nil with --mode handshake
-	if err != nil {
+	if err := checkMode(fs, f); err != nil {
 		return err
 	}
-	reuse, err := tlsconf.ParseTicketReuse(f.ticketReuse)
-	if err != nil {
+	if _, err := tlsconf.ParseTicketReuse(f.ticketReuse); err != nil {
 		return usagef("--ticket-reuse: %v", err)
-	}
-	plan := runner.Plan{
-		Mutual:           f.server.mutual,
-		ClientIdentities: f.clientIdentities,
-		SessionPool:      f.sessionPool,
-		TicketReuse:      reuse,
-		Target:           f.target,
-		Versions:         f.versions,
-		Resume:           f.resume,
-		Concurrency:      f.concurrency,
-		KeyTypes:         f.keys,
-		Groups:           f.groups,
-		Transports:       f.transports,
-		Handshakes:       f.handshakes,
-		Iterations:       f.iterations,
-		Warmup:           f.warmup,
-		CaseTime:         f.caseTime,
-		MinResumption:    f.minResumption,
-		MaxErrorRate:     f.maxErrorRate,
-		ConnTimeout:      f.connTimeout,
-	}
-	if err := f.server.apply(&plan.Server, fs.isSet); err != nil {
-		return err
-	}
-	if fs.isSet("key-cache") || len(f.server.identities) > 0 {
-		plan.KeyCache = f.keyCache
 	}
 	if f.target.CertFile != "" && !f.server.mutual {
 		return usagef("--client-cert presents a client certificate: add --mutual, so the cases are named and reported as mutual TLS")
@@ -246,6 +247,15 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			return usagef("--listen %q: %v (want host:port, e.g. 127.0.0.1:0)", f.server.listen, err)
 		}
 	}
+	if len(f.server.identities) > 0 && fs.isSet("key") {
+		return usagef("--key generates a server identity; with --identity the files decide")
+	}
+	return checkScope(fs, f)
+}
+
+// checkScope refuses flags of the built-in server with --target, and
+// flags of an external server without it.
+func checkScope(fs *flagSet, f *runFlags) error {
 	if f.target.Addr != "" {
 		for _, name := range []string{"listen", "session-store", "session-capacity", "session-ttl", "ticket-keys",
 			"handshake-timeout", "identity", "p12-password-file", "constraints", "key-cache", "key"} {
@@ -253,76 +263,122 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 				return usagef("--%s configures the built-in server; it does not apply with --target", name)
 			}
 		}
-	} else {
-		targetOnly := []string{"insecure", "client-cert", "client-key", "alpn", "request", "server-pid"}
-		if len(f.server.identities) == 0 {
-			// With --identity, --ca and --sni say how the clients verify
-			// the given server identity.
-			targetOnly = append(targetOnly, "ca", "sni")
-		}
-		for _, name := range targetOnly {
-			if fs.isSet(name) {
-				return usagef("--%s applies to an external server: add --target host:port", name)
-			}
+		return nil
+	}
+	targetOnly := []string{"insecure", "client-cert", "client-key", "alpn", "request", "server-pid"}
+	if len(f.server.identities) == 0 {
+		// With --identity, --ca and --sni say how the clients verify
+		// the given server identity.
+		targetOnly = append(targetOnly, "ca", "sni")
+	}
+	for _, name := range targetOnly {
+		if fs.isSet(name) {
+			return usagef("--%s applies to an external server: add --target host:port", name)
 		}
 	}
-	if len(f.server.identities) > 0 {
-		if fs.isSet("key") {
-			return usagef("--key generates a server identity; with --identity the files decide")
+	return nil
+}
+
+// runJob is a planned run: the plan of its mode, and what to do with
+// the records.
+type runJob struct {
+	f        *runFlags
+	format   report.Format
+	baseline []results.Record
+	plan     runner.Plan
+	tplan    *runner.ThroughputPlan // nil with --mode handshake
+}
+
+// planRun builds the run's plan from valid flags and validates it.
+func planRun(fs *flagSet, f *runFlags) (*runJob, error) {
+	job := &runJob{f: f}
+	job.format, _ = report.ParseFormat(f.format)
+	var err error
+	if f.baseline != "" {
+		if job.baseline, err = loadBaseline(f.baseline); err != nil {
+			return nil, err
 		}
+	}
+	if job.tplan, err = throughputPlan(fs, f); err != nil {
+		return nil, err
+	}
+	reuse, _ := tlsconf.ParseTicketReuse(f.ticketReuse)
+	job.plan = runner.Plan{
+		Mutual: f.server.mutual, ClientIdentities: f.clientIdentities, SessionPool: f.sessionPool, TicketReuse: reuse,
+		Target: f.target, Versions: f.versions, Resume: f.resume, Concurrency: f.concurrency, KeyTypes: f.keys,
+		Groups: f.groups, Ciphers: handshakeCiphers(fs, f), Transports: f.transports,
+		Handshakes: f.handshakes, Iterations: f.iterations, Warmup: f.warmup, CaseTime: f.caseTime,
+		MinResumption: f.minResumption, MaxErrorRate: f.maxErrorRate, ConnTimeout: f.connTimeout,
+	}
+	plan := &job.plan
+	if err := f.server.apply(&plan.Server, fs.isSet); err != nil {
+		return nil, err
+	}
+	if fs.isSet("key-cache") || len(f.server.identities) > 0 {
+		plan.KeyCache = f.keyCache
+	}
+	if len(f.server.identities) > 0 {
 		info, err := f.server.loadIdentities(true)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		plan.KeyTypes = []pki.KeyType{pki.KeyType(info[0].KeyType)}
 		plan.ServerCA = f.target.CAFile
 		plan.Target.CAFile, plan.Target.ServerName = "", f.target.ServerName
 	}
-	if err := plan.Validate(); tplan == nil && err != nil {
-		return &UsageError{Msg: err.Error()}
+	if job.tplan == nil {
+		if err := plan.Validate(); err != nil {
+			return nil, planUsage(err)
+		}
 	}
+	return job, nil
+}
 
+// execute runs the planned cases, streams each record to stdout and
+// --out, and compares with the baseline at the end.
+func (job *runJob) execute(ctx context.Context, stdout, stderr io.Writer) error {
 	var out *outFile
-	if f.out != "" {
-		if out, err = createOutFile(f.out); err != nil {
+	if job.f.out != "" {
+		var err error
+		if out, err = createOutFile(job.f.out); err != nil {
 			return usagef("--out: %v", err)
 		}
 		defer out.abandon() // on a return before the run ends
 	}
-	cases := len(plan.Cases())
-	if tplan != nil {
-		cases = len(tplan.Cases())
+	cases := len(job.plan.Cases())
+	if job.tplan != nil {
+		cases = len(job.tplan.Cases())
 	}
 	prog := newProgress(stderr, cases)
-	plan.Progress = prog.update
-	plan.Notice = prog.notice
-
 	// json, csv and benchfmt go out case by case; a table once at the end.
-	stream, err := report.NewStream(stdout, format)
+	stream, err := report.NewStream(stdout, job.format)
 	if err != nil {
 		return usagef("--format: %v", err)
 	}
-	measured := 0
 	var recs []results.Record // kept for --baseline
 	emit := func(rec *results.Record) error {
-		measured++
 		prog.caseDone(rec)
-		if baseline != nil {
-			recs = append(recs, *rec)
-		}
+		recs = append(recs, *rec)
 		if out != nil {
 			out.write(rec) // a failed write is reported at the end
 		}
 		return stream.Add(rec)
 	}
 	var runErr error
-	if tplan != nil {
-		tplan.Progress, tplan.Notice = prog.updateThroughput, prog.notice
-		runErr = runner.RunThroughput(ctx, *tplan, emit)
+	if job.tplan != nil {
+		job.tplan.Progress, job.tplan.Notice, job.tplan.Words = prog.updateThroughput, prog.notice, runWords
+		runErr = job.tplan.Run(ctx, emit)
 	} else {
-		runErr = runner.Run(ctx, plan, emit)
+		job.plan.Progress, job.plan.Notice, job.plan.Words = prog.update, prog.notice, runWords
+		runErr = runner.Run(ctx, job.plan, emit)
 	}
 	prog.finish()
+	return job.finish(ctx, stdout, stderr, stream, out, recs, runErr)
+}
+
+// finish closes the output of a run and says how it ended.
+func (job *runJob) finish(ctx context.Context, stdout, stderr io.Writer, stream *report.Stream, out *outFile, recs []results.Record, runErr error) error {
+	measured := len(recs)
 	var outErr error
 	if out != nil {
 		outErr = out.finish(measured, runErr == nil)
@@ -332,16 +388,16 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			return errors.Join(runErr, outErr, err)
 		}
 	}
-	if baseline != nil && measured > 0 && ctx.Err() == nil {
-		if err := f.cmp.compareAfterRun(stdout, stderr, format, f.baseline, baseline, recs); err != nil {
+	if job.baseline != nil && measured > 0 && ctx.Err() == nil {
+		if err := job.f.cmp.compareAfterRun(stdout, stderr, job.format, job.f.baseline, job.baseline, recs); err != nil {
 			return errors.Join(runErr, outErr, err)
 		}
 	}
 	var startErr *runner.ServerStartError
 	if errors.As(runErr, &startErr) {
-		return &UsageError{Msg: runErr.Error()}
+		return &UsageError{Msg: userText(runErr)}
 	}
-	return runOutcome(ctx, runErr, out, outErr)
+	return runOutcome(ctx, flagErrors(runErr), out, outErr)
 }
 
 // runOutcome is run's final error: the run's own, with what became of
@@ -393,4 +449,13 @@ func sameFile(a, b string) bool {
 	fa, errA := os.Stat(a)
 	fb, errB := os.Stat(b)
 	return errA == nil && errB == nil && os.SameFile(fa, fb)
+}
+
+// handshakeCiphers are the ciphers of handshake cases: none (Go's
+// defaults) unless --cipher is given.
+func handshakeCiphers(fs *flagSet, f *runFlags) []string {
+	if fs.isSet("cipher") {
+		return f.tp.ciphers
+	}
+	return nil
 }

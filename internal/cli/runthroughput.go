@@ -36,7 +36,7 @@ func defineThroughputFlags(fs *flagSet) *throughputFlags {
 	}
 	fs.StringVar(&t.mode, "mode", modeHandshake, "what to measure: handshake (handshake cost) or throughput (bulk transfer, with or without kernel TLS)")
 	fs.Var(listFlag[int]{&t.buffers, runner.ParseBuffer, runner.SizeName}, "buffer", "throughput: application read/write sizes, comma-separated (up to 1m)")
-	fs.Var(listFlag[string]{&t.ciphers, runner.ParseCipher, nil}, "cipher", "throughput: aes128gcm, aes256gcm, chacha20poly1305, comma-separated (TLS 1.3 aes256gcm is reported as not runnable: two Go endpoints cannot negotiate it)")
+	fs.Var(listFlag[string]{&t.ciphers, runner.ParseCipher, nil}, "cipher", "ciphers, one case each: aes128gcm, aes256gcm, chacha20poly1305, comma-separated (ECDHE suites; handshake cases offer Go's defaults unless given; TLS 1.3 aes256gcm is reported as not runnable: two Go endpoints cannot negotiate it)")
 	fs.Var(listFlag[ktls.Mode]{&t.ktls, parseKTLSMode, ktls.Mode.String}, "ktls", "throughput: kernel TLS on both ends: off, auto (user space where the kernel cannot, with the reason in the notes) or on (refused, exit 2, where the kernel cannot); off,on runs both")
 	fs.Var(listFlag[string]{&t.directions, runner.ParseDirection, nil}, "direction", "throughput: download (the server sends), upload (the client sends) or both at once, comma-separated")
 	fs.StringVar(&t.bytes, "bytes", "64MiB", "throughput: `SIZE` each connection moves per direction per iteration, e.g. 16MiB, 1g")
@@ -45,39 +45,47 @@ func defineThroughputFlags(fs *flagSet) *throughputFlags {
 	return t
 }
 
-// Flags that apply to one mode only. The others (--tls, --concurrency,
+// Flags that apply to one mode only. The others (--tls, --cipher, --concurrency,
 // --key, --iterations, --warmup, --case-time, --conn-timeout, --out,
 // --format, --quick, --baseline, --listen, --handshake-timeout) apply to
 // both.
 var (
-	throughputOnlyFlags = []string{"buffer", "cipher", "ktls", "direction", "bytes", "duration", "source"}
+	throughputOnlyFlags = []string{"buffer", "ktls", "direction", "bytes", "duration", "source"}
 	handshakeOnlyFlags  = []string{"resume", "handshakes", "groups", "transport", "min-resumption", "max-error-rate", "mutual",
 		"client-identities", "session-pool", "ticket-reuse", "session-store", "session-capacity", "session-ttl",
 		"ticket-keys", "key-cache", "identity", "p12-password-file", "constraints",
 		"target", "sni", "ca", "insecure", "client-cert", "client-key", "server-pid", "alpn", "request"}
 )
 
-// throughputPlan checks the mode flags and, for --mode throughput, builds
-// and validates the plan; it returns nil for --mode handshake. Errors are
-// usage errors (exit 2), --ktls on on a kernel without kTLS included.
-func throughputPlan(fs *flagSet, f *runFlags) (*runner.ThroughputPlan, error) {
-	t := f.tp
-	switch t.mode {
+// checkMode checks --mode and refuses the flags of the other mode.
+func checkMode(fs *flagSet, f *runFlags) error {
+	switch f.tp.mode {
 	case modeHandshake:
 		for _, name := range throughputOnlyFlags {
 			if fs.isSet(name) {
-				return nil, usagef("--%s applies to --mode throughput", name)
+				return usagef("--%s applies to --mode throughput", name)
 			}
 		}
-		return nil, nil
+		return nil
 	case modeThroughput:
 	default:
-		return nil, usagef("--mode %q: want handshake or throughput", t.mode)
+		return usagef("--mode %q: want handshake or throughput", f.tp.mode)
 	}
 	for _, name := range handshakeOnlyFlags {
 		if fs.isSet(name) {
-			return nil, usagef("--%s applies to handshake cases: drop it with --mode throughput", name)
+			return usagef("--%s applies to handshake cases: drop it with --mode throughput", name)
 		}
+	}
+	return nil
+}
+
+// throughputPlan builds and validates the plan of --mode throughput; it
+// returns nil for --mode handshake. Errors are usage errors (exit 2),
+// --ktls on on a kernel without kTLS included.
+func throughputPlan(fs *flagSet, f *runFlags) (*runner.ThroughputPlan, error) {
+	t := f.tp
+	if t.mode != modeThroughput {
+		return nil, nil
 	}
 	p := &runner.ThroughputPlan{
 		Versions:    f.versions,
@@ -122,14 +130,14 @@ func throughputPlan(fs *flagSet, f *runFlags) (*runner.ThroughputPlan, error) {
 		return nil, err
 	}
 	if err := p.Validate(); err != nil {
-		return nil, &UsageError{Msg: err.Error()}
+		return nil, planUsage(err)
 	}
 	return p, nil
 }
 
 // updateThroughput is update for throughput cases: MB/s instead of
 // handshakes per second.
-func (p *progress) updateThroughput(tp runner.ThroughputProgress) {
+func (p *progress) updateThroughput(tp runner.TransferProgress) {
 	p.status(tp.Index, tp.Total, tp.Case, tp.Warmup, tp.Iteration, tp.Of, fmt.Sprintf("%.0f MB/s", tp.MBps))
 }
 

@@ -1,0 +1,394 @@
+package runner
+
+import (
+	"crypto/tls"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/tlsbench/tlsbench/internal/field"
+	"github.com/tlsbench/tlsbench/internal/ktls"
+	"github.com/tlsbench/tlsbench/pki"
+	"github.com/tlsbench/tlsbench/results"
+	"github.com/tlsbench/tlsbench/server"
+	"github.com/tlsbench/tlsbench/tlsconf"
+)
+
+// Modes of a case.
+const (
+	ModeHandshake  = "handshake"
+	ModeThroughput = "throughput"
+)
+
+// Case is one point of the axes: a value of every axis of its mode.
+type Case struct {
+	Name        string
+	Mode        string // ModeHandshake or ModeThroughput
+	Version     uint16
+	Resume      bool
+	Mutual      bool
+	KeyType     pki.KeyType // "": an external target's own certificate
+	KeyCache    bool
+	Group       tls.CurveID // 0: Go's defaults
+	Cipher      string      // "": Go's defaults (handshake cases)
+	Transport   string
+	Buffer      int
+	Direction   string
+	KTLS        ktls.Mode
+	Concurrency int
+	// File says the server sends a file (--source) instead of a stream.
+	File bool
+	// NotRunnable says why the case cannot be measured (TLS 1.3
+	// AES-256-GCM between two Go endpoints); it is reported, not run.
+	NotRunnable string
+	// Params are the case's parameters as its record carries them.
+	Params map[string]string
+
+	m *matrix
+}
+
+// matrix is a plan's axes with their defaults applied, the same for both
+// modes: what the axis table reads.
+type matrix struct {
+	mode         string
+	versions     []uint16
+	resume       []bool
+	mutual       bool
+	keys         []pki.KeyType
+	keyCache     []bool
+	nameKeyCache bool // given identities, or a key-cache comparison
+	groups       []tls.CurveID
+	ciphers      []string
+	transports   []string
+	buffers      []int
+	directions   []string
+	ktls         []ktls.Mode
+	concurrency  []int
+	file         bool
+
+	axes []axis // the mode's axes, in table order (set by cases)
+}
+
+// axis is one dimension of the matrix. Everything a value does is here:
+// the cases it makes, its segment of the case name, its record parameter
+// and typed field, and how it configures the client and the built-in
+// server. A new dimension is one entry (and its hooks).
+type axis struct {
+	// param is the record field the axis sets, and its key in params.
+	param string
+	// field is the plan field that lists its values, named in errors.
+	field string
+	modes []string
+	// rank orders the run: lower ranks vary slower (outer loops), so
+	// that the cases of one server and the variants of one cell sit
+	// together. The table's own order is the order of name segments.
+	rank int
+	// server marks axes that configure the built-in server: cases that
+	// differ in one run against different servers.
+	server bool
+	values func(m *matrix) []any
+	set    func(c *Case, v any)
+	// label writes the case's value as the flag takes it (params, errors).
+	label func(c *Case) string
+	// segment is the case's name segment; "" leaves it out (a default).
+	segment func(c *Case) string
+	// record sets the record's typed field (nil: loadgen sets it).
+	record func(c *Case, r *results.Record)
+	client func(c *Case, o *tlsconf.ClientOptions)
+	serve  func(c *Case, o *server.Options)
+}
+
+func anys[T any](v []T) []any {
+	out := make([]any, len(v))
+	for i, x := range v {
+		out[i] = x
+	}
+	return out
+}
+
+func onOff(b bool) string {
+	if b {
+		return "on"
+	}
+	return "off"
+}
+
+// axes is the table. Its order is the order of the segments in a case
+// name; rank orders the run.
+var axes = []axis{
+	{param: "tls_version", field: "Versions", modes: both, rank: 4,
+		values:  func(m *matrix) []any { return anys(m.versions) },
+		set:     func(c *Case, v any) { c.Version = v.(uint16) },
+		label:   func(c *Case) string { return tlsconf.VersionName(c.Version) },
+		segment: func(c *Case) string { return "tls" + tlsconf.VersionName(c.Version) },
+		client:  func(c *Case, o *tlsconf.ClientOptions) { o.Version = c.Version }},
+	{param: "resume", field: "Resume", modes: handshakeOnly, rank: 7,
+		values: func(m *matrix) []any { return anys(m.resume) },
+		set:    func(c *Case, v any) { c.Resume = v.(bool) },
+		label:  func(c *Case) string { return onOff(c.Resume) },
+		segment: func(c *Case) string {
+			if c.Resume {
+				return "resume"
+			}
+			return "full"
+		}},
+	{param: "mutual", field: "Mutual", modes: both, rank: 0,
+		values: func(m *matrix) []any { return []any{m.mutual} },
+		set:    func(c *Case, v any) { c.Mutual = v.(bool) },
+		label:  func(c *Case) string { return onOff(c.Mutual) },
+		segment: func(c *Case) string {
+			if c.Mutual {
+				return "mutual"
+			}
+			return ""
+		}},
+	{param: "key_type", field: "KeyTypes", modes: both, rank: 1, server: true,
+		values: func(m *matrix) []any { return anys(m.keys) },
+		set:    func(c *Case, v any) { c.KeyType = v.(pki.KeyType) },
+		label:  func(c *Case) string { return string(c.KeyType) },
+		// With several key types every case names its own, the default
+		// one included; alone, the default is left out, so the default
+		// matrix keeps its names. Throughput names never had it.
+		segment: func(c *Case) string {
+			if c.Mode == ModeThroughput || c.KeyType == "" || c.KeyType == DefaultKeyType && len(c.m.keys) == 1 {
+				return ""
+			}
+			return string(c.KeyType)
+		},
+		record: func(c *Case, r *results.Record) { r.KeyType = string(c.KeyType) }},
+	{param: "key_cache", field: "KeyCache", modes: handshakeOnly, rank: 2, server: true,
+		values: func(m *matrix) []any { return anys(m.keyCache) },
+		set:    func(c *Case, v any) { c.KeyCache = v.(bool) },
+		label:  func(c *Case) string { return onOff(c.KeyCache) },
+		segment: func(c *Case) string {
+			if c.m.nameKeyCache {
+				return "keycache-" + onOff(c.KeyCache)
+			}
+			return ""
+		},
+		record: func(c *Case, r *results.Record) {
+			if c.m.nameKeyCache {
+				r.KeyCache = results.Bool(c.KeyCache)
+			}
+		},
+		serve: func(c *Case, o *server.Options) { o.DisableKeyCache = !c.KeyCache }},
+	{param: "group", field: "Groups", modes: handshakeOnly, rank: 5,
+		values: func(m *matrix) []any { return anys(m.groups) },
+		set:    func(c *Case, v any) { c.Group = v.(tls.CurveID) },
+		label:  func(c *Case) string { return orDefaultName(c.Group != 0, tlsconf.GroupName(c.Group)) },
+		segment: func(c *Case) string {
+			if c.Group == 0 {
+				return ""
+			}
+			return tlsconf.GroupName(c.Group)
+		},
+		client: func(c *Case, o *tlsconf.ClientOptions) {
+			if c.Group != 0 {
+				o.Groups = []tls.CurveID{c.Group}
+			}
+		}},
+	{param: "cipher", field: "Ciphers", modes: both, rank: 6,
+		values:  func(m *matrix) []any { return anys(m.ciphers) },
+		set:     func(c *Case, v any) { c.Cipher = v.(string) },
+		label:   func(c *Case) string { return orDefaultName(c.Cipher != "", c.Cipher) },
+		segment: func(c *Case) string { return c.Cipher },
+		client:  func(c *Case, o *tlsconf.ClientOptions) { o.Cipher = c.Cipher }},
+	{param: "buffer_bytes", field: "Buffers", modes: throughputOnly, rank: 8,
+		values:  func(m *matrix) []any { return anys(m.buffers) },
+		set:     func(c *Case, v any) { c.Buffer = v.(int) },
+		label:   func(c *Case) string { return strconv.Itoa(c.Buffer) },
+		segment: func(c *Case) string { return SizeName(c.Buffer) }},
+	{param: "direction", field: "Directions", modes: throughputOnly, rank: 7,
+		values:  func(m *matrix) []any { return anys(m.directions) },
+		set:     func(c *Case, v any) { c.Direction = v.(string) },
+		label:   func(c *Case) string { return c.Direction },
+		segment: func(c *Case) string { return c.Direction }},
+	{param: "source", field: "Source", modes: throughputOnly, rank: 0,
+		values: func(m *matrix) []any { return []any{m.file} },
+		set:    func(c *Case, v any) { c.File = v.(bool) },
+		label: func(c *Case) string {
+			if c.File {
+				return "file"
+			}
+			return "generated"
+		},
+		segment: func(c *Case) string {
+			if c.File {
+				return "file"
+			}
+			return ""
+		}},
+	{param: "transport", field: "Transports", modes: handshakeOnly, rank: 3, server: true,
+		values: func(m *matrix) []any { return anys(m.transports) },
+		set:    func(c *Case, v any) { c.Transport = v.(string) },
+		label:  func(c *Case) string { return c.Transport },
+		// tcp4 keeps the names of the days of one TCP transport.
+		segment: func(c *Case) string {
+			if c.Transport == TransportTCP4 {
+				return ""
+			}
+			return c.Transport
+		},
+		record: func(c *Case, r *results.Record) { r.Transport = recordedTransport(c.Transport) },
+		serve: func(c *Case, o *server.Options) {
+			if c.Transport == TransportTCP6 && (o.Listen == "" || o.Listen == defaultListen) {
+				o.Listen = defaultListen6
+			}
+		}},
+	{param: "ktls", field: "KTLS", modes: throughputOnly, rank: 10,
+		values:  func(m *matrix) []any { return anys(m.ktls) },
+		set:     func(c *Case, v any) { c.KTLS = v.(ktls.Mode) },
+		label:   func(c *Case) string { return c.KTLS.String() },
+		segment: func(c *Case) string { return "ktls-" + c.KTLS.String() }},
+	{param: "concurrency", field: "Concurrency", modes: both, rank: 9,
+		values:  func(m *matrix) []any { return anys(m.concurrency) },
+		set:     func(c *Case, v any) { c.Concurrency = v.(int) },
+		label:   func(c *Case) string { return strconv.Itoa(c.Concurrency) },
+		segment: func(c *Case) string { return fmt.Sprintf("c%d", c.Concurrency) }},
+}
+
+var (
+	both           = []string{ModeHandshake, ModeThroughput}
+	handshakeOnly  = []string{ModeHandshake}
+	throughputOnly = []string{ModeThroughput}
+)
+
+// notRunnableTLS13AES256 is the note of a TLS 1.3 AES-256-GCM case.
+const notRunnableTLS13AES256 = "not runnable: TLS 1.3 with AES-256-GCM cannot be negotiated between two Go crypto/tls endpoints (Go ignores CipherSuites in TLS 1.3 and never prefers TLS_AES_256_GCM_SHA384); not measured, no other cipher measured in its place"
+
+// orDefaultName is name, or "default" for a setting left to the TLS
+// stack.
+func orDefaultName(set bool, name string) string {
+	if set {
+		return name
+	}
+	return "default"
+}
+
+// axesOf lists the axes of a mode in table (name) order.
+func axesOf(mode string) []axis {
+	var out []axis
+	for _, a := range axes {
+		if slices.Contains(a.modes, mode) {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// cases expands the matrix: the cross product of the mode's axes, the
+// lowest rank outermost.
+func (m *matrix) cases() []Case {
+	m.axes = axesOf(m.mode)
+	run := slices.Clone(m.axes)
+	slices.SortStableFunc(run, func(a, b axis) int { return a.rank - b.rank })
+	out := []Case{{Mode: m.mode, m: m}}
+	for _, a := range run {
+		vals := a.values(m)
+		next := make([]Case, 0, len(out)*len(vals))
+		for _, c := range out {
+			for _, v := range vals {
+				a.set(&c, v)
+				next = append(next, c)
+			}
+		}
+		out = next
+	}
+	for i := range out {
+		c := &out[i]
+		c.Name, c.Params = c.name(), c.params()
+		if c.Cipher != "" && tlsconf.CipherRunnable(c.Version, c.Cipher) != nil {
+			c.NotRunnable = notRunnableTLS13AES256
+		}
+	}
+	return out
+}
+
+// name is the case's stable name: its mode, then the segment of every
+// axis in table order, e.g. handshake/tls1.3/resume/c64 or
+// throughput/tls1.3/aes128gcm/16k/download/ktls-on/c1. Axes at their
+// default leave theirs out, so names stay as they were before an axis
+// existed. Names are unique within a plan: Validate refuses an axis that
+// lists a value twice.
+func (c *Case) name() string {
+	parts := make([]string, 1, len(c.m.axes)+1)
+	parts[0] = c.Mode
+	for _, a := range c.m.axes {
+		if s := a.segment(c); s != "" {
+			parts = append(parts, s)
+		}
+	}
+	return strings.Join(parts, "/")
+}
+
+// params are the case's record parameters: every axis of its mode. An
+// external target's key type is not the run's to choose: left out.
+func (c *Case) params() map[string]string {
+	p := make(map[string]string, len(c.m.axes))
+	for _, a := range c.m.axes {
+		if a.param == "key_type" && c.KeyType == "" {
+			continue
+		}
+		p[a.param] = a.label(c)
+	}
+	return p
+}
+
+// sameServer reports whether two cases can share one built-in server:
+// they agree on every axis that configures it.
+func sameServer(a, b *Case) bool {
+	for _, ax := range axesOf(a.Mode) {
+		if ax.server && ax.label(a) != ax.label(b) {
+			return false
+		}
+	}
+	return true
+}
+
+// configureClient applies the case's axes to the client options.
+func (c *Case) configureClient(o *tlsconf.ClientOptions) {
+	for _, a := range axesOf(c.Mode) {
+		if a.client != nil {
+			a.client(c, o)
+		}
+	}
+}
+
+// configureServer applies the case's axes to the built-in server.
+func (c *Case) configureServer(o *server.Options) {
+	for _, a := range axesOf(c.Mode) {
+		if a.serve != nil {
+			a.serve(c, o)
+		}
+	}
+}
+
+// record fills the record's parameters and the typed fields the axes
+// own.
+func (c *Case) record(r *results.Record) {
+	for _, a := range axesOf(c.Mode) {
+		if a.record != nil {
+			a.record(c, r)
+		}
+	}
+	r.Params = c.Params
+}
+
+// duplicates refuses an axis that lists a value twice: its cases would
+// run twice under one name.
+func (m *matrix) duplicates() error {
+	for _, a := range axesOf(m.mode) {
+		seen := map[string]bool{}
+		for _, v := range a.values(m) {
+			c := Case{Mode: m.mode, m: m}
+			a.set(&c, v)
+			l := a.label(&c)
+			if seen[l] {
+				return field.Errorf(a.field, nil, "%s is given twice", l)
+			}
+			seen[l] = true
+		}
+	}
+	return nil
+}

@@ -1,0 +1,123 @@
+package runner
+
+import (
+	"crypto/tls"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/tlsbench/tlsbench/internal/ktls"
+	"github.com/tlsbench/tlsbench/pki"
+	"github.com/tlsbench/tlsbench/tlsconf"
+)
+
+// TestAxisTableIsComplete: every axis says everything a dimension must
+// say (its record parameter, its plan field, its modes, its values, its
+// name segment and label), and no two axes share a parameter or field.
+func TestAxisTableIsComplete(t *testing.T) {
+	t.Parallel()
+	params, fields := map[string]bool{}, map[string]bool{}
+	for _, a := range axes {
+		if a.param == "" || a.field == "" || len(a.modes) == 0 || a.values == nil || a.set == nil || a.label == nil || a.segment == nil {
+			t.Errorf("axis %q (%s) lacks a part: %+v", a.param, a.field, a)
+		}
+		if params[a.param] || fields[a.field] {
+			t.Errorf("axis %q (%s) is in the table twice", a.param, a.field)
+		}
+		params[a.param], fields[a.field] = true, true
+	}
+}
+
+// TestEveryCaseCarriesEveryParam: a case's params name every axis of its
+// mode, and its name holds every segment an axis gives it.
+func TestEveryCaseCarriesEveryParam(t *testing.T) {
+	t.Parallel()
+	hp := Plan{Versions: []uint16{tls.VersionTLS12, tls.VersionTLS13}, Resume: []bool{false, true}, Concurrency: []int{8},
+		Ciphers: []string{tlsconf.CipherAES128GCM, tlsconf.CipherChaCha20Poly1305}, Transports: []string{TransportTCP6, TransportMemory}}
+	tp := ThroughputPlan{Versions: []uint16{tls.VersionTLS13}, Ciphers: []string{tlsconf.CipherAES128GCM}, Buffers: []int{16 << 10},
+		Directions: []string{"download"}, Concurrency: []int{1}}
+	tp.KTLS = []ktls.Mode{ktls.ModeOff}
+	cases := append(hp.Cases(), tp.Cases()...)
+	if len(cases) != 17 {
+		t.Fatalf("%d cases, want 16 handshake and 1 throughput", len(cases))
+	}
+	for _, c := range cases {
+		for _, a := range axesOf(c.Mode) {
+			if _, ok := c.Params[a.param]; !ok {
+				t.Errorf("%s: no param %s", c.Name, a.param)
+			}
+			if s := a.segment(&c); s != "" && !slices.Contains(strings.Split(c.Name, "/"), s) {
+				t.Errorf("%s: no segment %q of %s", c.Name, s, a.param)
+			}
+		}
+	}
+}
+
+// TestNewAxisIsOneEntry adds an axis to the table, as a new dimension
+// would be added, and checks that cases, names, params, the server
+// grouping and the configuration all follow from that one entry.
+func TestNewAxisIsOneEntry(t *testing.T) {
+	// Not parallel: it changes the table, which the parallel tests of
+	// this package read only after the sequential ones end.
+	saved := slices.Clone(axes)
+	defer func() { axes = saved }()
+	type fakeValue string
+	var applied []string
+	axes = append(axes, axis{param: "record_size", field: "RecordSizes", modes: handshakeOnly, rank: 3, server: true,
+		values:  func(*matrix) []any { return []any{fakeValue("small"), fakeValue("big")} },
+		set:     func(c *Case, v any) { c.Direction = string(v.(fakeValue)) }, // any spare field will do
+		label:   func(c *Case) string { return c.Direction },
+		segment: func(c *Case) string { return "rs-" + c.Direction },
+		client:  func(c *Case, o *tlsconf.ClientOptions) { applied = append(applied, c.Direction) },
+	})
+	p := Plan{Versions: []uint16{tls.VersionTLS13}, Resume: []bool{false, true}, Concurrency: []int{1}}
+	cases := p.Cases()
+	var names []string
+	for _, c := range cases {
+		names = append(names, c.Name)
+		var o tlsconf.ClientOptions
+		c.configureClient(&o)
+	}
+	want := []string{"handshake/tls1.3/full/c1/rs-small", "handshake/tls1.3/resume/c1/rs-small",
+		"handshake/tls1.3/full/c1/rs-big", "handshake/tls1.3/resume/c1/rs-big"}
+	if !slices.Equal(names, want) {
+		t.Errorf("names %v, want %v", names, want)
+	}
+	if got := cases[0].Params["record_size"]; got != "small" {
+		t.Errorf("params %v: record_size %q, want small", cases[0].Params, got)
+	}
+	if !sameServer(&cases[0], &cases[1]) || sameServer(&cases[1], &cases[2]) {
+		t.Error("a server axis must split the cases into one server per value, and only there")
+	}
+	if !slices.Equal(applied, []string{"small", "small", "big", "big"}) {
+		t.Errorf("client hook applied %v", applied)
+	}
+	if err := (&Plan{Versions: p.Versions, Resume: p.Resume, Concurrency: p.Concurrency}).matrix().duplicates(); err != nil {
+		t.Errorf("duplicates: %v", err)
+	}
+}
+
+// TestServerGroupsFollowServerAxes: cases share a built-in server exactly
+// when they agree on every axis marked server (key type, key cache,
+// transport), never on a client-only one.
+func TestServerGroupsFollowServerAxes(t *testing.T) {
+	t.Parallel()
+	p := Plan{Versions: []uint16{tls.VersionTLS13}, Resume: []bool{false, true}, Concurrency: []int{1},
+		KeyTypes: []pki.KeyType{pki.ECDSAP256, pki.RSA2048}, Transports: []string{TransportTCP4, TransportTCP6, TransportMemory},
+		Ciphers: []string{tlsconf.CipherAES128GCM, tlsconf.CipherChaCha20Poly1305}}
+	cases := p.Cases()
+	groups := 1
+	for i := 1; i < len(cases); i++ {
+		a, b := &cases[i-1], &cases[i]
+		same := a.KeyType == b.KeyType && a.Transport == b.Transport && a.KeyCache == b.KeyCache
+		if sameServer(a, b) != same {
+			t.Errorf("%s and %s: sameServer %v, want %v", a.Name, b.Name, !same, same)
+		}
+		if !same {
+			groups++
+		}
+	}
+	if groups != 6 {
+		t.Errorf("%d server groups, want 6 (2 key types x 3 transports)", groups)
+	}
+}

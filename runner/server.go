@@ -1,0 +1,232 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+
+	"github.com/tlsbench/tlsbench/loadgen"
+	"github.com/tlsbench/tlsbench/results"
+	"github.com/tlsbench/tlsbench/server"
+	"github.com/tlsbench/tlsbench/tlsconf"
+)
+
+// builtin is the server of a group of cases: the built-in one in a child
+// process or in this one, or an external target.
+type builtin struct {
+	dialer   loadgen.Dialer
+	observer loadgen.ServerObserver
+	stop     func() error
+	closed   bool
+}
+
+// close stops the server once.
+func (b *builtin) close() error {
+	if b.closed || b.stop == nil {
+		return nil
+	}
+	b.closed = true
+	return b.stop()
+}
+
+// childPlumbing starts the child server: the program (default: this
+// one), its arguments (default ["serve"]) and environment.
+type childPlumbing struct {
+	Executable string
+	Args       []string
+	Env        []string
+}
+
+// where says where the built-in server runs.
+type where int
+
+const (
+	inChild    where = iota // a child process, over loopback TCP
+	inProcess               // this process, over loopback TCP (no separate CPU)
+	overMemory              // this process, over in-memory pipes
+)
+
+// startBuiltin starts the built-in server with opts, for every mode: in
+// a child process (the default, so the OS accounts its CPU apart), in
+// this process, or behind in-memory pipes. describe names it in the
+// notice.
+func startBuiltin(ctx context.Context, opts server.Options, at where, child childPlumbing, notice func(string), describe string) (*builtin, error) {
+	if opts.Listen == "" {
+		opts.Listen = defaultListen
+	}
+	switch at {
+	case overMemory:
+		srv, err := server.NewFromOptions(opts)
+		if err != nil {
+			return nil, err
+		}
+		sctx, cancel := context.WithCancel(ctx)
+		return &builtin{
+			dialer:   MemoryDialer{Server: srv, Ctx: sctx},
+			observer: InProcessServer{Server: srv},
+			stop:     func() error { cancel(); return nil },
+		}, nil
+	case inProcess:
+		return startInProcess(ctx, opts)
+	}
+	exe := child.Executable
+	if exe == "" {
+		var err error
+		if exe, err = os.Executable(); err != nil {
+			return nil, fmt.Errorf("finding tlsbench to start the server: %w", err)
+		}
+	}
+	args := child.Args
+	if args == nil {
+		args = []string{"serve"}
+	}
+	c, err := server.StartChild(ctx, server.ChildOptions{Path: exe, Args: args, Env: child.Env, Server: opts})
+	if err != nil {
+		return nil, err
+	}
+	if notice != nil {
+		notice(fmt.Sprintf("built-in server (%s) pid %d on %s", describe, c.PID(), c.Hello().Addr))
+	}
+	return &builtin{
+		dialer:   &childDialer{TCPDialer: loadgen.TCPDialer{Addr: c.Hello().Addr}, child: c},
+		observer: ChildServer{Child: c},
+		stop:     c.Close,
+	}, nil
+}
+
+// startInProcess serves opts from this process on a loopback socket.
+func startInProcess(ctx context.Context, opts server.Options) (*builtin, error) {
+	srv, err := server.NewFromOptions(opts)
+	if err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", opts.Listen)
+	if err != nil {
+		return nil, err
+	}
+	sctx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(sctx, ln) }()
+	return &builtin{
+		dialer:   loadgen.TCPDialer{Addr: ln.Addr().String()},
+		observer: InProcessServer{Server: srv},
+		stop: func() error {
+			cancel()
+			return <-done
+		},
+	}, nil
+}
+
+// mode is what differs between handshake and throughput runs: how a
+// group's server starts, how a case runs, and which errors fail one case
+// while the run goes on.
+type mode interface {
+	startServer(ctx context.Context, c *Case) (*builtin, error)
+	runCase(ctx context.Context, c *Case, index, total int, srv *builtin) (*results.Record, error)
+	notRunnable(c *Case) *results.Record
+	targeted() bool
+}
+
+// runCases runs cases, one built-in server per group of cases that agree
+// on the server's axes, and emits each record as soon as it is measured.
+// Cases that fail are collected into *FailedCases while the others run;
+// ctx's end stops the run with the case in progress emitted.
+func runCases(ctx context.Context, cases []Case, m mode, emit func(*results.Record) error) error {
+	var failed []error
+	for i := 0; i < len(cases); {
+		j := i + 1
+		for j < len(cases) && sameServer(&cases[i], &cases[j]) {
+			j++
+		}
+		errs, err := runGroup(ctx, cases, i, j, m, emit)
+		if err != nil {
+			return err
+		}
+		failed = append(failed, errs...)
+		i = j
+	}
+	if len(failed) > 0 {
+		return &FailedCases{Errs: failed}
+	}
+	return nil
+}
+
+// runGroup runs cases[i:j] against one server.
+func runGroup(ctx context.Context, cases []Case, i, j int, m mode, emit func(*results.Record) error) (failed []error, err error) {
+	var srv *builtin
+	defer func() {
+		if srv != nil {
+			if cerr := srv.close(); cerr != nil && err == nil && ctx.Err() == nil {
+				err = cerr
+			}
+		}
+	}()
+	for k := i; k < j; k++ {
+		c := &cases[k]
+		if c.NotRunnable != "" {
+			if err := emit(m.notRunnable(c)); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if srv == nil {
+			if srv, err = m.startServer(ctx, c); err != nil {
+				srv = nil
+				if ctx.Err() != nil {
+					return nil, ctx.Err()
+				}
+				return nil, &ServerStartError{Target: m.targeted(), Err: err}
+			}
+		}
+		rec, err := srv.guardCase(ctx, c.Name, func(ctx context.Context) (*results.Record, error) {
+			return m.runCase(ctx, c, k+1, len(cases), srv)
+		})
+		if rec != nil {
+			if eerr := emit(rec); eerr != nil {
+				return nil, eerr
+			}
+		}
+		if err != nil {
+			if ctx.Err() == nil && isCaseFailure(err) {
+				failed = append(failed, err)
+				continue
+			}
+			return nil, err
+		}
+	}
+	return failed, nil
+}
+
+// isCaseFailure tells a failure of one case, after which the run goes on,
+// from a failure of the run.
+func isCaseFailure(err error) bool {
+	var (
+		re *loadgen.ResumptionError
+		ce *loadgen.CaseError
+		ie *loadgen.IdentityError
+		ee *loadgen.ErrorRateError
+		se *loadgen.StallError
+		te *loadgen.ThroughputError
+	)
+	return errors.As(err, &re) || errors.As(err, &ce) || errors.As(err, &ie) || errors.As(err, &ee) ||
+		errors.As(err, &se) || errors.As(err, &te)
+}
+
+// notRunnableRecord is the record of a case that cannot be measured: its
+// parameters and the reason, no figures.
+func notRunnableRecord(c *Case, base results.Record) *results.Record {
+	rec := base
+	rec.Name, rec.Kind, rec.TLSVersion = c.Name, c.Mode, tlsconf.VersionName(c.Version)
+	rec.Resume, rec.Mutual, rec.Concurrency = c.Resume, c.Mutual, c.Concurrency
+	if c.Mode == ModeThroughput {
+		// Throughput records name the cipher of the case; handshake
+		// records the one negotiated, and nothing was.
+		rec.Cipher, rec.BufferBytes, rec.Direction = c.Cipher, c.Buffer, c.Direction
+	}
+	rec.Transport = TransportTCP
+	c.record(&rec)
+	rec.Notes = append(rec.Notes, c.NotRunnable)
+	return &rec
+}
