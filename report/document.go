@@ -180,10 +180,14 @@ var flagLegend = []struct{ flag, meaning string }{
 	{"FAILED", "FAILED: the case failed a gate (resumption or error rate); its figures are kept but are not a result (see Notes)"},
 	{"errors", "errors: some connections failed (see Errors by kind); per-handshake figures count the successful ones"},
 	{"noisy", "noisy: the error is more than 10% of the mean: too noisy, measure more iterations (--iterations)"},
+	{"not run", "not run: the case cannot be measured in this setting; the reason is in Notes, and its figures are not zeros but absent"},
 }
 
 // rowFlags are the flags of one record's row.
-func rowFlags(r *results.Record, handshake bool) []string {
+func rowFlags(r *results.Record) []string {
+	if notRun(r) {
+		return []string{"not run"}
+	}
 	var flags []string
 	if r.Verdict == verdictFailed {
 		flags = append(flags, "FAILED")
@@ -191,10 +195,25 @@ func rowFlags(r *results.Record, handshake bool) []string {
 	if r.Errors > 0 {
 		flags = append(flags, "errors")
 	}
-	if handshake && r.ErrorUS != nil && r.MeanUS > 0 && *r.ErrorUS > NoisyError*r.MeanUS {
+	if r.ErrorUS != nil && r.MeanUS > 0 && *r.ErrorUS > NoisyError*r.MeanUS {
 		flags = append(flags, "noisy")
 	}
 	return flags
+}
+
+// notRun reports a record of a case that was not measured (a setting
+// that cannot run): no iteration, so no figure.
+func notRun(r *results.Record) bool {
+	return r.Iterations == 0 && len(r.SamplesUS) == 0 && r.Handshakes == 0 && r.Verdict == ""
+}
+
+// blankFigures shows every cell of a row but the name as unknown: a case
+// that did not run has no figures, and zeros would read as measured.
+func blankFigures(row []string) []string {
+	for i := 1; i < len(row); i++ {
+		row[i] = null
+	}
+	return row
 }
 
 // addFlags appends a "flags" column to t when any row has a flag, and
@@ -265,10 +284,13 @@ func handshakeTable(recs []*results.Record) (*table, []string) {
 			orNull(r.Group),
 			errorsCell(r),
 		})
+		if notRun(r) {
+			blankFigures(t.rows[len(t.rows)-1])
+		}
 	}
 	flags := make([][]string, len(recs))
 	for i, r := range recs {
-		flags[i] = rowFlags(r, true)
+		flags[i] = rowFlags(r)
 	}
 	return t, addFlags(t, flags)
 }
@@ -309,6 +331,7 @@ func throughputTable(recs []*results.Record) (*table, []string) {
 		{"direction", "", alignLeft},
 		{"kTLS", "tx/rx", alignLeft},
 		{"MB/s", "", alignRight},
+		{"error", "MB/s", alignRight},
 		{"Gbit/s", "", alignRight},
 		{"client CPU", "%", alignRight},
 		{"server CPU", "%", alignRight},
@@ -331,18 +354,33 @@ func throughputTable(recs []*results.Record) (*table, []string) {
 			orNull(r.Direction),
 			ktls,
 			numPtr(r.MBps),
+			extraNum(r, "mbps_error"),
 			gbit,
 			numPtr(r.ClientCPUPct),
 			numPtr(r.ServerCPUPct),
 			cpuSecondsPerGB(r),
 			errorsCell(r),
 		})
+		if notRun(r) {
+			row := t.rows[len(t.rows)-1]
+			name, buf, cipher, dir := row[0], row[1], row[2], row[3]
+			blankFigures(row)
+			row[0], row[1], row[2], row[3] = name, buf, cipher, dir
+		}
 	}
 	flags := make([][]string, len(recs))
 	for i, r := range recs {
-		flags[i] = rowFlags(r, false)
+		flags[i] = rowFlags(r)
 	}
 	return t, addFlags(t, flags)
+}
+
+// extraNum is a figure of the record's extra map, or unknown.
+func extraNum(r *results.Record, key string) string {
+	if v, ok := r.Extra[key]; ok {
+		return num(v)
+	}
+	return null
 }
 
 // cpuSecondsPerGB is the CPU time both ends spent per gigabyte (10^9 bytes)

@@ -28,7 +28,13 @@ func TestTableFlags(t *testing.T) {
 		mk("case/all", 100, 50, 4, "failed"),
 	}
 	tp := results.Record{Name: "tp/failed", Kind: results.KindThroughput, MBps: results.Float(10), Verdict: "failed"}
-	recs = append(recs, tp)
+	tpNoisy := results.Record{Name: "tp/noisy", Kind: results.KindThroughput, MBps: results.Float(10), MeanUS: 100000,
+		ErrorUS: results.Float(70000), Iterations: 2, SamplesUS: []float64{50000, 150000}}
+	// A case that could not run has no figures: they show as unknown,
+	// never as zeros, and the row says why.
+	notRun := results.Record{Name: "case/notrun", Kind: results.KindHandshake, TLSVersion: "1.2", Concurrency: 8,
+		Notes: []string{"not runnable: ..."}}
+	recs = append(recs, tp, tpNoisy, notRun)
 	for _, f := range []Format{Table, Markdown} {
 		var buf bytes.Buffer
 		if err := Render(&buf, f, recs); err != nil {
@@ -43,7 +49,8 @@ func TestTableFlags(t *testing.T) {
 				}
 			}
 		}
-		want := map[string]string{"case/clean": "", "case/noisy": "noisy", "case/failed": "FAILED", "case/errors": "errors", "case/all": "FAILED errors noisy", "tp/failed": "FAILED"}
+		want := map[string]string{"case/clean": "", "case/noisy": "noisy", "case/failed": "FAILED", "case/errors": "errors", "case/all": "FAILED errors noisy", "tp/failed": "FAILED",
+			"tp/noisy": "noisy", "case/notrun": "not run"}
 		for name, flags := range want {
 			row := strings.TrimRight(strings.TrimSpace(rows[name]), " |")
 			if flags == "" {
@@ -54,6 +61,9 @@ func TestTableFlags(t *testing.T) {
 			}
 			if !strings.HasSuffix(row, flags) {
 				t.Errorf("%s: row of %s = %q, want it to end in flags %q", f, name, row, flags)
+			}
+			if name == "case/notrun" && (strings.Contains(row, " 0 ") || strings.Count(row, "—") < 10) {
+				t.Errorf("%s: row of a case that did not run shows figures: %q", f, row)
 			}
 		}
 		for _, w := range []string{

@@ -42,6 +42,9 @@ type Case struct {
 	// NotRunnable says why the case cannot be measured (TLS 1.3
 	// AES-256-GCM between two Go endpoints); it is reported, not run.
 	NotRunnable string
+	// notRunnableBy names the fields whose values make it so, for the
+	// error when no case of a plan can run.
+	notRunnableBy string
 	// Params are the case's parameters as its record carries them.
 	Params map[string]string
 
@@ -257,6 +260,32 @@ var (
 // notRunnableTLS13AES256 is the note of a TLS 1.3 AES-256-GCM case.
 const notRunnableTLS13AES256 = "not runnable: TLS 1.3 with AES-256-GCM cannot be negotiated between two Go crypto/tls endpoints (Go ignores CipherSuites in TLS 1.3 and never prefers TLS_AES_256_GCM_SHA384); not measured, no other cipher measured in its place"
 
+// curveNotOffered says why a TLS 1.2 handshake case with an ECDSA server
+// certificate cannot run when its one group is not the certificate's
+// curve: a TLS 1.2 client's supported groups also name the curves it
+// accepts in ECDSA signatures (RFC 8422, section 5.1), so the server has
+// no certificate to offer and every handshake fails. Empty when the case
+// can run.
+func curveNotOffered(c *Case) string {
+	if c.Mode != ModeHandshake || c.Version != tls.VersionTLS12 || c.Group == 0 {
+		return ""
+	}
+	var need tls.CurveID
+	switch c.KeyType {
+	case pki.ECDSAP256:
+		need = tls.CurveP256
+	case pki.ECDSAP384:
+		need = tls.CurveP384
+	default:
+		return ""
+	}
+	if c.Group == need {
+		return ""
+	}
+	return fmt.Sprintf("not runnable: a TLS 1.2 server with an %s certificate needs the client to offer %s among its groups (RFC 8422), and this case offers only %s; not measured: add %s to the groups, or use an RSA or Ed25519 key",
+		c.KeyType, tlsconf.GroupName(need), tlsconf.GroupName(c.Group), tlsconf.GroupName(need))
+}
+
 // orDefaultName is name, or "default" for a setting left to the TLS
 // stack.
 func orDefaultName(set bool, name string) string {
@@ -299,7 +328,9 @@ func (m *matrix) cases() []Case {
 		c := &out[i]
 		c.Name, c.Params = c.name(), c.params()
 		if c.Cipher != "" && tlsconf.CipherRunnable(c.Version, c.Cipher) != nil {
-			c.NotRunnable = notRunnableTLS13AES256
+			c.NotRunnable, c.notRunnableBy = notRunnableTLS13AES256, "Versions/Ciphers"
+		} else if why := curveNotOffered(c); why != "" {
+			c.NotRunnable, c.notRunnableBy = why, "Versions/Groups/KeyTypes"
 		}
 	}
 	return out

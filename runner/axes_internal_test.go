@@ -121,3 +121,43 @@ func TestServerGroupsFollowServerAxes(t *testing.T) {
 		t.Errorf("%d server groups, want 6 (2 key types x 3 transports)", groups)
 	}
 }
+
+// TestCurveNotOffered: a TLS 1.2 client that offers only a group other
+// than its ECDSA server certificate's curve gets no certificate from a Go
+// server, so such a case is reported as not runnable instead of failing
+// every handshake.
+func TestCurveNotOffered(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		version uint16
+		group   tls.CurveID
+		key     pki.KeyType
+		want    bool
+	}{
+		{tls.VersionTLS12, tls.X25519, pki.ECDSAP256, true},
+		{tls.VersionTLS12, tls.CurveP384, pki.ECDSAP256, true},
+		{tls.VersionTLS12, tls.X25519, pki.ECDSAP384, true},
+		{tls.VersionTLS12, tls.CurveP256, pki.ECDSAP256, false},
+		{tls.VersionTLS12, tls.CurveP384, pki.ECDSAP384, false},
+		{tls.VersionTLS12, 0, pki.ECDSAP256, false},
+		{tls.VersionTLS12, tls.X25519, pki.RSA2048, false},
+		{tls.VersionTLS12, tls.X25519, pki.Ed25519, false},
+		{tls.VersionTLS12, tls.X25519, "", false}, // a target's own certificate
+		{tls.VersionTLS13, tls.X25519, pki.ECDSAP256, false},
+	} {
+		c := &Case{Mode: ModeHandshake, Version: tt.version, Group: tt.group, KeyType: tt.key}
+		got := curveNotOffered(c)
+		if (got != "") != tt.want {
+			t.Errorf("TLS %x group %v key %q: %q, want not runnable %v", tt.version, tt.group, tt.key, got, tt.want)
+		}
+	}
+	p := Plan{Versions: []uint16{tls.VersionTLS12, tls.VersionTLS13}, Resume: []bool{false}, Concurrency: []int{1},
+		Groups: []tls.CurveID{tls.X25519}, Handshakes: 8, Iterations: 1}
+	cases := p.Cases()
+	if len(cases) != 2 || cases[0].NotRunnable == "" || cases[1].NotRunnable != "" {
+		t.Fatalf("cases %+v: want TLS 1.2 not runnable, TLS 1.3 runnable", cases)
+	}
+	if !strings.Contains(cases[0].NotRunnable, "add p256 to the groups") {
+		t.Errorf("reason %q names no fix", cases[0].NotRunnable)
+	}
+}

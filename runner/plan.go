@@ -205,7 +205,7 @@ func (p *Plan) validateAxes() error {
 		}
 	}
 	if cases := p.Cases(); !slices.ContainsFunc(cases, func(c Case) bool { return c.NotRunnable == "" }) {
-		return field.Errorf("Versions/Ciphers", nil, "no case can run: %s", cases[0].NotRunnable)
+		return field.Errorf(cases[0].notRunnableBy, nil, "no case can run: %s", cases[0].NotRunnable)
 	}
 	return nil
 }
@@ -217,6 +217,11 @@ func (p *Plan) validateCounts() error {
 	}
 	if p.Iterations < 1 {
 		return field.Errorf("Iterations", p.Iterations, "must be at least 1")
+	}
+	// A wave larger than an iteration never happens: such a case would
+	// be named for a concurrency it never reached.
+	if c := slices.Max(append([]int{0}, p.Concurrency...)); c > p.Handshakes {
+		return field.Errorf("Concurrency", c, "more than the %d handshakes of an iteration ({Handshakes}), so no wave would reach it: raise {Handshakes} to at least %d, or lower {Concurrency}", p.Handshakes, c)
 	}
 	if p.Warmup < 0 {
 		return field.Errorf("Warmup", p.Warmup, "must be 0 or more")
