@@ -399,7 +399,8 @@ func formatAlpha(a float64) string { return fmt.Sprintf("%g", a) }
 // change and p-value are withdrawn, so that no number invites reading a
 // difference of setup as a difference of speed.
 func applyMismatch(cc *CaseComparison, base, cand []*results.Record, allow bool) {
-	cc.Mismatch = costDifferences(base, cand)
+	cc.Mismatch = append(unusable("baseline", base), unusable("candidate", cand)...)
+	cc.Mismatch = append(cc.Mismatch, costDifferences(base, cand)...)
 	if len(cc.Mismatch) == 0 {
 		return
 	}
@@ -411,6 +412,25 @@ func applyMismatch(cc *CaseComparison, base, cand []*results.Record, allow bool)
 	cc.Verdict = NotComparable
 	cc.Ratio, cc.RatioSD, cc.P, cc.Change, cc.Slowdown, cc.AllocDelta = math.NaN(), math.NaN(), math.NaN(), math.NaN(), math.NaN(), math.NaN()
 	cc.Notes = append(cc.Notes, "not comparable: the two sides differ in "+what)
+}
+
+// unusable says why the records of one side are not a result to compare:
+// a case that failed a gate (its figures describe something else than its
+// name, e.g. full handshakes in a resume case), or one that was not run.
+func unusable(side string, recs []*results.Record) []string {
+	var out []string
+	for _, r := range recs {
+		switch {
+		case r.Verdict == verdictFailed:
+			out = append(out, "the "+side+" failed a gate (see its notes): its figures are not a result")
+		case notRun(r):
+			out = append(out, "the "+side+" was not run")
+		default:
+			continue
+		}
+		break
+	}
+	return out
 }
 
 // Mismatched returns the pairs left out as not comparable because their

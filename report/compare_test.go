@@ -204,9 +204,29 @@ func TestCompareStatistics(t *testing.T) {
 		}
 	})
 	t.Run("no samples", func(t *testing.T) {
+		// A record without samples or handshakes is a case that did not
+		// run: not comparable, with no p-value made up.
 		cc := compareOne(t, []results.Record{hs("h", tenSamples...)}, []results.Record{hs("h")})
-		if cc.Verdict != TooFewSamples || !math.IsNaN(cc.P) || pValue(cc.P) != null {
-			t.Errorf("no candidate samples: verdict %q, p %v (a p-value was made up)", cc.Verdict, cc.P)
+		if cc.Verdict != NotComparable || !math.IsNaN(cc.P) || pValue(cc.P) != null ||
+			!slices.ContainsFunc(cc.Mismatch, func(m string) bool { return strings.Contains(m, "candidate was not run") }) {
+			t.Errorf("no candidate samples: verdict %q, p %v, mismatch %q", cc.Verdict, cc.P, cc.Mismatch)
+		}
+	})
+	t.Run("failed side", func(t *testing.T) {
+		// A case that failed a gate is not a result: never judged
+		// faster or slower, and left out of the regression gate.
+		failed := hs("h", tenSamples...)
+		failed.Verdict = "failed"
+		for _, pair := range [][2]results.Record{{failed, hs("h", tenSamples...)}, {hs("h", tenSamples...), failed}, {failed, failed}} {
+			c := Compare([]results.Record{pair[0]}, []results.Record{pair[1]}, CompareOptions{})
+			cc := c.Cases[0]
+			if cc.Verdict != NotComparable || !math.IsNaN(cc.Ratio) ||
+				!slices.ContainsFunc(cc.Mismatch, func(m string) bool { return strings.Contains(m, "failed a gate") }) {
+				t.Errorf("failed side: verdict %q ratio %v mismatch %q", cc.Verdict, cc.Ratio, cc.Mismatch)
+			}
+			if err := c.CheckRegressions(0.05); err == nil || !strings.Contains(err.Error(), "nothing left to judge") {
+				t.Errorf("gate over a failed pair: %v, want nothing left to judge", err)
+			}
 		}
 	})
 	t.Run("alpha", func(t *testing.T) {

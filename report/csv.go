@@ -30,6 +30,7 @@ var csvColumns = []csvColumn{
 	{"group", func(r *results.Record) string { return r.Group }},
 	{"transport", func(r *results.Record) string { return r.Transport }},
 	{"target", func(r *results.Record) string { return r.Target }},
+	{"request", func(r *results.Record) string { return r.Request }},
 	{"session_store", func(r *results.Record) string { return r.SessionStore }},
 	{"client_identities", func(r *results.Record) string { return omitZero(r.ClientIdentities) }},
 	{"key_cache", func(r *results.Record) string { return csvBool(r.KeyCache) }},

@@ -204,7 +204,7 @@ func rowFlags(r *results.Record) []string {
 // notRun reports a record of a case that was not measured (a setting
 // that cannot run): no iteration, so no figure.
 func notRun(r *results.Record) bool {
-	return r.Iterations == 0 && len(r.SamplesUS) == 0 && r.Handshakes == 0 && r.Verdict == ""
+	return r.Iterations == 0 && len(r.SamplesUS) == 0 && r.Handshakes == 0 && r.MBps == nil && r.Verdict == ""
 }
 
 // blankFigures shows every cell of a row but the name as unknown: a case

@@ -40,6 +40,18 @@ var costFields = []costField{
 		}
 		return r.Target
 	}},
+	{name: "request", value: func(r *results.Record) string {
+		if r.Target == "" {
+			return "ping (the built-in server)"
+		}
+		return orNotRecorded(r.Request)
+	}, recordedSince: true},
+	{name: "certificate verification", value: func(r *results.Record) string {
+		if r.Env.Insecure {
+			return "off (--insecure)"
+		}
+		return "on"
+	}},
 	{name: "client_identities", value: func(r *results.Record) string { return strconv.Itoa(r.ClientIdentities) }},
 	{name: "key_cache", value: func(r *results.Record) string { return boolOrNotRecorded(r.KeyCache) }},
 	{name: "session_store", value: func(r *results.Record) string {

@@ -24,6 +24,10 @@ type Record struct {
 	Group     string `json:"group"`
 	Transport string `json:"transport"` // tcp or memory
 	Target    string `json:"target,omitempty"`
+	// Request is the exchange after each handshake with an external
+	// target (ping, line, http, http-get, none); absent for the built-in
+	// server, which is always pinged. It is part of what a case costs.
+	Request string `json:"request,omitempty"`
 	// SessionStore is the built-in server's session store ("tickets" or
 	// "stateful"; "none" with resumption off), which sets what a
 	// resumption costs the server; empty for an external target, whose

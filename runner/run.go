@@ -341,6 +341,7 @@ func (st *runState) runCase(ctx context.Context, c *Case, index, total int, srv 
 			host = p.Target.Addr
 		}
 		hc.Exchange = p.Target.request().Exchange(host)
+		hc.Record.Request = string(p.Target.request())
 		if p.Target.request() == loadgen.RequestNone {
 			hc.Record.Notes = append(hc.Record.Notes, "request none: the client closes right after the handshake, so TLS 1.3 tickets are never read")
 		}
