@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/tlsbench/tlsbench/internal/procid"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -228,33 +229,5 @@ func NginxVersion() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return nginxVersionOf(bin)
-}
-
-func nginxVersionOf(bin string) (string, error) {
-	out, err := exec.Command(bin, "-V").CombinedOutput()
-	if err != nil {
-		return "", fmt.Errorf("nginx -V: %w", err)
-	}
-	var version, built, running string
-	for _, line := range strings.Split(string(out), "\n") {
-		line = strings.TrimSpace(line)
-		switch {
-		case strings.HasPrefix(line, "nginx version: "):
-			version = strings.TrimPrefix(line, "nginx version: ")
-		case strings.HasPrefix(line, "built with "):
-			built = line
-		case strings.HasPrefix(line, "running with "):
-			running = line
-		}
-	}
-	if version == "" {
-		return "", fmt.Errorf("nginx -V: no version in %q", firstLine(out))
-	}
-	for _, s := range []string{built, running} {
-		if s != "" {
-			version += " (" + s + ")"
-		}
-	}
-	return version, nil
+	return procid.NginxVersion(bin)
 }
