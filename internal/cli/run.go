@@ -279,7 +279,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		plan.Target.CAFile, plan.Target.ServerName = "", f.target.ServerName
 	}
 	if err := plan.Validate(); tplan == nil && err != nil {
-		return &UsageError{Msg: err.Error()}
+		return &UsageError{Msg: serverText(err)}
 	}
 
 	var out *outFile
@@ -339,7 +339,7 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	var startErr *runner.ServerStartError
 	if errors.As(runErr, &startErr) {
-		return &UsageError{Msg: runErr.Error()}
+		return &UsageError{Msg: serverText(runErr)}
 	}
 	return runOutcome(ctx, runErr, out, outErr)
 }

@@ -128,6 +128,11 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			defer os.RemoveAll(dir)
 		}
 		layout, err := ensurePKI(dir, kt, sf.mutual && *clientCA == "")
+		var exists *pki.ExistsError
+		if errors.As(err, &exists) {
+			return usagef("--pki-dir %s: already holds a PKI (%s) without the files this server needs (of --key %s, or a client identity for --mutual); use another directory",
+				dir, strings.Join(exists.Files, ", "), kt)
+		}
 		if err != nil {
 			return usagef("--pki-dir %s: %v", dir, err)
 		}
@@ -154,7 +159,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	srv, err := server.NewFromOptions(opts, server.WithLogger(logger))
 	if err != nil {
-		return usagef("%v", err)
+		return usagef("%s", serverText(err))
 	}
 	ln, err := net.Listen("tcp", opts.Listen)
 	if err != nil {

@@ -1,9 +1,12 @@
 package cli
 
 import (
+	"errors"
+	"regexp"
 	"strings"
 	"time"
 
+	"github.com/tlsbench/tlsbench/internal/field"
 	"github.com/tlsbench/tlsbench/keys"
 	"github.com/tlsbench/tlsbench/server"
 )
@@ -100,7 +103,7 @@ func (f *serverFlags) loadIdentities(keyCache bool) ([]keys.IdentityInfo, error)
 	o := server.Options{Identities: f.identities, P12PasswordFile: f.p12PasswordFile, Constraints: f.constraints, DisableKeyCache: !keyCache}
 	km, err := o.KeyManager()
 	if err != nil {
-		return nil, usagef("--identity: %v", err)
+		return nil, usagef("--identity: %s", serverText(err))
 	}
 	return km.Identities(), nil
 }
@@ -136,4 +139,46 @@ func hasP12(ids []server.IdentityFiles) bool {
 		}
 	}
 	return false
+}
+
+// serverFieldFlags names the flag of each setting the server and its key
+// manager name in their errors: the library speaks of fields
+// (server.Options), users of flags. Serve and run map the server's
+// errors through it alone.
+var serverFieldFlags = map[string]string{
+	"SessionStore": "--session-store", "SessionCapacity": "--session-capacity", "SessionTTL": "--session-ttl",
+	"Mutual": "--mutual", "ClientCA": "--client-ca", "RevokedFile": "--revoked", "TicketKeysFile": "--ticket-keys",
+	"Constraints": "--constraints", "Identities": "--identity", "P12PasswordFile": "--p12-password-file",
+	"Listen": "--listen", "Transports": "--transport", "Target.Addr": "--target",
+}
+
+// serverFieldRef is a field named inside a server message: {Mutual}.
+var serverFieldRef = regexp.MustCompile(`\{([A-Za-z.]+)\}`)
+
+// serverText is a server error's message as users read it: fields
+// written as the flags that set them, e.g. "--ticket-keys: FILE: line 1:
+// want 64 hex digits" for a *field.Error{Field: "TicketKeysFile"}.
+func serverText(err error) string {
+	var fe *field.Error
+	if !errors.As(err, &fe) {
+		return serverFlagText(err.Error())
+	}
+	prefix := strings.TrimSuffix(err.Error(), fe.Error())
+	if strings.HasPrefix(fe.Reason, "{"+fe.Field+"}") {
+		return serverFlagText(prefix + fe.Reason)
+	}
+	e := field.Error{Field: serverFlagOf(fe.Field), Value: fe.Value, Reason: fe.Reason}
+	return serverFlagText(prefix + e.Error())
+}
+
+// serverFlagText writes the {Field} references of a message as flags.
+func serverFlagText(s string) string {
+	return serverFieldRef.ReplaceAllStringFunc(s, func(ref string) string { return serverFlagOf(ref[1 : len(ref)-1]) })
+}
+
+func serverFlagOf(name string) string {
+	if f, ok := serverFieldFlags[name]; ok {
+		return f
+	}
+	return name
 }
