@@ -36,7 +36,7 @@ func WriteTable(w io.Writer, r *Report) error {
 	}
 	row("client certificate", cc)
 	if r.Insecure {
-		row("verification", "off (--insecure)")
+		row("verification", r.adviceText("off ({Insecure})"))
 	}
 	fmt.Fprintln(tw)
 
