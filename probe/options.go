@@ -53,7 +53,7 @@ type Options struct {
 }
 
 // settingRef is a setting named in the report's advice: {Insecure}.
-var settingRef = regexp.MustCompile(`\{([A-Za-z]+)\}`)
+var settingRef = regexp.MustCompile(`\{([A-Za-z][A-Za-z0-9]*)\}`)
 
 // advice is s with the settings it names ({Insecure}) in o's words.
 func (o Options) advice(s string) string {

@@ -25,6 +25,7 @@ import (
 	"github.com/tlsbench/tlsbench/internal/cli"
 	"github.com/tlsbench/tlsbench/internal/peers"
 	"github.com/tlsbench/tlsbench/internal/testchild"
+	"github.com/tlsbench/tlsbench/keys"
 	"github.com/tlsbench/tlsbench/pki"
 )
 
@@ -638,5 +639,25 @@ func TestServePKIDirForOtherSettings(t *testing.T) {
 	err := cli.Run(context.Background(), []string{"serve", "--listen", "127.0.0.1:0", "--mutual", "--pki-dir", dir}, &stdout, &stderr)
 	if m := cli.Message(err); strings.Contains(m, "Force") || strings.Contains(m, "Options") {
 		t.Errorf("message %q names the library's settings, not the flags", m)
+	}
+}
+
+// TestP12PasswordAdviceNamesFlag checks that the key manager's advice for
+// a PKCS#12 identity without a password names the flag that gives one.
+func TestP12PasswordAdviceNamesFlag(t *testing.T) {
+	t.Setenv(keys.PasswordEnv, "")
+	dir := t.TempDir()
+	if _, err := pki.Init(pki.InitOptions{Dir: dir, ServerKeys: []pki.KeyType{pki.ECDSAP256}, P12Password: "secret", P12Iterations: 1}); err != nil {
+		t.Fatal(err)
+	}
+	p12 := filepath.Join(dir, "server-ecdsa-p256.p12")
+	want := "--identity: " + p12 + ": environment variable " + keys.PasswordEnv +
+		" is not set; set it to the PKCS#12 password or give a password file (--p12-password-file FILE)"
+	for _, cmd := range []string{"serve", "run"} {
+		var stdout, stderr bytes.Buffer
+		err := cli.Run(context.Background(), []string{cmd, "--listen", "127.0.0.1:0", "--identity", p12}, &stdout, &stderr)
+		if got := cli.Message(err); cli.ExitCode(err) != 2 || got != want {
+			t.Errorf("%s: exit %d, message %q; want 2, %q", cmd, cli.ExitCode(err), got, want)
+		}
 	}
 }

@@ -153,7 +153,7 @@ var serverFieldFlags = map[string]string{
 }
 
 // serverFieldRef is a field named inside a server message: {Mutual}.
-var serverFieldRef = regexp.MustCompile(`\{([A-Za-z.]+)\}`)
+var serverFieldRef = regexp.MustCompile(`\{([A-Za-z][A-Za-z0-9.]*)\}`)
 
 // serverText is a server error's message as users read it: fields
 // written as the flags that set them, e.g. "--ticket-keys: FILE: line 1:
