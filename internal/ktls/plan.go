@@ -21,7 +21,7 @@ func prepare(tc *tls.Conn, rc *RecordConn, kl *KeyLog, dir Direction) (*plan, er
 		return nil, fmt.Errorf("ktls: invalid direction %v", dir)
 	}
 	if tc == nil || rc == nil || kl == nil {
-		return nil, errors.New("ktls: Enable needs the tls.Conn, its RecordConn and the KeyLog of its tls.Config")
+		return nil, errors.New("ktls: enabling kernel TLS needs the TLS connection, the record-exact connection under it and its key log")
 	}
 	cs := tc.ConnectionState()
 	if !cs.HandshakeComplete {
@@ -32,11 +32,11 @@ func prepare(tc *tls.Conn, rc *RecordConn, kl *KeyLog, dir Direction) (*plan, er
 	haveCR, haveSR, roleKnown, isClient := rc.haveCR, rc.haveSR, rc.roleKnown, rc.isClient
 	rc.mu.Unlock()
 	if !haveCR || !roleKnown {
-		return nil, errors.New("ktls: the RecordConn saw no ClientHello; it must be under the tls.Conn from the start (tls.Client(ktls.WrapConn(c), cfg))")
+		return nil, errors.New("ktls: no ClientHello was seen under the TLS connection; the record-exact wrapper must be in place before the handshake")
 	}
 	sec, ok := kl.take(cr)
 	if !ok {
-		return nil, errors.New("ktls: no secrets in the KeyLog for this connection; set tls.Config.KeyLogWriter to the KeyLog before the handshake")
+		return nil, errors.New("ktls: no secrets were logged for this connection; the key log must be installed before the handshake")
 	}
 	s, err := lookupSuite(cs.Version, cs.CipherSuite)
 	if err != nil {
@@ -55,10 +55,10 @@ func prepare(tc *tls.Conn, rc *RecordConn, kl *KeyLog, dir Direction) (*plan, er
 	switch cs.Version {
 	case tls.VersionTLS12:
 		if len(sec.master) == 0 {
-			return nil, errors.New("ktls: the KeyLog has no CLIENT_RANDOM (master secret) line for this TLS 1.2 connection")
+			return nil, errors.New("ktls: the key log has no CLIENT_RANDOM (master secret) line for this TLS 1.2 connection")
 		}
 		if !haveSR {
-			return nil, errors.New("ktls: the RecordConn saw no ServerHello")
+			return nil, errors.New("ktls: no ServerHello was seen under the TLS connection")
 		}
 		k, err := keyBlock12(s, sec.master, cr[:], sr[:])
 		if err != nil {
@@ -88,7 +88,7 @@ func prepare(tc *tls.Conn, rc *RecordConn, kl *KeyLog, dir Direction) (*plan, er
 		}
 	case tls.VersionTLS13:
 		if len(sec.clientTraffic0) == 0 || len(sec.serverTraffic0) == 0 {
-			return nil, errors.New("ktls: the KeyLog lacks CLIENT_TRAFFIC_SECRET_0/SERVER_TRAFFIC_SECRET_0 for this TLS 1.3 connection")
+			return nil, errors.New("ktls: the key log lacks CLIENT_TRAFFIC_SECRET_0/SERVER_TRAFFIC_SECRET_0 for this TLS 1.3 connection")
 		}
 		wsec, rsec := sec.clientTraffic0, sec.serverTraffic0
 		if !isClient {
