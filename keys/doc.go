@@ -3,7 +3,7 @@
 // each of them once at load against algorithm constraints, and chooses one
 // per ClientHello through tls.Config.GetCertificate.
 //
-// It exists because of issue 4's motivating case: a TLS stack that switched
+// It exists because of the fourth case in DESIGN.md: a TLS stack that switched
 // to a validating key manager lost half of its full-handshake throughput,
 // because it decrypted the PKCS#12 private key (PBKDF2) on every handshake.
 // tlsbench's server uses this manager, and can measure both behaviours
@@ -65,4 +65,11 @@
 // even when it then resumes a session and never signs; resumed handshakes
 // therefore cost the same with the cache on or off, as in the original
 // case. Stats counts the loads and decryptions.
+//
+// # Imports
+//
+// keys owns identity loading, validation and selection. It imports pki
+// (reading PEM and PKCS#12 files) and nothing else of tlsbench above it:
+// never server, loadgen, runner or internal/cli. Its errors speak of the
+// files and settings they concern, never of command-line flags.
 package keys

@@ -158,7 +158,7 @@ func validate(src Source, certs []*x509.Certificate, key crypto.Signer, c Constr
 		case now.Before(cert.NotBefore):
 			add(RuleValidity, "%s is not valid before %s (now %s); check the clock or reissue it", what, cert.NotBefore.UTC().Format(time.RFC3339), now.UTC().Format(time.RFC3339))
 		case now.After(cert.NotAfter):
-			add(RuleValidity, "%s expired at %s; reissue it (tlsbench pki init --force)", what, cert.NotAfter.UTC().Format(time.RFC3339))
+			add(RuleValidity, "%s expired at %s; reissue it (tlsbench pki init can write a new one)", what, cert.NotAfter.UTC().Format(time.RFC3339))
 		}
 		if i+1 < n && !issuedBy(cert, certs[i+1]) {
 			add(RuleChainOrder, "%s was not issued by certificate %d (%q); list the leaf first, then each issuer in turn", what, i+2, certs[i+1].Subject.String())

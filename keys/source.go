@@ -109,9 +109,9 @@ func (p Password) Read() (string, error) {
 	case p.env != "":
 		v, ok := os.LookupEnv(p.env)
 		if !ok || v == "" {
-			return "", fmt.Errorf("environment variable %s is not set; set it to the PKCS#12 password or give a password file (--p12-password-file FILE)", p.env)
+			return "", fmt.Errorf("environment variable %s is not set; set it to the PKCS#12 password or give a password file ({P12PasswordFile} FILE)", p.env)
 		}
 		return v, nil
 	}
-	return "", fmt.Errorf("no password given; give a password file (--p12-password-file FILE) or set %s", PasswordEnv)
+	return "", fmt.Errorf("no password given; give a password file ({P12PasswordFile} FILE) or set %s", PasswordEnv)
 }

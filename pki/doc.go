@@ -38,4 +38,8 @@
 // provider. The iteration count defaults to 2048, as OpenSSL's, so
 // that tlsbench measures the key-loading cost of the files servers really
 // use; see DefaultP12Iterations.
+//
+// pki owns generating and reading certificates and keys. It imports
+// nothing of tlsbench above the small internal packages: keys, tlsconf,
+// server and the CLI build on it, never the reverse.
 package pki

@@ -154,7 +154,7 @@ func noPEMError(data []byte, want string) error {
 		return errors.New("file is empty, expected PEM (-----BEGIN " + want + "-----)")
 	}
 	if data[0] == 0x30 {
-		return errors.New("no PEM block found; the file looks binary (DER or PKCS#12): convert DER with `openssl x509 -inform der` (certificates) or `openssl pkey -inform der` (keys), and load a PKCS#12 file as one (LoadPKCS12, --identity FILE.p12)")
+		return errors.New("no PEM block found; the file looks binary (DER or PKCS#12): convert DER with `openssl x509 -inform der` (certificates) or `openssl pkey -inform der` (keys); a PKCS#12 file is read only where an identity is expected")
 	}
 	return errors.New("no PEM block found, expected -----BEGIN " + want + "-----")
 }

@@ -247,6 +247,6 @@ type ExistsError struct {
 }
 
 func (e *ExistsError) Error() string {
-	return fmt.Sprintf("%s already holds a PKI (%s); use another directory, or replace it (InitOptions.Force)",
+	return fmt.Sprintf("%s already holds a PKI (%s); use another directory, or replace it",
 		e.Dir, strings.Join(e.Files, ", "))
 }

@@ -2,6 +2,7 @@ package pki_test
 
 import (
 	"crypto/tls"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -145,8 +146,9 @@ func TestInitExisting(t *testing.T) {
 		t.Fatalf("Init into a directory with unrelated files: %v", err)
 	}
 	_, err = pki.Init(pki.InitOptions{Dir: dir})
-	if err == nil || !strings.Contains(err.Error(), "already holds a PKI") || !strings.Contains(err.Error(), dir) || !strings.Contains(err.Error(), "Force") {
-		t.Fatalf("second Init error = %v, want a refusal naming the directory and Force", err)
+	var exists *pki.ExistsError
+	if !errors.As(err, &exists) || !strings.Contains(err.Error(), "already holds a PKI") || !strings.Contains(err.Error(), dir) {
+		t.Fatalf("second Init error = %v, want an ExistsError naming the directory", err)
 	}
 	oldRoot := mustRead(t, first.RootCert)
 	second, err := pki.Init(pki.InitOptions{Dir: dir, Clients: 1, Force: true})

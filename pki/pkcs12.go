@@ -14,12 +14,13 @@ import (
 //
 // DefaultP12Iterations is 2048, the count OpenSSL 3 `pkcs12 -export` and
 // go-pkcs12's Modern2023 encoder use. tlsbench writes PKCS#12 files to
-// measure what loading such a file costs a server (issue 4: decrypting the key
-// on every handshake), so the default must match the files operators actually
-// deploy. Measured on the 2-core development machine: decrypting a file with
-// 2048 iterations takes about 1.1 ms, roughly one full ECDSA TLS 1.3
-// handshake, which reproduces the "throughput halved" case; at 600,000 it takes
-// about 345 ms, which would turn `--key-cache off` into a PBKDF2 benchmark.
+// measure what loading such a file costs a server (decrypting the key on
+// every handshake, DESIGN.md's fourth case), so the default must match the
+// files operators actually deploy. Measured on the 2-core development
+// machine: decrypting a file with 2048 iterations takes about 1.1 ms,
+// roughly one full ECDSA TLS 1.3 handshake, which reproduces the
+// "throughput halved" case; at 600,000 it takes about 345 ms, which would
+// turn a server without its key cache into a PBKDF2 benchmark.
 //
 // OWASPP12Iterations is OWASP's 2023 recommendation for PBKDF2-HMAC-SHA256 as
 // a password hash. It is meant for low-entropy human passwords; a test PKI
@@ -78,7 +79,7 @@ func DecodePKCS12(data []byte, password string) (*Identity, error) {
 			return nil, fmt.Errorf("decode PKCS#12: %w? (%v)", ErrWrongPassword, err)
 		}
 		if bytes.HasPrefix(bytes.TrimSpace(data), []byte("-----BEGIN")) {
-			return nil, errors.New("decode PKCS#12: this is a PEM file, not PKCS#12; load it as a certificate and key pair (LoadIdentityPEM)")
+			return nil, errors.New("decode PKCS#12: this is a PEM file, not PKCS#12; give it as a certificate and key pair (CERT.pem,KEY.pem)")
 		}
 		return nil, fmt.Errorf("decode PKCS#12: not a valid PKCS#12 file: %w", err)
 	}

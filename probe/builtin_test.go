@@ -106,7 +106,7 @@ func TestBuiltinMutual(t *testing.T) {
 }
 
 // An untrusted certificate: versions are still reported as accepted, the
-// chain is shown, and nothing else is tested without --insecure.
+// chain is shown, and nothing else is tested without Insecure.
 func TestUntrustedCertificate(t *testing.T) {
 	p := newPKI(t)
 	addr := startBuiltin(t, p, server.Options{})
@@ -118,7 +118,14 @@ func TestUntrustedCertificate(t *testing.T) {
 	if rep.Certificate.Verified.Status != probe.No || len(rep.Certificate.Certificates) != 1 {
 		t.Fatalf("certificate: %+v", rep.Certificate)
 	}
-	checkVersion(t, rep, "1.3", expect{Accepted: "yes:did not verify", Resumption: "not tested:--insecure", PerConnection: -1})
+	checkVersion(t, rep, "1.3", expect{Accepted: "yes:did not verify", Resumption: "not tested:give RootCAs FILE or ServerName NAME, or Insecure to probe", PerConnection: -1})
+	// The advice names the settings as the caller does (the CLI: flags).
+	o.SettingName = func(s string) string { return "<" + s + ">" }
+	rep = runProbe(t, o)
+	checkVersion(t, rep, "1.3", expect{Accepted: "yes:did not verify", Resumption: "not tested:give <RootCAs> FILE or <ServerName> NAME, or <Insecure> to probe", PerConnection: -1})
+	if f := rep.Certificate.Verified; !strings.Contains(f.Detail, "; give <RootCAs> FILE or <ServerName> NAME, or <Insecure>") {
+		t.Errorf("verified = %+v, want the advice in the caller's words", f)
+	}
 
 	o.Insecure = true
 	rep = runProbe(t, o)

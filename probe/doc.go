@@ -58,4 +58,10 @@
 // probe connection sends Options.Request (an HTTP HEAD by default, the
 // least an HTTP server answers), reads the answer, and keeps reading for
 // TicketWait for tickets sent late. See Request for the choices.
+//
+// probe owns the probe's procedure and report. It may import loadgen (the
+// requests and connection procedure the benchmark uses), tlsconf, pki and
+// results; never server, runner or internal/cli. Its report names the
+// settings it advises on by their Options field, or as
+// Options.SettingName says (the command line passes its flags).
 package probe

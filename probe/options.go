@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"regexp"
 	"time"
 
 	"github.com/tlsbench/tlsbench/loadgen"
@@ -43,6 +44,26 @@ type Options struct {
 	TicketWait time.Duration
 	// Progress, when set, receives a line before each step.
 	Progress func(string)
+	// SettingName, when set, names a setting in the advice the report
+	// gives (e.g. "give RootCAs FILE or ServerName NAME, or Insecure"), so
+	// that a command line can speak of its flags. Its argument is
+	// RootCAs, ServerName, Insecure, ClientCert, ClientKey (the key of
+	// ClientCert) or Concurrency; by default the report uses those names.
+	SettingName func(setting string) string
+}
+
+// settingRef is a setting named in the report's advice: {Insecure}.
+var settingRef = regexp.MustCompile(`\{([A-Za-z][A-Za-z0-9]*)\}`)
+
+// advice is s with the settings it names ({Insecure}) in o's words.
+func (o Options) advice(s string) string {
+	return settingRef.ReplaceAllStringFunc(s, func(ref string) string {
+		name := ref[1 : len(ref)-1]
+		if o.SettingName != nil {
+			return o.SettingName(name)
+		}
+		return name
+	})
 }
 
 // Request is the first message sent after a handshake; the probe and the

@@ -50,6 +50,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		ALPNOffered: o.ALPN,
 		Started:     start.UTC(),
 		Env:         results.CurrentEnv(),
+		advice:      o.advice,
 	}
 	if c := o.ClientCert; c != nil {
 		leaf := c.Leaf
@@ -121,7 +122,7 @@ func (p *prober) version(ctx context.Context, v uint16) (Version, error) {
 		return skipAll(fmt.Sprintf("%s was not accepted", label)), nil
 	}
 	if p.verifyErr != nil {
-		return skipAll("the server's certificate did not verify (see certificate); give --ca FILE or --sni NAME, or --insecure to probe it anyway"), nil
+		return skipAll(p.o.advice("the server's certificate did not verify (see certificate); give {RootCAs} FILE or {ServerName} NAME, or {Insecure} to probe it anyway")), nil
 	}
 	if err := first.Answer.Err; err != nil && strings.HasPrefix(connerr.Kind(err), "alert:") {
 		// TLS 1.3 clients finish their handshake before the server has
@@ -129,7 +130,7 @@ func (p *prober) version(ctx context.Context, v uint16) (Version, error) {
 		// the first read.
 		reason := "the server ended the connection after the handshake (" + errText(err) + ")"
 		if first.CertRequested && p.o.ClientCert == nil {
-			reason += "; it requires a client certificate: give --client-cert and --client-key"
+			reason += p.o.advice("; it requires a client certificate: give {ClientCert} and {ClientKey}")
 		}
 		vr.Accepted.Detail = "the version, but not the client: " + reason
 		vr.Response = describeAnswer(first.Answer)
@@ -163,7 +164,7 @@ func (p *prober) fullHandshake(ctx context.Context, v uint16) (connResult, []uin
 		// The server got as far as asking for a client certificate:
 		// version and suite were fine, the client was not.
 		if p.o.ClientCert == nil {
-			return r, nil, failed("the server requires a client certificate; give --client-cert and --client-key (" + errText(r.Err) + ")"), nil
+			return r, nil, failed(p.o.advice("the server requires a client certificate; give {ClientCert} and {ClientKey}") + " (" + errText(r.Err) + ")"), nil
 		}
 		return r, nil, failed("the server refused the handshake after the client certificate was sent (" + errText(r.Err) + ")"), nil
 	}
@@ -192,7 +193,7 @@ func (p *prober) fullHandshake(ctx context.Context, v uint16) (connResult, []uin
 		}
 		return r, suites, yes(note + "the certificate did not verify"), nil
 	}
-	return r, suites, refusal(v, r.Err), nil
+	return r, suites, p.refusal(v, r.Err), nil
 }
 
 // fatal turns a connection failure that ends the whole probe into an
@@ -211,7 +212,7 @@ func (p *prober) fatal(ctx context.Context, r connResult) error {
 }
 
 // refusal describes a failed full handshake.
-func refusal(v uint16, err error) Finding {
+func (p *prober) refusal(v uint16, err error) Finding {
 	kind := connerr.Kind(err)
 	msg := errText(err)
 	switch {
@@ -220,7 +221,7 @@ func refusal(v uint16, err error) Finding {
 	case kind == "alert:protocol version not supported":
 		return no("the server refused it (alert protocol_version)")
 	case kind == "alert:certificate required":
-		return failed("the server requires a client certificate; give --client-cert and --client-key (" + msg + ")")
+		return failed(p.o.advice("the server requires a client certificate; give {ClientCert} and {ClientKey}") + " (" + msg + ")")
 	case kind == "alert:bad certificate", kind == "alert:unknown certificate authority",
 		kind == "alert:certificate unknown", kind == "alert:access denied", kind == "alert:unsupported certificate":
 		return failed("the server rejected the handshake, probably the client certificate (" + msg + ")")
@@ -289,7 +290,7 @@ func errText(err error) string {
 func (p *prober) noteChain(r connResult, verifyErr error) {
 	if len(p.rep.Certificate.Certificates) > 0 || len(r.State.PeerCertificates) == 0 {
 		if verifyErr != nil {
-			p.rep.Certificate.Verified = no(errText(verifyErr) + "; give --ca FILE or --sni NAME, or --insecure")
+			p.rep.Certificate.Verified = no(errText(verifyErr) + p.o.advice("; give {RootCAs} FILE or {ServerName} NAME, or {Insecure}"))
 		}
 		return
 	}
@@ -300,20 +301,20 @@ func (p *prober) noteChain(r connResult, verifyErr error) {
 	}
 	switch {
 	case verifyErr != nil:
-		p.rep.Certificate.Verified = no(errText(verifyErr) + "; give --ca FILE or --sni NAME, or --insecure")
+		p.rep.Certificate.Verified = no(errText(verifyErr) + p.o.advice("; give {RootCAs} FILE or {ServerName} NAME, or {Insecure}"))
 	case len(r.State.VerifiedChains) > 0:
 		chain := r.State.VerifiedChains[0]
 		p.rep.Certificate.Verified = yes(fmt.Sprintf("for %s, by %s", p.o.ServerName, chain[len(chain)-1].Subject))
 	default:
-		// --insecure: verify anyway, for the report only.
+		// Insecure: verify anyway, for the report only.
 		opts := x509.VerifyOptions{Roots: p.o.RootCAs, DNSName: p.o.ServerName, Intermediates: x509.NewCertPool()}
 		for _, c := range certs[1:] {
 			opts.Intermediates.AddCert(c)
 		}
 		if _, err := certs[0].Verify(opts); err != nil {
-			p.rep.Certificate.Verified = no(errText(err) + " (not enforced: --insecure)")
+			p.rep.Certificate.Verified = no(errText(err) + p.o.advice(" (not enforced: {Insecure})"))
 		} else {
-			p.rep.Certificate.Verified = yes("(not enforced: --insecure)")
+			p.rep.Certificate.Verified = yes(p.o.advice("(not enforced: {Insecure})"))
 		}
 	}
 }
@@ -516,10 +517,10 @@ func sessionIDFinding(v uint16, f serverFlight) Finding {
 
 func (p *prober) mutualUntested(first connResult, reason string) Finding {
 	if p.o.ClientCert == nil && first.CertRequested {
-		return notTested("the server asked for a client certificate, but none was given (--client-cert, --client-key)")
+		return notTested(p.o.advice("the server asked for a client certificate, but none was given ({ClientCert}, {ClientKey})"))
 	}
 	if p.o.ClientCert == nil {
-		return notTested("no client certificate given (--client-cert, --client-key)")
+		return notTested(p.o.advice("no client certificate given ({ClientCert}, {ClientKey})"))
 	}
 	if !first.CertRequested {
 		return notTested("the server did not ask for a client certificate")
@@ -561,7 +562,7 @@ func httpStatus(line string) string {
 // scoped by client identity, as `tlsbench run` does.
 func (p *prober) load(ctx context.Context, v uint16, suites []uint16, singleUse bool) Load {
 	if p.o.Concurrency < 0 {
-		return Load{Finding: notTested("disabled (--concurrency 0)")}
+		return Load{Finding: notTested(p.o.advice("disabled ({Concurrency} 0)"))}
 	}
 	c := p.o.Concurrency
 	p.progress("TLS %s: resumption under load (concurrency %d)", tlsconf.VersionName(v), c)

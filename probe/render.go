@@ -21,7 +21,19 @@ func WriteJSON(w io.Writer, r *Report) error {
 func WriteTable(w io.Writer, r *Report) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	row := func(k, v string) { fmt.Fprintf(tw, "  %s\t%s\n", k, v) }
+	writeTarget(tw, row, r)
+	writeChain(tw, row, r.Certificate)
+	for _, v := range r.Versions {
+		fmt.Fprintln(tw)
+		writeVersion(tw, row, v)
+	}
+	fmt.Fprintln(tw)
+	fmt.Fprintf(tw, "probed in %.1fs by tlsbench %s (%s)\n", r.DurationMS/1e3, r.Env.TLSBenchVersion, r.Env.GoVersion)
+	return tw.Flush()
+}
 
+// writeTarget writes what was probed and how.
+func writeTarget(tw io.Writer, row func(k, v string), r *Report) {
 	fmt.Fprintf(tw, "tlsbench probe %s\n", r.Target)
 	row("server name", r.ServerName)
 	row("request", requestText(r.Request))
@@ -36,13 +48,17 @@ func WriteTable(w io.Writer, r *Report) error {
 	}
 	row("client certificate", cc)
 	if r.Insecure {
-		row("verification", "off (--insecure)")
+		row("verification", r.adviceText("off ({Insecure})"))
 	}
 	fmt.Fprintln(tw)
+}
 
+// writeChain writes the server's certificate chain and whether it
+// verified.
+func writeChain(tw io.Writer, row func(k, v string), chain Chain) {
 	fmt.Fprintln(tw, "certificate chain")
-	row("verified", findingText(r.Certificate.Verified))
-	for i, c := range r.Certificate.Certificates {
+	row("verified", findingText(chain.Verified))
+	for i, c := range chain.Certificates {
 		row(fmt.Sprintf("[%d] subject", i), c.Subject)
 		row("    key", c.KeyName)
 		row("    signature", c.SignatureAlgorithm)
@@ -51,56 +67,59 @@ func WriteTable(w io.Writer, r *Report) error {
 			row("    names", strings.Join(append(append([]string(nil), c.DNSNames...), c.IPAddresses...), ", "))
 		}
 	}
+}
 
-	for _, v := range r.Versions {
-		fmt.Fprintln(tw)
-		fmt.Fprintf(tw, "TLS %s\n", v.Version)
-		row("accepted", findingText(v.Accepted))
-		if v.Accepted.Status == Yes && v.CipherSuite != "" {
-			row("cipher suite", v.CipherSuite)
-			row("group", v.Group)
-			alpn := v.ALPN
-			if alpn == "" {
-				alpn = "none"
-			}
-			row("ALPN", alpn)
-			if v.ClientCertRequested != nil {
-				row("client cert requested", yesNo(*v.ClientCertRequested))
-			}
-			if v.Response != "" {
-				row("response", v.Response)
-			}
+// writeVersion writes the block of one TLS version: what it negotiated,
+// then its resumption findings.
+func writeVersion(tw io.Writer, row func(k, v string), v Version) {
+	fmt.Fprintf(tw, "TLS %s\n", v.Version)
+	row("accepted", findingText(v.Accepted))
+	if v.Accepted.Status == Yes && v.CipherSuite != "" {
+		row("cipher suite", v.CipherSuite)
+		row("group", v.Group)
+		alpn := v.ALPN
+		if alpn == "" {
+			alpn = "none"
 		}
-		if v.Accepted.Status != Yes {
-			continue // nothing more was tested; the reason is the refusal above
+		row("ALPN", alpn)
+		if v.ClientCertRequested != nil {
+			row("client cert requested", yesNo(*v.ClientCertRequested))
 		}
-		if f := v.Resumption; f.Status == NotTested && v.Tickets.Finding == f && v.Load.Finding == f {
-			row("resumption checks", findingText(f))
-			continue
+		if v.Response != "" {
+			row("response", v.Response)
 		}
-		row("tickets per connection", ticketsText(v.Tickets))
-		switch v.Version {
-		case "1.2":
-			row("ticket resumption", findingText(v.Resumption))
-			if v.SessionIDResumption != nil {
-				row("session-ID resumption", findingText(*v.SessionIDResumption))
-			}
-		case "1.3":
-			row("PSK resumption", findingText(v.Resumption))
-		default:
-			row("resumption", findingText(v.Resumption))
-		}
-		row("ticket reusable", findingText(v.TicketReuse))
-		row("resumption with client cert", findingText(v.MutualResumption))
-		label := "resumption under load"
-		if v.Load.Concurrency > 0 {
-			label = fmt.Sprintf("resumption at c%d", v.Load.Concurrency)
-		}
-		row(label, loadText(v.Load))
 	}
-	fmt.Fprintln(tw)
-	fmt.Fprintf(tw, "probed in %.1fs by tlsbench %s (%s)\n", r.DurationMS/1e3, r.Env.TLSBenchVersion, r.Env.GoVersion)
-	return tw.Flush()
+	if v.Accepted.Status != Yes {
+		return // nothing more was tested; the reason is the refusal above
+	}
+	if f := v.Resumption; f.Status == NotTested && v.Tickets.Finding == f && v.Load.Finding == f {
+		row("resumption checks", findingText(f))
+		return
+	}
+	writeResumption(row, v)
+}
+
+// writeResumption writes a version's resumption findings.
+func writeResumption(row func(k, v string), v Version) {
+	row("tickets per connection", ticketsText(v.Tickets))
+	switch v.Version {
+	case "1.2":
+		row("ticket resumption", findingText(v.Resumption))
+		if v.SessionIDResumption != nil {
+			row("session-ID resumption", findingText(*v.SessionIDResumption))
+		}
+	case "1.3":
+		row("PSK resumption", findingText(v.Resumption))
+	default:
+		row("resumption", findingText(v.Resumption))
+	}
+	row("ticket reusable", findingText(v.TicketReuse))
+	row("resumption with client cert", findingText(v.MutualResumption))
+	label := "resumption under load"
+	if v.Load.Concurrency > 0 {
+		label = fmt.Sprintf("resumption at c%d", v.Load.Concurrency)
+	}
+	row(label, loadText(v.Load))
 }
 
 func requestText(r Request) string {

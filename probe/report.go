@@ -39,7 +39,7 @@ func failed(detail string) Finding    { return Finding{Error, detail} }
 type Report struct {
 	Target     string `json:"target"`
 	ServerName string `json:"server_name"`
-	// Insecure says certificate verification was off (--insecure).
+	// Insecure says certificate verification was off (Options.Insecure).
 	Insecure bool `json:"insecure"`
 	// Request is the first message sent after each handshake.
 	Request     Request  `json:"request"`
@@ -53,6 +53,10 @@ type Report struct {
 	Versions    []Version `json:"versions"`
 
 	Env results.Env `json:"env"`
+
+	// advice writes the settings named in advice in the words of the
+	// Options that made the report (Options.SettingName).
+	advice func(string) string
 }
 
 // Chain is the server's certificate chain as sent in the first successful
@@ -153,4 +157,13 @@ func (r *Report) Lookup(v string) *Version {
 		}
 	}
 	return nil
+}
+
+// adviceText is s with the settings it names ({Insecure}) as the probe's
+// caller named them.
+func (r *Report) adviceText(s string) string {
+	if r.advice == nil {
+		return Options{}.advice(s)
+	}
+	return r.advice(s)
 }

@@ -62,4 +62,8 @@
 // for a run that reports each case as it finishes: json, csv and benchfmt
 // are written as records arrive, table, markdown and html once, on Close,
 // because their column widths, footnotes and charts depend on every record.
+//
+// report owns rendering and comparing records. It may import results and
+// stats; never the packages that measure (runner, loadgen, server), nor
+// internal/cli: reports derive from the results file alone.
 package report

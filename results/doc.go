@@ -11,4 +11,8 @@
 // A record keeps the raw per-iteration samples and the encoded latency
 // histogram, so that any report or comparison can be recomputed later from
 // the file alone.
+//
+// results owns the record, its encoding and the environment it records.
+// It may import stats; never the packages that measure (loadgen, runner,
+// server) or render (report), nor internal/cli.
 package results

@@ -20,7 +20,11 @@ type Record struct {
 	Concurrency int    `json:"concurrency"`
 	KeyType     string `json:"key_type"`
 	// Group is the key-exchange group actually negotiated (not the one
-	// asked for); "mixed" when connections of the case disagreed.
+	// asked for). When the connections of a handshake case disagreed it
+	// lists each group with its count of handshakes, sorted, e.g.
+	// "p256:8,x25519:120"; "none" for a handshake without a key exchange
+	// (a TLS 1.2 resumption); empty when no handshake succeeded. A
+	// throughput case records its first connection's group.
 	Group     string `json:"group"`
 	Transport string `json:"transport"` // tcp or memory
 	Target    string `json:"target,omitempty"`

@@ -12,7 +12,7 @@ import (
 	"strings"
 
 	"github.com/tlsbench/tlsbench/internal/field"
-	"github.com/tlsbench/tlsbench/internal/peers"
+	"github.com/tlsbench/tlsbench/internal/procid"
 	"github.com/tlsbench/tlsbench/loadgen"
 	"github.com/tlsbench/tlsbench/pki"
 	"github.com/tlsbench/tlsbench/results"
@@ -87,7 +87,7 @@ func Run(ctx context.Context, p Plan, emit func(*results.Record) error) error {
 	}
 	if pid := p.Target.ServerPID; pid > 0 {
 		// Name the server measured, as results name their peers.
-		if name, v, err := peers.Identify(pid); err == nil && v != "" {
+		if name, v, err := procid.Identify(pid); err == nil && v != "" {
 			if st.env.Peers == nil {
 				st.env.Peers = map[string]string{}
 			}

@@ -109,6 +109,9 @@ func StartChild(ctx context.Context, o ChildOptions) (*Child, error) {
 	conn.SetDeadline(time.Time{})
 	if err == nil && msg.Error != "" {
 		c.kill()
+		if msg.Field != nil {
+			return nil, msg.Field
+		}
 		return nil, errors.New(msg.Error)
 	}
 	if err != nil {

@@ -4,11 +4,14 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
 	"os"
 	"strings"
+
+	"github.com/tlsbench/tlsbench/internal/field"
 )
 
 // Hello is the first message a child server sends its parent: where it
@@ -26,6 +29,9 @@ type Hello struct {
 type helloMsg struct {
 	Hello
 	Error string `json:"error,omitempty"`
+	// Field is Error as a *field.Error, when it is one, so that the
+	// parent can name the setting at fault in its own words.
+	Field *field.Error `json:"field,omitempty"`
 }
 
 // Control channel requests, one line each, after the parent's first line,
@@ -81,7 +87,9 @@ func ServeChild(ctx context.Context, control net.Conn, opts ...Option) error {
 		return fmt.Errorf("control channel: bad options: %w", err)
 	}
 	fail := func(err error) error {
-		json.NewEncoder(control).Encode(helloMsg{Error: err.Error()})
+		msg := helloMsg{Error: err.Error()}
+		errors.As(err, &msg.Field)
+		json.NewEncoder(control).Encode(msg)
 		return err
 	}
 	srv, err := NewFromOptions(o, opts...)

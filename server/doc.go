@@ -2,11 +2,39 @@
 // connections, completes the handshake, counts what happened (handshakes,
 // resumptions, failures by kind) and echoes application data back, so that
 // a client can prove the connection works and, in TLS 1.3, read the
-// session ticket the server sent after its Finished.
+// session ticket the server sent after its Finished. A connection that
+// starts with an HTTP/1.x request gets a short HTTP response instead.
 //
 // The server can run in the benchmarking process (the in-memory transport)
 // or as a child process (Child) that reports its counters, its CPU time
 // and its allocations over a control channel that only the parent holds:
 // an inherited socketpair, not a network port, so no other client can
 // read or reset the counters.
+//
+// # Sessions
+//
+// Options choose how sessions resume: stateless tickets (the default), or
+// a stateful store (SessionStore "stateful") that keeps SessionCapacity
+// sessions for SessionTTL and hands out single-use ids. Ticket keys can
+// come from a file shared by several servers and re-read when it changes;
+// a revocation list of client certificate thumbprints refuses their full
+// handshakes and their sessions. Counters.Declined says why sessions were
+// not resumed (revoked; unknown: not in the store, undecryptable or
+// already used).
+//
+// # Throughput
+//
+// A connection whose first bytes are the setup message of the bulk
+// protocol is a throughput connection: the server answers in that
+// protocol, sends or receives the generated stream or a file the
+// operator allowed (WithSources), verifies what arrives and, when
+// allowed (WithKTLS), switches the connection to kernel TLS first.
+//
+// # Imports
+//
+// server owns the server side only. It may import bulk (the protocol it
+// shares with the client), keys, pki, tlsconf, internal/ktls and the
+// small internal packages; never loadgen, runner, probe or internal/cli.
+// Bad Options are *field.Error naming the field (SessionStore,
+// TicketKeysFile); the command line maps them to its flags.
 package server

@@ -4,9 +4,10 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
-	"fmt"
+	"strconv"
 	"time"
 
+	"github.com/tlsbench/tlsbench/internal/field"
 	"github.com/tlsbench/tlsbench/keys"
 	"github.com/tlsbench/tlsbench/pki"
 	"github.com/tlsbench/tlsbench/tlsconf"
@@ -82,34 +83,35 @@ const (
 	DefaultSessionTTL      = time.Hour
 )
 
-// Validate checks the options that need no file access.
+// Validate checks the options that need no file access. Its errors are
+// *field.Error naming the option's field.
 func (o Options) Validate() error {
 	switch o.SessionStore {
 	case "", StoreTickets, StoreStateful:
 	default:
-		return fmt.Errorf("--session-store %q: must be %s or %s", o.SessionStore, StoreTickets, StoreStateful)
+		return field.Errorf("SessionStore", strconv.Quote(o.SessionStore), "must be %s or %s", StoreTickets, StoreStateful)
 	}
 	if o.SessionCapacity < 0 {
-		return fmt.Errorf("--session-capacity %d: must be positive", o.SessionCapacity)
+		return field.Errorf("SessionCapacity", o.SessionCapacity, "must be positive")
 	}
 	if o.SessionTTL < 0 {
-		return fmt.Errorf("--session-ttl %v: must be positive", o.SessionTTL)
+		return field.Errorf("SessionTTL", o.SessionTTL, "must be positive")
 	}
 	if o.Mutual && o.ClientCA == "" {
-		return errors.New("--mutual needs the CA that issues client certificates (--client-ca FILE)")
+		return field.Errorf("Mutual", nil, "{Mutual} needs the CA that issues client certificates ({ClientCA} FILE)")
 	}
 	if o.RevokedFile != "" && !o.Mutual {
-		return errors.New("--revoked applies to client certificates: add --mutual")
+		return field.Errorf("RevokedFile", nil, "{RevokedFile} applies to client certificates: add {Mutual}")
 	}
 	if _, _, err := versionRange(o.Versions); err != nil {
 		return err
 	}
 	if _, err := keys.ParseConstraints(o.Constraints); err != nil {
-		return fmt.Errorf("--constraints: %v", err)
+		return &field.Error{Field: "Constraints", Reason: err.Error()}
 	}
 	for _, f := range o.Identities {
 		if (f.P12 == "") == (f.Cert == "" || f.Key == "") || f.P12 != "" && (f.Cert != "" || f.Key != "") {
-			return fmt.Errorf("--identity: give CERT.pem,KEY.pem or FILE.p12, not %+v", f)
+			return field.Errorf("Identities", nil, "give CERT.pem,KEY.pem or FILE.p12, not %+v", f)
 		}
 	}
 	return nil
@@ -136,12 +138,31 @@ func (o Options) build(log func(error)) (built, error) {
 	if err := o.Validate(); err != nil {
 		return built{}, err
 	}
+	cfg, km, err := o.tlsConfig()
+	if err != nil {
+		return built{}, err
+	}
+	if o.DisableTickets {
+		return built{cfg: cfg, km: km}, nil
+	}
+	p, err := o.sessionPolicy(cfg, log)
+	if err != nil {
+		return built{}, err
+	}
+	cfg.WrapSession = p.wrap
+	cfg.UnwrapSession = p.unwrap
+	return built{cfg: cfg, policy: p, km: km}, nil
+}
+
+// tlsConfig is the server's configuration without its session policy:
+// versions, identities and client certificate verification.
+func (o Options) tlsConfig() (*tls.Config, *keys.Manager, error) {
 	if len(o.Identities) == 0 {
-		return built{}, errors.New("server has no identity")
+		return nil, nil, errors.New("server has no identity")
 	}
 	minV, maxV, err := versionRange(o.Versions)
 	if err != nil {
-		return built{}, err
+		return nil, nil, err
 	}
 	so := tlsconf.ServerOptions{MinVersion: minV, MaxVersion: maxV, Mutual: o.Mutual, DisableTickets: o.DisableTickets}
 	// Every identity goes through the key manager, generated test ones
@@ -149,13 +170,13 @@ func (o Options) build(log func(error)) (built, error) {
 	// is measured in BENCHMARKS.md.
 	km, err := o.KeyManager()
 	if err != nil {
-		return built{}, err
+		return nil, nil, err
 	}
 	so.GetCertificate = km.GetCertificate
 	if o.Mutual {
 		certs, err := pki.LoadCertsPEM(o.ClientCA)
 		if err != nil {
-			return built{}, err
+			return nil, nil, err
 		}
 		pool := x509.NewCertPool()
 		for _, c := range certs {
@@ -164,13 +185,12 @@ func (o Options) build(log func(error)) (built, error) {
 		so.ClientCAs = pool
 	}
 	cfg, err := tlsconf.Server(so)
-	if err != nil {
-		return built{}, err
-	}
-	if o.DisableTickets {
-		return built{cfg: cfg, km: km}, nil
-	}
+	return cfg, km, err
+}
 
+// sessionPolicy is the session store, the watched ticket keys and the
+// revocation list that cfg's sessions go through.
+func (o Options) sessionPolicy(cfg *tls.Config, log func(error)) (*sessionPolicy, error) {
 	p := &sessionPolicy{cfg: cfg}
 	if o.SessionStore == StoreStateful {
 		capacity, ttl := o.SessionCapacity, o.SessionTTL
@@ -183,37 +203,39 @@ func (o Options) build(log func(error)) (built, error) {
 		p.store = newStatefulStore(capacity, ttl)
 	}
 	if o.TicketKeysFile != "" {
-		w, err := newWatchedFile(o.TicketKeysFile, func(data []byte) error {
-			keys, err := hexLines(data, 32)
-			if err != nil {
-				return err
-			}
-			if len(keys) == 0 {
-				return errors.New("no ticket key in the file")
-			}
-			tk := make([][32]byte, len(keys))
-			for i, k := range keys {
-				tk[i] = [32]byte(k)
-			}
-			cfg.SetSessionTicketKeys(tk)
-			return nil
-		}, log)
+		w, err := newWatchedFile(o.TicketKeysFile, func(data []byte) error { return setTicketKeys(cfg, data) }, log)
 		if err != nil {
-			return built{}, fmt.Errorf("--ticket-keys: %w", err)
+			return nil, &field.Error{Field: "TicketKeysFile", Reason: err.Error()}
 		}
 		p.ticketKeys = w
 	}
 	if o.RevokedFile != "" {
 		r, err := newRevocationList(o.RevokedFile, log)
 		if err != nil {
-			return built{}, fmt.Errorf("--revoked: %w", err)
+			return nil, &field.Error{Field: "RevokedFile", Reason: err.Error()}
 		}
 		p.revoked = r
 		cfg.VerifyConnection = p.verifyNotRevoked
 	}
-	cfg.WrapSession = p.wrap
-	cfg.UnwrapSession = p.unwrap
-	return built{cfg: cfg, policy: p, km: km}, nil
+	return p, nil
+}
+
+// setTicketKeys gives cfg the ticket keys of a ticket keys file's
+// contents: 32-byte keys in hex, one a line, the first for new tickets.
+func setTicketKeys(cfg *tls.Config, data []byte) error {
+	keys, err := hexLines(data, 32)
+	if err != nil {
+		return err
+	}
+	if len(keys) == 0 {
+		return errors.New("no ticket key in the file")
+	}
+	tk := make([][32]byte, len(keys))
+	for i, k := range keys {
+		tk[i] = [32]byte(k)
+	}
+	cfg.SetSessionTicketKeys(tk)
+	return nil
 }
 
 // KeyManager loads and validates the identities, as the server does at
@@ -221,7 +243,7 @@ func (o Options) build(log func(error)) (built, error) {
 func (o Options) KeyManager() (*keys.Manager, error) {
 	cons, err := keys.ParseConstraints(o.Constraints)
 	if err != nil {
-		return nil, fmt.Errorf("--constraints: %v", err)
+		return nil, &field.Error{Field: "Constraints", Reason: err.Error()}
 	}
 	srcs := make([]keys.Source, len(o.Identities))
 	for i, f := range o.Identities {

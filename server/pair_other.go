@@ -11,7 +11,7 @@ import (
 )
 
 func controlPair() (parent, child *os.File, err error) {
-	return nil, nil, fmt.Errorf("a child server process is not supported on %s; use --transport memory or --target", runtime.GOOS)
+	return nil, nil, fmt.Errorf("a child server process is not supported on %s; use {Transports} memory or {Target.Addr}", runtime.GOOS)
 }
 
 func childProcAttr() *syscall.SysProcAttr { return nil }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"encoding/hex"
+	"errors"
 	"io"
 	"net"
 	"os"
@@ -12,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tlsbench/tlsbench/internal/field"
 	"github.com/tlsbench/tlsbench/pki"
 )
 
@@ -286,24 +288,36 @@ func TestSharedTicketKeys(t *testing.T) {
 	}
 }
 
-func TestOptionsErrorsNameTheFile(t *testing.T) {
+// TestOptionsErrorsNameTheField checks that a bad option is a
+// *field.Error naming its field (the CLI maps it to a flag) and the file
+// at fault, and never a command-line flag.
+func TestOptionsErrorsNameTheField(t *testing.T) {
 	f := newFixture(t)
 	bad := filepath.Join(f.dir, "bad.keys")
 	must(t, os.WriteFile(bad, []byte("zz\n"), 0o600))
+	id := []IdentityFiles{f.server}
 	tests := []struct {
-		o    Options
-		want string
+		o           Options
+		field, want string
 	}{
-		{Options{Identities: []IdentityFiles{f.server}, TicketKeysFile: bad}, "bad.keys: line 1"},
-		{Options{Identities: []IdentityFiles{f.server}, TicketKeysFile: filepath.Join(f.dir, "missing")}, "--ticket-keys"},
-		{Options{Identities: []IdentityFiles{f.server}, SessionStore: "redis"}, "--session-store"},
-		{Options{Identities: []IdentityFiles{f.server}, RevokedFile: bad}, "--revoked applies to client certificates"},
-		{Options{Identities: []IdentityFiles{f.server}, Mutual: true}, "--client-ca"},
+		{Options{Identities: id, TicketKeysFile: bad}, "TicketKeysFile", "bad.keys: line 1"},
+		{Options{Identities: id, TicketKeysFile: filepath.Join(f.dir, "missing")}, "TicketKeysFile", "missing"},
+		{Options{Identities: id, SessionStore: "redis"}, "SessionStore", `"redis": must be tickets or stateful`},
+		{Options{Identities: id, SessionCapacity: -1}, "SessionCapacity", "-1: must be positive"},
+		{Options{Identities: id, SessionTTL: -time.Second}, "SessionTTL", "-1s: must be positive"},
+		{Options{Identities: id, RevokedFile: bad}, "RevokedFile", "{RevokedFile} applies to client certificates: add {Mutual}"},
+		{Options{Identities: id, Mutual: true}, "Mutual", "({ClientCA} FILE)"},
+		{Options{Identities: id, Constraints: "no-such-rule"}, "Constraints", "no-such-rule"},
+		{Options{Identities: []IdentityFiles{{Cert: "c.pem"}}}, "Identities", "give CERT.pem,KEY.pem or FILE.p12"},
 	}
 	for _, tt := range tests {
 		_, err := NewFromOptions(tt.o)
-		if err == nil || !strings.Contains(err.Error(), tt.want) {
-			t.Errorf("options %+v: error %v, want one containing %q", tt.o, err, tt.want)
+		var fe *field.Error
+		if !errors.As(err, &fe) || fe.Field != tt.field || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("options %+v: error %v (%+v), want field %s and %q", tt.o, err, fe, tt.field, tt.want)
+		}
+		if err != nil && strings.Contains(err.Error(), "--") {
+			t.Errorf("options %+v: error %q names a command-line flag", tt.o, err)
 		}
 	}
 }

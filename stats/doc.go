@@ -38,4 +38,6 @@
 // timings are often bimodal or skewed) and says when there are too few
 // samples for any difference to be detectable, the same verdict benchstat
 // gives.
+//
+// stats owns the arithmetic only. It imports nothing of tlsbench.
 package stats

@@ -9,4 +9,9 @@
 // under another identity. SessionPool keeps several sessions per scope and
 // scopes them by client identity, so that a session established as
 // identity A is never offered while presenting identity B.
+//
+// tlsconf owns the mapping from option values to crypto/tls settings and
+// their names (versions, groups, cipher suites). It may import
+// internal/ktls and the small internal packages; never server, loadgen,
+// runner, keys or internal/cli, which all build on it.
 package tlsconf

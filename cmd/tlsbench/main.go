@@ -1,5 +1,3 @@
-// Command tlsbench measures what TLS handshakes and bulk transfer cost,
-// and verifies that resumption really happens. See README.md.
 package main
 
 import (

@@ -5,4 +5,10 @@
 //
 // Every flag is validated before any work starts; a bad value is a
 // UsageError whose one-line message names the flag and the fix (exit 2).
+//
+// cli is the only package that knows flag names. Libraries return
+// *field.Error (or text with {Field} references) naming their settings;
+// each command maps those fields to its flags in one place, so users read
+// the flags they typed. No library package imports cli (only main, and
+// internal/testchild to run the child server from a test binary).
 package cli

@@ -308,6 +308,12 @@ var fieldFlags = map[string]string{
 	"Target.CertFile": "--client-cert", "Target.KeyFile": "--client-key", "Target.ServerPID": "--server-pid",
 	"Buffers": "--buffer", "Directions": "--direction", "Source": "--source", "KTLS": "--ktls",
 	"Bytes": "--bytes", "Duration": "--duration", "Server.Listen": "--listen",
+	// The built-in server's own settings (server.Options and its key
+	// manager), named by serve's and run's errors alike.
+	"SessionStore": "--session-store", "SessionCapacity": "--session-capacity", "SessionTTL": "--session-ttl",
+	"ClientCA": "--client-ca", "RevokedFile": "--revoked", "TicketKeysFile": "--ticket-keys",
+	"Constraints": "--constraints", "Identities": "--identity", "P12PasswordFile": "--p12-password-file",
+	"Listen": "--listen",
 }
 
 // flagOf is the flag of a field, or of fields joined by "/".
@@ -322,7 +328,7 @@ func flagOf(name string) string {
 }
 
 // fieldRef is a field named inside a library message: {Target.Request}.
-var fieldRef = regexp.MustCompile(`\{([A-Za-z.]+)\}`)
+var fieldRef = regexp.MustCompile(`\{([A-Za-z][A-Za-z0-9.]*)\}`)
 
 // flagText writes the fields a library message refers to as flags.
 func flagText(s string) string {
@@ -345,17 +351,17 @@ func planUsage(err error) error {
 	return &UsageError{Msg: userText(err)}
 }
 
-// userText is a runner error's message with flags for fields.
+// userText is a library error's message as users read it: fields written
+// as the flags that set them, e.g. "--ticket-keys FILE: line 1: want 64
+// hex digits" for a *field.Error{Field: "TicketKeysFile"}, with whatever
+// the error's wrappers said before it ("starting the built-in server: ").
 func userText(err error) string {
 	var fe *field.Error
 	if !errors.As(err, &fe) {
 		return flagText(err.Error())
 	}
-	var se *runner.ServerStartError
-	if errors.As(err, &se) {
-		return strings.TrimSuffix(se.Error(), fe.Error()) + fieldMessage(fe)
-	}
-	return fieldMessage(fe)
+	prefix := strings.TrimSuffix(err.Error(), fe.Error())
+	return flagText(prefix) + fieldMessage(fe)
 }
 
 // flagErrors rewrites the messages of a run's case failures (their hints

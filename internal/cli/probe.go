@@ -52,101 +52,36 @@ Examples:
 Flags:
 `
 
-func probeCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("probe", stdout, nil)
-	fs.usage = func(w io.Writer) {
-		io.WriteString(w, probeUsage)
-		fs.printFlags(w)
-	}
-	var (
-		sni         = fs.String("sni", "", "server `NAME` sent as SNI and verified (default: the host of HOST:PORT)")
-		caFile      = fs.String("ca", "", "PEM `FILE` of CA certificates to verify the server (default: the system roots)")
-		insecure    = fs.Bool("insecure", false, "do not enforce verification of the server's certificate (the report still says whether it verifies)")
-		certFile    = fs.String("client-cert", "", "client certificate chain, PEM `FILE` (with --client-key), presented when the server asks")
-		keyFile     = fs.String("client-key", "", "client private key, PEM `FILE` (with --client-cert)")
-		request     = fs.String("request", string(probe.RequestHTTP), "first message after each handshake: http, http-get, ping, line, none (see above)")
-		concurrency = fs.Int("concurrency", 64, "simultaneous handshakes of the resumption-rate test; 0 skips it")
-		handshakes  = fs.Int("handshakes", 0, "handshakes measured by the resumption-rate test (default: twice --concurrency)")
-		timeout     = fs.Duration("timeout", 5*time.Second, "limit for one connection")
-		ticketWait  = fs.Duration("ticket-wait", 300*time.Millisecond, "how long each connection keeps reading after the answer, for late tickets")
-		format      = fs.String("format", "table", "output: table or json")
-		alpn        []string
-		versions    = append([]uint16(nil), probe.AllVersions...)
-	)
-	fs.Var(listFlag[string]{&alpn, parseALPN, nil}, "alpn", "ALPN protocols to offer, comma-separated, e.g. h2,http/1.1 (default: none)")
-	fs.Var(listFlag[uint16]{&versions, parseProbeVersion, probeVersionName}, "tls", "TLS versions to probe: 1.0, 1.1, 1.2, 1.3")
+// probeFlags are probe's flags, parsed.
+type probeFlags struct {
+	addr                     string
+	sni, caFile, certFile    string
+	keyFile, request, format string
+	insecure                 bool
+	concurrency, handshakes  int
+	timeout, ticketWait      time.Duration
+	alpn                     []string
+	versions                 []uint16
+}
 
-	positional, err := fs.parseWithArgs(args)
+// probeFlagNames are the flags of the settings the probe's report advises
+// on (probe.Options.SettingName).
+var probeFlagNames = map[string]string{
+	"RootCAs": "--ca", "ServerName": "--sni", "Insecure": "--insecure",
+	"ClientCert": "--client-cert", "ClientKey": "--client-key", "Concurrency": "--concurrency",
+}
+
+func probeCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	f, err := parseProbeFlags(args, stdout)
 	if err != nil {
 		return err
 	}
-	if len(positional) == 0 {
-		return usagef("probe needs the server's address, e.g. 'tlsbench probe 127.0.0.1:443' (see 'tlsbench probe --help')")
+	if err := f.validate(); err != nil {
+		return err
 	}
-	if len(positional) > 1 {
-		return usagef("unexpected argument %q: probe takes one HOST:PORT (see 'tlsbench probe --help')", positional[1])
-	}
-	addr := positional[0]
-	host, port, err := net.SplitHostPort(addr)
-	if err != nil || host == "" || port == "" {
-		return usagef("address %q: want HOST:PORT, e.g. 127.0.0.1:443 or [::1]:8443", addr)
-	}
-	if *format != "table" && *format != "json" {
-		return usagef("--format: %q is not table or json", *format)
-	}
-	req, err := probe.ParseRequest(*request)
+	o, err := f.options()
 	if err != nil {
-		return usagef("--request: %v", err)
-	}
-	if *concurrency < 0 || *concurrency > 4096 {
-		return usagef("--concurrency %d: must be between 0 (skip the rate test) and 4096", *concurrency)
-	}
-	if *handshakes < 0 {
-		return usagef("--handshakes %d: must be at least 1 (or 0 for twice --concurrency)", *handshakes)
-	}
-	if *timeout <= 0 {
-		return usagef("--timeout %s: must be positive, e.g. 5s", *timeout)
-	}
-	if *ticketWait <= 0 {
-		return usagef("--ticket-wait %s: must be positive, e.g. 300ms", *ticketWait)
-	}
-	if (*certFile == "") != (*keyFile == "") {
-		return usagef("--client-cert and --client-key go together: give both files of the client identity, or neither")
-	}
-
-	o := probe.Options{
-		Addr:           addr,
-		ServerName:     *sni,
-		Insecure:       *insecure,
-		ALPN:           alpn,
-		Request:        req,
-		Versions:       versions,
-		Concurrency:    *concurrency,
-		LoadHandshakes: *handshakes,
-		Timeout:        *timeout,
-		TicketWait:     *ticketWait,
-	}
-	if *concurrency == 0 {
-		o.Concurrency = -1
-	}
-	if *caFile != "" {
-		certs, err := pki.LoadCertsPEM(*caFile)
-		if err != nil {
-			return usagef("--ca: %v", err)
-		}
-		pool := x509.NewCertPool()
-		for _, c := range certs {
-			pool.AddCert(c)
-		}
-		o.RootCAs = pool
-	}
-	if *certFile != "" {
-		id, err := pki.LoadIdentityPEM(*certFile, *keyFile)
-		if err != nil {
-			return usagef("--client-cert/--client-key: %v", err)
-		}
-		cert := id.TLSCertificate()
-		o.ClientCert = &cert
+		return err
 	}
 	prog := newProgress(stderr, 0)
 	o.Progress = prog.notice
@@ -155,10 +90,117 @@ func probeCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	if *format == "json" {
+	if f.format == "json" {
 		return probe.WriteJSON(stdout, rep)
 	}
 	return probe.WriteTable(stdout, rep)
+}
+
+// parseProbeFlags parses probe's command line: flags and one HOST:PORT.
+func parseProbeFlags(args []string, stdout io.Writer) (*probeFlags, error) {
+	fs := newFlagSet("probe", stdout, nil)
+	fs.usage = func(w io.Writer) {
+		io.WriteString(w, probeUsage)
+		fs.printFlags(w)
+	}
+	f := &probeFlags{versions: append([]uint16(nil), probe.AllVersions...)}
+	fs.StringVar(&f.sni, "sni", "", "server `NAME` sent as SNI and verified (default: the host of HOST:PORT)")
+	fs.StringVar(&f.caFile, "ca", "", "PEM `FILE` of CA certificates to verify the server (default: the system roots)")
+	fs.BoolVar(&f.insecure, "insecure", false, "do not enforce verification of the server's certificate (the report still says whether it verifies)")
+	fs.StringVar(&f.certFile, "client-cert", "", "client certificate chain, PEM `FILE` (with --client-key), presented when the server asks")
+	fs.StringVar(&f.keyFile, "client-key", "", "client private key, PEM `FILE` (with --client-cert)")
+	fs.StringVar(&f.request, "request", string(probe.RequestHTTP), "first message after each handshake: http, http-get, ping, line, none (see above)")
+	fs.IntVar(&f.concurrency, "concurrency", 64, "simultaneous handshakes of the resumption-rate test; 0 skips it")
+	fs.IntVar(&f.handshakes, "handshakes", 0, "handshakes measured by the resumption-rate test (default: twice --concurrency)")
+	fs.DurationVar(&f.timeout, "timeout", 5*time.Second, "limit for one connection")
+	fs.DurationVar(&f.ticketWait, "ticket-wait", 300*time.Millisecond, "how long each connection keeps reading after the answer, for late tickets")
+	fs.StringVar(&f.format, "format", "table", "output: table or json")
+	fs.Var(listFlag[string]{&f.alpn, parseALPN, nil}, "alpn", "ALPN protocols to offer, comma-separated, e.g. h2,http/1.1 (default: none)")
+	fs.Var(listFlag[uint16]{&f.versions, parseProbeVersion, probeVersionName}, "tls", "TLS versions to probe: 1.0, 1.1, 1.2, 1.3")
+
+	positional, err := fs.parseWithArgs(args)
+	if err != nil {
+		return nil, err
+	}
+	if len(positional) == 0 {
+		return nil, usagef("probe needs the server's address, e.g. 'tlsbench probe 127.0.0.1:443' (see 'tlsbench probe --help')")
+	}
+	if len(positional) > 1 {
+		return nil, usagef("unexpected argument %q: probe takes one HOST:PORT (see 'tlsbench probe --help')", positional[1])
+	}
+	f.addr = positional[0]
+	return f, nil
+}
+
+// validate checks the flags that need no file.
+func (f *probeFlags) validate() error {
+	host, port, err := net.SplitHostPort(f.addr)
+	if err != nil || host == "" || port == "" {
+		return usagef("address %q: want HOST:PORT, e.g. 127.0.0.1:443 or [::1]:8443", f.addr)
+	}
+	if f.format != "table" && f.format != "json" {
+		return usagef("--format: %q is not table or json", f.format)
+	}
+	if _, err := probe.ParseRequest(f.request); err != nil {
+		return usagef("--request: %v", err)
+	}
+	if f.concurrency < 0 || f.concurrency > 4096 {
+		return usagef("--concurrency %d: must be between 0 (skip the rate test) and 4096", f.concurrency)
+	}
+	if f.handshakes < 0 {
+		return usagef("--handshakes %d: must be at least 1 (or 0 for twice --concurrency)", f.handshakes)
+	}
+	if f.timeout <= 0 {
+		return usagef("--timeout %s: must be positive, e.g. 5s", f.timeout)
+	}
+	if f.ticketWait <= 0 {
+		return usagef("--ticket-wait %s: must be positive, e.g. 300ms", f.ticketWait)
+	}
+	if (f.certFile == "") != (f.keyFile == "") {
+		return usagef("--client-cert and --client-key go together: give both files of the client identity, or neither")
+	}
+	return nil
+}
+
+// options are the probe's options from the flags, files loaded.
+func (f *probeFlags) options() (probe.Options, error) {
+	req, _ := probe.ParseRequest(f.request) // checked by validate
+	o := probe.Options{
+		Addr:           f.addr,
+		ServerName:     f.sni,
+		Insecure:       f.insecure,
+		ALPN:           f.alpn,
+		Request:        req,
+		Versions:       f.versions,
+		Concurrency:    f.concurrency,
+		LoadHandshakes: f.handshakes,
+		Timeout:        f.timeout,
+		TicketWait:     f.ticketWait,
+		SettingName:    func(s string) string { return probeFlagNames[s] },
+	}
+	if f.concurrency == 0 {
+		o.Concurrency = -1
+	}
+	if f.caFile != "" {
+		certs, err := pki.LoadCertsPEM(f.caFile)
+		if err != nil {
+			return o, usagef("--ca: %v", err)
+		}
+		pool := x509.NewCertPool()
+		for _, c := range certs {
+			pool.AddCert(c)
+		}
+		o.RootCAs = pool
+	}
+	if f.certFile != "" {
+		id, err := pki.LoadIdentityPEM(f.certFile, f.keyFile)
+		if err != nil {
+			return o, usagef("--client-cert/--client-key: %v", err)
+		}
+		cert := id.TLSCertificate()
+		o.ClientCert = &cert
+	}
+	return o, nil
 }
 
 func parseProbeVersion(s string) (uint16, error) {

@@ -89,3 +89,37 @@ func TestProbeExitCodes(t *testing.T) {
 		checkExit(t, tt.args, tt.code, tt.msg)
 	}
 }
+
+// TestProbeAdviceNamesFlags checks that the report's advice, which the
+// library writes by setting, reaches users as the flags of probe.
+func TestProbeAdviceNamesFlags(t *testing.T) {
+	addr, _, stop := startServe(t)
+	defer stop()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	for _, tt := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"--tls", "1.3"}, []string{
+			"; give --ca FILE or --sni NAME, or --insecure",
+			"give --ca FILE or --sni NAME, or --insecure to probe it anyway"}},
+		{[]string{"--tls", "1.3", "--insecure", "--concurrency", "0"}, []string{
+			"off (--insecure)", "(not enforced: --insecure)",
+			"no client certificate given (--client-cert, --client-key)", "disabled (--concurrency 0)"}},
+	} {
+		var stdout, stderr bytes.Buffer
+		args := append([]string{"probe", addr, "--request", "ping", "--ticket-wait", "50ms"}, tt.args...)
+		if err := cli.Run(ctx, args, &stdout, &stderr); err != nil {
+			t.Fatalf("%v: %v\n%s", args, err, stderr.String())
+		}
+		for _, want := range tt.want {
+			if !strings.Contains(stdout.String(), want) {
+				t.Errorf("%v: table lacks %q:\n%s", tt.args, want, stdout.String())
+			}
+		}
+		if strings.Contains(stdout.String(), "{") {
+			t.Errorf("%v: a setting left unnamed:\n%s", tt.args, stdout.String())
+		}
+	}
+}

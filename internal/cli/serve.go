@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/tlsbench/tlsbench/pki"
 	"github.com/tlsbench/tlsbench/server"
@@ -47,146 +48,220 @@ Examples:
 Flags:
 `
 
+// serveFlags are serve's flags, parsed.
+type serveFlags struct {
+	*serverFlags
+	keyType, clientCA, keyCache, pkiDir, logLevel string
+	controlFD                                     int
+	idleTimeout                                   time.Duration
+	versions                                      []uint16
+	isSet                                         func(string) bool
+}
+
+// serveSetup is what serve's flags make: the server's options and what
+// the banner tells clients.
+type serveSetup struct {
+	opts                          server.Options
+	level                         slog.Level
+	keyCache                      bool
+	caFile, clientCert, clientKey string
+	cleanup                       func() // removes a temporary PKI
+}
+
 func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("serve", stdout, nil)
-	fs.usage = func(w io.Writer) {
-		io.WriteString(w, serveUsage)
-		fs.printFlags(w)
-	}
-	sf := defineServerFlags(fs, "127.0.0.1:8443", true)
-	var (
-		keyType      = fs.String("key", string(pki.ECDSAP256), "key type of the generated server certificate: "+keyTypeNames())
-		clientCA     = fs.String("client-ca", "", "with --mutual: CA certificates `FILE` that client certificates must chain to (default: the PKI's own CA, which also issues client-1.pem)")
-		keyCacheFlag = fs.String("key-cache", "on", "on: private keys decrypted once at load; off: on every full handshake (to measure what decrypting a PKCS#12 key costs)")
-		pkiDir       = fs.String("pki-dir", "", "`DIR` for the test PKI (reused if it has one; default: a new temporary directory)")
-		versions     []uint16
-		controlFD    = fs.Int("control-fd", -1, "internal: serve as tlsbench run's child on this control channel")
-		logLevel     = fs.String("log-level", "info", "what goes to stderr: error, warn (handshakes refused), info (also handshakes clients gave up), debug (also idle connections closed, HTTP requests)")
-		idleTimeout  = fs.Duration("idle-timeout", server.DefaultIdleTimeout, "close a connection that sends nothing (or does not read what it is sent) for this long after its handshake")
-	)
-	versions = []uint16{tls.VersionTLS12, tls.VersionTLS13}
-	fs.Var(listFlag[uint16]{&versions, tlsconf.ParseVersion, tlsconf.VersionName}, "tls", "TLS versions to accept: 1.2, 1.3")
-	if err := fs.parse(args); err != nil {
+	f, err := parseServeFlags(args, stdout)
+	if err != nil {
 		return err
 	}
-	if *controlFD >= 0 {
-		return serveChild(ctx, *controlFD, stderr)
+	if f.controlFD >= 0 {
+		return serveChild(ctx, f.controlFD, stderr)
 	}
 	// A closed terminal (SIGHUP) stops the server as Ctrl-C does, so
 	// that it still removes its temporary PKI.
 	ctx, stopHup := signal.NotifyContext(ctx, syscall.SIGHUP)
 	defer stopHup()
-	level, err := parseLogLevel(*logLevel)
+	st, err := f.setup()
+	if st.cleanup != nil {
+		// It holds a private key: it goes with the server, whether the
+		// server stops, is interrupted (Ctrl-C, SIGTERM) or fails to
+		// start.
+		defer st.cleanup()
+	}
 	if err != nil {
-		return usagef("--log-level %q: %v", *logLevel, err)
-	}
-	if *idleTimeout <= 0 {
-		return usagef("--idle-timeout %v: must be positive, e.g. 30s", *idleTimeout)
-	}
-	keyCache, err := parseOnOff(*keyCacheFlag)
-	if err != nil {
-		return usagef("--key-cache: %v", err)
-	}
-	kt, err := pki.ParseKeyType(*keyType)
-	if err != nil {
-		return usagef("--key: %v", err)
-	}
-	listen := sf.listen
-	if _, _, err := net.SplitHostPort(listen); err != nil {
-		return usagef("--listen %q: %v (want host:port, e.g. 127.0.0.1:8443)", listen, err)
-	}
-	if *clientCA != "" && !sf.mutual {
-		return usagef("--client-ca applies to client certificates: add --mutual")
-	}
-	opts := server.Options{DisableKeyCache: !keyCache, IdleTimeout: *idleTimeout}
-	if err := sf.apply(&opts, fs.isSet); err != nil {
 		return err
-	}
-	caFile, clientCert, clientKey := "", "", ""
-	if len(sf.identities) > 0 {
-		// The identity files decide; nothing is generated.
-		for _, name := range []string{"key", "pki-dir"} {
-			if fs.isSet(name) {
-				return usagef("--%s generates a test PKI; with --identity the files decide", name)
-			}
-		}
-		if sf.mutual && *clientCA == "" {
-			return usagef("--mutual with --identity needs the CA of the client certificates: --client-ca FILE")
-		}
-		if _, err := sf.loadIdentities(keyCache); err != nil {
-			return err
-		}
-	} else {
-		dir := *pkiDir
-		if dir == "" {
-			if dir, err = os.MkdirTemp("", "tlsbench-serve-"); err != nil {
-				return fmt.Errorf("temporary PKI directory: %w", err)
-			}
-			// It holds a private key: it goes with the server, whether
-			// the server stops, is interrupted (Ctrl-C, SIGTERM) or
-			// fails to start.
-			defer os.RemoveAll(dir)
-		}
-		layout, err := ensurePKI(dir, kt, sf.mutual && *clientCA == "")
-		if err != nil {
-			return usagef("--pki-dir %s: %v", dir, err)
-		}
-		opts.Identities = []server.IdentityFiles{{Cert: layout.ServerCerts[kt], Key: layout.ServerKeys[kt]}}
-		caFile = layout.RootCert
-		if sf.mutual && *clientCA == "" {
-			clientCert, clientKey = layout.ClientCerts[0], layout.ClientKeys[0]
-		}
-	}
-	if sf.mutual {
-		opts.ClientCA = *clientCA
-		if opts.ClientCA == "" {
-			opts.ClientCA = caFile
-		}
-	}
-	for _, v := range versions {
-		opts.Versions = append(opts.Versions, tlsconf.VersionName(v))
 	}
 	// Warnings worth a human's attention (why no identity fit a
 	// ClientHello, a watched file that failed to reload) go to stderr.
-	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
-	if opts.ClientCA != "" && !fileExists(opts.ClientCA) {
-		return usagef("--client-ca %s: no such file", opts.ClientCA)
+	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: st.level}))
+	srv, ln, err := startServe(st.opts, logger)
+	if err != nil {
+		return err
 	}
+	st.printBanner(stdout, srv, ln.Addr())
+	err = srv.Serve(ctx, ln)
+	c := srv.Counters()
+	fmt.Fprintf(stderr, "served %d handshakes (%d resumed), %d failed", c.Handshakes, c.Resumed, sumCounts(c.Failures))
+	if !st.keyCache {
+		fmt.Fprintf(stderr, ", %d key decryptions", c.KeyDecryptions)
+	}
+	fmt.Fprintln(stderr)
+	return err
+}
+
+// parseServeFlags parses serve's command line.
+func parseServeFlags(args []string, stdout io.Writer) (*serveFlags, error) {
+	fs := newFlagSet("serve", stdout, nil)
+	fs.usage = func(w io.Writer) {
+		io.WriteString(w, serveUsage)
+		fs.printFlags(w)
+	}
+	f := &serveFlags{serverFlags: defineServerFlags(fs, "127.0.0.1:8443", true), isSet: fs.isSet}
+	fs.StringVar(&f.keyType, "key", string(pki.ECDSAP256), "key type of the generated server certificate: "+keyTypeNames())
+	fs.StringVar(&f.clientCA, "client-ca", "", "with --mutual: CA certificates `FILE` that client certificates must chain to (default: the PKI's own CA, which also issues client-1.pem)")
+	fs.StringVar(&f.keyCache, "key-cache", "on", "on: private keys decrypted once at load; off: on every full handshake (to measure what decrypting a PKCS#12 key costs)")
+	fs.StringVar(&f.pkiDir, "pki-dir", "", "`DIR` for the test PKI (reused if it has one; default: a new temporary directory)")
+	fs.IntVar(&f.controlFD, "control-fd", -1, "internal: serve as tlsbench run's child on this control channel")
+	fs.StringVar(&f.logLevel, "log-level", "info", "what goes to stderr: error, warn (handshakes refused), info (also handshakes clients gave up), debug (also idle connections closed, HTTP requests)")
+	fs.DurationVar(&f.idleTimeout, "idle-timeout", server.DefaultIdleTimeout, "close a connection that sends nothing (or does not read what it is sent) for this long after its handshake")
+	f.versions = []uint16{tls.VersionTLS12, tls.VersionTLS13}
+	fs.Var(listFlag[uint16]{&f.versions, tlsconf.ParseVersion, tlsconf.VersionName}, "tls", "TLS versions to accept: 1.2, 1.3")
+	if err := fs.parse(args); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// setup validates the flags and makes the server's options: from the
+// --identity files, or from a test PKI it finds or writes.
+func (f *serveFlags) setup() (serveSetup, error) {
+	var st serveSetup
+	var err error
+	if st.level, err = parseLogLevel(f.logLevel); err != nil {
+		return st, usagef("--log-level %q: %v", f.logLevel, err)
+	}
+	if f.idleTimeout <= 0 {
+		return st, usagef("--idle-timeout %v: must be positive, e.g. 30s", f.idleTimeout)
+	}
+	if st.keyCache, err = parseOnOff(f.keyCache); err != nil {
+		return st, usagef("--key-cache: %v", err)
+	}
+	kt, err := pki.ParseKeyType(f.keyType)
+	if err != nil {
+		return st, usagef("--key: %v", err)
+	}
+	if _, _, err := net.SplitHostPort(f.listen); err != nil {
+		return st, usagef("--listen %q: %v (want host:port, e.g. 127.0.0.1:8443)", f.listen, err)
+	}
+	if f.clientCA != "" && !f.mutual {
+		return st, usagef("--client-ca applies to client certificates: add --mutual")
+	}
+	st.opts = server.Options{DisableKeyCache: !st.keyCache, IdleTimeout: f.idleTimeout}
+	if err := f.apply(&st.opts, f.isSet); err != nil {
+		return st, err
+	}
+	if len(f.identities) > 0 {
+		err = f.checkIdentities(st.keyCache)
+	} else {
+		err = f.testPKI(&st, kt)
+	}
+	if err != nil {
+		return st, err
+	}
+	if f.mutual {
+		st.opts.ClientCA = f.clientCA
+		if st.opts.ClientCA == "" {
+			st.opts.ClientCA = st.caFile
+		}
+	}
+	for _, v := range f.versions {
+		st.opts.Versions = append(st.opts.Versions, tlsconf.VersionName(v))
+	}
+	if st.opts.ClientCA != "" && !fileExists(st.opts.ClientCA) {
+		return st, usagef("--client-ca %s: no such file", st.opts.ClientCA)
+	}
+	return st, nil
+}
+
+// checkIdentities checks the flags that go with --identity, and the
+// identities themselves: the files decide, nothing is generated.
+func (f *serveFlags) checkIdentities(keyCache bool) error {
+	for _, name := range []string{"key", "pki-dir"} {
+		if f.isSet(name) {
+			return usagef("--%s generates a test PKI; with --identity the files decide", name)
+		}
+	}
+	if f.mutual && f.clientCA == "" {
+		return usagef("--mutual with --identity needs the CA of the client certificates: --client-ca FILE")
+	}
+	_, err := f.loadIdentities(keyCache)
+	return err
+}
+
+// testPKI finds or writes the test PKI in --pki-dir, or in a new
+// temporary directory that st.cleanup removes, and names its files in st.
+func (f *serveFlags) testPKI(st *serveSetup, kt pki.KeyType) error {
+	dir := f.pkiDir
+	if dir == "" {
+		var err error
+		if dir, err = os.MkdirTemp("", "tlsbench-serve-"); err != nil {
+			return fmt.Errorf("temporary PKI directory: %w", err)
+		}
+		st.cleanup = func() { os.RemoveAll(dir) }
+	}
+	withClient := f.mutual && f.clientCA == ""
+	layout, err := ensurePKI(dir, kt, withClient)
+	var exists *pki.ExistsError
+	if errors.As(err, &exists) {
+		return usagef("--pki-dir %s: already holds a PKI (%s) without the files this server needs (of --key %s, or a client identity for --mutual); use another directory",
+			dir, strings.Join(exists.Files, ", "), kt)
+	}
+	if err != nil {
+		return usagef("--pki-dir %s: %v", dir, err)
+	}
+	st.opts.Identities = []server.IdentityFiles{{Cert: layout.ServerCerts[kt], Key: layout.ServerKeys[kt]}}
+	st.caFile = layout.RootCert
+	if withClient {
+		st.clientCert, st.clientKey = layout.ClientCerts[0], layout.ClientKeys[0]
+	}
+	return nil
+}
+
+// startServe makes the server and its listener; both failures are the
+// user's to fix (a bad file, a busy port).
+func startServe(opts server.Options, logger *slog.Logger) (*server.Server, net.Listener, error) {
 	srv, err := server.NewFromOptions(opts, server.WithLogger(logger))
 	if err != nil {
-		return usagef("%v", err)
+		return nil, nil, usagef("%s", userText(err))
 	}
 	ln, err := net.Listen("tcp", opts.Listen)
 	if err != nil {
 		if errors.Is(err, syscall.EADDRINUSE) {
-			return usagef("--listen %s: address already in use; choose another port (or 127.0.0.1:0 for a free one)", listen)
+			return nil, nil, usagef("--listen %s: address already in use; choose another port (or 127.0.0.1:0 for a free one)", opts.Listen)
 		}
-		return usagef("--listen %s: %v", listen, err)
+		return nil, nil, usagef("--listen %s: %v", opts.Listen, err)
 	}
+	return srv, ln, nil
+}
+
+// printBanner tells clients where the server listens and what they need
+// to trust it and, with --mutual, to be trusted.
+func (st serveSetup) printBanner(stdout io.Writer, srv *server.Server, addr net.Addr) {
 	var ids []string
 	for _, id := range srv.Identities() {
 		ids = append(ids, id.Key+" "+id.Source)
 	}
 	fmt.Fprintf(stdout, "listening on %s (TLS %s; key cache %s; identities: %s)\n",
-		ln.Addr(), strings.Join(opts.Versions, ", "), showOnOff(keyCache), strings.Join(ids, "; "))
-	if caFile != "" {
-		fmt.Fprintf(stdout, "CA certificate: %s\n", caFile)
+		addr, strings.Join(st.opts.Versions, ", "), showOnOff(st.keyCache), strings.Join(ids, "; "))
+	if st.caFile != "" {
+		fmt.Fprintf(stdout, "CA certificate: %s\n", st.caFile)
 	}
-	if clientCert != "" {
-		fmt.Fprintf(stdout, "client certificate: %s\nclient key: %s\n", clientCert, clientKey)
-		if inter := filepath.Join(filepath.Dir(caFile), pki.IntermediateCertFile); fileExists(inter) {
+	if st.clientCert != "" {
+		fmt.Fprintf(stdout, "client certificate: %s\nclient key: %s\n", st.clientCert, st.clientKey)
+		if inter := filepath.Join(filepath.Dir(st.caFile), pki.IntermediateCertFile); fileExists(inter) {
 			// openssl s_client -cert sends the leaf alone.
 			fmt.Fprintf(stdout, "openssl s_client also needs: -cert_chain %s\n", inter)
 		}
 	}
-	err = srv.Serve(ctx, ln)
-	c := srv.Counters()
-	fmt.Fprintf(stderr, "served %d handshakes (%d resumed), %d failed", c.Handshakes, c.Resumed, sumCounts(c.Failures))
-	if !keyCache {
-		fmt.Fprintf(stderr, ", %d key decryptions", c.KeyDecryptions)
-	}
-	fmt.Fprintln(stderr)
-	return err
 }
 
 // ensurePKI reuses the PKI in dir when it has a server identity of kt

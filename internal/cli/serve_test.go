@@ -25,6 +25,7 @@ import (
 	"github.com/tlsbench/tlsbench/internal/cli"
 	"github.com/tlsbench/tlsbench/internal/peers"
 	"github.com/tlsbench/tlsbench/internal/testchild"
+	"github.com/tlsbench/tlsbench/keys"
 	"github.com/tlsbench/tlsbench/pki"
 )
 
@@ -578,5 +579,85 @@ func TestServeCutsOffClientsThatDoNotRead(t *testing.T) {
 	var ne net.Error
 	if err == nil || errors.As(err, &ne) && ne.Timeout() {
 		t.Errorf("after %d MiB sent without reading, the server still holds the connection (%v)", sent>>20, err)
+	}
+}
+
+// TestServerErrorsNameFlags checks that the server's errors, which name
+// its settings by field, reach users naming the flags that set them, in
+// serve and in run, with exit code 2.
+func TestServerErrorsNameFlags(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.txt")
+	empty := filepath.Join(dir, "empty.txt")
+	if err := os.WriteFile(bad, []byte("zz\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(empty, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	serve := []string{"serve", "--listen", "127.0.0.1:0"}
+	memory := []string{"run", "--transport", "memory", "--quick", "--tls", "1.3", "--concurrency", "1"}
+	for _, tt := range []struct {
+		args []string
+		msg  string
+	}{
+		{append(serve, "--session-store", "redis"), `--session-store "redis": must be tickets or stateful`},
+		{append(serve, "--ticket-keys", bad), "--ticket-keys: " + bad + ": line 1: want 64 hex digits (32 bytes)"},
+		{append(serve, "--ticket-keys", empty), "--ticket-keys: " + empty + ": no ticket key in the file"},
+		{append(serve, "--mutual", "--revoked", bad), "--revoked: " + bad + ": line 1: want 64 hex digits (32 bytes)"},
+		{append(memory, "--session-store", "redis"), `--session-store "redis": must be tickets or stateful`},
+		{append(memory, "--ticket-keys", empty), "starting the built-in server: --ticket-keys: " + empty + ": no ticket key in the file"},
+	} {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			t.Parallel()
+			args := tt.args
+			if args[0] == "serve" {
+				args = append(args, "--pki-dir", t.TempDir())
+			}
+			var stdout, stderr bytes.Buffer
+			err := cli.Run(context.Background(), args, &stdout, &stderr)
+			if got := cli.ExitCode(err); got != 2 || cli.Message(err) != tt.msg {
+				t.Errorf("exit %d, message %q; want 2, %q", got, cli.Message(err), tt.msg)
+			}
+		})
+	}
+}
+
+// TestServePKIDirForOtherSettings checks the refusal to reuse a PKI
+// directory written for other settings (here: without the client identity
+// --mutual needs): one line naming the flag, exit 2.
+func TestServePKIDirForOtherSettings(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if _, err := pki.Init(pki.InitOptions{Dir: dir, ServerKeys: []pki.KeyType{pki.ECDSAP256}}); err != nil {
+		t.Fatal(err)
+	}
+	checkExit(t, []string{"serve", "--listen", "127.0.0.1:0", "--mutual", "--pki-dir", dir}, 2,
+		"--pki-dir "+dir+": already holds a PKI (")
+	var stdout, stderr bytes.Buffer
+	err := cli.Run(context.Background(), []string{"serve", "--listen", "127.0.0.1:0", "--mutual", "--pki-dir", dir}, &stdout, &stderr)
+	if m := cli.Message(err); strings.Contains(m, "Force") || strings.Contains(m, "Options") {
+		t.Errorf("message %q names the library's settings, not the flags", m)
+	}
+}
+
+// TestP12PasswordAdviceNamesFlag checks that the key manager's advice for
+// a PKCS#12 identity without a password names the flag that gives one.
+func TestP12PasswordAdviceNamesFlag(t *testing.T) {
+	t.Setenv(keys.PasswordEnv, "")
+	dir := t.TempDir()
+	if _, err := pki.Init(pki.InitOptions{Dir: dir, ServerKeys: []pki.KeyType{pki.ECDSAP256}, P12Password: "secret", P12Iterations: 1}); err != nil {
+		t.Fatal(err)
+	}
+	p12 := filepath.Join(dir, "server-ecdsa-p256.p12")
+	want := "--identity: " + p12 + ": environment variable " + keys.PasswordEnv +
+		" is not set; set it to the PKCS#12 password or give a password file (--p12-password-file FILE)"
+	for _, cmd := range []string{"serve", "run"} {
+		var stdout, stderr bytes.Buffer
+		err := cli.Run(context.Background(), []string{cmd, "--listen", "127.0.0.1:0", "--identity", p12}, &stdout, &stderr)
+		if got := cli.Message(err); cli.ExitCode(err) != 2 || got != want {
+			t.Errorf("%s: exit %d, message %q; want 2, %q", cmd, cli.ExitCode(err), got, want)
+		}
 	}
 }

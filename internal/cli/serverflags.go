@@ -100,7 +100,7 @@ func (f *serverFlags) loadIdentities(keyCache bool) ([]keys.IdentityInfo, error)
 	o := server.Options{Identities: f.identities, P12PasswordFile: f.p12PasswordFile, Constraints: f.constraints, DisableKeyCache: !keyCache}
 	km, err := o.KeyManager()
 	if err != nil {
-		return nil, usagef("--identity: %v", err)
+		return nil, usagef("--identity: %s", userText(err))
 	}
 	return km.Identities(), nil
 }

@@ -2,4 +2,6 @@
 // kinds a benchmark reports: timeout, refused, reset, eof, alert:<name>,
 // verify, canceled and other. Client and server use the same kinds, so
 // their counts can be compared.
+//
+// It imports nothing of tlsbench.
 package connerr

@@ -100,4 +100,7 @@
 // crypto/tls peer over loopback. Tests named TestVM* need a kernel with
 // CONFIG_TLS and run inside the VM built by scripts/ktls-vm-test.sh, where
 // TLSBENCH_KTLS_VM=1 makes them mandatory.
+//
+// ktls owns the kernel interface and the key schedule. It imports nothing
+// of tlsbench: client, server and tlsconf use it.
 package ktls

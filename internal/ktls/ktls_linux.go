@@ -138,7 +138,7 @@ func Enable(tc *tls.Conn, rc *RecordConn, kl *KeyLog, dir Direction, opts ...Opt
 	}
 	sc, ok := rc.Conn.(syscall.Conn)
 	if !ok {
-		return fail(fmt.Errorf("%w: the connection under the RecordConn (%T) is not a socket", ErrUnsupported, rc.Conn))
+		return fail(fmt.Errorf("%w: the connection under TLS is not a socket (in-memory transport?)", ErrUnsupported))
 	}
 	raw, err := sc.SyscallConn()
 	if err != nil {

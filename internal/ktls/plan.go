@@ -14,6 +14,15 @@ type plan struct {
 	tx, rx   *cryptoInfo // nil when that direction stays in user space
 }
 
+// seen is what the RecordConn and the KeyLog saw of one handshake.
+type seen struct {
+	sec      secrets
+	cr, sr   [32]byte
+	haveSR   bool
+	isClient bool
+	rd, wr   dirSnapshot
+}
+
 // prepare derives the kernel parameters for a finished handshake. It
 // consumes the connection's KeyLog entry.
 func prepare(tc *tls.Conn, rc *RecordConn, kl *KeyLog, dir Direction) (*plan, error) {
@@ -21,91 +30,35 @@ func prepare(tc *tls.Conn, rc *RecordConn, kl *KeyLog, dir Direction) (*plan, er
 		return nil, fmt.Errorf("ktls: invalid direction %v", dir)
 	}
 	if tc == nil || rc == nil || kl == nil {
-		return nil, errors.New("ktls: Enable needs the tls.Conn, its RecordConn and the KeyLog of its tls.Config")
+		return nil, errors.New("ktls: enabling kernel TLS needs the TLS connection, the record-exact connection under it and its key log")
 	}
 	cs := tc.ConnectionState()
 	if !cs.HandshakeComplete {
 		return nil, errors.New("ktls: Enable called before the handshake completed")
 	}
-	rc.mu.Lock()
-	cr, sr := rc.clientRandom, rc.serverRandom
-	haveCR, haveSR, roleKnown, isClient := rc.haveCR, rc.haveSR, rc.roleKnown, rc.isClient
-	rc.mu.Unlock()
-	if !haveCR || !roleKnown {
-		return nil, errors.New("ktls: the RecordConn saw no ClientHello; it must be under the tls.Conn from the start (tls.Client(ktls.WrapConn(c), cfg))")
-	}
-	sec, ok := kl.take(cr)
-	if !ok {
-		return nil, errors.New("ktls: no secrets in the KeyLog for this connection; set tls.Config.KeyLogWriter to the KeyLog before the handshake")
+	h, err := observed(rc, kl)
+	if err != nil {
+		return nil, err
 	}
 	s, err := lookupSuite(cs.Version, cs.CipherSuite)
 	if err != nil {
 		return nil, err
 	}
-	rd, wr := rc.rd.snapshot(), rc.wr.snapshot()
-	if !rd.atBoundary {
-		return nil, errors.New("ktls: crypto/tls is in the middle of reading a record; call Enable between reads")
+	if err := h.atBoundary(); err != nil {
+		return nil, err
 	}
-	if !wr.atBoundary {
-		return nil, errors.New("ktls: a record was partially written; call Enable between writes")
-	}
-
-	p := &plan{isClient: isClient}
+	p := &plan{isClient: h.isClient}
 	p.state = State{Version: cs.Version, CipherSuite: cs.CipherSuite, Cipher: s.cipher}
 	switch cs.Version {
 	case tls.VersionTLS12:
-		if len(sec.master) == 0 {
-			return nil, errors.New("ktls: the KeyLog has no CLIENT_RANDOM (master secret) line for this TLS 1.2 connection")
-		}
-		if !haveSR {
-			return nil, errors.New("ktls: the RecordConn saw no ServerHello")
-		}
-		k, err := keyBlock12(s, sec.master, cr[:], sr[:])
-		if err != nil {
-			return nil, err
-		}
-		wkey, wiv, rkey, riv := k.clientKey, k.clientIV, k.serverKey, k.serverIV
-		if !isClient {
-			wkey, wiv, rkey, riv = rkey, riv, wkey, wiv
-		}
-		// Every record after ChangeCipherSpec, starting with Finished, used
-		// the new keys; the next one has sequence number = their count.
-		if dir&TX != 0 {
-			if !wr.sawCCS {
-				return nil, errors.New("ktls: no ChangeCipherSpec was written; is the handshake really finished?")
-			}
-			if p.tx, err = newCryptoInfo(versionTLS12, s, wkey, wiv, wr.afterCCS); err != nil {
-				return nil, err
-			}
-		}
-		if dir&RX != 0 {
-			if !rd.sawCCS {
-				return nil, errors.New("ktls: no ChangeCipherSpec was read; is the handshake really finished?")
-			}
-			if p.rx, err = newCryptoInfo(versionTLS12, s, rkey, riv, rd.afterCCS); err != nil {
-				return nil, err
-			}
-		}
+		err = p.keys12(s, h, dir)
 	case tls.VersionTLS13:
-		if len(sec.clientTraffic0) == 0 || len(sec.serverTraffic0) == 0 {
-			return nil, errors.New("ktls: the KeyLog lacks CLIENT_TRAFFIC_SECRET_0/SERVER_TRAFFIC_SECRET_0 for this TLS 1.3 connection")
-		}
-		wsec, rsec := sec.clientTraffic0, sec.serverTraffic0
-		if !isClient {
-			wsec, rsec = rsec, wsec
-		}
-		if dir&TX != 0 {
-			if p.tx, err = info13(s, wsec, wr, "written"); err != nil {
-				return nil, err
-			}
-		}
-		if dir&RX != 0 {
-			if p.rx, err = info13(s, rsec, rd, "read"); err != nil {
-				return nil, err
-			}
-		}
+		err = p.keys13(s, h, dir)
 	default:
-		return nil, fmt.Errorf("%w: %s", ErrUnsupported, tls.VersionName(cs.Version))
+		err = fmt.Errorf("%w: %s", ErrUnsupported, tls.VersionName(cs.Version))
+	}
+	if err != nil {
+		return nil, err
 	}
 	if p.tx != nil {
 		p.state.TX, p.state.TXSeq = true, p.tx.recSeq
@@ -114,6 +67,96 @@ func prepare(tc *tls.Conn, rc *RecordConn, kl *KeyLog, dir Direction) (*plan, er
 		p.state.RX, p.state.RXSeq = true, p.rx.recSeq
 	}
 	return p, nil
+}
+
+// observed collects what rc and kl saw of the handshake.
+func observed(rc *RecordConn, kl *KeyLog) (seen, error) {
+	var h seen
+	rc.mu.Lock()
+	h.cr, h.sr = rc.clientRandom, rc.serverRandom
+	haveCR, roleKnown := rc.haveCR, rc.roleKnown
+	h.haveSR, h.isClient = rc.haveSR, rc.isClient
+	rc.mu.Unlock()
+	if !haveCR || !roleKnown {
+		return h, errors.New("ktls: no ClientHello was seen under the TLS connection; the record-exact wrapper must be in place before the handshake")
+	}
+	var ok bool
+	if h.sec, ok = kl.take(h.cr); !ok {
+		return h, errors.New("ktls: no secrets were logged for this connection; the key log must be installed before the handshake")
+	}
+	h.rd, h.wr = rc.rd.snapshot(), rc.wr.snapshot()
+	return h, nil
+}
+
+// atBoundary checks that both directions stand between records.
+func (h seen) atBoundary() error {
+	if !h.rd.atBoundary {
+		return errors.New("ktls: crypto/tls is in the middle of reading a record; call Enable between reads")
+	}
+	if !h.wr.atBoundary {
+		return errors.New("ktls: a record was partially written; call Enable between writes")
+	}
+	return nil
+}
+
+// keys12 derives the TLS 1.2 directions in dir from the master secret.
+func (p *plan) keys12(s suite, h seen, dir Direction) error {
+	if len(h.sec.master) == 0 {
+		return errors.New("ktls: the key log has no CLIENT_RANDOM (master secret) line for this TLS 1.2 connection")
+	}
+	if !h.haveSR {
+		return errors.New("ktls: no ServerHello was seen under the TLS connection")
+	}
+	k, err := keyBlock12(s, h.sec.master, h.cr[:], h.sr[:])
+	if err != nil {
+		return err
+	}
+	wkey, wiv, rkey, riv := k.clientKey, k.clientIV, k.serverKey, k.serverIV
+	if !h.isClient {
+		wkey, wiv, rkey, riv = rkey, riv, wkey, wiv
+	}
+	// Every record after ChangeCipherSpec, starting with Finished, used
+	// the new keys; the next one has sequence number = their count.
+	if dir&TX != 0 {
+		if !h.wr.sawCCS {
+			return errors.New("ktls: no ChangeCipherSpec was written; is the handshake really finished?")
+		}
+		if p.tx, err = newCryptoInfo(versionTLS12, s, wkey, wiv, h.wr.afterCCS); err != nil {
+			return err
+		}
+	}
+	if dir&RX != 0 {
+		if !h.rd.sawCCS {
+			return errors.New("ktls: no ChangeCipherSpec was read; is the handshake really finished?")
+		}
+		if p.rx, err = newCryptoInfo(versionTLS12, s, rkey, riv, h.rd.afterCCS); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// keys13 derives the TLS 1.3 directions in dir from the traffic secrets.
+func (p *plan) keys13(s suite, h seen, dir Direction) error {
+	if len(h.sec.clientTraffic0) == 0 || len(h.sec.serverTraffic0) == 0 {
+		return errors.New("ktls: the key log lacks CLIENT_TRAFFIC_SECRET_0/SERVER_TRAFFIC_SECRET_0 for this TLS 1.3 connection")
+	}
+	wsec, rsec := h.sec.clientTraffic0, h.sec.serverTraffic0
+	if !h.isClient {
+		wsec, rsec = rsec, wsec
+	}
+	var err error
+	if dir&TX != 0 {
+		if p.tx, err = info13(s, wsec, h.wr, "written"); err != nil {
+			return err
+		}
+	}
+	if dir&RX != 0 {
+		if p.rx, err = info13(s, rsec, h.rd, "read"); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // info13 derives one TLS 1.3 direction and finds its sequence number.

@@ -8,7 +8,7 @@ import (
 
 // ErrTLS13AES256 says that TLS_AES_256_GCM_SHA384 cannot be chosen between
 // two Go crypto/tls endpoints.
-var ErrTLS13AES256 = errors.New("ktls: TLS_AES_256_GCM_SHA384 cannot be negotiated between two Go crypto/tls endpoints (Config.CipherSuites is ignored for TLS 1.3 and AES-256-GCM is never first in Go's preference lists); use a non-Go peer")
+var ErrTLS13AES256 = errors.New("ktls: TLS_AES_256_GCM_SHA384 cannot be negotiated between two Go crypto/tls endpoints (Go ignores configured cipher suites for TLS 1.3 and never prefers AES-256-GCM); use a non-Go peer")
 
 // PreferTLS13Cipher steers which TLS 1.3 suite a Go crypto/tls server picks
 // for this client config. Go ignores Config.CipherSuites for TLS 1.3, but a

@@ -155,7 +155,7 @@ func TestEnableFallback(t *testing.T) {
 
 func TestPrepareErrors(t *testing.T) {
 	cl, sv := handshakePair(t, tls.VersionTLS13, CipherChaCha20Poly1305, false)
-	if _, err := prepare(cl.tc, cl.rc, new(KeyLog), Both); err == nil || !strings.Contains(err.Error(), "KeyLogWriter") {
+	if _, err := prepare(cl.tc, cl.rc, new(KeyLog), Both); err == nil || !strings.Contains(err.Error(), "key log must be installed before the handshake") {
 		t.Errorf("empty KeyLog: %v", err)
 	}
 	if _, err := prepare(sv.tc, WrapConn(sv.tcp), sv.kl, Both); err == nil || !strings.Contains(err.Error(), "ClientHello") {

@@ -7,4 +7,6 @@
 // each other forever. Real sockets have kernel buffers; this pipe has a
 // bounded buffer per direction to behave like them, with deadlines, so that
 // crypto/tls runs over it unchanged.
+//
+// It imports nothing of tlsbench.
 package memconn

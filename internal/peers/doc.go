@@ -13,4 +13,8 @@
 //
 // Versions reports the peers' versions for the environment of results
 // measured against them (results.Env.Peers).
+//
+// peers is test support and links the testing package: no production
+// package may import it (internal/archtest checks). What the binary needs
+// to name a process, Identify, lives in internal/procid.
 package peers

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/tlsbench/tlsbench/internal/procid"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -104,11 +105,43 @@ func StartNginx(ctx context.Context, c NginxConfig) (*Nginx, error) {
 	if err != nil {
 		return nil, err
 	}
+	if c, err = c.withDefaults(); err != nil {
+		return nil, err
+	}
+	n := &Nginx{}
+	if c.Dir == "" {
+		if c.Dir, err = os.MkdirTemp("", "tlsbench-nginx-"); err != nil {
+			return nil, err
+		}
+		n.rmDir = true
+	}
+	n.Dir = c.Dir
+	if err := os.MkdirAll(filepath.Join(c.Dir, "tmp"), 0o755); err != nil {
+		n.cleanup()
+		return nil, err
+	}
+	var lastErr error
+	for attempt := 0; attempt < 3; attempt++ {
+		started, err := n.start(ctx, bin, c)
+		if started {
+			return n, nil
+		}
+		if lastErr = err; n.p == nil || !strings.Contains(err.Error(), "Address already in use") {
+			break
+		}
+	}
+	n.cleanup()
+	return nil, lastErr
+}
+
+// withDefaults checks c and fills in its defaults; its files become
+// absolute, as nginx reads them relative to its prefix directory.
+func (c NginxConfig) withDefaults() (NginxConfig, error) {
 	if c.Cert == "" || c.Key == "" {
-		return nil, errors.New("nginx peer needs Cert and Key")
+		return c, errors.New("nginx peer needs Cert and Key")
 	}
 	if c.VerifyClient != "" && c.ClientCA == "" {
-		return nil, errors.New("nginx peer: VerifyClient needs ClientCA")
+		return c, errors.New("nginx peer: VerifyClient needs ClientCA")
 	}
 	if c.Workers <= 0 {
 		c.Workers = 1
@@ -119,72 +152,56 @@ func StartNginx(ctx context.Context, c NginxConfig) (*Nginx, error) {
 	if c.SessionCache == "" {
 		c.SessionCache = "off"
 	}
-	n := &Nginx{}
-	if c.Dir == "" {
-		if c.Dir, err = os.MkdirTemp("", "tlsbench-nginx-"); err != nil {
-			return nil, err
-		}
-		n.rmDir = true
-	}
-	n.Dir = c.Dir
 	for _, f := range []*string{&c.Cert, &c.Key, &c.ClientCA} {
 		if *f != "" {
+			var err error
 			if *f, err = filepath.Abs(*f); err != nil {
-				return nil, err
+				return c, err
 			}
 		}
 	}
-	if err := os.MkdirAll(filepath.Join(c.Dir, "tmp"), 0o755); err != nil {
-		n.cleanup()
-		return nil, err
-	}
+	return c, nil
+}
 
-	var lastErr error
-	for attempt := 0; attempt < 3; attempt++ {
-		port, err := freePort()
-		if err != nil {
-			n.cleanup()
-			return nil, err
-		}
-		var conf strings.Builder
-		if err := nginxTemplate.Execute(&conf, nginxData{c, port, strings.Join(c.Protocols, " ")}); err != nil {
-			n.cleanup()
-			return nil, err
-		}
-		n.Config = conf.String()
-		confPath := filepath.Join(c.Dir, "nginx.conf")
-		if err := os.WriteFile(confPath, []byte(n.Config), 0o644); err != nil {
-			n.cleanup()
-			return nil, err
-		}
-		errLog := filepath.Join(c.Dir, "error.log")
-		cmd := exec.Command(bin, "-p", c.Dir, "-c", confPath, "-e", errLog, "-g", "daemon off;")
-		p, err := startProcess(cmd)
-		if err != nil {
-			n.cleanup()
-			return nil, fmt.Errorf("starting nginx: %w", err)
-		}
-		n.p = p
-		n.Addr = "127.0.0.1:" + strconv.Itoa(port)
-		err = waitAccepting(p, n.Addr, StartTimeout)
-		if err == nil {
-			go func() {
-				select {
-				case <-ctx.Done():
-					n.Stop()
-				case <-p.done:
-				}
-			}()
-			return n, nil
-		}
-		p.stop(3 * time.Second)
-		lastErr = n.failure(err)
-		if !strings.Contains(lastErr.Error(), "Address already in use") {
-			break
-		}
+// start makes one attempt on a port that was just free: it writes the
+// configuration, starts nginx and waits until it accepts. It reports
+// false with the reason when nginx did not come up; n.p is nil when the
+// attempt failed before nginx ran, which is not worth another try.
+func (n *Nginx) start(ctx context.Context, bin string, c NginxConfig) (bool, error) {
+	n.p = nil
+	port, err := freePort()
+	if err != nil {
+		return false, err
 	}
-	n.cleanup()
-	return nil, lastErr
+	var conf strings.Builder
+	if err := nginxTemplate.Execute(&conf, nginxData{c, port, strings.Join(c.Protocols, " ")}); err != nil {
+		return false, err
+	}
+	n.Config = conf.String()
+	confPath := filepath.Join(c.Dir, "nginx.conf")
+	if err := os.WriteFile(confPath, []byte(n.Config), 0o644); err != nil {
+		return false, err
+	}
+	errLog := filepath.Join(c.Dir, "error.log")
+	cmd := exec.Command(bin, "-p", c.Dir, "-c", confPath, "-e", errLog, "-g", "daemon off;")
+	p, err := startProcess(cmd)
+	if err != nil {
+		return false, fmt.Errorf("starting nginx: %w", err)
+	}
+	n.p = p
+	n.Addr = "127.0.0.1:" + strconv.Itoa(port)
+	if err := waitAccepting(p, n.Addr, StartTimeout); err != nil {
+		p.stop(3 * time.Second)
+		return false, n.failure(err)
+	}
+	go func() {
+		select {
+		case <-ctx.Done():
+			n.Stop()
+		case <-p.done:
+		}
+	}()
+	return true, nil
 }
 
 // failure explains an nginx that did not start, from its error log.
@@ -228,33 +245,5 @@ func NginxVersion() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return nginxVersionOf(bin)
-}
-
-func nginxVersionOf(bin string) (string, error) {
-	out, err := exec.Command(bin, "-V").CombinedOutput()
-	if err != nil {
-		return "", fmt.Errorf("nginx -V: %w", err)
-	}
-	var version, built, running string
-	for _, line := range strings.Split(string(out), "\n") {
-		line = strings.TrimSpace(line)
-		switch {
-		case strings.HasPrefix(line, "nginx version: "):
-			version = strings.TrimPrefix(line, "nginx version: ")
-		case strings.HasPrefix(line, "built with "):
-			built = line
-		case strings.HasPrefix(line, "running with "):
-			running = line
-		}
-	}
-	if version == "" {
-		return "", fmt.Errorf("nginx -V: no version in %q", firstLine(out))
-	}
-	for _, s := range []string{built, running} {
-		if s != "" {
-			version += " (" + s + ")"
-		}
-	}
-	return version, nil
+	return procid.NginxVersion(bin)
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"github.com/tlsbench/tlsbench/internal/procid"
 	"io"
 	"os"
 	"os/exec"
@@ -128,5 +129,5 @@ func OpenSSLVersion() (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("openssl version: %w", err)
 	}
-	return firstLine(out), nil
+	return procid.FirstLine(out), nil
 }

@@ -2,6 +2,7 @@ package peers_test
 
 import (
 	"crypto/tls"
+	"github.com/tlsbench/tlsbench/internal/procid"
 	"io"
 	"os"
 	"path/filepath"
@@ -59,7 +60,7 @@ func TestOpenSSLServer(t *testing.T) {
 	if got := get(t, s.Addr, ca, tls.VersionTLS13); !strings.HasPrefix(got, "HTTP/1.0 200") {
 		t.Errorf("status line %q", got)
 	}
-	if name, version, err := peers.Identify(s.PID()); err != nil || name != "openssl" || !strings.HasPrefix(version, "OpenSSL ") {
+	if name, version, err := procid.Identify(s.PID()); err != nil || name != "openssl" || !strings.HasPrefix(version, "OpenSSL ") {
 		t.Errorf("Identify(s_server) = %q, %q, %v", name, version, err)
 	}
 	pid := s.PID()
@@ -93,7 +94,7 @@ func TestNginx(t *testing.T) {
 	if !strings.Contains(n.Config, "listen 127.0.0.1:") || !strings.Contains(n.Config, "worker_processes 1;") {
 		t.Errorf("config:\n%s", n.Config)
 	}
-	if name, version, err := peers.Identify(n.PID()); err != nil || name != "nginx" || !strings.HasPrefix(version, "nginx/") {
+	if name, version, err := procid.Identify(n.PID()); err != nil || name != "nginx" || !strings.HasPrefix(version, "nginx/") {
 		t.Errorf("Identify(nginx master) = %q, %q, %v", name, version, err)
 	}
 	dir, pid := n.Dir, n.PID()

@@ -1,7 +1,6 @@
 package peers
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"net"
@@ -144,13 +143,5 @@ func lookPath(tool string) (string, error) {
 
 // ErrNotInstalled is returned (wrapped) when a peer's program is missing.
 var ErrNotInstalled = exec.ErrNotFound
-
-func firstLine(b []byte) string {
-	b = bytes.TrimSpace(b)
-	if i := bytes.IndexByte(b, '\n'); i >= 0 {
-		b = b[:i]
-	}
-	return string(bytes.TrimSpace(b))
-}
 
 var errNoAddr = errors.New("no ACCEPT line with an address")

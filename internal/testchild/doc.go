@@ -8,4 +8,7 @@
 //		testchild.RunIfChild()
 //		os.Exit(m.Run())
 //	}
+//
+// testchild is test support: it imports internal/cli (to run the child
+// server) and testing, and no production package may import it.
 package testchild

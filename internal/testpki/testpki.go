@@ -1,6 +1,3 @@
-// Package testpki gives tests a TLS server configuration with a fresh test
-// identity in one call, so that test files do not each repeat the CA,
-// certificate and configuration set-up.
 package testpki
 
 import (

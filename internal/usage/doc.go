@@ -6,4 +6,6 @@
 // and server cost can be told apart even when both run on the same cores:
 // getrusage for this process, /proc/PID/stat for another local process
 // (and its children, e.g. nginx's master and workers).
+//
+// It imports nothing of tlsbench.
 package usage

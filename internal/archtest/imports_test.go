@@ -1,0 +1,164 @@
+package archtest
+
+import (
+	"bufio"
+	"bytes"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/tlsbench/tlsbench/"
+
+// utilities are small internal packages any package but the leaves may
+// import: they carry no policy of their own.
+var utilities = []string{
+	"internal/connerr", "internal/field", "internal/memconn", "internal/procid",
+	"internal/tail", "internal/usage",
+}
+
+// testSupport are packages for tests only: no production package may
+// import them, or the binary would link testing.
+var testSupport = []string{"internal/peers", "internal/testpki", "internal/testchild"}
+
+// rule is what one package may import of tlsbench, directly.
+type rule struct {
+	may       []string // tlsbench packages it may import
+	utilities bool     // and the utilities
+	any       bool     // anything but test support and internal/cli
+}
+
+// rules is DESIGN.md's Architecture table. A package missing from it
+// fails the test: a new package states what it may import.
+var rules = map[string]rule{
+	"cmd/tlsbench":      {may: []string{"internal/cli"}},
+	"internal/cli":      {any: true},
+	"runner":            {any: true},
+	"loadgen":           {may: []string{"bulk", "stats", "results", "tlsconf", "internal/ktls"}, utilities: true},
+	"server":            {may: []string{"bulk", "keys", "pki", "tlsconf", "internal/ktls"}, utilities: true},
+	"proxy":             {may: []string{"keys", "pki", "tlsconf", "internal/ktls"}, utilities: true},
+	"bulk":              {},
+	"probe":             {may: []string{"loadgen", "tlsconf", "pki", "results"}, utilities: true},
+	"keys":              {may: []string{"pki", "tlsconf"}, utilities: true},
+	"pki":               {utilities: true},
+	"tlsconf":           {may: []string{"internal/ktls"}, utilities: true},
+	"internal/ktls":     {},
+	"stats":             {},
+	"results":           {may: []string{"stats"}},
+	"report":            {may: []string{"results", "stats"}},
+	"merge":             {may: []string{"results", "stats"}},
+	"scripts":           {},
+	"internal/archtest": {},
+	// Utilities import nothing of tlsbench but each other.
+	"internal/connerr": {}, "internal/field": {}, "internal/memconn": {},
+	"internal/procid": {}, "internal/tail": {}, "internal/usage": {},
+	// Test support may use what it starts: testchild re-runs the
+	// command's code as a child server.
+	"internal/peers":     {utilities: true},
+	"internal/testpki":   {may: []string{"pki", "tlsconf"}, utilities: true},
+	"internal/testchild": {may: []string{"internal/cli"}},
+}
+
+type pkg struct {
+	imports []string // tlsbench packages, relative to the module
+	deps    []string // all packages, transitively, standard library included
+}
+
+// list runs go list over the module: each package's direct imports and
+// transitive dependencies, test files excluded.
+func list(t *testing.T) map[string]pkg {
+	t.Helper()
+	goBin := filepath.Join(runtime.GOROOT(), "bin", "go")
+	if p, err := exec.LookPath("go"); err == nil {
+		goBin = p
+	}
+	cmd := exec.Command(goBin, "list", "-f", "{{.ImportPath}}|{{join .Imports \" \"}}|{{join .Deps \" \"}}", module+"...")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, stderr.Bytes())
+	}
+	pkgs := map[string]pkg{}
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		parts := strings.SplitN(sc.Text(), "|", 3)
+		if len(parts) != 3 {
+			t.Fatalf("go list: unexpected line %q", sc.Text())
+		}
+		var p pkg
+		for _, imp := range strings.Fields(parts[1]) {
+			if rel, ok := strings.CutPrefix(imp, module); ok {
+				p.imports = append(p.imports, rel)
+			}
+		}
+		p.deps = strings.Fields(parts[2])
+		pkgs[strings.TrimPrefix(parts[0], module)] = p
+	}
+	return pkgs
+}
+
+// TestImportRules checks every package's direct tlsbench imports against
+// its rule.
+func TestImportRules(t *testing.T) {
+	t.Parallel()
+	for name, p := range list(t) {
+		r, ok := rules[name]
+		if !ok {
+			t.Errorf("package %s has no rule: add it to the rules table (and to DESIGN.md's Architecture table)", name)
+			continue
+		}
+		for _, imp := range p.imports {
+			if !r.allows(name, imp) {
+				t.Errorf("%s imports %s: DESIGN.md's Architecture table does not allow it", name, imp)
+			}
+		}
+	}
+}
+
+func (r rule) allows(from, imp string) bool {
+	isTest := slices.Contains(testSupport, from)
+	switch {
+	case slices.Contains(testSupport, imp):
+		return isTest
+	case imp == "internal/cli":
+		return from == "cmd/tlsbench" || from == "internal/testchild"
+	case r.any || slices.Contains(r.may, imp):
+		return true
+	}
+	return r.utilities && slices.Contains(utilities, imp)
+}
+
+// TestLayering checks the rules that concern whole dependency trees, the
+// ones that keep the client apart from the server and tests out of the binary.
+func TestLayering(t *testing.T) {
+	t.Parallel()
+	pkgs := list(t)
+	cases := []struct {
+		pkg, forbidden, why string
+	}{
+		{"loadgen", module + "server", "the client must not import the server: the wire protocol both speak lives in bulk"},
+		{"bulk", module, "the wire protocol imports nothing of tlsbench"},
+		{"cmd/tlsbench", "testing", "the binary must not link test support"},
+		{"cmd/tlsbench", "text/template", "the binary must not link test support (testing pulls in text/template)"},
+	}
+	for _, c := range cases {
+		p, ok := pkgs[c.pkg]
+		if !ok {
+			if c.pkg == "bulk" {
+				continue // not yet split out of server on this tree
+			}
+			t.Errorf("package %s not found", c.pkg)
+			continue
+		}
+		for _, d := range p.deps {
+			if d == c.forbidden || strings.HasSuffix(c.forbidden, "/") && strings.HasPrefix(d, c.forbidden) {
+				t.Errorf("%s depends on %s: %s", c.pkg, d, c.why)
+			}
+		}
+	}
+}

@@ -1,0 +1,81 @@
+package procid
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+)
+
+// Identify names the program running as process pid and its version,
+// e.g. ("nginx", "nginx/1.22.1 (built with OpenSSL 3.0.15 ...)"). It knows
+// nginx and openssl; other programs are named by their file name with an
+// empty version. Linux only.
+func Identify(pid int) (name, version string, err error) {
+	if runtime.GOOS != "linux" {
+		return "", "", errors.New("identifying a process needs /proc (Linux)")
+	}
+	exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid))
+	if err != nil {
+		return "", "", fmt.Errorf("process %d: %w", pid, err)
+	}
+	// A binary replaced by a package upgrade reads "(deleted)"; its
+	// version cannot be asked any more.
+	if strings.HasSuffix(exe, " (deleted)") {
+		return filepath.Base(strings.TrimSuffix(exe, " (deleted)")), "", nil
+	}
+	name = filepath.Base(exe)
+	switch name {
+	case "nginx":
+		version, err = NginxVersion(exe)
+	case "openssl":
+		var out []byte
+		out, err = exec.Command(exe, "version").Output()
+		version = FirstLine(out)
+	}
+	return name, version, err
+}
+
+// NginxVersion is the version of the nginx executable bin and the OpenSSL
+// it was built and runs with, e.g.
+// "nginx/1.22.1 (built with OpenSSL 3.0.15 3 Sep 2024)".
+func NginxVersion(bin string) (string, error) {
+	out, err := exec.Command(bin, "-V").CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("nginx -V: %w", err)
+	}
+	var version, built, running string
+	for _, line := range strings.Split(string(out), "\n") {
+		line = strings.TrimSpace(line)
+		switch {
+		case strings.HasPrefix(line, "nginx version: "):
+			version = strings.TrimPrefix(line, "nginx version: ")
+		case strings.HasPrefix(line, "built with "):
+			built = line
+		case strings.HasPrefix(line, "running with "):
+			running = line
+		}
+	}
+	if version == "" {
+		return "", fmt.Errorf("nginx -V: no version in %q", FirstLine(out))
+	}
+	for _, s := range []string{built, running} {
+		if s != "" {
+			version += " (" + s + ")"
+		}
+	}
+	return version, nil
+}
+
+// FirstLine is the first non-blank line of a program's output, trimmed.
+func FirstLine(b []byte) string {
+	b = bytes.TrimSpace(b)
+	if i := bytes.IndexByte(b, '\n'); i >= 0 {
+		b = b[:i]
+	}
+	return string(bytes.TrimSpace(b))
+}
