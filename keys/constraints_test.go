@@ -14,6 +14,7 @@ import (
 
 	"software.sslmate.com/src/go-pkcs12"
 
+	"github.com/tlsbench/tlsbench/internal/testpki"
 	"github.com/tlsbench/tlsbench/pki"
 )
 
@@ -74,9 +75,9 @@ func TestParseConstraints(t *testing.T) {
 func TestLoadViolations(t *testing.T) {
 	dir := t.TempDir()
 	hosts := []string{"localhost"}
-	ecRoot := mustCA(t)
-	rsaRoot := mustCA(t, pki.WithKey(testKey(t, pki.RSA2048)))
-	sha1RSARoot := mustCA(t, pki.WithKey(testKey(t, pki.RSA2048)), pki.WithSignatureAlgorithm(x509.SHA1WithRSA))
+	ecRoot := testpki.CA(t)
+	rsaRoot := testpki.CA(t, pki.WithKey(testKey(t, pki.RSA2048)))
+	sha1RSARoot := testpki.CA(t, pki.WithKey(testKey(t, pki.RSA2048)), pki.WithSignatureAlgorithm(x509.SHA1WithRSA))
 	sha1Inter, err := ecRoot.NewIntermediate(pki.WithSignatureAlgorithm(x509.ECDSAWithSHA1))
 	if err != nil {
 		t.Fatal(err)
@@ -185,15 +186,6 @@ func TestLoadViolations(t *testing.T) {
 			t.Errorf("error %v does not contain %q", err, w)
 		}
 	}
-}
-
-func mustCA(t testing.TB, opts ...pki.Option) *pki.CA {
-	t.Helper()
-	ca, err := pki.NewCA(opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ca
 }
 
 // md5Signed returns id with its leaf's signature algorithm relabelled

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tlsbench/tlsbench/internal/testpki"
 	"github.com/tlsbench/tlsbench/pki"
 )
 
@@ -95,7 +96,7 @@ func TestSelectionSignatureSchemes(t *testing.T) {
 	p := newTestPKI(t)
 	// An ECDSA identity under an RSA root: its chain is signed with
 	// rsa_pkcs1_sha256, the others' with ecdsa_secp256r1_sha256.
-	rsaRoot := mustCA(t, pki.WithKey(testKey(t, pki.RSA2048)))
+	rsaRoot := testpki.CA(t, pki.WithKey(testKey(t, pki.RSA2048)))
 	p.add(t, "ecdsa-rsa-root", rsaRoot, []string{"localhost"})
 
 	const (
@@ -225,7 +226,7 @@ func TestRejectionAlert(t *testing.T) {
 	// Go clients cannot verify MD5 signatures and do not list one in
 	// signature_algorithms_cert, so a TLS 1.3 Go client can verify no
 	// identity of a manager holding only this chain.
-	rsaRoot := mustCA(t, pki.WithKey(testKey(t, pki.RSA2048)))
+	rsaRoot := testpki.CA(t, pki.WithKey(testKey(t, pki.RSA2048)))
 	sha1, err := rsaRoot.IssueServer([]string{"localhost"}, pki.WithSignatureAlgorithm(x509.SHA1WithRSA))
 	if err != nil {
 		t.Fatal(err)

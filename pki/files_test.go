@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tlsbench/tlsbench/internal/testpki"
 	"github.com/tlsbench/tlsbench/pki"
 )
 
@@ -28,7 +29,7 @@ func TestWriteLoadIdentityPEM(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(string(tt.kt), func(t *testing.T) {
-			_, ca := mustCA(t, tt.intermediate)
+			ca := issuerUnder(t, testpki.CA(t), tt.intermediate)
 			id, err := ca.IssueServer(nil, pki.WithKey(testKey(t, tt.kt)))
 			if err != nil {
 				t.Fatal(err)
@@ -113,10 +114,7 @@ func TestWriteErrors(t *testing.T) {
 }
 
 func testCert(t *testing.T) *x509.Certificate {
-	ca, err := pki.NewCA()
-	if err != nil {
-		t.Fatal(err)
-	}
+	ca := testpki.CA(t)
 	return ca.Cert
 }
 
@@ -124,7 +122,7 @@ func testCert(t *testing.T) *x509.Certificate {
 // or SEC1, sometimes after an "EC PARAMETERS" block, sometimes in the same
 // file as the certificate.
 func TestLoadIdentityPEMKeyFormats(t *testing.T) {
-	_, ca := mustCA(t, false)
+	ca := testpki.CA(t)
 	ecID, err := ca.IssueServer(nil, pki.WithKey(testKey(t, pki.ECDSAP256)))
 	if err != nil {
 		t.Fatal(err)
@@ -197,7 +195,8 @@ func TestLoadIdentityPEMKeyFormats(t *testing.T) {
 // TestLoadIdentityPEMChainWithRoot: a chain file that ends in the root
 // (common in the wild) loads, and the root is dropped from Chain.
 func TestLoadIdentityPEMChainWithRoot(t *testing.T) {
-	root, ca := mustCA(t, true)
+	root := testpki.CA(t)
+	ca := issuerUnder(t, root, true)
 	id, err := ca.IssueServer(nil)
 	if err != nil {
 		t.Fatal(err)
@@ -224,7 +223,7 @@ func TestLoadIdentityPEMChainWithRoot(t *testing.T) {
 // TestLoadIdentityPEMErrors: every error names the file at fault and says
 // what is wrong with it.
 func TestLoadIdentityPEMErrors(t *testing.T) {
-	_, ca := mustCA(t, false)
+	ca := testpki.CA(t)
 	id, err := ca.IssueServer(nil)
 	if err != nil {
 		t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tlsbench/tlsbench/internal/testpki"
 	"github.com/tlsbench/tlsbench/pki"
 )
 
@@ -24,7 +25,7 @@ func TestPKCS12RoundTrip(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(string(tt.kt), func(t *testing.T) {
-			_, ca := mustCA(t, tt.intermediate)
+			ca := issuerUnder(t, testpki.CA(t), tt.intermediate)
 			id, err := ca.IssueServer(nil, pki.WithKey(testKey(t, tt.kt)))
 			if err != nil {
 				t.Fatal(err)
@@ -56,7 +57,7 @@ func TestPKCS12RoundTrip(t *testing.T) {
 }
 
 func TestPKCS12WrongPassword(t *testing.T) {
-	_, ca := mustCA(t, false)
+	ca := testpki.CA(t)
 	id, err := ca.IssueServer(nil)
 	if err != nil {
 		t.Fatal(err)
@@ -77,7 +78,7 @@ func TestPKCS12WrongPassword(t *testing.T) {
 }
 
 func TestPKCS12Errors(t *testing.T) {
-	_, ca := mustCA(t, false)
+	ca := testpki.CA(t)
 	id, err := ca.IssueServer(nil)
 	if err != nil {
 		t.Fatal(err)

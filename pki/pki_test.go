@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tlsbench/tlsbench/internal/testpki"
 	"github.com/tlsbench/tlsbench/pki"
 )
 
@@ -138,7 +139,7 @@ func TestGenerateRSA1024(t *testing.T) {
 	if kt, ok := pki.KeyTypeOf(key.Public()); ok {
 		t.Fatalf("KeyTypeOf(RSA 1024) = %q, want no key type", kt)
 	}
-	_, ca := mustCA(t, false)
+	ca := testpki.CA(t)
 	id, err := ca.IssueServer(nil, pki.WithKey(key))
 	if err != nil {
 		t.Fatalf("issuing for a 1024-bit key (needed by negative tests): %v", err)
@@ -161,7 +162,8 @@ func TestServerHandshake(t *testing.T) {
 		v    uint16
 	}{{"tls1.2", tls.VersionTLS12}, {"tls1.3", tls.VersionTLS13}}
 	for _, intermediate := range []bool{false, true} {
-		root, ca := mustCA(t, intermediate)
+		root := testpki.CA(t)
+		ca := issuerUnder(t, root, intermediate)
 		for _, kt := range pki.KeyTypes() {
 			id, err := ca.IssueServer(nil, pki.WithKey(testKey(t, kt)))
 			if err != nil {
@@ -205,7 +207,8 @@ func TestServerHandshake(t *testing.T) {
 // the server sees exactly the identity presented.
 func TestClientAuth(t *testing.T) {
 	for _, intermediate := range []bool{false, true} {
-		root, ca := mustCA(t, intermediate)
+		root := testpki.CA(t)
+		ca := issuerUnder(t, root, intermediate)
 		srvID, err := ca.IssueServer(nil)
 		if err != nil {
 			t.Fatal(err)
@@ -248,8 +251,9 @@ func TestClientAuth(t *testing.T) {
 // client's Certificate message and writes an alert while the client is still
 // writing the rest of its flight, and with an unbuffered pipe both block.
 func TestClientAuthRejected(t *testing.T) {
-	root, ca := mustCA(t, false)
-	_, other := mustCA(t, false)
+	root := testpki.CA(t)
+	ca := issuerUnder(t, root, false)
+	other := testpki.CA(t)
 	srvID, err := ca.IssueServer(nil)
 	if err != nil {
 		t.Fatal(err)
@@ -291,7 +295,8 @@ func TestClientAuthRejected(t *testing.T) {
 }
 
 func TestIssueServerHosts(t *testing.T) {
-	root, ca := mustCA(t, false)
+	root := testpki.CA(t)
+	ca := issuerUnder(t, root, false)
 	tests := []struct {
 		name      string
 		hosts     []string
@@ -349,7 +354,8 @@ func TestIssueServerHosts(t *testing.T) {
 }
 
 func TestCertificateProfile(t *testing.T) {
-	root, ca := mustCA(t, true)
+	root := testpki.CA(t)
+	ca := issuerUnder(t, root, true)
 	srv, err := ca.IssueServer(nil)
 	if err != nil {
 		t.Fatal(err)
@@ -410,7 +416,7 @@ func TestCertificateProfile(t *testing.T) {
 }
 
 func TestWithValidity(t *testing.T) {
-	_, ca := mustCA(t, false)
+	ca := testpki.CA(t)
 	nb := time.Date(2020, 1, 2, 3, 4, 5, 0, time.UTC)
 	na := nb.Add(time.Hour)
 	id, err := ca.IssueClient("old", pki.WithValidity(nb, na))
@@ -444,10 +450,7 @@ func TestWeakSignatures(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ca, err := pki.NewCA(tt.caKey)
-			if err != nil {
-				t.Fatal(err)
-			}
+			ca := testpki.CA(t, tt.caKey)
 			id, err := ca.IssueServer(nil, pki.WithSignatureAlgorithm(tt.alg))
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
@@ -474,10 +477,7 @@ func TestWeakSignatures(t *testing.T) {
 	}
 
 	// A SHA-1 intermediate breaks the chain the same way.
-	root, err := pki.NewCA(pki.WithKey(rsaKey))
-	if err != nil {
-		t.Fatal(err)
-	}
+	root := testpki.CA(t, pki.WithKey(rsaKey))
 	inter, err := root.NewIntermediate(pki.WithSignatureAlgorithm(x509.SHA1WithRSA))
 	if err != nil {
 		t.Fatal(err)
@@ -493,10 +493,7 @@ func TestWeakSignatures(t *testing.T) {
 	// A root's own signature is never checked (roots are trusted as such),
 	// so a SHA-1 self-signed root still anchors a valid chain in Go. A
 	// policy that forbids SHA-1 roots has to check them itself.
-	sha1Root, err := pki.NewCA(pki.WithKey(rsaKey), pki.WithSignatureAlgorithm(x509.SHA1WithRSA))
-	if err != nil {
-		t.Fatal(err)
-	}
+	sha1Root := testpki.CA(t, pki.WithKey(rsaKey), pki.WithSignatureAlgorithm(x509.SHA1WithRSA))
 	if sha1Root.Cert.SignatureAlgorithm != x509.SHA1WithRSA {
 		t.Fatalf("root signed with %v", sha1Root.Cert.SignatureAlgorithm)
 	}
@@ -518,7 +515,7 @@ func certPool(certs []*x509.Certificate) *x509.CertPool {
 }
 
 func TestThumbprint(t *testing.T) {
-	_, ca := mustCA(t, false)
+	ca := testpki.CA(t)
 	id, err := ca.IssueClient("thumb")
 	if err != nil {
 		t.Fatal(err)
@@ -543,7 +540,7 @@ func TestThumbprint(t *testing.T) {
 }
 
 func TestWithKeyReuse(t *testing.T) {
-	_, ca := mustCA(t, false)
+	ca := testpki.CA(t)
 	key := testKey(t, pki.ECDSAP256)
 	a, err := ca.IssueServer([]string{"a.test"}, pki.WithKey(key))
 	if err != nil {
@@ -560,10 +557,7 @@ func TestWithKeyReuse(t *testing.T) {
 		t.Fatal("contradicting WithKey and WithKeyType accepted")
 	}
 	// The CA key can be given too, and signing uses it.
-	edCA, err := pki.NewCA(pki.WithKey(testKey(t, pki.Ed25519)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	edCA := testpki.CA(t, pki.WithKey(testKey(t, pki.Ed25519)))
 	if edCA.Cert.SignatureAlgorithm != x509.PureEd25519 {
 		t.Fatalf("Ed25519 CA signed with %v", edCA.Cert.SignatureAlgorithm)
 	}

@@ -6,7 +6,7 @@ import (
 	"net"
 	"testing"
 
-	"github.com/tlsbench/tlsbench/pki"
+	"github.com/tlsbench/tlsbench/internal/testpki"
 	"github.com/tlsbench/tlsbench/tlsconf"
 )
 
@@ -14,15 +14,7 @@ import (
 // handshake against a throwaway server.
 func sessions(t *testing.T, n int) []*tls.ClientSessionState {
 	t.Helper()
-	ca, err := pki.NewCA()
-	if err != nil {
-		t.Fatal(err)
-	}
-	id, err := ca.IssueServer(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	scfg := &tls.Config{Certificates: []tls.Certificate{id.TLSCertificate()}}
+	scfg, ca := testpki.Server(t)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
