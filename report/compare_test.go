@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -28,23 +27,6 @@ func compareTestdata(t testing.TB) *Comparison {
 	t.Helper()
 	return Compare(loadRecords(t, resultsFile), loadRecords(t, candidateFile),
 		CompareOptions{BaseName: "results.jsonl", CandName: "candidate.jsonl"})
-}
-
-func checkGolden(t *testing.T, golden string, got []byte) {
-	t.Helper()
-	if *update {
-		if err := os.WriteFile(golden, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run go test ./report/ -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("output differs from %s (run with -update if the change is intended):\n%s", golden, lineDiff(string(want), string(got)))
-	}
 }
 
 func TestCompareGolden(t *testing.T) {

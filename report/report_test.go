@@ -59,22 +59,27 @@ func TestGolden(t *testing.T) {
 	recs := loadRecords(t, resultsFile)
 	for _, f := range Formats() {
 		t.Run(string(f), func(t *testing.T) {
-			got := render(t, f, recs)
-			golden := filepath.Join("testdata", string(f)+".golden")
-			if *update {
-				if err := os.WriteFile(golden, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run go test ./report/ -run TestGolden -update to create it)", err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Errorf("output differs from %s (run with -update if the change is intended):\n%s", golden, lineDiff(string(want), string(got)))
-			}
+			checkGolden(t, filepath.Join("testdata", string(f)+".golden"), render(t, f, recs))
 		})
+	}
+}
+
+// checkGolden compares got with the golden file, or with -update rewrites
+// the file.
+func checkGolden(t *testing.T, golden string, got []byte) {
+	t.Helper()
+	if *update {
+		if err := os.WriteFile(golden, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run go test ./report/ -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("output differs from %s (run with -update if the change is intended):\n%s", golden, lineDiff(string(want), string(got)))
 	}
 }
 
