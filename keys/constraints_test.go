@@ -19,6 +19,7 @@ import (
 )
 
 func TestParseConstraints(t *testing.T) {
+	t.Parallel()
 	def := DefaultConstraints()
 	tests := []struct {
 		in      string
@@ -73,6 +74,7 @@ func TestParseConstraints(t *testing.T) {
 // with an error naming the file, the certificate and the rule; relaxed
 // constraints accept them.
 func TestLoadViolations(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	hosts := []string{"localhost"}
 	ecRoot := testpki.CA(t)
@@ -210,6 +212,7 @@ func md5Signed(t testing.TB, id *pki.Identity) *pki.Identity {
 // TestLoadErrors: files that cannot be loaded are refused with an error
 // naming the file and the fix.
 func TestLoadErrors(t *testing.T) {
+	// Not parallel: it sets the password environment variable.
 	p := newTestPKI(t)
 	dir := t.TempDir()
 	p12 := filepath.Join(dir, "server.p12")
@@ -268,6 +271,7 @@ func TestLoadErrors(t *testing.T) {
 }
 
 func TestParseSource(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in      string
 		want    Source
@@ -302,6 +306,7 @@ func TestParseSource(t *testing.T) {
 }
 
 func TestPasswordFile(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	tests := []struct{ content, want string }{
 		{"s3cret\n", "s3cret"},

@@ -13,6 +13,7 @@ import (
 
 // Low iteration counts keep these tests fast; the default is exercised once.
 func TestPKCS12RoundTrip(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		kt           pki.KeyType
 		intermediate bool
@@ -57,6 +58,7 @@ func TestPKCS12RoundTrip(t *testing.T) {
 }
 
 func TestPKCS12WrongPassword(t *testing.T) {
+	t.Parallel()
 	ca := testpki.CA(t)
 	id, err := ca.IssueServer(nil)
 	if err != nil {
@@ -78,6 +80,7 @@ func TestPKCS12WrongPassword(t *testing.T) {
 }
 
 func TestPKCS12Errors(t *testing.T) {
+	t.Parallel()
 	ca := testpki.CA(t)
 	id, err := ca.IssueServer(nil)
 	if err != nil {

@@ -19,6 +19,7 @@ import (
 )
 
 func TestParseKeyType(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in      string
 		want    pki.KeyType
@@ -50,6 +51,7 @@ func TestParseKeyType(t *testing.T) {
 }
 
 func TestParseKeyTypes(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in      string
 		want    []pki.KeyType
@@ -78,6 +80,7 @@ func TestParseKeyTypes(t *testing.T) {
 }
 
 func TestKeyTypeText(t *testing.T) {
+	t.Parallel()
 	var k pki.KeyType
 	if err := k.UnmarshalText([]byte("ED25519")); err != nil || k != pki.Ed25519 {
 		t.Fatalf("UnmarshalText = %q, %v", k, err)
@@ -96,6 +99,7 @@ func TestKeyTypeText(t *testing.T) {
 // TestGenerate generates every key type once (the keys are reused by the
 // other tests) and checks that each really is what its name says.
 func TestGenerate(t *testing.T) {
+	t.Parallel()
 	for _, kt := range pki.KeyTypes() {
 		t.Run(string(kt), func(t *testing.T) {
 			key := testKey(t, kt)
@@ -129,6 +133,7 @@ func TestGenerate(t *testing.T) {
 }
 
 func TestGenerateRSA1024(t *testing.T) {
+	t.Parallel()
 	key, err := pki.GenerateRSA(1024)
 	if err != nil {
 		t.Fatal(err)
@@ -157,6 +162,7 @@ func TestGenerateRSA1024(t *testing.T) {
 // identity of every key type completes a verified handshake, with and
 // without an intermediate, in TLS 1.2 and 1.3.
 func TestServerHandshake(t *testing.T) {
+	t.Parallel()
 	versions := []struct {
 		name string
 		v    uint16
@@ -206,6 +212,7 @@ func TestServerHandshake(t *testing.T) {
 // verification (RequireAndVerifyClientCert against the root pool) and that
 // the server sees exactly the identity presented.
 func TestClientAuth(t *testing.T) {
+	t.Parallel()
 	for _, intermediate := range []bool{false, true} {
 		root := testpki.CA(t)
 		ca := issuerUnder(t, root, intermediate)
@@ -251,6 +258,7 @@ func TestClientAuth(t *testing.T) {
 // client's Certificate message and writes an alert while the client is still
 // writing the rest of its flight, and with an unbuffered pipe both block.
 func TestClientAuthRejected(t *testing.T) {
+	t.Parallel()
 	root := testpki.CA(t)
 	ca := issuerUnder(t, root, false)
 	other := testpki.CA(t)
@@ -295,6 +303,7 @@ func TestClientAuthRejected(t *testing.T) {
 }
 
 func TestIssueServerHosts(t *testing.T) {
+	t.Parallel()
 	root := testpki.CA(t)
 	ca := issuerUnder(t, root, false)
 	tests := []struct {
@@ -354,6 +363,7 @@ func TestIssueServerHosts(t *testing.T) {
 }
 
 func TestCertificateProfile(t *testing.T) {
+	t.Parallel()
 	root := testpki.CA(t)
 	ca := issuerUnder(t, root, true)
 	srv, err := ca.IssueServer(nil)
@@ -416,6 +426,7 @@ func TestCertificateProfile(t *testing.T) {
 }
 
 func TestWithValidity(t *testing.T) {
+	t.Parallel()
 	ca := testpki.CA(t)
 	nb := time.Date(2020, 1, 2, 3, 4, 5, 0, time.UTC)
 	na := nb.Add(time.Hour)
@@ -436,6 +447,7 @@ func TestWithValidity(t *testing.T) {
 // certificates can still be created (x509.CreateCertificate signs them) but
 // are never verified; MD5 cannot even be created.
 func TestWeakSignatures(t *testing.T) {
+	t.Parallel()
 	rsaKey := testKey(t, pki.RSA2048)
 	tests := []struct {
 		name    string
@@ -515,6 +527,7 @@ func certPool(certs []*x509.Certificate) *x509.CertPool {
 }
 
 func TestThumbprint(t *testing.T) {
+	t.Parallel()
 	ca := testpki.CA(t)
 	id, err := ca.IssueClient("thumb")
 	if err != nil {
@@ -540,6 +553,7 @@ func TestThumbprint(t *testing.T) {
 }
 
 func TestWithKeyReuse(t *testing.T) {
+	t.Parallel()
 	ca := testpki.CA(t)
 	key := testKey(t, pki.ECDSAP256)
 	a, err := ca.IssueServer([]string{"a.test"}, pki.WithKey(key))

@@ -40,6 +40,7 @@ func serverHello(sidLen int) []byte {
 }
 
 func TestParseServerFlight(t *testing.T) {
+	t.Parallel()
 	sh := serverHello(32)
 	ticket := nst12(300, "opaque-ticket")
 	// The ticket message split across two records, then CCS, then an
@@ -81,6 +82,7 @@ func (c *helloCapture) SetDeadline(time.Time) error { return nil }
 // TestParseClientHelloOffer checks the offer detection on ClientHellos
 // that crypto/tls really writes, with and without a session to offer.
 func TestParseClientHelloOffer(t *testing.T) {
+	t.Parallel()
 	scfg, ca := testpki.Server(t)
 	for _, v := range []uint16{tls.VersionTLS12, tls.VersionTLS13} {
 		// A real session from an in-memory handshake.
@@ -136,6 +138,7 @@ func TestParseClientHelloOffer(t *testing.T) {
 // TLS 1.3 session from crypto/tls's own server (lifetime 7 days) under a
 // frozen clock.
 func TestSessionTimes(t *testing.T) {
+	t.Parallel()
 	scfg, ca := testpki.Server(t)
 	t0 := time.Unix(1_800_000_000, 0)
 	scfg.Time = func() time.Time { return t0 }

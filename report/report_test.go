@@ -56,6 +56,7 @@ func render(t testing.TB, f Format, recs []results.Record) []byte {
 }
 
 func TestGolden(t *testing.T) {
+	t.Parallel()
 	recs := loadRecords(t, resultsFile)
 	for _, f := range Formats() {
 		t.Run(string(f), func(t *testing.T) {
@@ -108,6 +109,7 @@ func lineDiff(want, got string) string {
 // format without loss: the bytes are those json.Marshal writes, and the
 // records decode to what went in.
 func TestJSONRoundTrip(t *testing.T) {
+	t.Parallel()
 	recs := loadRecords(t, resultsFile)
 	out := render(t, JSON, recs)
 	orig, err := os.ReadFile(resultsFile)
@@ -161,6 +163,7 @@ func jsonFieldNames() map[string]bool {
 }
 
 func TestCSV(t *testing.T) {
+	t.Parallel()
 	recs := loadRecords(t, resultsFile)
 	rows, err := csv.NewReader(bytes.NewReader(render(t, CSV, recs))).ReadAll()
 	if err != nil {
@@ -233,6 +236,7 @@ func TestCSV(t *testing.T) {
 }
 
 func TestParseFormat(t *testing.T) {
+	t.Parallel()
 	for _, f := range Formats() {
 		got, err := ParseFormat(string(f))
 		if err != nil || got != f {
@@ -260,6 +264,7 @@ func TestParseFormat(t *testing.T) {
 }
 
 func TestNoRecords(t *testing.T) {
+	t.Parallel()
 	want := map[Format]string{
 		Table:    "no results\n",
 		Markdown: "no results\n",
@@ -290,6 +295,7 @@ func TestNoRecords(t *testing.T) {
 // added and that the others write nothing before Close, and that a stream
 // gives the same bytes as Render.
 func TestStream(t *testing.T) {
+	t.Parallel()
 	recs := loadRecords(t, resultsFile)
 	for _, f := range Formats() {
 		var buf bytes.Buffer
@@ -319,6 +325,7 @@ func TestStream(t *testing.T) {
 }
 
 func TestPercent(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		frac float64
 		want string
@@ -338,6 +345,7 @@ func TestPercent(t *testing.T) {
 }
 
 func TestNum(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		v    float64
 		want string
@@ -358,6 +366,7 @@ func TestNum(t *testing.T) {
 }
 
 func TestBenchName(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, kind string
 		procs      int
@@ -381,6 +390,7 @@ func TestBenchName(t *testing.T) {
 // environment is preceded by the configuration lines that changed, and that
 // a key the new environment lacks is deleted (an empty value).
 func TestBenchfmtEnvChange(t *testing.T) {
+	t.Parallel()
 	recs := loadRecords(t, resultsFile)
 	out := string(render(t, Benchfmt, recs))
 	for _, want := range []string{

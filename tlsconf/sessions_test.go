@@ -52,6 +52,7 @@ func (r *recorder) Get(string) (*tls.ClientSessionState, bool) { return nil, fal
 func (r *recorder) Put(_ string, cs *tls.ClientSessionState)   { r.last = cs }
 
 func TestSessionPoolScopes(t *testing.T) {
+	t.Parallel()
 	ss := sessions(t, 2)
 	pool := tlsconf.NewSessionPool(4, tlsconf.ReuseMulti)
 	a, b := pool.Scoped("identity-a"), pool.Scoped("identity-b")
@@ -68,6 +69,7 @@ func TestSessionPoolScopes(t *testing.T) {
 }
 
 func TestSessionPoolReuse(t *testing.T) {
+	t.Parallel()
 	ss := sessions(t, 3)
 	tests := []struct {
 		reuse tlsconf.TicketReuse
@@ -112,6 +114,7 @@ func TestSessionPoolReuse(t *testing.T) {
 }
 
 func TestSessionPoolKeepsSessionsOnInvalidate(t *testing.T) {
+	t.Parallel()
 	ss := sessions(t, 2)
 	pool := tlsconf.NewSessionPool(4, tlsconf.ReuseSingle)
 	c := pool.Scoped("")
@@ -126,6 +129,7 @@ func TestSessionPoolKeepsSessionsOnInvalidate(t *testing.T) {
 }
 
 func TestParseNames(t *testing.T) {
+	t.Parallel()
 	for _, s := range []string{"1.2", "tls1.3", " 1.3 "} {
 		if _, err := tlsconf.ParseVersion(s); err != nil {
 			t.Errorf("ParseVersion(%q): %v", s, err)
