@@ -395,7 +395,7 @@ func TestBenchfmtEnvChange(t *testing.T) {
 	out := string(render(t, Benchfmt, recs))
 	for _, want := range []string{
 		"goos: linux\ngoarch: amd64\ncpu: AMD EPYC 7B13\ngo: go1.26.0\ntlsbench: 0.1.0-dev\ngomaxprocs: 2\nkernel: 6.1.0-28-cloud-amd64\n",
-		"peer-nginx: 1.22.1\npeer-openssl: 3.0.15\nBenchmarkHandshake/tls1.3/full/mutual/c8-2\t",
+		"peer-nginx: 1.22.1\npeer-openssl: 3.0.15\n\nBenchmarkHandshake/tls1.3/full/mutual/c8-2 ",
 		"peer-nginx:\npeer-openssl:\n",
 	} {
 		if !strings.Contains(out, want) {
