@@ -162,80 +162,11 @@ func newScale(kind axisKind, vs []float64, fixedMax float64, p0, p1 float64, lab
 	}
 	switch kind {
 	case axisLinear:
-		top := hi
-		if fixedMax > 0 {
-			top = math.Max(top, fixedMax)
-		}
-		if !(top > 0) {
-			top = 1
-		}
-		step := niceStep(top, 5)
-		n := math.Ceil(top/step - 1e-9)
-		s.lo, s.hi = 0, n*step
-		if !finiteAll(s.hi) || !(s.hi > 0) || n > 20 {
-			// At the edge of float64 no round end exists.
-			s.hi = top
-			s.ticks = []float64{0, top}
-			break
-		}
-		// Multiply rather than accumulate, and round to the step's
-		// decimals, so that labels read 0.6 and not 0.6000000000000001.
-		dec := math.Pow(10, math.Max(0, -math.Floor(math.Log10(step))))
-		for i := 0.0; i <= n; i++ {
-			v := i * step
-			if r := math.Round(v*dec) / dec; finiteAll(r) {
-				v = r
-			}
-			s.ticks = append(s.ticks, v)
-		}
+		s.linearDomain(hi, fixedMax)
 	case axisLog2:
-		if hi-lo < 1e-9 {
-			lo, hi = lo-1, hi+1
-		}
-		pad := (hi - lo) * 0.06
-		s.lo, s.hi = lo-pad, hi+pad
-		uniq := slices.Compact(slices.Sorted(slices.Values(vs)))
-		// Ticks at the values present, thinned if they would collide.
-		stride := (len(uniq) + 11) / 12
-		for i := 0; i < len(uniq); i += max(1, stride) {
-			s.ticks = append(s.ticks, uniq[i])
-		}
+		s.log2Domain(lo, hi, vs)
 	case axisLog10:
-		// The domain ends on round values (1, 2 or 5 times a power of
-		// ten) just outside the data, so that the curves fill the plot;
-		// ticks are those round values, or only the powers of ten when
-		// the data span more than three decades.
-		var steps []float64
-		for d := math.Floor(lo) - 1; d <= math.Ceil(hi)+1; d++ {
-			p := math.Pow(10, d)
-			steps = append(steps, p, 2*p, 5*p)
-		}
-		bottom, top := steps[0], steps[len(steps)-1]
-		for _, v := range steps {
-			if math.Log10(v) <= lo+1e-9 {
-				bottom = v
-			}
-		}
-		for i := len(steps) - 1; i >= 0; i-- {
-			if math.Log10(steps[i]) >= hi-1e-9 {
-				top = steps[i]
-			}
-		}
-		if top <= bottom {
-			top = bottom * 10
-		}
-		s.lo, s.hi = math.Log10(bottom), math.Log10(top)
-		decadesOnly := s.hi-s.lo > 3
-		for _, v := range steps {
-			l := math.Log10(v)
-			if l < s.lo-1e-9 || l > s.hi+1e-9 {
-				continue
-			}
-			if decadesOnly && math.Abs(l-math.Round(l)) > 1e-9 {
-				continue
-			}
-			s.ticks = append(s.ticks, v)
-		}
+		s.log10Domain(lo, hi)
 	case axisNines:
 		s.lo, s.hi = 0, math.Max(1, math.Ceil(hi-1e-9))
 		for d := 0.0; d <= s.hi; d++ {
@@ -243,6 +174,91 @@ func newScale(kind axisKind, vs []float64, fixedMax float64, p0, p1 float64, lab
 		}
 	}
 	return s
+}
+
+// linearDomain runs a linear axis from 0 to a round value at or above hi
+// (and fixedMax, when set), with round ticks.
+func (s *scale) linearDomain(hi, fixedMax float64) {
+	top := hi
+	if fixedMax > 0 {
+		top = math.Max(top, fixedMax)
+	}
+	if !(top > 0) {
+		top = 1
+	}
+	step := niceStep(top, 5)
+	n := math.Ceil(top/step - 1e-9)
+	s.lo, s.hi = 0, n*step
+	if !finiteAll(s.hi) || !(s.hi > 0) || n > 20 {
+		// At the edge of float64 no round end exists.
+		s.hi = top
+		s.ticks = []float64{0, top}
+		return
+	}
+	// Multiply rather than accumulate, and round to the step's decimals,
+	// so that labels read 0.6 and not 0.6000000000000001.
+	dec := math.Pow(10, math.Max(0, -math.Floor(math.Log10(step))))
+	for i := 0.0; i <= n; i++ {
+		v := i * step
+		if r := math.Round(v*dec) / dec; finiteAll(r) {
+			v = r
+		}
+		s.ticks = append(s.ticks, v)
+	}
+}
+
+// log2Domain pads the log2 span [lo, hi] of the values vs, with ticks at
+// the values present.
+func (s *scale) log2Domain(lo, hi float64, vs []float64) {
+	if hi-lo < 1e-9 {
+		lo, hi = lo-1, hi+1
+	}
+	pad := (hi - lo) * 0.06
+	s.lo, s.hi = lo-pad, hi+pad
+	uniq := slices.Compact(slices.Sorted(slices.Values(vs)))
+	// Ticks at the values present, thinned if they would collide.
+	stride := (len(uniq) + 11) / 12
+	for i := 0; i < len(uniq); i += max(1, stride) {
+		s.ticks = append(s.ticks, uniq[i])
+	}
+}
+
+// log10Domain ends the log10 span [lo, hi] on round values (1, 2 or 5 times
+// a power of ten) just outside the data, so that the curves fill the plot;
+// ticks are those round values, or only the powers of ten when the data
+// span more than three decades.
+func (s *scale) log10Domain(lo, hi float64) {
+	var steps []float64
+	for d := math.Floor(lo) - 1; d <= math.Ceil(hi)+1; d++ {
+		p := math.Pow(10, d)
+		steps = append(steps, p, 2*p, 5*p)
+	}
+	bottom, top := steps[0], steps[len(steps)-1]
+	for _, v := range steps {
+		if math.Log10(v) <= lo+1e-9 {
+			bottom = v
+		}
+	}
+	for i := len(steps) - 1; i >= 0; i-- {
+		if math.Log10(steps[i]) >= hi-1e-9 {
+			top = steps[i]
+		}
+	}
+	if top <= bottom {
+		top = bottom * 10
+	}
+	s.lo, s.hi = math.Log10(bottom), math.Log10(top)
+	decadesOnly := s.hi-s.lo > 3
+	for _, v := range steps {
+		l := math.Log10(v)
+		if l < s.lo-1e-9 || l > s.hi+1e-9 {
+			continue
+		}
+		if decadesOnly && math.Abs(l-math.Round(l)) > 1e-9 {
+			continue
+		}
+		s.ticks = append(s.ticks, v)
+	}
 }
 
 // plainNum labels a tick: the shortest decimal that reads back as t.
