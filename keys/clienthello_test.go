@@ -11,6 +11,7 @@ import (
 )
 
 func TestParseClientHello(t *testing.T) {
+	t.Parallel()
 	ecdsaOnly := []tls.SignatureScheme{tls.ECDSAWithP256AndSHA256}
 	pss := []tls.SignatureScheme{tls.PSSWithSHA256, tls.PSSWithSHA384}
 	tests := []struct {
@@ -48,6 +49,7 @@ func TestParseClientHello(t *testing.T) {
 // TestParseClientHelloErrors: malformed messages are refused with an
 // error, never a panic or a partial result.
 func TestParseClientHelloErrors(t *testing.T) {
+	t.Parallel()
 	valid := buildHello(t, helloSpec{tls13: true, serverName: "localhost", sigAlgs: []tls.SignatureScheme{tls.Ed25519}})
 	ext := func(exts ...[]byte) []byte { // an extensions block from raw extensions
 		body := slices.Concat(exts...)
@@ -93,6 +95,7 @@ func TestParseClientHelloErrors(t *testing.T) {
 // checks every field against what crypto/tls's own parser reported in
 // ClientHelloInfo for the same message.
 func TestParseCapturedClientHellos(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		cfg  *tls.Config
@@ -188,6 +191,7 @@ func captureHello(t testing.TB, cfg *tls.Config) ([]byte, tls.ClientHelloInfo) {
 }
 
 func TestClientHelloFromRecords(t *testing.T) {
+	t.Parallel()
 	msg := buildHello(t, helloSpec{tls13: true, serverName: "localhost", sigAlgs: []tls.SignatureScheme{tls.Ed25519}})
 	tests := []struct {
 		name   string
@@ -227,6 +231,7 @@ func TestClientHelloFromRecords(t *testing.T) {
 // (TCP may split it anywhere) is still recorded whole, and the recorder
 // stops copying once it has it.
 func TestRecorderByteByByte(t *testing.T) {
+	t.Parallel()
 	msg := buildHello(t, helloSpec{tls13: true, sigAlgs: []tls.SignatureScheme{tls.Ed25519}, certSigAlgs: []tls.SignatureScheme{tls.Ed25519}})
 	stream := append(records(msg, 200), []byte("application bytes after the hello")...)
 	a, b := net.Pipe()

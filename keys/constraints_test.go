@@ -14,10 +14,12 @@ import (
 
 	"software.sslmate.com/src/go-pkcs12"
 
+	"github.com/tlsbench/tlsbench/internal/testpki"
 	"github.com/tlsbench/tlsbench/pki"
 )
 
 func TestParseConstraints(t *testing.T) {
+	t.Parallel()
 	def := DefaultConstraints()
 	tests := []struct {
 		in      string
@@ -72,11 +74,12 @@ func TestParseConstraints(t *testing.T) {
 // with an error naming the file, the certificate and the rule; relaxed
 // constraints accept them.
 func TestLoadViolations(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	hosts := []string{"localhost"}
-	ecRoot := mustCA(t)
-	rsaRoot := mustCA(t, pki.WithKey(testKey(t, pki.RSA2048)))
-	sha1RSARoot := mustCA(t, pki.WithKey(testKey(t, pki.RSA2048)), pki.WithSignatureAlgorithm(x509.SHA1WithRSA))
+	ecRoot := testpki.CA(t)
+	rsaRoot := testpki.CA(t, pki.WithKey(testKey(t, pki.RSA2048)))
+	sha1RSARoot := testpki.CA(t, pki.WithKey(testKey(t, pki.RSA2048)), pki.WithSignatureAlgorithm(x509.SHA1WithRSA))
 	sha1Inter, err := ecRoot.NewIntermediate(pki.WithSignatureAlgorithm(x509.ECDSAWithSHA1))
 	if err != nil {
 		t.Fatal(err)
@@ -187,15 +190,6 @@ func TestLoadViolations(t *testing.T) {
 	}
 }
 
-func mustCA(t testing.TB, opts ...pki.Option) *pki.CA {
-	t.Helper()
-	ca, err := pki.NewCA(opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ca
-}
-
 // md5Signed returns id with its leaf's signature algorithm relabelled
 // from sha1WithRSA to md5WithRSA. crypto/x509 refuses to create MD5
 // signatures; the manager only reads the algorithm, so the now invalid
@@ -218,6 +212,7 @@ func md5Signed(t testing.TB, id *pki.Identity) *pki.Identity {
 // TestLoadErrors: files that cannot be loaded are refused with an error
 // naming the file and the fix.
 func TestLoadErrors(t *testing.T) {
+	// Not parallel: it sets the password environment variable.
 	p := newTestPKI(t)
 	dir := t.TempDir()
 	p12 := filepath.Join(dir, "server.p12")
@@ -276,6 +271,7 @@ func TestLoadErrors(t *testing.T) {
 }
 
 func TestParseSource(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in      string
 		want    Source
@@ -310,6 +306,7 @@ func TestParseSource(t *testing.T) {
 }
 
 func TestPasswordFile(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	tests := []struct{ content, want string }{
 		{"s3cret\n", "s3cret"},

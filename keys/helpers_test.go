@@ -18,6 +18,7 @@ import (
 
 	"golang.org/x/crypto/cryptobyte"
 
+	"github.com/tlsbench/tlsbench/internal/testpki"
 	"github.com/tlsbench/tlsbench/pki"
 )
 
@@ -75,10 +76,7 @@ const (
 
 func newTestPKI(t testing.TB) *testPKI {
 	t.Helper()
-	root, err := pki.NewCA()
-	if err != nil {
-		t.Fatal(err)
-	}
+	root := testpki.CA(t)
 	p := &testPKI{dir: t.TempDir(), root: root, pool: root.Pool(), ids: map[string]*pki.Identity{}, src: map[string]Source{}}
 	p.caFile = filepath.Join(p.dir, "ca.pem")
 	if err := pki.WriteCertsPEM(p.caFile, root.Cert); err != nil {

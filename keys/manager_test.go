@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tlsbench/tlsbench/internal/testpki"
 	"github.com/tlsbench/tlsbench/pki"
 )
 
@@ -18,6 +19,7 @@ import (
 // TLS 1.2 cipher suite and server preference; TestSelectionSignatureSchemes
 // restricts the schemes.
 func TestSelectionGoClients(t *testing.T) {
+	t.Parallel()
 	p := newTestPKI(t)
 	// Loaded RSA first: the server's preference, not load order, decides.
 	all := p.sources(idRSA, idEd25519, idECDSA, idOther)
@@ -92,10 +94,11 @@ func (p *testPKI) nameOf(c *x509.Certificate) string {
 // chosen; in TLS 1.3 it is encrypted, so the manager's counters show it.
 // A client that can verify no identity gets a handshake_failure alert.
 func TestSelectionSignatureSchemes(t *testing.T) {
+	t.Parallel()
 	p := newTestPKI(t)
 	// An ECDSA identity under an RSA root: its chain is signed with
 	// rsa_pkcs1_sha256, the others' with ecdsa_secp256r1_sha256.
-	rsaRoot := mustCA(t, pki.WithKey(testKey(t, pki.RSA2048)))
+	rsaRoot := testpki.CA(t, pki.WithKey(testKey(t, pki.RSA2048)))
 	p.add(t, "ecdsa-rsa-root", rsaRoot, []string{"localhost"})
 
 	const (
@@ -185,6 +188,7 @@ func TestSelectionSignatureSchemes(t *testing.T) {
 // TLS 1.2 and 1.3. PKCS#1 v1.5 may not sign TLS 1.3 handshakes, and in
 // TLS 1.3 an ECDSA scheme names the curve.
 func TestSelectionVersionSpecific(t *testing.T) {
+	t.Parallel()
 	p := newTestPKI(t)
 	m := mustNew(t, p.sources(idECDSA, idRSA))
 	srv := startServer(t, m, nil)
@@ -221,11 +225,12 @@ func TestSelectionVersionSpecific(t *testing.T) {
 // send handshake_failure in TLS 1.2 and in TLS 1.3, with real crypto/tls
 // clients on the other end.
 func TestRejectionAlert(t *testing.T) {
+	t.Parallel()
 	p := newTestPKI(t)
 	// Go clients cannot verify MD5 signatures and do not list one in
 	// signature_algorithms_cert, so a TLS 1.3 Go client can verify no
 	// identity of a manager holding only this chain.
-	rsaRoot := mustCA(t, pki.WithKey(testKey(t, pki.RSA2048)))
+	rsaRoot := testpki.CA(t, pki.WithKey(testKey(t, pki.RSA2048)))
 	sha1, err := rsaRoot.IssueServer([]string{"localhost"}, pki.WithSignatureAlgorithm(x509.SHA1WithRSA))
 	if err != nil {
 		t.Fatal(err)
@@ -270,6 +275,7 @@ func TestRejectionAlert(t *testing.T) {
 // TestWithoutRecorder: without RecordClientHello the manager still
 // selects, by signature_algorithms, and counts the handshake.
 func TestWithoutRecorder(t *testing.T) {
+	t.Parallel()
 	p := newTestPKI(t)
 	m := mustNew(t, p.sources(idECDSA))
 	srv := startServerWrap(t, m, nil, false)
@@ -287,6 +293,7 @@ func TestWithoutRecorder(t *testing.T) {
 // never sign, in TLS 1.3 and in TLS 1.2, where crypto/tls still asks for
 // a certificate); with the cache on, nothing is decrypted after load.
 func TestKeyCache(t *testing.T) {
+	t.Parallel()
 	p := newTestPKI(t)
 	dir := t.TempDir()
 	pw := writePassword(t, dir, "s3cret")
@@ -402,6 +409,7 @@ func TestKeyCache(t *testing.T) {
 
 // TestIdentities: the manager reports its identities in preference order.
 func TestIdentities(t *testing.T) {
+	t.Parallel()
 	p := newTestPKI(t)
 	m := mustNew(t, p.sources(idRSA, idEd25519, idECDSA))
 	var got []string
@@ -423,6 +431,7 @@ func TestIdentities(t *testing.T) {
 // a wildcard stands for exactly one left-most label, IP SANs match IP
 // literals.
 func TestValidFor(t *testing.T) {
+	t.Parallel()
 	p := newTestPKI(t)
 	m := mustNew(t, p.sources(idECDSA, idOther))
 	other := m.ids[1]
@@ -456,6 +465,7 @@ func TestValidFor(t *testing.T) {
 // TestGetCertificateByHand: ClientHelloInfos built by hand (no
 // connection, odd names) neither panic nor fail to select.
 func TestGetCertificateByHand(t *testing.T) {
+	t.Parallel()
 	p := newTestPKI(t)
 	m := mustNew(t, p.sources(idECDSA, idRSA))
 	var logBuf bytes.Buffer
@@ -502,6 +512,7 @@ func TestGetCertificateByHand(t *testing.T) {
 // certificate with the second ClientHello; the recorder holds the first,
 // which carries the same signature algorithms, and selection works.
 func TestHelloRetryRequest(t *testing.T) {
+	t.Parallel()
 	p := newTestPKI(t)
 	m := mustNew(t, p.sources(idRSA, idECDSA))
 	// The server accepts only P-256, for which a Go client sends no key

@@ -19,6 +19,7 @@ import (
 // schemes X, so the manager must choose the identity that X can verify;
 // s_client prints the peer's signature type and the certificate it got.
 func TestOpenSSLSigalgs(t *testing.T) {
+	t.Parallel()
 	openssl := peers.Require(t, "openssl")
 	p := newTestPKI(t)
 	m := mustNew(t, p.sources(idRSA, idEd25519, idECDSA, idOther))

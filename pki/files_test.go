@@ -13,10 +13,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tlsbench/tlsbench/internal/testpki"
 	"github.com/tlsbench/tlsbench/pki"
 )
 
 func TestWriteLoadIdentityPEM(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		kt           pki.KeyType
 		intermediate bool
@@ -28,7 +30,7 @@ func TestWriteLoadIdentityPEM(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(string(tt.kt), func(t *testing.T) {
-			_, ca := mustCA(t, tt.intermediate)
+			ca := issuerUnder(t, testpki.CA(t), tt.intermediate)
 			id, err := ca.IssueServer(nil, pki.WithKey(testKey(t, tt.kt)))
 			if err != nil {
 				t.Fatal(err)
@@ -85,6 +87,7 @@ func assertSameIdentity(t *testing.T, got, want *pki.Identity) {
 // TestWriteKeyPEMTightensMode checks that an existing, world-readable file
 // does not keep its mode when a key is written over it.
 func TestWriteKeyPEMTightensMode(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "key.pem")
 	if err := os.WriteFile(path, []byte("old"), 0o644); err != nil {
 		t.Fatal(err)
@@ -102,6 +105,7 @@ func TestWriteKeyPEMTightensMode(t *testing.T) {
 }
 
 func TestWriteErrors(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	missing := filepath.Join(dir, "no-such-dir", "x.pem")
 	if err := pki.WriteCertsPEM(missing, testCert(t)); err == nil || !strings.Contains(err.Error(), missing) || !strings.Contains(err.Error(), "does not exist") {
@@ -113,10 +117,7 @@ func TestWriteErrors(t *testing.T) {
 }
 
 func testCert(t *testing.T) *x509.Certificate {
-	ca, err := pki.NewCA()
-	if err != nil {
-		t.Fatal(err)
-	}
+	ca := testpki.CA(t)
 	return ca.Cert
 }
 
@@ -124,7 +125,8 @@ func testCert(t *testing.T) *x509.Certificate {
 // or SEC1, sometimes after an "EC PARAMETERS" block, sometimes in the same
 // file as the certificate.
 func TestLoadIdentityPEMKeyFormats(t *testing.T) {
-	_, ca := mustCA(t, false)
+	t.Parallel()
+	ca := testpki.CA(t)
 	ecID, err := ca.IssueServer(nil, pki.WithKey(testKey(t, pki.ECDSAP256)))
 	if err != nil {
 		t.Fatal(err)
@@ -197,7 +199,9 @@ func TestLoadIdentityPEMKeyFormats(t *testing.T) {
 // TestLoadIdentityPEMChainWithRoot: a chain file that ends in the root
 // (common in the wild) loads, and the root is dropped from Chain.
 func TestLoadIdentityPEMChainWithRoot(t *testing.T) {
-	root, ca := mustCA(t, true)
+	t.Parallel()
+	root := testpki.CA(t)
+	ca := issuerUnder(t, root, true)
 	id, err := ca.IssueServer(nil)
 	if err != nil {
 		t.Fatal(err)
@@ -224,7 +228,8 @@ func TestLoadIdentityPEMChainWithRoot(t *testing.T) {
 // TestLoadIdentityPEMErrors: every error names the file at fault and says
 // what is wrong with it.
 func TestLoadIdentityPEMErrors(t *testing.T) {
-	_, ca := mustCA(t, false)
+	t.Parallel()
+	ca := testpki.CA(t)
 	id, err := ca.IssueServer(nil)
 	if err != nil {
 		t.Fatal(err)

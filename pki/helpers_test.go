@@ -37,20 +37,17 @@ func testKey(t testing.TB, kt pki.KeyType) crypto.Signer {
 	return k
 }
 
-func mustCA(t testing.TB, intermediate bool, opts ...pki.Option) (root, issuer *pki.CA) {
+// issuerUnder returns root itself, or a new intermediate CA under it.
+func issuerUnder(t testing.TB, root *pki.CA, intermediate bool) *pki.CA {
 	t.Helper()
-	root, err := pki.NewCA(opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
 	if !intermediate {
-		return root, root
+		return root
 	}
-	issuer, err = root.NewIntermediate()
+	issuer, err := root.NewIntermediate()
 	if err != nil {
 		t.Fatal(err)
 	}
-	return root, issuer
+	return issuer
 }
 
 type handshakeResult struct {

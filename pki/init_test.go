@@ -18,6 +18,7 @@ import (
 const testP12Password = "tlsbench-test"
 
 func TestInit(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		opts pki.InitOptions
@@ -138,6 +139,7 @@ func mustReadDir(t *testing.T, dir string) []os.DirEntry {
 // TestInitExisting: a second Init into the same directory is refused, and
 // with Force replaces exactly the old PKI's files.
 func TestInitExisting(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir() // exists already, mode as the test framework made it
 	notes := filepath.Join(dir, "notes.txt")
 	os.WriteFile(notes, []byte("mine"), 0o644)
@@ -169,6 +171,7 @@ func TestInitExisting(t *testing.T) {
 }
 
 func TestInitOptionErrors(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		opts pki.InitOptions
@@ -204,6 +207,7 @@ func TestInitOptionErrors(t *testing.T) {
 // it: `openssl verify` accepts the chains for their purpose, and `openssl
 // pkcs12 -info` opens the .p12 files and reports the modern algorithms.
 func TestInitOpenSSL(t *testing.T) {
+	t.Parallel()
 	openssl := peers.Require(t, "openssl")
 	const iterations = 1000
 	for _, intermediate := range []bool{false, true} {

@@ -7,11 +7,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tlsbench/tlsbench/internal/testpki"
 	"github.com/tlsbench/tlsbench/pki"
 )
 
 // Low iteration counts keep these tests fast; the default is exercised once.
 func TestPKCS12RoundTrip(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		kt           pki.KeyType
 		intermediate bool
@@ -24,7 +26,7 @@ func TestPKCS12RoundTrip(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(string(tt.kt), func(t *testing.T) {
-			_, ca := mustCA(t, tt.intermediate)
+			ca := issuerUnder(t, testpki.CA(t), tt.intermediate)
 			id, err := ca.IssueServer(nil, pki.WithKey(testKey(t, tt.kt)))
 			if err != nil {
 				t.Fatal(err)
@@ -56,7 +58,8 @@ func TestPKCS12RoundTrip(t *testing.T) {
 }
 
 func TestPKCS12WrongPassword(t *testing.T) {
-	_, ca := mustCA(t, false)
+	t.Parallel()
+	ca := testpki.CA(t)
 	id, err := ca.IssueServer(nil)
 	if err != nil {
 		t.Fatal(err)
@@ -77,7 +80,8 @@ func TestPKCS12WrongPassword(t *testing.T) {
 }
 
 func TestPKCS12Errors(t *testing.T) {
-	_, ca := mustCA(t, false)
+	t.Parallel()
+	ca := testpki.CA(t)
 	id, err := ca.IssueServer(nil)
 	if err != nil {
 		t.Fatal(err)

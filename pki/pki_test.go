@@ -14,10 +14,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tlsbench/tlsbench/internal/testpki"
 	"github.com/tlsbench/tlsbench/pki"
 )
 
 func TestParseKeyType(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in      string
 		want    pki.KeyType
@@ -49,6 +51,7 @@ func TestParseKeyType(t *testing.T) {
 }
 
 func TestParseKeyTypes(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in      string
 		want    []pki.KeyType
@@ -77,6 +80,7 @@ func TestParseKeyTypes(t *testing.T) {
 }
 
 func TestKeyTypeText(t *testing.T) {
+	t.Parallel()
 	var k pki.KeyType
 	if err := k.UnmarshalText([]byte("ED25519")); err != nil || k != pki.Ed25519 {
 		t.Fatalf("UnmarshalText = %q, %v", k, err)
@@ -95,6 +99,7 @@ func TestKeyTypeText(t *testing.T) {
 // TestGenerate generates every key type once (the keys are reused by the
 // other tests) and checks that each really is what its name says.
 func TestGenerate(t *testing.T) {
+	t.Parallel()
 	for _, kt := range pki.KeyTypes() {
 		t.Run(string(kt), func(t *testing.T) {
 			key := testKey(t, kt)
@@ -128,6 +133,7 @@ func TestGenerate(t *testing.T) {
 }
 
 func TestGenerateRSA1024(t *testing.T) {
+	t.Parallel()
 	key, err := pki.GenerateRSA(1024)
 	if err != nil {
 		t.Fatal(err)
@@ -138,7 +144,7 @@ func TestGenerateRSA1024(t *testing.T) {
 	if kt, ok := pki.KeyTypeOf(key.Public()); ok {
 		t.Fatalf("KeyTypeOf(RSA 1024) = %q, want no key type", kt)
 	}
-	_, ca := mustCA(t, false)
+	ca := testpki.CA(t)
 	id, err := ca.IssueServer(nil, pki.WithKey(key))
 	if err != nil {
 		t.Fatalf("issuing for a 1024-bit key (needed by negative tests): %v", err)
@@ -156,12 +162,14 @@ func TestGenerateRSA1024(t *testing.T) {
 // identity of every key type completes a verified handshake, with and
 // without an intermediate, in TLS 1.2 and 1.3.
 func TestServerHandshake(t *testing.T) {
+	t.Parallel()
 	versions := []struct {
 		name string
 		v    uint16
 	}{{"tls1.2", tls.VersionTLS12}, {"tls1.3", tls.VersionTLS13}}
 	for _, intermediate := range []bool{false, true} {
-		root, ca := mustCA(t, intermediate)
+		root := testpki.CA(t)
+		ca := issuerUnder(t, root, intermediate)
 		for _, kt := range pki.KeyTypes() {
 			id, err := ca.IssueServer(nil, pki.WithKey(testKey(t, kt)))
 			if err != nil {
@@ -204,8 +212,10 @@ func TestServerHandshake(t *testing.T) {
 // verification (RequireAndVerifyClientCert against the root pool) and that
 // the server sees exactly the identity presented.
 func TestClientAuth(t *testing.T) {
+	t.Parallel()
 	for _, intermediate := range []bool{false, true} {
-		root, ca := mustCA(t, intermediate)
+		root := testpki.CA(t)
+		ca := issuerUnder(t, root, intermediate)
 		srvID, err := ca.IssueServer(nil)
 		if err != nil {
 			t.Fatal(err)
@@ -248,8 +258,10 @@ func TestClientAuth(t *testing.T) {
 // client's Certificate message and writes an alert while the client is still
 // writing the rest of its flight, and with an unbuffered pipe both block.
 func TestClientAuthRejected(t *testing.T) {
-	root, ca := mustCA(t, false)
-	_, other := mustCA(t, false)
+	t.Parallel()
+	root := testpki.CA(t)
+	ca := issuerUnder(t, root, false)
+	other := testpki.CA(t)
 	srvID, err := ca.IssueServer(nil)
 	if err != nil {
 		t.Fatal(err)
@@ -291,7 +303,9 @@ func TestClientAuthRejected(t *testing.T) {
 }
 
 func TestIssueServerHosts(t *testing.T) {
-	root, ca := mustCA(t, false)
+	t.Parallel()
+	root := testpki.CA(t)
+	ca := issuerUnder(t, root, false)
 	tests := []struct {
 		name      string
 		hosts     []string
@@ -349,7 +363,9 @@ func TestIssueServerHosts(t *testing.T) {
 }
 
 func TestCertificateProfile(t *testing.T) {
-	root, ca := mustCA(t, true)
+	t.Parallel()
+	root := testpki.CA(t)
+	ca := issuerUnder(t, root, true)
 	srv, err := ca.IssueServer(nil)
 	if err != nil {
 		t.Fatal(err)
@@ -410,7 +426,8 @@ func TestCertificateProfile(t *testing.T) {
 }
 
 func TestWithValidity(t *testing.T) {
-	_, ca := mustCA(t, false)
+	t.Parallel()
+	ca := testpki.CA(t)
 	nb := time.Date(2020, 1, 2, 3, 4, 5, 0, time.UTC)
 	na := nb.Add(time.Hour)
 	id, err := ca.IssueClient("old", pki.WithValidity(nb, na))
@@ -430,6 +447,7 @@ func TestWithValidity(t *testing.T) {
 // certificates can still be created (x509.CreateCertificate signs them) but
 // are never verified; MD5 cannot even be created.
 func TestWeakSignatures(t *testing.T) {
+	t.Parallel()
 	rsaKey := testKey(t, pki.RSA2048)
 	tests := []struct {
 		name    string
@@ -444,10 +462,7 @@ func TestWeakSignatures(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ca, err := pki.NewCA(tt.caKey)
-			if err != nil {
-				t.Fatal(err)
-			}
+			ca := testpki.CA(t, tt.caKey)
 			id, err := ca.IssueServer(nil, pki.WithSignatureAlgorithm(tt.alg))
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
@@ -474,10 +489,7 @@ func TestWeakSignatures(t *testing.T) {
 	}
 
 	// A SHA-1 intermediate breaks the chain the same way.
-	root, err := pki.NewCA(pki.WithKey(rsaKey))
-	if err != nil {
-		t.Fatal(err)
-	}
+	root := testpki.CA(t, pki.WithKey(rsaKey))
 	inter, err := root.NewIntermediate(pki.WithSignatureAlgorithm(x509.SHA1WithRSA))
 	if err != nil {
 		t.Fatal(err)
@@ -493,10 +505,7 @@ func TestWeakSignatures(t *testing.T) {
 	// A root's own signature is never checked (roots are trusted as such),
 	// so a SHA-1 self-signed root still anchors a valid chain in Go. A
 	// policy that forbids SHA-1 roots has to check them itself.
-	sha1Root, err := pki.NewCA(pki.WithKey(rsaKey), pki.WithSignatureAlgorithm(x509.SHA1WithRSA))
-	if err != nil {
-		t.Fatal(err)
-	}
+	sha1Root := testpki.CA(t, pki.WithKey(rsaKey), pki.WithSignatureAlgorithm(x509.SHA1WithRSA))
 	if sha1Root.Cert.SignatureAlgorithm != x509.SHA1WithRSA {
 		t.Fatalf("root signed with %v", sha1Root.Cert.SignatureAlgorithm)
 	}
@@ -518,7 +527,8 @@ func certPool(certs []*x509.Certificate) *x509.CertPool {
 }
 
 func TestThumbprint(t *testing.T) {
-	_, ca := mustCA(t, false)
+	t.Parallel()
+	ca := testpki.CA(t)
 	id, err := ca.IssueClient("thumb")
 	if err != nil {
 		t.Fatal(err)
@@ -543,7 +553,8 @@ func TestThumbprint(t *testing.T) {
 }
 
 func TestWithKeyReuse(t *testing.T) {
-	_, ca := mustCA(t, false)
+	t.Parallel()
+	ca := testpki.CA(t)
 	key := testKey(t, pki.ECDSAP256)
 	a, err := ca.IssueServer([]string{"a.test"}, pki.WithKey(key))
 	if err != nil {
@@ -560,10 +571,7 @@ func TestWithKeyReuse(t *testing.T) {
 		t.Fatal("contradicting WithKey and WithKeyType accepted")
 	}
 	// The CA key can be given too, and signing uses it.
-	edCA, err := pki.NewCA(pki.WithKey(testKey(t, pki.Ed25519)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	edCA := testpki.CA(t, pki.WithKey(testKey(t, pki.Ed25519)))
 	if edCA.Cert.SignatureAlgorithm != x509.PureEd25519 {
 		t.Fatalf("Ed25519 CA signed with %v", edCA.Cert.SignatureAlgorithm)
 	}

@@ -14,6 +14,7 @@ import (
 // (crypto/tls's maximum), TLS 1.2 hints are 0 (unspecified). TLS 1.0 and
 // 1.1 are refused (the server's minimum is 1.2).
 func TestBuiltinTicketsOn(t *testing.T) {
+	t.Parallel()
 	p := newPKI(t)
 	addr := startBuiltin(t, p, server.Options{})
 	o := baseOptions(p, addr)
@@ -47,6 +48,7 @@ func TestBuiltinTicketsOn(t *testing.T) {
 // cache), so both versions say no, and TLS 1.2 session IDs are not
 // tested.
 func TestBuiltinTicketsOff(t *testing.T) {
+	t.Parallel()
 	p := newPKI(t)
 	addr := startBuiltin(t, p, server.Options{DisableTickets: true})
 	o := baseOptions(p, addr)
@@ -65,6 +67,7 @@ func TestBuiltinTicketsOff(t *testing.T) {
 // The stateful session store: the ticket is a random id of a session kept
 // by the server, usable once.
 func TestBuiltinStatefulStore(t *testing.T) {
+	t.Parallel()
 	p := newPKI(t)
 	addr := startBuiltin(t, p, server.Options{SessionStore: server.StoreStateful})
 	o := baseOptions(p, addr)
@@ -83,6 +86,7 @@ func TestBuiltinStatefulStore(t *testing.T) {
 // Mutual TLS with the built-in server: the certificate is requested, and
 // sessions made with it resume.
 func TestBuiltinMutual(t *testing.T) {
+	t.Parallel()
 	p := newPKI(t)
 	addr := startBuiltin(t, p, server.Options{Mutual: true})
 	o := baseOptions(p, addr)
@@ -108,6 +112,7 @@ func TestBuiltinMutual(t *testing.T) {
 // An untrusted certificate: versions are still reported as accepted, the
 // chain is shown, and nothing else is tested without Insecure.
 func TestUntrustedCertificate(t *testing.T) {
+	t.Parallel()
 	p := newPKI(t)
 	addr := startBuiltin(t, p, server.Options{})
 	o := baseOptions(p, addr)

@@ -3,20 +3,19 @@ package probe_test
 import (
 	"context"
 	"net"
-	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/tlsbench/tlsbench/internal/testpki"
 	"github.com/tlsbench/tlsbench/pki"
 	"github.com/tlsbench/tlsbench/probe"
 	"github.com/tlsbench/tlsbench/server"
 )
 
-// testPKI is a CA with a server identity for localhost/127.0.0.1 and a
-// client identity, in memory and on disk (for openssl and nginx).
+// testPKI is a CA with a server identity for localhost, 127.0.0.1 and ::1
+// and a client identity, in memory and on disk (for openssl and nginx).
 type testPKI struct {
 	CA                  *pki.CA
 	Server, Client      *pki.Identity
@@ -25,64 +24,17 @@ type testPKI struct {
 	ClientCert, ClientK string
 }
 
-var (
-	pkiOnce sync.Once
-	pkiVal  *testPKI
-	pkiErr  error
-	pkiDir  string
-)
-
-// newPKI returns the package's test PKI, written once to a directory
-// removed by TestMain.
+// newPKI returns a new test PKI, its files in a directory of the test's.
 func newPKI(t testing.TB) *testPKI {
 	t.Helper()
-	pkiOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "tlsbench-probe-pki-")
-		if err != nil {
-			pkiErr = err
-			return
-		}
-		pkiDir = dir
-		p := &testPKI{
-			CAFile: filepath.Join(dir, "ca.pem"), CertFile: filepath.Join(dir, "server.pem"),
-			KeyFile: filepath.Join(dir, "server-key.pem"), ClientCert: filepath.Join(dir, "client.pem"),
-			ClientK: filepath.Join(dir, "client-key.pem"),
-		}
-		if p.CA, pkiErr = pki.NewCA(); pkiErr != nil {
-			return
-		}
-		if p.Server, pkiErr = p.CA.IssueServer(nil); pkiErr != nil {
-			return
-		}
-		if p.Client, pkiErr = p.CA.IssueClient("probe client"); pkiErr != nil {
-			return
-		}
-		for _, err := range []error{
-			pki.WriteCertsPEM(p.CAFile, p.CA.Root()),
-			pki.WriteCertsPEM(p.CertFile, p.Server.Chain...),
-			pki.WriteKeyPEM(p.KeyFile, p.Server.Key),
-			pki.WriteCertsPEM(p.ClientCert, p.Client.Chain...),
-			pki.WriteKeyPEM(p.ClientK, p.Client.Key),
-		} {
-			if err != nil {
-				pkiErr = err
-				return
-			}
-		}
-		pkiVal = p
-	})
-	if pkiErr != nil {
-		t.Fatal(pkiErr)
+	ca, srv, f := testpki.ServerFiles(t)
+	client, err := ca.IssueClient("probe client")
+	if err != nil {
+		t.Fatal(err)
 	}
-	return pkiVal
-}
-
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if pkiDir != "" {
-		os.RemoveAll(pkiDir)
-	}
-	os.Exit(code)
+	p := &testPKI{CA: ca, Server: srv, Client: client, CAFile: f.CA, CertFile: f.Cert, KeyFile: f.Key}
+	p.ClientCert, p.ClientK = testpki.WritePEM(t, filepath.Dir(f.Cert), "client", client)
+	return p
 }
 
 // startBuiltin starts tlsbench's built-in server, configured as `tlsbench

@@ -17,6 +17,7 @@ import (
 // s_server's session cache, and they resume. With -early_data, OpenSSL's
 // anti-replay protection makes TLS 1.3 tickets single-use.
 func TestOpenSSLServer(t *testing.T) {
+	t.Parallel()
 	p := newPKI(t)
 	v12 := expect{Accepted: "yes", Tickets: "yes", Resumption: "yes", TicketReuse: "yes:twice", Load: "yes", PerConnection: 1, Lifetime: 7200}
 	v13 := expect{Accepted: "yes", Tickets: "yes", Resumption: "yes", TicketReuse: "yes:twice", Load: "yes", PerConnection: 2, Lifetime: 7200}
@@ -89,6 +90,7 @@ func TestOpenSSLServer(t *testing.T) {
 // s_server requiring a client certificate (-Verify 1): with one, sessions
 // made with it resume in both versions.
 func TestOpenSSLServerMutual(t *testing.T) {
+	t.Parallel()
 	p := newPKI(t)
 	s := peers.OpenSSL(t, "-cert", p.CertFile, "-key", p.KeyFile, "-www", "-Verify", "1", "-CAfile", p.CAFile)
 	o := baseOptions(p, s.Addr)
@@ -104,6 +106,7 @@ func TestOpenSSLServerMutual(t *testing.T) {
 
 // nginx (Debian's, OpenSSL 3.0), one worker.
 func TestNginx(t *testing.T) {
+	t.Parallel()
 	p := newPKI(t)
 	lifetime := uint32(300) // nginx's ssl_session_timeout default, 5 minutes
 	tests := []struct {
@@ -170,6 +173,7 @@ func TestNginx(t *testing.T) {
 // ALPN: nginx with HTTP/2 chooses h2 from h2,http/1.1, and the probe
 // speaks the HTTP/2 preface instead of an HTTP/1.1 request.
 func TestNginxALPN(t *testing.T) {
+	t.Parallel()
 	p := newPKI(t)
 	n := peers.NginxT(t, peers.NginxConfig{Cert: p.CertFile, Key: p.KeyFile, Tickets: true, SessionCache: "shared:SSL:1m", HTTP2: true})
 	o := baseOptions(p, n.Addr)

@@ -118,9 +118,3 @@ func ticketLifetime(cs *tls.ClientSessionState, version, suite uint16) (uint32, 
 	}
 	return uint32(d), nil
 }
-
-// ticketBytes is the opaque ticket of a session, to tell tickets apart.
-func ticketBytes(cs *tls.ClientSessionState) []byte {
-	t, _, _ := cs.ResumptionState()
-	return t
-}

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tlsbench/tlsbench/pki"
+	"github.com/tlsbench/tlsbench/internal/testpki"
 )
 
 // record wraps payload in one TLS record of type typ.
@@ -40,6 +40,7 @@ func serverHello(sidLen int) []byte {
 }
 
 func TestParseServerFlight(t *testing.T) {
+	t.Parallel()
 	sh := serverHello(32)
 	ticket := nst12(300, "opaque-ticket")
 	// The ticket message split across two records, then CCS, then an
@@ -81,21 +82,15 @@ func (c *helloCapture) SetDeadline(time.Time) error { return nil }
 // TestParseClientHelloOffer checks the offer detection on ClientHellos
 // that crypto/tls really writes, with and without a session to offer.
 func TestParseClientHelloOffer(t *testing.T) {
-	ca, err := pki.NewCA()
-	if err != nil {
-		t.Fatal(err)
-	}
-	id, err := ca.IssueServer(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	t.Parallel()
+	scfg, ca := testpki.Server(t)
 	for _, v := range []uint16{tls.VersionTLS12, tls.VersionTLS13} {
 		// A real session from an in-memory handshake.
 		rec := &recorder{}
 		cfg := &tls.Config{RootCAs: ca.Pool(), ServerName: "localhost", MinVersion: v, MaxVersion: v, ClientSessionCache: rec}
 		cc, sc := net.Pipe()
 		go func() {
-			s := tls.Server(sc, &tls.Config{Certificates: []tls.Certificate{id.TLSCertificate()}})
+			s := tls.Server(sc, scfg)
 			if s.Handshake() == nil {
 				s.Write([]byte{0})
 			}
@@ -143,15 +138,16 @@ func TestParseClientHelloOffer(t *testing.T) {
 // TLS 1.3 session from crypto/tls's own server (lifetime 7 days) under a
 // frozen clock.
 func TestSessionTimes(t *testing.T) {
-	ca, _ := pki.NewCA()
-	id, _ := ca.IssueServer(nil)
+	t.Parallel()
+	scfg, ca := testpki.Server(t)
 	t0 := time.Unix(1_800_000_000, 0)
+	scfg.Time = func() time.Time { return t0 }
 	rec := &recorder{}
 	cfg := &tls.Config{RootCAs: ca.Pool(), ServerName: "localhost", MinVersion: tls.VersionTLS13, ClientSessionCache: rec,
 		Time: func() time.Time { return t0 }}
 	cc, sc := net.Pipe()
 	go func() {
-		s := tls.Server(sc, &tls.Config{Certificates: []tls.Certificate{id.TLSCertificate()}, Time: func() time.Time { return t0 }})
+		s := tls.Server(sc, scfg)
 		if s.Handshake() == nil {
 			s.Write([]byte{0})
 		}

@@ -1,7 +1,6 @@
 package report
 
 import (
-	"bytes"
 	"io"
 	"maps"
 	"math"
@@ -10,6 +9,8 @@ import (
 	"strings"
 	"unicode"
 
+	"golang.org/x/perf/benchfmt"
+
 	"github.com/tlsbench/tlsbench/results"
 )
 
@@ -17,6 +18,8 @@ import (
 // (https://go.googlesource.com/proposal/+/master/design/14313-benchmark-format.md),
 // so that benchstat can read and compare tlsbench results:
 //
+//	Unit handshakes/s better=higher
+//	...
 //	goos: linux
 //	goarch: amd64
 //	cpu: AMD EPYC 7B13
@@ -24,97 +27,131 @@ import (
 //	tlsbench: 0.1.0
 //	gomaxprocs: 2
 //	kernel: 6.1.0-28-cloud-amd64
-//	Unit handshakes/s better=higher
-//	...
-//	BenchmarkHandshake/tls1.3/resume/c64-2	128	162580 ns/op	6151 handshakes/s	21533 B/op	100 resumed-% ...
+//
+//	BenchmarkHandshake/tls1.3/resume/c64-2 128 162580 ns/op 6151 handshakes/s 21533 B/op 100 resumed-% ...
 //
 // The environment is written as configuration lines before the first
 // record, and again (only what changed) before a record whose environment
-// differs. A handshake case gives one line per measured iteration: its name
-// is the case name under BenchmarkHandshake (without the "handshake/"
-// prefix) with Go's -GOMAXPROCS suffix, its iteration count the handshakes
-// per iteration, ns/op the iteration's time per handshake and handshakes/s
-// the same iteration's rate. The other values are per case, repeated on
-// each line and declared assume=exact, so that benchstat neither invents a
-// spread for them nor narrows one: B/op (client allocation per handshake),
-// resumed-% and server-resumed-% (resumption rates), client-, server- and
+// differs, by golang.org/x/perf/benchfmt's Writer (which prints values as
+// Go's %v does: 9.895e+06 from a million up). A handshake case gives one
+// line per measured iteration: its name is the case name under
+// BenchmarkHandshake (without the "handshake/" prefix) with Go's
+// -GOMAXPROCS suffix, its iteration count the handshakes per iteration,
+// ns/op the iteration's time per handshake and handshakes/s the same
+// iteration's rate. The other values are per case, repeated on each line
+// and declared assume=exact, so that benchstat neither invents a spread for
+// them nor narrows one: B/op (client allocation per handshake), resumed-%
+// and server-resumed-% (resumption rates), client-, server- and
 // process-cpu-ns/op (CPU per handshake), p50-ns and p99-ns (handshake
 // latency), errors (failed connections, when there were any). Unknown
 // values are left out, never written as 0. A throughput case gives one line
 // under BenchmarkThroughput with MB/s and the client and server CPU shares
 // (client-cpu-%, server-cpu-%).
 
-// benchUnitMeta is the metadata written, as a "Unit" line, before the
-// first use of a unit. ns/op, B/op and MB/s need no "better": benchfmt
-// knows them.
-var benchUnitMeta = map[string]string{
-	"handshakes/s":      "better=higher",
-	"B/op":              "assume=exact",
-	"resumed-%":         "better=higher assume=exact",
-	"server-resumed-%":  "better=higher assume=exact",
-	"client-cpu-ns/op":  "better=lower assume=exact",
-	"server-cpu-ns/op":  "better=lower assume=exact",
-	"process-cpu-ns/op": "better=lower assume=exact",
-	"p50-ns":            "better=lower assume=exact",
-	"p99-ns":            "better=lower assume=exact",
-	"errors":            "better=lower assume=exact",
+// benchUnitMeta is the metadata written, as "Unit" lines, before the first
+// use of a unit. ns/op, B/op and MB/s need no "better": benchfmt knows
+// them.
+var benchUnitMeta = map[string][]string{
+	"handshakes/s":      {"better=higher"},
+	"B/op":              {"assume=exact"},
+	"resumed-%":         {"better=higher", "assume=exact"},
+	"server-resumed-%":  {"better=higher", "assume=exact"},
+	"client-cpu-ns/op":  {"better=lower", "assume=exact"},
+	"server-cpu-ns/op":  {"better=lower", "assume=exact"},
+	"process-cpu-ns/op": {"better=lower", "assume=exact"},
+	"p50-ns":            {"better=lower", "assume=exact"},
+	"p99-ns":            {"better=lower", "assume=exact"},
+	"errors":            {"better=lower", "assume=exact"},
 }
 
+// benchfmtEncoder writes records with golang.org/x/perf's benchfmt.Writer,
+// which writes the configuration lines that changed before a result.
 type benchfmtEncoder struct {
-	w      io.Writer
-	config []keyValue // configuration in effect, as written
-	units  map[string]bool
-	buf    bytes.Buffer
+	w     *benchfmt.Writer
+	units map[string]bool // units whose metadata was written
 }
 
 func newBenchfmtEncoder(w io.Writer) *benchfmtEncoder {
-	return &benchfmtEncoder{w: w, units: map[string]bool{}}
-}
-
-type benchValue struct {
-	v    float64
-	unit string
+	return &benchfmtEncoder{w: benchfmt.NewWriter(w), units: map[string]bool{}}
 }
 
 func (e *benchfmtEncoder) add(rec *results.Record) error {
-	e.buf.Reset()
-	e.writeConfig(benchConfig(rec.Env))
-	name := benchName(rec)
+	res := &benchfmt.Result{
+		Config: benchConfig(rec.Env),
+		Name:   benchfmt.Name(strings.TrimPrefix(benchName(rec), "Benchmark")),
+		Iters:  1,
+	}
 	if rec.Kind == results.KindThroughput {
-		var vals []benchValue
-		if rec.MBps != nil {
-			vals = append(vals, benchValue{*rec.MBps, "MB/s"})
+		return e.write(res, throughputValues(rec))
+	}
+	res.Iters = handshakesPerIteration(rec)
+	samples := rec.SamplesUS
+	if len(samples) == 0 && rec.MeanUS > 0 {
+		samples = []float64{rec.MeanUS}
+	}
+	common := handshakeCaseValues(rec)
+	for _, us := range samples {
+		vals := []benchfmt.Value{benchValue(us*1000, "ns/op")}
+		if us > 0 {
+			vals = append(vals, benchValue(1e6/us, "handshakes/s"))
 		}
-		if rec.ClientCPUPct != nil {
-			vals = append(vals, benchValue{*rec.ClientCPUPct, "client-cpu-%"})
-		}
-		if rec.ServerCPUPct != nil {
-			vals = append(vals, benchValue{*rec.ServerCPUPct, "server-cpu-%"})
-		}
-		if rec.Errors > 0 {
-			vals = append(vals, benchValue{float64(rec.Errors), "errors"})
-		}
-		e.writeLine(name, 1, vals)
-	} else {
-		perIter := handshakesPerIteration(rec)
-		samples := rec.SamplesUS
-		if len(samples) == 0 && rec.MeanUS > 0 {
-			samples = []float64{rec.MeanUS}
-		}
-		common := handshakeCaseValues(rec)
-		for _, us := range samples {
-			vals := []benchValue{{us * 1000, "ns/op"}}
-			if us > 0 {
-				vals = append(vals, benchValue{1e6 / us, "handshakes/s"})
-			}
-			e.writeLine(name, perIter, append(vals, common...))
+		if err := e.write(res, append(vals, common...)); err != nil {
+			return err
 		}
 	}
-	_, err := e.w.Write(e.buf.Bytes())
-	return err
+	return nil
 }
 
 func (e *benchfmtEncoder) close() error { return nil }
+
+// write writes the metadata of units not seen yet, then res with vals.
+func (e *benchfmtEncoder) write(res *benchfmt.Result, vals []benchfmt.Value) error {
+	if len(vals) == 0 {
+		return nil // a line without measurements is not a benchmark line
+	}
+	for _, v := range vals {
+		if e.units[v.Unit] {
+			continue
+		}
+		e.units[v.Unit] = true
+		for _, meta := range benchUnitMeta[v.Unit] {
+			key, value, _ := strings.Cut(meta, "=")
+			m := &benchfmt.UnitMetadata{UnitMetadataKey: benchfmt.UnitMetadataKey{Unit: v.Unit, Key: key}, OrigUnit: v.Unit, Value: value}
+			if err := e.w.Write(m); err != nil {
+				return err
+			}
+		}
+	}
+	res.Values = vals
+	return e.w.Write(res)
+}
+
+// benchValue is v in unit, rounded as benchNum does: the Writer prints
+// every digit of a float64.
+func benchValue(v float64, unit string) benchfmt.Value {
+	r, err := strconv.ParseFloat(benchNum(v), 64)
+	if err != nil {
+		r = v
+	}
+	return benchfmt.Value{Value: r, Unit: unit}
+}
+
+func throughputValues(rec *results.Record) []benchfmt.Value {
+	var vals []benchfmt.Value
+	if rec.MBps != nil {
+		vals = append(vals, benchValue(*rec.MBps, "MB/s"))
+	}
+	if rec.ClientCPUPct != nil {
+		vals = append(vals, benchValue(*rec.ClientCPUPct, "client-cpu-%"))
+	}
+	if rec.ServerCPUPct != nil {
+		vals = append(vals, benchValue(*rec.ServerCPUPct, "server-cpu-%"))
+	}
+	if rec.Errors > 0 {
+		vals = append(vals, benchValue(float64(rec.Errors), "errors"))
+	}
+	return vals
+}
 
 func handshakesPerIteration(r *results.Record) int {
 	if r.Iterations <= 0 || r.Handshakes <= 0 {
@@ -125,13 +162,13 @@ func handshakesPerIteration(r *results.Record) int {
 
 // handshakeCaseValues are the values of a handshake case that are measured
 // once per case, not per iteration.
-func handshakeCaseValues(r *results.Record) []benchValue {
-	vals := []benchValue{
-		{math.Round(r.AllocBytes), "B/op"},
-		{r.ResumptionRate * 100, "resumed-%"},
+func handshakeCaseValues(r *results.Record) []benchfmt.Value {
+	vals := []benchfmt.Value{
+		benchValue(math.Round(r.AllocBytes), "B/op"),
+		benchValue(r.ResumptionRate*100, "resumed-%"),
 	}
 	if r.ServerResumed != nil && r.Handshakes > 0 {
-		vals = append(vals, benchValue{float64(*r.ServerResumed) / float64(r.Handshakes) * 100, "server-resumed-%"})
+		vals = append(vals, benchValue(float64(*r.ServerResumed)/float64(r.Handshakes)*100, "server-resumed-%"))
 	}
 	for _, c := range []struct {
 		v    *float64
@@ -142,65 +179,23 @@ func handshakeCaseValues(r *results.Record) []benchValue {
 		{r.ProcessCPUUS, "process-cpu-ns/op"},
 	} {
 		if c.v != nil {
-			vals = append(vals, benchValue{*c.v * 1000, c.unit})
+			vals = append(vals, benchValue(*c.v*1000, c.unit))
 		}
 	}
 	if r.P50US > 0 || r.P99US > 0 {
-		vals = append(vals, benchValue{r.P50US * 1000, "p50-ns"}, benchValue{r.P99US * 1000, "p99-ns"})
+		vals = append(vals, benchValue(r.P50US*1000, "p50-ns"), benchValue(r.P99US*1000, "p99-ns"))
 	}
 	if r.Errors > 0 {
-		vals = append(vals, benchValue{float64(r.Errors), "errors"})
+		vals = append(vals, benchValue(float64(r.Errors), "errors"))
 	}
 	return vals
-}
-
-func (e *benchfmtEncoder) writeLine(name string, iters int, vals []benchValue) {
-	if len(vals) == 0 {
-		return // a line without measurements is not a benchmark line
-	}
-	for _, v := range vals {
-		if meta, ok := benchUnitMeta[v.unit]; ok && !e.units[v.unit] {
-			e.units[v.unit] = true
-			e.buf.WriteString("Unit " + v.unit + " " + meta + "\n")
-		}
-	}
-	e.buf.WriteString(name + "\t" + strconv.Itoa(iters))
-	for _, v := range vals {
-		e.buf.WriteString("\t" + benchNum(v.v) + " " + v.unit)
-	}
-	e.buf.WriteString("\n")
-}
-
-// writeConfig writes the configuration lines that change the configuration
-// in effect into want: changed and new keys with their value, removed keys
-// with an empty value (which deletes them).
-func (e *benchfmtEncoder) writeConfig(want []keyValue) {
-	have := map[string]string{}
-	for _, kv := range e.config {
-		have[kv.key] = kv.value
-	}
-	wanted := map[string]bool{}
-	for _, kv := range want {
-		wanted[kv.key] = true
-	}
-	for _, kv := range e.config {
-		if !wanted[kv.key] {
-			e.buf.WriteString(kv.key + ":\n")
-		}
-	}
-	for _, kv := range want {
-		if v, ok := have[kv.key]; !ok || v != kv.value {
-			e.buf.WriteString(kv.key + ": " + kv.value + "\n")
-		}
-	}
-	e.config = want
 }
 
 // benchConfig is the environment as configuration lines. Keys start with a
 // lower-case letter and contain no spaces or upper-case letters, as the
 // format requires; empty values are left out (an empty value deletes a key).
-func benchConfig(env results.Env) []keyValue {
-	var kv []keyValue
+func benchConfig(env results.Env) []benchfmt.Config {
+	var kv []benchfmt.Config
 	add := func(k, v string) {
 		v = strings.TrimSpace(strings.Map(func(r rune) rune {
 			if r == '\n' || r == '\r' {
@@ -209,7 +204,7 @@ func benchConfig(env results.Env) []keyValue {
 			return r
 		}, v))
 		if v != "" {
-			kv = append(kv, keyValue{k, v})
+			kv = append(kv, benchfmt.Config{Key: k, Value: []byte(v), File: true})
 		}
 	}
 	add("goos", env.GOOS)

@@ -16,6 +16,7 @@ import (
 // (the one benchstat uses) and checks every line's name, iteration count,
 // units, values and configuration against the records.
 func TestBenchfmtReader(t *testing.T) {
+	t.Parallel()
 	recs := loadRecords(t, resultsFile)
 	var buf bytes.Buffer
 	if err := Render(&buf, Benchfmt, recs); err != nil {

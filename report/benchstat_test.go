@@ -48,6 +48,7 @@ func writeBenchfmt(t *testing.T, dir, name, results string) string {
 // comparing two files its p-values must be the ones tlsbench compare gives,
 // since both use benchmath's Mann-Whitney U test on the same samples.
 func TestBenchstat(t *testing.T) {
+	t.Parallel()
 	benchstat := buildBenchstat(t)
 	dir := t.TempDir()
 	old := writeBenchfmt(t, dir, "old.txt", resultsFile)

@@ -202,6 +202,7 @@ func tail(s string, n int) string {
 }
 
 func TestHTMLInChromium(t *testing.T) {
+	t.Parallel()
 	bin := findChromium(t)
 	for name, runs := range map[string][]Run{
 		"single":  {{Name: "results.jsonl", Records: loadRecords(t, resultsFile)}},
@@ -245,6 +246,7 @@ func TestHTMLInChromium(t *testing.T) {
 // page that tries to fetch an image and throws must report both, and a
 // chart with nothing drawn must show zero marks drawn.
 func TestChromiumCheckCatchesErrors(t *testing.T) {
+	t.Parallel()
 	bin := findChromium(t)
 	page := []byte(`<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"/>

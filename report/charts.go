@@ -200,165 +200,166 @@ func percentTick(v float64) string { return plainNum(v) + "%" }
 // (one run, or a baseline and a candidate overlaid).
 func buildCharts(runs []Run) chartSet {
 	var cs chartSet
-	names := runNames(runs)
-	hsColors := &labels{}
+	hsColors, latColors := &labels{}, &labels{}
 	vs := versions(runs)
-
-	// Per-handshake time vs concurrency, one chart per TLS version.
 	for _, v := range vs {
-		b := &seriesBuilder{colors: hsColors}
-		for ri, run := range runs {
-			for i := range run.Records {
-				r := &run.Records[i]
-				if r.Kind == results.KindThroughput || r.TLSVersion != v {
-					continue
-				}
-				label := handshakeSeries(r)
-				errUS := math.NaN()
-				tip := fmt.Sprintf("%s%s: %s µs", r.Name, runSuffix(runs, ri), num(r.MeanUS))
-				if r.ErrorUS != nil {
-					errUS = *r.ErrorUS
-					tip += " ± " + num(errUS)
-				}
-				b.add(ri, label, xyPoint{x: float64(r.Concurrency), y: r.MeanUS, err: errUS, tip: tip})
-			}
-		}
-		c := &lineChart{
-			xLabel: "concurrency (handshakes started at once)", yLabel: "µs per handshake (mean ± 99.9% error)",
-			xAxis: axisLog2, yAxis: axisLinear, xTick: concurrencyTick, yTick: plainNum,
-			series: b.done(), runs: names,
-		}
-		title := "Per-handshake time vs concurrency, " + versionTitle(v)
-		cs.add("chart-time-"+chartID("tls"+v), title,
-			"Mean wall time per handshake of each iteration; error bars are the 99.9% confidence interval of the mean. Full and resumed handshakes are separate lines.",
-			c.svg(), "no case with a mean time and a concurrency of at least 1")
+		cs.addTimeChart(runs, v, hsColors)
 	}
-
-	// Resumption rate vs concurrency: resume cases only (a full case
-	// resumes nothing by design).
-	{
-		b := &seriesBuilder{colors: hsColors}
-		for ri, run := range runs {
-			for i := range run.Records {
-				r := &run.Records[i]
-				if r.Kind == results.KindThroughput || !r.Resume {
-					continue
-				}
-				tip := fmt.Sprintf("%s%s: client %s", r.Name, runSuffix(runs, ri), percent(r.ResumptionRate))
-				if r.ServerResumed != nil && r.Handshakes > 0 {
-					tip += ", server " + percent(float64(*r.ServerResumed)/float64(r.Handshakes))
-				}
-				b.add(ri, handshakeSeries(r), xyPoint{x: float64(r.Concurrency), y: r.ResumptionRate * 100, tip: tip})
-			}
-		}
-		c := &lineChart{
-			xLabel: "concurrency", yLabel: "handshakes resumed (client)",
-			xAxis: axisLog2, yAxis: axisLinear, xTick: concurrencyTick, yTick: percentTick, yFixedMax: 100,
-			series: b.done(), runs: names,
-		}
-		cs.add("chart-resumption", "Resumption rate vs concurrency",
-			"Share of handshakes the client saw resumed, verified on every handshake. Anything below 100% means part of the \"resumed\" time is full handshakes.",
-			c.svg(), "no resumed-handshake cases")
-	}
-
-	// Handshakes per second vs concurrency.
-	{
-		b := &seriesBuilder{colors: hsColors}
-		for ri, run := range runs {
-			for i := range run.Records {
-				r := &run.Records[i]
-				if r.Kind == results.KindThroughput {
-					continue
-				}
-				b.add(ri, handshakeSeries(r), xyPoint{x: float64(r.Concurrency), y: r.HandshakesPerSec,
-					tip: fmt.Sprintf("%s%s: %s handshakes/s", r.Name, runSuffix(runs, ri), num(r.HandshakesPerSec))})
-			}
-		}
-		c := &lineChart{
-			xLabel: "concurrency", yLabel: "handshakes per second",
-			xAxis: axisLog2, yAxis: axisLinear, xTick: concurrencyTick, yTick: plainNum,
-			series: b.done(), runs: names,
-		}
-		cs.add("chart-rate", "Handshakes per second vs concurrency",
-			"Completed handshakes per second of wall time over the measured iterations.",
-			c.svg(), "no handshake cases with a rate")
-	}
-
+	cs.addResumptionChart(runs, hsColors)
+	cs.addRateChart(runs, hsColors)
 	cs.add("chart-cpu", "Client vs server CPU per handshake",
 		"CPU time per handshake as the OS accounts it for each process; the memory transport runs both ends in one process, shown as \"process\".",
 		cpuChart(runs), "no CPU measurements in these results")
-
-	// Latency percentile curves from the HDR histograms, per TLS version.
-	latColors := &labels{}
 	for _, v := range vs {
-		b := &seriesBuilder{colors: latColors}
-		var unusable []string
-		for ri, run := range runs {
-			for i := range run.Records {
-				r := &run.Records[i]
-				if r.Kind == results.KindThroughput || r.TLSVersion != v {
-					continue
-				}
-				pts, err := percentileCurve(r.Histogram)
-				if err != nil {
-					unusable = append(unusable, r.Name+runSuffix(runs, ri)+" ("+err.Error()+")")
-					continue
-				}
-				label := strings.TrimPrefix(r.Name, "handshake/")
-				for i, p := range pts {
-					// Markers (with their tooltip) at p0, p90, p99, ...
-					// and at the curve's end.
-					p.tip = noMarker
-					if p.x == math.Trunc(p.x) || i == len(pts)-1 {
-						p.tip = fmt.Sprintf("%s%s: p%s %s µs", r.Name, runSuffix(runs, ri), strings.TrimSuffix(ninesLabel(p.x), "%"), num(p.y))
-					}
-					b.add(ri, label, p)
-				}
-			}
-		}
-		c := &lineChart{
-			xLabel: "percentile", yLabel: "handshake latency, µs (log scale)",
-			xAxis: axisNines, yAxis: axisLog10, xTick: ninesLabel, yTick: plainNum,
-			series: b.done(), runs: names,
-		}
-		caption := "Latency of individual handshakes by percentile, from each case's HDR histogram (3 significant digits); the tail is where queueing under concurrency shows."
-		if len(unusable) > 0 {
-			caption += " Not shown: " + strings.Join(unusable, "; ") + "."
-		}
-		cs.add("chart-latency-"+chartID("tls"+v), "Handshake latency percentiles, "+versionTitle(v), caption,
-			c.svg(), "no case has a latency histogram")
+		cs.addLatencyChart(runs, v, latColors)
 	}
+	cs.addThroughputChart(runs)
+	return cs
+}
 
-	// Throughput vs buffer size, kTLS on and off, when there are
-	// throughput cases.
-	tpColors := &labels{}
-	b := &seriesBuilder{colors: tpColors}
-	anyTP := false
+// eachRecord calls f with every record of runs and the index of its run.
+func eachRecord(runs []Run, f func(run int, r *results.Record)) {
 	for ri, run := range runs {
 		for i := range run.Records {
-			r := &run.Records[i]
-			if r.Kind != results.KindThroughput {
-				continue
-			}
-			anyTP = true
-			if r.MBps == nil {
-				continue
-			}
-			b.add(ri, throughputSeries(r), xyPoint{x: float64(r.BufferBytes), y: *r.MBps,
-				tip: fmt.Sprintf("%s%s: %s MB/s", r.Name, runSuffix(runs, ri), num(*r.MBps))})
+			f(ri, &run.Records[i])
 		}
 	}
-	if anyTP {
-		c := &lineChart{
-			xLabel: "buffer size", yLabel: "MB/s",
-			xAxis: axisLog2, yAxis: axisLinear, xTick: bufferTick, yTick: plainNum,
-			series: b.done(), runs: names,
+}
+
+// addTimeChart adds the per-handshake time vs concurrency of TLS version v.
+func (cs *chartSet) addTimeChart(runs []Run, v string, colors *labels) {
+	b := &seriesBuilder{colors: colors}
+	eachRecord(runs, func(ri int, r *results.Record) {
+		if r.Kind == results.KindThroughput || r.TLSVersion != v {
+			return
 		}
-		cs.add("chart-throughput", "Throughput vs buffer size, kTLS on and off",
-			"Bulk transfer rate by record/buffer size and cipher; kTLS tx/rx says whether the kernel did the record encryption.",
-			c.svg(), "no throughput case has a rate and a buffer size")
+		errUS := math.NaN()
+		tip := fmt.Sprintf("%s%s: %s µs", r.Name, runSuffix(runs, ri), num(r.MeanUS))
+		if r.ErrorUS != nil {
+			errUS = *r.ErrorUS
+			tip += " ± " + num(errUS)
+		}
+		b.add(ri, handshakeSeries(r), xyPoint{x: float64(r.Concurrency), y: r.MeanUS, err: errUS, tip: tip})
+	})
+	c := &lineChart{
+		xLabel: "concurrency (handshakes started at once)", yLabel: "µs per handshake (mean ± 99.9% error)",
+		xAxis: axisLog2, yAxis: axisLinear, xTick: concurrencyTick, yTick: plainNum,
+		series: b.done(), runs: runNames(runs),
 	}
-	return cs
+	cs.add("chart-time-"+chartID("tls"+v), "Per-handshake time vs concurrency, "+versionTitle(v),
+		"Mean wall time per handshake of each iteration; error bars are the 99.9% confidence interval of the mean. Full and resumed handshakes are separate lines.",
+		c.svg(), "no case with a mean time and a concurrency of at least 1")
+}
+
+// addResumptionChart adds the resumption rate vs concurrency: resume cases
+// only (a full case resumes nothing by design).
+func (cs *chartSet) addResumptionChart(runs []Run, colors *labels) {
+	b := &seriesBuilder{colors: colors}
+	eachRecord(runs, func(ri int, r *results.Record) {
+		if r.Kind == results.KindThroughput || !r.Resume {
+			return
+		}
+		tip := fmt.Sprintf("%s%s: client %s", r.Name, runSuffix(runs, ri), percent(r.ResumptionRate))
+		if r.ServerResumed != nil && r.Handshakes > 0 {
+			tip += ", server " + percent(float64(*r.ServerResumed)/float64(r.Handshakes))
+		}
+		b.add(ri, handshakeSeries(r), xyPoint{x: float64(r.Concurrency), y: r.ResumptionRate * 100, tip: tip})
+	})
+	c := &lineChart{
+		xLabel: "concurrency", yLabel: "handshakes resumed (client)",
+		xAxis: axisLog2, yAxis: axisLinear, xTick: concurrencyTick, yTick: percentTick, yFixedMax: 100,
+		series: b.done(), runs: runNames(runs),
+	}
+	cs.add("chart-resumption", "Resumption rate vs concurrency",
+		"Share of handshakes the client saw resumed, verified on every handshake. Anything below 100% means part of the \"resumed\" time is full handshakes.",
+		c.svg(), "no resumed-handshake cases")
+}
+
+// addRateChart adds handshakes per second vs concurrency.
+func (cs *chartSet) addRateChart(runs []Run, colors *labels) {
+	b := &seriesBuilder{colors: colors}
+	eachRecord(runs, func(ri int, r *results.Record) {
+		if r.Kind == results.KindThroughput {
+			return
+		}
+		b.add(ri, handshakeSeries(r), xyPoint{x: float64(r.Concurrency), y: r.HandshakesPerSec,
+			tip: fmt.Sprintf("%s%s: %s handshakes/s", r.Name, runSuffix(runs, ri), num(r.HandshakesPerSec))})
+	})
+	c := &lineChart{
+		xLabel: "concurrency", yLabel: "handshakes per second",
+		xAxis: axisLog2, yAxis: axisLinear, xTick: concurrencyTick, yTick: plainNum,
+		series: b.done(), runs: runNames(runs),
+	}
+	cs.add("chart-rate", "Handshakes per second vs concurrency",
+		"Completed handshakes per second of wall time over the measured iterations.",
+		c.svg(), "no handshake cases with a rate")
+}
+
+// addLatencyChart adds the latency percentile curves of TLS version v,
+// from the HDR histograms.
+func (cs *chartSet) addLatencyChart(runs []Run, v string, colors *labels) {
+	b := &seriesBuilder{colors: colors}
+	var unusable []string
+	eachRecord(runs, func(ri int, r *results.Record) {
+		if r.Kind == results.KindThroughput || r.TLSVersion != v {
+			return
+		}
+		pts, err := percentileCurve(r.Histogram)
+		if err != nil {
+			unusable = append(unusable, r.Name+runSuffix(runs, ri)+" ("+err.Error()+")")
+			return
+		}
+		label := strings.TrimPrefix(r.Name, "handshake/")
+		for i, p := range pts {
+			// Markers (with their tooltip) at p0, p90, p99, ... and at
+			// the curve's end.
+			p.tip = noMarker
+			if p.x == math.Trunc(p.x) || i == len(pts)-1 {
+				p.tip = fmt.Sprintf("%s%s: p%s %s µs", r.Name, runSuffix(runs, ri), strings.TrimSuffix(ninesLabel(p.x), "%"), num(p.y))
+			}
+			b.add(ri, label, p)
+		}
+	})
+	c := &lineChart{
+		xLabel: "percentile", yLabel: "handshake latency, µs (log scale)",
+		xAxis: axisNines, yAxis: axisLog10, xTick: ninesLabel, yTick: plainNum,
+		series: b.done(), runs: runNames(runs),
+	}
+	caption := "Latency of individual handshakes by percentile, from each case's HDR histogram (3 significant digits); the tail is where queueing under concurrency shows."
+	if len(unusable) > 0 {
+		caption += " Not shown: " + strings.Join(unusable, "; ") + "."
+	}
+	cs.add("chart-latency-"+chartID("tls"+v), "Handshake latency percentiles, "+versionTitle(v), caption,
+		c.svg(), "no case has a latency histogram")
+}
+
+// addThroughputChart adds throughput vs buffer size, kTLS on and off, when
+// there are throughput cases.
+func (cs *chartSet) addThroughputChart(runs []Run) {
+	b := &seriesBuilder{colors: &labels{}}
+	anyTP := false
+	eachRecord(runs, func(ri int, r *results.Record) {
+		if r.Kind != results.KindThroughput {
+			return
+		}
+		anyTP = true
+		if r.MBps == nil {
+			return
+		}
+		b.add(ri, throughputSeries(r), xyPoint{x: float64(r.BufferBytes), y: *r.MBps,
+			tip: fmt.Sprintf("%s%s: %s MB/s", r.Name, runSuffix(runs, ri), num(*r.MBps))})
+	})
+	if !anyTP {
+		return
+	}
+	c := &lineChart{
+		xLabel: "buffer size", yLabel: "MB/s",
+		xAxis: axisLog2, yAxis: axisLinear, xTick: bufferTick, yTick: plainNum,
+		series: b.done(), runs: runNames(runs),
+	}
+	cs.add("chart-throughput", "Throughput vs buffer size, kTLS on and off",
+		"Bulk transfer rate by record/buffer size and cipher; kTLS tx/rx says whether the kernel did the record encryption.",
+		c.svg(), "no throughput case has a rate and a buffer size")
 }
 
 // percentileCurve samples a case's latency distribution along a nines

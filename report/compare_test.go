@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -30,24 +29,8 @@ func compareTestdata(t testing.TB) *Comparison {
 		CompareOptions{BaseName: "results.jsonl", CandName: "candidate.jsonl"})
 }
 
-func checkGolden(t *testing.T, golden string, got []byte) {
-	t.Helper()
-	if *update {
-		if err := os.WriteFile(golden, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run go test ./report/ -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("output differs from %s (run with -update if the change is intended):\n%s", golden, lineDiff(string(want), string(got)))
-	}
-}
-
 func TestCompareGolden(t *testing.T) {
+	t.Parallel()
 	c := compareTestdata(t)
 	for _, f := range CompareFormats() {
 		t.Run(string(f), func(t *testing.T) {
@@ -61,6 +44,7 @@ func TestCompareGolden(t *testing.T) {
 }
 
 func TestCompareTestdataVerdicts(t *testing.T) {
+	t.Parallel()
 	c := compareTestdata(t)
 	want := map[string]Verdict{
 		"handshake/tls1.3/full/c1":               Faster,
@@ -157,6 +141,7 @@ func compareOne(t *testing.T, base, cand []results.Record) CaseComparison {
 // inputs show no change, shifted inputs a significant one in the right
 // direction, tiny samples "too few" with no p-value made up.
 func TestCompareStatistics(t *testing.T) {
+	t.Parallel()
 	t.Run("identical", func(t *testing.T) {
 		r := hs("h", tenSamples...)
 		cc := compareOne(t, []results.Record{r}, []results.Record{r})
@@ -269,6 +254,7 @@ func TestCompareStatistics(t *testing.T) {
 }
 
 func TestCompareResumption(t *testing.T) {
+	t.Parallel()
 	full := hs("full", tenSamples...)
 	res := resumed(hs("res", tenSamples...), 1)
 	tests := []struct {
@@ -313,6 +299,7 @@ func TestCompareResumption(t *testing.T) {
 }
 
 func TestRegressions(t *testing.T) {
+	t.Parallel()
 	c := compareTestdata(t)
 	names := func(threshold float64) []string {
 		var out []string
@@ -364,6 +351,7 @@ func TestRegressions(t *testing.T) {
 }
 
 func TestRenderComparisonJSON(t *testing.T) {
+	t.Parallel()
 	var buf bytes.Buffer
 	if err := RenderComparison(&buf, JSON, compareTestdata(t)); err != nil {
 		t.Fatal(err)
@@ -398,6 +386,7 @@ func TestRenderComparisonJSON(t *testing.T) {
 }
 
 func TestRenderComparisonCSV(t *testing.T) {
+	t.Parallel()
 	var buf bytes.Buffer
 	if err := RenderComparison(&buf, CSV, compareTestdata(t)); err != nil {
 		t.Fatal(err)
@@ -412,6 +401,7 @@ func TestRenderComparisonCSV(t *testing.T) {
 }
 
 func TestParseCompareFormat(t *testing.T) {
+	t.Parallel()
 	for _, f := range CompareFormats() {
 		if got, err := ParseCompareFormat(string(f)); err != nil || got != f {
 			t.Errorf("ParseCompareFormat(%q) = %q, %v", f, got, err)
@@ -429,6 +419,7 @@ func TestParseCompareFormat(t *testing.T) {
 }
 
 func TestCompareNotesDifferentIterationSize(t *testing.T) {
+	t.Parallel()
 	base := hs("h", tenSamples...)
 	cand := hs("h", tenSamples...)
 	cand.Handshakes = int64(8 * len(tenSamples))

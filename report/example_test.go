@@ -27,16 +27,19 @@ func ExampleRender() {
 		fmt.Println(err)
 	}
 	// Output:
+	// Unit handshakes/s better=higher
+	// Unit B/op assume=exact
+	// Unit resumed-% better=higher
+	// Unit resumed-% assume=exact
+	// Unit server-resumed-% better=higher
+	// Unit server-resumed-% assume=exact
 	// goos: linux
 	// goarch: amd64
 	// go: go1.26.0
 	// gomaxprocs: 2
-	// Unit handshakes/s better=higher
-	// Unit B/op assume=exact
-	// Unit resumed-% better=higher assume=exact
-	// Unit server-resumed-% better=higher assume=exact
-	// BenchmarkHandshake/tls1.3/resume/c1-2	128	162000 ns/op	6173 handshakes/s	0 B/op	100 resumed-%	100 server-resumed-%
-	// BenchmarkHandshake/tls1.3/resume/c1-2	128	163000 ns/op	6135 handshakes/s	0 B/op	100 resumed-%	100 server-resumed-%
+	//
+	// BenchmarkHandshake/tls1.3/resume/c1-2 128 162000 ns/op 6173 handshakes/s 0 B/op 100 resumed-% 100 server-resumed-%
+	// BenchmarkHandshake/tls1.3/resume/c1-2 128 163000 ns/op 6135 handshakes/s 0 B/op 100 resumed-% 100 server-resumed-%
 }
 
 func ExampleCompare() {

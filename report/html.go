@@ -110,7 +110,21 @@ func (h *htmlWriter) page(runs []Run) {
 		`<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'"/>`, "\n",
 		`<meta name="generator" content="tlsbench report"/>`, "\n",
 		"<title>", esc(title), "</title>\n<style>\n", pageStyle, "</style>\n</head>\n<body>\n")
+	h.header(title, runs)
+	h.nav(runs, charts)
+	h.s("<main>\n")
+	if len(runs) == 2 {
+		h.comparison(runs)
+	} else {
+		h.environment(runs[0])
+	}
+	h.results(runs)
+	h.charts(runs, charts)
+	h.s("</main>\n</body>\n</html>\n")
+}
 
+// header writes the title and the runs shown, with their number of cases.
+func (h *htmlWriter) header(title string, runs []Run) {
 	h.s("<header>\n<h1>", esc(title), "</h1>\n")
 	h.s(`<p class="runs">`)
 	for i, run := range runs {
@@ -128,7 +142,10 @@ func (h *htmlWriter) page(runs []Run) {
 		h.s(esc(role+name), " (", strconv.Itoa(len(run.Records)), " ", plural(int64(len(run.Records)), "case", "cases"), ")")
 	}
 	h.s("</p>\n</header>\n")
+}
 
+// nav writes the table of contents: the sections and every chart.
+func (h *htmlWriter) nav(runs []Run, charts chartSet) {
 	h.s("<nav>\n<ul>\n")
 	h.s(`<li><a href="#environment">Environment</a></li>`, "\n")
 	if len(runs) == 2 {
@@ -139,46 +156,55 @@ func (h *htmlWriter) page(runs []Run) {
 	for _, f := range charts.figures {
 		h.s(`<li><a href="#`, f.id, `">`, esc(f.title), "</a></li>\n")
 	}
-	h.s("</ul>\n</nav>\n<main>\n")
+	h.s("</ul>\n</nav>\n")
+}
 
+// environment writes the environment section of one run.
+func (h *htmlWriter) environment(run Run) {
 	h.s(`<section id="environment">`, "\n<h2>Environment</h2>\n")
-	if len(runs) == 2 {
-		c := Compare(runs[0].Records, runs[1].Records, CompareOptions{BaseName: runs[0].Name, CandName: runs[1].Name})
-		blk := compareEnvBlock(c)
-		if blk.table != nil {
-			h.table(blk.table, "environment")
-		}
-		h.items(blk.items, "note")
-		h.s("</section>\n")
-
-		h.s(`<section id="comparison">`, "\n<h2>Comparison</h2>\n")
-		d := buildCompareDocument(c)
-		h.s(`<p>`, esc(fmt.Sprintf("Candidate %s against baseline %s: Mann-Whitney U test on the per-iteration samples at alpha %s; ratio is candidate/baseline.",
-			c.CandName, c.BaseName, formatAlpha(c.Alpha))), "</p>\n")
-		for _, b := range d.blocks {
-			if b.title == "Environment" {
-				continue
-			}
-			h.block(b, strings.HasPrefix(b.title, "WARNING"))
-		}
-		h.s("</section>\n")
+	d := buildDocument(run.Records)
+	if len(d.env) == 0 {
+		h.s(`<p class="missing">no results</p>`, "\n")
 	} else {
-		d := buildDocument(runs[0].Records)
-		if len(d.env) == 0 {
-			h.s(`<p class="missing">no results</p>`, "\n")
-		} else {
-			t := &table{cols: []column{{"", "", alignLeft}, {"", "", alignLeft}}}
-			for _, kv := range d.env {
-				t.rows = append(t.rows, []string{kv.key, kv.value})
-			}
-			h.table(t, "environment")
+		t := &table{cols: []column{{"", "", alignLeft}, {"", "", alignLeft}}}
+		for _, kv := range d.env {
+			t.rows = append(t.rows, []string{kv.key, kv.value})
 		}
-		if d.envNote != "" {
-			h.items([]string{"note: " + d.envNote}, "note")
-		}
-		h.s("</section>\n")
+		h.table(t, "environment")
 	}
+	if d.envNote != "" {
+		h.items([]string{"note: " + d.envNote}, "note")
+	}
+	h.s("</section>\n")
+}
 
+// comparison writes the environment and comparison sections of a baseline
+// and a candidate run.
+func (h *htmlWriter) comparison(runs []Run) {
+	h.s(`<section id="environment">`, "\n<h2>Environment</h2>\n")
+	c := Compare(runs[0].Records, runs[1].Records, CompareOptions{BaseName: runs[0].Name, CandName: runs[1].Name})
+	blk := compareEnvBlock(c)
+	if blk.table != nil {
+		h.table(blk.table, "environment")
+	}
+	h.items(blk.items, "note")
+	h.s("</section>\n")
+
+	h.s(`<section id="comparison">`, "\n<h2>Comparison</h2>\n")
+	d := buildCompareDocument(c)
+	h.s(`<p>`, esc(fmt.Sprintf("Candidate %s against baseline %s: Mann-Whitney U test on the per-iteration samples at alpha %s; ratio is candidate/baseline.",
+		c.CandName, c.BaseName, formatAlpha(c.Alpha))), "</p>\n")
+	for _, b := range d.blocks {
+		if b.title == "Environment" {
+			continue
+		}
+		h.block(b, strings.HasPrefix(b.title, "WARNING"))
+	}
+	h.s("</section>\n")
+}
+
+// results writes the results tables of each run.
+func (h *htmlWriter) results(runs []Run) {
 	h.s(`<section id="results">`, "\n<h2>Results</h2>\n")
 	for i, run := range runs {
 		d := buildDocument(run.Records)
@@ -193,7 +219,11 @@ func (h *htmlWriter) page(runs []Run) {
 		}
 	}
 	h.s("</section>\n")
+}
 
+// charts writes the charts section: every figure, then the charts that
+// could not be drawn and why.
+func (h *htmlWriter) charts(runs []Run, charts chartSet) {
 	h.s(`<section id="charts">`, "\n<h2>Charts</h2>\n")
 	if len(runs) == 2 {
 		h.s("<p>", esc("Dashed lines, hollow points and pale bars: baseline ("+runs[0].Name+"); solid: candidate ("+runs[1].Name+"). Hover a point for its value."), "</p>\n")
@@ -204,7 +234,7 @@ func (h *htmlWriter) page(runs []Run) {
 	for _, m := range charts.missing {
 		h.s(`<p class="missing">Not drawn: `, esc(m), ".</p>\n")
 	}
-	h.s("</section>\n</main>\n</body>\n</html>\n")
+	h.s("</section>\n")
 }
 
 // block writes a titled table or list of the text document as HTML.

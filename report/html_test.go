@@ -232,6 +232,7 @@ func checkSVGNumbers(t testing.TB, doc *node) {
 // TestChartExtremes draws values at the edges of float64 and of the axes
 // (subnormal, huge, zero, negative): nothing may become a NaN coordinate.
 func TestChartExtremes(t *testing.T) {
+	t.Parallel()
 	var recs []results.Record
 	for i, v := range []float64{5e-324, 1e-300, 0, -5, 1, 1e300, 1.7e308} {
 		r := hs("handshake/tls1.3/full/c"+strconv.Itoa(i), v, v)
@@ -257,6 +258,7 @@ func TestChartExtremes(t *testing.T) {
 // their series and marks) for one run and for an overlay; html.golden, from
 // TestGolden, pins the bytes of the one-run page.
 func TestHTMLStructure(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		golden string
 		runs   []Run
@@ -279,6 +281,7 @@ var wantCharts = []string{
 }
 
 func TestHTMLCharts(t *testing.T) {
+	t.Parallel()
 	for name, runs := range map[string][]Run{
 		"single":  {{Records: loadRecords(t, resultsFile)}},
 		"overlay": overlayRuns(t),
@@ -334,6 +337,7 @@ func TestHTMLCharts(t *testing.T) {
 // script, no external reference of any kind, and a Content-Security-Policy
 // that forbids loading anything should something slip in.
 func TestHTMLSelfContained(t *testing.T) {
+	t.Parallel()
 	for _, page := range [][]byte{renderHTML(t, Run{Records: loadRecords(t, resultsFile)}), renderHTML(t, overlayRuns(t)...)} {
 		s := strings.ToLower(string(page))
 		for _, bad := range []string{"<script", "<link", "<iframe", "<img", "<object", "<embed", " src=", "url(", "@import", "http:", "https:", "//fonts", "xlink:href"} {
@@ -353,6 +357,7 @@ func TestHTMLSelfContained(t *testing.T) {
 }
 
 func TestHTMLDeterministic(t *testing.T) {
+	t.Parallel()
 	a, b := renderHTML(t, overlayRuns(t)...), renderHTML(t, overlayRuns(t)...)
 	if !bytes.Equal(a, b) {
 		t.Error("two renders of the same records differ")
@@ -363,6 +368,7 @@ func TestHTMLDeterministic(t *testing.T) {
 // control characters: the page must show them as text and stay
 // well-formed.
 func TestHTMLEscaping(t *testing.T) {
+	t.Parallel()
 	evil := `</title><script>alert("x")</script>&amp;` + "\x01\x7f\uffff"
 	r := hs("handshake/"+evil+"/c1", 100, 110, 105)
 	r.Group = evil
@@ -380,6 +386,7 @@ func TestHTMLEscaping(t *testing.T) {
 }
 
 func TestHTMLMissingData(t *testing.T) {
+	t.Parallel()
 	// A record without CPU, histogram or resumption: those charts are
 	// left out with a reason, and no empty chart is drawn.
 	r := hs("handshake/tls1.3/full/c1", 100, 110, 105)
@@ -406,6 +413,7 @@ func TestHTMLMissingData(t *testing.T) {
 }
 
 func TestHTMLRuns(t *testing.T) {
+	t.Parallel()
 	if err := RenderHTML(io.Discard); err == nil {
 		t.Error("RenderHTML without runs succeeded")
 	}
@@ -421,6 +429,7 @@ func TestHTMLRuns(t *testing.T) {
 }
 
 func TestHandshakeSeries(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		c    int

@@ -56,25 +56,31 @@ func render(t testing.TB, f Format, recs []results.Record) []byte {
 }
 
 func TestGolden(t *testing.T) {
+	t.Parallel()
 	recs := loadRecords(t, resultsFile)
 	for _, f := range Formats() {
 		t.Run(string(f), func(t *testing.T) {
-			got := render(t, f, recs)
-			golden := filepath.Join("testdata", string(f)+".golden")
-			if *update {
-				if err := os.WriteFile(golden, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run go test ./report/ -run TestGolden -update to create it)", err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Errorf("output differs from %s (run with -update if the change is intended):\n%s", golden, lineDiff(string(want), string(got)))
-			}
+			checkGolden(t, filepath.Join("testdata", string(f)+".golden"), render(t, f, recs))
 		})
+	}
+}
+
+// checkGolden compares got with the golden file, or with -update rewrites
+// the file.
+func checkGolden(t *testing.T, golden string, got []byte) {
+	t.Helper()
+	if *update {
+		if err := os.WriteFile(golden, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run go test ./report/ -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("output differs from %s (run with -update if the change is intended):\n%s", golden, lineDiff(string(want), string(got)))
 	}
 }
 
@@ -103,6 +109,7 @@ func lineDiff(want, got string) string {
 // format without loss: the bytes are those json.Marshal writes, and the
 // records decode to what went in.
 func TestJSONRoundTrip(t *testing.T) {
+	t.Parallel()
 	recs := loadRecords(t, resultsFile)
 	out := render(t, JSON, recs)
 	orig, err := os.ReadFile(resultsFile)
@@ -156,6 +163,7 @@ func jsonFieldNames() map[string]bool {
 }
 
 func TestCSV(t *testing.T) {
+	t.Parallel()
 	recs := loadRecords(t, resultsFile)
 	rows, err := csv.NewReader(bytes.NewReader(render(t, CSV, recs))).ReadAll()
 	if err != nil {
@@ -228,6 +236,7 @@ func TestCSV(t *testing.T) {
 }
 
 func TestParseFormat(t *testing.T) {
+	t.Parallel()
 	for _, f := range Formats() {
 		got, err := ParseFormat(string(f))
 		if err != nil || got != f {
@@ -255,6 +264,7 @@ func TestParseFormat(t *testing.T) {
 }
 
 func TestNoRecords(t *testing.T) {
+	t.Parallel()
 	want := map[Format]string{
 		Table:    "no results\n",
 		Markdown: "no results\n",
@@ -285,6 +295,7 @@ func TestNoRecords(t *testing.T) {
 // added and that the others write nothing before Close, and that a stream
 // gives the same bytes as Render.
 func TestStream(t *testing.T) {
+	t.Parallel()
 	recs := loadRecords(t, resultsFile)
 	for _, f := range Formats() {
 		var buf bytes.Buffer
@@ -314,6 +325,7 @@ func TestStream(t *testing.T) {
 }
 
 func TestPercent(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		frac float64
 		want string
@@ -333,6 +345,7 @@ func TestPercent(t *testing.T) {
 }
 
 func TestNum(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		v    float64
 		want string
@@ -353,6 +366,7 @@ func TestNum(t *testing.T) {
 }
 
 func TestBenchName(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, kind string
 		procs      int
@@ -376,11 +390,12 @@ func TestBenchName(t *testing.T) {
 // environment is preceded by the configuration lines that changed, and that
 // a key the new environment lacks is deleted (an empty value).
 func TestBenchfmtEnvChange(t *testing.T) {
+	t.Parallel()
 	recs := loadRecords(t, resultsFile)
 	out := string(render(t, Benchfmt, recs))
 	for _, want := range []string{
 		"goos: linux\ngoarch: amd64\ncpu: AMD EPYC 7B13\ngo: go1.26.0\ntlsbench: 0.1.0-dev\ngomaxprocs: 2\nkernel: 6.1.0-28-cloud-amd64\n",
-		"peer-nginx: 1.22.1\npeer-openssl: 3.0.15\nBenchmarkHandshake/tls1.3/full/mutual/c8-2\t",
+		"peer-nginx: 1.22.1\npeer-openssl: 3.0.15\n\nBenchmarkHandshake/tls1.3/full/mutual/c8-2 ",
 		"peer-nginx:\npeer-openssl:\n",
 	} {
 		if !strings.Contains(out, want) {

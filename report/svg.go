@@ -162,80 +162,11 @@ func newScale(kind axisKind, vs []float64, fixedMax float64, p0, p1 float64, lab
 	}
 	switch kind {
 	case axisLinear:
-		top := hi
-		if fixedMax > 0 {
-			top = math.Max(top, fixedMax)
-		}
-		if !(top > 0) {
-			top = 1
-		}
-		step := niceStep(top, 5)
-		n := math.Ceil(top/step - 1e-9)
-		s.lo, s.hi = 0, n*step
-		if !finiteAll(s.hi) || !(s.hi > 0) || n > 20 {
-			// At the edge of float64 no round end exists.
-			s.hi = top
-			s.ticks = []float64{0, top}
-			break
-		}
-		// Multiply rather than accumulate, and round to the step's
-		// decimals, so that labels read 0.6 and not 0.6000000000000001.
-		dec := math.Pow(10, math.Max(0, -math.Floor(math.Log10(step))))
-		for i := 0.0; i <= n; i++ {
-			v := i * step
-			if r := math.Round(v*dec) / dec; finiteAll(r) {
-				v = r
-			}
-			s.ticks = append(s.ticks, v)
-		}
+		s.linearDomain(hi, fixedMax)
 	case axisLog2:
-		if hi-lo < 1e-9 {
-			lo, hi = lo-1, hi+1
-		}
-		pad := (hi - lo) * 0.06
-		s.lo, s.hi = lo-pad, hi+pad
-		uniq := slices.Compact(slices.Sorted(slices.Values(vs)))
-		// Ticks at the values present, thinned if they would collide.
-		stride := (len(uniq) + 11) / 12
-		for i := 0; i < len(uniq); i += max(1, stride) {
-			s.ticks = append(s.ticks, uniq[i])
-		}
+		s.log2Domain(lo, hi, vs)
 	case axisLog10:
-		// The domain ends on round values (1, 2 or 5 times a power of
-		// ten) just outside the data, so that the curves fill the plot;
-		// ticks are those round values, or only the powers of ten when
-		// the data span more than three decades.
-		var steps []float64
-		for d := math.Floor(lo) - 1; d <= math.Ceil(hi)+1; d++ {
-			p := math.Pow(10, d)
-			steps = append(steps, p, 2*p, 5*p)
-		}
-		bottom, top := steps[0], steps[len(steps)-1]
-		for _, v := range steps {
-			if math.Log10(v) <= lo+1e-9 {
-				bottom = v
-			}
-		}
-		for i := len(steps) - 1; i >= 0; i-- {
-			if math.Log10(steps[i]) >= hi-1e-9 {
-				top = steps[i]
-			}
-		}
-		if top <= bottom {
-			top = bottom * 10
-		}
-		s.lo, s.hi = math.Log10(bottom), math.Log10(top)
-		decadesOnly := s.hi-s.lo > 3
-		for _, v := range steps {
-			l := math.Log10(v)
-			if l < s.lo-1e-9 || l > s.hi+1e-9 {
-				continue
-			}
-			if decadesOnly && math.Abs(l-math.Round(l)) > 1e-9 {
-				continue
-			}
-			s.ticks = append(s.ticks, v)
-		}
+		s.log10Domain(lo, hi)
 	case axisNines:
 		s.lo, s.hi = 0, math.Max(1, math.Ceil(hi-1e-9))
 		for d := 0.0; d <= s.hi; d++ {
@@ -243,6 +174,91 @@ func newScale(kind axisKind, vs []float64, fixedMax float64, p0, p1 float64, lab
 		}
 	}
 	return s
+}
+
+// linearDomain runs a linear axis from 0 to a round value at or above hi
+// (and fixedMax, when set), with round ticks.
+func (s *scale) linearDomain(hi, fixedMax float64) {
+	top := hi
+	if fixedMax > 0 {
+		top = math.Max(top, fixedMax)
+	}
+	if !(top > 0) {
+		top = 1
+	}
+	step := niceStep(top, 5)
+	n := math.Ceil(top/step - 1e-9)
+	s.lo, s.hi = 0, n*step
+	if !finiteAll(s.hi) || !(s.hi > 0) || n > 20 {
+		// At the edge of float64 no round end exists.
+		s.hi = top
+		s.ticks = []float64{0, top}
+		return
+	}
+	// Multiply rather than accumulate, and round to the step's decimals,
+	// so that labels read 0.6 and not 0.6000000000000001.
+	dec := math.Pow(10, math.Max(0, -math.Floor(math.Log10(step))))
+	for i := 0.0; i <= n; i++ {
+		v := i * step
+		if r := math.Round(v*dec) / dec; finiteAll(r) {
+			v = r
+		}
+		s.ticks = append(s.ticks, v)
+	}
+}
+
+// log2Domain pads the log2 span [lo, hi] of the values vs, with ticks at
+// the values present.
+func (s *scale) log2Domain(lo, hi float64, vs []float64) {
+	if hi-lo < 1e-9 {
+		lo, hi = lo-1, hi+1
+	}
+	pad := (hi - lo) * 0.06
+	s.lo, s.hi = lo-pad, hi+pad
+	uniq := slices.Compact(slices.Sorted(slices.Values(vs)))
+	// Ticks at the values present, thinned if they would collide.
+	stride := (len(uniq) + 11) / 12
+	for i := 0; i < len(uniq); i += max(1, stride) {
+		s.ticks = append(s.ticks, uniq[i])
+	}
+}
+
+// log10Domain ends the log10 span [lo, hi] on round values (1, 2 or 5 times
+// a power of ten) just outside the data, so that the curves fill the plot;
+// ticks are those round values, or only the powers of ten when the data
+// span more than three decades.
+func (s *scale) log10Domain(lo, hi float64) {
+	var steps []float64
+	for d := math.Floor(lo) - 1; d <= math.Ceil(hi)+1; d++ {
+		p := math.Pow(10, d)
+		steps = append(steps, p, 2*p, 5*p)
+	}
+	bottom, top := steps[0], steps[len(steps)-1]
+	for _, v := range steps {
+		if math.Log10(v) <= lo+1e-9 {
+			bottom = v
+		}
+	}
+	for i := len(steps) - 1; i >= 0; i-- {
+		if math.Log10(steps[i]) >= hi-1e-9 {
+			top = steps[i]
+		}
+	}
+	if top <= bottom {
+		top = bottom * 10
+	}
+	s.lo, s.hi = math.Log10(bottom), math.Log10(top)
+	decadesOnly := s.hi-s.lo > 3
+	for _, v := range steps {
+		l := math.Log10(v)
+		if l < s.lo-1e-9 || l > s.hi+1e-9 {
+			continue
+		}
+		if decadesOnly && math.Abs(l-math.Round(l)) > 1e-9 {
+			continue
+		}
+		s.ticks = append(s.ticks, v)
+	}
 }
 
 // plainNum labels a tick: the shortest decimal that reads back as t.
@@ -352,7 +368,38 @@ func (w *svgWriter) legend(top float64, items []legendItem, runs []string, bars 
 // svg renders the chart. It returns "" when no point can be drawn, so that
 // the caller reports the chart as missing instead of showing an empty one.
 func (c *lineChart) svg() string {
-	var xs, ys []float64
+	xs, ys := c.drawable()
+	if len(xs) == 0 {
+		return ""
+	}
+	plotBottom := plotTop + plotHeight
+	sx := newScale(c.xAxis, xs, 0, plotLeft, plotRight, c.xTick)
+	sy := newScale(c.yAxis, ys, c.yFixedMax, plotBottom, plotTop, c.yTick)
+
+	var w svgWriter
+	w.axes(sx, sy, c.xLabel, c.yLabel)
+	w.s(`<g class="plot">`, "\n")
+	for _, s := range c.series {
+		w.lineSeries(s, sx, sy, len(c.runs))
+	}
+	w.s("</g>\n")
+
+	var items []legendItem
+	seen := map[string]bool{}
+	for _, s := range c.series {
+		if !seen[s.label] {
+			seen[s.label] = true
+			items = append(items, legendItem{label: s.label, color: s.color})
+		}
+	}
+	lh := w.legend(plotBottom+44, items, c.runs, false)
+	height := plotBottom + 44 + lh
+	return svgOpen(height) + w.sb.String() + "</svg>\n"
+}
+
+// drawable returns the x and y values that the axes must show: every point
+// both axes can place, and the tops of its error bar.
+func (c *lineChart) drawable() (xs, ys []float64) {
 	for _, s := range c.series {
 		for _, p := range s.points {
 			_, okx := transform(c.xAxis, p.x)
@@ -369,109 +416,97 @@ func (c *lineChart) svg() string {
 			}
 		}
 	}
-	if len(xs) == 0 {
-		return ""
-	}
+	return xs, ys
+}
+
+// axes draws the grid, the ticks and the labels of a line chart.
+func (w *svgWriter) axes(sx, sy *scale, xLabel, yLabel string) {
 	plotBottom := plotTop + plotHeight
-	sx := newScale(c.xAxis, xs, 0, plotLeft, plotRight, c.xTick)
-	sy := newScale(c.yAxis, ys, c.yFixedMax, plotBottom, plotTop, c.yTick)
-
-	var w svgWriter
-	body := func() {
-		w.s(`<g class="axes">`, "\n")
-		for _, t := range sy.ticks {
-			y, ok := sy.pos(t)
-			if !ok {
-				continue
-			}
-			w.s(`<line class="grid" x1="`, f1(plotLeft), `" y1="`, f1(y), `" x2="`, f1(plotRight), `" y2="`, f1(y), `"/>`, "\n")
-			w.text(plotLeft-6, y+4, "end", "tick", sy.tickLabel(t))
+	w.s(`<g class="axes">`, "\n")
+	for _, t := range sy.ticks {
+		y, ok := sy.pos(t)
+		if !ok {
+			continue
 		}
-		for _, t := range sx.ticks {
-			x, ok := sx.pos(t)
-			if !ok {
-				continue
-			}
-			w.s(`<line class="tickmark" x1="`, f1(x), `" y1="`, f1(plotBottom), `" x2="`, f1(x), `" y2="`, f1(plotBottom+5), `"/>`, "\n")
-			w.text(x, plotBottom+18, "middle", "tick", sx.tickLabel(t))
-		}
-		w.s(`<line class="axis" x1="`, f1(plotLeft), `" y1="`, f1(plotBottom), `" x2="`, f1(plotRight), `" y2="`, f1(plotBottom), `"/>`, "\n")
-		w.s(`<line class="axis" x1="`, f1(plotLeft), `" y1="`, f1(plotTop), `" x2="`, f1(plotLeft), `" y2="`, f1(plotBottom), `"/>`, "\n")
-		w.text((plotLeft+plotRight)/2, plotBottom+36, "middle", "label", c.xLabel)
-		w.text(16, plotTop+plotHeight/2, "middle", "label", c.yLabel, `transform="rotate(-90 16 `+f1(plotTop+plotHeight/2)+`)"`)
-		w.s("</g>\n")
-
-		w.s(`<g class="plot">`, "\n")
-		for _, s := range c.series {
-			stroke := color(s.color)
-			dash := ""
-			fill := stroke
-			if dashed(s.run, len(c.runs)) {
-				dash = ` stroke-dasharray="5 3"`
-				fill = "#fff"
-			}
-			var d strings.Builder
-			var pts [][2]float64
-			for _, p := range s.points {
-				x, okx := sx.pos(p.x)
-				y, oky := sy.pos(p.y)
-				if !okx || !oky {
-					continue
-				}
-				pts = append(pts, [2]float64{x, y})
-				if d.Len() == 0 {
-					d.WriteString("M" + f1(x) + " " + f1(y))
-				} else {
-					d.WriteString(" L" + f1(x) + " " + f1(y))
-				}
-			}
-			if len(pts) == 0 {
-				continue
-			}
-			w.s(`<g class="series" data-label="`, esc(s.label), `" data-run="`, strconv.Itoa(s.run), `">`, "\n")
-			if len(pts) > 1 {
-				w.s(`<path class="mark line" d="`, d.String(), `" fill="none" stroke="`, stroke, `" stroke-width="2"`, dash, `/>`, "\n")
-			}
-			for _, p := range s.points {
-				x, okx := sx.pos(p.x)
-				y, oky := sy.pos(p.y)
-				if !okx || !oky {
-					continue
-				}
-				if p.tip == noMarker {
-					continue
-				}
-				if finiteAll(p.err) && p.err > 0 {
-					hi, okh := sy.pos(p.y + p.err)
-					lo, okl := sy.pos(p.y - p.err)
-					if !okl { // below a log axis: clip to the bottom
-						lo, okl = plotBottom, true
-					}
-					if okh && okl {
-						lo = math.Min(lo, plotBottom)
-						w.s(`<path class="errbar" d="M`, f1(x), " ", f1(hi), " V", f1(lo), " M", f1(x-4), " ", f1(hi), " H", f1(x+4),
-							" M", f1(x-4), " ", f1(lo), " H", f1(x+4), `" stroke="`, stroke, `" stroke-width="1.2" fill="none"/>`, "\n")
-					}
-				}
-				w.s(`<circle class="mark point" cx="`, f1(x), `" cy="`, f1(y), `" r="3.5" fill="`, fill, `" stroke="`, stroke, `" stroke-width="1.5"><title>`, esc(p.tip), "</title></circle>\n")
-			}
-			w.s("</g>\n")
-		}
-		w.s("</g>\n")
+		w.s(`<line class="grid" x1="`, f1(plotLeft), `" y1="`, f1(y), `" x2="`, f1(plotRight), `" y2="`, f1(y), `"/>`, "\n")
+		w.text(plotLeft-6, y+4, "end", "tick", sy.tickLabel(t))
 	}
-	body()
+	for _, t := range sx.ticks {
+		x, ok := sx.pos(t)
+		if !ok {
+			continue
+		}
+		w.s(`<line class="tickmark" x1="`, f1(x), `" y1="`, f1(plotBottom), `" x2="`, f1(x), `" y2="`, f1(plotBottom+5), `"/>`, "\n")
+		w.text(x, plotBottom+18, "middle", "tick", sx.tickLabel(t))
+	}
+	w.s(`<line class="axis" x1="`, f1(plotLeft), `" y1="`, f1(plotBottom), `" x2="`, f1(plotRight), `" y2="`, f1(plotBottom), `"/>`, "\n")
+	w.s(`<line class="axis" x1="`, f1(plotLeft), `" y1="`, f1(plotTop), `" x2="`, f1(plotLeft), `" y2="`, f1(plotBottom), `"/>`, "\n")
+	w.text((plotLeft+plotRight)/2, plotBottom+36, "middle", "label", xLabel)
+	w.text(16, plotTop+plotHeight/2, "middle", "label", yLabel, `transform="rotate(-90 16 `+f1(plotTop+plotHeight/2)+`)"`)
+	w.s("</g>\n")
+}
 
-	var items []legendItem
-	seen := map[string]bool{}
-	for _, s := range c.series {
-		if !seen[s.label] {
-			seen[s.label] = true
-			items = append(items, legendItem{label: s.label, color: s.color})
+// lineSeries draws one series: its line, and a marker (with its error bar)
+// at each point that has a tooltip. A run drawn dashed has hollow markers.
+func (w *svgWriter) lineSeries(s xySeries, sx, sy *scale, runs int) {
+	stroke := color(s.color)
+	dash := ""
+	fill := stroke
+	if dashed(s.run, runs) {
+		dash = ` stroke-dasharray="5 3"`
+		fill = "#fff"
+	}
+	var d strings.Builder
+	n := 0
+	for _, p := range s.points {
+		x, okx := sx.pos(p.x)
+		y, oky := sy.pos(p.y)
+		if !okx || !oky {
+			continue
+		}
+		n++
+		if d.Len() == 0 {
+			d.WriteString("M" + f1(x) + " " + f1(y))
+		} else {
+			d.WriteString(" L" + f1(x) + " " + f1(y))
 		}
 	}
-	lh := w.legend(plotBottom+44, items, c.runs, false)
-	height := plotBottom + 44 + lh
-	return svgOpen(height) + w.sb.String() + "</svg>\n"
+	if n == 0 {
+		return
+	}
+	w.s(`<g class="series" data-label="`, esc(s.label), `" data-run="`, strconv.Itoa(s.run), `">`, "\n")
+	if n > 1 {
+		w.s(`<path class="mark line" d="`, d.String(), `" fill="none" stroke="`, stroke, `" stroke-width="2"`, dash, `/>`, "\n")
+	}
+	for _, p := range s.points {
+		x, okx := sx.pos(p.x)
+		y, oky := sy.pos(p.y)
+		if !okx || !oky || p.tip == noMarker {
+			continue
+		}
+		if finiteAll(p.err) && p.err > 0 {
+			w.errBar(x, p, sy, stroke)
+		}
+		w.s(`<circle class="mark point" cx="`, f1(x), `" cy="`, f1(y), `" r="3.5" fill="`, fill, `" stroke="`, stroke, `" stroke-width="1.5"><title>`, esc(p.tip), "</title></circle>\n")
+	}
+	w.s("</g>\n")
+}
+
+// errBar draws the error bar of p at x, clipped to the bottom of the plot
+// where it reaches below a log axis.
+func (w *svgWriter) errBar(x float64, p xyPoint, sy *scale, stroke string) {
+	plotBottom := plotTop + plotHeight
+	hi, okh := sy.pos(p.y + p.err)
+	lo, okl := sy.pos(p.y - p.err)
+	if !okl { // below a log axis: clip to the bottom
+		lo, okl = plotBottom, true
+	}
+	if !okh || !okl {
+		return
+	}
+	lo = math.Min(lo, plotBottom)
+	w.s(`<path class="errbar" d="M`, f1(x), " ", f1(hi), " V", f1(lo), " M", f1(x-4), " ", f1(hi), " H", f1(x+4),
+		" M", f1(x-4), " ", f1(lo), " H", f1(x+4), `" stroke="`, stroke, `" stroke-width="1.2" fill="none"/>`, "\n")
 }
 
 func svgOpen(height float64) string {

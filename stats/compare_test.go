@@ -9,6 +9,7 @@ import (
 )
 
 func TestCompare(t *testing.T) {
+	t.Parallel()
 	nan := math.NaN()
 	base := []float64{100, 102, 99, 101, 103, 98, 100.5, 101.5, 99.5, 100.2}
 	shifted := make([]float64, len(base))
@@ -163,6 +164,7 @@ func TestCompare(t *testing.T) {
 // "need >= N samples to detect a difference" warning, which is the only
 // warning AssumeNothing.Compare gives when the U test itself succeeds.
 func TestTooFewMatchesBenchmath(t *testing.T) {
+	t.Parallel()
 	for _, alpha := range []float64{0.5, 1.0 / 3, 0.2, 0.1, 0.05, 2.0 / 70, 0.01, 0.001, 1e-4, 1e-5} {
 		for n1 := 1; n1 <= 11; n1++ {
 			for n2 := 1; n2 <= 11; n2++ {
@@ -196,6 +198,7 @@ func TestTooFewMatchesBenchmath(t *testing.T) {
 }
 
 func TestUTestMinSamples(t *testing.T) {
+	t.Parallel()
 	// Smallest n with 2/C(2n, n) <= alpha; C(2n, n) = 2, 6, 20, 70, 252,
 	// 924, 3432, 12870, 48620 for n = 1..9; benchmath stops at 9 and
 	// answers 10 beyond.
@@ -214,6 +217,7 @@ func TestUTestMinSamples(t *testing.T) {
 }
 
 func TestMinSamples(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		alpha float64
 		want  int

@@ -23,6 +23,7 @@ func recordRange(l *Latency, lo, hi int) {
 }
 
 func TestLatencyPercentiles(t *testing.T) {
+	t.Parallel()
 	// 1..10000 µs, once each: the q-th percentile is q/100·10000. Above
 	// 2048 µs buckets are wider than 1 µs, and the histogram reports the
 	// top of the bucket: never below the exact value, and at most 0.1%
@@ -82,6 +83,7 @@ func TestLatencyPercentiles(t *testing.T) {
 }
 
 func TestLatencyRecordRoundsAndClamps(t *testing.T) {
+	t.Parallel()
 	maxBucket := func() float64 { // what LatencyMaxUS reads back as
 		l := NewLatency()
 		l.Record(LatencyMaxUS * time.Microsecond)
@@ -118,6 +120,7 @@ func TestLatencyRecordRoundsAndClamps(t *testing.T) {
 }
 
 func TestLatencyEmptyAndZeroValue(t *testing.T) {
+	t.Parallel()
 	for name, l := range map[string]*Latency{"NewLatency": NewLatency(), "zero value": new(Latency)} {
 		t.Run(name, func(t *testing.T) {
 			if c, p, m := l.Count(), l.PercentileUS(99.9), l.MeanUS(); c != 0 || p != 0 || m != 0 {
@@ -147,6 +150,7 @@ func TestLatencyEmptyAndZeroValue(t *testing.T) {
 }
 
 func TestLatencyMergeAndReset(t *testing.T) {
+	t.Parallel()
 	a, b, all := NewLatency(), NewLatency(), NewLatency()
 	recordRange(a, 1, 5000)
 	recordRange(b, 5001, 20000)
@@ -186,6 +190,7 @@ func TestLatencyMergeAndReset(t *testing.T) {
 // encode and merge in both directions; run with -race. Mutual merges must
 // not deadlock.
 func TestLatencyConcurrent(t *testing.T) {
+	t.Parallel()
 	const workers, per = 8, 2000
 	l := NewLatency()
 	x, y := NewLatency(), NewLatency()
@@ -232,6 +237,7 @@ func TestLatencyConcurrent(t *testing.T) {
 }
 
 func TestLatencyEncodeRoundTrip(t *testing.T) {
+	t.Parallel()
 	l := NewLatency()
 	recordRange(l, 1, 3000)
 	for range 100 {
@@ -307,6 +313,7 @@ func withConversionRatio(t *testing.T, enc string, ratio float64) string {
 }
 
 func TestDecodeLatencyErrors(t *testing.T) {
+	t.Parallel()
 	good := NewLatency()
 	recordRange(good, 1, 100)
 	enc, err := good.Encode()

@@ -12,6 +12,13 @@ import "math"
 // Note that p near 1 is coarse in float64 (1-1e-13 is really 1-0.99998e-13),
 // so ask for extreme tails as lower tails, with small p. It returns NaN for
 // dof < 1 or p outside [0, 1], and -Inf or +Inf for p = 0 or 1.
+//
+// github.com/aclements/go-moremath/stats (TDist with the generic InvCDF) is
+// not used instead: its CDF subtracts from 1 and sums math.Lgamma values,
+// so at the 99.9% level it is off by 1.7e-10 relative at dof 1e7 and by
+// 6e-5 at dof 2^40 (below the normal limit, and not monotonic in dof), its
+// lower tails lose all precision (28% at p = 1e-30), p = 0.5 gives -1e-8
+// rather than 0, and a NaN p panics.
 func StudentTQuantile(p float64, dof int) float64 {
 	switch {
 	case dof < 1 || !(p >= 0 && p <= 1):

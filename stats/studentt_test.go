@@ -17,6 +17,7 @@ func relErr(got, want float64) float64 {
 // (one-sided upper-tail columns 0.0005 and 0.025, i.e. two-sided 99.9% and
 // 95%), whose entries are rounded to 3 decimals.
 func TestStudentTQuantileTable(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		dof         int
 		p9995, p975 float64
@@ -53,6 +54,7 @@ func TestStudentTQuantileTable(t *testing.T) {
 // The required accuracy is 1e-6 relative; the check is much tighter so that
 // a regression shows long before it matters.
 func TestStudentTQuantilePrecise(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		p    float64
 		dof  int
@@ -120,6 +122,7 @@ func TestStudentTQuantilePrecise(t *testing.T) {
 // form by the implementation itself), over a wide range of tails: with
 // a = 4q(1-q), the upper q quantile is 2 sqrt(cos(acos(sqrt(a))/3)/sqrt(a) - 1).
 func TestStudentTQuantileClosedForm4(t *testing.T) {
+	t.Parallel()
 	closedForm := func(q float64) float64 {
 		sa := math.Sqrt(4 * q * (1 - q))
 		return 2 * math.Sqrt(math.Cos(math.Acos(sa)/3)/sa-1)
@@ -141,6 +144,7 @@ func TestStudentTQuantileClosedForm4(t *testing.T) {
 // the tail function for many dof and tails, including extreme ones, and
 // that it is antisymmetric and monotonic.
 func TestStudentTQuantileInvertsCDF(t *testing.T) {
+	t.Parallel()
 	dofs := []int{3, 4, 5, 7, 9, 15, 31, 64, 127, 500, 5000, 100000}
 	tails := []float64{0.49, 0.3, 0.1, 0.025, 1e-3, 5e-4, 1e-5, 1e-8, 1e-12, 1e-16, 1e-30, 1e-200}
 	for _, dof := range dofs {
@@ -168,6 +172,7 @@ func TestStudentTQuantileInvertsCDF(t *testing.T) {
 // the switch to the Cornish-Fisher expansion above dof 1e4, where a seam
 // would show, and the limit of infinite dof, the normal distribution.
 func TestStudentTQuantileDecreasesWithDOF(t *testing.T) {
+	t.Parallel()
 	for _, p := range []float64{0.9995, 0.975, 0.6} {
 		prev := math.Inf(1)
 		for _, dof := range []int{1, 2, 3, 10, 9_998, 9_999, 10_000, 10_001, 10_002, 1_000_000, 1 << 40} {
@@ -184,6 +189,7 @@ func TestStudentTQuantileDecreasesWithDOF(t *testing.T) {
 }
 
 func TestStudentTQuantileEdges(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		p    float64
 		dof  int
@@ -213,6 +219,7 @@ func TestStudentTQuantileEdges(t *testing.T) {
 // against mpmath (50 digits), including tails where math.Erfcinv alone
 // loses precision (1e-8) or overflows (below 1e-16).
 func TestNormalUpperQuantile(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ q, want float64 }{
 		{0.25, 0.6744897501960817432},
 		{0.0005, 3.2905267314918947932},
@@ -233,6 +240,7 @@ func TestNormalUpperQuantile(t *testing.T) {
 // of the switch to the Stirling series, where plain math.Lgamma sums lose
 // up to 1e-9 (a = 1e6).
 func TestLogBeta(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ a, b, want float64 }{
 		{0.5, 0.5, math.Log(math.Pi)},
 		{4.5, 0.5, math.Log(math.Pi * 35 / 128)}, // B(9/2,1/2) = π·(7·5·3·1)/(8·6·4·2)

@@ -7,6 +7,7 @@ import (
 )
 
 func TestSummarize(t *testing.T) {
+	t.Parallel()
 	nan := math.NaN()
 	// Expected values by hand; the Error column is t(0.9995, N-1)·sd/sqrt(N)
 	// with t from TestStudentTQuantilePrecise's references (mpmath).
@@ -110,6 +111,7 @@ func TestSummarize(t *testing.T) {
 // TestSummarizeErrorIsStudentT pins the definition of Error for a range of
 // N, independently of the hand-computed table above.
 func TestSummarizeErrorIsStudentT(t *testing.T) {
+	t.Parallel()
 	for n := 2; n <= 40; n++ {
 		samples := make([]float64, n)
 		for i := range samples {

@@ -6,7 +6,7 @@ import (
 	"net"
 	"testing"
 
-	"github.com/tlsbench/tlsbench/pki"
+	"github.com/tlsbench/tlsbench/internal/testpki"
 	"github.com/tlsbench/tlsbench/tlsconf"
 )
 
@@ -14,15 +14,7 @@ import (
 // handshake against a throwaway server.
 func sessions(t *testing.T, n int) []*tls.ClientSessionState {
 	t.Helper()
-	ca, err := pki.NewCA()
-	if err != nil {
-		t.Fatal(err)
-	}
-	id, err := ca.IssueServer(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	scfg := &tls.Config{Certificates: []tls.Certificate{id.TLSCertificate()}}
+	scfg, ca := testpki.Server(t)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -60,6 +52,7 @@ func (r *recorder) Get(string) (*tls.ClientSessionState, bool) { return nil, fal
 func (r *recorder) Put(_ string, cs *tls.ClientSessionState)   { r.last = cs }
 
 func TestSessionPoolScopes(t *testing.T) {
+	t.Parallel()
 	ss := sessions(t, 2)
 	pool := tlsconf.NewSessionPool(4, tlsconf.ReuseMulti)
 	a, b := pool.Scoped("identity-a"), pool.Scoped("identity-b")
@@ -76,6 +69,7 @@ func TestSessionPoolScopes(t *testing.T) {
 }
 
 func TestSessionPoolReuse(t *testing.T) {
+	t.Parallel()
 	ss := sessions(t, 3)
 	tests := []struct {
 		reuse tlsconf.TicketReuse
@@ -120,6 +114,7 @@ func TestSessionPoolReuse(t *testing.T) {
 }
 
 func TestSessionPoolKeepsSessionsOnInvalidate(t *testing.T) {
+	t.Parallel()
 	ss := sessions(t, 2)
 	pool := tlsconf.NewSessionPool(4, tlsconf.ReuseSingle)
 	c := pool.Scoped("")
@@ -134,6 +129,7 @@ func TestSessionPoolKeepsSessionsOnInvalidate(t *testing.T) {
 }
 
 func TestParseNames(t *testing.T) {
+	t.Parallel()
 	for _, s := range []string{"1.2", "tls1.3", " 1.3 "} {
 		if _, err := tlsconf.ParseVersion(s); err != nil {
 			t.Errorf("ParseVersion(%q): %v", s, err)

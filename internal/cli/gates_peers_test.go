@@ -27,8 +27,8 @@ func peerPKI(t *testing.T) (cert, key, ca string) {
 }
 
 // runTarget runs tlsbench run against addr with args added, bounded in
-// time, and returns its error, stderr and the records of --out.
-func runTarget(t *testing.T, addr, ca string, args ...string) (error, string, []results.Record) {
+// time, and returns its message, the records of --out and its error.
+func runTarget(t *testing.T, addr, ca string, args ...string) (string, []results.Record, error) {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), "r.jsonl")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -44,7 +44,7 @@ func runTarget(t *testing.T, addr, ca string, args ...string) (error, string, []
 	if rerr != nil {
 		t.Fatalf("%v (run: %v)", rerr, err)
 	}
-	return err, cli.Message(err), recs
+	return cli.Message(err), recs, err
 }
 
 // TestPartialFailuresFailTheCase: openssl s_server stops accepting after
@@ -66,7 +66,7 @@ func TestPartialFailuresFailTheCase(t *testing.T) {
 		{"100%", 0, "", "8 of 32 connections failed (refused "},
 	} {
 		s := peers.OpenSSL(t, "-cert", cert, "-key", key, "-www", "-naccept", "40")
-		err, msg, recs := runTarget(t, s.Addr, ca, "--request", "http-get", "--tls", "1.3", "--resume", "off", "--concurrency", "1",
+		msg, recs, err := runTarget(t, s.Addr, ca, "--request", "http-get", "--tls", "1.3", "--resume", "off", "--concurrency", "1",
 			"--handshakes", "16", "--warmup", "1", "--iterations", "2", "--case-time", "0", "--max-error-rate", tt.rate)
 		if got := cli.ExitCode(err); got != tt.code {
 			t.Errorf("--max-error-rate %s: exit %d (%s), want %d", tt.rate, got, msg, tt.code)
@@ -105,7 +105,7 @@ func TestPingAnsweredByHTTPServer(t *testing.T) {
 	t.Parallel()
 	cert, key, ca := peerPKI(t)
 	n := peers.NginxT(t, peers.NginxConfig{Cert: cert, Key: key})
-	err, msg, recs := runTarget(t, n.Addr, ca, "--tls", "1.3", "--resume", "off", "--concurrency", "1",
+	msg, recs, err := runTarget(t, n.Addr, ca, "--tls", "1.3", "--resume", "off", "--concurrency", "1",
 		"--handshakes", "4", "--warmup", "0", "--iterations", "1")
 	if cli.ExitCode(err) != 1 || len(recs) != 0 {
 		t.Fatalf("exit %d (%s), %d records: want exit 1 and nothing measured", cli.ExitCode(err), msg, len(recs))
@@ -126,7 +126,7 @@ func TestServerThatNeverAnswersTheRequest(t *testing.T) {
 	cert, key, ca := peerPKI(t)
 	s := peers.OpenSSL(t, "-cert", cert, "-key", key, "-www")
 	began := time.Now()
-	err, msg, _ := runTarget(t, s.Addr, ca, "--request", "ping", "--tls", "1.3", "--resume", "off", "--concurrency", "1",
+	msg, _, err := runTarget(t, s.Addr, ca, "--request", "ping", "--tls", "1.3", "--resume", "off", "--concurrency", "1",
 		"--handshakes", "8", "--warmup", "1", "--iterations", "2", "--conn-timeout", "1s")
 	if cli.ExitCode(err) != 1 {
 		t.Fatalf("exit %d (%s), want 1", cli.ExitCode(err), msg)

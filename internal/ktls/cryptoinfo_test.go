@@ -41,6 +41,7 @@ type uapiChaCha20Poly1305 struct {
 }
 
 func TestCryptoInfoLayout(t *testing.T) {
+	t.Parallel()
 	var a128 uapiAESGCM128
 	var a256 uapiAESGCM256
 	var cc uapiChaCha20Poly1305
@@ -103,6 +104,7 @@ func TestCryptoInfoLayout(t *testing.T) {
 // TestCryptoInfoTLS12 checks the TLS 1.2 specifics: the fixed IV becomes
 // the salt and the explicit nonce continues crypto/tls's (= sequence).
 func TestCryptoInfoTLS12(t *testing.T) {
+	t.Parallel()
 	s := suites[tls.TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256]
 	ci, err := newCryptoInfo(versionTLS12, s, make([]byte, 16), []byte{9, 8, 7, 6}, 5)
 	if err != nil {

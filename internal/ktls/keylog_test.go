@@ -15,6 +15,7 @@ func crOf(i int) [32]byte {
 }
 
 func TestKeyLogDemux(t *testing.T) {
+	t.Parallel()
 	var tee bytes.Buffer
 	kl := &KeyLog{Tee: &tee}
 	a, b := crOf(1), crOf(2)
@@ -52,6 +53,7 @@ func TestKeyLogDemux(t *testing.T) {
 }
 
 func TestKeyLogBoundedAndConcurrent(t *testing.T) {
+	t.Parallel()
 	kl := &KeyLog{MaxEntries: 100}
 	var wg sync.WaitGroup
 	for g := 0; g < 8; g++ {

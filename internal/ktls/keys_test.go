@@ -42,6 +42,7 @@ const (
 )
 
 func TestTrafficKeys13RFC8448(t *testing.T) {
+	t.Parallel()
 	s := suites[tls.TLS_AES_128_GCM_SHA256]
 	for _, tc := range []struct{ name, secret, key, iv string }{
 		{"client", rfc8448ClientAppSecret, rfc8448ClientAppKey, rfc8448ClientAppIV},
@@ -64,6 +65,7 @@ func TestTrafficKeys13RFC8448(t *testing.T) {
 // built the way Enable builds it, which checks the salt/iv split, the nonce
 // construction and what a sequence number means.
 func TestRecordOpenRFC8448(t *testing.T) {
+	t.Parallel()
 	s := suites[tls.TLS_AES_128_GCM_SHA256]
 	payload := make([]byte, 0x32)
 	for i := range payload {
@@ -119,6 +121,7 @@ func TestRecordOpenRFC8448(t *testing.T) {
 }
 
 func TestPRF12Vectors(t *testing.T) {
+	t.Parallel()
 	// The P_SHA256 vector circulated on the IETF TLS list and reproduced by
 	// several independent implementations (e.g. `openssl kdf TLS1-PRF`).
 	got := prf12(sha256.New, unhex(t, "9bbe436ba940f017b17652849a71db35"), "test label", unhex(t, "a0ba9f936cda311827a6f796ffd5198c"), 100)
@@ -141,6 +144,7 @@ func TestPRF12Vectors(t *testing.T) {
 // (client key, server key, client IV, server IV) and from
 // server_random+client_random, by recomputing it with prf12 directly.
 func TestKeyBlock12Layout(t *testing.T) {
+	t.Parallel()
 	master := bytes.Repeat([]byte{0x0b}, 48)
 	cr := bytes.Repeat([]byte{0x11}, 32)
 	sr := bytes.Repeat([]byte{0x22}, 32)
@@ -162,6 +166,7 @@ func TestKeyBlock12Layout(t *testing.T) {
 }
 
 func TestLookupSuite(t *testing.T) {
+	t.Parallel()
 	if _, err := lookupSuite(tls.VersionTLS12, tls.TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA); err == nil {
 		t.Error("CBC suite accepted")
 	}

@@ -9,6 +9,7 @@ import (
 )
 
 func TestSupportedGivesOneLineReason(t *testing.T) {
+	t.Parallel()
 	err := Supported()
 	if err == nil {
 		if runtime.GOOS != "linux" {
@@ -38,6 +39,7 @@ func TestSupportedGivesOneLineReason(t *testing.T) {
 }
 
 func TestModeDecide(t *testing.T) {
+	t.Parallel()
 	no := func() error { return errors.Join(ErrUnsupported, errors.New("kernel has no TLS ULP (CONFIG_TLS)")) }
 	yes := func() error { return nil }
 	for _, tc := range []struct {
@@ -76,6 +78,7 @@ func TestModeDecide(t *testing.T) {
 }
 
 func TestParseTLSStat(t *testing.T) {
+	t.Parallel()
 	m, err := parseTLSStat(strings.NewReader("TlsCurrTxSw                     \t1\nTlsCurrRxSw 0\nTlsTxSw 12\nTlsDecryptError 0\n"))
 	if err != nil || m["TlsTxSw"] != 12 || m["TlsCurrTxSw"] != 1 || len(m) != 4 {
 		t.Fatalf("%v %v", m, err)
@@ -90,6 +93,7 @@ func TestParseTLSStat(t *testing.T) {
 }
 
 func TestParseDirection(t *testing.T) {
+	t.Parallel()
 	for _, d := range []Direction{TX, RX, Both} {
 		got, err := ParseDirection(d.String())
 		if err != nil || got != d {

@@ -95,6 +95,7 @@ func readAll(t testing.TB, rc *RecordConn, stream []byte, bufSizes []int) []byte
 }
 
 func TestRecordConnBoundaries(t *testing.T) {
+	t.Parallel()
 	var stream []byte
 	stream = append(stream, record(22, bytes.Repeat([]byte{1}, 300))...)
 	stream = append(stream, record(20, []byte{1})...)
@@ -119,6 +120,7 @@ func TestRecordConnBoundaries(t *testing.T) {
 }
 
 func TestRecordConnObservesHellos(t *testing.T) {
+	t.Parallel()
 	cr := bytes.Repeat([]byte{0xC1}, 32)
 	sr := bytes.Repeat([]byte{0x5E}, 32)
 	hello := func(typ byte, random []byte) []byte {
@@ -158,6 +160,7 @@ func TestRecordConnObservesHellos(t *testing.T) {
 }
 
 func TestRecordConnPassthroughAndBlocking(t *testing.T) {
+	t.Parallel()
 	stream := append(record(23, []byte("abc")), record(23, []byte("defg"))...)
 	rc := WrapConn(&chunkConn{data: stream})
 	rc.Passthrough()
@@ -176,6 +179,7 @@ func TestRecordConnPassthroughAndBlocking(t *testing.T) {
 }
 
 func TestRecordConnRetentionBounded(t *testing.T) {
+	t.Parallel()
 	var stream []byte
 	for i := 0; i < maxRetainedRecords+10; i++ {
 		stream = append(stream, record(23, []byte{byte(i)})...)

@@ -36,6 +36,7 @@ var allCombos = []versionCipher{
 // key, IV, salt/IV split, PRF hash, random, role or sequence number is
 // wrong (the peer's AEAD rejects the record).
 func TestSoftKernelEndToEnd(t *testing.T) {
+	t.Parallel()
 	for _, vc := range allCombos {
 		for _, pingPong := range []bool{true, false} {
 			for _, side := range []string{"server", "client"} {
@@ -110,6 +111,7 @@ func TestSoftKernelEndToEnd(t *testing.T) {
 // ExportKeyingMaterial (RFC 5705: PRF(master, label, client_random +
 // server_random)).
 func TestTLS12MasterSecretMatchesExporter(t *testing.T) {
+	t.Parallel()
 	for _, cipher := range []string{CipherAES128GCM, CipherAES256GCM, CipherChaCha20Poly1305} {
 		cl, sv := handshakePair(t, tls.VersionTLS12, cipher, false)
 		for _, ep := range []*endpoint{cl, sv} {
@@ -137,6 +139,7 @@ func TestTLS12MasterSecretMatchesExporter(t *testing.T) {
 // TestEnableFallback: where the kernel cannot do kTLS, Enable says why in
 // one line and the connection carries on in user space.
 func TestEnableFallback(t *testing.T) {
+	t.Parallel()
 	if Supported() == nil {
 		t.Skip("this kernel supports kTLS")
 	}
@@ -154,6 +157,7 @@ func TestEnableFallback(t *testing.T) {
 }
 
 func TestPrepareErrors(t *testing.T) {
+	t.Parallel()
 	cl, sv := handshakePair(t, tls.VersionTLS13, CipherChaCha20Poly1305, false)
 	if _, err := prepare(cl.tc, cl.rc, new(KeyLog), Both); err == nil || !strings.Contains(err.Error(), "key log must be installed before the handshake") {
 		t.Errorf("empty KeyLog: %v", err)
@@ -175,6 +179,7 @@ func TestPrepareErrors(t *testing.T) {
 }
 
 func TestPreferTLS13Cipher(t *testing.T) {
+	t.Parallel()
 	cfg := &tls.Config{MinVersion: tls.VersionTLS13}
 	if err := PreferTLS13Cipher(cfg, CipherChaCha20Poly1305); err == nil {
 		t.Error("TLS 1.3-only config accepted")

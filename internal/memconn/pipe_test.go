@@ -15,6 +15,7 @@ import (
 )
 
 func TestPipeCarriesBothWaysConcurrently(t *testing.T) {
+	t.Parallel()
 	a, b := memconn.PipeSize(1024) // smaller than the data: writers must wait
 	data := make([]byte, 1<<20)
 	rand.Read(data)
@@ -40,6 +41,7 @@ func TestPipeCarriesBothWaysConcurrently(t *testing.T) {
 }
 
 func TestPipeWriteDoesNotWaitForReader(t *testing.T) {
+	t.Parallel()
 	// The property net.Pipe lacks and TLS 1.3 needs: a small write
 	// completes with nobody reading.
 	a, _ := memconn.Pipe()
@@ -50,6 +52,7 @@ func TestPipeWriteDoesNotWaitForReader(t *testing.T) {
 }
 
 func TestPipeCloseAndDeadlines(t *testing.T) {
+	t.Parallel()
 	a, b := memconn.Pipe()
 	a.Write([]byte("last words"))
 	a.Close()

@@ -2,6 +2,6 @@
 // identity in one call, so that test files do not each repeat the CA,
 // certificate and configuration set-up.
 //
-// It is test support: it imports testing (and pki, tlsconf), so no
+// It is test support: it imports testing (and pki), so no
 // production package may import it; internal/archtest checks.
 package testpki
