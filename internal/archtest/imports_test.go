@@ -4,8 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"os/exec"
-	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -58,7 +56,7 @@ var rules = map[string]rule{
 	// Test support may use what it starts: testchild re-runs the
 	// command's code as a child server.
 	"internal/peers":     {utilities: true},
-	"internal/testpki":   {may: []string{"pki", "tlsconf"}, utilities: true},
+	"internal/testpki":   {may: []string{"pki"}, utilities: true},
 	"internal/testchild": {may: []string{"internal/cli"}},
 }
 
@@ -71,9 +69,9 @@ type pkg struct {
 // transitive dependencies, test files excluded.
 func list(t *testing.T) map[string]pkg {
 	t.Helper()
-	goBin := filepath.Join(runtime.GOROOT(), "bin", "go")
-	if p, err := exec.LookPath("go"); err == nil {
-		goBin = p
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatalf("the go command is needed to list the packages' imports: %v", err)
 	}
 	cmd := exec.Command(goBin, "list", "-f", "{{.ImportPath}}|{{join .Imports \" \"}}|{{join .Deps \" \"}}", module+"...")
 	var stderr bytes.Buffer
