@@ -72,10 +72,10 @@ func TestTicketKeysRotatedAfterWarmup(t *testing.T) {
 	msg := err.Error()
 	// The four sessions the client holds are declined once each (or
 	// fewer, when a fresh ticket replaced one before its turn).
-	if f := re.Fell[0]; f.Total != 128 || f.Resumed < 124 || f.Resumed > 126 || f.ServerDeclined["unknown"] != 128-f.Resumed {
-		t.Errorf("iteration 2: %+v, want 2 to 4 of 128 declined as unknown", f)
+	if f := re.Fell[0]; f.Total != 128 || f.Resumed < 124 || f.Resumed > 126 || f.ServerDeclined["undecryptable"] != 128-f.Resumed {
+		t.Errorf("iteration 2: %+v, want 2 to 4 of 128 declined as undecryptable (rotated ticket keys)", f)
 	}
-	for _, want := range []string{"handshake/tls1.3/resume/c4", "iteration 2 resumed 9", " of 128; the server declined unknown ",
+	for _, want := range []string{"handshake/tls1.3/resume/c4", "iteration 2 resumed 9", " of 128; the server declined undecryptable ",
 		"MinResumption 0.99", "ticket keys rotated"} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("message %q lacks %q", msg, want)

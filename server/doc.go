@@ -19,8 +19,9 @@
 // come from a file shared by several servers and re-read when it changes;
 // a revocation list of client certificate thumbprints refuses their full
 // handshakes and their sessions. Counters.Declined says why sessions were
-// not resumed (revoked; unknown: not in the store, undecryptable or
-// already used).
+// not resumed: revoked, undecryptable (a ticket under a key the server no
+// longer has: rotated keys), evicted or expired (stateful ids), unknown (a
+// stateful id never issued or already used once: single use).
 //
 // # Throughput
 //

@@ -296,9 +296,10 @@ type Counters struct {
 	Selected       map[string]int64 `json:"selected,omitempty"`
 	KeyLoads       int64            `json:"key_loads,omitempty"`
 	KeyDecryptions int64            `json:"key_decryptions,omitempty"`
-	// Declined counts sessions the server refused to resume: "revoked"
-	// (a revoked client certificate's session) and "unknown" (not in the
-	// store, undecryptable or already used).
+	// Declined counts sessions the server refused to resume, by reason:
+	// DeclinedRevoked, DeclinedUndecryptable (a ticket under a key it no
+	// longer has), DeclinedEvicted, DeclinedExpired and DeclinedUnknown
+	// (a stateful id never issued or already used once).
 	Declined map[string]int64 `json:"declined,omitempty"`
 	// CPUNanos and AllocBytes are the whole server process's CPU time and
 	// cumulative heap allocation; meaningful only when the server runs
@@ -333,7 +334,7 @@ func (s *Server) Counters() Counters {
 		c.Selected, c.KeyLoads, c.KeyDecryptions = subCounts(ks.Selected, nil), ks.KeyLoads, ks.Decryptions
 	}
 	if p := s.policy; p != nil {
-		c.Declined = subCounts(map[string]int64{"revoked": p.declinedRevoked.Load(), "unknown": p.declinedUnknown.Load()}, nil)
+		c.Declined = subCounts(p.declined(), nil)
 	}
 	return c
 }

@@ -40,8 +40,35 @@ type sessionPolicy struct {
 	ticketKeys *watchedFile
 
 	declinedRevoked atomic.Int64
-	declinedUnknown atomic.Int64 // not in the store (used, expired, evicted)
+	// Sessions not resumed because the server could not use what the
+	// client offered, by cause: a ticket it cannot decrypt (its key was
+	// rotated away, or it was never this server's), a stateful id that
+	// was evicted for room, one past its time to live, and one the store
+	// never had or had already resumed once (single use).
+	declinedUndecryptable atomic.Int64
+	declinedEvicted       atomic.Int64
+	declinedExpired       atomic.Int64
+	declinedUnknown       atomic.Int64
 }
+
+// declined returns the counts of refused sessions by reason, for
+// Counters.Declined.
+func (p *sessionPolicy) declined() map[string]int64 {
+	return map[string]int64{
+		DeclinedRevoked: p.declinedRevoked.Load(), DeclinedUndecryptable: p.declinedUndecryptable.Load(),
+		DeclinedEvicted: p.declinedEvicted.Load(), DeclinedExpired: p.declinedExpired.Load(),
+		DeclinedUnknown: p.declinedUnknown.Load(),
+	}
+}
+
+// Reasons in Counters.Declined.
+const (
+	DeclinedRevoked       = "revoked"       // the session's client certificate is revoked
+	DeclinedUndecryptable = "undecryptable" // a ticket under a key the server does not have
+	DeclinedEvicted       = "evicted"       // a stateful id dropped to make room
+	DeclinedExpired       = "expired"       // a stateful id past its time to live
+	DeclinedUnknown       = "unknown"       // a stateful id never issued or already used
+)
 
 func (p *sessionPolicy) wrap(cs tls.ConnectionState, ss *tls.SessionState) ([]byte, error) {
 	if len(cs.PeerCertificates) > 0 {
@@ -77,13 +104,19 @@ func (p *sessionPolicy) unwrap(identity []byte, cs tls.ConnectionState) (*tls.Se
 		if p.ticketKeys != nil {
 			p.ticketKeys.maybeReload()
 		}
-		ss, _ = p.cfg.DecryptTicket(identity, cs)
-	} else if state := p.store.take(string(identity)); state != nil {
-		ss, _ = tls.ParseSessionState(state)
-	}
-	if ss == nil {
-		p.declinedUnknown.Add(1)
-		return nil, nil // a full handshake instead
+		if ss, _ = p.cfg.DecryptTicket(identity, cs); ss == nil {
+			p.declinedUndecryptable.Add(1)
+			return nil, nil // a full handshake instead
+		}
+	} else {
+		state, why := p.store.take(string(identity))
+		if state != nil {
+			ss, _ = tls.ParseSessionState(state)
+		}
+		if ss == nil {
+			p.countDeclined(why)
+			return nil, nil
+		}
 	}
 	if p.revoked != nil {
 		if thumb, ok := sessionThumbprint(ss); ok && p.revoked.isRevoked(thumb) {
@@ -92,6 +125,18 @@ func (p *sessionPolicy) unwrap(identity []byte, cs tls.ConnectionState) (*tls.Se
 		}
 	}
 	return ss, nil
+}
+
+// countDeclined counts a stateful id the store could not resume.
+func (p *sessionPolicy) countDeclined(why string) {
+	switch why {
+	case DeclinedEvicted:
+		p.declinedEvicted.Add(1)
+	case DeclinedExpired:
+		p.declinedExpired.Add(1)
+	default:
+		p.declinedUnknown.Add(1)
+	}
 }
 
 // sessionThumbprint returns the client thumbprint a session recorded.
@@ -136,6 +181,11 @@ type statefulStore struct {
 	mu      sync.Mutex
 	entries map[string]storeEntry
 	order   []string // insertion order, for eviction; may hold taken ids
+	// evicted remembers the ids most recently dropped for room (at most
+	// capacity of them, oldest first out), so that a client offering one
+	// is told it was evicted rather than unknown.
+	evicted      map[string]bool
+	evictedOrder []string
 }
 
 type storeEntry struct {
@@ -144,14 +194,17 @@ type storeEntry struct {
 }
 
 func newStatefulStore(capacity int, ttl time.Duration) *statefulStore {
-	return &statefulStore{capacity: capacity, ttl: ttl, now: time.Now, entries: make(map[string]storeEntry)}
+	return &statefulStore{capacity: capacity, ttl: ttl, now: time.Now, entries: make(map[string]storeEntry), evicted: make(map[string]bool)}
 }
 
 func (s *statefulStore) put(id string, state []byte) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for len(s.entries) >= s.capacity && len(s.order) > 0 {
-		delete(s.entries, s.order[0])
+		if _, live := s.entries[s.order[0]]; live {
+			delete(s.entries, s.order[0])
+			s.remember(s.order[0])
+		}
 		s.order = s.order[1:]
 	}
 	// Compact the order list when taken ids dominate it.
@@ -168,20 +221,35 @@ func (s *statefulStore) put(id string, state []byte) {
 	s.order = append(s.order, id)
 }
 
-// take removes and returns a live session (nil when unknown or expired):
-// each id resumes at most once.
-func (s *statefulStore) take(id string) []byte {
+// remember records an evicted id, forgetting the oldest beyond capacity.
+func (s *statefulStore) remember(id string) {
+	s.evicted[id] = true
+	s.evictedOrder = append(s.evictedOrder, id)
+	for len(s.evictedOrder) > s.capacity {
+		delete(s.evicted, s.evictedOrder[0])
+		s.evictedOrder = s.evictedOrder[1:]
+	}
+}
+
+// take removes and returns a live session, or nil and why not
+// (DeclinedEvicted, DeclinedExpired or DeclinedUnknown): each id resumes
+// at most once.
+func (s *statefulStore) take(id string) ([]byte, string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	e, ok := s.entries[id]
 	if !ok {
-		return nil
+		if s.evicted[id] {
+			delete(s.evicted, id)
+			return nil, DeclinedEvicted
+		}
+		return nil, DeclinedUnknown
 	}
 	delete(s.entries, id)
 	if s.now().After(e.expires) {
-		return nil
+		return nil, DeclinedExpired
 	}
-	return e.state
+	return e.state, ""
 }
 
 func (s *statefulStore) len() int {

@@ -232,12 +232,27 @@ func TestStatefulStoreBounds(t *testing.T) {
 	st.put("a", []byte("1"))
 	st.put("b", []byte("2"))
 	st.put("c", []byte("3")) // evicts a
-	if st.take("a") != nil || st.len() != 2 {
-		t.Fatalf("capacity 2: a still there or len %d", st.len())
+	if got, why := st.take("a"); got != nil || why != DeclinedEvicted || st.len() != 2 {
+		t.Fatalf("capacity 2: a = %q (%s), len %d; want it evicted", got, why, st.len())
+	}
+	if got, why := st.take("a"); got != nil || why != DeclinedUnknown {
+		t.Fatalf("a offered again: %q (%s), want unknown: an evicted id is told once", got, why)
+	}
+	if got, why := st.take("c"); string(got) != "3" || why != "" {
+		t.Fatalf("c = %q (%s), want its session", got, why)
+	}
+	if got, why := st.take("c"); got != nil || why != DeclinedUnknown {
+		t.Fatalf("c used again: %q (%s), want unknown (single use)", got, why)
 	}
 	clock = clock.Add(2 * time.Minute)
-	if st.take("b") != nil {
-		t.Fatal("an expired session was returned")
+	if got, why := st.take("b"); got != nil || why != DeclinedExpired {
+		t.Fatalf("an expired session: %q (%s), want expired", got, why)
+	}
+	for i := 0; i < 300; i++ { // evicted ids are remembered only up to the capacity
+		st.put(strings.Repeat("e", i+1), []byte("s"))
+	}
+	if len(st.evicted) > st.capacity || len(st.evictedOrder) > st.capacity {
+		t.Errorf("evicted ids remembered: %d (order %d) for capacity %d", len(st.evicted), len(st.evictedOrder), st.capacity)
 	}
 	for i := 0; i < 100; i++ { // ids that were taken do not grow the order list forever
 		id := string(rune('A'+i%26)) + strings.Repeat("x", i)
