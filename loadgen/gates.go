@@ -107,12 +107,8 @@ func (e *ResumptionError) reason() string {
 }
 
 func (e *ResumptionError) measuredReason() string {
-	parts := make([]string, len(e.Fell))
-	for i, f := range e.Fell {
-		parts[i] = f.String()
-	}
 	msg := fmt.Sprintf("resumption fell below %s %.2f in %d of %d measured iterations: %s",
-		e.Setting, e.Required, len(e.Fell), e.Iterations, strings.Join(parts, ", "))
+		e.Setting, e.Required, len(e.Fell), e.Iterations, iterationList(e.Fell))
 	hint := e.Hint
 	if hint == "" {
 		hint = "the server stopped resuming the sessions it issued (ticket keys rotated, tickets turned off by a reload, a session cache that evicts?)"
@@ -281,16 +277,36 @@ func (hc *HandshakeCase) resumptionGate(rec *results.Record, iters []iterStat) *
 // driftNote says which iterations resumed less than all handshakes
 // without falling below the minimum (or with none to fall below).
 func (hc *HandshakeCase) driftNote(drifted []FellIteration) string {
-	parts := make([]string, len(drifted))
-	for i, f := range drifted {
-		parts[i] = f.String()
-	}
 	name := hc.Words.name("MinResumption")
 	bar := "not checked: " + name + " 0"
 	if m := hc.MinResumption; m != nil && *m > 0 {
 		bar = fmt.Sprintf("above %s %.2f", name, *m)
 	}
-	return "resumption drifted below 100% (" + bar + "): " + strings.Join(parts, ", ")
+	return "resumption drifted below 100% (" + bar + "): " + iterationList(drifted)
+}
+
+// listedIterations is how many iterations a message names one by one: a
+// server that stopped resuming for good falls in every iteration, and a
+// line listing 128 of them says no more than the first few and a count.
+const listedIterations = 5
+
+// iterationList names the first listedIterations iterations and sums up
+// the rest with the range of their rates.
+func iterationList(fell []FellIteration) string {
+	shown := fell[:min(len(fell), listedIterations)]
+	parts := make([]string, len(shown))
+	for i, f := range shown {
+		parts[i] = f.String()
+	}
+	s := strings.Join(parts, ", ")
+	if rest := fell[len(shown):]; len(rest) > 0 {
+		lo, hi := rest[0].Rate, rest[0].Rate
+		for _, f := range rest[1:] {
+			lo, hi = min(lo, f.Rate), max(hi, f.Rate)
+		}
+		s += fmt.Sprintf(" and %d more (rates %.1f%%-%.1f%%)", len(rest), 100*lo, 100*hi)
+	}
+	return s
 }
 
 // singleUse tells the mark of single-use tickets in counts of the
