@@ -187,3 +187,29 @@ func TestResumptionFailureListIsCapped(t *testing.T) {
 		}
 	}
 }
+
+// TestHandshakeCaseTimeNoted: a handshake case that the case time stops
+// before its iterations says so in its record, as a throughput case
+// does; one that ran them all adds no such note.
+func TestHandshakeCaseTimeNoted(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, nil)
+	for _, tt := range []struct {
+		iterations int
+		want       string
+	}{
+		{100, "stopped by MaxDuration 1ms after 2 of 100 iterations"},
+		{2, ""},
+	} {
+		hc := s.handshakeCase("casetime", tls.VersionTLS13, false, 2)
+		hc.Iterations, hc.Handshakes, hc.MaxDuration = tt.iterations, 8, time.Millisecond
+		rec, err := loadgen.RunHandshakes(context.Background(), hc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		notes := strings.Join(rec.Notes, "\n")
+		if rec.Iterations != 2 || (tt.want != "" && !strings.Contains(notes, tt.want)) || (tt.want == "" && strings.Contains(notes, "stopped by")) {
+			t.Errorf("%d iterations asked: kept %d, notes %q; want 2 and %q", tt.iterations, rec.Iterations, notes, tt.want)
+		}
+	}
+}

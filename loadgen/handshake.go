@@ -359,6 +359,7 @@ type measured struct {
 	stopErr  error // why measuring stopped early (ctx, a failed iteration)
 	firstErr error // the first failed connection, as an example
 	firstKnd string
+	notes    []string // how measuring went (stopped by the case time)
 }
 
 // measure runs the measured iterations and returns what the kept ones
@@ -396,6 +397,10 @@ func (r *caseRunner) measure(ctx context.Context) (*measured, error) {
 		m.iters[len(m.iters)-1].firstUses, m.iters[len(m.iters)-1].reuses = f2-first, a2-again
 		r.progress(false, i+1, hc.Iterations, it)
 		if hc.MaxDuration > 0 && len(m.samples) >= 2 && time.Since(began) >= hc.MaxDuration {
+			if i+1 < hc.Iterations {
+				m.notes = append(m.notes, fmt.Sprintf("stopped by %s %v after %d of %d iterations",
+					hc.Words.name("MaxDuration"), hc.MaxDuration, i+1, hc.Iterations))
+			}
 			break
 		}
 	}
@@ -494,6 +499,7 @@ func (m *measured) keep(it iterResult, sp span) {
 func (r *caseRunner) finish(ctx context.Context, m *measured, f figures) (*results.Record, error) {
 	hc := r.hc
 	rec := r.baseRecord(m, f)
+	rec.Notes = append(rec.Notes, m.notes...)
 	r.setCosts(&rec, m)
 	identityErr := r.serverFigures(&rec, m, f)
 	if f.hasLoad {
