@@ -502,6 +502,7 @@ func (r *caseRunner) finish(ctx context.Context, m *measured, f figures) (*resul
 	rec.Notes = append(rec.Notes, m.notes...)
 	r.setCosts(&rec, m)
 	identityErr := r.serverFigures(&rec, m, f)
+	rec.Notes = append(rec.Notes, m.meter.back.notes()...)
 	if f.hasLoad {
 		recordMachine(&rec, f.load, true)
 	}
