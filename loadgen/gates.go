@@ -129,20 +129,102 @@ type ErrorRateError struct {
 	First   error // the first failure, as an example
 	// Hint, when set, is added at the end.
 	Hint string
+	// Warmup is set when the warm-up failed the gate: nothing was
+	// measured and there is no record.
+	Warmup bool
+	// Planned, when set, is how many connections the phase (warm-up or
+	// measured iterations) was to make: it was stopped after Total of
+	// them, once Failed made the gate impossible to pass whatever the
+	// rest would do.
+	Planned int64
 }
 
 func (e *ErrorRateError) Error() string { return e.Case + ": " + e.reason() }
 
 func (e *ErrorRateError) reason() string {
-	msg := fmt.Sprintf("%d of %d connections failed (%.2f%%), above %s %s: %s",
-		e.Failed, e.Total, 100*ratio(e.Failed, e.Total), e.Setting, percent(e.Allowed), countList(e.Kinds))
+	var msg string
+	switch {
+	case e.Planned > 0:
+		msg = fmt.Sprintf("%d of the first %d connections failed, more than %s %s allows of all %d the %s was to make: %s",
+			e.Failed, e.Total, e.Setting, percent(e.Allowed), e.Planned, e.phase(), countList(e.Kinds))
+	default:
+		msg = fmt.Sprintf("%d of %d connections failed (%.2f%%), above %s %s: %s",
+			e.Failed, e.Total, 100*ratio(e.Failed, e.Total), e.Setting, percent(e.Allowed), countList(e.Kinds))
+		if e.Warmup {
+			msg = "warm-up: " + msg
+		}
+	}
 	if e.First != nil {
 		msg += fmt.Sprintf(" (first: %v)", e.First)
 	}
 	if e.Hint != "" {
 		msg += "; " + e.Hint
 	}
+	switch {
+	case e.Warmup:
+		msg += "; the case was stopped before measuring"
+	case e.Planned > 0:
+		msg += "; the case had failed already and was stopped"
+	}
 	return msg
+}
+
+func (e *ErrorRateError) phase() string {
+	if e.Warmup {
+		return "warm-up"
+	}
+	return "case"
+}
+
+// failureBudget holds the failed connections of a phase (the warm-up, or
+// the measured iterations) against the maximum error rate, wave by wave:
+// once more have failed than the rate allows of every connection the
+// phase is to make, no outcome of the rest can pass the gate, and waiting
+// for them (a server that never answers some connections makes each wait
+// out the connection timeout) only delays the failure.
+type failureBudget struct {
+	planned, conns, failed int64
+	kinds                  map[string]int64
+	first                  error
+	firstKind              string
+	warmup                 bool
+}
+
+func newFailureBudget(planned int64, warmup bool) *failureBudget {
+	return &failureBudget{planned: planned, kinds: map[string]int64{}, warmup: warmup}
+}
+
+// add counts one connection's outcome.
+func (b *failureBudget) add(c connResult) {
+	b.conns++
+	if c.ok {
+		return
+	}
+	b.failed++
+	b.kinds[c.errKind]++
+	if b.first == nil {
+		b.first, b.firstKind = c.err, c.errKind
+	}
+}
+
+// lost returns the ErrorRateError of a phase that can no longer pass, or
+// nil. While no connection of the phase has succeeded, the iteration goes
+// on: one in which every connection fails is a CaseError, whose advice
+// (a CA to give, a client certificate) fits a server that refuses all.
+func (hc *HandshakeCase) lost(b *failureBudget) *ErrorRateError {
+	if b == nil || b.failed == 0 || b.failed == b.conns || hc.MaxErrorRate >= 1 ||
+		float64(b.failed) <= hc.MaxErrorRate*float64(b.planned) {
+		return nil
+	}
+	e := &ErrorRateError{Case: hc.Name, Failed: b.failed, Total: b.conns, Allowed: hc.MaxErrorRate,
+		Setting: hc.Words.name("MaxErrorRate"), Kinds: b.kinds, First: b.first, Warmup: b.warmup}
+	if b.conns < b.planned {
+		e.Planned = b.planned
+	}
+	if isPingMismatch(b.firstKind, b.first) {
+		e.Hint = hc.Words.advice(AdviceNotEcho)
+	}
+	return e
 }
 
 // percent writes a share as a percentage: 0.1%.

@@ -44,9 +44,11 @@ type HandshakeCase struct {
 	// iteration (DefaultMinResumption is tlsbench run's); nil, like 0,
 	// requires nothing.
 	MinResumption *float64
-	// MaxErrorRate is the share of connections of the measured iterations
-	// that may fail, 0..1 (DefaultMaxErrorRate is tlsbench run's): the
-	// zero value allows none, 1 any.
+	// MaxErrorRate is the share of connections that may fail, 0..1
+	// (DefaultMaxErrorRate is tlsbench run's), in the warm-up and in the
+	// measured iterations: the zero value allows none, 1 any. A phase
+	// stops as soon as its failures exceed the share of all the
+	// connections it is to make.
 	MaxErrorRate float64
 	// TrackTicketUse counts, per iteration, the sessions offered for the
 	// first time and those offered again, so that a resumption failure can
@@ -249,7 +251,9 @@ func (hc *HandshakeCase) validate() error {
 // iterations failed a gate (a ResumptionError with Measured set, an
 // ErrorRateError, an IdentityError): what was measured is kept, and a
 // record that failed a gate says so in Verdict and Notes. A warm-up that
-// did not resume enough comes as a ResumptionError with a nil record.
+// did not resume enough comes as a ResumptionError with a nil record, one
+// whose failures exceeded the maximum error rate as an ErrorRateError
+// with Warmup set, also without a record.
 func RunHandshakes(ctx context.Context, hc HandshakeCase) (*results.Record, error) {
 	if err := hc.setDefaults(); err != nil {
 		return nil, err
@@ -283,6 +287,8 @@ func (r *caseRunner) warmup(ctx context.Context) error {
 		serverBefore, beforeErr = hc.Server.Snapshot()
 	}
 	first, again := ticketCounts(hc.Clients)
+	r.budget = newFailureBudget(int64(hc.Warmup)*int64(hc.Handshakes), true)
+	defer func() { r.budget = nil }()
 	for i := 0; i < hc.Warmup; i++ {
 		it, err := r.iteration(ctx, hc.Handshakes, nil)
 		if err != nil {
@@ -333,6 +339,9 @@ type caseRunner struct {
 	// fresh goroutine per connection costs a measurable share of a
 	// handshake's client CPU in stack growth alone.
 	work chan func()
+	// budget, when set, counts the failures of the phase in progress
+	// against the maximum error rate (see failureBudget).
+	budget *failureBudget
 }
 
 // startWorkers starts the concurrency-1 workers a wave needs besides the
@@ -370,6 +379,8 @@ func (r *caseRunner) measure(ctx context.Context) (*measured, error) {
 	m := &measured{lat: stats.NewLatency(), meter: newMeter(hc.Server)}
 	m.total = newIterResult()
 	scratch := stats.NewLatency()
+	r.budget = newFailureBudget(int64(hc.Iterations)*int64(hc.Handshakes), false)
+	defer func() { r.budget = nil }()
 	began := time.Now()
 	for i := 0; i < hc.Iterations; i++ {
 		if ctx.Err() != nil {
@@ -453,7 +464,8 @@ func (r *caseRunner) summarise(m *measured) figures {
 func isStop(err error) bool {
 	var ce *CaseError
 	var se *StallError
-	return errors.As(err, &ce) || errors.As(err, &se)
+	var ee *ErrorRateError
+	return errors.As(err, &ce) || errors.As(err, &se) || errors.As(err, &ee)
 }
 
 func newIterResult() iterResult {
@@ -509,7 +521,15 @@ func (r *caseRunner) finish(ctx context.Context, m *measured, f figures) (*resul
 	if len(hc.ClientIdentities) > 0 {
 		rec.ClientIdentities = len(hc.ClientIdentities)
 	}
-	gateErr := hc.gates(&rec, m.iters, m.firstErr, m.firstKnd)
+	gates := *hc
+	var lost *ErrorRateError
+	if errors.As(m.stopErr, &lost) {
+		// The error rate already failed the case, with the failures of
+		// the iteration it stopped: the kept iterations' rate is only
+		// noted.
+		gates.MaxErrorRate = 1
+	}
+	gateErr := gates.gates(&rec, m.iters, m.firstErr, m.firstKnd)
 	if identityErr != nil {
 		rec.Verdict = VerdictFailed
 		rec.Notes = append(rec.Notes, "failed: "+identityErr.Error())
@@ -774,6 +794,9 @@ func (r *caseRunner) iteration(ctx context.Context, n int, lat *stats.Latency) (
 			}
 		}
 		for _, c := range res[:wave] {
+			if r.budget != nil {
+				r.budget.add(c)
+			}
 			if !c.ok {
 				out.failures[c.errKind]++
 				out.failedBy[c.client]++
@@ -793,6 +816,10 @@ func (r *caseRunner) iteration(ctx context.Context, n int, lat *stats.Latency) (
 			}
 		}
 		done += wave
+		if e := hc.lost(r.budget); e != nil {
+			out.wall = time.Since(start)
+			return out, e
+		}
 	}
 	out.wall = time.Since(start)
 	if out.ok == 0 {
