@@ -138,11 +138,11 @@ func jsonProblem(err error) string {
 		if strings.HasPrefix(te.Value, "number ") && (want == "a number" || want == "a whole number") {
 			v := strings.TrimPrefix(te.Value, "number ")
 			if f, err := strconv.ParseFloat(v, 64); want == "a whole number" && (err != nil || f != math.Trunc(f)) {
-				return fmt.Sprintf("field %q: want a whole number, got %s", te.Field, v)
+				return fmt.Sprintf("not a tlsbench result: field %q: want a whole number, got %s", te.Field, v)
 			}
-			return fmt.Sprintf("field %q: %s is out of range", te.Field, v)
+			return fmt.Sprintf("not a tlsbench result: field %q: %s is out of range", te.Field, v)
 		}
-		return fmt.Sprintf("field %q: want %s, got %s", te.Field, want, jsonValue(te.Value))
+		return fmt.Sprintf("not a tlsbench result: field %q: want %s, got %s", te.Field, want, jsonValue(te.Value))
 	case errors.As(err, &se):
 		return fmt.Sprintf("not a tlsbench result: not valid JSON at character %d (%s)", se.Offset, se.Error())
 	case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
