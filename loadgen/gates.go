@@ -107,12 +107,8 @@ func (e *ResumptionError) reason() string {
 }
 
 func (e *ResumptionError) measuredReason() string {
-	parts := make([]string, len(e.Fell))
-	for i, f := range e.Fell {
-		parts[i] = f.String()
-	}
 	msg := fmt.Sprintf("resumption fell below %s %.2f in %d of %d measured iterations: %s",
-		e.Setting, e.Required, len(e.Fell), e.Iterations, strings.Join(parts, ", "))
+		e.Setting, e.Required, len(e.Fell), e.Iterations, iterationList(e.Fell))
 	hint := e.Hint
 	if hint == "" {
 		hint = "the server stopped resuming the sessions it issued (ticket keys rotated, tickets turned off by a reload, a session cache that evicts?)"
@@ -133,20 +129,107 @@ type ErrorRateError struct {
 	First   error // the first failure, as an example
 	// Hint, when set, is added at the end.
 	Hint string
+	// Warmup is set when the warm-up failed the gate: nothing was
+	// measured and there is no record.
+	Warmup bool
+	// Planned, when set, is how many connections the phase (warm-up or
+	// measured iterations) was to make: it was stopped after Total of
+	// them, once Failed made the gate impossible to pass whatever the
+	// rest would do.
+	Planned int64
 }
 
 func (e *ErrorRateError) Error() string { return e.Case + ": " + e.reason() }
 
 func (e *ErrorRateError) reason() string {
-	msg := fmt.Sprintf("%d of %d connections failed (%.2f%%), above %s %s: %s",
-		e.Failed, e.Total, 100*ratio(e.Failed, e.Total), e.Setting, percent(e.Allowed), countList(e.Kinds))
+	var msg string
+	switch {
+	case e.Planned > 0:
+		msg = fmt.Sprintf("%d of the first %d connections failed, more than %s %s allows of all %d the %s was to make: %s",
+			e.Failed, e.Total, e.Setting, percent(e.Allowed), e.Planned, e.phase(), countList(e.Kinds))
+	default:
+		msg = fmt.Sprintf("%d of %d connections failed (%.2f%%), above %s %s: %s",
+			e.Failed, e.Total, 100*ratio(e.Failed, e.Total), e.Setting, percent(e.Allowed), countList(e.Kinds))
+		if e.Warmup {
+			msg = "warm-up: " + msg
+		}
+	}
 	if e.First != nil {
 		msg += fmt.Sprintf(" (first: %v)", e.First)
 	}
 	if e.Hint != "" {
 		msg += "; " + e.Hint
 	}
+	switch {
+	case e.Warmup:
+		msg += "; the case was stopped before measuring"
+	case e.Planned > 0:
+		msg += "; the case had failed already and was stopped"
+	}
 	return msg
+}
+
+func (e *ErrorRateError) phase() string {
+	if e.Warmup {
+		return "warm-up"
+	}
+	return "case"
+}
+
+// failureBudget holds the failed connections of a phase (the warm-up, or
+// the measured iterations) against the maximum error rate, wave by wave:
+// once more have failed than the rate allows of every connection the
+// phase is to make, no outcome of the rest can pass the gate, and waiting
+// for them (a server that never answers some connections makes each wait
+// out the connection timeout) only delays the failure.
+type failureBudget struct {
+	planned, conns, failed int64
+	kinds                  map[string]int64
+	first                  error
+	firstKind              string
+	warmup                 bool
+}
+
+func newFailureBudget(planned int64, warmup bool) *failureBudget {
+	return &failureBudget{planned: planned, kinds: map[string]int64{}, warmup: warmup}
+}
+
+// add counts one connection's outcome.
+func (b *failureBudget) add(c connResult) {
+	b.conns++
+	if c.ok {
+		return
+	}
+	b.failed++
+	b.kinds[c.errKind]++
+	if b.first == nil {
+		b.first, b.firstKind = c.err, c.errKind
+	}
+}
+
+// lost returns the ErrorRateError of a phase that can no longer pass, or
+// nil. While no connection of the phase has succeeded, the iteration goes
+// on: one in which every connection fails is a CaseError, whose advice
+// (a CA to give, a client certificate) fits a server that refuses all.
+// The measured iterations stop only for failures that cost a timeout
+// each: failures that come at once (refused, reset, an alert) cost
+// little to count to the end, and the failed case's record then holds
+// them all.
+func (hc *HandshakeCase) lost(b *failureBudget) *ErrorRateError {
+	if b == nil || b.failed == 0 || b.failed == b.conns || hc.MaxErrorRate >= 1 ||
+		float64(b.failed) <= hc.MaxErrorRate*float64(b.planned) ||
+		(!b.warmup && b.kinds[connerr.Timeout] == 0) {
+		return nil
+	}
+	e := &ErrorRateError{Case: hc.Name, Failed: b.failed, Total: b.conns, Allowed: hc.MaxErrorRate,
+		Setting: hc.Words.name("MaxErrorRate"), Kinds: b.kinds, First: b.first, Warmup: b.warmup}
+	if b.conns < b.planned {
+		e.Planned = b.planned
+	}
+	if isPingMismatch(b.firstKind, b.first) {
+		e.Hint = hc.Words.advice(AdviceNotEcho)
+	}
+	return e
 }
 
 // percent writes a share as a percentage: 0.1%.
@@ -281,16 +364,36 @@ func (hc *HandshakeCase) resumptionGate(rec *results.Record, iters []iterStat) *
 // driftNote says which iterations resumed less than all handshakes
 // without falling below the minimum (or with none to fall below).
 func (hc *HandshakeCase) driftNote(drifted []FellIteration) string {
-	parts := make([]string, len(drifted))
-	for i, f := range drifted {
-		parts[i] = f.String()
-	}
 	name := hc.Words.name("MinResumption")
 	bar := "not checked: " + name + " 0"
 	if m := hc.MinResumption; m != nil && *m > 0 {
 		bar = fmt.Sprintf("above %s %.2f", name, *m)
 	}
-	return "resumption drifted below 100% (" + bar + "): " + strings.Join(parts, ", ")
+	return "resumption drifted below 100% (" + bar + "): " + iterationList(drifted)
+}
+
+// listedIterations is how many iterations a message names one by one: a
+// server that stopped resuming for good falls in every iteration, and a
+// line listing 128 of them says no more than the first few and a count.
+const listedIterations = 5
+
+// iterationList names the first listedIterations iterations and sums up
+// the rest with the range of their rates.
+func iterationList(fell []FellIteration) string {
+	shown := fell[:min(len(fell), listedIterations)]
+	parts := make([]string, len(shown))
+	for i, f := range shown {
+		parts[i] = f.String()
+	}
+	s := strings.Join(parts, ", ")
+	if rest := fell[len(shown):]; len(rest) > 0 {
+		lo, hi := rest[0].Rate, rest[0].Rate
+		for _, f := range rest[1:] {
+			lo, hi = min(lo, f.Rate), max(hi, f.Rate)
+		}
+		s += fmt.Sprintf(" and %d more (rates %.1f%%-%.1f%%)", len(rest), 100*lo, 100*hi)
+	}
+	return s
 }
 
 // singleUse tells the mark of single-use tickets in counts of the

@@ -162,3 +162,54 @@ func TestInterruptedIterationAddsNoCost(t *testing.T) {
 			*rec.ClientCPUUS, *clean.ClientCPUUS)
 	}
 }
+
+// TestResumptionFailureListIsCapped: a server that never resumes (tickets
+// off) fails every measured iteration; the error and the note name the
+// first few and count the rest with their rates, rather than list each of
+// them on one line.
+func TestResumptionFailureListIsCapped(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, func(c *tls.Config) { c.SessionTicketsDisabled = true })
+	hc := s.handshakeCase("capped", tls.VersionTLS13, true, 2)
+	hc.Warmup, hc.Iterations, hc.Handshakes = 0, 12, 4
+	rec, err := loadgen.RunHandshakes(context.Background(), hc)
+	var re *loadgen.ResumptionError
+	if !errors.As(err, &re) || rec == nil || len(re.Fell) != 12 {
+		t.Fatalf("record %v, error %v: want a record and 12 iterations that fell", rec, err)
+	}
+	notes := strings.Join(rec.Notes, "\n")
+	for _, msg := range []string{err.Error(), notes} {
+		if !strings.Contains(msg, "iteration 5 resumed 0.0%") || !strings.Contains(msg, "and 7 more (rates 0.0%-0.0%)") {
+			t.Errorf("message %q: want iterations 1-5 named and the 7 others counted", msg)
+		}
+		if strings.Contains(msg, "iteration 6 ") || len(msg) > 1000 {
+			t.Errorf("message of %d bytes lists more than 5 iterations: %q", len(msg), msg)
+		}
+	}
+}
+
+// TestHandshakeCaseTimeNoted: a handshake case that the case time stops
+// before its iterations says so in its record, as a throughput case
+// does; one that ran them all adds no such note.
+func TestHandshakeCaseTimeNoted(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, nil)
+	for _, tt := range []struct {
+		iterations int
+		want       string
+	}{
+		{100, "stopped by MaxDuration 1ms after 2 of 100 iterations"},
+		{2, ""},
+	} {
+		hc := s.handshakeCase("casetime", tls.VersionTLS13, false, 2)
+		hc.Iterations, hc.Handshakes, hc.MaxDuration = tt.iterations, 8, time.Millisecond
+		rec, err := loadgen.RunHandshakes(context.Background(), hc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		notes := strings.Join(rec.Notes, "\n")
+		if rec.Iterations != 2 || (tt.want != "" && !strings.Contains(notes, tt.want)) || (tt.want == "" && strings.Contains(notes, "stopped by")) {
+			t.Errorf("%d iterations asked: kept %d, notes %q; want 2 and %q", tt.iterations, rec.Iterations, notes, tt.want)
+		}
+	}
+}

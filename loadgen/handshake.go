@@ -44,9 +44,11 @@ type HandshakeCase struct {
 	// iteration (DefaultMinResumption is tlsbench run's); nil, like 0,
 	// requires nothing.
 	MinResumption *float64
-	// MaxErrorRate is the share of connections of the measured iterations
-	// that may fail, 0..1 (DefaultMaxErrorRate is tlsbench run's): the
-	// zero value allows none, 1 any.
+	// MaxErrorRate is the share of connections that may fail, 0..1
+	// (DefaultMaxErrorRate is tlsbench run's), in the warm-up and in the
+	// measured iterations: the zero value allows none, 1 any. A phase
+	// stops as soon as its failures exceed the share of all the
+	// connections it is to make.
 	MaxErrorRate float64
 	// TrackTicketUse counts, per iteration, the sessions offered for the
 	// first time and those offered again, so that a resumption failure can
@@ -251,7 +253,9 @@ func (hc *HandshakeCase) validate() error {
 // iterations failed a gate (a ResumptionError with Measured set, an
 // ErrorRateError, an IdentityError): what was measured is kept, and a
 // record that failed a gate says so in Verdict and Notes. A warm-up that
-// did not resume enough comes as a ResumptionError with a nil record.
+// did not resume enough comes as a ResumptionError with a nil record, one
+// whose failures exceeded the maximum error rate as an ErrorRateError
+// with Warmup set, also without a record.
 func RunHandshakes(ctx context.Context, hc HandshakeCase) (*results.Record, error) {
 	if err := hc.setDefaults(); err != nil {
 		return nil, err
@@ -285,6 +289,8 @@ func (r *caseRunner) warmup(ctx context.Context) error {
 		serverBefore, beforeErr = hc.Server.Snapshot()
 	}
 	first, again := ticketCounts(hc.Clients)
+	r.budget = newFailureBudget(int64(hc.Warmup)*int64(hc.Handshakes), true)
+	defer func() { r.budget = nil }()
 	for i := 0; i < hc.Warmup; i++ {
 		it, err := r.iteration(ctx, hc.Handshakes, nil)
 		if err != nil {
@@ -335,6 +341,9 @@ type caseRunner struct {
 	// fresh goroutine per connection costs a measurable share of a
 	// handshake's client CPU in stack growth alone.
 	work chan func()
+	// budget, when set, counts the failures of the phase in progress
+	// against the maximum error rate (see failureBudget).
+	budget *failureBudget
 }
 
 // startWorkers starts the concurrency-1 workers a wave needs besides the
@@ -361,6 +370,7 @@ type measured struct {
 	stopErr  error // why measuring stopped early (ctx, a failed iteration)
 	firstErr error // the first failed connection, as an example
 	firstKnd string
+	notes    []string // how measuring went (stopped by the case time)
 }
 
 // measure runs the measured iterations and returns what the kept ones
@@ -371,6 +381,8 @@ func (r *caseRunner) measure(ctx context.Context) (*measured, error) {
 	m := &measured{lat: stats.NewLatency(), meter: newMeter(hc.Server)}
 	m.total = newIterResult()
 	scratch := stats.NewLatency()
+	r.budget = newFailureBudget(int64(hc.Iterations)*int64(hc.Handshakes), false)
+	defer func() { r.budget = nil }()
 	began := time.Now()
 	for i := 0; i < hc.Iterations; i++ {
 		if ctx.Err() != nil {
@@ -398,6 +410,10 @@ func (r *caseRunner) measure(ctx context.Context) (*measured, error) {
 		m.iters[len(m.iters)-1].firstUses, m.iters[len(m.iters)-1].reuses = f2-first, a2-again
 		r.progress(false, i+1, hc.Iterations, it)
 		if hc.MaxDuration > 0 && len(m.samples) >= 2 && time.Since(began) >= hc.MaxDuration {
+			if i+1 < hc.Iterations {
+				m.notes = append(m.notes, fmt.Sprintf("stopped by %s %v after %d of %d iterations",
+					hc.Words.name("MaxDuration"), hc.MaxDuration, i+1, hc.Iterations))
+			}
 			break
 		}
 	}
@@ -450,7 +466,8 @@ func (r *caseRunner) summarise(m *measured) figures {
 func isStop(err error) bool {
 	var ce *CaseError
 	var se *StallError
-	return errors.As(err, &ce) || errors.As(err, &se)
+	var ee *ErrorRateError
+	return errors.As(err, &ce) || errors.As(err, &se) || errors.As(err, &ee)
 }
 
 func newIterResult() iterResult {
@@ -499,15 +516,25 @@ func (m *measured) keep(it iterResult, sp span) {
 func (r *caseRunner) finish(ctx context.Context, m *measured, f figures) (*results.Record, error) {
 	hc := r.hc
 	rec := r.baseRecord(m, f)
+	rec.Notes = append(rec.Notes, m.notes...)
 	r.setCosts(&rec, m)
 	identityErr := r.serverFigures(&rec, m, f)
+	rec.Notes = append(rec.Notes, m.meter.back.notes()...)
 	if f.hasLoad {
 		recordMachine(&rec, f.load, true)
 	}
 	if len(hc.ClientIdentities) > 0 {
 		rec.ClientIdentities = len(hc.ClientIdentities)
 	}
-	gateErr := hc.gates(&rec, m.iters, m.firstErr, m.firstKnd)
+	gates := *hc
+	var lost *ErrorRateError
+	if errors.As(m.stopErr, &lost) {
+		// The error rate already failed the case, with the failures of
+		// the iteration it stopped: the kept iterations' rate is only
+		// noted.
+		gates.MaxErrorRate = 1
+	}
+	gateErr := gates.gates(&rec, m.iters, m.firstErr, m.firstKnd)
 	if identityErr != nil {
 		rec.Verdict = VerdictFailed
 		rec.Notes = append(rec.Notes, "failed: "+identityErr.Error())
@@ -773,6 +800,9 @@ func (r *caseRunner) iteration(ctx context.Context, n int, lat *stats.Latency) (
 			}
 		}
 		for _, c := range res[:wave] {
+			if r.budget != nil {
+				r.budget.add(c)
+			}
 			if !c.ok {
 				out.failures[c.errKind]++
 				out.failedBy[c.client]++
@@ -793,6 +823,10 @@ func (r *caseRunner) iteration(ctx context.Context, n int, lat *stats.Latency) (
 			}
 		}
 		done += wave
+		if e := hc.lost(r.budget); e != nil {
+			out.wall = time.Since(start)
+			return out, e
+		}
 	}
 	out.wall = time.Since(start)
 	if out.ok == 0 {

@@ -156,11 +156,26 @@ func TestFailuresCountedByKind(t *testing.T) {
 		t.Errorf("errors by kind %v, want %d verify", rec.ErrorsByKind, total/2)
 	}
 
-	// Under the gate the same case fails, its record kept and marked.
+	// Under the gate the same case fails in its warm-up, as soon as more
+	// connections failed than the gate allows of the whole warm-up:
+	// nothing is measured.
 	hc.MaxErrorRate = 0.25
 	rec, err = loadgen.RunHandshakes(context.Background(), hc)
 	var ee *loadgen.ErrorRateError
-	if !errors.As(err, &ee) || rec == nil || rec.Verdict != "failed" || ee.Kinds["verify"] != total/2 {
+	if !errors.As(err, &ee) || rec != nil || !ee.Warmup || ee.Kinds["verify"] != 10 {
+		t.Fatalf("record %+v, error %v: want no record and a warm-up ErrorRateError counting verify 10", rec, err)
+	}
+	if msg := err.Error(); !strings.Contains(msg, "10 of the first 20 connections failed, more than MaxErrorRate 25% allows of all 32 the warm-up was to make: verify 10") ||
+		!strings.HasSuffix(msg, "the case was stopped before measuring") {
+		t.Errorf("message %q should name the flag, the limit and the kinds with counts, and say nothing was measured", msg)
+	}
+
+	// Without a warm-up, the measured iterations fail the gate; failures
+	// that come at once are counted to the end: the record holds them
+	// all, marked failed.
+	hc.Warmup = 0
+	rec, err = loadgen.RunHandshakes(context.Background(), hc)
+	if !errors.As(err, &ee) || rec == nil || rec.Verdict != "failed" || ee.Kinds["verify"] != total/2 || ee.Planned != 0 {
 		t.Fatalf("record %+v, error %v: want the record marked failed and an ErrorRateError counting verify %d", rec, err, total/2)
 	}
 	if msg := err.Error(); !strings.Contains(msg, "above MaxErrorRate 25%") || !strings.Contains(msg, fmt.Sprintf("verify %d", total/2)) {

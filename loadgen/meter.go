@@ -32,9 +32,71 @@ type span struct {
 	// set (either read failed).
 	srv    ServerSnapshot
 	srvErr error
+	// back names the cumulative figures that went backwards over the
+	// iteration (see backwards).
+	back backwards
 	// machine is what the CPUs that client and server may run on did
 	// over the iteration, whoever ran on them; zero when unknown.
 	machine usage.MachineTimes
+}
+
+// backwards marks cumulative figures that were lower at the end of an
+// iteration than at its start. A counter that goes back has lost what it
+// counted (a process of the server exited and took its CPU time with it;
+// the server restarted): its difference is not what the iteration cost,
+// and the case's figure from it is unknown, never negative.
+type backwards struct {
+	serverCPU, serverCounts, serverAlloc, machine bool
+}
+
+func (b backwards) or(o backwards) backwards {
+	return backwards{b.serverCPU || o.serverCPU, b.serverCounts || o.serverCounts,
+		b.serverAlloc || o.serverAlloc, b.machine || o.machine}
+}
+
+// notes says what each figure that went backwards means for the case.
+func (b backwards) notes() []string {
+	var notes []string
+	if b.serverCPU {
+		notes = append(notes, "server CPU unknown: the server's CPU time went backwards during a measured iteration: a process of it exited mid-case, and its CPU time left with it")
+	}
+	if b.serverCounts {
+		notes = append(notes, "server counts unknown: the server's counters went backwards during a measured iteration (was it restarted?)")
+	}
+	if b.serverAlloc {
+		notes = append(notes, "server allocations unknown: the server's allocation counter went backwards during a measured iteration (was it restarted?)")
+	}
+	if b.machine {
+		notes = append(notes, "machine load unknown: the machine's CPU times went backwards during a measured iteration")
+	}
+	return notes
+}
+
+// serverDelta returns the server's counts between earlier and now, with
+// the figures that went backwards marked and cleared.
+func serverDelta(now, earlier ServerSnapshot) (ServerSnapshot, backwards) {
+	d := now.sub(earlier)
+	var b backwards
+	if d.HasCPU && d.CPU < 0 {
+		b.serverCPU, d.HasCPU, d.CPU = true, false, 0
+	}
+	if d.HasAlloc && now.AllocBytes < earlier.AllocBytes {
+		b.serverAlloc, d.HasAlloc, d.AllocBytes = true, false, 0
+	}
+	if d.HasCounts && (d.Handshakes < 0 || d.Resumed < 0 || d.KeyDecryptions < 0 ||
+		anyNegative(d.Failures) || anyNegative(d.Identities) || anyNegative(d.Declined)) {
+		b.serverCounts, d.HasCounts = true, false
+	}
+	return d, b
+}
+
+func anyNegative(m map[string]int64) bool {
+	for _, v := range m {
+		if v < 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // meter reads the boundaries around iterations and sums the spans that
@@ -50,6 +112,7 @@ type meter struct {
 	total  span // sum of the kept spans
 	kept   int
 	srvErr error // the first failure to read the server, if any
+	back   backwards
 }
 
 // newMeter returns a meter for a case against server (nil: none), which
@@ -99,6 +162,9 @@ func (m *meter) end() span {
 	s := span{self: b.self.Sub(m.start.self)}
 	if m.start.machErr == nil && b.machErr == nil {
 		s.machine = b.machine.Sub(m.start.machine)
+		if s.machine.Busy < 0 || s.machine.Total < 0 {
+			s.machine, s.back.machine = usage.MachineTimes{}, true
+		}
 	} else if m.machineErr == nil {
 		m.machineErr = cmp.Or(m.start.machErr, b.machErr)
 	}
@@ -108,7 +174,9 @@ func (m *meter) end() span {
 	case b.srvErr != nil:
 		s.srvErr = b.srvErr
 	case m.server != nil:
-		s.srv = b.srv.sub(m.start.srv)
+		var back backwards
+		s.srv, back = serverDelta(b.srv, m.start.srv)
+		s.back = s.back.or(back)
 	}
 	return s
 }
@@ -120,6 +188,7 @@ func (m *meter) keep(s span) {
 	m.total.self.AllocBytes += s.self.AllocBytes
 	m.total.machine.Busy += s.machine.Busy
 	m.total.machine.Total += s.machine.Total
+	m.back = m.back.or(s.back)
 	if s.srvErr != nil && m.srvErr == nil {
 		m.srvErr = s.srvErr
 	}
@@ -131,7 +200,17 @@ func (m *meter) keep(s span) {
 // serverTotal returns the server's counts over the kept iterations, or the
 // error that made them unknown.
 func (m *meter) serverTotal() (ServerSnapshot, error) {
-	return m.total.srv, m.srvErr
+	t := m.total.srv
+	if m.back.serverCPU {
+		t.HasCPU, t.CPU = false, 0
+	}
+	if m.back.serverCounts {
+		t.HasCounts = false
+	}
+	if m.back.serverAlloc {
+		t.HasAlloc, t.AllocBytes = false, 0
+	}
+	return t, m.srvErr
 }
 
 // add sums two spans of server counts.
@@ -165,7 +244,7 @@ func addCounts(a, b map[string]int64) map[string]int64 {
 // load returns what the kept iterations cost the machine, over their wall
 // time: ok is false when the machine could not be watched.
 func (m *meter) load(wall time.Duration, server ServerSnapshot, serverInProcess bool) (usage.Load, bool) {
-	if m.machineErr != nil || m.cpus == nil || m.total.machine.Total <= 0 {
+	if m.machineErr != nil || m.cpus == nil || m.total.machine.Total <= 0 || m.back.machine {
 		return usage.Load{}, false
 	}
 	return usage.Load{

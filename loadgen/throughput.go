@@ -861,6 +861,7 @@ func (r *tpRunner) record(m *tpMeasured, f tpFigures) *results.Record {
 	}
 	r.ktlsFields(&rec)
 	rec.Notes = append(rec.Notes, r.notes...)
+	rec.Notes = append(rec.Notes, m.meter.back.notes()...)
 	if f.hasLoad {
 		// Bulk transfer is meant to fill the CPUs: only other load is
 		// worth a note.
@@ -888,7 +889,9 @@ func (r *tpRunner) cpuFigures(rec *results.Record, m *tpMeasured, f tpFigures) {
 	if self.CPU <= 0 {
 		return
 	}
-	if tc.Server != nil && f.server.HasCPU {
+	// A server whose CPU went backwards is still a process of its own:
+	// the client's CPU is the client's.
+	if tc.Server != nil && (f.server.HasCPU || m.meter.back.serverCPU) {
 		rec.ClientCPUPct = pct(self.CPU)
 		rec.Extra["client_cpu_s_per_gb"] = self.CPU.Seconds() / gb
 		return

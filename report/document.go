@@ -303,10 +303,17 @@ func resumedCell(r *results.Record) string {
 	if r.ServerResumed == nil {
 		return s
 	}
-	if r.Handshakes > 0 {
+	switch {
+	case r.Handshakes > 0:
 		s += "/" + percent(float64(*r.ServerResumed)/float64(r.Handshakes))
-	} else {
-		s += "/" + null
+	case *r.ServerResumed == 0:
+		// No handshake, none resumed: a known zero, like the client's
+		// rate, never shown as unknown (only null is).
+		s += "/" + percent(0)
+	default:
+		// Resumed handshakes the client never completed: the count,
+		// marked below; the footnotes say more.
+		s += "/" + strconv.FormatInt(*r.ServerResumed, 10)
 	}
 	if *r.ServerResumed != r.Resumed {
 		s += "!"

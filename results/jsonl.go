@@ -7,7 +7,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
+	"reflect"
+	"strconv"
+	"strings"
 	"sync"
 )
 
@@ -80,8 +84,10 @@ var (
 func Decode(r io.Reader) ([]Record, error) {
 	var recs []Record
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64*1024), 64*1024*1024)
-	for n := 1; sc.Scan(); n++ {
+	sc.Buffer(make([]byte, 0, 64*1024), maxLine)
+	n := 0
+	for sc.Scan() {
+		n++
 		line := bytes.TrimSpace(sc.Bytes())
 		if len(line) == 0 {
 			continue
@@ -89,7 +95,7 @@ func Decode(r io.Reader) ([]Record, error) {
 		var rec Record
 		dec := json.NewDecoder(bytes.NewReader(line))
 		if err := dec.Decode(&rec); err != nil {
-			return recs, fmt.Errorf("line %d: not a tlsbench result: %v", n, err)
+			return recs, fmt.Errorf("line %d: %s", n, jsonProblem(err))
 		}
 		if dec.More() {
 			return recs, fmt.Errorf("line %d: more than one JSON value on the line", n)
@@ -106,9 +112,87 @@ func Decode(r io.Reader) ([]Record, error) {
 		recs = append(recs, rec)
 	}
 	if err := sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			return recs, fmt.Errorf("line %d: not a tlsbench result: the line is longer than %d MiB, and no result is that long", n+1, maxLine>>20)
+		}
 		return recs, fmt.Errorf("reading results: %w", err)
 	}
 	return recs, nil
+}
+
+// maxLine is the longest line Decode reads. A record is a few KiB (its
+// histogram and samples included); a longer line is something else.
+const maxLine = 64 << 20
+
+// jsonProblem says what is wrong with a line that does not decode as a
+// record, in terms of the file: the field, what it should hold and what
+// it holds.
+func jsonProblem(err error) string {
+	var te *json.UnmarshalTypeError
+	var se *json.SyntaxError
+	switch {
+	case errors.As(err, &te) && te.Field == "":
+		return "not a tlsbench result: the line holds " + jsonValue(te.Value) + ", not an object"
+	case errors.As(err, &te):
+		want := jsonKind(te.Type)
+		if strings.HasPrefix(te.Value, "number ") && (want == "a number" || want == "a whole number") {
+			v := strings.TrimPrefix(te.Value, "number ")
+			if f, err := strconv.ParseFloat(v, 64); want == "a whole number" && (err != nil || f != math.Trunc(f)) {
+				return fmt.Sprintf("not a tlsbench result: field %q: want a whole number, got %s", te.Field, v)
+			}
+			return fmt.Sprintf("not a tlsbench result: field %q: %s is out of range", te.Field, v)
+		}
+		return fmt.Sprintf("not a tlsbench result: field %q: want %s, got %s", te.Field, want, jsonValue(te.Value))
+	case errors.As(err, &se):
+		return fmt.Sprintf("not a tlsbench result: not valid JSON at character %d (%s)", se.Offset, se.Error())
+	case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
+		return "not a tlsbench result: the line ends inside its JSON value (was it cut?)"
+	}
+	return "not a tlsbench result: " + err.Error()
+}
+
+// jsonValue names a kind of JSON value as encoding/json reports it
+// ("string", "number 1.5", "array"...).
+func jsonValue(v string) string {
+	switch {
+	case v == "array":
+		return "a list"
+	case v == "object":
+		return "an object"
+	case v == "bool":
+		return "true or false"
+	case v == "string":
+		return "a string"
+	case strings.HasPrefix(v, "number"):
+		return "a number"
+	}
+	return v
+}
+
+// jsonKind names what a Go type holds in JSON terms.
+func jsonKind(t reflect.Type) string {
+	if t == nil {
+		return "another value"
+	}
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "a whole number"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Slice, reflect.Array:
+		return "a list"
+	case reflect.Map, reflect.Struct:
+		return "an object"
+	}
+	return "another value"
 }
 
 // ReadFile decodes the results file at path.

@@ -75,11 +75,12 @@ func TestFieldNamesAreTheContract(t *testing.T) {
 func TestWriteDecodeRoundTrip(t *testing.T) {
 	recs := []results.Record{
 		{Name: "handshake/tls1.3/resume/c64", Kind: results.KindHandshake, TLSVersion: "1.3", Resume: true, Concurrency: 64,
-			Handshakes: 1280, Resumed: 1280, ResumptionRate: 1, ServerResumed: results.Int(1280), MeanUS: 123.4,
+			Handshakes: 1280, Resumed: 1280, ResumptionRate: 1, ServerResumed: results.Int(1280), MeanUS: 123.4, HandshakesPerSec: 8100,
 			Iterations: 2, MinUS: 120, MaxUS: 126.8, MedianUS: 123.4, Errors: 1,
 			ErrorUS: results.Float(5.5), SamplesUS: []float64{120, 126.8}, ErrorsByKind: map[string]int64{"reset": 1},
 			Env: results.CurrentEnv()},
-		{Name: "handshake/tls1.2/full/c1", Kind: results.KindHandshake, TLSVersion: "1.2", Concurrency: 1, Iterations: 1, SamplesUS: []float64{1}},
+		{Name: "handshake/tls1.2/full/c1", Kind: results.KindHandshake, TLSVersion: "1.2", Concurrency: 1, Iterations: 1, SamplesUS: []float64{1},
+			Handshakes: 128, MeanUS: 1, MedianUS: 1, MinUS: 1, MaxUS: 1, HandshakesPerSec: 1e6},
 	}
 	path := filepath.Join(t.TempDir(), "r.jsonl")
 	w, err := results.Create(path)

@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+
+	"github.com/tlsbench/tlsbench/stats"
 )
 
 // RequiredFields are the fields every record tlsbench writes has had from
@@ -121,7 +123,8 @@ const ResumptionRateTolerance = 0.0005
 // nil. A record that contradicts itself cannot be trusted as a whole, so
 // the reports refuse it rather than pick one of its numbers.
 func (r *Record) Validate() error {
-	for _, check := range []func(*Record) error{checkKind, checkCounts, checkResumption, checkMeasures, checkSummary} {
+	for _, check := range []func(*Record) error{checkKind, checkCounts, checkResumption, checkMeasures, checkSummary,
+		checkSamples, checkHandshakes, checkMachine, checkHistogram} {
 		if err := check(r); err != nil {
 			return err
 		}
@@ -130,8 +133,13 @@ func (r *Record) Validate() error {
 }
 
 func checkKind(r *Record) error {
-	if r.Kind != KindHandshake && r.Kind != KindThroughput {
+	switch {
+	case r.Kind != KindHandshake && r.Kind != KindThroughput:
 		return fmt.Errorf("kind %q: want %q or %q", r.Kind, KindHandshake, KindThroughput)
+	case r.TLSVersion != "1.2" && r.TLSVersion != "1.3":
+		return fmt.Errorf("tls_version %q: want \"1.2\" or \"1.3\", the versions tlsbench measures", r.TLSVersion)
+	case r.Concurrency < 1:
+		return fmt.Errorf("concurrency is %d: a case runs at least one connection at a time", r.Concurrency)
 	}
 	return nil
 }
@@ -168,7 +176,9 @@ func checkCounts(r *Record) error {
 			return fmt.Errorf("errors is %d but errors_by_kind adds up to %d", r.Errors, sum)
 		}
 	}
-	if n := len(r.SamplesUS); n > 0 && n != r.Iterations {
+	// null samples are unknown; a list, even an empty one, holds one
+	// value per iteration.
+	if n := len(r.SamplesUS); r.SamplesUS != nil && n != r.Iterations {
 		return fmt.Errorf("iterations is %d but samples_us holds %d values (one per iteration)", r.Iterations, n)
 	}
 	return nil
@@ -238,6 +248,90 @@ func checkSummary(r *Record) error {
 		if v.v < r.MinUS-slack || v.v > r.MaxUS+slack {
 			return fmt.Errorf("%s %v is outside min_us..max_us (%v..%v)", v.name, v.v, r.MinUS, r.MaxUS)
 		}
+	}
+	return nil
+}
+
+// sameValue reports whether a value written in a record agrees with the
+// one recomputed from its samples: within a relative 1e-6 (float
+// arithmetic) or the rounding of a value written with three decimals.
+func sameValue(written, computed float64) bool {
+	return math.Abs(written-computed) <= 1e-6*math.Max(math.Abs(written), math.Abs(computed))+0.0005
+}
+
+// checkSamples recomputes the summary statistics from the samples, when
+// the record has them: a mean or a median that its samples do not give
+// was not measured together with them.
+func checkSamples(r *Record) error {
+	if len(r.SamplesUS) == 0 {
+		return nil
+	}
+	s := stats.Summarize(r.SamplesUS)
+	for _, v := range []struct {
+		name          string
+		written, from float64
+	}{{"mean_us", r.MeanUS, s.Mean}, {"median_us", r.MedianUS, s.Median}, {"min_us", r.MinUS, s.Min}, {"max_us", r.MaxUS, s.Max}} {
+		if math.IsNaN(v.from) || !sameValue(v.written, v.from) {
+			return fmt.Errorf("%s is %v but the samples in samples_us give %v", v.name, v.written, v.from)
+		}
+	}
+	return nil
+}
+
+// checkHandshakes checks what a handshake case's counts and times imply
+// of each other. Each sample is an iteration's wall time over its
+// handshakes, so the case's handshakes per second lies between the
+// inverses of the largest and the smallest sample whatever the split of
+// handshakes among iterations; the bound is loose on purpose (5%).
+func checkHandshakes(r *Record) error {
+	if r.Kind != KindHandshake {
+		return nil
+	}
+	if r.Handshakes == 0 && (r.MeanUS != 0 || r.Iterations > 0) {
+		return fmt.Errorf("handshakes is 0 but the case has %d iterations and a mean of %v µs: a time per handshake needs handshakes", r.Iterations, r.MeanUS)
+	}
+	if r.Handshakes == 0 || len(r.SamplesUS) == 0 || math.IsNaN(r.HandshakesPerSec) {
+		return nil
+	}
+	lo, hi := slices.Min(r.SamplesUS), slices.Max(r.SamplesUS)
+	if hi <= 0 {
+		return nil // samples of zero: checkSamples and checkMeasures judge them
+	}
+	fastest, slowest := math.Inf(1), 1e6/hi
+	if lo > 0 {
+		fastest = 1e6 / lo
+	}
+	if r.HandshakesPerSec > 1.05*fastest || r.HandshakesPerSec < 0.95*slowest {
+		return fmt.Errorf("handshakes_per_sec %v cannot be: samples_us of %v to %v µs per handshake allow %.4g to %.4g", r.HandshakesPerSec, lo, hi, slowest, fastest)
+	}
+	return nil
+}
+
+// checkMachine checks the machine's load: shares of CPU time, and a count
+// of CPUs.
+func checkMachine(r *Record) error {
+	if r.CPUsAvailable < 0 {
+		return fmt.Errorf("cpus_available is %d: a count cannot be negative", r.CPUsAvailable)
+	}
+	for _, v := range []struct {
+		name string
+		v    *float64
+	}{{"machine_busy", r.MachineBusy}, {"other_cpu_share", r.OtherCPUShare}} {
+		if v.v != nil && (math.IsNaN(*v.v) || *v.v < 0 || *v.v > 1) {
+			return fmt.Errorf("%s %v is not between 0 and 1 (a share of the CPUs' time)", v.name, *v.v)
+		}
+	}
+	return nil
+}
+
+// checkHistogram checks that the latency histogram, when there is one,
+// decodes: the percentiles and the report's curves come from it.
+func checkHistogram(r *Record) error {
+	if r.Histogram == "" {
+		return nil
+	}
+	if _, err := stats.DecodeLatency(r.Histogram); err != nil {
+		return fmt.Errorf("histogram is not a latency histogram tlsbench writes: %s", strings.TrimPrefix(err.Error(), "stats: decode latency histogram: "))
 	}
 	return nil
 }

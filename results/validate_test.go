@@ -91,6 +91,24 @@ func TestDecodeRefusesUntrustworthyRecords(t *testing.T) {
 		{"min above max", edit(t, map[string]any{"min_us": 300}), `min_us 300 is more than max_us 204`},
 		{"mean outside", edit(t, map[string]any{"mean_us": 2000}), `mean_us 2000 is outside min_us..max_us`},
 		{"unknown kind", edit(t, map[string]any{"kind": "quic"}), `kind "quic": want "handshake" or "throughput"`},
+		// Figures that their own samples contradict.
+		{"mean not of samples", edit(t, map[string]any{"mean_us": 203}), `mean_us is 203 but the samples in samples_us give 200`},
+		{"median not of samples", edit(t, map[string]any{"median_us": 196}), `median_us is 196 but the samples in samples_us give 201`},
+		{"min not of samples", edit(t, map[string]any{"min_us": 190}), `min_us is 190 but the samples in samples_us give 195`},
+		{"max not of samples", edit(t, map[string]any{"max_us": 210}), `max_us is 210 but the samples in samples_us give 204`},
+		{"rounded too far", edit(t, map[string]any{"mean_us": 200.01}), `mean_us is 200.01 but the samples`},
+		{"empty samples", edit(t, map[string]any{"samples_us": []float64{}}), `iterations is 3 but samples_us holds 0 values`},
+		{"no handshakes but a mean", edit(t, map[string]any{"handshakes": 0, "resumed": 0, "resumption_rate": 0, "server_resumed": 0, "samples_us": nil}), `handshakes is 0 but the case has 3 iterations and a mean of 200 µs`},
+		{"rate too high", edit(t, map[string]any{"handshakes_per_sec": 9000}), `handshakes_per_sec 9000 cannot be: samples_us of 195 to 204 µs per handshake allow 4902 to 5128`},
+		{"rate too low", edit(t, map[string]any{"handshakes_per_sec": 100}), `handshakes_per_sec 100 cannot be`},
+		{"rate zero", edit(t, map[string]any{"handshakes_per_sec": 0}), `handshakes_per_sec 0 cannot be`},
+		{"busy above 1", edit(t, map[string]any{"machine_busy": 1.2, "cpus_available": 2}), `machine_busy 1.2 is not between 0 and 1`},
+		{"other share negative", edit(t, map[string]any{"other_cpu_share": -0.1, "cpus_available": 2}), `other_cpu_share -0.1 is not between 0 and 1`},
+		{"negative cpus", edit(t, map[string]any{"cpus_available": -1}), `cpus_available is -1: a count cannot be negative`},
+		{"no concurrency", edit(t, map[string]any{"concurrency": 0}), `concurrency is 0: a case runs at least one connection at a time`},
+		{"tls version", edit(t, map[string]any{"tls_version": "1.1"}), `tls_version "1.1": want "1.2" or "1.3"`},
+		{"tls version spelled", edit(t, map[string]any{"tls_version": "TLS1.3"}), `tls_version "TLS1.3"`},
+		{"bad histogram", edit(t, map[string]any{"histogram": "HISTFAAAAB"}), `histogram is not a latency histogram tlsbench writes`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -116,6 +134,10 @@ func TestDecodeAcceptsNullsAndRounding(t *testing.T) {
 		"unknown values":     edit(t, map[string]any{"server_resumed": nil, "error_us": nil, "client_cpu_us": nil, "server_cpu_us": nil, "samples_us": nil}),
 		"rounded rate":       edit(t, map[string]any{"handshakes": 3, "resumed": 2, "resumption_rate": 0.6667, "errors": 0, "errors_by_kind": nil}),
 		"unknown new fields": edit(t, map[string]any{"some_future_field": 1, "ktls_tx": nil}),
+		"statistics rounded": edit(t, map[string]any{"samples_us": []float64{195.0004, 201, 204.0001}}),
+		"rate at its bounds": edit(t, map[string]any{"handshakes_per_sec": 1e6 / 195}),
+		"machine load":       edit(t, map[string]any{"machine_busy": 1, "other_cpu_share": 0, "cpus_available": 2}),
+		"no iterations":      edit(t, map[string]any{"handshakes": 0, "resumed": 0, "resumption_rate": 0, "server_resumed": 0, "iterations": 0, "samples_us": nil, "mean_us": 0, "median_us": 0, "min_us": 0, "max_us": 0, "error_us": nil, "handshakes_per_sec": 0, "errors": 2}),
 	} {
 		if _, err := results.Decode(strings.NewReader(in)); err != nil {
 			t.Errorf("%s: %v", name, err)

@@ -89,23 +89,26 @@ func (l Load) Notes() []string {
 	return notes
 }
 
-// SaturationNote says that the CPUs the benchmark may use were (nearly)
-// all busy, or is empty. A handshake case on a saturated machine measures
-// how the machine queues work, not what a handshake costs.
+// SaturationNote says that the client and the server themselves used
+// (nearly) all the CPUs they may run on, or is empty. A handshake case on
+// a machine it saturates measures how the machine queues work, not what
+// a handshake costs. A machine made as busy by other processes is not
+// saturated by the benchmark: OtherLoadNote says that.
 func (l Load) SaturationNote() string {
 	busy, ours, _, ok := l.Shares()
-	if !ok || busy < SaturatedShare {
+	if !ok || ours < SaturatedShare {
 		return ""
 	}
 	return fmt.Sprintf(
-		"the machine was saturated: its %d CPU(s) that client and server may run on were %.0f%% busy (client and server %.0f%%); the figures describe the machine's limit, not the cost of the TLS stack alone",
-		l.CPUs, 100*busy, 100*ours)
+		"the machine was saturated: its %d CPU(s) that %s may run on were %.0f%% busy (%s %.0f%%); the figures describe the machine's limit, not the cost of the TLS stack alone",
+		l.CPUs, l.ourNames(), 100*busy, l.ourNames(), 100*ours)
 }
 
 // OtherLoadNote says that processes other than the client and the server
-// took a noticeable share of their CPUs, or is empty.
+// took a noticeable share of their CPUs, or is empty; when the CPUs were
+// saturated that way, it says so.
 func (l Load) OtherLoadNote() string {
-	_, _, other, ok := l.Shares()
+	busy, ours, other, ok := l.Shares()
 	if !ok || other < OtherShare {
 		return ""
 	}
@@ -113,9 +116,22 @@ func (l Load) OtherLoadNote() string {
 	if !l.ServerKnown {
 		who = "processes other than the client (the server among them, its CPU not being observed)"
 	}
-	return fmt.Sprintf(
-		"other load on the machine: %s took %.0f%% of the %d CPU(s) the benchmark may use; the figures may be slower and noisier than on a quiet machine",
-		who, 100*other, l.CPUs)
+	msg := fmt.Sprintf("other load on the machine: %s took %.0f%% of the %d CPU(s) the benchmark may use", who, 100*other, l.CPUs)
+	if busy >= SaturatedShare && ours < SaturatedShare {
+		return msg + fmt.Sprintf(
+			"; the machine was saturated by that load (%.0f%% busy, %s %.0f%%): the figures describe the contention with it, not the cost of the TLS stack alone",
+			100*busy, l.ourNames(), 100*ours)
+	}
+	return msg + "; the figures may be slower and noisier than on a quiet machine"
+}
+
+// ourNames names whose CPU time the load counts as the benchmark's: the
+// client alone when the server's is not observed.
+func (l Load) ourNames() string {
+	if l.ServerKnown {
+		return "client and server"
+	}
+	return "the client"
 }
 
 // cpuList lists a set's CPUs in order, for messages.

@@ -24,9 +24,17 @@ func TestLoadNotes(t *testing.T) {
 		{"another process", Load{Client: 3 * sec / 10, Server: 3 * sec / 10, ServerKnown: true, CPUs: 2,
 			Machine: MachineTimes{Busy: 15 * sec / 10, Total: 2 * sec}}, []string{"other load on the machine: other processes took 45%"}, 0.75, 0.45},
 		{"busy with others", Load{Client: 3 * sec / 10, Server: 3 * sec / 10, ServerKnown: true, CPUs: 2,
-			Machine: MachineTimes{Busy: 19 * sec / 10, Total: 2 * sec}}, []string{"machine was saturated", "other load"}, 0.95, 0.65},
+			Machine: MachineTimes{Busy: 19 * sec / 10, Total: 2 * sec}}, []string{"other load on the machine: other processes took 65% of the 2 CPU(s) the benchmark may use; the machine was saturated by that load (95% busy, client and server 30%)"}, 0.95, 0.65},
+		// Client and server at 16%, other processes at 84%: the
+		// machine was full, but not of the benchmark's work.
+		{"saturated by others", Load{Client: 2 * sec / 10, Server: 12 * sec / 100, ServerKnown: true, CPUs: 2,
+			Machine: MachineTimes{Busy: 199 * sec / 100, Total: 2 * sec}}, []string{"other load on the machine: other processes took 84% of the 2 CPU(s) the benchmark may use; the machine was saturated by that load (100% busy, client and server 16%)"}, 0.995, 0.835},
 		{"server not observed", Load{Client: 3 * sec / 10, CPUs: 2,
 			Machine: MachineTimes{Busy: 8 * sec / 10, Total: 2 * sec}}, []string{"the server among them"}, 0.4, 0.25},
+		{"server not observed, saturated by others", Load{Client: 3 * sec / 10, CPUs: 2,
+			Machine: MachineTimes{Busy: 19 * sec / 10, Total: 2 * sec}}, []string{"(the server among them, its CPU not being observed) took 80% of the 2 CPU(s) the benchmark may use; the machine was saturated by that load (95% busy, the client 15%)"}, 0.95, 0.8},
+		{"client alone saturates, server not observed", Load{Client: 19 * sec / 10, CPUs: 2,
+			Machine: MachineTimes{Busy: 195 * sec / 100, Total: 2 * sec}}, []string{"the machine was saturated: its 2 CPU(s) that the client may run on were 98% busy (the client 95%)"}, 0.975, 0.025},
 		{"accounting skew is not load", Load{Client: sec, Server: sec, ServerKnown: true, CPUs: 4,
 			Machine: MachineTimes{Busy: 19 * sec / 10, Total: 4 * sec}}, nil, 0.475, 0},
 	}
@@ -43,6 +51,17 @@ func TestLoadNotes(t *testing.T) {
 			for i, w := range tt.want {
 				if !strings.Contains(notes[i], w) {
 					t.Errorf("note %d %q lacks %q", i, notes[i], w)
+				}
+			}
+			for _, n := range notes {
+				if !strings.Contains(n, "the machine was saturated") || strings.Contains(n, "by that load") {
+					continue
+				}
+				if _, ours, _, _ := tt.load.Shares(); ours < SaturatedShare {
+					t.Errorf("note %q says client and server saturated the machine, but they used %.0f%%", n, 100*ours)
+				}
+				if !tt.load.ServerKnown && strings.Contains(n, "client and server") {
+					t.Errorf("note %q names the server, whose CPU is not observed", n)
 				}
 			}
 		})
