@@ -171,7 +171,7 @@ func (e *ErrorRateError) reason() string {
 
 func (e *ErrorRateError) phase() string {
 	if e.Warmup {
-		return "warm-up"
+		return "case, its warm-up included,"
 	}
 	return "case"
 }
@@ -211,14 +211,13 @@ func (b *failureBudget) add(c connResult) {
 // nil. While no connection of the phase has succeeded, the iteration goes
 // on: one in which every connection fails is a CaseError, whose advice
 // (a CA to give, a client certificate) fits a server that refuses all.
-// The measured iterations stop only for failures that cost a timeout
-// each: failures that come at once (refused, reset, an alert) cost
-// little to count to the end, and the failed case's record then holds
-// them all.
+// A phase stops early only for failures that cost a timeout each:
+// failures that come at once (refused, reset, an alert) cost little to
+// count to the end, and the failed case's record then holds them all.
 func (hc *HandshakeCase) lost(b *failureBudget) *ErrorRateError {
 	if b == nil || b.failed == 0 || b.failed == b.conns || hc.MaxErrorRate >= 1 ||
 		float64(b.failed) <= hc.MaxErrorRate*float64(b.planned) ||
-		(!b.warmup && b.kinds[connerr.Timeout] == 0) {
+		b.kinds[connerr.Timeout] == 0 {
 		return nil
 	}
 	e := &ErrorRateError{Case: hc.Name, Failed: b.failed, Total: b.conns, Allowed: hc.MaxErrorRate,
