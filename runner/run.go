@@ -9,10 +9,12 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/tlsbench/tlsbench/internal/field"
 	"github.com/tlsbench/tlsbench/internal/procid"
+	"github.com/tlsbench/tlsbench/internal/usage"
 	"github.com/tlsbench/tlsbench/loadgen"
 	"github.com/tlsbench/tlsbench/pki"
 	"github.com/tlsbench/tlsbench/results"
@@ -221,6 +223,9 @@ func (st *runState) startServer(ctx context.Context, c *Case) (*builtin, error) 
 			if _, err := obs.Snapshot(); err != nil {
 				return nil, err
 			}
+			if err := st.checkServerPID(pid); err != nil {
+				return nil, err
+			}
 			b.observer = obs
 		}
 		return b, nil
@@ -247,6 +252,31 @@ func (st *runState) startServer(ctx context.Context, c *Case) (*builtin, error) 
 	}
 	child := childPlumbing{Executable: p.Executable, Args: p.ChildArgs, Env: p.ChildEnv}
 	return startBuiltin(ctx, opts, at, child, p.Notice, string(c.KeyType))
+}
+
+// checkServerPID refuses a --server-pid whose process tree does not
+// listen on the target's port: its CPU would be reported as the server's
+// (a pid of the wrong program gave 0 µs per handshake). Only a target on
+// this machine's loopback can be checked; where the check cannot run,
+// a notice says so.
+func (st *runState) checkServerPID(pid int) error {
+	host, portText, _ := net.SplitHostPort(st.plan.Target.Addr)
+	ip := net.ParseIP(host)
+	if host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		return nil
+	}
+	port, _ := strconv.Atoi(portText)
+	owns, err := usage.ListensOn(pid, port)
+	switch {
+	case err != nil:
+		if st.plan.Notice != nil {
+			st.plan.Notice(fmt.Sprintf("could not check that process %d serves %s: %v", pid, st.plan.Target.Addr, err))
+		}
+		return nil
+	case !owns:
+		return field.Errorf("Target.ServerPID", pid, "neither that process nor its children listen on port %d of {Target.Addr} %s: give the pid of the server that does, or leave it out", port, st.plan.Target.Addr)
+	}
+	return nil
 }
 
 // writeServerIdentity issues a server identity of key type kt from the
