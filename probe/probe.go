@@ -229,7 +229,9 @@ func (p *prober) refusal(v uint16, err error) Finding {
 		return failed("the server accepts none of the ALPN protocols offered (" + msg + ")")
 	case kind == connerr.EOF, kind == connerr.Reset:
 		return failed("the server closed the connection during the handshake; it may not support TLS " + versionName(v) + " (" + msg + ")")
-	case kind == connerr.Timeout, kind == connerr.Canceled:
+	case kind == connerr.Timeout:
+		return failed(fmt.Sprintf("no answer within %v: the server accepted the connection but did not complete the handshake", p.o.Timeout))
+	case kind == connerr.Canceled:
 		return failed(msg)
 	case kind == "alert:internal error" && v < tls.VersionTLS12:
 		return no(msg + " (OpenSSL 3 answers TLS 1.0 and 1.1 so at security level 1 and above, which forbid their SHA-1 signatures)")

@@ -59,6 +59,18 @@ type Report struct {
 	advice func(string) string
 }
 
+// Answered reports whether any handshake with the server completed
+// (whatever the version did): a probe in which none did tells nothing
+// about the server's TLS, only that it did not answer.
+func (r *Report) Answered() bool {
+	for _, v := range r.Versions {
+		if v.Accepted.Status == Yes || v.Accepted.Status == No {
+			return true
+		}
+	}
+	return false
+}
+
 // Chain is the server's certificate chain as sent in the first successful
 // handshake, and whether it verified.
 type Chain struct {

@@ -91,9 +91,16 @@ func probeCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	if f.format == "json" {
-		return probe.WriteJSON(stdout, rep)
+		err = probe.WriteJSON(stdout, rep)
+	} else {
+		err = probe.WriteTable(stdout, rep)
 	}
-	return probe.WriteTable(stdout, rep)
+	if err == nil && !rep.Answered() {
+		// The report is printed (it says what each attempt met), but a
+		// probe that learnt nothing is not a success.
+		err = fmt.Errorf("probe %s: no handshake completed with any TLS version, so nothing was learnt about the server; see above what each attempt met", rep.Target)
+	}
+	return err
 }
 
 // parseProbeFlags parses probe's command line: flags and one HOST:PORT.

@@ -123,3 +123,39 @@ func TestProbeAdviceNamesFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestProbeSilentServer: a server that accepts and never answers teaches
+// the probe nothing; it says so per version and exits 1 instead of 0.
+func TestProbeSilentServer(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		var held []net.Conn // never read, never answered
+		defer func() {
+			for _, c := range held {
+				c.Close()
+			}
+		}()
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			held = append(held, c)
+		}
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	var stdout, stderr bytes.Buffer
+	err = cli.Run(ctx, []string{"probe", ln.Addr().String(), "--insecure", "--tls", "1.2,1.3", "--timeout", "300ms"}, &stdout, &stderr)
+	if code := cli.ExitCode(err); code != 1 || !strings.Contains(cli.Message(err), "no handshake completed with any TLS version") {
+		t.Fatalf("exit %d (%v), want 1 saying that nothing was learnt", code, err)
+	}
+	if out := stdout.String(); strings.Count(out, "no answer within 300ms") != 2 || strings.Contains(out, "context deadline") {
+		t.Errorf("report does not say, per version, that the server did not answer:\n%s", out)
+	}
+}
