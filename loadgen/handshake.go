@@ -3,6 +3,7 @@ package loadgen
 import (
 	"context"
 	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"runtime"
@@ -143,7 +144,10 @@ func (e *CaseError) Error() string {
 // all failed, the first with kind and err, with the advice for it.
 func (hc *HandshakeCase) caseError(kind string, err error, n int) *CaseError {
 	e := &CaseError{Case: hc.Name, Kind: kind, Err: err, Count: n}
+	var wrongName x509.HostnameError
 	switch {
+	case kind == connerr.Verify && errors.As(err, &wrongName):
+		e.Hint = hc.Words.advice(AdviceWrongName)
 	case kind == connerr.Verify:
 		e.Hint = hc.Words.advice(AdviceUntrusted)
 	case strings.Contains(kind, "certificate required"):

@@ -20,6 +20,9 @@ type Words struct {
 const (
 	// AdviceUntrusted: the server's certificate did not verify.
 	AdviceUntrusted = "untrusted"
+	// AdviceWrongName: the server's certificate is not for the name the
+	// client asked for.
+	AdviceWrongName = "wrong-name"
 	// AdviceClientCert: the server asked for a client certificate that
 	// the client did not present.
 	AdviceClientCert = "client-cert"
@@ -31,6 +34,7 @@ const (
 // defaultAdvice is what a case says without Words.Advice.
 var defaultAdvice = map[string]string{
 	AdviceUntrusted:  "give the client the CA that issued the server's certificate, or skip verification",
+	AdviceWrongName:  "the certificate is not for the server name asked for: give the name it is for, or skip verification",
 	AdviceClientCert: "the server wants a client certificate: give the case a client identity",
 	AdviceNotEcho:    "the target is not an echo server: give the case an Exchange that speaks its protocol",
 }

@@ -181,6 +181,7 @@ func compareCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	cf := defineCompareFlags(fs)
 	format := fs.String("format", "table", "`FORMAT` of the comparison: table, markdown, json, csv")
 	out := fs.String("o", "", "write the comparison to `FILE` instead of standard output")
+	fs.StringVar(out, "out", "", "the same as -o `FILE`")
 	files, err := fs.parseWithArgs(args)
 	if err != nil {
 		return err

@@ -47,6 +47,7 @@ func reportCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	format := fs.String("format", "table", "`FORMAT` of the report: table, markdown, csv, json, benchfmt, html")
 	out := fs.String("o", "", "write the report to `FILE` instead of standard output")
+	fs.StringVar(out, "out", "", "the same as -o `FILE`")
 	files, err := fs.parseWithArgs(args)
 	if err != nil {
 		return err

@@ -220,6 +220,8 @@ func validateRun(fs *flagSet, f *runFlags) error {
 		return usagef("--case-time %v: must be 0 (no limit) or positive", f.caseTime)
 	case f.clientIdentities < 1:
 		return usagef("--client-identities %d: must be at least 1", f.clientIdentities)
+	case fs.isSet("out") && f.out == "":
+		return usagef("--out: give the results file's name, e.g. --out results.jsonl")
 	}
 	if f.out != "" && f.baseline != "" && sameFile(f.out, f.baseline) {
 		return usagef("--out %s would overwrite the --baseline file; write the new results elsewhere", f.out)
