@@ -39,6 +39,14 @@ section_transport() {
 	run transport --tls 1.3 --groups x25519 --concurrency 1,64 --transport tcp,memory
 }
 
+section_transports() {
+	run transports --tls 1.3 --groups x25519 --concurrency 8 --transport tcp4,tcp6,memory
+}
+
+section_ciphers() {
+	run ciphers --tls 1.2 --cipher aes128gcm,chacha20poly1305 --resume off,on --concurrency 8
+}
+
 section_keycache() {
 	local pw=$work/p12-password
 	echo "benchmark password" >"$pw"
@@ -108,7 +116,7 @@ section_throughput() {
 
 sections=("$@")
 if ((${#sections[@]} == 0)); then
-	sections=(default harness mutual groups transport keycache nginx throughput)
+	sections=(default harness mutual groups transport transports ciphers keycache nginx throughput)
 fi
 for s in "${sections[@]}"; do
 	"section_$s"

@@ -70,9 +70,11 @@ func (l Load) Shares() (busy, ours, other float64, ok bool) {
 	busy = float64(l.Machine.Busy) / total
 	ours = float64(l.Client+l.Server) / total
 	// The kernel's jiffy accounting and the processes' own rusage are
-	// sampled differently: clamp the small negative differences this
-	// leaves instead of reporting "-1% other load".
+	// sampled differently: clamp the small differences this leaves
+	// instead of reporting "-1% other load", or CPUs less busy than the
+	// client and the server alone kept them.
 	other = max(busy-ours, 0)
+	busy = max(busy, ours)
 	return min(busy, 1), min(ours, 1), min(other, 1), true
 }
 
