@@ -177,7 +177,7 @@ func TestThroughputKTLSOnRefused(t *testing.T) {
 	if ktls.Supported() == nil {
 		// A kTLS kernel: this in-process server was started without
 		// WithKTLS, and says so.
-		want = "KTLS on: server: user-space TLS: the server was started without kTLS"
+		want = "KTLS on: server: user-space TLS: the server was started without kernel TLS"
 	}
 	if rec != nil || err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("record %v, error %v: want %q", rec, err, want)

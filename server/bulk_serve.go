@@ -158,7 +158,7 @@ func (s *Server) bulkKTLS(tc *tls.Conn, rc *ktls.RecordConn, setup bulk.Setup, a
 		return tc, nil, true
 	case s.kl == nil || rc == nil:
 		s.userSpace(rc)
-		ack.Message = "server: user-space TLS: the server was started without kTLS (server.Options.KTLS)"
+		ack.Message = "server: user-space TLS: the server was started without kernel TLS"
 		return tc, nil, true
 	}
 	kc, err := ktls.Enable(tc, rc, s.kl, dir, ktls.WithRxExpectNoPad())

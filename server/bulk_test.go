@@ -102,7 +102,7 @@ func TestBulkRefusals(t *testing.T) {
 		want  string
 	}{
 		{"unknown source", bulk.Setup{Buffer: 4096, Source: 2}, nil, "file source 2: the server has 1"},
-		{"kTLS from a server without it", bulk.Setup{Buffer: 4096, KTLSTX: true, KTLSRX: true}, nil, "started without kTLS"},
+		{"kTLS from a server without it", bulk.Setup{Buffer: 4096, KTLSTX: true, KTLSRX: true}, nil, "started without kernel TLS"},
 		{"upload of a file", bulk.Setup{Buffer: 4096, Source: 1}, &bulk.Round{Directions: bulk.Upload, Bytes: 8000}, "can only be downloaded"},
 		{"part of a file", bulk.Setup{Buffer: 4096, Source: 1}, &bulk.Round{Directions: bulk.Download, Bytes: 100}, "whole passes"},
 	} {
