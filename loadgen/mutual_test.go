@@ -7,6 +7,7 @@ import (
 	"net"
 	"testing"
 
+	"github.com/tlsbench/tlsbench/internal/testpki"
 	"github.com/tlsbench/tlsbench/loadgen"
 	"github.com/tlsbench/tlsbench/pki"
 	"github.com/tlsbench/tlsbench/server"
@@ -17,14 +18,7 @@ import (
 // certificates from ca, and two client identities of that CA.
 func mutualServer(t *testing.T) (srv *server.Server, addr string, ca *pki.CA, ids []*pki.Identity) {
 	t.Helper()
-	ca, err := pki.NewCA()
-	if err != nil {
-		t.Fatal(err)
-	}
-	sid, err := ca.IssueServer(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ca, sid := testpki.Identity(t)
 	cfg, err := tlsconf.Server(tlsconf.ServerOptions{Certificates: []tls.Certificate{sid.TLSCertificate()}, Mutual: true, ClientCAs: ca.Pool()})
 	if err != nil {
 		t.Fatal(err)

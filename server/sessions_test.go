@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/tlsbench/tlsbench/internal/field"
+	"github.com/tlsbench/tlsbench/internal/testpki"
 	"github.com/tlsbench/tlsbench/pki"
 )
 
@@ -29,20 +30,9 @@ type fixture struct {
 
 func newFixture(t *testing.T, clientOpts ...pki.Option) *fixture {
 	t.Helper()
-	ca, err := pki.NewCA()
-	if err != nil {
-		t.Fatal(err)
-	}
-	f := &fixture{dir: t.TempDir(), ca: ca}
-	sid, err := ca.IssueServer(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.server = IdentityFiles{Cert: filepath.Join(f.dir, "s.pem"), Key: filepath.Join(f.dir, "s-key.pem")}
-	f.caFile = filepath.Join(f.dir, "ca.pem")
-	must(t, pki.WriteCertsPEM(f.server.Cert, sid.Chain...))
-	must(t, pki.WriteKeyPEM(f.server.Key, sid.Key))
-	must(t, pki.WriteCertsPEM(f.caFile, ca.Root()))
+	ca, _, files := testpki.ServerFiles(t)
+	f := &fixture{dir: filepath.Dir(files.CA), ca: ca, caFile: files.CA}
+	f.server = IdentityFiles{Cert: files.Cert, Key: files.Key}
 	for _, name := range []string{"A", "B"} {
 		id, err := ca.IssueClient("client "+name, clientOpts...)
 		must(t, err)

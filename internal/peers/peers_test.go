@@ -3,9 +3,9 @@ package peers_test
 import (
 	"crypto/tls"
 	"github.com/tlsbench/tlsbench/internal/procid"
+	"github.com/tlsbench/tlsbench/internal/testpki"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -18,22 +18,8 @@ import (
 // files writes a test PKI for the peers.
 func files(t *testing.T) (ca *pki.CA, caFile, cert, key string) {
 	t.Helper()
-	dir := t.TempDir()
-	ca, err := pki.NewCA()
-	if err != nil {
-		t.Fatal(err)
-	}
-	id, err := ca.IssueServer(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	caFile, cert, key = filepath.Join(dir, "ca.pem"), filepath.Join(dir, "server.pem"), filepath.Join(dir, "server-key.pem")
-	for _, err := range []error{pki.WriteCertsPEM(caFile, ca.Root()), pki.WriteCertsPEM(cert, id.Chain...), pki.WriteKeyPEM(key, id.Key)} {
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	return ca, caFile, cert, key
+	ca, _, f := testpki.ServerFiles(t)
+	return ca, f.CA, f.Cert, f.Key
 }
 
 // get does a TLS handshake and a GET, and returns the status line.
