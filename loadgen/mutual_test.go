@@ -48,6 +48,7 @@ func mutualServer(t *testing.T) (srv *server.Server, addr string, ca *pki.CA, id
 // the old identity. tlsbench's scoped pool does not, and the case's
 // identity cross-check catches the naive cache.
 func TestSessionsNeverCrossIdentities(t *testing.T) {
+	t.Parallel()
 	srv, addr, ca, ids := mutualServer(t)
 	for _, v := range []uint16{tls.VersionTLS12, tls.VersionTLS13} {
 		name := "tls" + tlsconf.VersionName(v)

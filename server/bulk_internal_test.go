@@ -15,6 +15,7 @@ import (
 // benchmark measures exactly what it did before kTLS existed. With it,
 // an existing key log writer keeps receiving every line.
 func TestKTLSIsOptIn(t *testing.T) {
+	t.Parallel()
 	_, id := testpki.Identity(t)
 	newCfg := func() *tls.Config {
 		cfg, err := tlsconf.Server(tlsconf.ServerOptions{Certificates: []tls.Certificate{id.TLSCertificate()}})

@@ -34,6 +34,7 @@ func writeIdentity(t *testing.T) (server.IdentityFiles, *pki.CA) {
 // TestChildCountsAndQuits starts a child server, makes a handshake, and
 // reads the child's counters over the control channel.
 func TestChildCountsAndQuits(t *testing.T) {
+	t.Parallel()
 	files, ca := writeIdentity(t)
 	child, err := server.StartChild(context.Background(), childOptions(server.Options{Identities: []server.IdentityFiles{files}}))
 	if err != nil {
@@ -64,6 +65,7 @@ func TestChildCountsAndQuits(t *testing.T) {
 // TestChildStartErrorsSayWhy: a child that cannot start reports its own
 // reason (the file at fault) to the parent.
 func TestChildStartErrorsSayWhy(t *testing.T) {
+	t.Parallel()
 	files, _ := writeIdentity(t)
 	missing := server.IdentityFiles{Cert: filepath.Join(t.TempDir(), "nope.pem"), Key: files.Key}
 	_, err := server.StartChild(context.Background(), childOptions(server.Options{Identities: []server.IdentityFiles{missing}}))

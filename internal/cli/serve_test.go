@@ -384,6 +384,7 @@ func TestServeHostileInput(t *testing.T) {
 }
 
 func TestServeFlagErrors(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		args []string
 		msg  string
@@ -498,6 +499,7 @@ func TestOpenSSLSTimeWWWAgainstServe(t *testing.T) {
 // so a list of revoked ones can only be given to serve; run's help does
 // not offer it.
 func TestRevokedIsAServeFlag(t *testing.T) {
+	t.Parallel()
 	checkExit(t, []string{"run", "--mutual", "--revoked", "list.txt"}, 2, "unknown flag --revoked")
 	for cmd, want := range map[string]bool{"run": false, "serve": true} {
 		var out bytes.Buffer
@@ -633,6 +635,7 @@ func TestServePKIDirForOtherSettings(t *testing.T) {
 
 // TestP12PasswordAdviceNamesFlag checks that the key manager's advice for
 // a PKCS#12 identity without a password names the flag that gives one.
+// Not parallel: it clears the password environment variable (t.Setenv).
 func TestP12PasswordAdviceNamesFlag(t *testing.T) {
 	t.Setenv(keys.PasswordEnv, "")
 	dir := t.TempDir()

@@ -38,6 +38,7 @@ func get(t *testing.T, addr string, ca *pki.CA, version uint16) string {
 }
 
 func TestOpenSSLServer(t *testing.T) {
+	t.Parallel()
 	ca, _, cert, key := files(t)
 	s := peers.OpenSSL(t, "-cert", cert, "-key", key, "-www", "-tls1_3")
 	if !strings.HasPrefix(s.Addr, "127.0.0.1:") {
@@ -59,6 +60,7 @@ func TestOpenSSLServer(t *testing.T) {
 }
 
 func TestOpenSSLBadFlag(t *testing.T) {
+	t.Parallel()
 	peers.Require(t, "openssl")
 	_, err := peers.StartOpenSSL(t.Context(), "-no-such-flag")
 	if err == nil || !strings.Contains(err.Error(), "no-such-flag") {
@@ -70,6 +72,7 @@ func TestOpenSSLBadFlag(t *testing.T) {
 }
 
 func TestNginx(t *testing.T) {
+	t.Parallel()
 	ca, caFile, cert, key := files(t)
 	n := peers.NginxT(t, peers.NginxConfig{Cert: cert, Key: key, Tickets: true, SessionCache: "shared:SSL:1m"})
 	for _, v := range []uint16{tls.VersionTLS12, tls.VersionTLS13} {
@@ -102,6 +105,7 @@ func TestNginx(t *testing.T) {
 }
 
 func TestVersions(t *testing.T) {
+	t.Parallel()
 	peers.Require(t, "openssl")
 	v := peers.Versions()
 	if !strings.HasPrefix(v["openssl"], "OpenSSL ") {
