@@ -6,14 +6,13 @@ import (
 	"crypto/x509"
 	"net"
 	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/tlsbench/tlsbench/internal/testchild"
+	"github.com/tlsbench/tlsbench/internal/testpki"
 	"github.com/tlsbench/tlsbench/internal/usage"
 	"github.com/tlsbench/tlsbench/loadgen"
-	"github.com/tlsbench/tlsbench/pki"
 	"github.com/tlsbench/tlsbench/server"
 	"github.com/tlsbench/tlsbench/tlsconf"
 )
@@ -80,18 +79,8 @@ func BenchmarkClientHandshakeCost(b *testing.B) {
 }
 
 func startChildServer(b *testing.B) (string, *x509.CertPool) {
-	ca, err := pki.NewCA()
-	if err != nil {
-		b.Fatal(err)
-	}
-	id, err := ca.IssueServer(nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	dir := b.TempDir()
-	files := server.IdentityFiles{Cert: filepath.Join(dir, "s.pem"), Key: filepath.Join(dir, "k.pem")}
-	pki.WriteCertsPEM(files.Cert, id.Chain...)
-	pki.WriteKeyPEM(files.Key, id.Key)
+	ca, _, f := testpki.ServerFiles(b)
+	files := server.IdentityFiles{Cert: f.Cert, Key: f.Key}
 	exe, _ := os.Executable()
 	child, err := server.StartChild(context.Background(), server.ChildOptions{
 		Path: exe, Args: []string{"serve"}, Env: []string{testchild.Env()},

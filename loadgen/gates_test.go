@@ -133,6 +133,7 @@ func (d countingDialer) Dial(ctx context.Context, deadline time.Time) (net.Conn,
 // of an interrupted case match those of a case that ran to its end,
 // rather than counting the dropped iteration's work over the kept
 // iterations' handshakes.
+// Not parallel: it compares this process's CPU and allocations per handshake, which other tests would disturb.
 func TestInterruptedIterationAddsNoCost(t *testing.T) {
 	s := startServer(t, nil)
 	const hs = 64

@@ -6,6 +6,7 @@ import (
 )
 
 func TestCheckIdentities(t *testing.T) {
+	t.Parallel()
 	hc := &HandshakeCase{Name: "c", ClientIdentities: []string{"a", "b"}}
 	tests := []struct {
 		name       string

@@ -63,6 +63,7 @@ func (s *testServer) handshakeCase(name string, version uint16, resume bool, con
 // reads the server's ticket, so it never resumes; reading one byte after
 // the handshake is enough. TLS 1.2 tickets arrive inside the handshake.
 func TestTLS13ResumptionNeedsTicketRead(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, nil)
 	tests := []struct {
 		version  uint16
@@ -102,6 +103,7 @@ func TestTLS13ResumptionNeedsTicketRead(t *testing.T) {
 }
 
 func TestResumptionErrorWhenServerDoesNotResume(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, func(c *tls.Config) { c.SessionTicketsDisabled = true })
 	for _, v := range []uint16{tls.VersionTLS12, tls.VersionTLS13} {
 		hc := s.handshakeCase("resume-"+tlsconf.VersionName(v), v, true, 2)
@@ -123,6 +125,7 @@ func TestResumptionErrorWhenServerDoesNotResume(t *testing.T) {
 // iterations are held to --min-resumption; the record is kept and the case
 // fails.
 func TestNoWarmupStillChecksResumption(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, func(c *tls.Config) { c.SessionTicketsDisabled = true })
 	hc := s.handshakeCase("nowarm", tls.VersionTLS13, true, 2)
 	hc.Warmup = 0
@@ -134,6 +137,7 @@ func TestNoWarmupStillChecksResumption(t *testing.T) {
 }
 
 func TestFailuresCountedByKind(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, nil)
 	hc := s.handshakeCase("mixed", tls.VersionTLS13, false, 4)
 	// Every other connection uses a client that does not trust the
@@ -190,6 +194,7 @@ func TestFailuresCountedByKind(t *testing.T) {
 
 // TestTimeWaitBounded checks the abortive close: however many connections
 // a run makes, no socket of it is left in TIME_WAIT.
+// Not parallel: it counts machine-wide TIME_WAIT sockets, which other tests' connections add to.
 func TestTimeWaitBounded(t *testing.T) {
 	if _, err := os.Stat("/proc/net/tcp"); err != nil {
 		t.Skip("needs /proc/net/tcp (Linux)")
@@ -234,6 +239,7 @@ func countTimeWait(t *testing.T, port int) int {
 }
 
 func TestInterruptedCaseKeepsMeasuredIterations(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, nil)
 	hc := s.handshakeCase("interrupt", tls.VersionTLS12, false, 2)
 	hc.Iterations = 1000
@@ -265,6 +271,7 @@ func TestInterruptedCaseKeepsMeasuredIterations(t *testing.T) {
 }
 
 func TestMemoryTransport(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, nil)
 	for _, resume := range []bool{false, true} {
 		hc := s.handshakeCase("memory", tls.VersionTLS13, resume, 8)

@@ -7,6 +7,7 @@ import (
 	"net"
 	"testing"
 
+	"github.com/tlsbench/tlsbench/internal/testpki"
 	"github.com/tlsbench/tlsbench/loadgen"
 	"github.com/tlsbench/tlsbench/pki"
 	"github.com/tlsbench/tlsbench/server"
@@ -17,14 +18,7 @@ import (
 // certificates from ca, and two client identities of that CA.
 func mutualServer(t *testing.T) (srv *server.Server, addr string, ca *pki.CA, ids []*pki.Identity) {
 	t.Helper()
-	ca, err := pki.NewCA()
-	if err != nil {
-		t.Fatal(err)
-	}
-	sid, err := ca.IssueServer(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ca, sid := testpki.Identity(t)
 	cfg, err := tlsconf.Server(tlsconf.ServerOptions{Certificates: []tls.Certificate{sid.TLSCertificate()}, Mutual: true, ClientCAs: ca.Pool()})
 	if err != nil {
 		t.Fatal(err)
@@ -54,6 +48,7 @@ func mutualServer(t *testing.T) (srv *server.Server, addr string, ca *pki.CA, id
 // the old identity. tlsbench's scoped pool does not, and the case's
 // identity cross-check catches the naive cache.
 func TestSessionsNeverCrossIdentities(t *testing.T) {
+	t.Parallel()
 	srv, addr, ca, ids := mutualServer(t)
 	for _, v := range []uint16{tls.VersionTLS12, tls.VersionTLS13} {
 		name := "tls" + tlsconf.VersionName(v)

@@ -84,6 +84,7 @@ func sendCorrupted(c *tls.Conn, r bulk.Round, corrupt func(pos int64, b []byte))
 // the case fails with an IntegrityError that names the first wrong byte
 // (or the server's report), never with a figure.
 func TestThroughputIntegrityFailsLoudly(t *testing.T) {
+	t.Parallel()
 	flipAt := func(at int64) func(int64, []byte) {
 		return func(pos int64, b []byte) {
 			if at >= pos && at < pos+int64(len(b)) {
@@ -138,6 +139,7 @@ func TestThroughputIntegrityFailsLoudly(t *testing.T) {
 // TestThroughputShortStream: a server that stops early is an I/O error,
 // not an integrity failure and not a measurement.
 func TestThroughputShortStream(t *testing.T) {
+	t.Parallel()
 	addr, cfg := fakeBulkServer(t, func(c *tls.Conn, r bulk.Round) {
 		c.Write(bulk.PatternAt(r.DownloadPhase, 1000))
 		c.Close()
@@ -152,6 +154,7 @@ func TestThroughputShortStream(t *testing.T) {
 // TestThroughputWrongCipherRefused: the client refuses to measure a cipher
 // other than the case's, and TLS 1.3 AES-256-GCM is not runnable.
 func TestThroughputWrongCipherRefused(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, func(cfg *tls.Config) { cfg.MaxVersion = tls.VersionTLS12 })
 	tc := throughputCase(s.addr, tlsconf.Client(tlsconf.ClientOptions{RootCAs: s.roots, ServerName: "localhost"}), loadgen.DirectionDownload)
 	_, err := loadgen.RunThroughput(context.Background(), tc)
@@ -168,6 +171,7 @@ func TestThroughputWrongCipherRefused(t *testing.T) {
 // TestThroughputKTLSOnRefused: --ktls on against a kernel (or server)
 // that cannot gives the reason, not a user-space figure.
 func TestThroughputKTLSOnRefused(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, nil)
 	tc := throughputCase(s.addr, tlsconf.Client(tlsconf.ClientOptions{RootCAs: s.roots, ServerName: "localhost"}), loadgen.DirectionDownload)
 	tc.KTLS = ktls.ModeOn
@@ -187,6 +191,7 @@ func TestThroughputKTLSOnRefused(t *testing.T) {
 // TestThroughputConcurrentConnections: every connection's stream is
 // checked separately (each starts at its own phase).
 func TestThroughputConcurrentConnections(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, nil)
 	tc := throughputCase(s.addr, tlsconf.Client(tlsconf.ClientOptions{RootCAs: s.roots, ServerName: "localhost"}), loadgen.DirectionBoth)
 	tc.Concurrency, tc.Bytes, tc.Buffer, tc.Iterations, tc.Warmup = 4, 256<<10, 4<<10, 2, 1
@@ -202,6 +207,7 @@ func TestThroughputConcurrentConnections(t *testing.T) {
 // TestThroughputInterrupted: when ctx ends, what was measured is returned
 // with the error, and says so.
 func TestThroughputInterrupted(t *testing.T) {
+	t.Parallel()
 	s := startServer(t, nil)
 	tc := throughputCase(s.addr, tlsconf.Client(tlsconf.ClientOptions{RootCAs: s.roots, ServerName: "localhost"}), loadgen.DirectionDownload)
 	tc.Bytes, tc.Duration, tc.Iterations = 0, 100*time.Millisecond, 1000

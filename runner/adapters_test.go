@@ -4,13 +4,11 @@ import (
 	"context"
 	"crypto/tls"
 	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/tlsbench/tlsbench/internal/testchild"
 	"github.com/tlsbench/tlsbench/internal/testpki"
 	"github.com/tlsbench/tlsbench/loadgen"
-	"github.com/tlsbench/tlsbench/pki"
 	"github.com/tlsbench/tlsbench/runner"
 	"github.com/tlsbench/tlsbench/server"
 	"github.com/tlsbench/tlsbench/tlsconf"
@@ -51,22 +49,8 @@ func TestMemoryAdapters(t *testing.T) {
 // own CPU, and names its process so that the case watches its CPUs.
 func TestChildServerAdapter(t *testing.T) {
 	t.Parallel()
-	ca, err := pki.NewCA()
-	if err != nil {
-		t.Fatal(err)
-	}
-	id, err := ca.IssueServer(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	files := server.IdentityFiles{Cert: filepath.Join(dir, "s.pem"), Key: filepath.Join(dir, "s-key.pem")}
-	if err := pki.WriteCertsPEM(files.Cert, id.Chain...); err != nil {
-		t.Fatal(err)
-	}
-	if err := pki.WriteKeyPEM(files.Key, id.Key); err != nil {
-		t.Fatal(err)
-	}
+	ca, _, f := testpki.ServerFiles(t)
+	files := server.IdentityFiles{Cert: f.Cert, Key: f.Key}
 	exe, _ := os.Executable()
 	child, err := server.StartChild(context.Background(), server.ChildOptions{Path: exe, Args: []string{"serve"}, Env: []string{testchild.Env()},
 		Server: server.Options{Listen: "127.0.0.1:0", Identities: []server.IdentityFiles{files}}})

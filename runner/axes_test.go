@@ -53,6 +53,7 @@ func TestNamesOfNewAxesStable(t *testing.T) {
 // Go endpoints cannot negotiate, is reported as not runnable instead of
 // silently measuring another cipher.
 func TestCipherCasesRecordTheirSuite(t *testing.T) {
+	t.Parallel()
 	p := smallPlan()
 	p.Concurrency = []int{4}
 	p.Handshakes = 16
@@ -120,6 +121,7 @@ func needIPv6(t *testing.T) {
 // sockets of both families. The tcp6 server listens on [::1] (its notice
 // says where) and records say tcp6; tcp4 keeps recording "tcp".
 func TestTCP6AgainstChildServer(t *testing.T) {
+	t.Parallel()
 	needIPv6(t)
 	p := smallPlan()
 	p.Versions = []uint16{tls.VersionTLS13}
@@ -212,6 +214,7 @@ func echo(ln net.Listener) {
 // TestRecordsCarryParams: a measured record carries its case's params,
 // every axis of its mode.
 func TestRecordsCarryParams(t *testing.T) {
+	t.Parallel()
 	p := smallPlan()
 	p.Versions = []uint16{tls.VersionTLS13}
 	p.Resume = []bool{true}

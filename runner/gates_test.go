@@ -41,6 +41,7 @@ func writeTicketKey(t *testing.T, path string) {
 // of 128 falls back to a full one (99.2%): above the bar, the drift is a
 // note and the case passes.
 func TestTicketKeysRotatedAfterWarmup(t *testing.T) {
+	t.Parallel()
 	keys := filepath.Join(t.TempDir(), "ticket.keys")
 	writeTicketKey(t, keys)
 	p := smallPlan()

@@ -66,6 +66,7 @@ func collect(t *testing.T, cases int, run func(emit func(*results.Record) error)
 // handshake (TLS 1.3 at concurrency 128 included), full cases none, and
 // the server's own count must agree with the client's.
 func TestResumptionVerifiedAgainstChildServer(t *testing.T) {
+	t.Parallel()
 	for _, rec := range run(t, smallPlan()) {
 		t.Run(rec.Name, func(t *testing.T) {
 			want := 0.0
@@ -98,6 +99,7 @@ func TestResumptionVerifiedAgainstChildServer(t *testing.T) {
 }
 
 func TestMemoryTransportAndKeyTypes(t *testing.T) {
+	t.Parallel()
 	p := smallPlan()
 	p.Versions = []uint16{tls.VersionTLS13}
 	p.Concurrency = []int{8}
@@ -124,6 +126,7 @@ func TestMemoryTransportAndKeyTypes(t *testing.T) {
 }
 
 func TestValidate(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		mutate func(*runner.Plan)
@@ -152,6 +155,7 @@ func TestValidate(t *testing.T) {
 // latter against the stateful store, whose ids really are single-use), and
 // the server sees exactly the identities presented.
 func TestMutualResumptionBothReuseModes(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("long: 16 cases at concurrency 128")
 	}
@@ -186,6 +190,7 @@ func TestMutualResumptionBothReuseModes(t *testing.T) {
 // and off: with it off the server decrypts the key once per full
 // handshake and never for a resumed one; with it on, never after load.
 func TestKeyCacheOnOff(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	pw := filepath.Join(dir, "pw")
 	if err := os.WriteFile(pw, []byte("test password\n"), 0o600); err != nil {

@@ -44,6 +44,7 @@ func runThroughput(t *testing.T, p runner.ThroughputPlan) []results.Record {
 // process (server CPU measured apart) and in this process. TLS 1.3
 // AES-256-GCM is reported as not runnable, with no figures.
 func TestThroughputUserSpaceMatrix(t *testing.T) {
+	t.Parallel()
 	for _, inProcess := range []bool{false, true} {
 		p := smallThroughputPlan()
 		p.InProcess = inProcess
@@ -94,6 +95,7 @@ func TestThroughputUserSpaceMatrix(t *testing.T) {
 // TestThroughputDuration: a duration-bound iteration keeps moving data in
 // rounds until its time is up.
 func TestThroughputDuration(t *testing.T) {
+	t.Parallel()
 	p := smallThroughputPlan()
 	p.Versions, p.Ciphers, p.Directions = []uint16{tls.VersionTLS13}, []string{ktls.CipherChaCha20Poly1305}, []string{loadgen.DirectionBoth}
 	p.Bytes, p.Duration = 0, 150e6
@@ -111,6 +113,7 @@ func TestThroughputDuration(t *testing.T) {
 // in whole passes and checks every byte; without kTLS TX the server reads
 // it with the case's buffer size, and says so.
 func TestThroughputFileSource(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "payload")
 	data := make([]byte, 300<<10+7)
 	rand.Read(data)
@@ -142,6 +145,7 @@ func TestThroughputFileSource(t *testing.T) {
 // measures user space and records why, and --ktls on is refused before
 // the run with the same reason.
 func TestThroughputKTLSOnThisKernel(t *testing.T) {
+	t.Parallel()
 	if ktls.Supported() == nil {
 		t.Skip("this kernel has kTLS; the VM test covers it (TestVMThroughput)")
 	}
@@ -169,6 +173,7 @@ func TestThroughputKTLSOnThisKernel(t *testing.T) {
 }
 
 func TestThroughputPlanValidate(t *testing.T) {
+	t.Parallel()
 	file := filepath.Join(t.TempDir(), "f")
 	os.WriteFile(file, []byte("x"), 0o600)
 	for _, tc := range []struct {
@@ -208,6 +213,7 @@ func TestThroughputPlanValidate(t *testing.T) {
 }
 
 func TestParseSize(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		in   string
 		want int64

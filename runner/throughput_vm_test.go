@@ -29,6 +29,7 @@ const vmEnv = "TLSBENCH_KTLS_VM"
 // (per end, and from /proc/net/tls_stat), that sendfile served the file,
 // and that every byte arrived intact (the runner checks each round).
 // TCG emulation distorts the absolute figures.
+// Not parallel: it boots VMs and measures their throughput and CPU, which other tests would disturb.
 func TestVMThroughput(t *testing.T) {
 	if os.Getenv(vmEnv) != "1" {
 		t.Skipf("VM-only test: needs a kernel with CONFIG_TLS; run scripts/ktls-vm-test.sh (sets %s=1)", vmEnv)

@@ -5,7 +5,7 @@ import (
 	"crypto/tls"
 	"testing"
 
-	"github.com/tlsbench/tlsbench/pki"
+	"github.com/tlsbench/tlsbench/internal/testpki"
 	"github.com/tlsbench/tlsbench/tlsconf"
 )
 
@@ -15,14 +15,8 @@ import (
 // benchmark measures exactly what it did before kTLS existed. With it,
 // an existing key log writer keeps receiving every line.
 func TestKTLSIsOptIn(t *testing.T) {
-	ca, err := pki.NewCA()
-	if err != nil {
-		t.Fatal(err)
-	}
-	id, err := ca.IssueServer(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	t.Parallel()
+	_, id := testpki.Identity(t)
 	newCfg := func() *tls.Config {
 		cfg, err := tlsconf.Server(tlsconf.ServerOptions{Certificates: []tls.Certificate{id.TLSCertificate()}})
 		if err != nil {

@@ -54,6 +54,7 @@ func dialBulk(t *testing.T, addr string, cfg *tls.Config, setup bulk.Setup) (*tl
 // TestServerDetectsCorruptUpload: the server checks an upload, reads it
 // to its end so that the client can hear the verdict, and names the byte.
 func TestServerDetectsCorruptUpload(t *testing.T) {
+	t.Parallel()
 	addr, cfg := bulkServer(t)
 	for _, tc := range []struct {
 		name   string
@@ -92,6 +93,7 @@ func TestServerDetectsCorruptUpload(t *testing.T) {
 
 // TestBulkRefusals: what the server will not do, it says, in one line.
 func TestBulkRefusals(t *testing.T) {
+	t.Parallel()
 	file := filepath.Join(t.TempDir(), "src")
 	os.WriteFile(file, bytes.Repeat([]byte("tlsbench"), 1000), 0o600)
 	addr, cfg := bulkServer(t, server.WithSources(file))
@@ -130,6 +132,7 @@ func TestBulkRefusals(t *testing.T) {
 // TestKTLSReadyServerStillEchoes: a server started ready for kTLS still
 // answers the handshake benchmark's ping (in user space).
 func TestKTLSReadyServerStillEchoes(t *testing.T) {
+	t.Parallel()
 	for _, opts := range [][]server.Option{nil, {server.WithKTLS()}} {
 		addr, cfg := bulkServer(t, opts...)
 		c, err := tls.Dial("tcp", addr, cfg)

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/tlsbench/tlsbench/internal/testchild"
+	"github.com/tlsbench/tlsbench/internal/testpki"
 	"github.com/tlsbench/tlsbench/pki"
 	"github.com/tlsbench/tlsbench/server"
 )
@@ -26,28 +27,14 @@ func childOptions(srv server.Options) server.ChildOptions {
 
 func writeIdentity(t *testing.T) (server.IdentityFiles, *pki.CA) {
 	t.Helper()
-	ca, err := pki.NewCA()
-	if err != nil {
-		t.Fatal(err)
-	}
-	id, err := ca.IssueServer(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	f := server.IdentityFiles{Cert: filepath.Join(dir, "s.pem"), Key: filepath.Join(dir, "s-key.pem")}
-	if err := pki.WriteCertsPEM(f.Cert, id.Chain...); err != nil {
-		t.Fatal(err)
-	}
-	if err := pki.WriteKeyPEM(f.Key, id.Key); err != nil {
-		t.Fatal(err)
-	}
-	return f, ca
+	ca, _, f := testpki.ServerFiles(t)
+	return server.IdentityFiles{Cert: f.Cert, Key: f.Key}, ca
 }
 
 // TestChildCountsAndQuits starts a child server, makes a handshake, and
 // reads the child's counters over the control channel.
 func TestChildCountsAndQuits(t *testing.T) {
+	t.Parallel()
 	files, ca := writeIdentity(t)
 	child, err := server.StartChild(context.Background(), childOptions(server.Options{Identities: []server.IdentityFiles{files}}))
 	if err != nil {
@@ -78,6 +65,7 @@ func TestChildCountsAndQuits(t *testing.T) {
 // TestChildStartErrorsSayWhy: a child that cannot start reports its own
 // reason (the file at fault) to the parent.
 func TestChildStartErrorsSayWhy(t *testing.T) {
+	t.Parallel()
 	files, _ := writeIdentity(t)
 	missing := server.IdentityFiles{Cert: filepath.Join(t.TempDir(), "nope.pem"), Key: files.Key}
 	_, err := server.StartChild(context.Background(), childOptions(server.Options{Identities: []server.IdentityFiles{missing}}))
@@ -106,10 +94,7 @@ func TestChildCountersIncludeRefusedHandshakes(t *testing.T) {
 	if err := pki.WriteCertsPEM(caFile, ca.Root()); err != nil {
 		t.Fatal(err)
 	}
-	other, err := pki.NewCA()
-	if err != nil {
-		t.Fatal(err)
-	}
+	other := testpki.CA(t)
 	foreign, err := other.IssueClient("foreign")
 	if err != nil {
 		t.Fatal(err)

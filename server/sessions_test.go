@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/tlsbench/tlsbench/internal/field"
+	"github.com/tlsbench/tlsbench/internal/testpki"
 	"github.com/tlsbench/tlsbench/pki"
 )
 
@@ -29,20 +30,9 @@ type fixture struct {
 
 func newFixture(t *testing.T, clientOpts ...pki.Option) *fixture {
 	t.Helper()
-	ca, err := pki.NewCA()
-	if err != nil {
-		t.Fatal(err)
-	}
-	f := &fixture{dir: t.TempDir(), ca: ca}
-	sid, err := ca.IssueServer(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.server = IdentityFiles{Cert: filepath.Join(f.dir, "s.pem"), Key: filepath.Join(f.dir, "s-key.pem")}
-	f.caFile = filepath.Join(f.dir, "ca.pem")
-	must(t, pki.WriteCertsPEM(f.server.Cert, sid.Chain...))
-	must(t, pki.WriteKeyPEM(f.server.Key, sid.Key))
-	must(t, pki.WriteCertsPEM(f.caFile, ca.Root()))
+	ca, _, files := testpki.ServerFiles(t)
+	f := &fixture{dir: filepath.Dir(files.CA), ca: ca, caFile: files.CA}
+	f.server = IdentityFiles{Cert: files.Cert, Key: files.Key}
 	for _, name := range []string{"A", "B"} {
 		id, err := ca.IssueClient("client "+name, clientOpts...)
 		must(t, err)
@@ -114,6 +104,7 @@ func thumbHex(id *pki.Identity) string {
 	return hex.EncodeToString(sum[:])
 }
 
+// Not parallel: it sets the package variable reloadInterval.
 func TestRevokedClientCannotResumeOrConnect(t *testing.T) {
 	old := reloadInterval
 	reloadInterval = 0 // see every change of the file at once
@@ -161,6 +152,7 @@ func TestRevokedClientCannotResumeOrConnect(t *testing.T) {
 // (NotAfter is checked on resumption) with a short-lived certificate and
 // a server clock moved past its end.
 func TestExpiredClientCertificateNotResumed(t *testing.T) {
+	t.Parallel()
 	now := time.Now()
 	f := newFixture(t, pki.WithValidity(now.Add(-time.Hour), now.Add(time.Hour)))
 	b, err := Options{Identities: []IdentityFiles{f.server}, Mutual: true, ClientCA: f.caFile}.build(nil)
@@ -193,6 +185,7 @@ func TestExpiredClientCertificateNotResumed(t *testing.T) {
 }
 
 func TestStatefulStoreSingleUse(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	srv, addr := start(t, Options{Identities: []IdentityFiles{f.server}, SessionStore: StoreStateful})
 	for _, v := range []uint16{tls.VersionTLS12, tls.VersionTLS13} {
@@ -226,6 +219,7 @@ func (s *stickyCache) Put(_ string, cs *tls.ClientSessionState) {
 }
 
 func TestStatefulStoreBounds(t *testing.T) {
+	t.Parallel()
 	st := newStatefulStore(2, time.Minute)
 	clock := time.Now()
 	st.now = func() time.Time { return clock }
@@ -267,6 +261,7 @@ func TestStatefulStoreBounds(t *testing.T) {
 // TestSharedTicketKeys: two servers given the same --ticket-keys file
 // resume each other's sessions; rotating the file keeps old tickets valid
 // while the old key is listed, and drops them once it is not.
+// Not parallel: it sets the package variable reloadInterval.
 func TestSharedTicketKeys(t *testing.T) {
 	old := reloadInterval
 	reloadInterval = 0
@@ -307,6 +302,7 @@ func TestSharedTicketKeys(t *testing.T) {
 // *field.Error naming its field (the CLI maps it to a flag) and the file
 // at fault, and never a command-line flag.
 func TestOptionsErrorsNameTheField(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	bad := filepath.Join(f.dir, "bad.keys")
 	must(t, os.WriteFile(bad, []byte("zz\n"), 0o600))

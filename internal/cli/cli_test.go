@@ -35,6 +35,7 @@ func TestMain(m *testing.M) {
 }
 
 func TestScripts(t *testing.T) {
+	t.Parallel()
 	testscript.Run(t, testscript.Params{
 		Dir: "testdata/script",
 		Setup: func(env *testscript.Env) error {
@@ -126,6 +127,7 @@ func cmdGlobCount(ts *testscript.TestScript, neg bool, args []string) {
 // TestExitCodes pins the exit status and the one-line message of bad
 // input: exit 2, naming the flag.
 func TestExitCodes(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	tests := []struct {
 		args []string
@@ -165,6 +167,7 @@ func TestExitCodes(t *testing.T) {
 // TestInterruptKeepsResults cancels a run part-way, as Ctrl-C does: the
 // cases measured so far are in --out and the exit status says
 // interrupted.
+// Not parallel: it sets an environment variable (t.Setenv) for the child server.
 func TestInterruptKeepsResults(t *testing.T) {
 	name, value, _ := strings.Cut(testchild.Env(), "=")
 	t.Setenv(name, value) // the child server is this test binary

@@ -116,6 +116,7 @@ func sClient(t *testing.T, openssl string, args ...string) string {
 // s_client saves the session from tlsbench serve and resumes it, for TLS
 // 1.2 and TLS 1.3, and the server counts the resumptions too.
 func TestOpenSSLResumesAgainstServe(t *testing.T) {
+	t.Parallel()
 	openssl := peers.Require(t, "openssl")
 	addr, ca, stop := startServe(t)
 	for _, v := range []string{"1.2", "1.3"} {
@@ -140,6 +141,7 @@ func TestOpenSSLResumesAgainstServe(t *testing.T) {
 // client certificate resumes against tlsbench serve --mutual, TLS 1.2 and
 // 1.3.
 func TestOpenSSLResumesMutualAgainstServe(t *testing.T) {
+	t.Parallel()
 	openssl := peers.Require(t, "openssl")
 	addr, ca, cert, key, stop := startServeMutual(t, "--mutual")
 	if cert == "" || key == "" {
@@ -168,6 +170,7 @@ func TestOpenSSLResumesMutualAgainstServe(t *testing.T) {
 // openssl s_server -Verify 1: resumption with a client certificate must
 // exceed 99% for TLS 1.2 and 1.3.
 func TestRunTargetOpenSSLServerMutual(t *testing.T) {
+	t.Parallel()
 	openssl := peers.Require(t, "openssl")
 	pkiDir := t.TempDir()
 	layout, err := pki.Init(pki.InitOptions{Dir: pkiDir, Clients: 1})

@@ -20,6 +20,7 @@ import (
 // own key manager under the default constraints. The pki package tests the
 // library at length; this checks the command's output end to end.
 func TestPKIInitOpenSSL(t *testing.T) {
+	t.Parallel()
 	openssl := peers.Require(t, "openssl")
 	dir := filepath.Join(t.TempDir(), "pki")
 	pw := filepath.Join(t.TempDir(), "pw")
@@ -70,6 +71,7 @@ func TestPKIInitOpenSSL(t *testing.T) {
 // TestPKIExitCodes: bad input to pki init is exit 2 with one line naming
 // the flag; nothing is written.
 func TestPKIExitCodes(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "pki")
 	tests := []struct {
 		args []string

@@ -16,6 +16,7 @@ import (
 // TestProbeServe probes `tlsbench serve` through the CLI: JSON that
 // decodes into a probe.Report, a table, and exit 0.
 func TestProbeServe(t *testing.T) {
+	t.Parallel()
 	addr, ca, stop := startServe(t)
 	defer stop()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -63,6 +64,7 @@ func TestProbeServe(t *testing.T) {
 // at all exits 1 (the probe did not run); a probe that ran exits 0 even
 // when the server supports nothing (covered by TestProbeServe).
 func TestProbeExitCodes(t *testing.T) {
+	t.Parallel()
 	// A port that was free a moment ago: nothing listens on it.
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -93,6 +95,7 @@ func TestProbeExitCodes(t *testing.T) {
 // TestProbeAdviceNamesFlags checks that the report's advice, which the
 // library writes by setting, reaches users as the flags of probe.
 func TestProbeAdviceNamesFlags(t *testing.T) {
+	t.Parallel()
 	addr, _, stop := startServe(t)
 	defer stop()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)

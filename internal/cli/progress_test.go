@@ -14,6 +14,7 @@ import (
 // case n of m, the phase, live handshakes/s, elapsed and remaining time;
 // anywhere else nothing is written, so piped output stays clean.
 func TestProgressOnlyOnATerminal(t *testing.T) {
+	t.Parallel()
 	var buf bytes.Buffer
 	p := newProgress(&buf, 4) // a bytes.Buffer is no terminal
 	p.update(runner.CaseProgress{Index: 1, Total: 4, Progress: loadgen.Progress{Case: "handshake/tls1.3/full/c1", Iteration: 2, Of: 20, HandshakesPerSec: 812}})

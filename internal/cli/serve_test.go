@@ -25,6 +25,7 @@ import (
 	"github.com/tlsbench/tlsbench/internal/cli"
 	"github.com/tlsbench/tlsbench/internal/peers"
 	"github.com/tlsbench/tlsbench/internal/testchild"
+	"github.com/tlsbench/tlsbench/internal/testpki"
 	"github.com/tlsbench/tlsbench/keys"
 	"github.com/tlsbench/tlsbench/pki"
 )
@@ -141,14 +142,7 @@ func logLines(log, msg string) []string {
 func TestServeLogsRejectedHandshakes(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	ca, err := pki.NewCA()
-	if err != nil {
-		t.Fatal(err)
-	}
-	other, err := pki.NewCA()
-	if err != nil {
-		t.Fatal(err)
-	}
+	ca, other := testpki.CA(t), testpki.CA(t)
 	clientCA := filepath.Join(dir, "clients.pem")
 	if err := pki.WriteCertsPEM(clientCA, ca.Root()); err != nil {
 		t.Fatal(err)
@@ -185,6 +179,7 @@ func TestServeLogsRejectedHandshakes(t *testing.T) {
 	for i, tt := range tests {
 		cert := tt.id.TLSCertificate()
 		cfg := &tls.Config{RootCAs: roots, ServerName: "localhost", Certificates: []tls.Certificate{cert}, MaxVersion: tt.version}
+		var err error
 		if local[i], err = exchange(addr, cfg); err == nil {
 			t.Fatalf("%s: the server accepted the connection", tt.ident)
 		}
@@ -222,10 +217,7 @@ func TestServeLogsRejectedHandshakes(t *testing.T) {
 func TestServeRateLimitsRejectionLog(t *testing.T) {
 	t.Parallel()
 	addr, caFile, stop := runServe(t, "--mutual")
-	other, err := pki.NewCA()
-	if err != nil {
-		t.Fatal(err)
-	}
+	other := testpki.CA(t)
 	id, err := other.IssueClient("flood")
 	if err != nil {
 		t.Fatal(err)
@@ -392,6 +384,7 @@ func TestServeHostileInput(t *testing.T) {
 }
 
 func TestServeFlagErrors(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		args []string
 		msg  string
@@ -506,6 +499,7 @@ func TestOpenSSLSTimeWWWAgainstServe(t *testing.T) {
 // so a list of revoked ones can only be given to serve; run's help does
 // not offer it.
 func TestRevokedIsAServeFlag(t *testing.T) {
+	t.Parallel()
 	checkExit(t, []string{"run", "--mutual", "--revoked", "list.txt"}, 2, "unknown flag --revoked")
 	for cmd, want := range map[string]bool{"run": false, "serve": true} {
 		var out bytes.Buffer
@@ -526,10 +520,7 @@ func TestServeLogsClientRefusal(t *testing.T) {
 	openssl := peers.Require(t, "openssl")
 	addr, _, stop := runServe(t)
 	// A CA file of its own, not the server's: nothing verifies it.
-	other, err := pki.NewCA()
-	if err != nil {
-		t.Fatal(err)
-	}
+	other := testpki.CA(t)
 	otherCA := filepath.Join(t.TempDir(), "other-ca.pem")
 	if err := pki.WriteCertsPEM(otherCA, other.Root()); err != nil {
 		t.Fatal(err)
@@ -644,6 +635,7 @@ func TestServePKIDirForOtherSettings(t *testing.T) {
 
 // TestP12PasswordAdviceNamesFlag checks that the key manager's advice for
 // a PKCS#12 identity without a password names the flag that gives one.
+// Not parallel: it clears the password environment variable (t.Setenv).
 func TestP12PasswordAdviceNamesFlag(t *testing.T) {
 	t.Setenv(keys.PasswordEnv, "")
 	dir := t.TempDir()

@@ -21,6 +21,7 @@ import (
 // above 99% in every TLS 1.2 and 1.3 resume case, and --server-pid
 // reports nginx's CPU (master and worker) per handshake.
 func TestRunTargetNginx(t *testing.T) {
+	t.Parallel()
 	peers.Require(t, "nginx")
 	dir := t.TempDir()
 	layout, err := pki.Init(pki.InitOptions{Dir: filepath.Join(dir, "pki")})

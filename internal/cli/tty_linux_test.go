@@ -44,6 +44,7 @@ func openPTY(t *testing.T, cols uint16) (master, tty *os.File) {
 // TestProgressOnARealTerminal: on a 40-column terminal, the status line of
 // a long case name is cut to fit, as the terminal itself reports its width.
 func TestProgressOnARealTerminal(t *testing.T) {
+	t.Parallel()
 	master, tty := openPTY(t, 40)
 	if got := terminalWidth(tty.Fd()); got != 40 {
 		t.Fatalf("terminal width %d, want 40", got)

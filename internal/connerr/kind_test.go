@@ -16,6 +16,7 @@ import (
 )
 
 func TestKind(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		err  error
 		want string

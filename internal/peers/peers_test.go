@@ -3,9 +3,9 @@ package peers_test
 import (
 	"crypto/tls"
 	"github.com/tlsbench/tlsbench/internal/procid"
+	"github.com/tlsbench/tlsbench/internal/testpki"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -18,22 +18,8 @@ import (
 // files writes a test PKI for the peers.
 func files(t *testing.T) (ca *pki.CA, caFile, cert, key string) {
 	t.Helper()
-	dir := t.TempDir()
-	ca, err := pki.NewCA()
-	if err != nil {
-		t.Fatal(err)
-	}
-	id, err := ca.IssueServer(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	caFile, cert, key = filepath.Join(dir, "ca.pem"), filepath.Join(dir, "server.pem"), filepath.Join(dir, "server-key.pem")
-	for _, err := range []error{pki.WriteCertsPEM(caFile, ca.Root()), pki.WriteCertsPEM(cert, id.Chain...), pki.WriteKeyPEM(key, id.Key)} {
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	return ca, caFile, cert, key
+	ca, _, f := testpki.ServerFiles(t)
+	return ca, f.CA, f.Cert, f.Key
 }
 
 // get does a TLS handshake and a GET, and returns the status line.
@@ -52,6 +38,7 @@ func get(t *testing.T, addr string, ca *pki.CA, version uint16) string {
 }
 
 func TestOpenSSLServer(t *testing.T) {
+	t.Parallel()
 	ca, _, cert, key := files(t)
 	s := peers.OpenSSL(t, "-cert", cert, "-key", key, "-www", "-tls1_3")
 	if !strings.HasPrefix(s.Addr, "127.0.0.1:") {
@@ -73,6 +60,7 @@ func TestOpenSSLServer(t *testing.T) {
 }
 
 func TestOpenSSLBadFlag(t *testing.T) {
+	t.Parallel()
 	peers.Require(t, "openssl")
 	_, err := peers.StartOpenSSL(t.Context(), "-no-such-flag")
 	if err == nil || !strings.Contains(err.Error(), "no-such-flag") {
@@ -84,6 +72,7 @@ func TestOpenSSLBadFlag(t *testing.T) {
 }
 
 func TestNginx(t *testing.T) {
+	t.Parallel()
 	ca, caFile, cert, key := files(t)
 	n := peers.NginxT(t, peers.NginxConfig{Cert: cert, Key: key, Tickets: true, SessionCache: "shared:SSL:1m"})
 	for _, v := range []uint16{tls.VersionTLS12, tls.VersionTLS13} {
@@ -116,6 +105,7 @@ func TestNginx(t *testing.T) {
 }
 
 func TestVersions(t *testing.T) {
+	t.Parallel()
 	peers.Require(t, "openssl")
 	v := peers.Versions()
 	if !strings.HasPrefix(v["openssl"], "OpenSSL ") {

@@ -6,6 +6,7 @@ import (
 )
 
 func TestBufferKeepsTheEnd(t *testing.T) {
+	t.Parallel()
 	b := &Buffer{Max: 16}
 	b.Write([]byte("first line that is long\n"))
 	b.Write([]byte("error: port in use\n\n"))
