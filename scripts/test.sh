@@ -85,6 +85,9 @@ fuzz ./report FuzzReport
 fuzz ./keys FuzzParseClientHello
 fuzz ./keys FuzzClientHelloFromRecords
 fuzz ./probe FuzzWire
+fuzz ./bulk FuzzParseSetup
+fuzz ./bulk FuzzParseRound
+fuzz ./server FuzzServeHTTP
 
 step "kTLS in a VM"
 scripts/ktls-vm-test.sh
