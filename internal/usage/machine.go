@@ -102,7 +102,7 @@ func (l Load) SaturationNote() string {
 		return ""
 	}
 	return fmt.Sprintf(
-		"the machine was saturated: its %d CPU(s) that %s may run on were %.0f%% busy (%s %.0f%%); the figures describe the machine's limit, not the cost of the TLS stack alone",
+		"the machine was saturated: its %d CPU(s) that %s may run on were %.0f%% busy (%s %.0f%%); times and rates show what this machine can do at this concurrency (CPU per handshake is still each process's own)",
 		l.CPUs, l.ourNames(), 100*busy, l.ourNames(), 100*ours)
 }
 
