@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # ktls-vm-test.sh: run the internal/ktls tests inside a small VM whose kernel
-# has kernel TLS (this machine's kernel lacks CONFIG_TLS). See DESIGN.md,
-# "kTLS design".
+# has kernel TLS (this machine's kernel lacks CONFIG_TLS); how kTLS works
+# here is in internal/ktls/doc.go.
 #
 #   kernel:    Debian's linux-image-*-cloud-amd64 (CONFIG_TLS=m), fetched with
 #              apt-get download and unpacked with dpkg-deb -x, cached per
