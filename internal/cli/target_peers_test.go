@@ -71,26 +71,17 @@ func TestRunTargetNginx(t *testing.T) {
 // server's, about nothing: the run refuses it, naming the flag.
 func TestServerPIDMustServeTheTarget(t *testing.T) {
 	t.Parallel()
-	peers.Require(t, "nginx")
-	dir := t.TempDir()
-	layout, err := pki.Init(pki.InitOptions{Dir: filepath.Join(dir, "pki")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := peers.NginxT(t, peers.NginxConfig{Cert: layout.ServerCerts[pki.ECDSAP256], Key: layout.ServerKeys[pki.ECDSAP256]})
+	cert, key, ca := peerPKI(t)
+	n := peers.NginxT(t, peers.NginxConfig{Cert: cert, Key: key})
 	sleep := exec.Command("sleep", "60")
 	if err := sleep.Start(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { sleep.Process.Kill(); sleep.Wait() })
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	var stdout, stderr bytes.Buffer
-	err = cli.Run(ctx, []string{"run", "--target", n.Addr, "--ca", layout.RootCert, "--sni", "localhost",
-		"--request", "http", "--server-pid", strconv.Itoa(sleep.Process.Pid),
-		"--tls", "1.3", "--resume", "off", "--concurrency", "1", "--quick"}, &stdout, &stderr)
-	msg := cli.Message(err)
-	if cli.ExitCode(err) != 2 || !strings.Contains(msg, "--server-pid "+strconv.Itoa(sleep.Process.Pid)+": neither that process nor its children listen on port") {
+	pid := strconv.Itoa(sleep.Process.Pid)
+	msg, _, err := runTarget(t, n.Addr, ca, "--request", "http", "--server-pid", pid,
+		"--tls", "1.3", "--resume", "off", "--concurrency", "1", "--quick")
+	if cli.ExitCode(err) != 2 || !strings.Contains(msg, "--server-pid "+pid+": neither that process nor its children listen on port") {
 		t.Fatalf("exit %d, message %q: want exit 2 naming --server-pid", cli.ExitCode(err), msg)
 	}
 }
