@@ -314,6 +314,11 @@ var fieldFlags = map[string]string{
 	"ClientCA": "--client-ca", "RevokedFile": "--revoked", "TicketKeysFile": "--ticket-keys",
 	"Constraints": "--constraints", "Identities": "--identity", "P12PasswordFile": "--p12-password-file",
 	"Listen": "--listen",
+	// The built-in proxy's settings (proxy.Options).
+	"Allow": "--allow", "ConnectPorts": "--connect-ports", "CACert": "--ca-cert", "CAKey": "--ca-key",
+	"PKIDir": "--pki-dir", "OriginCA": "--origin-ca", "OriginInsecure": "--origin-insecure", "Buffer": "--buffer",
+	"ReadFill": "--read-fill", "LeafKey": "--leaf-key", "MintCache": "--mint-cache", "MintCacheSize": "--mint-cache-size",
+	"MaxConns": "--max-conns", "HandshakeTimeout": "--handshake-timeout", "IdleTimeout": "--idle-timeout", "LogLevel": "--log-level",
 }
 
 // flagOf is the flag of a field, or of fields joined by "/".
