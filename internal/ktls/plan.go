@@ -14,7 +14,7 @@ type plan struct {
 	tx, rx   *cryptoInfo // nil when that direction stays in user space
 }
 
-// seen is what the RecordConn and the KeyLog saw of one handshake.
+// seen is what the RecordConn and its key log saw of one handshake.
 type seen struct {
 	sec      secrets
 	cr, sr   [32]byte
@@ -24,19 +24,19 @@ type seen struct {
 }
 
 // prepare derives the kernel parameters for a finished handshake. It
-// consumes the connection's KeyLog entry.
-func prepare(tc *tls.Conn, rc *RecordConn, kl *KeyLog, dir Direction) (*plan, error) {
+// consumes the connection's key log.
+func prepare(tc *tls.Conn, rc *RecordConn, dir Direction) (*plan, error) {
 	if dir == 0 || dir&^Both != 0 {
 		return nil, fmt.Errorf("ktls: invalid direction %v", dir)
 	}
-	if tc == nil || rc == nil || kl == nil {
-		return nil, errors.New("ktls: enabling kernel TLS needs the TLS connection, the record-exact connection under it and its key log")
+	if tc == nil || rc == nil {
+		return nil, errors.New("ktls: enabling kernel TLS needs the TLS connection and the record-exact connection under it")
 	}
 	cs := tc.ConnectionState()
 	if !cs.HandshakeComplete {
 		return nil, errors.New("ktls: Enable called before the handshake completed")
 	}
-	h, err := observed(rc, kl)
+	h, err := observed(rc, cs)
 	if err != nil {
 		return nil, err
 	}
@@ -69,20 +69,31 @@ func prepare(tc *tls.Conn, rc *RecordConn, kl *KeyLog, dir Direction) (*plan, er
 	return p, nil
 }
 
-// observed collects what rc and kl saw of the handshake.
-func observed(rc *RecordConn, kl *KeyLog) (seen, error) {
+// observed collects what rc and its key log saw of the handshake, and
+// refuses a key log that is not this connection's alone.
+func observed(rc *RecordConn, cs tls.ConnectionState) (seen, error) {
 	var h seen
 	rc.mu.Lock()
 	h.cr, h.sr = rc.clientRandom, rc.serverRandom
 	haveCR, roleKnown := rc.haveCR, rc.roleKnown
 	h.haveSR, h.isClient = rc.haveSR, rc.isClient
 	rc.mu.Unlock()
+	sec, loggedCR, logged, bad := rc.keys.take()
+	h.sec = sec
 	if !haveCR || !roleKnown {
 		return h, errors.New("ktls: no ClientHello was seen under the TLS connection; the record-exact wrapper must be in place before the handshake")
 	}
-	var ok bool
-	if h.sec, ok = kl.take(h.cr); !ok {
-		return h, errors.New("ktls: no secrets were logged for this connection; the key log must be installed before the handshake")
+	if bad != nil {
+		return h, fmt.Errorf("ktls: refusing kernel TLS: the connection's key log is not its own: %v", bad)
+	}
+	if !logged {
+		if cs.Version == tls.VersionTLS12 && cs.DidResume {
+			return h, fmt.Errorf("%w: TLS 1.2 resumed session: crypto/tls does not export its keys", ErrUnsupported)
+		}
+		return h, errors.New("ktls: no secrets were logged for this connection; its tls.Config must come from ClientConfig or ServerConfig")
+	}
+	if loggedCR != h.cr {
+		return h, errors.New("ktls: refusing kernel TLS: the key log's client random is not the one this connection's ClientHello carried")
 	}
 	h.rd, h.wr = rc.rd.snapshot(), rc.wr.snapshot()
 	return h, nil

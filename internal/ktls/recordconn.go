@@ -15,9 +15,11 @@ import (
 //     greedily, never holds bytes of a record it has not processed. When
 //     the kernel takes over, everything after the last record crypto/tls
 //     consumed is still in the socket.
+//   - It owns the connection's key log (ClientConfig and ServerConfig give
+//     crypto/tls a config that writes into it), so secrets are bound to the
+//     connection they were logged for.
 //   - It observes both directions: the ClientHello and ServerHello randoms
-//     (to find the connection's secrets in the KeyLog and build the TLS 1.2
-//     key block), the role (who wrote the ClientHello), the number of
+//     (to check them against the key log and build the TLS 1.2 key block), the role (who wrote the ClientHello), the number of
 //     records per direction and after ChangeCipherSpec (TLS 1.2 sequence
 //     numbers), and a copy of the first encrypted records (TLS 1.3: Enable
 //     trial-decrypts them to find where the application-traffic epoch
@@ -35,6 +37,8 @@ type RecordConn struct {
 	wrBlocked atomic.Bool // TX belongs to the kernel
 
 	rd, wr recordObserver
+
+	keys connKeyLog // this connection's key log (ClientConfig, ServerConfig)
 
 	mu           sync.Mutex
 	clientRandom [32]byte
@@ -241,13 +245,15 @@ func (c *RecordConn) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// Passthrough stops record limiting and observation (and frees the copies
-// of records kept for Enable). Call it when the connection stays in user
-// space; Enable calls it itself, on success and on failure.
+// Passthrough stops record limiting and observation, frees the copies of
+// records kept for Enable and wipes the connection's secrets. Call it when
+// the connection stays in user space; Enable calls it itself, on success
+// and on failure.
 func (c *RecordConn) Passthrough() {
 	c.pass.Store(true)
 	c.rd.stopRetaining()
 	c.wr.stopRetaining()
+	c.keys.wipe()
 }
 
 // ClientRandom returns the ClientHello random seen on the connection.
