@@ -56,6 +56,10 @@ type RecordConn struct {
 const (
 	maxRetainedRecords = 64
 	maxRetainedBytes   = 512 << 10
+	// maxFinishedRecord bounds the TLS 1.2 Finished record kept per
+	// direction (12 bytes of verify_data, a 4-byte header, explicit nonce
+	// and tag make about 40).
+	maxFinishedRecord = 256
 )
 
 // recordObserver follows the record framing of one direction.
@@ -76,6 +80,11 @@ type recordObserver struct {
 	retained     [][]byte // the first application_data records, complete
 	retainBytes  int
 	retainClosed bool // stopped retaining (limit or Passthrough)
+
+	// The first record after ChangeCipherSpec (TLS 1.2: Finished, the
+	// first record under the new keys), kept to prove the keys on it.
+	ccsCur    []byte
+	afterCCS0 []byte
 
 	// first handshake message of this direction: header + version + random
 	hello     [4 + 2 + 32]byte
@@ -113,6 +122,9 @@ func (o *recordObserver) feed(b []byte, onHello func(msgType byte, random []byte
 			if o.hdr[0] == recordApplicationData && !o.retainClosed {
 				o.cur = append(make([]byte, 0, recordHeaderLen+o.bodyLen), o.hdr[:]...)
 			}
+			if o.sawCCS && o.afterCCS == 0 && !o.retainClosed && o.bodyLen <= maxFinishedRecord {
+				o.ccsCur = append(make([]byte, 0, recordHeaderLen+o.bodyLen), o.hdr[:]...)
+			}
 			if o.bodyLen == 0 {
 				o.endRecord()
 			}
@@ -124,6 +136,9 @@ func (o *recordObserver) feed(b []byte, onHello func(msgType byte, random []byte
 		o.bodyN += n
 		if o.cur != nil {
 			o.cur = append(o.cur, chunk...)
+		}
+		if o.ccsCur != nil {
+			o.ccsCur = append(o.ccsCur, chunk...)
 		}
 		if o.hdr[0] == recordHandshake && !o.sawCCS && !o.helloDone {
 			o.feedHello(chunk, onHello)
@@ -158,8 +173,12 @@ func (o *recordObserver) endRecord() {
 	typ := o.hdr[0]
 	o.records++
 	if o.sawCCS {
+		if o.afterCCS == 0 && o.ccsCur != nil {
+			o.afterCCS0 = o.ccsCur
+		}
 		o.afterCCS++
 	}
+	o.ccsCur = nil
 	if typ == recordChangeCipherSpec {
 		o.sawCCS = true
 	}
@@ -183,6 +202,8 @@ func (o *recordObserver) stopRetaining() {
 	o.retainClosed = true
 	o.retained = nil
 	o.cur = nil
+	o.ccsCur = nil
+	o.afterCCS0 = nil
 	o.mu.Unlock()
 }
 
@@ -279,6 +300,7 @@ type dirSnapshot struct {
 	atBoundary bool
 	sawCCS     bool
 	afterCCS   uint64
+	afterCCS0  []byte // the first record after ChangeCipherSpec, if kept
 	appRecords uint64
 	retained   [][]byte
 	truncated  bool // appRecords > len(retained)
@@ -291,6 +313,7 @@ func (o *recordObserver) snapshot() dirSnapshot {
 		atBoundary: o.atBoundary(),
 		sawCCS:     o.sawCCS,
 		afterCCS:   o.afterCCS,
+		afterCCS0:  o.afterCCS0,
 		appRecords: o.appRecords,
 		retained:   o.retained,
 		truncated:  uint64(len(o.retained)) < o.appRecords,
