@@ -144,7 +144,16 @@ func getsockoptBytes(fd, level, opt int, buf []byte) (int, error) {
 // the kernel. tc must run over rc (tls.Client(rc, ClientConfig(base, rc))
 // or tls.Server(rc, cfg) with cfg from ServerConfig), rc over a TCP socket.
 // The contract (see the package documentation): Handshake has returned and
-// no Read or Write on tc is in progress.
+// no Read or Write on tc is in progress. Plaintext crypto/tls decrypted
+// that the caller has not read yet is taken out of tc without touching the
+// socket and returned first by Conn.Read (State.Drained counts it).
+//
+// Before anything is installed Enable checks that the key log is this
+// connection's alone (one client random, each label once), proves the
+// derived keys by opening the connection's own records with them, and
+// asks SupportedFor about the negotiated version, cipher and dir. A key
+// log or proof failure is refused with an error that does not wrap
+// ErrUnsupported: it is a bug or an attack, not a kernel limit.
 //
 // On success use only the returned *Conn. On failure the error says why in
 // one line; unless it wraps ErrConnBroken, tc still works in user space
@@ -192,7 +201,14 @@ func Enable(tc *tls.Conn, rc *RecordConn, dir Direction, opts ...Option) (*Conn,
 	rc.Passthrough()
 	rc.wrBlocked.Store(p.tx != nil)
 	rc.rdBlocked.Store(p.rx != nil)
-	return &Conn{nc: rc.Conn, raw: raw, tc: tc, state: p.state, isClient: p.isClient}, nil
+	c := &Conn{nc: rc.Conn, raw: raw, tc: tc, state: p.state, isClient: p.isClient}
+	if p.rx != nil {
+		// Plaintext crypto/tls decrypted but nobody read yet is delivered
+		// first; the kernel has what is still in the socket.
+		c.pending, c.pendErr = drain(tc, rc)
+		c.state.Drained = len(c.pending)
+	}
+	return c, nil
 }
 
 func install(raw syscall.RawConn, p *plan, o options) error {

@@ -33,6 +33,7 @@ type RecordConn struct {
 	net.Conn
 
 	pass      atomic.Bool // no limiting, no observation
+	draining  atomic.Bool // Enable empties tls.Conn's buffer: never read the socket
 	rdBlocked atomic.Bool // RX belongs to the kernel
 	wrBlocked atomic.Bool // TX belongs to the kernel
 
@@ -226,6 +227,9 @@ func (c *RecordConn) onHello(written bool) func(byte, []byte) {
 
 // Read reads at most up to the end of the current TLS record.
 func (c *RecordConn) Read(p []byte) (int, error) {
+	if c.draining.Load() {
+		return 0, errDraining{}
+	}
 	if c.rdBlocked.Load() {
 		return 0, errOffloaded
 	}
