@@ -226,7 +226,9 @@ func RunThroughput(ctx context.Context, tc ThroughputCase) (*results.Record, err
 	if err != nil {
 		return fail(err)
 	}
-	use, reason, err := tc.KTLS.Decide()
+	// Probed for this version and cipher before any connection (and
+	// before the tls_stat window: the probe's socket is not counted).
+	use, reason, err := tc.KTLS.DecideFor(tc.Version, tc.Cipher, ktls.Both)
 	if err != nil {
 		return fail(err)
 	}

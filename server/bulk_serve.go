@@ -25,12 +25,20 @@ import (
 // which is why they are opt-in: a server for the handshake benchmark runs
 // without them, exactly as before. A connection that does not switch goes
 // back to plain reads and its secrets are wiped at once. The kernel is
-// probed here (ktls.Supported, once per process), so that the probe's own
-// socket is not counted in /proc/net/tls_stat during the first measured
-// connection.
+// probed here for every version, cipher and direction (ktls.SupportedFor,
+// once per process), so that the probes' own sockets are not counted in
+// /proc/net/tls_stat during the first measured connection.
 func WithKTLS() Option {
 	return func(s *Server) {
-		ktls.Supported()
+		if ktls.Supported() == nil {
+			for _, v := range []uint16{tls.VersionTLS12, tls.VersionTLS13} {
+				for _, c := range []string{ktls.CipherAES128GCM, ktls.CipherAES256GCM, ktls.CipherChaCha20Poly1305} {
+					for _, d := range []ktls.Direction{ktls.TX, ktls.RX, ktls.Both} {
+						ktls.SupportedFor(v, c, d)
+					}
+				}
+			}
+		}
 		s.ktls = true
 	}
 }

@@ -274,6 +274,7 @@ type Conn struct {
 
 	wmu     sync.Mutex
 	wclosed bool
+	spliced int64 // bytes Splice moved into this Conn through a pipe (under wmu)
 
 	closeOnce sync.Once
 	closeErr  error

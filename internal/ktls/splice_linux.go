@@ -178,6 +178,7 @@ func (s *splicer) out(n int) error {
 		}
 		n -= put
 		s.moved += int64(put)
+		s.dst.spliced += int64(put)
 	}
 	return nil
 }

@@ -66,3 +66,22 @@ func TestSpliceNeedsKTLS(t *testing.T) {
 		}
 	}
 }
+
+// TestDecideFor: --ktls auto falls back with SupportedFor's reason, on
+// refuses with it, off never asks.
+func TestDecideFor(t *testing.T) {
+	t.Parallel()
+	if Supported() == nil {
+		t.Skip("this kernel supports kTLS (the VM tests cover it)")
+	}
+	use, reason, err := ModeAuto.DecideFor(tls.VersionTLS13, CipherChaCha20Poly1305, Both)
+	if use || err != nil || !strings.HasPrefix(reason, "user-space TLS: kTLS is not supported") {
+		t.Errorf("auto: %v %q %v", use, reason, err)
+	}
+	if use, _, err := ModeOn.DecideFor(tls.VersionTLS13, CipherChaCha20Poly1305, Both); use || !errors.Is(err, ErrUnsupported) {
+		t.Errorf("on: %v %v", use, err)
+	}
+	if use, reason, err := ModeOff.DecideFor(tls.VersionTLS13, CipherChaCha20Poly1305, Both); use || err != nil || reason != "kTLS off" {
+		t.Errorf("off: %v %q %v", use, reason, err)
+	}
+}
