@@ -21,7 +21,7 @@ func (p *Proxy) relay(ctx context.Context, s *session, client, origin *leg) {
 			p.c.add(p.c.failures, "relay:idle")
 			p.connLog.Debug("idle connection closed", "remote", remoteAddr(client.tcp), "idle", p.o.IdleTimeout)
 		}
-		s.closeAll()
+		s.abort()
 	})
 	defer w.stop()
 	if ctx.Err() != nil {
@@ -47,15 +47,17 @@ func (p *Proxy) direction(s *session, dst, src *leg, count *atomic.Int64, w *wat
 		err = p.copy(dst, src, count, w)
 	}
 	if err == nil {
-		if cerr := dst.closeWrite(); cerr == nil {
+		err = dst.closeWrite()
+		if err == nil {
 			return
 		}
 		// Could not pass the end on: nothing more can be relayed.
-	} else if s.firstFailure() {
+	}
+	if s.firstFailure() {
 		p.c.add(p.c.failures, "relay:"+connerr.Kind(err))
 		p.connLog.Debug("relay ended", "remote", remoteAddr(src.tcp), "from", src.name, "err", clip(err.Error()))
 	}
-	s.closeAll()
+	s.abort()
 }
 
 // copy is the relay through this process: a read (or, with ReadFill,
