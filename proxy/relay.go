@@ -13,7 +13,12 @@ import (
 // relay moves bytes both ways until both directions have ended, or one
 // fails, the connection idles past IdleTimeout, or ctx ends.
 func (p *Proxy) relay(ctx context.Context, s *session, client, origin *leg) {
-	p.chooseModes(client, origin)
+	if err := p.chooseModes(client, origin); err != nil {
+		p.c.add(p.c.failures, kindKernel(err))
+		p.connLog.Warn("connection closed", "remote", remoteAddr(client.tcp), "reason", clip(err.Error()))
+		s.abort()
+		return
+	}
 	p.c.add(p.c.relay, "client:"+client.mode)
 	p.c.add(p.c.relay, "origin:"+origin.mode)
 	w := newWatchdog(p.o.IdleTimeout, func() {

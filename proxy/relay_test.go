@@ -168,4 +168,3 @@ func TestBusyTunnelNotCut(t *testing.T) {
 		t.Errorf("failures %v: a busy tunnel was cut", c.Failures)
 	}
 }
-
