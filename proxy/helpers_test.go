@@ -58,7 +58,7 @@ func serveOrigin(t *testing.T, srv *server.Server, ca *pki.CA) origin {
 }
 
 // writeCA writes ca's root certificate to a new file.
-func writeCA(t *testing.T, ca *pki.CA) string {
+func writeCA(t testing.TB, ca *pki.CA) string {
 	t.Helper()
 	path := t.TempDir() + "/ca.pem"
 	if err := pki.WriteCertsPEM(path, ca.Root()); err != nil {
@@ -77,7 +77,7 @@ type running struct {
 
 // startProxy starts a proxy for the origin with o's settings plus the
 // origin's port and CA, and a fresh PKI directory.
-func startProxy(t *testing.T, org origin, o proxy.Options) *running {
+func startProxy(t testing.TB, org origin, o proxy.Options) *running {
 	t.Helper()
 	if o.ConnectPorts == nil {
 		o.ConnectPorts = []int{org.port}
@@ -112,7 +112,7 @@ func startProxy(t *testing.T, org origin, o proxy.Options) *running {
 
 // connect sends CONNECT target and returns the connection and the
 // answer's head.
-func connect(t *testing.T, proxyAddr, target string) (net.Conn, *http.Response) {
+func connect(t testing.TB, proxyAddr, target string) (net.Conn, *http.Response) {
 	t.Helper()
 	c, err := net.Dial("tcp", proxyAddr)
 	if err != nil {
@@ -129,7 +129,7 @@ func connect(t *testing.T, proxyAddr, target string) (net.Conn, *http.Response) 
 }
 
 // tunnel opens a TLS connection through the proxy to the origin.
-func (r *running) tunnel(t *testing.T, org origin, cfg *tls.Config) *tls.Conn {
+func (r *running) tunnel(t testing.TB, org origin, cfg *tls.Config) *tls.Conn {
 	t.Helper()
 	c, resp := connect(t, r.addr, "localhost:"+strconv.Itoa(org.port))
 	if resp.StatusCode != 200 {
@@ -148,7 +148,7 @@ func (r *running) tunnel(t *testing.T, org origin, cfg *tls.Config) *tls.Conn {
 
 // waitFor polls cond until it holds (the proxy counts after the client
 // sees its side end).
-func waitFor(t *testing.T, what string, cond func() bool) {
+func waitFor(t testing.TB, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for !cond() {
@@ -179,3 +179,42 @@ func (s *syncBuf) String() string {
 
 var _ = io.EOF
 var _ = os.Getpid
+
+// writeCAFiles writes the origin's CA certificate and key.
+func writeCAFiles(t *testing.T, org origin, cert, key string) {
+	t.Helper()
+	if err := pki.WriteCertsPEM(cert, org.ca.Cert); err != nil {
+		t.Fatal(err)
+	}
+	if err := pki.WriteKeyPEM(key, org.ca.Key); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// writeIdentity writes id's chain and key.
+func writeIdentity(t *testing.T, id *pki.Identity, cert, key string) {
+	t.Helper()
+	if err := pki.WriteCertsPEM(cert, id.Chain...); err != nil {
+		t.Fatal(err)
+	}
+	if err := pki.WriteKeyPEM(key, id.Key); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// echo writes data through the echo origin and checks it comes back.
+func echo(t *testing.T, c io.ReadWriter, data []byte) {
+	t.Helper()
+	werr := make(chan error, 1)
+	go func() { _, err := c.Write(data); werr <- err }()
+	got := make([]byte, len(data))
+	if _, err := io.ReadFull(c, got); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-werr; err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != string(data) {
+		t.Fatal("echo differs from what was sent")
+	}
+}

@@ -141,6 +141,13 @@ func (f *proxyFlags) options() (proxy.Options, error) {
 		return o, usagef("--buffer %s: larger than the largest relay buffer, %s", f.buffer, runner.SizeName(proxy.MaxBuffer))
 	}
 	o.Buffer = int(n)
+	// Zero means "the default" to the library: on the command line it
+	// is a mistake.
+	for name, n := range map[string]int{"max-conns": o.MaxConns, "mint-cache-size": o.MintCacheSize} {
+		if n < 1 {
+			return o, usagef("--%s %d: must be at least 1", name, n)
+		}
+	}
 	for name, d := range map[string]time.Duration{"handshake-timeout": o.HandshakeTimeout, "idle-timeout": o.IdleTimeout} {
 		if d <= 0 {
 			return o, usagef("--%s %v: must be positive, e.g. 30s", name, d)

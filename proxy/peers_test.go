@@ -1,0 +1,77 @@
+package proxy_test
+
+import (
+	"context"
+	"os/exec"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tlsbench/tlsbench/internal/peers"
+	"github.com/tlsbench/tlsbench/internal/testpki"
+	"github.com/tlsbench/tlsbench/proxy"
+	"github.com/tlsbench/tlsbench/server"
+)
+
+// TestCurlThroughProxy: curl, trusting only the proxy's CA, fetches from
+// the origin through the proxy, for a second time resuming with it; and
+// a plain http:// request through the proxy is refused with 405.
+func TestCurlThroughProxy(t *testing.T) {
+	t.Parallel()
+	curl := peers.Require(t, "curl")
+	org := startOrigin(t)
+	p := startProxy(t, org, proxy.Options{MintCache: true})
+	url := "https://localhost:" + strconv.Itoa(org.port) + "/"
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, curl, "-sS", "--proxy", "http://"+p.addr, "--cacert", p.CAFile(), url, url).CombinedOutput()
+	if err != nil {
+		t.Fatalf("curl: %v\n%s", err, out)
+	}
+	if n := strings.Count(string(out), "tlsbench: TLS handshake complete"); n != 2 {
+		t.Fatalf("curl printed:\n%s\nwant the origin's answer twice", out)
+	}
+	if c := p.Counters(); c.Connects < 1 || c.Mints != 1 || c.OriginHandshakes < 1 {
+		t.Errorf("counters %+v", c)
+	}
+
+	out, _ = exec.CommandContext(ctx, curl, "-sS", "-o", "/dev/null", "-w", "%{http_code}", "--proxy", "http://"+p.addr,
+		"http://localhost:"+strconv.Itoa(org.port)+"/").CombinedOutput()
+	if string(out) != "405" {
+		t.Errorf("plain http through the proxy: %q, want 405", out)
+	}
+}
+
+// TestOpenSSLThroughProxy: openssl s_client -proxy verifies the minted
+// certificate with the proxy's CA and talks to the origin; against an
+// origin the proxy does not trust it sees the 502.
+func TestOpenSSLThroughProxy(t *testing.T) {
+	t.Parallel()
+	openssl := peers.Require(t, "openssl")
+	// -quiet keeps s_client reading after its input ends: the origin's
+	// idle timeout ends the session.
+	cfg, ca := testpki.Server(t)
+	org := serveOrigin(t, server.New(cfg, server.WithIdleTimeout(time.Second)), ca)
+	p := startProxy(t, org, proxy.Options{MintCache: true})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, openssl, "s_client", "-proxy", p.addr, "-connect", "localhost:"+strconv.Itoa(org.port),
+		"-CAfile", p.CAFile(), "-verify_return_error", "-servername", "localhost", "-quiet")
+	cmd.Stdin = strings.NewReader("ping through the proxy\n")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("s_client: %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "ping through the proxy") {
+		t.Fatalf("s_client output:\n%s\nwant the echo", out)
+	}
+
+	q := startProxy(t, org, proxy.Options{MintCache: true, OriginCA: p.CAFile()}) // not the origin's CA
+	cmd = exec.CommandContext(ctx, openssl, "s_client", "-proxy", q.addr, "-connect", "localhost:"+strconv.Itoa(org.port), "-CAfile", q.CAFile())
+	cmd.Stdin = strings.NewReader("")
+	out, err = cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "502") {
+		t.Errorf("s_client through a proxy that cannot verify the origin: %v\n%s", err, out)
+	}
+}
