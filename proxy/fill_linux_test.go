@@ -2,8 +2,8 @@ package proxy
 
 import (
 	"crypto/tls"
-	"runtime"
 	"net"
+	"runtime"
 	"testing"
 	"time"
 
