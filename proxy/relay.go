@@ -144,7 +144,9 @@ type watchdog struct {
 
 func newWatchdog(idle time.Duration, fire func()) *watchdog {
 	w := &watchdog{idle: idle, last: time.Now(), fire: fire}
-	w.t = time.AfterFunc(idle/2, w.check)
+	// Armed only once w.t is set: check reads it.
+	w.t = time.AfterFunc(time.Hour, w.check)
+	w.t.Reset(idle / 2)
 	return w
 }
 
