@@ -200,3 +200,70 @@ func TestClientLegResumes(t *testing.T) {
 		t.Errorf("counters %+v: want 2 handshakes a leg, 1 resumed on each, 1 mint", c)
 	}
 }
+
+// headSkipper drops the proxy's answer head from the stream it reads, so
+// that a TLS client can start before the answer arrives.
+type headSkipper struct {
+	net.Conn
+	r      *bufio.Reader
+	status string
+}
+
+func (h *headSkipper) Read(p []byte) (int, error) {
+	if h.r == nil {
+		h.r = bufio.NewReader(h.Conn)
+		resp, err := http.ReadResponse(h.r, &http.Request{Method: "CONNECT"})
+		if err != nil {
+			return 0, err
+		}
+		h.status = resp.Status
+	}
+	return h.r.Read(p)
+}
+
+// TestClientThatDoesNotWait: a client that sends its ClientHello right
+// behind the CONNECT request, before the answer, is served: those bytes
+// start its TLS.
+func TestClientThatDoesNotWait(t *testing.T) {
+	t.Parallel()
+	org := startOrigin(t)
+	p := startProxy(t, org, proxy.Options{MintCache: true, KTLS: proxy.KTLSAuto})
+	c, err := net.Dial("tcp", p.addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(30 * time.Second))
+	io.WriteString(c, "CONNECT localhost:"+strconv.Itoa(org.port)+" HTTP/1.1\r\n\r\n")
+	hs := &headSkipper{Conn: c}
+	tc := tls.Client(hs, &tls.Config{RootCAs: p.pool, ServerName: "localhost"})
+	echo(t, tc, []byte("x-early"))
+	if hs.status != "200 Connection established" {
+		t.Errorf("answer %q", hs.status)
+	}
+	tc.Close()
+	waitFor(t, "the relay to end", func() bool { return p.Counters().Active == 0 })
+	if c := p.Counters(); c.Relay["client:user"] != 1 || len(c.Failures) != 0 {
+		t.Errorf("counters %+v", c)
+	}
+}
+
+// TestRefusalLogIsLimited: a flood of bad requests is logged at most 10
+// lines a second, then one line with the count of the others.
+func TestRefusalLogIsLimited(t *testing.T) {
+	t.Parallel()
+	org := startOrigin(t)
+	p := startProxy(t, org, proxy.Options{MintCache: true})
+	for range 30 {
+		rawAnswer(t, p.addr, "GET / HTTP/1.1\r\n\r\n")
+	}
+	waitFor(t, "the count of the lines left out", func() bool { return strings.Contains(p.log.String(), "suppressed=") })
+	log := p.log.String()
+	if n := strings.Count(log, "request refused"); n < 10 || n > 20 {
+		// 30 requests may span two one-second windows on a slow machine.
+		t.Errorf("%d refusal lines for 30 requests:\n%s", n, log)
+	}
+	if c := p.Counters(); c.Refused[proxy.RefusedMethod] != 30 {
+		t.Errorf("refusals counted %v, want all 30", c.Refused)
+	}
+}
