@@ -218,9 +218,11 @@ func ClientConfig(base *tls.Config, rc *RecordConn) *tls.Config {
 // connection being handshaken (hello.Conn, following NetConn() net.Conn
 // methods through wrappers such as a *tls.Conn's) and returns a clone
 // that logs into it; base's own GetConfigForClient, if set, still decides
-// the config first, and base.KeyLogWriter still receives every line. A
-// connection without a RecordConn underneath is served by base's config,
-// unlogged (Enable then refuses it).
+// the config first, and base.KeyLogWriter still receives every line. The
+// clones are made from base at each handshake, so later changes to base
+// (SetSessionTicketKeys, say) apply. A connection without a RecordConn
+// underneath is served by base's config, unlogged (Enable then refuses
+// it).
 func ServerConfig(base *tls.Config) *tls.Config {
 	outer := base.Clone()
 	inner := base.GetConfigForClient
@@ -233,12 +235,14 @@ func ServerConfig(base *tls.Config) *tls.Config {
 			}
 			cfg = c
 		}
+		if cfg == nil {
+			// base itself, not outer: settings made on base after this
+			// call (ticket keys reloaded from a file) stay in effect.
+			cfg = base
+		}
 		rc := findRecordConn(hello.Conn)
 		if rc == nil {
 			return cfg, nil
-		}
-		if cfg == nil {
-			cfg = base
 		}
 		perConn := cfg.Clone()
 		perConn.GetConfigForClient = nil

@@ -162,3 +162,60 @@ func TestReusedClientConfigRefused(t *testing.T) {
 		t.Fatalf("the second connection's own log: %v", err)
 	}
 }
+
+// TestServerConfig: the base config's own GetConfigForClient still decides
+// (its choice is cloned per connection and its writer keeps every line),
+// its errors end the handshake, and a connection without a RecordConn
+// gets the chosen config unchanged.
+func TestServerConfig(t *testing.T) {
+	t.Parallel()
+	var baseTee, innerTee bytes.Buffer
+	inner := &tls.Config{KeyLogWriter: &innerTee, ServerName: "inner"}
+	base := &tls.Config{KeyLogWriter: &baseTee, GetConfigForClient: func(h *tls.ClientHelloInfo) (*tls.Config, error) {
+		if h.ServerName == "refused" {
+			return nil, errors.New("refused by base")
+		}
+		if h.ServerName == "inner" {
+			return inner, nil
+		}
+		return nil, nil
+	}}
+	cfg := ServerConfig(base)
+	rc := WrapConn(nil)
+	for _, tc := range []struct {
+		sni    string
+		conn   net.Conn
+		want   *bytes.Buffer // the writer that must get the line; nil: no per-connection log
+		direct *tls.Config   // returned as is
+	}{
+		{"inner", wrapped{rc}, &innerTee, nil},
+		{"", wrapped{rc}, &baseTee, nil},
+		{"inner", &net.TCPConn{}, nil, inner},
+		{"", &net.TCPConn{}, nil, base},
+	} {
+		got, err := cfg.GetConfigForClient(&tls.ClientHelloInfo{ServerName: tc.sni, Conn: tc.conn})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tc.direct != nil {
+			if got != tc.direct {
+				t.Errorf("sni %q without a RecordConn: got another config", tc.sni)
+			}
+			continue
+		}
+		if got == inner || got == base || got.GetConfigForClient != nil {
+			t.Fatalf("sni %q: not a per-connection clone", tc.sni)
+		}
+		if tc.sni == "inner" && got.ServerName != "inner" {
+			t.Errorf("the base callback's config was not the one cloned")
+		}
+		tc.want.Reset()
+		got.KeyLogWriter.Write([]byte("X 00\n"))
+		if tc.want.String() != "X 00\n" {
+			t.Errorf("sni %q: the chosen config's writer did not get the line", tc.sni)
+		}
+	}
+	if _, err := cfg.GetConfigForClient(&tls.ClientHelloInfo{ServerName: "refused", Conn: wrapped{rc}}); err == nil {
+		t.Error("the base callback's error was dropped")
+	}
+}

@@ -47,26 +47,6 @@ func TestSupportedForUnknown(t *testing.T) {
 	}
 }
 
-// TestSpliceNeedsKTLS: Splice refuses, as unsupported and without moving
-// a byte, connections that do not have RX on the source and TX on the
-// destination in the kernel.
-func TestSpliceNeedsKTLS(t *testing.T) {
-	t.Parallel()
-	for _, tc := range []struct {
-		name     string
-		dst, src *Conn
-	}{
-		{"nil", nil, nil},
-		{"source without RX", &Conn{state: State{TX: true}}, &Conn{state: State{TX: true}}},
-		{"destination without TX", &Conn{state: State{RX: true}}, &Conn{state: State{RX: true}}},
-	} {
-		n, err := Splice(tc.dst, tc.src, 0)
-		if n != 0 || !errors.Is(err, ErrUnsupported) {
-			t.Errorf("%s: %d, %v", tc.name, n, err)
-		}
-	}
-}
-
 // TestDecideFor: --ktls auto falls back with SupportedFor's reason, on
 // refuses with it, off never asks.
 func TestDecideFor(t *testing.T) {

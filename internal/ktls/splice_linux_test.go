@@ -3,6 +3,7 @@
 package ktls
 
 import (
+	"errors"
 	"reflect"
 	"testing"
 )
@@ -32,5 +33,25 @@ func TestSyscallConnHidesPollFD(t *testing.T) {
 	var fd uintptr
 	if err := got.Control(func(f uintptr) { fd = f }); err != nil || fd == 0 {
 		t.Errorf("Control: fd %d, %v", fd, err)
+	}
+}
+
+// TestSpliceNeedsKTLS: Splice refuses, as unsupported and without moving
+// a byte, connections that do not have RX on the source and TX on the
+// destination in the kernel.
+func TestSpliceNeedsKTLS(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name     string
+		dst, src *Conn
+	}{
+		{"nil", nil, nil},
+		{"source without RX", &Conn{state: State{TX: true}}, &Conn{state: State{TX: true}}},
+		{"destination without TX", &Conn{state: State{RX: true}}, &Conn{state: State{RX: true}}},
+	} {
+		n, err := Splice(tc.dst, tc.src, 0)
+		if n != 0 || !errors.Is(err, ErrUnsupported) {
+			t.Errorf("%s: %d, %v", tc.name, n, err)
+		}
 	}
 }
