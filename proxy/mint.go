@@ -105,11 +105,3 @@ func (m *minter) mint(host string) (*tls.Certificate, error) {
 	der = append(der, m.chain...)
 	return &tls.Certificate{Certificate: der, PrivateKey: m.key, Leaf: id.Leaf}, nil
 }
-
-// cached reports whether host's certificate is in the cache (for tests).
-func (m *minter) cached(host string) bool {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	e, ok := m.entries[host]
-	return ok && e.elem != nil
-}
