@@ -21,6 +21,7 @@ func (c *legConn) tryOnce(fd uintptr) bool {
 			c.n, c.err = 0, err
 		case n == 0:
 			c.n, c.err = 0, io.EOF
+			c.eof = true
 		default:
 			c.n, c.err = n, nil
 		}

@@ -63,6 +63,10 @@ type legConn struct {
 	host     string // client leg: the CONNECT host
 	early    []byte // client leg: sent before the answer
 	sawEarly bool   // and there were some
+	// eof is set when the socket ended (FIN). crypto/tls stops reading
+	// the socket once a close_notify has arrived, so an end it reports
+	// with eof set came without one.
+	eof bool
 
 	// try makes Read return errWouldBlock instead of waiting. Only the
 	// goroutine that reads the leg's tls.Conn sets it, around a Read.
@@ -98,7 +102,11 @@ func (c *legConn) Read(p []byte) (int, error) {
 	if c.try {
 		return c.tryRead(p)
 	}
-	return c.Conn.Read(p)
+	n, err := c.Conn.Read(p)
+	if err == io.EOF {
+		c.eof = true
+	}
+	return n, err
 }
 
 // tryRead reads what the socket holds now, or returns errWouldBlock.

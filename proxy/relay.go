@@ -51,6 +51,15 @@ func (p *Proxy) direction(s *session, dst, src *leg, count *atomic.Int64, w *wat
 	} else {
 		err = p.copy(dst, src, count, w)
 	}
+	if errors.Is(err, errNoCloseNotify) {
+		// Passed on as it came, a FIN without close_notify, so that the
+		// other peer can tell a cut from a complete stream as well as
+		// the proxy could.
+		p.c.add(p.c.failures, src.name+":no-close-notify")
+		if cw, ok := dst.tcp.(interface{ CloseWrite() error }); ok && cw.CloseWrite() == nil {
+			return
+		}
+	}
 	if err == nil {
 		err = dst.closeWrite()
 		if err == nil {
@@ -84,6 +93,9 @@ func (p *Proxy) copy(dst, src *leg, count *atomic.Int64, w *watchdog) error {
 			p.c.userSpace.Add(int64(n))
 		}
 		if err == io.EOF {
+			if src.mode == ModeUser && src.lc.eof {
+				return errNoCloseNotify
+			}
 			return nil
 		}
 		if err != nil {
@@ -91,6 +103,12 @@ func (p *Proxy) copy(dst, src *leg, count *atomic.Int64, w *watchdog) error {
 		}
 	}
 }
+
+// errNoCloseNotify is a user-space leg whose peer ended TCP without a
+// close_notify. crypto/tls reports that as a clean end when it falls on
+// a record boundary (as many servers end that way); the relay passes it
+// on as it came.
+var errNoCloseNotify = errors.New("the peer closed without close_notify")
 
 // read reads src into buf. Without ReadFill it is one read. With it, it
 // goes on reading while more is immediately available: crypto/tls

@@ -8,6 +8,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"net"
+	"strconv"
 	"testing"
 	"time"
 
@@ -166,5 +167,85 @@ func TestBusyTunnelNotCut(t *testing.T) {
 	}
 	if c := p.Counters(); c.Failures["relay:idle"] != 0 {
 		t.Errorf("failures %v: a busy tunnel was cut", c.Failures)
+	}
+}
+
+// recorder keeps every byte read from a connection.
+type recorder struct {
+	net.Conn
+	got []byte
+}
+
+func (r *recorder) Read(p []byte) (int, error) {
+	n, err := r.Conn.Read(p)
+	r.got = append(r.got, p[:n]...)
+	return n, err
+}
+
+// alerts counts the alert records in a TLS 1.2 record stream.
+func alerts(stream []byte) int {
+	n := 0
+	for len(stream) >= 5 {
+		if stream[0] == 21 {
+			n++
+		}
+		l := 5 + (int(stream[3])<<8 | int(stream[4]))
+		if l > len(stream) {
+			break
+		}
+		stream = stream[l:]
+	}
+	return n
+}
+
+// TestEndPassedOnAsItCame: an origin that ends with close_notify has its
+// end passed on with one; one that only closes TCP (which crypto/tls
+// accepts as an end at a record boundary) has it passed on without, so
+// that the client can tell as well as the proxy could.
+func TestEndPassedOnAsItCame(t *testing.T) {
+	t.Parallel()
+	for _, clean := range []bool{true, false} {
+		cfg, ca := testpki.Server(t)
+		ln, err := tls.Listen("tcp", "127.0.0.1:0", cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ln.Close()
+		go func() {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Write([]byte("x-the whole answer"))
+			if clean {
+				c.Close()
+			} else {
+				c.(*tls.Conn).NetConn().Close()
+			}
+		}()
+		org := origin{port: ln.Addr().(*net.TCPAddr).Port, ca: ca, caFile: writeCA(t, ca)}
+		p := startProxy(t, org, proxy.Options{MintCache: true})
+		c, resp := connect(t, p.addr, "localhost:"+strconv.Itoa(org.port))
+		if resp.StatusCode != 200 {
+			t.Fatal(resp.Status)
+		}
+		rec := &recorder{Conn: c}
+		tc := tls.Client(rec, &tls.Config{RootCAs: p.pool, ServerName: "localhost", MaxVersion: tls.VersionTLS12})
+		got, err := io.ReadAll(tc)
+		if err != nil || string(got) != "x-the whole answer" {
+			t.Fatalf("clean %v: read %q, %v", clean, got, err)
+		}
+		want := 0
+		if clean {
+			want = 1
+		}
+		if n := alerts(rec.got); n != want {
+			t.Errorf("origin ended cleanly %v: the client got %d alerts, want %d", clean, n, want)
+		}
+		tc.Close()
+		waitFor(t, "the relay to end", func() bool { return p.Counters().Active == 0 })
+		if n := p.Counters().Failures["origin:no-close-notify"]; n != int64(1-want) {
+			t.Errorf("origin ended cleanly %v: no-close-notify counted %d", clean, n)
+		}
 	}
 }
