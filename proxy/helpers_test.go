@@ -73,6 +73,7 @@ type running struct {
 	addr string
 	log  *syncBuf
 	pool *x509.CertPool // trusts the proxy's CA
+	stop func()         // stops the proxy and waits for Serve to return
 }
 
 // startProxy starts a proxy for the origin with o's settings plus the
@@ -100,14 +101,15 @@ func startProxy(t testing.TB, org origin, o proxy.Options) *running {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { p.Serve(ctx, ln); close(done) }()
-	t.Cleanup(func() { cancel(); <-done })
+	stop := func() { cancel(); <-done }
+	t.Cleanup(stop)
 	certs, err := pki.LoadCertsPEM(p.CAFile())
 	if err != nil {
 		t.Fatal(err)
 	}
 	pool := x509.NewCertPool()
 	pool.AddCert(certs[0])
-	return &running{Proxy: p, addr: ln.Addr().String(), log: log, pool: pool}
+	return &running{Proxy: p, addr: ln.Addr().String(), log: log, pool: pool, stop: stop}
 }
 
 // connect sends CONNECT target and returns the connection and the

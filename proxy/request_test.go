@@ -182,8 +182,20 @@ func TestMaxConns(t *testing.T) {
 // proxy on its next connection, and the proxy counts it.
 func TestClientLegResumes(t *testing.T) {
 	t.Parallel()
+	for _, mode := range []string{proxy.KTLSOff, proxy.KTLSAuto} {
+		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
+			testClientLegResumes(t, mode)
+		})
+	}
+}
+
+// testClientLegResumes runs TestClientLegResumes with a kernel TLS mode:
+// with auto, each connection's configuration is its own (its key log),
+// and sessions must still resume across them.
+func testClientLegResumes(t *testing.T, mode string) {
 	org := startOrigin(t)
-	p := startProxy(t, org, proxy.Options{MintCache: true})
+	p := startProxy(t, org, proxy.Options{MintCache: true, KTLS: mode})
 	cache := tls.NewLRUClientSessionCache(4)
 	for i := range 2 {
 		tc := p.tunnel(t, org, &tls.Config{ClientSessionCache: cache})
@@ -265,5 +277,23 @@ func TestRefusalLogIsLimited(t *testing.T) {
 	}
 	if c := p.Counters(); c.Refused[proxy.RefusedMethod] != 30 {
 		t.Errorf("refusals counted %v, want all 30", c.Refused)
+	}
+}
+
+// TestStopCutsTunnels: stopping the proxy ends its open tunnels with a
+// reset (not a clean end) and Serve returns.
+func TestStopCutsTunnels(t *testing.T) {
+	t.Parallel()
+	org := startOrigin(t)
+	p := startProxy(t, org, proxy.Options{MintCache: true})
+	tc := p.tunnel(t, org, nil)
+	echo(t, tc, []byte("x-before the stop"))
+	p.stop()
+	tc.SetDeadline(time.Now().Add(30 * time.Second))
+	if _, err := tc.Read(make([]byte, 1)); err == nil || errors.Is(err, io.EOF) {
+		t.Errorf("read after the proxy stopped: %v; want the tunnel cut", err)
+	}
+	if c := p.Counters(); c.Active != 0 {
+		t.Errorf("%d connections still active after Serve returned", c.Active)
 	}
 }
