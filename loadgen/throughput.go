@@ -510,7 +510,7 @@ func (r *tpRunner) open(ctx context.Context, id int) (*tpConn, error) {
 		return failed(fmt.Errorf("setup: %w", err))
 	}
 	if c.ack, err = bulk.ReadAck(tlc); err != nil {
-		return failed(err)
+		return failed(r.throughProxy(err))
 	}
 	if c.ack.Status != bulk.OK {
 		return failed(fmt.Errorf("the server refused the throughput setup: %s", c.ack.Message))

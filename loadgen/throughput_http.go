@@ -215,3 +215,14 @@ func lengthOf(resp bulk.HTTPResponse) string {
 	}
 	return fmt.Sprint(resp.ContentLength)
 }
+
+// throughProxy adds to a failed setup of the binary protocol through a
+// proxy what is most likely wrong: a proxy that terminates TLS (Squid
+// bumping) parses HTTP and waits for a request line it never gets.
+func (r *tpRunner) throughProxy(err error) error {
+	switch r.tc.Dialer.(type) {
+	case ProxyDialer, *ProxyDialer:
+		return fmt.Errorf("%w (through a proxy that terminates TLS, which expects HTTP, use %s %s)", err, r.tc.Words.name("Request"), ThroughputRequestHTTP)
+	}
+	return err
+}

@@ -100,6 +100,14 @@ func TestThroughputHTTPThroughSquid(t *testing.T) {
 		t.Fatalf("duration mode through squid: %v, %v", rec, err)
 	}
 
+	// The binary protocol does not pass a proxy that parses HTTP: the
+	// error says which request form does.
+	tc = httpCase(d, squidPool(t, sq), loadgen.DirectionDownload)
+	tc.Request, tc.Concurrency, tc.ConnTimeout = loadgen.ThroughputRequestBulk, 1, 2*time.Second
+	if _, err := loadgen.RunThroughput(t.Context(), tc); err == nil || !strings.Contains(err.Error(), "use Request http") {
+		t.Errorf("the binary protocol through squid: %v, want advice to use the HTTP form", err)
+	}
+
 	// The client trusting only the origin's CA does not get through:
 	// Squid, not the origin, is at the other end of the handshake.
 	tc = httpCase(d, o.ca.Pool(), loadgen.DirectionDownload)
