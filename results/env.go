@@ -25,6 +25,7 @@ func CurrentEnv() Env {
 		NumCPU:          runtime.NumCPU(),
 		CPUModel:        cpuModel(),
 		Kernel:          kernel(),
+		GCMAESDriver:    gcmAESDriver(),
 		Started:         time.Now().UTC().Format(time.RFC3339),
 	}
 }

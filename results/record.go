@@ -167,6 +167,12 @@ type Env struct {
 	NumCPU          int    `json:"num_cpu"`
 	CPUModel        string `json:"cpu_model"`
 	Kernel          string `json:"kernel"`
+	// GCMAESDriver is the kernel crypto driver for gcm(aes) with the
+	// highest priority in /proc/crypto (e.g. generic-gcm-aesni): what
+	// kernel TLS encrypts AES-GCM with, so what decides kTLS against Go's
+	// own AES-GCM. Absent where it cannot be read or the kernel has not
+	// instantiated gcm(aes).
+	GCMAESDriver string `json:"gcm_aes_driver,omitempty"`
 	// Peers names the versions of external peers used (openssl, nginx).
 	Peers map[string]string `json:"peers,omitempty"`
 	// Insecure is true when certificate verification of the target was

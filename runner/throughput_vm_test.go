@@ -85,6 +85,9 @@ func TestVMThroughput(t *testing.T) {
 			t.Fatalf("%s: %v", pl.name, err)
 		}
 	}
+	if len(recs) > 0 {
+		t.Logf("KTLS-RUN kernel gcm(aes) driver: %s", recs[0].Env.GCMAESDriver)
+	}
 	t.Logf("KTLS-RUN %-54s %9s %7s %7s %9s %s", "case", "MB/s", "cli CPU", "srv CPU", "CPU-s/GB", "kTLS tx/rx (client tx,rx server tx,rx) tls_stat")
 	rate := map[string]float64{}
 	for _, rec := range recs {
@@ -137,6 +140,11 @@ func checkVMRecord(t *testing.T, rec results.Record, on bool) {
 		if want := b2f(on); rec.Extra["sendfile"] != want {
 			t.Errorf("sendfile %v, want %v", rec.Extra["sendfile"], want)
 		}
+	}
+	// The VM loads aesni_intel and kTLS has used gcm(aes): the driver the
+	// kernel encrypts with is on record.
+	if rec.Env.GCMAESDriver == "" {
+		t.Error("env gcm_aes_driver is empty in a kernel that has gcm(aes)")
 	}
 	if rec.ClientCPUPct == nil || rec.ServerCPUPct == nil {
 		t.Errorf("client CPU %v server CPU %v: both must be measured", rec.ClientCPUPct, rec.ServerCPUPct)

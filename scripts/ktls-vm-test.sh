@@ -8,7 +8,9 @@
 #              package version under $TLSBENCH_VM_CACHE
 #   initramfs: busybox-static, net/tls + crypto modules (depmod -b), and two
 #              static test binaries (CGO_ENABLED=0 go test -c): ./internal/ktls/
-#              (the kTLS package) and ./runner/ (its TestVM* tests: a small
+#              (the kTLS package: record layer against the kernel, splice
+#              relays between kTLS connections with tls_stat per leg, key
+#              proofs refusing tampered keys, SupportedFor) and ./runner/ (its TestVM* tests: a small
 #              `tlsbench run --mode throughput` matrix through the runner,
 #              with the built-in server as a child process)
 #   boot:      qemu-system-x86_64 -accel tcg (nested KVM fails here)
