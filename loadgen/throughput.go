@@ -80,6 +80,9 @@ type ThroughputCase struct {
 	ConnTimeout time.Duration
 	// Server, when set, gives the server's CPU time.
 	Server ServerObserver
+	// Proxy, when set, is the proxy the Dialer connects through: its
+	// CPU and counts over the kept iterations (see proxyFigures).
+	Proxy ProxyObserver
 	// Record holds the descriptive fields to copy into the result.
 	Record results.Record
 	// Progress, when set, is called after every iteration.
@@ -757,7 +760,7 @@ type tpMeasured struct {
 // failed (a *ThroughputError) or none was kept.
 func (r *tpRunner) measure(ctx context.Context) (*tpMeasured, error) {
 	tc := r.tc
-	m := &tpMeasured{meter: newMeter(tc.Server)}
+	m := &tpMeasured{meter: newMeter(tc.Server, tc.Proxy)}
 	began := time.Now()
 	var deadline time.Time
 	if tc.MaxDuration > 0 {
@@ -868,6 +871,8 @@ func (r *tpRunner) record(m *tpMeasured, f tpFigures) *results.Record {
 		recordMachine(&rec, f.load, false)
 	}
 	r.cpuFigures(&rec, m, f)
+	prx, prxErr := m.meter.proxyTotal()
+	proxyFigures(&rec, tc.Proxy, prx, prxErr, float64(total.bytes)/1e6)
 	return &rec
 }
 
