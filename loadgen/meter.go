@@ -53,7 +53,7 @@ type span struct {
 // and the case's figure from it is unknown, never negative.
 type backwards struct {
 	serverCPU, serverCounts, serverAlloc, machine bool
-	proxyCPU, proxyCounts                       bool
+	proxyCPU, proxyCounts                         bool
 }
 
 func (b backwards) or(o backwards) backwards {

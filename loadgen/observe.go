@@ -46,10 +46,10 @@ type ProxySnapshot struct {
 	// ClientHandshakes and ClientResumed count the client-leg
 	// handshakes; OriginHandshakes and OriginResumed the proxy's own to
 	// the origin.
-	ClientHandshakes, ClientResumed   int64
-	OriginHandshakes, OriginResumed   int64
-	Mints, MintHits                   int64
-	UserSpaceBytes                    int64
+	ClientHandshakes, ClientResumed int64
+	OriginHandshakes, OriginResumed int64
+	Mints, MintHits                 int64
+	UserSpaceBytes                  int64
 	// Relay counts connections by leg and relay mode
 	// ("client:splice", "origin:user").
 	Relay map[string]int64
