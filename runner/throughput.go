@@ -40,6 +40,17 @@ type ThroughputPlan struct {
 	Source string
 	// KeyType of the server's certificate (default DefaultKeyType).
 	KeyType pki.KeyType
+	// Request is the wire: RequestBulk (the default; RequestHTTP with a
+	// proxy given by URL, since a bumping HTTP proxy parses what it
+	// relays) or RequestHTTP (GET downloads, POST uploads; not both at
+	// once).
+	Request string
+	// Proxy, when set, is the proxy the client connects through to the
+	// built-in server. With a proxy, KTLS is the proxy's on both its
+	// legs, and Buffers its relay buffer too; ReadFill lists the built-in
+	// proxy's read-fill settings, one case each.
+	Proxy    Proxy
+	ReadFill []bool
 
 	Iterations  int
 	Warmup      int
@@ -54,9 +65,11 @@ type ThroughputPlan struct {
 	// InProcess runs the server in this process instead of a child: no
 	// separate server CPU, for tests.
 	InProcess bool
-	// Executable, ChildArgs and ChildEnv start the child server as in Plan.
+	// Executable, ChildArgs, ProxyArgs and ChildEnv start the child
+	// server and proxy as in Plan.
 	Executable string
 	ChildArgs  []string
+	ProxyArgs  []string
 	ChildEnv   []string
 
 	Env      *results.Env
@@ -128,10 +141,38 @@ func (p *ThroughputPlan) validateAxes() error {
 			return field.Errorf("Concurrency", c, "must be between 1 and 1024 parallel connections")
 		}
 	}
+	if err := p.validateProxy(); err != nil {
+		return err
+	}
 	if cases := p.Cases(); !slices.ContainsFunc(cases, func(c Case) bool { return c.NotRunnable == "" }) {
-		return field.Errorf("Versions/Ciphers", nil, "no case can run: %s", cases[0].NotRunnable)
+		return field.Errorf(cases[0].notRunnableBy, nil, "no case can run: %s", cases[0].NotRunnable)
 	}
 	return nil
+}
+
+// validateProxy checks the proxy, the wire, and the kTLS asked of them.
+func (p *ThroughputPlan) validateProxy() error {
+	switch p.Request {
+	case "", RequestBulk, RequestHTTP:
+	default:
+		return field.Errorf("Request", strconv.Quote(p.Request), "want bulk or http")
+	}
+	if err := p.Proxy.validate(p.ReadFill, nil); err != nil {
+		return err
+	}
+	if p.Proxy.URL != "" && !p.Proxy.builtin() && !slices.Equal(p.KTLS, []ktls.Mode{ktls.ModeOff}) {
+		return field.Errorf("KTLS", nil, "with a proxy {KTLS} is the proxy's own, and a proxy given by URL keeps its configuration (client and server run user-space TLS): leave out {KTLS}, or give off")
+	}
+	return nil
+}
+
+// request is the wire in effect: bulk, or http by default through a
+// proxy given by URL.
+func (p *ThroughputPlan) request() string {
+	if p.Request == "" && p.Proxy.URL != "" && !p.Proxy.builtin() {
+		return RequestHTTP
+	}
+	return p.Request
 }
 
 // validateAmount checks how much each case moves and how often.
@@ -206,6 +247,9 @@ func (p *ThroughputPlan) Cases() []Case {
 		ktls:        p.KTLS,
 		concurrency: p.Concurrency,
 		file:        p.Source != "",
+		proxy:       p.Proxy.URL,
+		request:     p.request(),
+		readFill:    p.ReadFill,
 	}
 	return m.cases()
 }

@@ -314,6 +314,9 @@ var fieldFlags = map[string]string{
 	"ClientCA": "--client-ca", "RevokedFile": "--revoked", "TicketKeysFile": "--ticket-keys",
 	"Constraints": "--constraints", "Identities": "--identity", "P12PasswordFile": "--p12-password-file",
 	"Listen": "--listen",
+	// The proxy between client and server.
+	"Proxy.URL": "--proxy", "Proxy.CAFile": "--proxy-ca", "Proxy.PID": "--proxy-pid",
+	"ReadFill": "--read-fill", "MintCache": "--mint-cache", "Request": "--request",
 }
 
 // flagOf is the flag of a field, or of fields joined by "/".
