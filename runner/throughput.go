@@ -216,6 +216,12 @@ func (p *ThroughputPlan) validateServer() error {
 	if p.Server.Mutual {
 		return field.Errorf("Server.Mutual", nil, "{Server.Mutual} applies to handshake cases; throughput cases run without client certificates")
 	}
+	if len(p.Server.Identities) > 0 && (p.Proxy.URL == "" || p.Proxy.builtin()) {
+		// A proxy given by URL verifies the server with its own
+		// configuration: the server must then have an identity it
+		// trusts. Otherwise the run issues one from its own CA.
+		return field.Errorf("Server.Identities", nil, "{Server.Identities} in throughput cases is for a proxy given by URL, which must trust the server's certificate: add {Proxy.URL} http://HOST:PORT")
+	}
 	for _, m := range p.KTLS {
 		if m == ktls.ModeOn {
 			if _, _, err := m.Decide(); err != nil {
@@ -340,6 +346,9 @@ func (p ThroughputPlan) Run(ctx context.Context, emit func(*results.Record) erro
 	}
 	defer os.RemoveAll(dir)
 	tr.st = &runState{dir: dir}
+	if tr.st.url, err = prepareProxy(ctx, p.Proxy); err != nil {
+		return err
+	}
 	if tr.st.ca, err = pki.NewCA(); err != nil {
 		return err
 	}
@@ -367,11 +376,19 @@ func (tr *tpRun) runCase(ctx context.Context, c *Case, index, total int, srv *bu
 	p := tr.plan
 	base := results.Record{Env: tr.env}
 	c.record(&base)
+	client, kt := tr.client, c.KTLS
+	if srv.proxy != nil {
+		// The client talks TLS with the proxy, whose minted certificate
+		// it trusts; kTLS is the proxy's, client and server run
+		// user-space TLS.
+		client = client.Clone()
+		client.RootCAs, kt = srv.proxy.roots, ktls.ModeOff
+	}
 	tc := loadgen.ThroughputCase{
 		Name: c.Name, Version: c.Version, Cipher: c.Cipher, Buffer: c.Buffer, Direction: c.Direction,
 		Bytes: p.Bytes, Duration: p.Duration, Concurrency: c.Concurrency,
 		Iterations: p.Iterations, Warmup: p.Warmup, MaxDuration: p.CaseTime,
-		KTLS: c.KTLS, Client: tr.client, Dialer: srv.dialer, Server: srv.observer,
+		KTLS: kt, Client: client, Dialer: srv.caseDialer(), Server: srv.observer, Proxy: srv.proxyObserver(),
 		ConnTimeout: p.ConnTimeout, Record: base, Words: p.Words,
 	}
 	if p.Source != "" {
@@ -385,6 +402,8 @@ func (tr *tpRun) runCase(ctx context.Context, c *Case, index, total int, srv *bu
 	rec, err := loadgen.RunThroughput(ctx, tc)
 	if rec != nil {
 		rec.Params = c.Params
+		c.record(rec)
+		proxyNote(c, rec)
 	}
 	var te *loadgen.ThroughputError
 	if err != nil && ctx.Err() == nil && errors.As(err, &te) && p.Notice != nil {
@@ -395,8 +414,12 @@ func (tr *tpRun) runCase(ctx context.Context, c *Case, index, total int, srv *bu
 
 // wantsKTLS reports whether any case may switch to kTLS, in which case
 // the server is started ready for it (server.WithKTLS); otherwise it runs
-// without the key log and the record-exact reader.
+// without the key log and the record-exact reader. Through a proxy kTLS
+// is the proxy's: the server runs user-space TLS.
 func (p *ThroughputPlan) wantsKTLS() bool {
+	if p.Proxy.URL != "" {
+		return false
+	}
 	for _, m := range p.KTLS {
 		if use, _, _ := m.Decide(); use {
 			return true
@@ -409,13 +432,15 @@ func (p *ThroughputPlan) wantsKTLS() bool {
 // the built-in server (a child process unless InProcess).
 func (tr *tpRun) startServer(ctx context.Context, c *Case) (*builtin, error) {
 	p := tr.plan
-	files, err := tr.st.writeServerIdentity(c.KeyType)
-	if err != nil {
-		return nil, err
-	}
 	opts := p.Server
 	c.configureServer(&opts)
-	opts.Identities = []server.IdentityFiles{files}
+	if len(opts.Identities) == 0 {
+		files, err := tr.st.writeServerIdentity(c.KeyType)
+		if err != nil {
+			return nil, err
+		}
+		opts.Identities = []server.IdentityFiles{files}
+	}
 	opts.KTLS = p.wantsKTLS()
 	if p.Source != "" {
 		abs, err := filepath.Abs(p.Source)

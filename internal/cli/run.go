@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tlsbench/tlsbench/internal/field"
 	"github.com/tlsbench/tlsbench/loadgen"
 	"github.com/tlsbench/tlsbench/pki"
 	"github.com/tlsbench/tlsbench/report"
@@ -416,6 +417,16 @@ func (job *runJob) finish(ctx context.Context, stdout, stderr io.Writer, stream 
 	var startErr *runner.ServerStartError
 	if errors.As(runErr, &startErr) {
 		return &UsageError{Msg: userText(runErr)}
+	}
+	var proxyErr *runner.ProxyStartError
+	var fe *field.Error
+	if errors.As(runErr, &proxyErr) {
+		// A file or pid given for the proxy is the user's to fix
+		// (exit 2); a proxy that is not there fails the run (exit 1).
+		if errors.As(runErr, &fe) {
+			return &UsageError{Msg: userText(runErr)}
+		}
+		return runOutcome(ctx, errors.New(userText(runErr)), out, outErr)
 	}
 	return runOutcome(ctx, flagErrors(runErr), out, outErr)
 }
