@@ -47,6 +47,25 @@ Examples:
   tlsbench run --target 127.0.0.1:4433 --ca ca.pem --mutual --client-cert c.pem --client-key c-key.pem
   tlsbench run --quick --out new.jsonl --baseline old.jsonl --fail-on-regression 5%
   tlsbench run --identity pki/server-ecdsa-p256.p12 --p12-password-file pw --key-cache on,off
+  tlsbench run --proxy builtin --tls 1.3 --resume off,on --mint-cache on,off
+  tlsbench run --mode throughput --proxy builtin --buffer 4k,16k,64k --read-fill off,on --ktls off,auto
+  tlsbench run --mode throughput --proxy http://127.0.0.1:3128 --proxy-ca squid-ca.pem --proxy-pid 1234 \
+      --identity pki/server-ecdsa-p256.pem,pki/server-ecdsa-p256-key.pem --cipher aes128gcm
+
+Through a proxy (--proxy), the client connects to the proxy with HTTP
+CONNECT and does TLS with it; the proxy mints a certificate for the
+server's name (localhost for the built-in server) and connects to the
+server with TLS itself. The client's figures and the resumption gate then
+describe the client-proxy leg, the server's (server CPU, server_resumed)
+the proxy-server leg. With --proxy builtin, tlsbench starts its own proxy
+as a child process (restarted when --buffer, --read-fill, --ktls or
+--mint-cache change), trusts its CA, and has it verify the built-in server
+with the run's CA; --buffer is also its relay buffer, and --ktls is its
+kernel TLS on both legs while client and server run user-space TLS. A
+proxy given by URL verifies the server with its own configuration (Squid:
+tls_outgoing_options cafile=...): give the built-in server an identity it
+trusts with --identity, and the CA of the proxy's minted certificates with
+--proxy-ca.
 
 Flags:
 `
