@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"net"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -74,6 +75,14 @@ func TestHandshakeThroughSquid(t *testing.T) {
 	}
 	if !strings.Contains(strings.Join(r.Notes, "\n"), "proxy–origin leg") {
 		t.Errorf("no note on the legs: %v", r.Notes)
+	}
+
+	// The pid of a process that is not the proxy is refused before any
+	// case: its CPU would be reported as the proxy's.
+	p.Proxy.PID = os.Getpid()
+	var fe *field.Error
+	if err := runner.Run(ctx, p, func(*results.Record) error { return nil }); !errors.As(err, &fe) || fe.Field != "Proxy.PID" {
+		t.Fatalf("a pid that does not listen on the proxy's port: %v", err)
 	}
 }
 

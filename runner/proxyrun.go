@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/tlsbench/tlsbench/internal/field"
+	"github.com/tlsbench/tlsbench/internal/usage"
 	"github.com/tlsbench/tlsbench/loadgen"
 	"github.com/tlsbench/tlsbench/pki"
 	"github.com/tlsbench/tlsbench/results"
@@ -133,6 +134,13 @@ func startURLProxy(ctx context.Context, p Proxy) (*proxyRun, error) {
 		obs := loadgen.ProxyCPU{PID: p.PID}
 		if _, err := obs.Snapshot(); err != nil {
 			return nil, field.Errorf("Proxy.PID", p.PID, "%v", err)
+		}
+		// A pid of another program would report its CPU as the
+		// proxy's: where it can be checked, it must listen on the port.
+		_, portText, _ := net.SplitHostPort(addr)
+		port, _ := strconv.Atoi(portText)
+		if owns, err := usage.ListensOn(p.PID, port); err == nil && !owns {
+			return nil, field.Errorf("Proxy.PID", p.PID, "neither that process nor its children listen on port %d of {Proxy.URL} %s: give the pid of the proxy, or leave it out", port, p.URL)
 		}
 		pr.observer = obs
 	}
