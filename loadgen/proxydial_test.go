@@ -18,6 +18,7 @@ import (
 	"github.com/tlsbench/tlsbench/internal/testpki"
 	"github.com/tlsbench/tlsbench/loadgen"
 	"github.com/tlsbench/tlsbench/pki"
+	"github.com/tlsbench/tlsbench/tlsconf"
 )
 
 // tlsOrigin is a TLS server on loopback that answers every connection
@@ -237,5 +238,44 @@ func TestProxyDialerCancelled(t *testing.T) {
 	}
 	if _, err := (loadgen.ProxyDialer{Proxy: closedAddr(t), Target: "x:1"}).Dial(t.Context(), time.Now().Add(5*time.Second)); err == nil || !strings.Contains(err.Error(), "connecting to proxy") {
 		t.Errorf("closed proxy port: %v", err)
+	}
+}
+
+// TestHandshakeThroughSquid: handshake cases through Squid 5.7 bumping,
+// with the HTTP request after each handshake (HEAD with Connection:
+// close, which Squid forwards to the origin), the clients offering their
+// sessions again.
+//
+// What Squid does, as observed: it issues TLS 1.3 session tickets (two per
+// connection) and TLS 1.2 sessions, but resumes none of them on the
+// client leg, and does not resume its own sessions with the origin
+// either: every bumped connection costs Squid a full handshake on both
+// legs (openssl s_client -sess_in through it says "New" too). A bumped
+// handshake through Squid is therefore measured with Resume on as a full
+// one; the test holds that, so that a Squid that starts resuming shows
+// up here.
+func TestHandshakeThroughSquid(t *testing.T) {
+	t.Parallel()
+	o := startHTTPOrigin(t)
+	sq := peers.Squid(t, peers.SquidConfig{OriginCA: o.caFile})
+	_, port, _ := net.SplitHostPort(o.addr)
+	for _, v := range []uint16{tls.VersionTLS12, tls.VersionTLS13} {
+		co := tlsconf.ClientOptions{Version: v, RootCAs: squidPool(t, sq), ServerName: "localhost",
+			Sessions: tlsconf.NewSessionPool(4, tlsconf.ReuseMulti).Scoped("")}
+		hc := loadgen.HandshakeCase{
+			Name: "squid", Version: v, Resume: true, Concurrency: 4, Handshakes: 16, Iterations: 1, Warmup: 1,
+			Clients:  []*tls.Config{tlsconf.Client(co)},
+			Dialer:   loadgen.ProxyDialer{Proxy: sq.Addr(), Target: o.addr},
+			Exchange: loadgen.RequestHTTP.Exchange("localhost:" + port),
+			Server:   inProcess{o.srv},
+		}
+		rec, err := loadgen.RunHandshakes(t.Context(), hc)
+		if err != nil {
+			t.Fatalf("TLS %s: %v", tlsconf.VersionName(v), err)
+		}
+		if rec.Handshakes != 16 || rec.Resumed != 0 || rec.ServerResumed == nil || *rec.ServerResumed != 0 {
+			t.Errorf("TLS %s through squid: %d handshakes, %d resumed on the client leg, origin leg resumed %v; want 16, 0 and 0 (Squid 5.7 resumes neither leg)",
+				tlsconf.VersionName(v), rec.Handshakes, rec.Resumed, rec.ServerResumed)
+		}
 	}
 }

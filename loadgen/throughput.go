@@ -89,6 +89,10 @@ type ThroughputCase struct {
 	Progress func(ThroughputProgress)
 	// Words names the settings in the case's errors and notes.
 	Words Words
+	// Request is the request form: ThroughputRequestBulk (default, "")
+	// or ThroughputRequestHTTP, for a path through a proxy that parses
+	// HTTP.
+	Request string
 }
 
 // FileSource is a file the server was started with (server.WithSources).
@@ -183,6 +187,9 @@ func (tc *ThroughputCase) validate() error {
 	if tc.Source != nil && tc.Direction != DirectionDownload {
 		return field.Errorf("Direction", tc.Direction, "a file source is sent by the server: must be download")
 	}
+	if err := tc.validateRequest(); err != nil {
+		return err
+	}
 	if tc.ConnTimeout <= 0 {
 		tc.ConnTimeout = 10 * time.Second
 	}
@@ -233,7 +240,13 @@ func RunThroughput(ctx context.Context, tc ThroughputCase) (*results.Record, err
 	if err != nil {
 		return fail(err)
 	}
+	if tc.isHTTP() && tc.KTLS == ktls.ModeAuto {
+		use, reason = false, httpNote
+	}
 	r := &tpRunner{tc: &tc, cfg: cfg, useKTLS: use}
+	if tc.isHTTP() {
+		r.host = r.httpHost()
+	}
 	if reason != "" && tc.KTLS == ktls.ModeAuto {
 		r.notes = append(r.notes, tc.Words.name("KTLS")+" auto: "+reason)
 	}
@@ -331,6 +344,7 @@ type tpRunner struct {
 	cfg     *tls.Config
 	useKTLS bool
 	kl      *ktls.KeyLog
+	host    string // the Host header of the HTTP request form
 	conns   []*tpConn
 	notes   []string
 
@@ -455,6 +469,7 @@ type tpConn struct {
 	userSpace []string // why an end stayed in user space
 	buf       []byte
 	rounds    uint64
+	hr        *bulk.HTTPReader // the HTTP request form's answers
 }
 
 // open dials, handshakes, sends the setup, reads the ack and switches the
@@ -487,6 +502,9 @@ func (r *tpRunner) open(ctx context.Context, id int) (*tpConn, error) {
 	if err := r.checkNegotiated(c.state); err != nil {
 		return failed(err)
 	}
+	if tc.isHTTP() {
+		return r.openedHTTP(c), nil
+	}
 	setup := bulk.Setup{KTLSTX: r.useKTLS, KTLSRX: r.useKTLS, Buffer: tc.Buffer}
 	if tc.Source != nil {
 		setup.Source = tc.Source.Index
@@ -495,7 +513,7 @@ func (r *tpRunner) open(ctx context.Context, id int) (*tpConn, error) {
 		return failed(fmt.Errorf("setup: %w", err))
 	}
 	if c.ack, err = bulk.ReadAck(tlc); err != nil {
-		return failed(err)
+		return failed(r.throughProxy(err))
 	}
 	if c.ack.Status != bulk.OK {
 		return failed(fmt.Errorf("the server refused the throughput setup: %s", c.ack.Message))
@@ -563,6 +581,9 @@ func phase(conn int, round uint64, dir uint64) int64 {
 // server's verdict.
 func (r *tpRunner) round(ctx context.Context, c *tpConn, n int64) error {
 	tc := r.tc
+	if tc.isHTTP() {
+		return r.roundHTTP(ctx, c, n)
+	}
 	c.rounds++
 	rd := bulk.Round{Directions: r.directions(), Bytes: n}
 	var v bulk.Verifier
@@ -851,6 +872,9 @@ func (r *tpRunner) record(m *tpMeasured, f tpFigures) *results.Record {
 	rec.Cipher = ktls.CipherOf(r.conns[0].state.CipherSuite)
 	rec.BufferBytes = tc.Buffer
 	rec.Direction = tc.Direction
+	if tc.isHTTP() {
+		rec.Request = ThroughputRequestHTTP
+	}
 	setSummary(&rec, m.samples, f.iters)
 	rec.MBps = results.Float(total.mbps())
 	rec.Extra = map[string]float64{

@@ -30,7 +30,9 @@ type Record struct {
 	Target    string `json:"target,omitempty"`
 	// Request is the exchange after each handshake with an external
 	// target (ping, line, http, http-get, none); absent for the built-in
-	// server, which is always pinged. It is part of what a case costs.
+	// server, which is always pinged. A throughput case records "http"
+	// when its data moved as HTTP/1.1 requests (absent for the binary
+	// protocol). It is part of what a case costs.
 	Request string `json:"request,omitempty"`
 	// SessionStore is the built-in server's session store ("tickets" or
 	// "stateful"; "none" with resumption off), which sets what a

@@ -140,6 +140,8 @@ logfile_rotate 0
 pid_filename $dir/squid.pid
 coredump_dir $dir
 netdb_filename none
+pinger_enable off
+digest_generation off
 shutdown_lifetime 0 seconds
 visible_hostname localhost
 $user_line
@@ -148,6 +150,10 @@ EOF
 
 start() {
 	local squid pid i
+	if [[ -n $origin_ca && ! -r $origin_ca ]]; then
+		echo "$0: origin CA $origin_ca: not readable" >&2
+		exit 2
+	fi
 	squid=$(find_tool squid)
 	certgen=$(find_tool security_file_certgen)
 	mkdir -p "$dir"
@@ -161,7 +167,6 @@ start() {
 		make_ca
 	fi
 	if [[ -n $origin_ca ]]; then
-		[[ -r $origin_ca ]] || { echo "$0: origin CA $origin_ca: not readable" >&2; exit 2; }
 		cp "$origin_ca" "$dir/origin-ca.pem"
 	fi
 	run_as=""
