@@ -129,6 +129,11 @@ type meter struct {
 	srvErr error // the first failure to read the server, if any
 	prxErr error // the first failure to read the proxy, if any
 	back   backwards
+	// lastPrx is the proxy's last snapshot read at a boundary, for the
+	// counts it keeps per connection rather than per byte (see
+	// relaySince).
+	lastPrx   ProxySnapshot
+	hasLastPx bool
 }
 
 // newMeter returns a meter for a case against server (nil: none)
@@ -191,6 +196,9 @@ func (m *meter) end() span {
 	}
 	if m.proxy != nil {
 		b.prx, b.prxErr = m.proxy.Snapshot()
+		if b.prxErr == nil {
+			m.lastPrx, m.hasLastPx = b.prx, true
+		}
 	}
 	s := span{self: b.self.Sub(m.start.self)}
 	if m.start.machErr == nil && b.machErr == nil {

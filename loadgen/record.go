@@ -51,7 +51,6 @@ func proxyFigures(rec *results.Record, obs ProxyObserver, p ProxySnapshot, err e
 	rec.ProxyRelay = relayModes(p.Relay)
 	rec.ProxyMints, rec.ProxyMintHits = results.Int(p.Mints), results.Int(p.MintHits)
 	rec.ProxyResumed = results.Int(p.ClientResumed)
-	rec.Extra["proxy_user_space_bytes"] = float64(p.UserSpaceBytes)
 	rec.Extra["proxy_origin_handshakes"] = float64(p.OriginHandshakes)
 	rec.Extra["proxy_origin_resumed"] = float64(p.OriginResumed)
 	if len(p.Failures) > 0 {
@@ -124,3 +123,15 @@ func (hc *HandshakeCase) proxyResumedGate(rec *results.Record, p ProxySnapshot, 
 // proxyLegNote says which leg each figure of a case through a proxy
 // describes.
 const proxyLegNote = "through a proxy: resumed, resumption_rate and the resumption gate describe the client–proxy leg; server_resumed and the server's figures describe the proxy–origin leg and are not gated"
+
+// relaySince is the proxy's relay modes of the connections that started
+// since base, up to the last boundary read: a connection's modes are
+// counted once, when its relay starts, so a case whose connections open
+// before its measured iterations (throughput) takes them over the whole
+// case, not over the kept iterations.
+func (m *meter) relaySince(base ProxySnapshot) (map[string]int64, bool) {
+	if !m.hasLastPx || m.back.proxyCounts {
+		return nil, false
+	}
+	return subCounts(m.lastPrx.Relay, base.Relay), true
+}

@@ -258,6 +258,13 @@ func RunThroughput(ctx context.Context, tc ThroughputCase) (*results.Record, err
 		return fail(err)
 	}
 	statBefore, statErr := ktls.ReadTLSStat()
+	if tc.Proxy != nil {
+		// The proxy counts a connection's relay modes when its relay
+		// starts: before the measured iterations.
+		if s, err := tc.Proxy.Snapshot(); err == nil && s.HasCounts {
+			r.proxyBase = &s
+		}
+	}
 
 	if err := r.openAll(ctx); err != nil {
 		r.closeAll()
@@ -345,6 +352,8 @@ type tpRunner struct {
 	useKTLS bool
 	kl      *ktls.KeyLog
 	host    string // the Host header of the HTTP request form
+	// proxyBase is the proxy's counts before the connections opened.
+	proxyBase *ProxySnapshot
 	conns   []*tpConn
 	notes   []string
 
@@ -897,6 +906,11 @@ func (r *tpRunner) record(m *tpMeasured, f tpFigures) *results.Record {
 	r.cpuFigures(&rec, m, f)
 	prx, prxErr := m.meter.proxyTotal()
 	proxyFigures(&rec, tc.Proxy, prx, prxErr, float64(total.bytes)/1e6)
+	if r.proxyBase != nil && prxErr == nil {
+		if relay, ok := m.meter.relaySince(*r.proxyBase); ok {
+			rec.ProxyRelay = relayModes(relay)
+		}
+	}
 	return &rec
 }
 

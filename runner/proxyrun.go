@@ -35,15 +35,16 @@ func (e *ProxyStartError) Error() string {
 func (e *ProxyStartError) Unwrap() error { return e.Err }
 
 // ProxyDiedError is a case during which the built-in proxy's process
-// ended: the case fails with how it ended and its last words, and the
-// next case starts a new proxy.
+// ended: the case fails with how it ended and its last words (Err, a
+// *proxy.ExitError that names the built-in proxy), and the next case
+// starts a new proxy.
 type ProxyDiedError struct {
 	Case string
 	Err  error
 }
 
 func (e *ProxyDiedError) Error() string {
-	return fmt.Sprintf("case %s: the built-in proxy ended: %v", e.Case, e.Err)
+	return fmt.Sprintf("case %s: %v", e.Case, e.Err)
 }
 
 func (e *ProxyDiedError) Unwrap() error { return e.Err }

@@ -16,6 +16,7 @@ import (
 	"github.com/tlsbench/tlsbench/internal/ktls"
 	"github.com/tlsbench/tlsbench/loadgen"
 	"github.com/tlsbench/tlsbench/pki"
+	"github.com/tlsbench/tlsbench/proxy"
 	"github.com/tlsbench/tlsbench/results"
 	"github.com/tlsbench/tlsbench/server"
 	"github.com/tlsbench/tlsbench/tlsconf"
@@ -159,6 +160,16 @@ func (p *ThroughputPlan) validateProxy() error {
 	}
 	if err := p.Proxy.validate(p.ReadFill, nil); err != nil {
 		return err
+	}
+	if p.request() == RequestHTTP && slices.Contains(p.KTLS, ktls.ModeOn) && p.Proxy.URL == "" {
+		return field.Errorf("KTLS", nil, "{Request} http runs in user-space TLS: {KTLS} on cannot be measured over it; use {Request} bulk, or {KTLS} off or auto")
+	}
+	if p.Proxy.builtin() {
+		for _, b := range p.Buffers {
+			if b < proxy.MinBuffer {
+				return field.Errorf("Buffers", b, "the built-in proxy's relay buffer is at least %d bytes", proxy.MinBuffer)
+			}
+		}
 	}
 	if p.Proxy.URL != "" && !p.Proxy.builtin() && !slices.Equal(p.KTLS, []ktls.Mode{ktls.ModeOff}) {
 		return field.Errorf("KTLS", nil, "with a proxy {KTLS} is the proxy's own, and a proxy given by URL keeps its configuration (client and server run user-space TLS): leave out {KTLS}, or give off")
@@ -390,6 +401,9 @@ func (tr *tpRun) runCase(ctx context.Context, c *Case, index, total int, srv *bu
 		Iterations: p.Iterations, Warmup: p.Warmup, MaxDuration: p.CaseTime,
 		KTLS: kt, Client: client, Dialer: srv.caseDialer(), Server: srv.observer, Proxy: srv.proxyObserver(),
 		ConnTimeout: p.ConnTimeout, Record: base, Words: p.Words,
+	}
+	if c.Request == RequestHTTP {
+		tc.Request = loadgen.ThroughputRequestHTTP
 	}
 	if p.Source != "" {
 		tc.Source = &loadgen.FileSource{Path: p.Source, Index: 1}
