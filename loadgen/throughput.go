@@ -354,8 +354,8 @@ type tpRunner struct {
 	host    string // the Host header of the HTTP request form
 	// proxyBase is the proxy's counts before the connections opened.
 	proxyBase *ProxySnapshot
-	conns   []*tpConn
-	notes   []string
+	conns     []*tpConn
+	notes     []string
 
 	// A file source: its size, and its contents when small enough to
 	// compare exactly, else the SHA-256 of one pass.
