@@ -149,7 +149,8 @@ type Record struct {
 	// child processes) in microseconds per megabyte moved (throughput) or
 	// per handshake (handshake); absent when unknown (a URL proxy without
 	// --proxy-pid). ProxyRelay says how the proxy relayed, per leg, as
-	// it counted its connections: "client:splice,origin:splice" when
+	// it counted its connections (each once, when its relay starts: a
+	// throughput case's connections, which open before its iterations): "client:splice,origin:splice" when
 	// every connection's leg used one mode (user, ktls or splice), each
 	// mode with its count ("client:ktls:3,client:user:1,...") when they
 	// differed. ProxyMints and ProxyMintHits count the certificates the

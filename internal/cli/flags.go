@@ -404,6 +404,7 @@ var runWords = loadgen.Words{
 		"ConnTimeout":   "--conn-timeout",
 		"MaxDuration":   "--case-time",
 		"KTLS":          "--ktls",
+		"Request":       "--request",
 	},
 	Advice: map[string]string{
 		loadgen.AdviceUntrusted:  "give the CA that issued the server's certificate with --ca FILE, or skip verification with --insecure",
