@@ -236,7 +236,9 @@ func RunThroughput(ctx context.Context, tc ThroughputCase) (*results.Record, err
 	if err != nil {
 		return fail(err)
 	}
-	use, reason, err := tc.KTLS.Decide()
+	// Probed for this version and cipher before any connection (and
+	// before the tls_stat window: the probe's socket is not counted).
+	use, reason, err := tc.KTLS.DecideFor(tc.Version, tc.Cipher, ktls.Both)
 	if err != nil {
 		return fail(err)
 	}
@@ -249,10 +251,6 @@ func RunThroughput(ctx context.Context, tc ThroughputCase) (*results.Record, err
 	}
 	if reason != "" && tc.KTLS == ktls.ModeAuto {
 		r.notes = append(r.notes, tc.Words.name("KTLS")+" auto: "+reason)
-	}
-	if use {
-		r.kl = new(ktls.KeyLog)
-		cfg.KeyLogWriter = r.kl
 	}
 	if err := r.loadSource(); err != nil {
 		return fail(err)
@@ -350,7 +348,6 @@ type tpRunner struct {
 	tc      *ThroughputCase
 	cfg     *tls.Config
 	useKTLS bool
-	kl      *ktls.KeyLog
 	host    string // the Host header of the HTTP request form
 	// proxyBase is the proxy's counts before the connections opened.
 	proxyBase *ProxySnapshot
@@ -492,13 +489,15 @@ func (r *tpRunner) open(ctx context.Context, id int) (*tpConn, error) {
 		return nil, fmt.Errorf("connect: %w", err)
 	}
 	raw.SetDeadline(time.Now().Add(tc.ConnTimeout))
-	under := raw
+	under, cfg := raw, r.cfg
 	var rc *ktls.RecordConn
 	if r.useKTLS {
+		// A record-exact reader and a config logging this connection's
+		// secrets into it alone.
 		rc = ktls.WrapConn(raw)
-		under = rc
+		under, cfg = rc, ktls.ClientConfig(r.cfg, rc)
 	}
-	tlc := tls.Client(under, r.cfg)
+	tlc := tls.Client(under, cfg)
 	c := &tpConn{id: id, raw: raw, conn: tlc}
 	failed := func(err error) (*tpConn, error) {
 		raw.Close()
@@ -535,7 +534,7 @@ func (r *tpRunner) open(ctx context.Context, id int) (*tpConn, error) {
 		if c.ack.Message != "" && (!c.ack.KTLSTX || !c.ack.KTLSRX) {
 			c.userSpace = append(c.userSpace, c.ack.Message)
 		}
-		kc, err := ktls.Enable(tlc, rc, r.kl, ktls.Both, ktls.WithRxExpectNoPad())
+		kc, err := ktls.Enable(tlc, rc, ktls.Both, ktls.WithRxExpectNoPad())
 		switch {
 		case err == nil:
 			if err := kc.Verify(); err != nil {

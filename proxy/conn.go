@@ -49,6 +49,27 @@ func (s *session) closeAll() {
 	}
 }
 
+// abort closes both connections with a reset: a relay cut short (an
+// error on one side, an idle cut, the proxy stopping) must show as an
+// error on the other side. A plain close would not: without a
+// close_notify, many TLS stacks (Go's among them) take a FIN at a record
+// boundary for a clean end.
+func (s *session) abort() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.closed {
+		for _, c := range s.conns {
+			if tc, ok := c.(*net.TCPConn); ok {
+				tc.SetLinger(0)
+			}
+		}
+	}
+	s.closed = true
+	for _, c := range s.conns {
+		c.Close()
+	}
+}
+
 // firstFailure reports whether this is the session's first failure: the
 // errors that closing both legs causes in the other direction are
 // consequences, not failures of their own.
@@ -67,7 +88,7 @@ func (p *Proxy) ServeConn(ctx context.Context, c net.Conn) {
 	s := &session{}
 	s.add(c)
 	defer s.closeAll()
-	stop := context.AfterFunc(ctx, s.closeAll)
+	stop := context.AfterFunc(ctx, s.abort)
 	defer stop()
 	p.c.accepted.Add(1)
 	select {

@@ -54,12 +54,17 @@ func serveOrigin(t *testing.T, srv *server.Server, ca *pki.CA) origin {
 	done := make(chan struct{})
 	go func() { srv.Serve(ctx, ln); close(done) }()
 	t.Cleanup(func() { cancel(); <-done })
-	o := origin{addr: ln.Addr().String(), port: ln.Addr().(*net.TCPAddr).Port, ca: ca}
-	o.caFile = t.TempDir() + "/origin-ca.pem"
-	if err := pki.WriteCertsPEM(o.caFile, ca.Root()); err != nil {
+	return origin{addr: ln.Addr().String(), port: ln.Addr().(*net.TCPAddr).Port, ca: ca, caFile: writeCA(t, ca)}
+}
+
+// writeCA writes ca's root certificate to a new file.
+func writeCA(t *testing.T, ca *pki.CA) string {
+	t.Helper()
+	path := t.TempDir() + "/ca.pem"
+	if err := pki.WriteCertsPEM(path, ca.Root()); err != nil {
 		t.Fatal(err)
 	}
-	return o
+	return path
 }
 
 // running is a proxy serving on loopback, with what it logs.

@@ -62,6 +62,7 @@ type legConn struct {
 	net.Conn        // TCP, or the kernel TLS helper's wrapper of it
 	host     string // client leg: the CONNECT host
 	early    []byte // client leg: sent before the answer
+	sawEarly bool   // and there were some
 
 	// try makes Read return errWouldBlock instead of waiting. Only the
 	// goroutine that reads the leg's tls.Conn sets it, around a Read.
@@ -89,6 +90,7 @@ func (c *legConn) NetConn() net.Conn { return c.Conn }
 
 func (c *legConn) Read(p []byte) (int, error) {
 	if len(c.early) > 0 {
+		c.sawEarly = true
 		n := copy(p, c.early)
 		c.early = c.early[n:]
 		return n, nil

@@ -92,7 +92,7 @@ func New(o Options, opts ...Option) (*Proxy, error) {
 		// moves bulk data, which small starting records only slow.
 		DynamicRecordSizingDisabled: true,
 	}
-	p.kernel = newKernelPolicy(o.KTLS)
+	p.kernel = newKernelPolicy(o.KTLS, p.clientTLS)
 	size := o.Buffer
 	p.headBuf.New = func() any { b := make([]byte, MaxHead); return &b }
 	p.bufs.New = func() any { b := make([]byte, size); return &b }

@@ -13,7 +13,12 @@ import (
 // relay moves bytes both ways until both directions have ended, or one
 // fails, the connection idles past IdleTimeout, or ctx ends.
 func (p *Proxy) relay(ctx context.Context, s *session, client, origin *leg) {
-	p.chooseModes(client, origin)
+	if err := p.chooseModes(client, origin); err != nil {
+		p.c.add(p.c.failures, kindKernel(err))
+		p.connLog.Warn("connection closed", "remote", remoteAddr(client.tcp), "reason", clip(err.Error()))
+		s.abort()
+		return
+	}
 	p.c.add(p.c.relay, "client:"+client.mode)
 	p.c.add(p.c.relay, "origin:"+origin.mode)
 	w := newWatchdog(p.o.IdleTimeout, func() {
@@ -21,7 +26,7 @@ func (p *Proxy) relay(ctx context.Context, s *session, client, origin *leg) {
 			p.c.add(p.c.failures, "relay:idle")
 			p.connLog.Debug("idle connection closed", "remote", remoteAddr(client.tcp), "idle", p.o.IdleTimeout)
 		}
-		s.closeAll()
+		s.abort()
 	})
 	defer w.stop()
 	if ctx.Err() != nil {
@@ -47,15 +52,17 @@ func (p *Proxy) direction(s *session, dst, src *leg, count *atomic.Int64, w *wat
 		err = p.copy(dst, src, count, w)
 	}
 	if err == nil {
-		if cerr := dst.closeWrite(); cerr == nil {
+		err = dst.closeWrite()
+		if err == nil {
 			return
 		}
 		// Could not pass the end on: nothing more can be relayed.
-	} else if s.firstFailure() {
+	}
+	if s.firstFailure() {
 		p.c.add(p.c.failures, "relay:"+connerr.Kind(err))
 		p.connLog.Debug("relay ended", "remote", remoteAddr(src.tcp), "from", src.name, "err", clip(err.Error()))
 	}
-	s.closeAll()
+	s.abort()
 }
 
 // copy is the relay through this process: a read (or, with ReadFill,

@@ -17,22 +17,29 @@ import (
 )
 
 // WithKTLS prepares the server to hand connections to Linux kernel TLS
-// when a throughput client asks for it: the server's tls.Config gets a
-// ktls.KeyLog as its KeyLogWriter (an existing writer still receives
-// every line, through KeyLog.Tee) and every accepted connection is read
-// record-exactly during its handshake (ktls.WrapConn). Both cost a little
-// on every handshake, which is why they are opt-in: a server for the
-// handshake benchmark runs without them, exactly as before. A connection
-// that does not switch goes back to plain reads and its secrets are
-// dropped at once. The kernel is probed here (ktls.Supported, once per
-// process), so that the probe's own socket is not counted in
+// when a throughput client asks for it: every accepted connection is read
+// record-exactly during its handshake (ktls.WrapConn) and handshakes with
+// a per-connection clone of the server's tls.Config that logs its secrets
+// into that connection alone (ktls.ServerConfig; an existing KeyLogWriter
+// still receives every line). Both cost a little on every handshake,
+// which is why they are opt-in: a server for the handshake benchmark runs
+// without them, exactly as before. A connection that does not switch goes
+// back to plain reads and its secrets are wiped at once. The kernel is
+// probed here for every version, cipher and direction (ktls.SupportedFor,
+// once per process), so that the probes' own sockets are not counted in
 // /proc/net/tls_stat during the first measured connection.
 func WithKTLS() Option {
 	return func(s *Server) {
-		ktls.Supported()
-		s.kl = new(ktls.KeyLog)
-		s.kl.Tee = s.tls.KeyLogWriter
-		s.tls.KeyLogWriter = s.kl
+		if ktls.Supported() == nil {
+			for _, v := range []uint16{tls.VersionTLS12, tls.VersionTLS13} {
+				for _, c := range []string{ktls.CipherAES128GCM, ktls.CipherAES256GCM, ktls.CipherChaCha20Poly1305} {
+					for _, d := range []ktls.Direction{ktls.TX, ktls.RX, ktls.Both} {
+						ktls.SupportedFor(v, c, d)
+					}
+				}
+			}
+		}
+		s.ktls = true
 	}
 }
 
@@ -44,17 +51,13 @@ func WithSources(paths ...string) Option {
 }
 
 // KTLSReady reports whether the server was started with WithKTLS.
-func (s *Server) KTLSReady() bool { return s.kl != nil }
+func (s *Server) KTLSReady() bool { return s.ktls }
 
 // userSpace takes a connection that stays in user-space TLS off the
-// record-exact reader and drops its secrets.
+// record-exact reader and wipes its secrets.
 func (s *Server) userSpace(rc *ktls.RecordConn) {
-	if rc == nil {
-		return
-	}
-	rc.Passthrough()
-	if cr, ok := rc.ClientRandom(); ok && s.kl != nil {
-		s.kl.Forget(cr)
+	if rc != nil {
+		rc.Passthrough()
 	}
 }
 
@@ -156,12 +159,12 @@ func (s *Server) bulkKTLS(tc *tls.Conn, rc *ktls.RecordConn, setup bulk.Setup, a
 	case dir == 0:
 		s.userSpace(rc)
 		return tc, nil, true
-	case s.kl == nil || rc == nil:
+	case !s.ktls || rc == nil:
 		s.userSpace(rc)
 		ack.Message = "server: user-space TLS: the server was started without kernel TLS"
 		return tc, nil, true
 	}
-	kc, err := ktls.Enable(tc, rc, s.kl, dir, ktls.WithRxExpectNoPad())
+	kc, err := ktls.Enable(tc, rc, dir, ktls.WithRxExpectNoPad())
 	switch {
 	case errors.Is(err, ktls.ErrConnBroken):
 		log.Warn("kTLS switch broke the connection", "err", err)

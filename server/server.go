@@ -33,7 +33,7 @@ type Server struct {
 	limit            *ratelog.Handler
 	policy           *sessionPolicy // nil when built from a plain tls.Config
 	km               *keys.Manager  // nil when built from a plain tls.Config
-	kl               *ktls.KeyLog   // set by WithKTLS: connections may switch to kTLS
+	ktls             bool           // set by WithKTLS: connections may switch to kTLS
 	sources          []string       // WithSources: files throughput clients may ask for
 
 	accepted   atomic.Int64
@@ -95,6 +95,10 @@ func New(cfg *tls.Config, opts ...Option) *Server {
 	for _, o := range opts {
 		o(s)
 	}
+	if s.ktls {
+		// Each connection logs its secrets into its own RecordConn.
+		s.tls = ktls.ServerConfig(s.tls)
+	}
 	s.limit = ratelog.New(s.log.Handler(), ratelog.DefaultBurst, ratelog.DefaultWindow)
 	s.connLog = slog.New(s.limit)
 	return s
@@ -144,7 +148,7 @@ func (s *Server) ServeConn(ctx context.Context, c net.Conn) {
 
 	var rc *ktls.RecordConn
 	under := c
-	if s.kl != nil {
+	if s.ktls {
 		// kTLS needs a record-exact reader during the handshake.
 		rc = ktls.WrapConn(c)
 		under = rc

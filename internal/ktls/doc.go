@@ -10,9 +10,13 @@
 // lag security fixes. This package uses only the stdlib's public API and
 // recovers what the kernel needs from three sources:
 //
-//   - Secrets come from tls.Config.KeyLogWriter (the NSS key log format):
-//     a KeyLog keeps, per ClientHello random, the TLS 1.2 master secret or
-//     the TLS 1.3 client/server application traffic secret 0. TLS 1.3 keys
+//   - Secrets come from tls.Config.KeyLogWriter (the NSS key log format),
+//     and each connection has its own key log, owned by its RecordConn:
+//     ClientConfig clones the client's config per dial, ServerConfig's
+//     GetConfigForClient clones the server's per handshake, each logging
+//     into the RecordConn under that connection. It keeps the TLS 1.2
+//     master secret or the TLS 1.3 handshake and application traffic
+//     secrets. TLS 1.3 keys
 //     and IVs are HKDF-Expand-Label(secret, "key"/"iv"); the TLS 1.2 key
 //     block is PRF(master, "key expansion", server_random+client_random),
 //     with the suite's PRF hash (SHA-384 for AES-256-GCM suites).
@@ -37,13 +41,12 @@
 //
 // # Usage and protocol contract
 //
-//	kl := new(ktls.KeyLog)                 // one per side, shared by its connections
-//	cfg.KeyLogWriter = kl
+//	srvCfg := ktls.ServerConfig(base)      // server: once, for all connections
 //	rc := ktls.WrapConn(tcpConn)           // before the handshake
-//	tc := tls.Server(rc, cfg)              // or tls.Client
+//	tc := tls.Server(rc, srvCfg)           // or tls.Client(rc, ktls.ClientConfig(base, rc))
 //	err := tc.Handshake()
 //	// optional user-space exchange, e.g. the benchmark's 1-byte ping-pong
-//	kc, err := ktls.Enable(tc, rc, kl, ktls.Both)
+//	kc, err := ktls.Enable(tc, rc, ktls.Both)
 //	// from here on use only kc (a net.Conn)
 //
 // Enable needs, and cannot fully check, that at the moment it is called:
@@ -95,7 +98,7 @@
 // Outside a kTLS kernel the tests check the key schedule against RFC 8448
 // and published TLS 1.2 PRF vectors, the crypto_info layouts against the
 // uapi sizes and offsets, the RecordConn (including a fuzz target), the
-// KeyLog, and, end to end, a software model of the kernel's record layer
+// per-connection key log, and, end to end, a software model of the kernel's record layer
 // fed with the exact crypto_info bytes Enable would pass, talking to a real
 // crypto/tls peer over loopback. Tests named TestVM* need a kernel with
 // CONFIG_TLS and run inside the VM built by scripts/ktls-vm-test.sh, where

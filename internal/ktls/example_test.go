@@ -19,8 +19,8 @@ func ExampleEnable() {
 	if !use {
 		log.Print(reason) // e.g. "user-space TLS: kTLS is not supported: kernel has no TLS ULP (CONFIG_TLS): ..."
 	}
-	kl := new(ktls.KeyLog)
-	cfg := &tls.Config{ /* Certificates: ... */ KeyLogWriter: kl}
+	// Each connection logs its own secrets into its RecordConn.
+	cfg := ktls.ServerConfig(&tls.Config{ /* Certificates: ... */ })
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		log.Fatal(err)
@@ -39,16 +39,13 @@ func ExampleEnable() {
 			}
 			var conn net.Conn = tc
 			if use {
-				if kc, err := ktls.Enable(tc, rc, kl, ktls.Both); err == nil {
+				if kc, err := ktls.Enable(tc, rc, ktls.Both); err == nil {
 					conn = kc // reads and writes now go straight to the socket
 				} else {
 					log.Printf("staying in user space: %v", err) // tc still works
 				}
 			} else {
-				rc.Passthrough() // no more record-exact reads
-				if cr, ok := rc.ClientRandom(); ok {
-					kl.Forget(cr) // secrets not needed
-				}
+				rc.Passthrough() // no more record-exact reads; secrets wiped
 			}
 			defer conn.Close()
 			io.Copy(conn, conn) // echo

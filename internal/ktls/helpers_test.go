@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"crypto/sha256"
 	"crypto/tls"
+	"crypto/x509"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -22,8 +23,21 @@ const vmEnv = "TLSBENCH_KTLS_VM"
 type endpoint struct {
 	tc  *tls.Conn
 	rc  *RecordConn
-	kl  *KeyLog
 	tcp *net.TCPConn
+}
+
+// pairOpts varies handshakePairOpts.
+type pairOpts struct {
+	// clientLog wraps the client's key log writer (nil: as ClientConfig
+	// made it); unlogged gives the client no per-connection log at all.
+	clientLog func(io.Writer) io.Writer
+	unlogged  bool
+	// session resumes from this client session cache (nil: a fresh one).
+	session tls.ClientSessionCache
+	// server is the server's base config and roots the client's trust
+	// (nil: a fresh identity); reuse them to resume.
+	server *tls.Config
+	roots  *x509.CertPool
 }
 
 var tls12Suites = map[string]uint16{
@@ -40,13 +54,31 @@ var tls12Suites = map[string]uint16{
 // failure to configure the client fails it.
 func handshakePair(t testing.TB, version uint16, cipher string, pingPong bool) (cl, sv *endpoint) {
 	t.Helper()
+	return handshakePairOpts(t, version, cipher, pingPong, pairOpts{})
+}
+
+// testServerConfig is a server base config for a fresh test identity and
+// the pool that trusts it.
+func testServerConfig(t testing.TB, version uint16) (*tls.Config, *x509.CertPool) {
 	ca, id := testpki.Identity(t)
-	pool := ca.Pool()
-	scfg := &tls.Config{Certificates: []tls.Certificate{id.TLSCertificate()}, MinVersion: tls.VersionTLS12, MaxVersion: version}
+	return &tls.Config{Certificates: []tls.Certificate{id.TLSCertificate()}, MinVersion: tls.VersionTLS12, MaxVersion: version}, ca.Pool()
+}
+
+func handshakePairOpts(t testing.TB, version uint16, cipher string, pingPong bool, po pairOpts) (cl, sv *endpoint) {
+	t.Helper()
+	scfg, pool := po.server, po.roots
+	if scfg == nil {
+		scfg, pool = testServerConfig(t, version)
+	}
+	scfg = ServerConfig(scfg)
 	// A session cache makes the client offer psk_key_exchange_modes, without
 	// which a Go server sends no TLS 1.3 NewSessionTicket.
+	cache := po.session
+	if cache == nil {
+		cache = tls.NewLRUClientSessionCache(4)
+	}
 	ccfg := &tls.Config{RootCAs: pool, ServerName: "localhost", MinVersion: tls.VersionTLS12, MaxVersion: version,
-		ClientSessionCache: tls.NewLRUClientSessionCache(4)}
+		ClientSessionCache: cache}
 	if version == tls.VersionTLS12 {
 		ccfg.CipherSuites = []uint16{tls12Suites[cipher]}
 	} else if err := PreferTLS13Cipher(ccfg, cipher); errors.Is(err, ErrTLS13AES256) {
@@ -70,10 +102,8 @@ func handshakePair(t testing.TB, version uint16, cipher string, pingPong bool) (
 			ch <- res{nil, err}
 			return
 		}
-		ep := &endpoint{rc: WrapConn(c), kl: new(KeyLog), tcp: c}
-		cfg := scfg.Clone()
-		cfg.KeyLogWriter = ep.kl
-		ep.tc = tls.Server(ep.rc, cfg)
+		ep := &endpoint{rc: WrapConn(c), tcp: c}
+		ep.tc = tls.Server(ep.rc, scfg)
 		err = ep.tc.Handshake()
 		if err == nil && pingPong {
 			b := make([]byte, 1)
@@ -87,8 +117,13 @@ func handshakePair(t testing.TB, version uint16, cipher string, pingPong bool) (
 	if err != nil {
 		t.Fatal(err)
 	}
-	cl = &endpoint{rc: WrapConn(c), kl: new(KeyLog), tcp: c}
-	ccfg.KeyLogWriter = cl.kl
+	cl = &endpoint{rc: WrapConn(c), tcp: c}
+	if !po.unlogged {
+		ccfg = ClientConfig(ccfg, cl.rc)
+		if po.clientLog != nil {
+			ccfg.KeyLogWriter = po.clientLog(ccfg.KeyLogWriter)
+		}
+	}
 	cl.tc = tls.Client(cl.rc, ccfg)
 	t.Cleanup(func() { c.Close() })
 	if err := cl.tc.Handshake(); err != nil {

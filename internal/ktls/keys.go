@@ -141,3 +141,27 @@ func keyBlock12(s suite, masterSecret, clientRandom, serverRandom []byte) (keys1
 	k.serverIV = kb[:s.fixedIVLen]
 	return k, nil
 }
+
+// suiteOf returns the suite of a version and benchmark cipher name (the
+// ECDHE one for TLS 1.2: the record layer is the same for every key
+// exchange).
+func suiteOf(version uint16, cipher string) (suite, bool) {
+	var id uint16
+	switch {
+	case version == tls.VersionTLS13 && cipher == CipherAES128GCM:
+		id = tls.TLS_AES_128_GCM_SHA256
+	case version == tls.VersionTLS13 && cipher == CipherAES256GCM:
+		id = tls.TLS_AES_256_GCM_SHA384
+	case version == tls.VersionTLS13 && cipher == CipherChaCha20Poly1305:
+		id = tls.TLS_CHACHA20_POLY1305_SHA256
+	case version == tls.VersionTLS12 && cipher == CipherAES128GCM:
+		id = tls.TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256
+	case version == tls.VersionTLS12 && cipher == CipherAES256GCM:
+		id = tls.TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384
+	case version == tls.VersionTLS12 && cipher == CipherChaCha20Poly1305:
+		id = tls.TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256
+	default:
+		return suite{}, false
+	}
+	return suites[id], true
+}

@@ -6,6 +6,7 @@ import (
 	"crypto/sha512"
 	"crypto/tls"
 	"encoding/hex"
+	"errors"
 	"strings"
 	"testing"
 )
@@ -106,17 +107,55 @@ func TestRecordOpenRFC8448(t *testing.T) {
 			t.Errorf("%s: decrypted at the wrong sequence number", tc.name)
 		}
 	}
-	// The server record is sequence 1: epochSeq must count the ticket
-	// before it. Give it a stand-in for the ticket record (sealed at 0) and
-	// the RFC's record.
-	key, iv, _ := trafficKeys13(s, unhex(t, rfc8448ServerAppSecret))
-	ci, _ := newCryptoInfo(versionTLS13, s, key, iv, 0)
-	rp, _ := newRecordProtection(ci)
-	ticket := rp.seal(0, 0, recordHandshake, []byte{4, 0, 0, 0})
-	hsRecord := append([]byte{23, 3, 3, 0, 20}, make([]byte, 20)...) // a handshake-key record: does not open
-	seq, err := epochSeq(rp, dirSnapshot{retained: [][]byte{hsRecord, ticket, unhex(t, rfc8448ServerAppRecord)}, appRecords: 3}, "written")
-	if err != nil || seq != 2 {
-		t.Fatalf("epochSeq = %d, %v; want 2", seq, err)
+	// The server record is sequence 1: info13 must count the ticket before
+	// it. Give it a handshake-key record (the Finished), a stand-in for the
+	// ticket record (sealed at 0) and the RFC's record.
+	appSecret := unhex(t, rfc8448ServerAppSecret)
+	hsSecret := bytes.Repeat([]byte{0x5a}, 32)
+	seal := func(secret []byte, seq uint64, typ byte, pt []byte) []byte {
+		rp, err := open13(s, secret)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rp.seal(seq, 0, typ, pt)
+	}
+	finished := seal(hsSecret, 0, recordHandshake, append([]byte{20, 0, 0, 32}, make([]byte, 32)...))
+	ticket := seal(appSecret, 0, recordHandshake, []byte{4, 0, 0, 0})
+	appRecord := unhex(t, rfc8448ServerAppRecord)
+	garbage := append([]byte{23, 3, 3, 0, 20}, make([]byte, 20)...)
+	wrong := bytes.Repeat([]byte{0x33}, 32)
+	for _, tc := range []struct {
+		name       string
+		hs, app    []byte
+		records    [][]byte
+		truncated  bool
+		wantSeq    uint64
+		wantProven bool
+		wantErr    string
+	}{
+		{"ticket and data", hsSecret, appSecret, [][]byte{finished, ticket, appRecord}, false, 2, true, ""},
+		{"handshake only", hsSecret, appSecret, [][]byte{finished}, false, 0, false, ""},
+		{"handshake only, more not kept", hsSecret, appSecret, [][]byte{finished}, true, 0, false, "more than are kept"},
+		{"wrong application secret", hsSecret, wrong, [][]byte{finished, ticket, appRecord}, false, 0, false, "application traffic secret does not open"},
+		{"wrong handshake secret", wrong, appSecret, [][]byte{finished, ticket}, false, 0, false, "handshake traffic secret does not open"},
+		{"a record neither opens", hsSecret, appSecret, [][]byte{finished, ticket, garbage}, false, 0, false, "key update"},
+		{"no encrypted record", hsSecret, appSecret, nil, false, 0, false, "handshake traffic secret does not open"},
+	} {
+		d := dirSnapshot{retained: tc.records, appRecords: uint64(len(tc.records)), truncated: tc.truncated}
+		if tc.truncated {
+			d.appRecords += 5
+		}
+		ci, proven, err := info13(s, tc.hs, tc.app, d, "written")
+		switch {
+		case tc.wantErr != "":
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) || errors.Is(err, ErrUnsupported) {
+				t.Errorf("%s: %v, want an error naming %q", tc.name, err, tc.wantErr)
+			}
+		case err != nil:
+			t.Errorf("%s: %v", tc.name, err)
+		case ci.recSeq != tc.wantSeq || proven != tc.wantProven:
+			t.Errorf("%s: sequence %d proven %v, want %d %v", tc.name, ci.recSeq, proven, tc.wantSeq, tc.wantProven)
+		}
 	}
 }
 

@@ -54,6 +54,15 @@ type State struct {
 	// TXSeq and RXSeq are the record sequence numbers handed to the kernel:
 	// the number of records protected with the same keys before the switch.
 	TXSeq, RXSeq uint64
+	// Proven are the offloaded directions whose keys opened a record of
+	// this connection before anything was installed. TLS 1.2: always both
+	// (the Finished records). TLS 1.3: a direction in which nothing was
+	// yet sent under the application keys has no record to prove them on
+	// (for RX the kernel then authenticates the first record itself).
+	Proven Direction
+	// Drained is how many bytes of plaintext crypto/tls had decrypted but
+	// the caller not yet read at the switch; Conn.Read returns them first.
+	Drained int
 }
 
 var (

@@ -37,6 +37,47 @@ func availableULP() string {
 }
 
 func probe() error {
+	ci := &cryptoInfo{version: versionTLS12, cipherType: cipherAESGCM128, iv: make([]byte, 8), key: make([]byte, 16), salt: make([]byte, 4)}
+	return probeSocket(func(fd int) error {
+		if err := setCryptoInfo(fd, optTLSTX, ci); err != nil {
+			return fmt.Errorf("%w: TLS ULP present but TLS_TX with AES-128-GCM failed: %v (missing gcm/aes crypto modules?)", ErrUnsupported, err)
+		}
+		return nil
+	})
+}
+
+// probeFor is SupportedFor's probe: TLS_TX and/or TLS_RX with zero keys of
+// the suite's sizes on one socket of a loopback pair.
+func probeFor(version uint16, s suite, dir Direction) error {
+	name := tls.VersionName(version) + " " + s.cipher
+	ivLen := 12
+	if version == tls.VersionTLS12 {
+		ivLen = s.fixedIVLen
+	}
+	ci, err := newCryptoInfo(version, s, make([]byte, s.keyLen), make([]byte, ivLen), 0)
+	if err != nil {
+		return err
+	}
+	return probeSocket(func(fd int) error {
+		for _, d := range []struct {
+			dir Direction
+			opt int
+			n   string
+		}{{TX, optTLSTX, "TLS_TX"}, {RX, optTLSRX, "TLS_RX"}} {
+			if dir&d.dir == 0 {
+				continue
+			}
+			if err := setCryptoInfo(fd, d.opt, ci); err != nil {
+				return fmt.Errorf("%w: setsockopt %s (%s) failed on a test socket: %v", ErrUnsupported, d.n, name, err)
+			}
+		}
+		return nil
+	})
+}
+
+// probeSocket runs set on a fresh loopback TCP socket with the TLS ULP
+// attached.
+func probeSocket(set func(fd int) error) error {
 	ln, err := net.ListenTCP("tcp", &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1)})
 	if err != nil {
 		ln, err = net.ListenTCP("tcp", &net.TCPAddr{IP: net.IPv6loopback})
@@ -60,24 +101,19 @@ func probe() error {
 	if err != nil {
 		return fmt.Errorf("%w: cannot probe: %v", ErrUnsupported, err)
 	}
-	var ulpErr, txErr error
+	var ulpErr, setErr error
 	if err := raw.Control(func(fd uintptr) {
 		ulpErr = unix.SetsockoptString(int(fd), unix.IPPROTO_TCP, tcpULP, "tls")
-		if ulpErr != nil {
-			return
+		if ulpErr == nil {
+			setErr = set(int(fd))
 		}
-		ci := &cryptoInfo{version: versionTLS12, cipherType: cipherAESGCM128, iv: make([]byte, 8), key: make([]byte, 16), salt: make([]byte, 4)}
-		txErr = setCryptoInfo(int(fd), optTLSTX, ci)
 	}); err != nil {
 		return fmt.Errorf("%w: cannot probe: %v", ErrUnsupported, err)
 	}
 	if ulpErr != nil {
 		return ulpError(ulpErr)
 	}
-	if txErr != nil {
-		return fmt.Errorf("%w: TLS ULP present but TLS_TX with AES-128-GCM failed: %v (missing gcm/aes crypto modules?)", ErrUnsupported, txErr)
-	}
-	return nil
+	return setErr
 }
 
 func ulpError(err error) error {
@@ -105,26 +141,31 @@ func getsockoptBytes(fd, level, opt int, buf []byte) (int, error) {
 }
 
 // Enable hands the directions in dir of a finished crypto/tls connection to
-// the kernel. tc must run over rc (tls.Client(rc, cfg) or tls.Server(rc,
-// cfg)), rc over a TCP socket, and kl must be cfg.KeyLogWriter from before
-// the handshake. The contract (see the package documentation): Handshake
-// has returned, no Read or Write on tc is in progress, and every byte of
-// application data crypto/tls decrypted has been read by the caller.
+// the kernel. tc must run over rc (tls.Client(rc, ClientConfig(base, rc))
+// or tls.Server(rc, cfg) with cfg from ServerConfig), rc over a TCP socket.
+// The contract (see the package documentation): Handshake has returned and
+// no Read or Write on tc is in progress. Plaintext crypto/tls decrypted
+// that the caller has not read yet is taken out of tc without touching the
+// socket and returned first by Conn.Read (State.Drained counts it).
+//
+// Before anything is installed Enable checks that the key log is this
+// connection's alone (one client random, each label once), proves the
+// derived keys by opening the connection's own records with them, and
+// asks SupportedFor about the negotiated version, cipher and dir. A key
+// log or proof failure is refused with an error that does not wrap
+// ErrUnsupported: it is a bug or an attack, not a kernel limit.
 //
 // On success use only the returned *Conn. On failure the error says why in
 // one line; unless it wraps ErrConnBroken, tc still works in user space
 // (rc is switched to pass-through), and errors.Is(err, ErrUnsupported)
 // marks "this kernel cannot" (the --ktls auto fallback case).
-func Enable(tc *tls.Conn, rc *RecordConn, kl *KeyLog, dir Direction, opts ...Option) (*Conn, error) {
+func Enable(tc *tls.Conn, rc *RecordConn, dir Direction, opts ...Option) (*Conn, error) {
 	var o options
 	for _, f := range opts {
 		f(&o)
 	}
 	fail := func(err error) (*Conn, error) {
 		if rc != nil {
-			if cr, ok := rc.ClientRandom(); ok && kl != nil {
-				kl.Forget(cr)
-			}
 			rc.Passthrough()
 		}
 		return nil, err
@@ -132,8 +173,13 @@ func Enable(tc *tls.Conn, rc *RecordConn, kl *KeyLog, dir Direction, opts ...Opt
 	if err := Supported(); err != nil {
 		return fail(err)
 	}
-	p, err := prepare(tc, rc, kl, dir)
+	p, err := prepare(tc, rc, dir)
 	if err != nil {
+		return fail(err)
+	}
+	// Probed on a test socket first, so that a kernel that would take TX
+	// and refuse RX fails here, with the connection still usable.
+	if err := SupportedFor(p.state.Version, p.state.Cipher, dir); err != nil {
 		return fail(err)
 	}
 	sc, ok := rc.Conn.(syscall.Conn)
@@ -155,7 +201,14 @@ func Enable(tc *tls.Conn, rc *RecordConn, kl *KeyLog, dir Direction, opts ...Opt
 	rc.Passthrough()
 	rc.wrBlocked.Store(p.tx != nil)
 	rc.rdBlocked.Store(p.rx != nil)
-	return &Conn{nc: rc.Conn, raw: raw, tc: tc, state: p.state, isClient: p.isClient}, nil
+	c := &Conn{nc: rc.Conn, raw: raw, tc: tc, state: p.state, isClient: p.isClient}
+	if p.rx != nil {
+		// Plaintext crypto/tls decrypted but nobody read yet is delivered
+		// first; the kernel has what is still in the socket.
+		c.pending, c.pendErr = drain(tc, rc)
+		c.state.Drained = len(c.pending)
+	}
+	return c, nil
 }
 
 func install(raw syscall.RawConn, p *plan, o options) error {
@@ -213,9 +266,15 @@ type Conn struct {
 	hsBuf       []byte
 	closeNotify bool
 	tickets     int
+	// pending is plaintext crypto/tls had decrypted but the caller not yet
+	// read when Enable switched (delivered first); pendErr what crypto/tls
+	// would have returned after it.
+	pending []byte
+	pendErr error
 
 	wmu     sync.Mutex
 	wclosed bool
+	spliced int64 // bytes Splice moved into this Conn through a pipe (under wmu)
 
 	closeOnce sync.Once
 	closeErr  error
@@ -308,6 +367,15 @@ func (c *Conn) Read(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
+	if len(c.pending) > 0 {
+		n := copy(p, c.pending)
+		c.pending = c.pending[n:]
+		return n, nil
+	}
+	if c.pendErr != nil {
+		c.rerr = c.pendErr
+		return 0, c.rerr
+	}
 	for {
 		n, typ, err := c.recv(p)
 		if err != nil {
@@ -316,46 +384,52 @@ func (c *Conn) Read(p []byte) (int, error) {
 			}
 			return 0, err
 		}
-		switch typ {
-		case recordApplicationData:
+		if typ == recordApplicationData {
 			if n > 0 {
 				return n, nil
 			}
-		case 0: // no record at all: the peer closed TCP without close_notify
-			if n == 0 {
-				c.rerr = io.EOF
-				return 0, io.EOF
-			}
-			c.rerr = errors.New("ktls: kernel returned data without a record type")
-			return 0, c.rerr
-		case recordAlert:
-			c.alertBuf = append(c.alertBuf, p[:n]...)
-			for len(c.alertBuf) >= 2 {
-				level, desc := c.alertBuf[0], c.alertBuf[1]
-				c.alertBuf = c.alertBuf[2:]
-				switch {
-				case desc == 0: // close_notify
-					c.closeNotify = true
-					c.rerr = io.EOF
-					return 0, io.EOF
-				case c.state.Version == tls.VersionTLS12 && level == 1:
-					continue // warning
-				default:
-					c.rerr = fmt.Errorf("ktls: remote error: %w", tls.AlertError(desc))
-					return 0, c.rerr
-				}
-			}
-		case recordHandshake:
-			c.hsBuf = append(c.hsBuf, p[:n]...)
-			if err := c.handshakeMessages(); err != nil {
-				c.rerr = err
-				return 0, err
-			}
-		default:
-			c.rerr = fmt.Errorf("ktls: unexpected TLS record type %d after the handshake", typ)
-			return 0, c.rerr
+			continue
+		}
+		if err := c.control(typ, p[:n]); err != nil {
+			c.rerr = err
+			return 0, err
 		}
 	}
+}
+
+// control handles (part of) a record that is not application data, as
+// recvmsg returned it: close_notify gives io.EOF, other alerts an error
+// (TLS 1.2 warnings are ignored), post-handshake messages go to
+// handshakeMessages. typ 0 means no record at all: the peer closed TCP.
+// The caller holds rmu.
+func (c *Conn) control(typ byte, b []byte) error {
+	switch typ {
+	case 0: // no record at all: the peer closed TCP without close_notify
+		if len(b) == 0 {
+			return io.EOF
+		}
+		return errors.New("ktls: kernel returned data without a record type")
+	case recordAlert:
+		c.alertBuf = append(c.alertBuf, b...)
+		for len(c.alertBuf) >= 2 {
+			level, desc := c.alertBuf[0], c.alertBuf[1]
+			c.alertBuf = c.alertBuf[2:]
+			switch {
+			case desc == 0: // close_notify
+				c.closeNotify = true
+				return io.EOF
+			case c.state.Version == tls.VersionTLS12 && level == 1:
+				continue // warning
+			default:
+				return fmt.Errorf("ktls: remote error: %w", tls.AlertError(desc))
+			}
+		}
+		return nil
+	case recordHandshake:
+		c.hsBuf = append(c.hsBuf, b...)
+		return c.handshakeMessages()
+	}
+	return fmt.Errorf("ktls: unexpected TLS record type %d after the handshake", typ)
 }
 
 // handshakeMessages consumes the complete post-handshake messages in hsBuf.

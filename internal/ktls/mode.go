@@ -44,6 +44,14 @@ func ParseMode(s string) (Mode, error) {
 // has no TLS ULP (CONFIG_TLS) ..."); in on mode it gives the error.
 func (m Mode) Decide() (use bool, reason string, err error) { return m.decide(Supported) }
 
+// DecideFor is Decide for connections of a known TLS version and cipher
+// offloaded in dir, using the SupportedFor probe: an auto caller learns
+// before it touches a connection that, say, this kernel lacks
+// ChaCha20-Poly1305, and stays in user space with that reason.
+func (m Mode) DecideFor(version uint16, cipher string, dir Direction) (use bool, reason string, err error) {
+	return m.decide(func() error { return SupportedFor(version, cipher, dir) })
+}
+
 func (m Mode) decide(probe func() error) (bool, string, error) {
 	switch m {
 	case ModeOff:

@@ -15,9 +15,11 @@ import (
 //     greedily, never holds bytes of a record it has not processed. When
 //     the kernel takes over, everything after the last record crypto/tls
 //     consumed is still in the socket.
+//   - It owns the connection's key log (ClientConfig and ServerConfig give
+//     crypto/tls a config that writes into it), so secrets are bound to the
+//     connection they were logged for.
 //   - It observes both directions: the ClientHello and ServerHello randoms
-//     (to find the connection's secrets in the KeyLog and build the TLS 1.2
-//     key block), the role (who wrote the ClientHello), the number of
+//     (to check them against the key log and build the TLS 1.2 key block), the role (who wrote the ClientHello), the number of
 //     records per direction and after ChangeCipherSpec (TLS 1.2 sequence
 //     numbers), and a copy of the first encrypted records (TLS 1.3: Enable
 //     trial-decrypts them to find where the application-traffic epoch
@@ -31,10 +33,13 @@ type RecordConn struct {
 	net.Conn
 
 	pass      atomic.Bool // no limiting, no observation
+	draining  atomic.Bool // Enable empties tls.Conn's buffer: never read the socket
 	rdBlocked atomic.Bool // RX belongs to the kernel
 	wrBlocked atomic.Bool // TX belongs to the kernel
 
 	rd, wr recordObserver
+
+	keys connKeyLog // this connection's key log (ClientConfig, ServerConfig)
 
 	mu           sync.Mutex
 	clientRandom [32]byte
@@ -52,6 +57,10 @@ type RecordConn struct {
 const (
 	maxRetainedRecords = 64
 	maxRetainedBytes   = 512 << 10
+	// maxFinishedRecord bounds the TLS 1.2 Finished record kept per
+	// direction (12 bytes of verify_data, a 4-byte header, explicit nonce
+	// and tag make about 40).
+	maxFinishedRecord = 256
 )
 
 // recordObserver follows the record framing of one direction.
@@ -72,6 +81,11 @@ type recordObserver struct {
 	retained     [][]byte // the first application_data records, complete
 	retainBytes  int
 	retainClosed bool // stopped retaining (limit or Passthrough)
+
+	// The first record after ChangeCipherSpec (TLS 1.2: Finished, the
+	// first record under the new keys), kept to prove the keys on it.
+	ccsCur    []byte
+	afterCCS0 []byte
 
 	// first handshake message of this direction: header + version + random
 	hello     [4 + 2 + 32]byte
@@ -109,6 +123,9 @@ func (o *recordObserver) feed(b []byte, onHello func(msgType byte, random []byte
 			if o.hdr[0] == recordApplicationData && !o.retainClosed {
 				o.cur = append(make([]byte, 0, recordHeaderLen+o.bodyLen), o.hdr[:]...)
 			}
+			if o.sawCCS && o.afterCCS == 0 && !o.retainClosed && o.bodyLen <= maxFinishedRecord {
+				o.ccsCur = append(make([]byte, 0, recordHeaderLen+o.bodyLen), o.hdr[:]...)
+			}
 			if o.bodyLen == 0 {
 				o.endRecord()
 			}
@@ -120,6 +137,9 @@ func (o *recordObserver) feed(b []byte, onHello func(msgType byte, random []byte
 		o.bodyN += n
 		if o.cur != nil {
 			o.cur = append(o.cur, chunk...)
+		}
+		if o.ccsCur != nil {
+			o.ccsCur = append(o.ccsCur, chunk...)
 		}
 		if o.hdr[0] == recordHandshake && !o.sawCCS && !o.helloDone {
 			o.feedHello(chunk, onHello)
@@ -154,8 +174,12 @@ func (o *recordObserver) endRecord() {
 	typ := o.hdr[0]
 	o.records++
 	if o.sawCCS {
+		if o.afterCCS == 0 && o.ccsCur != nil {
+			o.afterCCS0 = o.ccsCur
+		}
 		o.afterCCS++
 	}
+	o.ccsCur = nil
 	if typ == recordChangeCipherSpec {
 		o.sawCCS = true
 	}
@@ -179,6 +203,8 @@ func (o *recordObserver) stopRetaining() {
 	o.retainClosed = true
 	o.retained = nil
 	o.cur = nil
+	o.ccsCur = nil
+	o.afterCCS0 = nil
 	o.mu.Unlock()
 }
 
@@ -201,6 +227,9 @@ func (c *RecordConn) onHello(written bool) func(byte, []byte) {
 
 // Read reads at most up to the end of the current TLS record.
 func (c *RecordConn) Read(p []byte) (int, error) {
+	if c.draining.Load() {
+		return 0, errDraining{}
+	}
 	if c.rdBlocked.Load() {
 		return 0, errOffloaded
 	}
@@ -241,13 +270,15 @@ func (c *RecordConn) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// Passthrough stops record limiting and observation (and frees the copies
-// of records kept for Enable). Call it when the connection stays in user
-// space; Enable calls it itself, on success and on failure.
+// Passthrough stops record limiting and observation, frees the copies of
+// records kept for Enable and wipes the connection's secrets. Call it when
+// the connection stays in user space; Enable calls it itself, on success
+// and on failure.
 func (c *RecordConn) Passthrough() {
 	c.pass.Store(true)
 	c.rd.stopRetaining()
 	c.wr.stopRetaining()
+	c.keys.wipe()
 }
 
 // ClientRandom returns the ClientHello random seen on the connection.
@@ -273,6 +304,7 @@ type dirSnapshot struct {
 	atBoundary bool
 	sawCCS     bool
 	afterCCS   uint64
+	afterCCS0  []byte // the first record after ChangeCipherSpec, if kept
 	appRecords uint64
 	retained   [][]byte
 	truncated  bool // appRecords > len(retained)
@@ -285,6 +317,7 @@ func (o *recordObserver) snapshot() dirSnapshot {
 		atBoundary: o.atBoundary(),
 		sawCCS:     o.sawCCS,
 		afterCCS:   o.afterCCS,
+		afterCCS0:  o.afterCCS0,
 		appRecords: o.appRecords,
 		retained:   o.retained,
 		truncated:  uint64(len(o.retained)) < o.appRecords,

@@ -47,14 +47,14 @@ func TestSoftKernelEndToEnd(t *testing.T) {
 					if side == "client" {
 						soft, peer = cl, sv
 					}
-					p, err := prepare(soft.tc, soft.rc, soft.kl, Both)
+					p, err := prepare(soft.tc, soft.rc, Both)
 					if err != nil {
 						t.Fatal(err)
 					}
 					soft.rc.Passthrough()
 					peer.rc.Passthrough()
-					if soft.kl.Len() != 0 {
-						t.Error("KeyLog entry not consumed")
+					if !soft.rc.keys.closed || soft.rc.keys.sec.master != nil || soft.rc.keys.sec.clientTraffic0 != nil {
+						t.Error("key log not consumed")
 					}
 					t.Logf("TX seq %d, RX seq %d", p.state.TXSeq, p.state.RXSeq)
 					if vc.version == tls.VersionTLS12 {
@@ -106,7 +106,7 @@ func TestSoftKernelEndToEnd(t *testing.T) {
 }
 
 // TestTLS12MasterSecretMatchesExporter cross-checks the TLS 1.2 secrets
-// Enable works from (master secret from the KeyLog, randoms observed by the
+// Enable works from (master secret from the key log, randoms observed by the
 // RecordConn, PRF with the suite's hash) against crypto/tls's own PRF via
 // ExportKeyingMaterial (RFC 5705: PRF(master, label, client_random +
 // server_random)).
@@ -116,10 +116,10 @@ func TestTLS12MasterSecretMatchesExporter(t *testing.T) {
 		cl, sv := handshakePair(t, tls.VersionTLS12, cipher, false)
 		for _, ep := range []*endpoint{cl, sv} {
 			cr, _ := ep.rc.ClientRandom()
-			ep.kl.mu.Lock()
-			e := ep.kl.entries[cr]
-			ep.kl.mu.Unlock()
-			if e == nil || len(e.master) != 48 {
+			ep.rc.keys.mu.Lock()
+			e := ep.rc.keys.sec
+			ep.rc.keys.mu.Unlock()
+			if len(e.master) != 48 {
 				t.Fatalf("%s: no master secret logged", cipher)
 			}
 			s := suites[ep.tc.ConnectionState().CipherSuite]
@@ -144,12 +144,12 @@ func TestEnableFallback(t *testing.T) {
 		t.Skip("this kernel supports kTLS")
 	}
 	cl, sv := handshakePair(t, tls.VersionTLS13, CipherChaCha20Poly1305, true)
-	kc, err := Enable(sv.tc, sv.rc, sv.kl, Both)
+	kc, err := Enable(sv.tc, sv.rc, Both)
 	if kc != nil || !errors.Is(err, ErrUnsupported) || strings.Contains(err.Error(), "\n") {
 		t.Fatalf("Enable = %v, %v; want an ErrUnsupported one-liner", kc, err)
 	}
-	if sv.kl.Len() != 0 {
-		t.Error("KeyLog entry kept after a failed Enable")
+	if !sv.rc.keys.closed || sv.rc.keys.sec.clientTraffic0 != nil {
+		t.Error("secrets kept after a failed Enable")
 	}
 	data := testStream(3, 64<<10)
 	sum, n, err := transfer(sv.tc, sv.tc.CloseWrite, cl.tc, data, 16<<10)
@@ -158,14 +158,14 @@ func TestEnableFallback(t *testing.T) {
 
 func TestPrepareErrors(t *testing.T) {
 	t.Parallel()
-	cl, sv := handshakePair(t, tls.VersionTLS13, CipherChaCha20Poly1305, false)
-	if _, err := prepare(cl.tc, cl.rc, new(KeyLog), Both); err == nil || !strings.Contains(err.Error(), "key log must be installed before the handshake") {
-		t.Errorf("empty KeyLog: %v", err)
+	cl, sv := handshakePairOpts(t, tls.VersionTLS13, CipherChaCha20Poly1305, false, pairOpts{unlogged: true})
+	if _, err := prepare(cl.tc, cl.rc, Both); err == nil || !strings.Contains(err.Error(), "ClientConfig or ServerConfig") || errors.Is(err, ErrUnsupported) {
+		t.Errorf("no per-connection key log: %v", err)
 	}
-	if _, err := prepare(sv.tc, WrapConn(sv.tcp), sv.kl, Both); err == nil || !strings.Contains(err.Error(), "ClientHello") {
+	if _, err := prepare(sv.tc, WrapConn(sv.tcp), Both); err == nil || !strings.Contains(err.Error(), "ClientHello") {
 		t.Errorf("RecordConn not under the tls.Conn: %v", err)
 	}
-	if _, err := prepare(sv.tc, sv.rc, sv.kl, 0); err == nil {
+	if _, err := prepare(sv.tc, sv.rc, 0); err == nil {
 		t.Error("direction 0 accepted")
 	}
 	// A record half read by crypto/tls: feed a partial header.
@@ -173,7 +173,7 @@ func TestPrepareErrors(t *testing.T) {
 	cl2.rc.rd.mu.Lock()
 	cl2.rc.rd.feed([]byte{23, 3}, nil)
 	cl2.rc.rd.mu.Unlock()
-	if _, err := prepare(cl2.tc, cl2.rc, cl2.kl, Both); err == nil || !strings.Contains(err.Error(), "middle") {
+	if _, err := prepare(cl2.tc, cl2.rc, Both); err == nil || !strings.Contains(err.Error(), "middle") {
 		t.Errorf("partial record: %v", err)
 	}
 }

@@ -43,7 +43,7 @@ func deadline(eps ...*endpoint) {
 // enable switches an endpoint to kTLS and proves the kernel took it.
 func enable(t *testing.T, ep *endpoint, dir Direction) *Conn {
 	t.Helper()
-	kc, err := Enable(ep.tc, ep.rc, ep.kl, dir)
+	kc, err := Enable(ep.tc, ep.rc, dir)
 	if err != nil {
 		t.Fatalf("Enable(%v): %v", dir, err)
 	}
@@ -226,7 +226,7 @@ func TestVMCloseNotifyOnWire(t *testing.T) {
 		t.Run(vc.String(), func(t *testing.T) {
 			cl, sv := handshakePair(t, vc.version, vc.cipher, true)
 			deadline(cl, sv)
-			p, err := prepare(cl.tc, cl.rc, cl.kl, RX)
+			p, err := prepare(cl.tc, cl.rc, RX)
 			if err != nil {
 				t.Fatal(err)
 			}
