@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"errors"
+	"net"
 	"regexp"
 	"strconv"
 	"strings"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/tlsbench/tlsbench/internal/ktls"
 	"github.com/tlsbench/tlsbench/internal/testchild"
+	"github.com/tlsbench/tlsbench/internal/testpki"
 	"github.com/tlsbench/tlsbench/loadgen"
 	"github.com/tlsbench/tlsbench/results"
 	"github.com/tlsbench/tlsbench/runner"
@@ -187,5 +189,54 @@ func TestBuiltinProxyKilledMidCase(t *testing.T) {
 	defer mu.Unlock()
 	if len(pids) != 2 || len(recs) != 2 || recs[1].Handshakes < 16 {
 		t.Fatalf("proxies %v, %d records: the second case must run through a new proxy", pids, len(recs))
+	}
+}
+
+// TestTargetThroughBuiltinProxy: an external target reached through the
+// built-in proxy, which verifies it with the target's CA (--ca) while the
+// client trusts the proxy's; resumption holds on the client's leg.
+func TestTargetThroughBuiltinProxy(t *testing.T) {
+	t.Parallel()
+	_, _, f := testpki.ServerFiles(t)
+	cert, err := tls.LoadX509KeyPair(f.Cert, f.Key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := tls.Listen("tcp", "127.0.0.1:0", &tls.Config{Certificates: []tls.Certificate{cert}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() { // a ping echo server
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				c.SetDeadline(time.Now().Add(30 * time.Second))
+				b := make([]byte, 1)
+				if _, err := c.Read(b); err == nil {
+					c.Write(b)
+				}
+				c.Read(b)
+			}()
+		}
+	}()
+	_, port, _ := net.SplitHostPort(ln.Addr().String())
+	p := runner.Plan{
+		Versions: []uint16{tls.VersionTLS13}, Resume: []bool{false, true}, Concurrency: []int{2},
+		Handshakes: 8, Iterations: 2, Warmup: 1, MinResumption: 0.99, ConnTimeout: 20 * time.Second,
+		Target: runner.Target{Addr: "localhost:" + port, CAFile: f.CA}, Proxy: builtinProxy, ChildEnv: []string{testchild.Env()},
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	recs, err := collectRecs(t, func(emit func(*results.Record) error) error { return runner.Run(ctx, p, emit) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 2 || recs[1].Resumed != 16 || *recs[1].ProxyResumed != 16 || recs[0].Target != "localhost:"+port || recs[0].Proxy != "builtin" {
+		t.Fatalf("records %+v", recs)
 	}
 }

@@ -107,6 +107,16 @@ func TestProxyPlanErrors(t *testing.T) {
 	if err := kt.Validate(); !errors.As(err, &fe) || fe.Field != "KTLS" {
 		t.Errorf("kTLS with a URL proxy: %v", err)
 	}
+	small := proxyTP(builtinProxy, nil)
+	small.Buffers = []int{256}
+	if err := small.Validate(); !errors.As(err, &fe) || fe.Field != "Buffers" {
+		t.Errorf("a relay buffer below the proxy's minimum: %v", err)
+	}
+	httpOn := proxyTP(runner.Proxy{}, nil)
+	httpOn.Request, httpOn.KTLS = runner.RequestHTTP, []ktls.Mode{ktls.ModeOn}
+	if err := httpOn.Validate(); !errors.As(err, &fe) || fe.Field != "KTLS" {
+		t.Errorf("kTLS on over HTTP: %v", err)
+	}
 	req := proxyTP(runner.Proxy{}, nil)
 	req.Request = "gopher"
 	if err := req.Validate(); !errors.As(err, &fe) || fe.Field != "Request" {
