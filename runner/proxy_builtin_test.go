@@ -168,7 +168,7 @@ func TestBuiltinProxyKilledMidCase(t *testing.T) {
 	p.Progress = func(cp runner.CaseProgress) {
 		mu.Lock()
 		defer mu.Unlock()
-		if cp.Index == 1 && !cp.Progress.Warmup && cp.Progress.Iteration == 2 {
+		if cp.Index == 1 && !cp.Progress.Warmup && cp.Progress.Iteration == 1 {
 			once.Do(func() { syscall.Kill(pids[0], syscall.SIGKILL) })
 		}
 	}
