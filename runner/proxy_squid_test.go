@@ -4,9 +4,10 @@ import (
 	"context"
 	"crypto/tls"
 	"errors"
-	"net"
+	"fmt"
 	"os"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -92,16 +93,11 @@ func TestHandshakeThroughSquid(t *testing.T) {
 func TestURLProxyUnreachable(t *testing.T) {
 	t.Parallel()
 	_, _, f := testpki.ServerFiles(t)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
+	addr := refusedAddr(t)
 	p := runner.Plan{Versions: []uint16{tls.VersionTLS13}, Resume: []bool{false}, Concurrency: []int{1}, Handshakes: 1, Iterations: 1,
 		Proxy: runner.Proxy{URL: "http://" + addr, CAFile: f.CA}, ChildEnv: []string{testchild.Env()}}
 	emitted := 0
-	err = runner.Run(context.Background(), p, func(*results.Record) error { emitted++; return nil })
+	err := runner.Run(context.Background(), p, func(*results.Record) error { emitted++; return nil })
 	var pe *runner.ProxyStartError
 	if !errors.As(err, &pe) || !strings.Contains(err.Error(), "proxy http://"+addr+": unreachable: connection refused") || emitted != 0 {
 		t.Fatalf("unreachable proxy: %v (%d records)", err, emitted)
@@ -111,4 +107,24 @@ func TestURLProxyUnreachable(t *testing.T) {
 	if err := runner.Run(context.Background(), p, func(*results.Record) error { return nil }); !errors.As(err, &fe) || fe.Field != "Proxy.CAFile" {
 		t.Fatalf("unreadable proxy CA: %v", err)
 	}
+}
+
+// refusedAddr is a loopback address where connections are refused for as
+// long as the test runs: its port is bound but never listened on, so no
+// other test can take it in the meantime.
+func refusedAddr(t *testing.T) string {
+	t.Helper()
+	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { syscall.Close(fd) })
+	if err := syscall.Bind(fd, &syscall.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}); err != nil {
+		t.Fatal(err)
+	}
+	sa, err := syscall.Getsockname(fd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fmt.Sprintf("127.0.0.1:%d", sa.(*syscall.SockaddrInet4).Port)
 }

@@ -1,8 +1,9 @@
 package cli_test
 
 import (
-	"net"
+	"fmt"
 	"path/filepath"
+	"syscall"
 	"testing"
 
 	"github.com/tlsbench/tlsbench/internal/testpki"
@@ -14,12 +15,7 @@ import (
 func TestProxyExitCodes(t *testing.T) {
 	t.Parallel()
 	_, _, f := testpki.ServerFiles(t)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	closed := ln.Addr().String()
-	ln.Close()
+	closed := refusedAddr(t)
 	missing := filepath.Join(t.TempDir(), "nope.pem")
 	for _, tt := range []struct {
 		args []string
@@ -37,4 +33,24 @@ func TestProxyExitCodes(t *testing.T) {
 	} {
 		checkExit(t, tt.args, tt.code, tt.msg)
 	}
+}
+
+// refusedAddr is a loopback address where connections are refused for as
+// long as the test runs: its port is bound but never listened on, so no
+// other test can take it in the meantime.
+func refusedAddr(t *testing.T) string {
+	t.Helper()
+	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { syscall.Close(fd) })
+	if err := syscall.Bind(fd, &syscall.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}); err != nil {
+		t.Fatal(err)
+	}
+	sa, err := syscall.Getsockname(fd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fmt.Sprintf("127.0.0.1:%d", sa.(*syscall.SockaddrInet4).Port)
 }
