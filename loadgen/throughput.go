@@ -80,6 +80,9 @@ type ThroughputCase struct {
 	ConnTimeout time.Duration
 	// Server, when set, gives the server's CPU time.
 	Server ServerObserver
+	// Proxy, when set, is the proxy the Dialer connects through: its
+	// CPU and counts over the kept iterations (see proxyFigures).
+	Proxy ProxyObserver
 	// Record holds the descriptive fields to copy into the result.
 	Record results.Record
 	// Progress, when set, is called after every iteration.
@@ -253,6 +256,13 @@ func RunThroughput(ctx context.Context, tc ThroughputCase) (*results.Record, err
 		return fail(err)
 	}
 	statBefore, statErr := ktls.ReadTLSStat()
+	if tc.Proxy != nil {
+		// The proxy counts a connection's relay modes when its relay
+		// starts: before the measured iterations.
+		if s, err := tc.Proxy.Snapshot(); err == nil && s.HasCounts {
+			r.proxyBase = &s
+		}
+	}
 
 	if err := r.openAll(ctx); err != nil {
 		r.closeAll()
@@ -339,8 +349,10 @@ type tpRunner struct {
 	cfg     *tls.Config
 	useKTLS bool
 	host    string // the Host header of the HTTP request form
-	conns   []*tpConn
-	notes   []string
+	// proxyBase is the proxy's counts before the connections opened.
+	proxyBase *ProxySnapshot
+	conns     []*tpConn
+	notes     []string
 
 	// A file source: its size, and its contents when small enough to
 	// compare exactly, else the SHA-256 of one pass.
@@ -777,7 +789,7 @@ type tpMeasured struct {
 // failed (a *ThroughputError) or none was kept.
 func (r *tpRunner) measure(ctx context.Context) (*tpMeasured, error) {
 	tc := r.tc
-	m := &tpMeasured{meter: newMeter(tc.Server)}
+	m := &tpMeasured{meter: newMeter(tc.Server, tc.Proxy)}
 	began := time.Now()
 	var deadline time.Time
 	if tc.MaxDuration > 0 {
@@ -891,6 +903,13 @@ func (r *tpRunner) record(m *tpMeasured, f tpFigures) *results.Record {
 		recordMachine(&rec, f.load, false)
 	}
 	r.cpuFigures(&rec, m, f)
+	prx, prxErr := m.meter.proxyTotal()
+	proxyFigures(&rec, tc.Proxy, prx, prxErr, float64(total.bytes)/1e6)
+	if r.proxyBase != nil && prxErr == nil {
+		if relay, ok := m.meter.relaySince(*r.proxyBase); ok {
+			rec.ProxyRelay = relayModes(relay)
+		}
+	}
 	return &rec
 }
 

@@ -345,6 +345,12 @@ func throughputTable(recs []*results.Record) (*table, []string) {
 		{"CPU-s/GB", "client+server", alignRight},
 		{"errors", "", alignRight},
 	}}
+	// Through a proxy, its CPU is a third figure: a column only then,
+	// so that tables of runs without one stay as they were.
+	proxied := slices.ContainsFunc(recs, func(r *results.Record) bool { return r.Proxy != "" })
+	if proxied {
+		t.cols = slices.Insert(t.cols, len(t.cols)-1, column{"proxy CPU-s/GB", "", alignRight})
+	}
 	for _, r := range recs {
 		ktls := null
 		if r.KTLSTX != nil || r.KTLSRX != nil {
@@ -368,6 +374,10 @@ func throughputTable(recs []*results.Record) (*table, []string) {
 			cpuSecondsPerGB(r),
 			errorsCell(r),
 		})
+		if proxied {
+			row := t.rows[len(t.rows)-1]
+			t.rows[len(t.rows)-1] = slices.Insert(row, len(row)-1, extraNum(r, "proxy_cpu_s_per_gb"))
+		}
 		if notRun(r) {
 			row := t.rows[len(t.rows)-1]
 			name, buf, cipher, dir := row[0], row[1], row[2], row[3]

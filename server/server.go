@@ -16,6 +16,7 @@ import (
 
 	"github.com/tlsbench/tlsbench/bulk"
 	"github.com/tlsbench/tlsbench/internal/ktls"
+	"github.com/tlsbench/tlsbench/internal/ratelog"
 	"github.com/tlsbench/tlsbench/internal/usage"
 	"github.com/tlsbench/tlsbench/keys"
 	"github.com/tlsbench/tlsbench/tlsconf"
@@ -29,7 +30,7 @@ type Server struct {
 	idleTimeout      time.Duration
 	log              *slog.Logger
 	connLog          *slog.Logger // log with the per-connection rate limit
-	limit            *limitHandler
+	limit            *ratelog.Handler
 	policy           *sessionPolicy // nil when built from a plain tls.Config
 	km               *keys.Manager  // nil when built from a plain tls.Config
 	ktls             bool           // set by WithKTLS: connections may switch to kTLS
@@ -98,7 +99,7 @@ func New(cfg *tls.Config, opts ...Option) *Server {
 		// Each connection logs its secrets into its own RecordConn.
 		s.tls = ktls.ServerConfig(s.tls)
 	}
-	s.limit = newLimitHandler(s.log.Handler(), defaultLogBurst, defaultLogWindow)
+	s.limit = ratelog.New(s.log.Handler(), ratelog.DefaultBurst, ratelog.DefaultWindow)
 	s.connLog = slog.New(s.limit)
 	return s
 }
@@ -108,7 +109,7 @@ func New(cfg *tls.Config, opts ...Option) *Server {
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	stop := context.AfterFunc(ctx, func() { ln.Close() })
 	defer stop()
-	defer s.limit.st.flush() // the count of lines not logged, if any
+	defer s.limit.Flush() // the count of lines not logged, if any
 	defer s.conns.Wait()
 	var tempDelay time.Duration
 	for {

@@ -15,7 +15,7 @@ const module = "github.com/tlsbench/tlsbench/"
 // import: they carry no policy of their own.
 var utilities = []string{
 	"internal/connerr", "internal/field", "internal/memconn", "internal/procid",
-	"internal/tail", "internal/usage",
+	"internal/tail", "internal/usage", "internal/childproc", "internal/ratelog",
 }
 
 // testSupport are packages for tests only: no production package may
@@ -53,6 +53,7 @@ var rules = map[string]rule{
 	// Utilities import nothing of tlsbench but each other.
 	"internal/connerr": {}, "internal/field": {}, "internal/memconn": {},
 	"internal/procid": {}, "internal/tail": {}, "internal/usage": {},
+	"internal/childproc": {may: []string{"internal/field", "internal/tail"}}, "internal/ratelog": {},
 	// Test support may use what it starts: testchild re-runs the
 	// command's code as a child server.
 	"internal/peers":     {utilities: true},

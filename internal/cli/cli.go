@@ -83,6 +83,7 @@ func commands() []command {
 	return []command{
 		{"run", "run a handshake benchmark matrix (against the built-in server by default)", runCmd},
 		{"serve", "run the built-in TLS server alone, for external clients", serveCmd},
+		{"proxy", "run the built-in TLS-intercepting proxy (HTTP CONNECT, certificates issued per host)", proxyCmd},
 		{"probe", "find out what a TLS server supports: versions, tickets, resumption", probeCmd},
 		{"pki", "write a test PKI: CA, server and client identities as PEM and PKCS#12", pkiCmd},
 		{"report", "render results files as table, markdown, csv, json, benchfmt or html", reportCmd},

@@ -1,4 +1,4 @@
-package server
+package childproc
 
 import (
 	"errors"
@@ -7,8 +7,8 @@ import (
 	"strings"
 )
 
-// ExitError is a child server that ended without being asked to: how it
-// ended and its last words on stderr.
+// ExitError is a child that ended without being asked to: how it ended
+// and its last words on stderr.
 type ExitError struct {
 	PID int
 	// Signal is the signal that killed it ("SIGKILL"), or "" when it
@@ -17,11 +17,17 @@ type ExitError struct {
 	Code   int
 	// Stderr holds its last lines on stderr, oldest first.
 	Stderr []string
+	// What names the child ("the built-in server").
+	What string
 }
 
 func (e *ExitError) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "the built-in server (pid %d) ", e.PID)
+	what := e.What
+	if what == "" {
+		what = "the child process"
+	}
+	fmt.Fprintf(&b, "%s (pid %d) ", what, e.PID)
 	if e.Signal != "" {
 		fmt.Fprintf(&b, "was killed by %s", e.Signal)
 	} else {
@@ -62,7 +68,7 @@ func (c *Child) Exited() error {
 
 // exitError describes the ended child; call it after done is closed.
 func (c *Child) exitError() *ExitError {
-	e := &ExitError{PID: c.cmd.Process.Pid, Stderr: lastLines(c.stderr.String(), stderrLines)}
+	e := &ExitError{PID: c.cmd.Process.Pid, Stderr: lastLines(c.stderr.String(), stderrLines), What: c.what}
 	var exit *exec.ExitError
 	if errors.As(c.err, &exit) {
 		if e.Signal = exitSignal(exit); e.Signal == "" {

@@ -1,4 +1,4 @@
-package server
+package ratelog
 
 import (
 	"log/slog"
@@ -14,7 +14,7 @@ import (
 func TestLimitHandlerCountsWhatItDrops(t *testing.T) {
 	t.Parallel()
 	var out syncBuf
-	h := newLimitHandler(slog.NewTextHandler(&out, nil), 2, 200*time.Millisecond)
+	h := New(slog.NewTextHandler(&out, nil), 2, 200*time.Millisecond)
 	log := slog.New(h).With("remote", "192.0.2.1:1")
 	for range 5 {
 		log.Warn("handshake rejected")

@@ -1,4 +1,4 @@
-package server
+package ratelog
 
 import (
 	"context"
@@ -7,17 +7,17 @@ import (
 	"time"
 )
 
-// Default limit of the per-connection log: a flood of bad clients must not
+// Default limit of a per-connection log: a flood of bad clients must not
 // turn into a flood of log lines (or of disk writes).
 const (
-	defaultLogBurst  = 10
-	defaultLogWindow = time.Second
+	DefaultBurst  = 10
+	DefaultWindow = time.Second
 )
 
-// limitHandler passes at most burst records per window to next and counts
+// Handler passes at most burst records per window to next and counts
 // the others; one line at the end of the window says how many were
 // dropped, so nothing disappears without a trace.
-type limitHandler struct {
+type Handler struct {
 	next slog.Handler
 	st   *limitState // shared by the handlers WithAttrs and WithGroup derive
 }
@@ -34,21 +34,23 @@ type limitState struct {
 	timer      *time.Timer
 }
 
-func newLimitHandler(next slog.Handler, burst int, window time.Duration) *limitHandler {
-	return &limitHandler{next: next, st: &limitState{burst: burst, window: window, out: next}}
+// New returns a handler that passes at most burst records per window to
+// next.
+func New(next slog.Handler, burst int, window time.Duration) *Handler {
+	return &Handler{next: next, st: &limitState{burst: burst, window: window, out: next}}
 }
 
-func (h *limitHandler) Enabled(ctx context.Context, l slog.Level) bool { return h.next.Enabled(ctx, l) }
+func (h *Handler) Enabled(ctx context.Context, l slog.Level) bool { return h.next.Enabled(ctx, l) }
 
-func (h *limitHandler) WithAttrs(as []slog.Attr) slog.Handler {
-	return &limitHandler{next: h.next.WithAttrs(as), st: h.st}
+func (h *Handler) WithAttrs(as []slog.Attr) slog.Handler {
+	return &Handler{next: h.next.WithAttrs(as), st: h.st}
 }
 
-func (h *limitHandler) WithGroup(name string) slog.Handler {
-	return &limitHandler{next: h.next.WithGroup(name), st: h.st}
+func (h *Handler) WithGroup(name string) slog.Handler {
+	return &Handler{next: h.next.WithGroup(name), st: h.st}
 }
 
-func (h *limitHandler) Handle(ctx context.Context, r slog.Record) error {
+func (h *Handler) Handle(ctx context.Context, r slog.Record) error {
 	st := h.st
 	st.mu.Lock()
 	now := time.Now()
@@ -89,3 +91,8 @@ func (st *limitState) flushLocked(now time.Time) {
 	st.out.Handle(context.Background(), r)
 	st.suppressed = 0
 }
+
+// Flush writes the count of the lines dropped in the current window, if
+// any, at once: for the end of a server, whose last window would
+// otherwise be reported by a timer after the process has gone.
+func (h *Handler) Flush() { h.st.flush() }

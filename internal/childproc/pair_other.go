@@ -1,6 +1,6 @@
 //go:build !unix
 
-package server
+package childproc
 
 import (
 	"fmt"
@@ -11,7 +11,7 @@ import (
 )
 
 func controlPair() (parent, child *os.File, err error) {
-	return nil, nil, fmt.Errorf("a child server process is not supported on %s; use {Transports} memory or {Target.Addr}", runtime.GOOS)
+	return nil, nil, fmt.Errorf("%w on %s", ErrUnsupported, runtime.GOOS)
 }
 
 func childProcAttr() *syscall.SysProcAttr { return nil }

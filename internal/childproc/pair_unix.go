@@ -1,6 +1,6 @@
 //go:build unix
 
-package server
+package childproc
 
 import (
 	"fmt"
@@ -22,7 +22,7 @@ func controlPair() (parent, child *os.File, err error) {
 	return os.NewFile(uintptr(fds[0]), "control-parent"), os.NewFile(uintptr(fds[1]), "control-child"), nil
 }
 
-// childProcAttr puts the child server in a process group of its own.
+// childProcAttr puts the child in a process group of its own.
 func childProcAttr() *syscall.SysProcAttr { return &syscall.SysProcAttr{Setpgid: true} }
 
 // exitSignal names the signal that ended the process ("SIGKILL"), or ""

@@ -1,0 +1,17 @@
+// Package childproc runs a tlsbench service (the built-in server, the
+// proxy) in a child process that its parent alone can talk to: an
+// inherited Unix socketpair on fd 3, not a network port, so no other
+// client can read or reset its counters.
+//
+// The protocol is lines of JSON. The parent sends the child's
+// configuration as the first line; the child answers with its hello (where
+// it listens, what to trust) or the reason it could not start, then
+// answers "counters" with one line and "quit" by closing the channel. The
+// child runs in a process group of its own, so that Ctrl-C in a terminal
+// reaches the parent alone, which takes its last counters and then stops
+// it. A child whose channel closes (the parent died) exits by itself.
+//
+// The services keep their own typed APIs (server.StartChild,
+// proxy.StartChild); this package holds what they share: starting,
+// the request/answer discipline, and how a child's end is explained.
+package childproc

@@ -1,0 +1,203 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/tlsbench/tlsbench/proxy"
+	"github.com/tlsbench/tlsbench/runner"
+)
+
+const proxyUsage = `Usage: tlsbench proxy [flags]
+
+Runs the built-in TLS-intercepting proxy. A client asks for a tunnel with
+HTTP CONNECT host:port; the proxy connects to that origin with TLS and
+verifies it, answers 200, then terminates the client's TLS with a
+certificate it issues for the name the client asks for, signed by the
+proxy's CA, and relays the bytes between the two. Clients must trust that
+CA: its path is printed at start. Without --ca-cert/--ca-key the proxy
+writes a CA of its own under --pki-dir on first start and reuses it after.
+
+It serves clients on this machine and those --allow names, tunnels only
+to --connect-ports, and answers anything but CONNECT with 405. An origin
+that cannot be reached or verified gets 502 with the reason in the
+X-Tlsbench-Error header. Requests refused and origins that failed are
+logged on stderr, one line each, at most 10 lines a second. Stop it with
+Ctrl-C (exit 0).
+
+Examples:
+  tlsbench proxy
+  tlsbench proxy --connect-ports 443,8443 --origin-ca pki/ca.pem
+  tlsbench proxy --buffer 64k --read-fill --ktls auto
+  curl --proxy http://127.0.0.1:3129 --cacert <CA path printed> https://localhost:8443/
+  openssl s_client -proxy 127.0.0.1:3129 -connect localhost:8443 -CAfile <CA path printed>
+
+Flags:
+`
+
+// proxyFlags are proxy's flags, parsed.
+type proxyFlags struct {
+	o                 proxy.Options
+	allow             []string
+	buffer, mintCache string
+	controlFD         int
+	connectPorts      []int
+	isSet             func(string) bool
+}
+
+func proxyCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	f, err := parseProxyFlags(args, stdout)
+	if err != nil {
+		return err
+	}
+	if f.controlFD >= 0 {
+		return proxyChild(ctx, f.controlFD, stderr)
+	}
+	o, err := f.options()
+	if err != nil {
+		return err
+	}
+	ctx, stopHup := signal.NotifyContext(ctx, syscall.SIGHUP)
+	defer stopHup()
+	level, _ := parseLogLevel(o.LogLevel)
+	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+	p, err := proxy.New(o, proxy.WithLogger(logger))
+	if err != nil {
+		return usagef("%s", userText(err))
+	}
+	ln, err := net.Listen("tcp", o.Listen)
+	if err != nil {
+		if errors.Is(err, syscall.EADDRINUSE) {
+			return usagef("--listen %s: address already in use; choose another port (or 127.0.0.1:0 for a free one)", o.Listen)
+		}
+		return usagef("--listen %s: %v", o.Listen, err)
+	}
+	fmt.Fprintf(stdout, "proxy listening on %s (CONNECT to ports %s; buffer %s, read fill %s, kernel TLS %s, mint cache %s)\n",
+		ln.Addr(), joinInts(o.ConnectPorts), runner.SizeName(o.Buffer), showOnOff(o.ReadFill), o.KTLS, f.mintCache)
+	fmt.Fprintf(stdout, "CA certificate: %s\n", p.CAFile())
+	err = p.Serve(ctx, ln)
+	c := p.Counters()
+	fmt.Fprintf(stderr, "relayed %d connections (%d bytes to origins, %d to clients), %d refused, %d certificates issued\n",
+		c.Connects, c.BytesToOrigin, c.BytesToClient, sumCounts(c.Refused), c.Mints)
+	return err
+}
+
+// parseProxyFlags parses proxy's command line.
+func parseProxyFlags(args []string, stdout io.Writer) (*proxyFlags, error) {
+	fs := newFlagSet("proxy", stdout, nil)
+	fs.usage = func(w io.Writer) {
+		io.WriteString(w, proxyUsage)
+		fs.printFlags(w)
+	}
+	f := &proxyFlags{connectPorts: []int{443}, isSet: fs.isSet}
+	fs.StringVar(&f.o.Listen, "listen", proxy.DefaultListen, "TCP `address` the proxy listens on")
+	fs.Var(listFlag[string]{&f.allow, parseCIDR, nil}, "allow", "client networks served besides this machine, `CIDR`s comma-separated (e.g. 10.1.0.0/16)")
+	fs.Var(listFlag[int]{&f.connectPorts, parsePort, strconv.Itoa}, "connect-ports", "origin `ports` CONNECT may reach, comma-separated")
+	fs.StringVar(&f.o.CACert, "ca-cert", "", "CA certificate `FILE` that signs the issued certificates (with --ca-key)")
+	fs.StringVar(&f.o.CAKey, "ca-key", "", "private key `FILE` of --ca-cert")
+	fs.StringVar(&f.o.PKIDir, "pki-dir", "", "`DIR` of the CA the proxy writes on first start and reuses after, without --ca-cert (default: tlsbench/proxy in the user's configuration directory, e.g. ~/.config/tlsbench/proxy)")
+	fs.StringVar(&f.o.OriginCA, "origin-ca", "", "CA certificates `FILE` that origins must chain to (default: the system's)")
+	fs.BoolVar(&f.o.OriginInsecure, "origin-insecure", false, "do not verify origins (for tests: anyone between the proxy and the origin can read the traffic)")
+	fs.StringVar(&f.buffer, "buffer", "16k", "relay buffer `SIZE`, e.g. 4k, 16k, 64k")
+	fs.BoolVar(&f.o.ReadFill, "read-fill", false, "fill the relay buffer with what is ready before each write, instead of one read per write")
+	fs.StringVar(&f.o.KTLS, "ktls", proxy.KTLSOff, "kernel TLS on both legs: off, auto (user space where the kernel cannot, saying why) or on (refused at start where the kernel cannot)")
+	fs.StringVar(&f.o.LeafKey, "leaf-key", proxy.LeafECDSAP256, "key type of the issued certificates: "+proxy.LeafECDSAP256+" or "+proxy.LeafRSA2048+" (one key for all of them)")
+	fs.StringVar(&f.mintCache, "mint-cache", "on", "on: keep issued certificates (least recently used dropped first); off: issue one per connection")
+	fs.IntVar(&f.o.MintCacheSize, "mint-cache-size", proxy.DefaultMintCacheSize, "certificates the mint cache keeps")
+	fs.IntVar(&f.o.MaxConns, "max-conns", proxy.DefaultMaxConns, "connections served at once; more are answered 503")
+	fs.DurationVar(&f.o.HandshakeTimeout, "handshake-timeout", proxy.DefaultHandshakeTimeout, "limit for the CONNECT request and both TLS handshakes")
+	fs.DurationVar(&f.o.IdleTimeout, "idle-timeout", proxy.DefaultIdleTimeout, "close a tunnel in which neither side sent anything for this long")
+	fs.StringVar(&f.o.LogLevel, "log-level", "info", "what goes to stderr: error, warn (origins that failed), info (also requests refused), debug (also idle tunnels closed, relay modes)")
+	fs.IntVar(&f.controlFD, "control-fd", -1, "internal: serve as tlsbench run's child on this control channel")
+	if err := fs.parse(args); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// options checks the flags and makes the proxy's Options.
+func (f *proxyFlags) options() (proxy.Options, error) {
+	o := f.o
+	o.Allow, o.ConnectPorts = f.allow, f.connectPorts
+	var err error
+	if o.MintCache, err = parseOnOff(f.mintCache); err != nil {
+		return o, usagef("--mint-cache: %v", err)
+	}
+	n, err := runner.ParseSize(f.buffer)
+	if err != nil {
+		return o, usagef("--buffer: %v", err)
+	}
+	if n > proxy.MaxBuffer {
+		return o, usagef("--buffer %s: larger than the largest relay buffer, %s", f.buffer, runner.SizeName(proxy.MaxBuffer))
+	}
+	o.Buffer = int(n)
+	for name, d := range map[string]time.Duration{"handshake-timeout": o.HandshakeTimeout, "idle-timeout": o.IdleTimeout} {
+		if d <= 0 {
+			return o, usagef("--%s %v: must be positive, e.g. 30s", name, d)
+		}
+	}
+	if o.PKIDir == "" && o.CACert == "" {
+		dir, err := proxy.DefaultPKIDir()
+		if err != nil {
+			return o, usagef("--pki-dir: no per-user directory for the proxy's CA here; name one, or give --ca-cert and --ca-key")
+		}
+		o.PKIDir = dir
+	}
+	for flag, path := range map[string]string{"--ca-cert": o.CACert, "--ca-key": o.CAKey, "--origin-ca": o.OriginCA} {
+		if path != "" && !fileExists(path) {
+			return o, usagef("%s %s: no such file", flag, path)
+		}
+	}
+	if err := o.Validate(); err != nil {
+		return o, usagef("%s", userText(err))
+	}
+	return o, nil
+}
+
+// proxyChild is the child proxy of tlsbench run: configuration and
+// counters travel over the inherited control channel.
+func proxyChild(ctx context.Context, fd int, stderr io.Writer) error {
+	f := os.NewFile(uintptr(fd), "control")
+	if f == nil {
+		return usagef("--control-fd %d: not an open file descriptor", fd)
+	}
+	conn, err := net.FileConn(f)
+	f.Close()
+	if err != nil {
+		return usagef("--control-fd %d: %v", fd, err)
+	}
+	return proxy.ServeChild(ctx, conn, stderr)
+}
+
+func parseCIDR(s string) (string, error) {
+	if _, _, err := net.ParseCIDR(s); err != nil {
+		return "", fmt.Errorf("%q is not a network in CIDR form, e.g. 10.0.0.0/8", s)
+	}
+	return s, nil
+}
+
+func parsePort(s string) (int, error) {
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1 || n > 65535 {
+		return 0, fmt.Errorf("%q is not a port (1 to 65535)", s)
+	}
+	return n, nil
+}
+
+func joinInts(v []int) string {
+	s := make([]string, len(v))
+	for i, n := range v {
+		s[i] = strconv.Itoa(n)
+	}
+	return strings.Join(s, ",")
+}

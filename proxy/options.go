@@ -1,0 +1,201 @@
+package proxy
+
+import (
+	"net"
+	"net/netip"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/tlsbench/tlsbench/internal/field"
+)
+
+// Options configure the proxy. They are plain data so that the same
+// configuration can be built in this process or handed to a child
+// process over its control channel.
+type Options struct {
+	// Listen is the TCP address to listen on (DefaultListen).
+	Listen string `json:"listen,omitempty"`
+	// Allow are the client networks (CIDR) served besides loopback.
+	Allow []string `json:"allow,omitempty"`
+	// ConnectPorts are the origin ports CONNECT may reach (default 443).
+	ConnectPorts []int `json:"connect_ports,omitempty"`
+	// CACert and CAKey are the CA that signs minted certificates. Both
+	// empty: the CA in PKIDir, written there on first start.
+	CACert string `json:"ca_cert,omitempty"`
+	CAKey  string `json:"ca_key,omitempty"`
+	PKIDir string `json:"pki_dir,omitempty"`
+	// OriginCA verifies origins (default: the system roots);
+	// OriginInsecure verifies nothing.
+	OriginCA       string `json:"origin_ca,omitempty"`
+	OriginInsecure bool   `json:"origin_insecure,omitempty"`
+	// Buffer is the relay buffer in bytes (DefaultBuffer); ReadFill
+	// keeps reading into it until it is full or nothing more is
+	// immediately available, instead of one read per write.
+	Buffer   int  `json:"buffer,omitempty"`
+	ReadFill bool `json:"read_fill,omitempty"`
+	// KTLS is KTLSOff (default), KTLSAuto or KTLSOn.
+	KTLS string `json:"ktls,omitempty"`
+	// LeafKey is the key type of the proxy's one leaf key: LeafECDSAP256
+	// (default) or LeafRSA2048.
+	LeafKey string `json:"leaf_key,omitempty"`
+	// MintCache keeps up to MintCacheSize minted certificates
+	// (DefaultMintCacheSize), least recently used evicted first.
+	MintCache     bool `json:"mint_cache"`
+	MintCacheSize int  `json:"mint_cache_size,omitempty"`
+	// MaxConns caps the connections served at once (DefaultMaxConns);
+	// more are answered 503.
+	MaxConns int `json:"max_conns,omitempty"`
+	// HandshakeTimeout bounds the CONNECT request and both handshakes
+	// (DefaultHandshakeTimeout); IdleTimeout closes a relay in which
+	// neither side sent anything for that long (DefaultIdleTimeout).
+	HandshakeTimeout time.Duration `json:"handshake_timeout,omitempty"`
+	IdleTimeout      time.Duration `json:"idle_timeout,omitempty"`
+	// LogLevel is error, warn, info (default) or debug.
+	LogLevel string `json:"log_level,omitempty"`
+}
+
+// Values of Options fields.
+const (
+	KTLSOff  = "off"
+	KTLSAuto = "auto"
+	KTLSOn   = "on"
+
+	LeafECDSAP256 = "ecdsa-p256"
+	LeafRSA2048   = "rsa-2048"
+)
+
+// Defaults of Options fields.
+const (
+	DefaultListen           = "127.0.0.1:3129"
+	DefaultBuffer           = 16 * 1024
+	DefaultMintCacheSize    = 1024
+	DefaultMaxConns         = 1024
+	DefaultHandshakeTimeout = 10 * time.Second
+	DefaultIdleTimeout      = 60 * time.Second
+)
+
+// Bounds of the relay buffer: one byte would be absurd, and a buffer per
+// direction per connection beyond 16 MiB would let a few connections
+// exhaust memory.
+const (
+	MinBuffer = 512
+	MaxBuffer = 16 << 20
+)
+
+// withDefaults fills in the zero fields.
+func (o Options) withDefaults() Options {
+	if o.Listen == "" {
+		o.Listen = DefaultListen
+	}
+	if len(o.ConnectPorts) == 0 {
+		o.ConnectPorts = []int{443}
+	}
+	if o.Buffer == 0 {
+		o.Buffer = DefaultBuffer
+	}
+	if o.KTLS == "" {
+		o.KTLS = KTLSOff
+	}
+	if o.LeafKey == "" {
+		o.LeafKey = LeafECDSAP256
+	}
+	if o.MintCacheSize == 0 {
+		o.MintCacheSize = DefaultMintCacheSize
+	}
+	if o.MaxConns == 0 {
+		o.MaxConns = DefaultMaxConns
+	}
+	if o.HandshakeTimeout == 0 {
+		o.HandshakeTimeout = DefaultHandshakeTimeout
+	}
+	if o.IdleTimeout == 0 {
+		o.IdleTimeout = DefaultIdleTimeout
+	}
+	if o.LogLevel == "" {
+		o.LogLevel = "info"
+	}
+	return o
+}
+
+// Validate checks the options that need no file access (and, with KTLS
+// on, that the kernel has TLS). Its errors are *field.Error naming the
+// field.
+func (o Options) Validate() error {
+	o = o.withDefaults()
+	if _, _, err := net.SplitHostPort(o.Listen); err != nil {
+		return field.Errorf("Listen", strconv.Quote(o.Listen), "want host:port, e.g. %s", DefaultListen)
+	}
+	if _, err := parseAllow(o.Allow); err != nil {
+		return err
+	}
+	for _, p := range o.ConnectPorts {
+		if p < 1 || p > 65535 {
+			return field.Errorf("ConnectPorts", p, "not a port (1 to 65535)")
+		}
+	}
+	if (o.CACert == "") != (o.CAKey == "") {
+		return field.Errorf("CACert", nil, "{CACert} and {CAKey} go together: give both, or neither for a CA the proxy writes itself")
+	}
+	if o.CACert != "" && o.PKIDir != "" {
+		return field.Errorf("PKIDir", o.PKIDir, "the proxy writes its CA there only without {CACert} and {CAKey}: give one or the other")
+	}
+	if o.OriginInsecure && o.OriginCA != "" {
+		return field.Errorf("OriginInsecure", nil, "{OriginInsecure} verifies nothing, {OriginCA} verifies with a CA: give one")
+	}
+	if o.Buffer < MinBuffer || o.Buffer > MaxBuffer {
+		return field.Errorf("Buffer", o.Buffer, "must be from %d bytes to %d MiB, e.g. 16k", MinBuffer, MaxBuffer>>20)
+	}
+	if err := o.validateChoices(); err != nil {
+		return err
+	}
+	if o.MintCacheSize < 1 {
+		return field.Errorf("MintCacheSize", o.MintCacheSize, "must be at least 1")
+	}
+	if o.MaxConns < 1 {
+		return field.Errorf("MaxConns", o.MaxConns, "must be at least 1")
+	}
+	if o.HandshakeTimeout < 0 {
+		return field.Errorf("HandshakeTimeout", o.HandshakeTimeout, "must be positive, e.g. 10s")
+	}
+	if o.IdleTimeout < 0 {
+		return field.Errorf("IdleTimeout", o.IdleTimeout, "must be positive, e.g. 60s")
+	}
+	if o.KTLS == KTLSOn {
+		if err := kernelTLSAvailable(); err != nil {
+			return field.Errorf("KTLS", o.KTLS, "this kernel cannot do TLS (%v); use off or auto", err)
+		}
+	}
+	return nil
+}
+
+// validateChoices checks the fields that take one of a few words.
+func (o Options) validateChoices() error {
+	switch o.KTLS {
+	case KTLSOff, KTLSAuto, KTLSOn:
+	default:
+		return field.Errorf("KTLS", strconv.Quote(o.KTLS), "must be off, auto or on")
+	}
+	switch o.LeafKey {
+	case LeafECDSAP256, LeafRSA2048:
+	default:
+		return field.Errorf("LeafKey", strconv.Quote(o.LeafKey), "must be %s or %s", LeafECDSAP256, LeafRSA2048)
+	}
+	if _, err := parseLevel(o.LogLevel); err != nil {
+		return field.Errorf("LogLevel", strconv.Quote(o.LogLevel), "must be error, warn, info or debug")
+	}
+	return nil
+}
+
+// parseAllow reads the allowed client networks.
+func parseAllow(allow []string) ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, a := range allow {
+		p, err := netip.ParsePrefix(strings.TrimSpace(a))
+		if err != nil {
+			return nil, field.Errorf("Allow", strconv.Quote(a), "not a network in CIDR form, e.g. 10.0.0.0/8 or 192.0.2.7/32")
+		}
+		out = append(out, p.Masked())
+	}
+	return out, nil
+}

@@ -1,0 +1,216 @@
+package proxy
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/netip"
+	"sync"
+	"time"
+
+	"github.com/tlsbench/tlsbench/internal/field"
+	"github.com/tlsbench/tlsbench/internal/ratelog"
+	"github.com/tlsbench/tlsbench/pki"
+)
+
+// Proxy is the TLS-intercepting proxy. Create it with New; it is safe for
+// concurrent use.
+type Proxy struct {
+	o      Options
+	allow  []netip.Prefix
+	caFile string
+	mint   *minter
+
+	clientTLS *tls.Config // minted certificates, session tickets on
+	originTLS *tls.Config // verification and the origin session cache
+
+	log     *slog.Logger
+	connLog *slog.Logger // with the rate limit: what clients cause
+	limit   *ratelog.Handler
+
+	c       *counters
+	slots   chan struct{} // MaxConns
+	headBuf sync.Pool     // *[]byte of MaxHead
+	bufs    sync.Pool     // *[]byte of o.Buffer: relay buffers
+	kernel  kernelPolicy  // what KTLS allows, decided once
+
+	conns sync.WaitGroup
+}
+
+// Option configures a Proxy beyond its Options.
+type Option func(*Proxy)
+
+// WithLogger sets where the proxy logs (default: discarded). What clients
+// and origins cause (a refused request, an origin that cannot be
+// verified) is logged at most 10 lines a second, then a line with the
+// count of the others.
+func WithLogger(l *slog.Logger) Option {
+	return func(p *Proxy) { p.log = l }
+}
+
+// originSessions is the size of the origin leg's session cache: one
+// session per origin name, so that repeated connections to an origin
+// resume.
+const originSessions = 1024
+
+// New checks o, loads or writes the CA and makes the proxy's leaf key.
+func New(o Options, opts ...Option) (*Proxy, error) {
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
+	o = o.withDefaults()
+	p := &Proxy{o: o, log: slog.New(slog.DiscardHandler), c: newCounters(), slots: make(chan struct{}, o.MaxConns)}
+	for _, opt := range opts {
+		opt(p)
+	}
+	p.limit = ratelog.New(p.log.Handler(), ratelog.DefaultBurst, ratelog.DefaultWindow)
+	p.connLog = slog.New(p.limit)
+	p.allow, _ = parseAllow(o.Allow)
+	ca, caFile, err := loadCA(o)
+	if err != nil {
+		return nil, err
+	}
+	chain, err := issuerChain(caFile)
+	if err != nil {
+		return nil, err
+	}
+	p.caFile = caFile
+	if p.mint, err = newMinter(ca, chain, o.LeafKey, o.MintCache, o.MintCacheSize); err != nil {
+		return nil, err
+	}
+	if p.originTLS, err = originConfig(o); err != nil {
+		return nil, err
+	}
+	p.clientTLS = &tls.Config{
+		MinVersion:     tls.VersionTLS12,
+		GetCertificate: p.certificate,
+		// Records as large as TLS allows from the first byte: the relay
+		// moves bulk data, which small starting records only slow.
+		DynamicRecordSizingDisabled: true,
+	}
+	p.kernel = newKernelPolicy(o.KTLS, p.clientTLS)
+	size := o.Buffer
+	p.headBuf.New = func() any { b := make([]byte, MaxHead); return &b }
+	p.bufs.New = func() any { b := make([]byte, size); return &b }
+	return p, nil
+}
+
+// originConfig is the origin leg's TLS configuration: verified against
+// OriginCA or the system roots, with a session cache.
+func originConfig(o Options) (*tls.Config, error) {
+	cfg := &tls.Config{
+		MinVersion:                  tls.VersionTLS12,
+		ClientSessionCache:          tls.NewLRUClientSessionCache(originSessions),
+		InsecureSkipVerify:          o.OriginInsecure,
+		DynamicRecordSizingDisabled: true,
+	}
+	if o.OriginCA != "" {
+		certs, err := pki.LoadCertsPEM(o.OriginCA)
+		if err != nil {
+			return nil, field.Errorf("OriginCA", o.OriginCA, "%v", err)
+		}
+		cfg.RootCAs = x509.NewCertPool()
+		for _, c := range certs {
+			cfg.RootCAs.AddCert(c)
+		}
+	}
+	return cfg, nil
+}
+
+// CAFile is the certificate of the CA that signs minted certificates:
+// what clients of the proxy must trust.
+func (p *Proxy) CAFile() string { return p.caFile }
+
+// Counters returns a snapshot of the proxy's counters, with this
+// process's CPU time and allocations.
+func (p *Proxy) Counters() Counters { return p.c.snapshot(p.mint) }
+
+// Serve accepts connections from ln until ctx is done, then closes ln and
+// the connections it started, and waits for them to end.
+func (p *Proxy) Serve(ctx context.Context, ln net.Listener) error {
+	stop := context.AfterFunc(ctx, func() { ln.Close() })
+	defer stop()
+	defer p.limit.Flush()
+	defer p.conns.Wait()
+	var tempDelay time.Duration
+	for {
+		c, err := ln.Accept()
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			var ne net.Error
+			if errors.As(err, &ne) && ne.Timeout() || errors.Is(err, errTooManyFiles) {
+				// Out of descriptors or a transient failure: back
+				// off instead of spinning.
+				tempDelay = min(max(2*tempDelay, 5*time.Millisecond), time.Second)
+				p.log.Warn("accept failed; retrying", "err", err, "delay", tempDelay)
+				time.Sleep(tempDelay)
+				continue
+			}
+			return err
+		}
+		tempDelay = 0
+		p.conns.Add(1)
+		go func() {
+			defer p.conns.Done()
+			p.ServeConn(ctx, c)
+		}()
+	}
+}
+
+// allowed reports whether a client at addr may use the proxy: loopback,
+// or a network of Allow.
+func (p *Proxy) allowed(addr net.Addr) bool {
+	ta, ok := addr.(*net.TCPAddr)
+	if !ok {
+		return false
+	}
+	ip, ok := netip.AddrFromSlice(ta.IP)
+	if !ok {
+		return false
+	}
+	ip = ip.Unmap()
+	if ip.IsLoopback() {
+		return true
+	}
+	for _, n := range p.allow {
+		if n.Contains(ip) {
+			return true
+		}
+	}
+	return false
+}
+
+// certificate mints (or finds) the certificate for the host the client
+// asks for in its SNI, or the CONNECT host when it sends none.
+func (p *Proxy) certificate(hello *tls.ClientHelloInfo) (*tls.Certificate, error) {
+	host := hello.ServerName
+	if host == "" {
+		host = connectHost(hello.Conn)
+	}
+	if !validHost(host) {
+		return nil, fmt.Errorf("cannot mint a certificate for %q", clip(host))
+	}
+	return p.mint.get(host)
+}
+
+// connectHost finds the CONNECT host on the legConn under c (which the
+// kernel TLS helper may have wrapped).
+func connectHost(c net.Conn) string {
+	for c != nil {
+		if lc, ok := c.(*legConn); ok {
+			return lc.host
+		}
+		u, ok := c.(interface{ NetConn() net.Conn })
+		if !ok {
+			return ""
+		}
+		c = u.NetConn()
+	}
+	return ""
+}

@@ -1,0 +1,176 @@
+package proxy
+
+import (
+	"context"
+	"errors"
+	"io"
+	"sync/atomic"
+	"time"
+
+	"github.com/tlsbench/tlsbench/internal/connerr"
+)
+
+// relay moves bytes both ways until both directions have ended, or one
+// fails, the connection idles past IdleTimeout, or ctx ends.
+func (p *Proxy) relay(ctx context.Context, s *session, client, origin *leg) {
+	if err := p.chooseModes(client, origin); err != nil {
+		p.c.add(p.c.failures, kindKernel(err))
+		p.connLog.Warn("connection closed", "remote", remoteAddr(client.tcp), "reason", clip(err.Error()))
+		s.abort()
+		return
+	}
+	p.c.add(p.c.relay, "client:"+client.mode)
+	p.c.add(p.c.relay, "origin:"+origin.mode)
+	w := newWatchdog(p.o.IdleTimeout, func() {
+		if s.firstFailure() {
+			p.c.add(p.c.failures, "relay:idle")
+			p.connLog.Debug("idle connection closed", "remote", remoteAddr(client.tcp), "idle", p.o.IdleTimeout)
+		}
+		s.abort()
+	})
+	defer w.stop()
+	if ctx.Err() != nil {
+		return
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		p.direction(s, origin, client, &p.c.toOrigin, w)
+	}()
+	p.direction(s, client, origin, &p.c.toClient, w)
+	<-done
+}
+
+// direction relays src to dst. At src's clean end it ends dst's half and
+// returns, leaving the other direction to finish; on an error it closes
+// both legs.
+func (p *Proxy) direction(s *session, dst, src *leg, count *atomic.Int64, w *watchdog) {
+	var err error
+	if dst.mode == ModeSplice && src.mode == ModeSplice {
+		err = p.splice(dst, src, count, w)
+	} else {
+		err = p.copy(dst, src, count, w)
+	}
+	if err == nil {
+		err = dst.closeWrite()
+		if err == nil {
+			return
+		}
+		// Could not pass the end on: nothing more can be relayed.
+	}
+	if s.firstFailure() {
+		p.c.add(p.c.failures, "relay:"+connerr.Kind(err))
+		p.connLog.Debug("relay ended", "remote", remoteAddr(src.tcp), "from", src.name, "err", clip(err.Error()))
+	}
+	s.abort()
+}
+
+// copy is the relay through this process: a read (or, with ReadFill,
+// reads until the buffer is full or nothing more is ready), then one
+// write. The buffer is the connection's own for its life; nothing is
+// allocated per read. It returns nil at src's clean end.
+func (p *Proxy) copy(dst, src *leg, count *atomic.Int64, w *watchdog) error {
+	bp := p.bufs.Get().(*[]byte)
+	defer p.bufs.Put(bp)
+	buf := *bp
+	for {
+		n, err := p.read(src, buf)
+		if n > 0 {
+			w.touch()
+			if _, werr := dst.rw.Write(buf[:n]); werr != nil {
+				return writeError{werr}
+			}
+			count.Add(int64(n))
+			p.c.userSpace.Add(int64(n))
+		}
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// read reads src into buf. Without ReadFill it is one read. With it, it
+// goes on reading while more is immediately available: crypto/tls
+// returns one record's plaintext per Read, so the next Read is made in
+// "try" mode (legConn.try), where the socket is read without waiting:
+// a record crypto/tls holds already is returned, and an empty socket
+// ends the fill with errWouldBlock. That costs one failed read system
+// call per fill, and no timer: a short read deadline would cost a timer
+// per fill and still wait. Bytes of a record that has not fully arrived
+// stay with crypto/tls for the next (blocking) Read. On a kernel TLS leg
+// one read already returns every record the kernel has decrypted, up to
+// the buffer: nothing to add.
+func (p *Proxy) read(src *leg, buf []byte) (int, error) {
+	n, err := src.rw.Read(buf)
+	if !p.o.ReadFill || err != nil || src.mode != ModeUser {
+		return n, err
+	}
+	for n < len(buf) {
+		src.lc.try = true
+		m, err := src.tls.Read(buf[n:])
+		src.lc.try = false
+		n += m
+		if err != nil {
+			if errors.Is(err, errWouldBlock) {
+				return n, nil
+			}
+			return n, err
+		}
+	}
+	return n, nil
+}
+
+// writeError marks an error of the writing side.
+type writeError struct{ err error }
+
+func (e writeError) Error() string { return "write: " + e.err.Error() }
+func (e writeError) Unwrap() error { return e.err }
+
+// watchdog closes a relay in which neither direction moved a byte for
+// idle. The directions mark activity with one atomic flag, checked at
+// half the idle time: no timer is reset per read. A relay is cut
+// between idle and 1.5 idle after its last byte.
+type watchdog struct {
+	active  atomic.Bool
+	stopped atomic.Bool
+	idle    time.Duration
+	last    time.Time
+	t       *time.Timer
+	fire    func()
+}
+
+func newWatchdog(idle time.Duration, fire func()) *watchdog {
+	w := &watchdog{idle: idle, last: time.Now(), fire: fire}
+	w.t = time.AfterFunc(idle/2, w.check)
+	return w
+}
+
+// touch marks activity; it writes only when the flag is clear, so the
+// two directions do not contend for the cache line on every read.
+func (w *watchdog) touch() {
+	if !w.active.Load() {
+		w.active.Store(true)
+	}
+}
+
+func (w *watchdog) check() {
+	if w.stopped.Load() {
+		return
+	}
+	now := time.Now()
+	if w.active.Swap(false) {
+		w.last = now
+	} else if now.Sub(w.last) >= w.idle {
+		w.fire()
+		return
+	}
+	w.t.Reset(w.idle / 2)
+}
+
+func (w *watchdog) stop() {
+	w.stopped.Store(true)
+	w.t.Stop()
+}

@@ -1,0 +1,167 @@
+package proxy
+
+import (
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"net"
+	"sync/atomic"
+
+	"github.com/tlsbench/tlsbench/internal/ktls"
+)
+
+// All of the proxy's use of kernel TLS is in this file.
+
+// kernelPolicy is what Options.KTLS allows, decided at New.
+type kernelPolicy struct {
+	mode string // KTLSOff, KTLSAuto, KTLSOn
+	// server is the client leg's configuration with a key log per
+	// connection, which Enable needs (nil with KTLSOff).
+	server *tls.Config
+}
+
+// kernelLeg is a leg's kernel TLS state.
+type kernelLeg struct {
+	rc   *ktls.RecordConn // under crypto/tls during the handshake (nil: off)
+	conn *ktls.Conn       // after Enable
+}
+
+// kernelTLSAvailable reports whether this kernel can do TLS at all.
+func kernelTLSAvailable() error { return ktls.Supported() }
+
+func newKernelPolicy(mode string, clientTLS *tls.Config) kernelPolicy {
+	k := kernelPolicy{mode: mode}
+	if mode != KTLSOff {
+		k.server = ktls.ServerConfig(clientTLS)
+	}
+	return k
+}
+
+// wrap returns the connection a leg's crypto/tls runs over: with kernel
+// TLS allowed, a record-exact reader that keeps the connection's own key
+// log and what Enable must know of its records. It is used whenever the
+// mode allows kernel TLS, even where the kernel has none: whether it can
+// take a connection depends on the version and cipher negotiated, so it
+// is known only after the handshake, and the cost (a read per record)
+// ends with the handshake.
+func (k kernelPolicy) wrap(l *leg, tcp net.Conn) net.Conn {
+	if k.mode == KTLSOff {
+		return tcp
+	}
+	l.k.rc = ktls.WrapConn(tcp)
+	return l.k.rc
+}
+
+// clientConfig is the origin leg's configuration: its own key log.
+func (k kernelPolicy) clientConfig(cfg *tls.Config, l *leg) *tls.Config {
+	if l.k.rc == nil {
+		return cfg
+	}
+	return ktls.ClientConfig(cfg, l.k.rc)
+}
+
+// serverConfig is the client leg's configuration.
+func (k kernelPolicy) serverConfig(cfg *tls.Config, l *leg) *tls.Config {
+	if l.k.rc == nil || k.server == nil {
+		return cfg
+	}
+	return k.server
+}
+
+// chooseModes hands each leg to the kernel where it can take it (both
+// directions of the leg), and sets the legs' relay modes: splice when
+// both legs are the kernel's, ktls for a leg the kernel encrypts alone,
+// user otherwise. With KTLSAuto a leg the kernel cannot take is relayed
+// in user space, saying why at debug level; with KTLSOn it is an error
+// that ends the connection.
+func (p *Proxy) chooseModes(client, origin *leg) error {
+	for _, l := range []*leg{client, origin} {
+		l.userSpace()
+		if p.kernel.mode == KTLSOff {
+			continue
+		}
+		err := p.enable(l)
+		if err == nil {
+			continue
+		}
+		if p.kernel.mode == KTLSOn || errors.Is(err, ktls.ErrConnBroken) {
+			return kernelError{leg: l.name, err: err}
+		}
+		p.connLog.Debug("relaying in user space", "leg", l.name, "reason", clip(err.Error()))
+	}
+	if client.k.conn != nil && origin.k.conn != nil {
+		client.mode, origin.mode = ModeSplice, ModeSplice
+	}
+	return nil
+}
+
+// enable hands both directions of l to the kernel.
+func (p *Proxy) enable(l *leg) error {
+	if l.k.rc == nil {
+		return errors.New("kernel TLS was not prepared for this connection")
+	}
+	if len(l.lc.early) > 0 || l.lc.sawEarly {
+		// The record reader did not see those bytes: its record counts
+		// and key proof would be wrong.
+		l.k.rc.Passthrough()
+		return fmt.Errorf("%w: the client sent its TLS before the CONNECT answer", ktls.ErrUnsupported)
+	}
+	kc, err := ktls.Enable(l.tls, l.k.rc, ktls.Both)
+	if err != nil {
+		return err
+	}
+	l.k.conn = kc
+	l.rw, l.mode = kc, ModeKTLS
+	l.closeWrite = func() error {
+		err := kc.CloseWrite()
+		if cw, ok := l.tcp.(interface{ CloseWrite() error }); ok {
+			cw.CloseWrite()
+		}
+		return err
+	}
+	return nil
+}
+
+// kernelError is a leg the kernel had to take and could not.
+type kernelError struct {
+	leg string
+	err error
+}
+
+func (e kernelError) Error() string { return e.leg + " leg: kernel TLS: " + e.err.Error() }
+func (e kernelError) Unwrap() error { return e.err }
+
+// spliceChunk is how much one Splice call may move before the relay
+// marks the connection active: activity is seen at least this often.
+const spliceChunk = 1 << 20
+
+// splice moves src to dst inside the kernel, src's decryption feeding
+// dst's encryption through a pipe. Only the plaintext crypto/tls held at
+// the switch crosses this process. It returns nil at src's clean end.
+func (p *Proxy) splice(dst, src *leg, count *atomic.Int64, w *watchdog) error {
+	if d := src.k.conn.State().Drained; d > 0 {
+		p.c.userSpace.Add(int64(d))
+	}
+	for {
+		n, err := ktls.Splice(dst.k.conn, src.k.conn, spliceChunk)
+		if n > 0 {
+			w.touch()
+			count.Add(n)
+		}
+		if err != nil {
+			return err
+		}
+		if n < spliceChunk {
+			return nil
+		}
+	}
+}
+
+// kindKernel is the failure kind of a kernel TLS error: its leg, "ktls".
+func kindKernel(err error) string {
+	var ke kernelError
+	if errors.As(err, &ke) {
+		return ke.leg + ":ktls"
+	}
+	return "relay:ktls"
+}
