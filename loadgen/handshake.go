@@ -74,6 +74,11 @@ type HandshakeCase struct {
 	// Server, when set, is asked for the server's own counts before and
 	// after the measured iterations.
 	Server ServerObserver
+	// Proxy, when set, is the proxy the Dialer connects through, read
+	// at the same boundaries as Server (see proxyFigures). The server's
+	// counts then describe the proxy–origin leg: they are recorded, but
+	// the gates judge the client's leg.
+	Proxy ProxyObserver
 	// Record holds the descriptive fields to copy into the result (key
 	// type, transport, identities, env...); measurement fields are
 	// overwritten.
@@ -331,7 +336,9 @@ func (hc *HandshakeCase) resumptionCheck(resumed, total int64, before ServerSnap
 	}
 	e := &ResumptionError{Case: hc.Name, Resumed: resumed, Total: total, Rate: rate, Required: *hc.MinResumption,
 		Setting: hc.Words.name("MinResumption")}
-	if hc.Server != nil && beforeErr == nil {
+	// Behind a proxy the server's counts are the proxy–origin leg's: they
+	// would not explain the client's.
+	if hc.Server != nil && hc.Proxy == nil && beforeErr == nil {
 		if after, err := hc.Server.Snapshot(); err == nil && after.HasCounts {
 			e.HasServerCounts = true
 			e.ServerResumed = after.Resumed - before.Resumed
@@ -387,7 +394,7 @@ type measured struct {
 // when no iteration was kept.
 func (r *caseRunner) measure(ctx context.Context) (*measured, error) {
 	hc := r.hc
-	m := &measured{lat: stats.NewLatency(), meter: newMeter(hc.Server)}
+	m := &measured{lat: stats.NewLatency(), meter: newMeter(hc.Server, hc.Proxy)}
 	m.total = newIterResult()
 	scratch := stats.NewLatency()
 	r.budget = newFailureBudget(int64(hc.Iterations)*int64(hc.Handshakes), false)
@@ -544,6 +551,12 @@ func (r *caseRunner) finish(ctx context.Context, m *measured, f figures) (*resul
 		gates.MaxErrorRate = 1
 	}
 	gateErr := gates.gates(&rec, m.iters, m.firstErr, m.firstKnd)
+	if hc.Proxy != nil {
+		prx, prxErr := m.meter.proxyTotal()
+		proxyFigures(&rec, hc.Proxy, prx, prxErr, float64(m.total.ok))
+		rec.Notes = append(rec.Notes, proxyLegNote)
+		gateErr = errors.Join(gateErr, hc.proxyResumedGate(&rec, prx, prxErr))
+	}
 	if identityErr != nil {
 		rec.Verdict = VerdictFailed
 		rec.Notes = append(rec.Notes, "failed: "+identityErr.Error())

@@ -22,6 +22,8 @@ type boundary struct {
 	srvErr  error
 	machine usage.MachineTimes
 	machErr error
+	prx     ProxySnapshot
+	prxErr  error
 }
 
 // span is the cost of one iteration: the difference of its two
@@ -38,6 +40,10 @@ type span struct {
 	// machine is what the CPUs that client and server may run on did
 	// over the iteration, whoever ran on them; zero when unknown.
 	machine usage.MachineTimes
+	// prx is the proxy's counts over the iteration (a case through a
+	// proxy); zero when prxErr is set.
+	prx    ProxySnapshot
+	prxErr error
 }
 
 // backwards marks cumulative figures that were lower at the end of an
@@ -47,11 +53,13 @@ type span struct {
 // and the case's figure from it is unknown, never negative.
 type backwards struct {
 	serverCPU, serverCounts, serverAlloc, machine bool
+	proxyCPU, proxyCounts                         bool
 }
 
 func (b backwards) or(o backwards) backwards {
 	return backwards{b.serverCPU || o.serverCPU, b.serverCounts || o.serverCounts,
-		b.serverAlloc || o.serverAlloc, b.machine || o.machine}
+		b.serverAlloc || o.serverAlloc, b.machine || o.machine,
+		b.proxyCPU || o.proxyCPU, b.proxyCounts || o.proxyCounts}
 }
 
 // notes says what each figure that went backwards means for the case.
@@ -65,6 +73,12 @@ func (b backwards) notes() []string {
 	}
 	if b.serverAlloc {
 		notes = append(notes, "server allocations unknown: the server's allocation counter went backwards during a measured iteration (was it restarted?)")
+	}
+	if b.proxyCPU {
+		notes = append(notes, "proxy CPU unknown: the proxy's CPU time went backwards during a measured iteration: a process of it exited mid-case, and its CPU time left with it")
+	}
+	if b.proxyCounts {
+		notes = append(notes, "proxy counts unknown: the proxy's counters went backwards during a measured iteration (was it restarted?)")
 	}
 	if b.machine {
 		notes = append(notes, "machine load unknown: the machine's CPU times went backwards during a measured iteration")
@@ -103,6 +117,7 @@ func anyNegative(m map[string]int64) bool {
 // are kept.
 type meter struct {
 	server ServerObserver // nil: no server figures
+	proxy  ProxyObserver  // nil: no proxy between client and server
 	// cpus are the CPUs the client and the server may run on; nil when
 	// the machine's load cannot be read (then machineErr says why).
 	cpus       usage.CPUSet
@@ -112,17 +127,34 @@ type meter struct {
 	total  span // sum of the kept spans
 	kept   int
 	srvErr error // the first failure to read the server, if any
+	prxErr error // the first failure to read the proxy, if any
 	back   backwards
+	// lastPrx is the proxy's last snapshot read at a boundary, for the
+	// counts it keeps per connection rather than per byte (see
+	// relaySince).
+	lastPrx   ProxySnapshot
+	hasLastPx bool
 }
 
-// newMeter returns a meter for a case against server (nil: none), which
-// also watches the CPUs the client and a local server process may run on.
-func newMeter(server ServerObserver) *meter {
-	m := &meter{server: server}
+// newMeter returns a meter for a case against server (nil: none)
+// through proxy (nil: none), which also watches the CPUs the client and
+// local server and proxy processes may run on.
+func newMeter(server ServerObserver, proxy ProxyObserver) *meter {
+	m := &meter{server: server, proxy: proxy}
 	m.cpus, m.machineErr = usage.AllowedCPUs(0)
-	if p, ok := server.(ServerProcess); ok && m.machineErr == nil {
+	var pids []int
+	if p, ok := server.(ServerProcess); ok {
+		pids = append(pids, p.ServerPID())
+	}
+	if p, ok := proxy.(ProxyProcess); ok {
+		pids = append(pids, p.ProxyPID())
+	}
+	for _, pid := range pids {
+		if m.machineErr != nil {
+			break
+		}
 		var theirs usage.CPUSet
-		if theirs, m.machineErr = usage.AllowedCPUs(p.ServerPID()); m.machineErr == nil {
+		if theirs, m.machineErr = usage.AllowedCPUs(pid); m.machineErr == nil {
 			m.cpus = m.cpus.Union(theirs)
 		}
 	}
@@ -137,6 +169,9 @@ func newMeter(server ServerObserver) *meter {
 func (m *meter) begin() {
 	if m.server != nil {
 		m.start.srv, m.start.srvErr = m.server.Snapshot()
+	}
+	if m.proxy != nil {
+		m.start.prx, m.start.prxErr = m.proxy.Snapshot()
 	}
 	m.start.machine, m.start.machErr = m.readMachine()
 	m.start.self = usage.Self()
@@ -159,6 +194,12 @@ func (m *meter) end() span {
 	if m.server != nil {
 		b.srv, b.srvErr = m.server.Snapshot()
 	}
+	if m.proxy != nil {
+		b.prx, b.prxErr = m.proxy.Snapshot()
+		if b.prxErr == nil {
+			m.lastPrx, m.hasLastPx = b.prx, true
+		}
+	}
 	s := span{self: b.self.Sub(m.start.self)}
 	if m.start.machErr == nil && b.machErr == nil {
 		s.machine = b.machine.Sub(m.start.machine)
@@ -178,6 +219,16 @@ func (m *meter) end() span {
 		s.srv, back = serverDelta(b.srv, m.start.srv)
 		s.back = s.back.or(back)
 	}
+	switch {
+	case m.start.prxErr != nil:
+		s.prxErr = m.start.prxErr
+	case b.prxErr != nil:
+		s.prxErr = b.prxErr
+	case m.proxy != nil:
+		var back backwards
+		s.prx, back = proxyDelta(b.prx, m.start.prx)
+		s.back = s.back.or(back)
+	}
 	return s
 }
 
@@ -195,6 +246,25 @@ func (m *meter) keep(s span) {
 	if m.server != nil && s.srvErr == nil {
 		m.total.srv = m.total.srv.add(s.srv)
 	}
+	if s.prxErr != nil && m.prxErr == nil {
+		m.prxErr = s.prxErr
+	}
+	if m.proxy != nil && s.prxErr == nil {
+		m.total.prx = m.total.prx.add(s.prx)
+	}
+}
+
+// proxyTotal returns the proxy's counts over the kept iterations, or the
+// error that made them unknown.
+func (m *meter) proxyTotal() (ProxySnapshot, error) {
+	t := m.total.prx
+	if m.back.proxyCPU {
+		t.HasCPU, t.CPU = false, 0
+	}
+	if m.back.proxyCounts {
+		t.HasCounts = false
+	}
+	return t, m.prxErr
 }
 
 // serverTotal returns the server's counts over the kept iterations, or the
@@ -247,10 +317,16 @@ func (m *meter) load(wall time.Duration, server ServerSnapshot, serverInProcess 
 	if m.machineErr != nil || m.cpus == nil || m.total.machine.Total <= 0 || m.back.machine {
 		return usage.Load{}, false
 	}
+	// A proxy's CPU, when known, is the benchmark's own load too: it
+	// counts with the server's, not as other load on the machine.
+	ours := server.CPU
+	if prx, err := m.proxyTotal(); m.proxy != nil && err == nil && prx.HasCPU {
+		ours += prx.CPU
+	}
 	return usage.Load{
 		Wall:        wall,
 		Client:      m.total.self.CPU,
-		Server:      server.CPU,
+		Server:      ours,
 		ServerKnown: server.HasCPU || serverInProcess,
 		CPUs:        len(m.cpus),
 		Machine:     m.total.machine,

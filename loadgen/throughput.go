@@ -80,12 +80,19 @@ type ThroughputCase struct {
 	ConnTimeout time.Duration
 	// Server, when set, gives the server's CPU time.
 	Server ServerObserver
+	// Proxy, when set, is the proxy the Dialer connects through: its
+	// CPU and counts over the kept iterations (see proxyFigures).
+	Proxy ProxyObserver
 	// Record holds the descriptive fields to copy into the result.
 	Record results.Record
 	// Progress, when set, is called after every iteration.
 	Progress func(ThroughputProgress)
 	// Words names the settings in the case's errors and notes.
 	Words Words
+	// Request is the request form: ThroughputRequestBulk (default, "")
+	// or ThroughputRequestHTTP, for a path through a proxy that parses
+	// HTTP.
+	Request string
 }
 
 // FileSource is a file the server was started with (server.WithSources).
@@ -180,6 +187,9 @@ func (tc *ThroughputCase) validate() error {
 	if tc.Source != nil && tc.Direction != DirectionDownload {
 		return field.Errorf("Direction", tc.Direction, "a file source is sent by the server: must be download")
 	}
+	if err := tc.validateRequest(); err != nil {
+		return err
+	}
 	if tc.ConnTimeout <= 0 {
 		tc.ConnTimeout = 10 * time.Second
 	}
@@ -232,7 +242,13 @@ func RunThroughput(ctx context.Context, tc ThroughputCase) (*results.Record, err
 	if err != nil {
 		return fail(err)
 	}
+	if tc.isHTTP() && tc.KTLS == ktls.ModeAuto {
+		use, reason = false, httpNote
+	}
 	r := &tpRunner{tc: &tc, cfg: cfg, useKTLS: use}
+	if tc.isHTTP() {
+		r.host = r.httpHost()
+	}
 	if reason != "" && tc.KTLS == ktls.ModeAuto {
 		r.notes = append(r.notes, tc.Words.name("KTLS")+" auto: "+reason)
 	}
@@ -240,6 +256,13 @@ func RunThroughput(ctx context.Context, tc ThroughputCase) (*results.Record, err
 		return fail(err)
 	}
 	statBefore, statErr := ktls.ReadTLSStat()
+	if tc.Proxy != nil {
+		// The proxy counts a connection's relay modes when its relay
+		// starts: before the measured iterations.
+		if s, err := tc.Proxy.Snapshot(); err == nil && s.HasCounts {
+			r.proxyBase = &s
+		}
+	}
 
 	if err := r.openAll(ctx); err != nil {
 		r.closeAll()
@@ -325,8 +348,11 @@ type tpRunner struct {
 	tc      *ThroughputCase
 	cfg     *tls.Config
 	useKTLS bool
-	conns   []*tpConn
-	notes   []string
+	host    string // the Host header of the HTTP request form
+	// proxyBase is the proxy's counts before the connections opened.
+	proxyBase *ProxySnapshot
+	conns     []*tpConn
+	notes     []string
 
 	// A file source: its size, and its contents when small enough to
 	// compare exactly, else the SHA-256 of one pass.
@@ -449,6 +475,7 @@ type tpConn struct {
 	userSpace []string // why an end stayed in user space
 	buf       []byte
 	rounds    uint64
+	hr        *bulk.HTTPReader // the HTTP request form's answers
 }
 
 // open dials, handshakes, sends the setup, reads the ack and switches the
@@ -483,6 +510,9 @@ func (r *tpRunner) open(ctx context.Context, id int) (*tpConn, error) {
 	if err := r.checkNegotiated(c.state); err != nil {
 		return failed(err)
 	}
+	if tc.isHTTP() {
+		return r.openedHTTP(c), nil
+	}
 	setup := bulk.Setup{KTLSTX: r.useKTLS, KTLSRX: r.useKTLS, Buffer: tc.Buffer}
 	if tc.Source != nil {
 		setup.Source = tc.Source.Index
@@ -491,7 +521,7 @@ func (r *tpRunner) open(ctx context.Context, id int) (*tpConn, error) {
 		return failed(fmt.Errorf("setup: %w", err))
 	}
 	if c.ack, err = bulk.ReadAck(tlc); err != nil {
-		return failed(err)
+		return failed(r.throughProxy(err))
 	}
 	if c.ack.Status != bulk.OK {
 		return failed(fmt.Errorf("the server refused the throughput setup: %s", c.ack.Message))
@@ -559,6 +589,9 @@ func phase(conn int, round uint64, dir uint64) int64 {
 // server's verdict.
 func (r *tpRunner) round(ctx context.Context, c *tpConn, n int64) error {
 	tc := r.tc
+	if tc.isHTTP() {
+		return r.roundHTTP(ctx, c, n)
+	}
 	c.rounds++
 	rd := bulk.Round{Directions: r.directions(), Bytes: n}
 	var v bulk.Verifier
@@ -756,7 +789,7 @@ type tpMeasured struct {
 // failed (a *ThroughputError) or none was kept.
 func (r *tpRunner) measure(ctx context.Context) (*tpMeasured, error) {
 	tc := r.tc
-	m := &tpMeasured{meter: newMeter(tc.Server)}
+	m := &tpMeasured{meter: newMeter(tc.Server, tc.Proxy)}
 	began := time.Now()
 	var deadline time.Time
 	if tc.MaxDuration > 0 {
@@ -847,6 +880,9 @@ func (r *tpRunner) record(m *tpMeasured, f tpFigures) *results.Record {
 	rec.Cipher = ktls.CipherOf(r.conns[0].state.CipherSuite)
 	rec.BufferBytes = tc.Buffer
 	rec.Direction = tc.Direction
+	if tc.isHTTP() {
+		rec.Request = ThroughputRequestHTTP
+	}
 	setSummary(&rec, m.samples, f.iters)
 	rec.MBps = results.Float(total.mbps())
 	rec.Extra = map[string]float64{
@@ -867,6 +903,13 @@ func (r *tpRunner) record(m *tpMeasured, f tpFigures) *results.Record {
 		recordMachine(&rec, f.load, false)
 	}
 	r.cpuFigures(&rec, m, f)
+	prx, prxErr := m.meter.proxyTotal()
+	proxyFigures(&rec, tc.Proxy, prx, prxErr, float64(total.bytes)/1e6)
+	if r.proxyBase != nil && prxErr == nil {
+		if relay, ok := m.meter.relaySince(*r.proxyBase); ok {
+			rec.ProxyRelay = relayModes(relay)
+		}
+	}
 	return &rec
 }
 

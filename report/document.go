@@ -300,22 +300,23 @@ func handshakeTable(recs []*results.Record) (*table, []string) {
 // server disagreeing; the footnotes say by how much.
 func resumedCell(r *results.Record) string {
 	s := percent(r.ResumptionRate)
-	if r.ServerResumed == nil {
+	peer, _ := resumedPeer(r)
+	if peer == nil {
 		return s
 	}
 	switch {
 	case r.Handshakes > 0:
-		s += "/" + percent(float64(*r.ServerResumed)/float64(r.Handshakes))
-	case *r.ServerResumed == 0:
+		s += "/" + percent(float64(*peer)/float64(r.Handshakes))
+	case *peer == 0:
 		// No handshake, none resumed: a known zero, like the client's
 		// rate, never shown as unknown (only null is).
 		s += "/" + percent(0)
 	default:
 		// Resumed handshakes the client never completed: the count,
 		// marked below; the footnotes say more.
-		s += "/" + strconv.FormatInt(*r.ServerResumed, 10)
+		s += "/" + strconv.FormatInt(*peer, 10)
 	}
-	if *r.ServerResumed != r.Resumed {
+	if *peer != r.Resumed {
 		s += "!"
 	}
 	return s
@@ -345,6 +346,12 @@ func throughputTable(recs []*results.Record) (*table, []string) {
 		{"CPU-s/GB", "client+server", alignRight},
 		{"errors", "", alignRight},
 	}}
+	// Through a proxy, its CPU is a third figure: a column only then,
+	// so that tables of runs without one stay as they were.
+	proxied := slices.ContainsFunc(recs, func(r *results.Record) bool { return r.Proxy != "" })
+	if proxied {
+		t.cols = slices.Insert(t.cols, len(t.cols)-1, column{"proxy CPU-s/GB", "", alignRight})
+	}
 	for _, r := range recs {
 		ktls := null
 		if r.KTLSTX != nil || r.KTLSRX != nil {
@@ -368,6 +375,10 @@ func throughputTable(recs []*results.Record) (*table, []string) {
 			cpuSecondsPerGB(r),
 			errorsCell(r),
 		})
+		if proxied {
+			row := t.rows[len(t.rows)-1]
+			t.rows[len(t.rows)-1] = slices.Insert(row, len(row)-1, extraNum(r, "proxy_cpu_s_per_gb"))
+		}
 		if notRun(r) {
 			row := t.rows[len(t.rows)-1]
 			name, buf, cipher, dir := row[0], row[1], row[2], row[3]
@@ -439,14 +450,26 @@ func plural(n int64, one, many string) string {
 	return many
 }
 
+// resumedPeer is the count of resumed handshakes that the client's own
+// must match: the server's, or through a proxy the proxy's on the same
+// leg (the server's then counts the proxy's own connections to it), with
+// the name of whoever counted it. nil when not known.
+func resumedPeer(r *results.Record) (*int64, string) {
+	if r.Proxy != "" {
+		return r.ProxyResumed, "the proxy"
+	}
+	return r.ServerResumed, "the server"
+}
+
 func disagreementItems(recs []*results.Record) []string {
 	var items []string
 	for _, r := range recs {
-		if r.ServerResumed == nil || *r.ServerResumed == r.Resumed {
+		peer, who := resumedPeer(r)
+		if peer == nil || *peer == r.Resumed {
 			continue
 		}
-		items = append(items, fmt.Sprintf("%s: of %d handshakes the client saw %d resumed, the server %d",
-			r.Name, r.Handshakes, r.Resumed, *r.ServerResumed))
+		items = append(items, fmt.Sprintf("%s: of %d handshakes the client saw %d resumed, %s %d",
+			r.Name, r.Handshakes, r.Resumed, who, *peer))
 	}
 	return items
 }

@@ -40,8 +40,14 @@ var costFields = []costField{
 		}
 		return r.Target
 	}},
+	{name: "proxy", value: func(r *results.Record) string {
+		if r.Proxy == "" {
+			return "none"
+		}
+		return r.Proxy
+	}},
 	{name: "request", value: func(r *results.Record) string {
-		if r.Target == "" {
+		if r.Target == "" && r.Request == "" {
 			return "ping (the built-in server)"
 		}
 		return orNotRecorded(r.Request)

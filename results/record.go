@@ -30,7 +30,9 @@ type Record struct {
 	Target    string `json:"target,omitempty"`
 	// Request is the exchange after each handshake with an external
 	// target (ping, line, http, http-get, none); absent for the built-in
-	// server, which is always pinged. It is part of what a case costs.
+	// server, which is always pinged. A throughput case records "http"
+	// when its data moved as HTTP/1.1 requests (absent for the binary
+	// protocol). It is part of what a case costs.
 	Request string `json:"request,omitempty"`
 	// SessionStore is the built-in server's session store ("tickets" or
 	// "stateful"; "none" with resumption off), which sets what a
@@ -139,6 +141,30 @@ type Record struct {
 	// whose end had the kernel encrypt (tx) or decrypt (rx); compare
 	// refuses to compare cases whose ends differ in them.
 	Extra map[string]float64 `json:"extra,omitempty"`
+
+	// Through a proxy (tlsbench run --proxy). Proxy is "builtin" (the
+	// built-in proxy, started as a child process) or the proxy's URL; the
+	// other proxy fields are absent without it. Figures cover the kept
+	// iterations only. ProxyCPUUS is the proxy process's CPU (with its
+	// child processes) in microseconds per megabyte moved (throughput) or
+	// per handshake (handshake); absent when unknown (a URL proxy without
+	// --proxy-pid). ProxyRelay says how the proxy relayed, per leg, as
+	// it counted its connections (each once, when its relay starts: a
+	// throughput case's connections, which open before its iterations): "client:splice,origin:splice" when
+	// every connection's leg used one mode (user, ktls or splice), each
+	// mode with its count ("client:ktls:3,client:user:1,...") when they
+	// differed. ProxyMints and ProxyMintHits count the certificates the
+	// proxy minted and those it found in its cache; ProxyResumed the
+	// client-leg handshakes it resumed. ReadFill and MintCache are the
+	// built-in proxy's settings when the run sets them.
+	Proxy         string   `json:"proxy,omitempty"`
+	ProxyCPUUS    *float64 `json:"proxy_cpu_us,omitempty"`
+	ProxyRelay    string   `json:"proxy_relay,omitempty"`
+	ProxyMints    *int64   `json:"proxy_mints,omitempty"`
+	ProxyMintHits *int64   `json:"proxy_mint_hits,omitempty"`
+	ProxyResumed  *int64   `json:"proxy_resumed,omitempty"`
+	ReadFill      *bool    `json:"read_fill,omitempty"`
+	MintCache     *bool    `json:"mint_cache,omitempty"`
 
 	// Verdict is "failed" when the case was measured but failed a gate
 	// (resumption below the minimum in a measured iteration, more failed

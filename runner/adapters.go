@@ -7,6 +7,7 @@ import (
 
 	"github.com/tlsbench/tlsbench/internal/memconn"
 	"github.com/tlsbench/tlsbench/loadgen"
+	"github.com/tlsbench/tlsbench/proxy"
 	"github.com/tlsbench/tlsbench/server"
 )
 
@@ -19,6 +20,8 @@ var (
 	_ loadgen.ServerObserver = ChildServer{}
 	_ loadgen.ServerProcess  = ChildServer{}
 	_ loadgen.ServerObserver = InProcessServer{}
+	_ loadgen.ProxyObserver  = ChildProxy{}
+	_ loadgen.ProxyProcess   = ChildProxy{}
 )
 
 // MemoryDialer connects to an in-process server over a buffered in-memory
@@ -74,3 +77,25 @@ func (o InProcessServer) Snapshot() (loadgen.ServerSnapshot, error) {
 	c := o.Server.Counters()
 	return loadgen.ServerSnapshot{HasCounts: true, Handshakes: c.Handshakes, Resumed: c.Resumed, Failures: c.Failures, Identities: c.Identities, KeyDecryptions: c.KeyDecryptions, Declined: c.Declined}, nil
 }
+
+// ChildProxy observes the built-in proxy running as a child process: its
+// counts and its CPU time, which are its own.
+type ChildProxy struct{ Child *proxy.Child }
+
+// Snapshot implements loadgen.ProxyObserver.
+func (o ChildProxy) Snapshot() (loadgen.ProxySnapshot, error) {
+	c, err := o.Child.Counters()
+	if err != nil {
+		return loadgen.ProxySnapshot{}, err
+	}
+	return loadgen.ProxySnapshot{
+		HasCounts: true, ClientHandshakes: c.ClientHandshakes, ClientResumed: c.ClientResumed,
+		OriginHandshakes: c.OriginHandshakes, OriginResumed: c.OriginResumed,
+		Mints: c.Mints, MintHits: c.MintHits, UserSpaceBytes: c.UserSpaceBytes,
+		Relay: c.Relay, Failures: c.Failures,
+		HasCPU: true, CPU: time.Duration(c.CPUNanos),
+	}, nil
+}
+
+// ProxyPID implements loadgen.ProxyProcess.
+func (o ChildProxy) ProxyPID() int { return o.Child.PID() }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/tlsbench/tlsbench/internal/field"
 	"github.com/tlsbench/tlsbench/internal/ktls"
+	"github.com/tlsbench/tlsbench/loadgen"
 	"github.com/tlsbench/tlsbench/pki"
 	"github.com/tlsbench/tlsbench/results"
 	"github.com/tlsbench/tlsbench/server"
@@ -39,6 +40,14 @@ type Case struct {
 	Concurrency int
 	// File says the server sends a file (--source) instead of a stream.
 	File bool
+	// Proxy is the proxy the client connects through: ProxyBuiltin, a
+	// URL, or "" (none). Request is the throughput wire (loadgen's
+	// "bulk" or "http"; "" is bulk). ReadFill and MintCache configure
+	// the built-in proxy.
+	Proxy     string
+	Request   string
+	ReadFill  bool
+	MintCache bool
 	// NotRunnable says why the case cannot be measured (TLS 1.3
 	// AES-256-GCM between two Go endpoints); it is reported, not run.
 	NotRunnable string
@@ -69,6 +78,12 @@ type matrix struct {
 	ktls         []ktls.Mode
 	concurrency  []int
 	file         bool
+	// The proxy axes: used only when set (proxy not "", the lists not
+	// empty), so that runs without a proxy keep their names and params.
+	proxy     string
+	request   string
+	readFill  []bool
+	mintCache []bool
 
 	axes []axis // the mode's axes, in table order (set by cases)
 }
@@ -88,8 +103,13 @@ type axis struct {
 	// together. The table's own order is the order of name segments.
 	rank int
 	// server marks axes that configure the built-in server: cases that
-	// differ in one run against different servers.
+	// differ in one run against different servers. proxy marks those that
+	// configure the built-in proxy, restarted when one changes.
 	server bool
+	proxy  bool
+	// used says whether the plan uses the axis at all (nil: always). An
+	// unused axis makes no cases, no name segment and no param.
+	used   func(m *matrix) bool
 	values func(m *matrix) []any
 	set    func(c *Case, v any)
 	// label writes the case's value as the flag takes it (params, errors).
@@ -100,6 +120,8 @@ type axis struct {
 	record func(c *Case, r *results.Record)
 	client func(c *Case, o *tlsconf.ClientOptions)
 	serve  func(c *Case, o *server.Options)
+	// relay configures the built-in proxy (proxy axes).
+	relay func(c *Case, o *proxySettings)
 }
 
 func anys[T any](v []T) []any {
@@ -120,6 +142,20 @@ func onOff(b bool) string {
 // axes is the table. Its order is the order of the segments in a case
 // name; rank orders the run.
 var axes = []axis{
+	{param: "proxy", field: "Proxy.URL", modes: both, rank: 0,
+		used:   func(m *matrix) bool { return m.proxy != "" },
+		values: func(m *matrix) []any { return []any{m.proxy} },
+		set:    func(c *Case, v any) { c.Proxy = v.(string) },
+		label:  func(c *Case) string { return c.Proxy },
+		// The URL's port changes from run to run: names say which kind
+		// of proxy, params and the record which one.
+		segment: func(c *Case) string {
+			if c.Proxy == ProxyBuiltin {
+				return "proxy-builtin"
+			}
+			return "proxy-url"
+		},
+		record: func(c *Case, r *results.Record) { r.Proxy = c.Proxy }},
 	{param: "tls_version", field: "Versions", modes: both, rank: 4,
 		values:  func(m *matrix) []any { return anys(m.versions) },
 		set:     func(c *Case, v any) { c.Version = v.(uint16) },
@@ -176,6 +212,14 @@ var axes = []axis{
 			}
 		},
 		serve: func(c *Case, o *server.Options) { o.DisableKeyCache = !c.KeyCache }},
+	{param: "mint_cache", field: "MintCache", modes: handshakeOnly, rank: 2, proxy: true,
+		used:    func(m *matrix) bool { return len(m.mintCache) > 0 },
+		values:  func(m *matrix) []any { return anys(m.mintCache) },
+		set:     func(c *Case, v any) { c.MintCache = v.(bool) },
+		label:   func(c *Case) string { return onOff(c.MintCache) },
+		segment: func(c *Case) string { return "mintcache-" + onOff(c.MintCache) },
+		record:  func(c *Case, r *results.Record) { r.MintCache = results.Bool(c.MintCache) },
+		relay:   func(c *Case, o *proxySettings) { o.MintCache = c.MintCache }},
 	{param: "group", field: "Groups", modes: handshakeOnly, rank: 5,
 		values: func(m *matrix) []any { return anys(m.groups) },
 		set:    func(c *Case, v any) { c.Group = v.(tls.CurveID) },
@@ -197,16 +241,33 @@ var axes = []axis{
 		label:   func(c *Case) string { return orDefaultName(c.Cipher != "", c.Cipher) },
 		segment: func(c *Case) string { return c.Cipher },
 		client:  func(c *Case, o *tlsconf.ClientOptions) { o.Cipher = c.Cipher }},
-	{param: "buffer_bytes", field: "Buffers", modes: throughputOnly, rank: 8,
+	{param: "buffer_bytes", field: "Buffers", modes: throughputOnly, rank: 8, proxy: true,
 		values:  func(m *matrix) []any { return anys(m.buffers) },
 		set:     func(c *Case, v any) { c.Buffer = v.(int) },
 		label:   func(c *Case) string { return strconv.Itoa(c.Buffer) },
-		segment: func(c *Case) string { return SizeName(c.Buffer) }},
+		segment: func(c *Case) string { return SizeName(c.Buffer) },
+		relay:   func(c *Case, o *proxySettings) { o.Buffer = c.Buffer }},
 	{param: "direction", field: "Directions", modes: throughputOnly, rank: 7,
 		values:  func(m *matrix) []any { return anys(m.directions) },
 		set:     func(c *Case, v any) { c.Direction = v.(string) },
 		label:   func(c *Case) string { return c.Direction },
 		segment: func(c *Case) string { return c.Direction }},
+	{param: "request", field: "Request", modes: throughputOnly, rank: 0,
+		used:   func(m *matrix) bool { return m.request != "" },
+		values: func(m *matrix) []any { return []any{m.request} },
+		set:    func(c *Case, v any) { c.Request = v.(string) },
+		label:  func(c *Case) string { return c.Request },
+		segment: func(c *Case) string {
+			if c.Request == RequestHTTP {
+				return "http"
+			}
+			return ""
+		},
+		record: func(c *Case, r *results.Record) {
+			if c.Request == RequestHTTP {
+				r.Request = c.Request
+			}
+		}},
 	{param: "source", field: "Source", modes: throughputOnly, rank: 0,
 		values: func(m *matrix) []any { return []any{m.file} },
 		set:    func(c *Case, v any) { c.File = v.(bool) },
@@ -239,11 +300,22 @@ var axes = []axis{
 				o.Listen = defaultListen6
 			}
 		}},
-	{param: "ktls", field: "KTLS", modes: throughputOnly, rank: 10,
+	{param: "read_fill", field: "ReadFill", modes: throughputOnly, rank: 9, proxy: true,
+		used:    func(m *matrix) bool { return len(m.readFill) > 0 },
+		values:  func(m *matrix) []any { return anys(m.readFill) },
+		set:     func(c *Case, v any) { c.ReadFill = v.(bool) },
+		label:   func(c *Case) string { return onOff(c.ReadFill) },
+		segment: func(c *Case) string { return "fill-" + onOff(c.ReadFill) },
+		record:  func(c *Case, r *results.Record) { r.ReadFill = results.Bool(c.ReadFill) },
+		relay:   func(c *Case, o *proxySettings) { o.ReadFill = c.ReadFill }},
+	// With a proxy, kTLS is the proxy's, on both its legs: client and
+	// origin run user-space TLS (see tpRun.endKTLS).
+	{param: "ktls", field: "KTLS", modes: throughputOnly, rank: 10, proxy: true,
 		values:  func(m *matrix) []any { return anys(m.ktls) },
 		set:     func(c *Case, v any) { c.KTLS = v.(ktls.Mode) },
 		label:   func(c *Case) string { return c.KTLS.String() },
-		segment: func(c *Case) string { return "ktls-" + c.KTLS.String() }},
+		segment: func(c *Case) string { return "ktls-" + c.KTLS.String() },
+		relay:   func(c *Case, o *proxySettings) { o.KTLS = c.KTLS.String() }},
 	{param: "concurrency", field: "Concurrency", modes: both, rank: 9,
 		values:  func(m *matrix) []any { return anys(m.concurrency) },
 		set:     func(c *Case, v any) { c.Concurrency = v.(int) },
@@ -259,6 +331,10 @@ var (
 
 // notRunnableTLS13AES256 is the note of a TLS 1.3 AES-256-GCM case.
 const notRunnableTLS13AES256 = "not runnable: TLS 1.3 with AES-256-GCM cannot be negotiated between two Go crypto/tls endpoints (Go ignores CipherSuites in TLS 1.3 and never prefers TLS_AES_256_GCM_SHA384); not measured, no other cipher measured in its place"
+
+// notRunnableHTTPBoth is the note of a throughput case over HTTP that
+// moves data both ways at once.
+const notRunnableHTTPBoth = "not runnable: over HTTP each request moves data one way (GET downloads, POST uploads), so direction both cannot be measured; use direction download or upload, or the bulk wire without a proxy given by URL"
 
 // curveNotOffered says why a TLS 1.2 handshake case with an ECDSA server
 // certificate cannot run when its one group is not the certificate's
@@ -295,11 +371,12 @@ func orDefaultName(set bool, name string) string {
 	return "default"
 }
 
-// axesOf lists the axes of a mode in table (name) order.
-func axesOf(mode string) []axis {
+// axesOf lists the axes of the matrix's mode that it uses, in table
+// (name) order.
+func (m *matrix) axesOf() []axis {
 	var out []axis
 	for _, a := range axes {
-		if slices.Contains(a.modes, mode) {
+		if slices.Contains(a.modes, m.mode) && (a.used == nil || a.used(m)) {
 			out = append(out, a)
 		}
 	}
@@ -309,7 +386,7 @@ func axesOf(mode string) []axis {
 // cases expands the matrix: the cross product of the mode's axes, the
 // lowest rank outermost.
 func (m *matrix) cases() []Case {
-	m.axes = axesOf(m.mode)
+	m.axes = m.axesOf()
 	run := slices.Clone(m.axes)
 	slices.SortStableFunc(run, func(a, b axis) int { return a.rank - b.rank })
 	out := []Case{{Mode: m.mode, m: m}}
@@ -331,6 +408,8 @@ func (m *matrix) cases() []Case {
 			c.NotRunnable, c.notRunnableBy = notRunnableTLS13AES256, "Versions/Ciphers"
 		} else if why := curveNotOffered(c); why != "" {
 			c.NotRunnable, c.notRunnableBy = why, "Versions/Groups/KeyTypes"
+		} else if c.Request == RequestHTTP && c.Direction == loadgen.DirectionBoth {
+			c.NotRunnable, c.notRunnableBy = notRunnableHTTPBoth, "Request/Directions"
 		}
 	}
 	return out
@@ -369,7 +448,7 @@ func (c *Case) params() map[string]string {
 // sameServer reports whether two cases can share one built-in server:
 // they agree on every axis that configures it.
 func sameServer(a, b *Case) bool {
-	for _, ax := range axesOf(a.Mode) {
+	for _, ax := range a.m.axes {
 		if ax.server && ax.label(a) != ax.label(b) {
 			return false
 		}
@@ -377,9 +456,29 @@ func sameServer(a, b *Case) bool {
 	return true
 }
 
+// sameProxy reports whether two cases can share one built-in proxy: they
+// agree on every axis that configures it.
+func sameProxy(a, b *Case) bool {
+	for _, ax := range a.m.axes {
+		if ax.proxy && ax.label(a) != ax.label(b) {
+			return false
+		}
+	}
+	return true
+}
+
+// configureProxy applies the case's axes to the built-in proxy.
+func (c *Case) configureProxy(o *proxySettings) {
+	for _, a := range c.m.axes {
+		if a.relay != nil {
+			a.relay(c, o)
+		}
+	}
+}
+
 // configureClient applies the case's axes to the client options.
 func (c *Case) configureClient(o *tlsconf.ClientOptions) {
-	for _, a := range axesOf(c.Mode) {
+	for _, a := range c.m.axes {
 		if a.client != nil {
 			a.client(c, o)
 		}
@@ -388,7 +487,7 @@ func (c *Case) configureClient(o *tlsconf.ClientOptions) {
 
 // configureServer applies the case's axes to the built-in server.
 func (c *Case) configureServer(o *server.Options) {
-	for _, a := range axesOf(c.Mode) {
+	for _, a := range c.m.axes {
 		if a.serve != nil {
 			a.serve(c, o)
 		}
@@ -398,7 +497,7 @@ func (c *Case) configureServer(o *server.Options) {
 // record fills the record's parameters and the typed fields the axes
 // own.
 func (c *Case) record(r *results.Record) {
-	for _, a := range axesOf(c.Mode) {
+	for _, a := range c.m.axes {
 		if a.record != nil {
 			a.record(c, r)
 		}
@@ -409,7 +508,7 @@ func (c *Case) record(r *results.Record) {
 // duplicates refuses an axis that lists a value twice: its cases would
 // run twice under one name.
 func (m *matrix) duplicates() error {
-	for _, a := range axesOf(m.mode) {
+	for _, a := range m.axesOf() {
 		seen := map[string]bool{}
 		for _, v := range a.values(m) {
 			c := Case{Mode: m.mode, m: m}

@@ -42,7 +42,7 @@ func TestEveryCaseCarriesEveryParam(t *testing.T) {
 		t.Fatalf("%d cases, want 16 handshake and 1 throughput", len(cases))
 	}
 	for _, c := range cases {
-		for _, a := range axesOf(c.Mode) {
+		for _, a := range c.m.axes {
 			if _, ok := c.Params[a.param]; !ok {
 				t.Errorf("%s: no param %s", c.Name, a.param)
 			}

@@ -82,6 +82,11 @@ type Plan struct {
 	// Target, when set, is an external server (host:port) to measure
 	// instead of the built-in one.
 	Target Target
+	// Proxy, when set, is the proxy the client connects through to the
+	// built-in server or the target. MintCache lists the built-in
+	// proxy's certificate cache settings to measure, one case each.
+	Proxy     Proxy
+	MintCache []bool
 
 	// Per case.
 	Handshakes int
@@ -101,9 +106,11 @@ type Plan struct {
 	Words loadgen.Words
 
 	// Executable runs the child server (default: this program); its
-	// arguments are ChildArgs (default ["serve"]).
+	// arguments are ChildArgs (default ["serve"]), and the built-in
+	// proxy's ProxyArgs (default ["proxy"]).
 	Executable string
 	ChildArgs  []string
+	ProxyArgs  []string
 	ChildEnv   []string
 
 	// Env is recorded in every result (default results.CurrentEnv()).
@@ -246,6 +253,9 @@ func (p *Plan) validateCounts() error {
 
 // validateServer checks the target, or the built-in server's settings.
 func (p *Plan) validateServer() error {
+	if err := p.validateProxy(); err != nil {
+		return err
+	}
 	if p.Target.Addr != "" {
 		if err := p.validateTarget(); err != nil {
 			return err
@@ -317,6 +327,8 @@ func (p *Plan) matrix() *matrix {
 		ciphers:      orDefault(p.Ciphers, ""),
 		concurrency:  p.Concurrency,
 		nameKeyCache: len(p.Server.Identities) > 0 || len(p.KeyCache) > 1,
+		proxy:        p.Proxy.URL,
+		mintCache:    p.MintCache,
 	}
 	if p.Target.Addr != "" {
 		// The target's own certificate is what it is.
@@ -370,4 +382,32 @@ func (p *Plan) validateTarget() error {
 		}
 	}
 	return nil
+}
+
+// validateProxy checks the proxy and what goes through it: a bumping
+// proxy terminates the client's TLS, so client certificates never reach
+// the server, and it is reached over TCP.
+func (p *Plan) validateProxy() error {
+	if err := p.Proxy.validate(nil, p.MintCache); err != nil || p.Proxy.URL == "" {
+		return err
+	}
+	if p.Mutual {
+		return field.Errorf("Mutual", nil, "a proxy that intercepts TLS ends the client's TLS: client certificates never reach the server; drop {Mutual} or {Proxy.URL}")
+	}
+	for _, t := range p.Transports {
+		if t != TransportTCP && t != TransportTCP4 {
+			return field.Errorf("Transports", nil, "{Transports} %s: cases through a proxy run over IPv4 TCP", t)
+		}
+	}
+	return nil
+}
+
+// request is the exchange after each handshake: the target's, or with a
+// proxy given by URL http by default, since a bumping HTTP proxy parses
+// what it relays (a ping is not HTTP).
+func (p *Plan) request() loadgen.Request {
+	if p.Target.Request == "" && p.Proxy.URL != "" && !p.Proxy.builtin() {
+		return loadgen.RequestHTTP
+	}
+	return p.Target.request()
 }

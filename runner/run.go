@@ -74,6 +74,7 @@ type runState struct {
 	serverName string
 	insecure   bool
 	identities []clientIdentity
+	url        *proxyRun // a proxy given by URL, checked at the start
 }
 
 // Run measures every case of p and passes each record to emit as soon as
@@ -95,6 +96,10 @@ func Run(ctx context.Context, p Plan, emit func(*results.Record) error) error {
 			}
 			st.env.Peers[name] = v
 		}
+	}
+	var err error
+	if st.url, err = prepareProxy(ctx, p.Proxy); err != nil {
+		return err
 	}
 	dir, err := os.MkdirTemp("", "tlsbench-run-")
 	if err != nil {
@@ -122,7 +127,8 @@ func (st *runState) setupBuiltin() error {
 		return err
 	}
 	st.ca, st.roots, st.serverName = ca, ca.Pool(), "localhost"
-	if len(st.plan.Server.Identities) > 0 {
+	// Through a proxy the client trusts the proxy's CA, not the server's.
+	if len(st.plan.Server.Identities) > 0 && st.plan.Proxy.URL == "" {
 		if err := st.setupGivenIdentities(); err != nil {
 			return err
 		}
@@ -217,7 +223,7 @@ func (st *runState) notRunnable(c *Case) *results.Record {
 func (st *runState) startServer(ctx context.Context, c *Case) (*builtin, error) {
 	p := st.plan
 	if p.Target.Addr != "" {
-		b := &builtin{dialer: loadgen.TCPDialer{Addr: p.Target.Addr}}
+		b := &builtin{dialer: loadgen.TCPDialer{Addr: p.Target.Addr}, origin: p.Target.Addr}
 		if pid := p.Target.ServerPID; pid > 0 {
 			obs := loadgen.ProcessCPU{PID: pid}
 			if _, err := obs.Snapshot(); err != nil {
@@ -299,9 +305,14 @@ func (st *runState) writeServerIdentity(kt pki.KeyType) (server.IdentityFiles, e
 // clients builds the client configurations of a case: one per identity,
 // each with its own session scope, so that a session made as identity A is
 // never offered while presenting identity B.
-func (st *runState) clients(c *Case) ([]*tls.Config, []string) {
+func (st *runState) clients(c *Case, srv *builtin) ([]*tls.Config, []string) {
 	p := st.plan
 	co := tlsconf.ClientOptions{RootCAs: st.roots, ServerName: st.serverName, Insecure: st.insecure, NextProtos: p.Target.ALPN}
+	if srv.proxy != nil {
+		// The client talks TLS with the proxy, which minted the
+		// certificate for the server's name.
+		co.RootCAs, co.Insecure = srv.proxy.roots, false
+	}
 	c.configureClient(&co)
 	var pool *tlsconf.SessionPool
 	if c.Resume {
@@ -336,7 +347,7 @@ func (st *runState) clients(c *Case) ([]*tls.Config, []string) {
 
 func (st *runState) runCase(ctx context.Context, c *Case, index, total int, srv *builtin) (*results.Record, error) {
 	p := st.plan
-	cfgs, keys := st.clients(c)
+	cfgs, keys := st.clients(c, srv)
 	rec := results.Record{Env: st.env, Target: p.Target.Addr, SessionStore: sessionStore(p)}
 	c.record(&rec)
 	if p.Target.Insecure {
@@ -357,10 +368,17 @@ func (st *runState) runCase(ctx context.Context, c *Case, index, total int, srv 
 		ConnTimeout:      p.ConnTimeout,
 		Clients:          cfgs,
 		ClientIdentities: keys,
-		Dialer:           srv.dialer,
+		Dialer:           srv.caseDialer(),
 		Server:           srv.observer,
+		Proxy:            srv.proxyObserver(),
 		Record:           rec,
 		Words:            p.Words,
+	}
+	if c.Proxy != "" {
+		// What the exchange says must get through the proxy: a bumping
+		// HTTP proxy parses it.
+		hc.Exchange = p.request().Exchange(st.serverName)
+		hc.Record.Request = string(p.request())
 	}
 	if p.Target.Addr != "" {
 		// An external server cannot say which sessions it declined:
@@ -370,8 +388,8 @@ func (st *runState) runCase(ctx context.Context, c *Case, index, total int, srv 
 		if net.ParseIP(host) != nil {
 			host = p.Target.Addr
 		}
-		hc.Exchange = p.Target.request().Exchange(host)
-		hc.Record.Request = string(p.Target.request())
+		hc.Exchange = p.request().Exchange(host)
+		hc.Record.Request = string(p.request())
 		if p.Target.request() == loadgen.RequestNone {
 			hc.Record.Notes = append(hc.Record.Notes, "request none: the client closes right after the handshake, so TLS 1.3 tickets are never read")
 		}
@@ -391,6 +409,7 @@ func (st *runState) runCase(ctx context.Context, c *Case, index, total int, srv 
 			got.ClientIdentities = len(cfgs)
 		}
 		cipherNote(c, got)
+		proxyNote(c, got)
 	}
 	return got, err
 }
@@ -424,6 +443,10 @@ func (st *runState) addHints(err error) {
 		// "unknown" declines only when resumption never held.
 		singleUse := re.SingleUse || re.ServerDeclined["unknown"] > 0 && (!re.Measured || re.AllFell)
 		switch {
+		case p.Proxy.URL != "":
+			// The client's sessions are the proxy's to resume, whatever
+			// the server does.
+			re.Hint = "the client's sessions are resumed, or not, by the proxy, which ends the client's TLS: check what its configuration allows"
 		case singleUse && p.TicketReuse == tlsconf.ReuseMulti:
 			re.Hint = "the server refused sessions it had already accepted once, as servers with single-use tickets do: try {TicketReuse} single"
 		case !re.Measured && p.Target.Addr != "":

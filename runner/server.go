@@ -20,15 +20,21 @@ type builtin struct {
 	observer loadgen.ServerObserver
 	stop     func() error
 	closed   bool
+	// origin is what a proxy is asked to CONNECT to (host:port), and
+	// proxy the proxy of the case in progress (nil: none).
+	origin string
+	proxy  *proxyRun
 }
 
-// close stops the server once.
+// close stops the proxy and the server once.
 func (b *builtin) close() error {
+	perr := b.proxy.close()
+	b.proxy = nil
 	if b.closed || b.stop == nil {
-		return nil
+		return perr
 	}
 	b.closed = true
-	return b.stop()
+	return errors.Join(b.stop(), perr)
 }
 
 // childPlumbing starts the child server: the program (default: this
@@ -90,7 +96,8 @@ func startBuiltin(ctx context.Context, opts server.Options, at where, child chil
 		notice(fmt.Sprintf("built-in server (%s) pid %d on %s", describe, c.PID(), c.Hello().Addr))
 	}
 	return &builtin{
-		dialer:   &childDialer{TCPDialer: loadgen.TCPDialer{Addr: c.Hello().Addr}, child: c},
+		dialer:   &childDialer{Dialer: loadgen.TCPDialer{Addr: c.Hello().Addr}, child: c},
+		origin:   originTarget(c.Hello().Addr, ""),
 		observer: ChildServer{Child: c},
 		stop:     c.Close,
 	}, nil
@@ -111,6 +118,7 @@ func startInProcess(ctx context.Context, opts server.Options) (*builtin, error) 
 	go func() { done <- srv.Serve(sctx, ln) }()
 	return &builtin{
 		dialer:   loadgen.TCPDialer{Addr: ln.Addr().String()},
+		origin:   originTarget(ln.Addr().String(), ""),
 		observer: InProcessServer{Server: srv},
 		stop: func() error {
 			cancel()
@@ -180,6 +188,9 @@ func runGroup(ctx context.Context, cases []Case, i, j int, m mode, emit func(*re
 				return nil, &ServerStartError{Target: m.targeted(), Err: err}
 			}
 		}
+		if err := ensureProxy(ctx, m, srv, c); err != nil {
+			return nil, err
+		}
 		rec, err := srv.guardCase(ctx, c.Name, func(ctx context.Context) (*results.Record, error) {
 			return m.runCase(ctx, c, k+1, len(cases), srv)
 		})
@@ -209,9 +220,11 @@ func isCaseFailure(err error) bool {
 		ee *loadgen.ErrorRateError
 		se *loadgen.StallError
 		te *loadgen.ThroughputError
+		pd *ProxyDiedError
+		pr *loadgen.ProxyResumedError
 	)
 	return errors.As(err, &re) || errors.As(err, &ce) || errors.As(err, &ie) || errors.As(err, &ee) ||
-		errors.As(err, &se) || errors.As(err, &te)
+		errors.As(err, &se) || errors.As(err, &te) || errors.As(err, &pd) || errors.As(err, &pr)
 }
 
 // notRunnableRecord is the record of a case that cannot be measured: its

@@ -33,20 +33,21 @@ func (e *ServerDiedError) Unwrap() error { return e.Err }
 // waits for the child's exit to be seen.
 const deathWait = 2 * time.Second
 
-// childDialer dials the child server; a refused connection (the listener
-// is gone) waits for the child's death to be confirmed and then ends the
-// case, so that the iteration it cuts short is dropped like an
-// interrupted one instead of being counted as failed handshakes.
+// childDialer dials a child process (the server, or the proxy in front
+// of it); a refused connection (the listener is gone) waits for the
+// child's death to be confirmed and then ends the case, so that the
+// iteration it cuts short is dropped like an interrupted one instead of
+// being counted as failed handshakes.
 type childDialer struct {
-	loadgen.TCPDialer
-	child *server.Child
+	loadgen.Dialer
+	child watchedProcess
 
 	mu     sync.Mutex
 	cancel context.CancelFunc // the running case's
 }
 
 func (d *childDialer) Dial(ctx context.Context, deadline time.Time) (net.Conn, error) {
-	c, err := d.TCPDialer.Dial(ctx, deadline)
+	c, err := d.Dialer.Dial(ctx, deadline)
 	if err != nil && errors.Is(err, syscall.ECONNREFUSED) {
 		select {
 		case <-d.child.Done():
@@ -65,50 +66,70 @@ func (d *childDialer) endCase() {
 	}
 }
 
-// guardCase runs one case so that the death of the child server ends it at
-// once: what was measured before is kept (the record says the server
-// died), and the error names the case, how the server ended and its last
-// lines on stderr.
+func (d *childDialer) setCancel(cancel context.CancelFunc) {
+	d.mu.Lock()
+	d.cancel = cancel
+	d.mu.Unlock()
+}
+
+// guardCase runs one case so that the death of the child server, or of
+// the built-in proxy, ends it at once: what was measured before is kept
+// (the record says which died), and the error names the case, how the
+// process ended and its last lines on stderr.
 func (b *builtin) guardCase(ctx context.Context, name string, run func(context.Context) (*results.Record, error)) (*results.Record, error) {
-	d, ok := b.dialer.(*childDialer)
-	if !ok {
+	var dialers []*childDialer
+	if d, ok := b.dialer.(*childDialer); ok {
+		dialers = append(dialers, d)
+	}
+	if b.proxy != nil {
+		if d, ok := b.proxy.dialer.(*childDialer); ok {
+			dialers = append(dialers, d)
+		}
+	}
+	if len(dialers) == 0 {
 		return run(ctx)
 	}
 	cctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	d.mu.Lock()
-	d.cancel = cancel
-	d.mu.Unlock()
-	defer func() {
-		d.mu.Lock()
-		d.cancel = nil
-		d.mu.Unlock()
-	}()
 	stop := make(chan struct{})
 	defer close(stop)
-	go func() {
-		select {
-		case <-d.child.Done():
-			cancel()
-		case <-stop:
-		}
-	}()
+	for _, d := range dialers {
+		d.setCancel(cancel)
+		defer d.setCancel(nil)
+		go func() {
+			select {
+			case <-d.child.Done():
+				cancel()
+			case <-stop:
+			}
+		}()
+	}
 
 	rec, err := run(cctx)
 	if ctx.Err() == nil && looksLikeDeadServer(err) {
-		select { // the failures may be seen just before the death
-		case <-d.child.Done():
-		case <-time.After(deathWait):
+		// The failures may be seen just before the death.
+		wait := time.After(deathWait)
+		for _, d := range dialers {
+			select {
+			case <-d.child.Done():
+			case <-wait:
+			}
 		}
 	}
-	died := d.child.Exited()
-	if died == nil {
-		return rec, err
+	for _, d := range dialers {
+		died := d.child.Exited()
+		if died == nil {
+			continue
+		}
+		if rec != nil {
+			rec.Notes = append(rec.Notes, died.Error())
+		}
+		if d != b.dialer {
+			return rec, &ProxyDiedError{Case: name, Err: died}
+		}
+		return rec, &ServerDiedError{Case: name, Err: died}
 	}
-	if rec != nil {
-		rec.Notes = append(rec.Notes, died.Error())
-	}
-	return rec, &ServerDiedError{Case: name, Err: died}
+	return rec, err
 }
 
 // looksLikeDeadServer tells the failures a server that died causes (its
@@ -123,5 +144,14 @@ func looksLikeDeadServer(err error) bool {
 		}
 	}
 	var ee *server.ExitError
-	return errors.As(err, &ee) || errors.Is(err, context.Canceled)
+	var pe *loadgen.ProxyError
+	var te *loadgen.ThroughputError
+	if errors.As(err, &te) {
+		// A transfer cut by a peer that died: reset, EOF, refused.
+		switch connerr.Kind(te.Err) {
+		case connerr.Refused, connerr.Reset, connerr.EOF:
+			return true
+		}
+	}
+	return errors.As(err, &ee) || errors.As(err, &pe) || errors.Is(err, context.Canceled)
 }

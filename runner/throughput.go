@@ -16,6 +16,7 @@ import (
 	"github.com/tlsbench/tlsbench/internal/ktls"
 	"github.com/tlsbench/tlsbench/loadgen"
 	"github.com/tlsbench/tlsbench/pki"
+	"github.com/tlsbench/tlsbench/proxy"
 	"github.com/tlsbench/tlsbench/results"
 	"github.com/tlsbench/tlsbench/server"
 	"github.com/tlsbench/tlsbench/tlsconf"
@@ -40,6 +41,17 @@ type ThroughputPlan struct {
 	Source string
 	// KeyType of the server's certificate (default DefaultKeyType).
 	KeyType pki.KeyType
+	// Request is the wire: RequestBulk (the default; RequestHTTP with a
+	// proxy given by URL, since a bumping HTTP proxy parses what it
+	// relays) or RequestHTTP (GET downloads, POST uploads; not both at
+	// once).
+	Request string
+	// Proxy, when set, is the proxy the client connects through to the
+	// built-in server. With a proxy, KTLS is the proxy's on both its
+	// legs, and Buffers its relay buffer too; ReadFill lists the built-in
+	// proxy's read-fill settings, one case each.
+	Proxy    Proxy
+	ReadFill []bool
 
 	Iterations  int
 	Warmup      int
@@ -54,9 +66,11 @@ type ThroughputPlan struct {
 	// InProcess runs the server in this process instead of a child: no
 	// separate server CPU, for tests.
 	InProcess bool
-	// Executable, ChildArgs and ChildEnv start the child server as in Plan.
+	// Executable, ChildArgs, ProxyArgs and ChildEnv start the child
+	// server and proxy as in Plan.
 	Executable string
 	ChildArgs  []string
+	ProxyArgs  []string
 	ChildEnv   []string
 
 	Env      *results.Env
@@ -128,10 +142,48 @@ func (p *ThroughputPlan) validateAxes() error {
 			return field.Errorf("Concurrency", c, "must be between 1 and 1024 parallel connections")
 		}
 	}
+	if err := p.validateProxy(); err != nil {
+		return err
+	}
 	if cases := p.Cases(); !slices.ContainsFunc(cases, func(c Case) bool { return c.NotRunnable == "" }) {
-		return field.Errorf("Versions/Ciphers", nil, "no case can run: %s", cases[0].NotRunnable)
+		return field.Errorf(cases[0].notRunnableBy, nil, "no case can run: %s", cases[0].NotRunnable)
 	}
 	return nil
+}
+
+// validateProxy checks the proxy, the wire, and the kTLS asked of them.
+func (p *ThroughputPlan) validateProxy() error {
+	switch p.Request {
+	case "", RequestBulk, RequestHTTP:
+	default:
+		return field.Errorf("Request", strconv.Quote(p.Request), "want bulk or http")
+	}
+	if err := p.Proxy.validate(p.ReadFill, nil); err != nil {
+		return err
+	}
+	if p.request() == RequestHTTP && slices.Contains(p.KTLS, ktls.ModeOn) && p.Proxy.URL == "" {
+		return field.Errorf("KTLS", nil, "{Request} http runs in user-space TLS: {KTLS} on cannot be measured over it; use {Request} bulk, or {KTLS} off or auto")
+	}
+	if p.Proxy.builtin() {
+		for _, b := range p.Buffers {
+			if b < proxy.MinBuffer {
+				return field.Errorf("Buffers", b, "the built-in proxy's relay buffer is at least %d bytes", proxy.MinBuffer)
+			}
+		}
+	}
+	if p.Proxy.URL != "" && !p.Proxy.builtin() && !slices.Equal(p.KTLS, []ktls.Mode{ktls.ModeOff}) {
+		return field.Errorf("KTLS", nil, "with a proxy {KTLS} is the proxy's own, and a proxy given by URL keeps its configuration (client and server run user-space TLS): leave out {KTLS}, or give off")
+	}
+	return nil
+}
+
+// request is the wire in effect: bulk, or http by default through a
+// proxy given by URL.
+func (p *ThroughputPlan) request() string {
+	if p.Request == "" && p.Proxy.URL != "" && !p.Proxy.builtin() {
+		return RequestHTTP
+	}
+	return p.Request
 }
 
 // validateAmount checks how much each case moves and how often.
@@ -175,6 +227,12 @@ func (p *ThroughputPlan) validateServer() error {
 	if p.Server.Mutual {
 		return field.Errorf("Server.Mutual", nil, "{Server.Mutual} applies to handshake cases; throughput cases run without client certificates")
 	}
+	if len(p.Server.Identities) > 0 && (p.Proxy.URL == "" || p.Proxy.builtin()) {
+		// A proxy given by URL verifies the server with its own
+		// configuration: the server must then have an identity it
+		// trusts. Otherwise the run issues one from its own CA.
+		return field.Errorf("Server.Identities", nil, "{Server.Identities} in throughput cases is for a proxy given by URL, which must trust the server's certificate: add {Proxy.URL} http://HOST:PORT")
+	}
 	for _, m := range p.KTLS {
 		if m == ktls.ModeOn {
 			if _, _, err := m.Decide(); err != nil {
@@ -206,6 +264,9 @@ func (p *ThroughputPlan) Cases() []Case {
 		ktls:        p.KTLS,
 		concurrency: p.Concurrency,
 		file:        p.Source != "",
+		proxy:       p.Proxy.URL,
+		request:     p.request(),
+		readFill:    p.ReadFill,
 	}
 	return m.cases()
 }
@@ -296,6 +357,9 @@ func (p ThroughputPlan) Run(ctx context.Context, emit func(*results.Record) erro
 	}
 	defer os.RemoveAll(dir)
 	tr.st = &runState{dir: dir}
+	if tr.st.url, err = prepareProxy(ctx, p.Proxy); err != nil {
+		return err
+	}
 	if tr.st.ca, err = pki.NewCA(); err != nil {
 		return err
 	}
@@ -323,12 +387,23 @@ func (tr *tpRun) runCase(ctx context.Context, c *Case, index, total int, srv *bu
 	p := tr.plan
 	base := results.Record{Env: tr.env}
 	c.record(&base)
+	client, kt := tr.client, c.KTLS
+	if srv.proxy != nil {
+		// The client talks TLS with the proxy, whose minted certificate
+		// it trusts; kTLS is the proxy's, client and server run
+		// user-space TLS.
+		client = client.Clone()
+		client.RootCAs, kt = srv.proxy.roots, ktls.ModeOff
+	}
 	tc := loadgen.ThroughputCase{
 		Name: c.Name, Version: c.Version, Cipher: c.Cipher, Buffer: c.Buffer, Direction: c.Direction,
 		Bytes: p.Bytes, Duration: p.Duration, Concurrency: c.Concurrency,
 		Iterations: p.Iterations, Warmup: p.Warmup, MaxDuration: p.CaseTime,
-		KTLS: c.KTLS, Client: tr.client, Dialer: srv.dialer, Server: srv.observer,
+		KTLS: kt, Client: client, Dialer: srv.caseDialer(), Server: srv.observer, Proxy: srv.proxyObserver(),
 		ConnTimeout: p.ConnTimeout, Record: base, Words: p.Words,
+	}
+	if c.Request == RequestHTTP {
+		tc.Request = loadgen.ThroughputRequestHTTP
 	}
 	if p.Source != "" {
 		tc.Source = &loadgen.FileSource{Path: p.Source, Index: 1}
@@ -341,6 +416,8 @@ func (tr *tpRun) runCase(ctx context.Context, c *Case, index, total int, srv *bu
 	rec, err := loadgen.RunThroughput(ctx, tc)
 	if rec != nil {
 		rec.Params = c.Params
+		c.record(rec)
+		proxyNote(c, rec)
 	}
 	var te *loadgen.ThroughputError
 	if err != nil && ctx.Err() == nil && errors.As(err, &te) && p.Notice != nil {
@@ -351,8 +428,12 @@ func (tr *tpRun) runCase(ctx context.Context, c *Case, index, total int, srv *bu
 
 // wantsKTLS reports whether any case may switch to kTLS, in which case
 // the server is started ready for it (server.WithKTLS); otherwise it runs
-// without the key log and the record-exact reader.
+// without the key log and the record-exact reader. Through a proxy kTLS
+// is the proxy's: the server runs user-space TLS.
 func (p *ThroughputPlan) wantsKTLS() bool {
+	if p.Proxy.URL != "" {
+		return false
+	}
 	for _, m := range p.KTLS {
 		if use, _, _ := m.Decide(); use {
 			return true
@@ -365,13 +446,15 @@ func (p *ThroughputPlan) wantsKTLS() bool {
 // the built-in server (a child process unless InProcess).
 func (tr *tpRun) startServer(ctx context.Context, c *Case) (*builtin, error) {
 	p := tr.plan
-	files, err := tr.st.writeServerIdentity(c.KeyType)
-	if err != nil {
-		return nil, err
-	}
 	opts := p.Server
 	c.configureServer(&opts)
-	opts.Identities = []server.IdentityFiles{files}
+	if len(opts.Identities) == 0 {
+		files, err := tr.st.writeServerIdentity(c.KeyType)
+		if err != nil {
+			return nil, err
+		}
+		opts.Identities = []server.IdentityFiles{files}
+	}
 	opts.KTLS = p.wantsKTLS()
 	if p.Source != "" {
 		abs, err := filepath.Abs(p.Source)

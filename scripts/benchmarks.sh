@@ -2,7 +2,8 @@
 # Reproduces every figure of BENCHMARKS.md, one section per argument (all
 # when none is given): results go to benchmarks/<section>.jsonl and the
 # rendered tables to benchmarks/<section>.md. Needs openssl and nginx for
-# the nginx section (.ci/run installs both). Load stays on 127.0.0.1.
+# the nginx section, squid-openssl for the proxy section (.ci/run installs
+# them). Load stays on 127.0.0.1.
 #
 #   scripts/benchmarks.sh                  # everything, about 10 minutes
 #   scripts/benchmarks.sh default harness  # some sections
@@ -12,7 +13,12 @@ out=benchmarks
 mkdir -p "$out"
 bin=$(mktemp -d)/tlsbench
 work=$(mktemp -d)
-trap 'rm -rf "$work" "$(dirname "$bin")"; [[ -n "${nginx_pid:-}" ]] && kill "$nginx_pid" 2>/dev/null || true' EXIT
+cleanup() {
+	[[ -n "${nginx_pid:-}" ]] && kill "$nginx_pid" 2>/dev/null
+	[[ -n "${squid_dir:-}" ]] && scripts/squid-bump.sh stop "$squid_port" "$squid_dir" && rm -rf "$squid_dir"
+	rm -rf "$work" "$(dirname "$bin")"
+}
+trap cleanup EXIT
 go build -o "$bin" ./cmd/tlsbench
 
 run() { # run NAME ARGS...: a tlsbench run saved as JSON lines and markdown
@@ -114,9 +120,35 @@ section_throughput() {
 		--buffer 4k,16k,64k --ktls off --bytes 64MiB --iterations 5
 }
 
+section_proxy() {
+	# The built-in proxy and Squid's SSL bump relaying the same downloads
+	# from the built-in server, one after the other in this run: HTTP GETs
+	# (the form Squid parses), one connection, TLS 1.3 AES-128-GCM on the
+	# client leg. Squid verifies the server with the CA of --identity; its
+	# CPU (with its helpers) is sampled from /proc, the built-in proxy's is
+	# its own child process's.
+	"$bin" pki init --dir "$work/ppki" --server-keys ecdsa-p256 >/dev/null
+	local sq port
+	sq=$(mktemp -d /tmp/tlsbench-squid.XXXXXX) # Squid's user must reach it
+	port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+	squid_pid=$(scripts/squid-bump.sh start "$port" "$sq" "$work/ppki/ca.pem")
+	squid_dir=$sq squid_port=$port
+	local load=(--mode throughput --tls 1.3 --cipher aes128gcm --buffer 4k,16k,64k --request http
+		--ktls off --bytes 256MiB --iterations 5 --warmup 1
+		--identity "$work/ppki/server-ecdsa-p256.pem,$work/ppki/server-ecdsa-p256-key.pem")
+	run proxy-squid "${load[@]}" --proxy "http://127.0.0.1:$port" --proxy-ca "$sq/ca.pem" --proxy-pid "$squid_pid"
+	run proxy-builtin "${load[@]}" --proxy builtin --read-fill off,on
+	scripts/squid-bump.sh stop "$port" "$sq"
+	rm -rf "$sq"
+	squid_pid= squid_dir=
+	cat "$out/proxy-squid.jsonl" "$out/proxy-builtin.jsonl" >"$out/proxy.jsonl"
+	rm "$out"/proxy-{squid,builtin}.{jsonl,md}
+	"$bin" report --format markdown "$out/proxy.jsonl" >"$out/proxy.md"
+}
+
 sections=("$@")
 if ((${#sections[@]} == 0)); then
-	sections=(default harness mutual groups transport transports ciphers keycache nginx throughput)
+	sections=(default harness mutual groups transport transports ciphers keycache nginx throughput proxy)
 fi
 for s in "${sections[@]}"; do
 	"section_$s"

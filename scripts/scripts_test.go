@@ -3,12 +3,15 @@
 package scripts
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // fakeSystem makes a directory of stand-ins for the system commands the
@@ -150,5 +153,68 @@ func TestCIRunsTheREADMECommand(t *testing.T) {
 	}
 	if len(cmds) != 1 || cmds[0] != "exec "+readmeCmd {
 		t.Errorf(".ci/run runs %q, want only \"exec %s\" (the README's test command)", cmds, readmeCmd)
+	}
+}
+
+// TestTestCommandStopsDistributionSquid: a Squid the distribution's
+// package started (its pid file names a live process) is stopped with the
+// service manager before the tests, which start their own.
+func TestTestCommandStopsDistributionSquid(t *testing.T) {
+	t.Parallel()
+	bin, _ := fakeSystem(t, "0", nil)
+	sleeper := exec.Command("sleep", "60")
+	if err := sleeper.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer sleeper.Process.Kill()
+	reaped := make(chan struct{})
+	go func() { sleeper.Wait(); close(reaped) }()
+	dir := t.TempDir()
+	pidFile, log := filepath.Join(dir, "squid.pid"), filepath.Join(dir, "service.log")
+	os.WriteFile(pidFile, []byte(strconv.Itoa(sleeper.Process.Pid)+"\n"), 0o644)
+	// Either service manager, whichever the machine has: it logs its
+	// arguments and ends the process, as stopping the service would.
+	for _, name := range []string{"service", "systemctl"} {
+		body := "#!/bin/bash\necho \"" + name + " $*\" >> " + log + "\nkill $(cat " + pidFile + "); rm -f " + pidFile + "\n"
+		os.WriteFile(filepath.Join(bin, name), []byte(body), 0o755)
+	}
+	cmd := exec.Command("bash", "test.sh")
+	cmd.Env = append(os.Environ(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"), "SQUID_SERVICE_PIDFILE="+pidFile)
+	out, _ := cmd.CombinedOutput()
+	got, _ := os.ReadFile(log)
+	if s := string(got); s != "service squid stop\n" && s != "systemctl disable --now squid\n" {
+		t.Errorf("service manager calls %q, want squid stopped:\n%s", got, out)
+	}
+	if !strings.Contains(string(out), "stopping the distribution's squid service") || !strings.Contains(string(out), "== gofmt") {
+		t.Errorf("output:\n%s", out)
+	}
+	select {
+	case <-reaped:
+	case <-time.After(10 * time.Second):
+		t.Error("the stand-in squid still runs")
+	}
+}
+
+// TestSquidBumpUsage: the Squid script refuses bad arguments with exit
+// status 2 and says what it wants, before touching anything.
+func TestSquidBumpUsage(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "usage: "},
+		{[]string{"start", "3128"}, "usage: "},
+		{[]string{"restart", "3128", t.TempDir()}, "usage: "},
+		{[]string{"start", "0", t.TempDir()}, "port 0: want 1..65535"},
+		{[]string{"start", "http", t.TempDir()}, "port http: want 1..65535"},
+		{[]string{"start", "3128", t.TempDir(), "/nonexistent/ca.pem"}, "origin CA /nonexistent/ca.pem: not readable"},
+	} {
+		cmd := exec.Command("bash", append([]string{"squid-bump.sh"}, tc.args...)...)
+		out, err := cmd.CombinedOutput()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 2 || !strings.Contains(string(out), tc.want) {
+			t.Errorf("squid-bump.sh %q: %v, %q; want exit 2 and %q", tc.args, err, out, tc.want)
+		}
 	}
 }

@@ -45,6 +45,22 @@ if [[ $(id -u) == 0 ]] && command -v apt-get >/dev/null 2>&1; then
 		mapfile -t missing < <(missing_packages)
 	fi
 fi
+# Debian's squid package may start its own Squid on install; the tests
+# start their own, on free ports, and another one would only take CPU from
+# the measurements. CI containers usually have no systemd.
+squid_pid=${SQUID_SERVICE_PIDFILE:-/run/squid.pid}
+if [[ $(id -u) == 0 && -s $squid_pid ]] && kill -0 "$(cat "$squid_pid")" 2>/dev/null; then
+	echo "stopping the distribution's squid service"
+	if [[ -d /run/systemd/system ]] && command -v systemctl >/dev/null 2>&1; then
+		systemctl disable --now squid || true
+	elif command -v service >/dev/null 2>&1; then
+		service squid stop || true
+	fi
+	if [[ -s $squid_pid ]] && kill -0 "$(cat "$squid_pid")" 2>/dev/null; then
+		echo "the distribution's squid (pid $(cat "$squid_pid")) still runs: stop it (service squid stop)"
+		exit 1
+	fi
+fi
 if ((${#missing[@]})); then
 	echo "missing packages the tests need: ${missing[*]}"
 	echo "install them (Debian, Ubuntu) with:"
@@ -87,6 +103,8 @@ fuzz ./keys FuzzClientHelloFromRecords
 fuzz ./probe FuzzWire
 fuzz ./bulk FuzzParseSetup
 fuzz ./bulk FuzzParseRound
+fuzz ./bulk FuzzParseHTTPRequest
+fuzz ./bulk FuzzParseHTTPResponse
 fuzz ./server FuzzServeHTTP
 
 step "kTLS in a VM"

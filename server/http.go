@@ -2,11 +2,15 @@ package server
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
 	"strings"
 	"time"
+
+	"github.com/tlsbench/tlsbench/bulk"
 )
 
 // An echo connection whose first bytes are an HTTP/1.x request gets a
@@ -14,8 +18,9 @@ import (
 // curl, browsers and `openssl s_time -www` can be pointed at the server.
 // Everything about the request comes from an untrusted peer: the head is
 // read up to maxHTTPHead bytes, within one idle timeout in all, and one
-// request is answered per connection.
-const maxHTTPHead = 8 << 10
+// request is answered per connection (except the throughput requests of
+// serveBulkHTTP, which keep the connection).
+const maxHTTPHead = bulk.MaxHTTPHead
 
 // httpMethods are the request methods that switch a connection to HTTP.
 // An echo client whose first write starts with one of these (and a space)
@@ -34,57 +39,51 @@ func looksLikeHTTP(first []byte) bool {
 	return false
 }
 
-// serveHTTP reads the rest of the request head that starts with first and
-// writes the answer; the caller closes the connection.
-func (s *Server) serveHTTP(conn net.Conn, first []byte) {
-	// One idle timeout for the whole head and the answer: a client that
-	// trickles its request, or never reads, is cut off.
-	conn.SetDeadline(time.Now().Add(s.idleTimeout))
-	head := append(make([]byte, 0, 1024), first...)
-	buf := make([]byte, 2048)
-	for headEnd(head) < 0 {
-		if len(head) >= maxHTTPHead {
+// serveHTTP reads the request head that starts with first and writes the
+// answer; the caller closes the connection. Requests for the throughput
+// paths (bulk.HTTPPrefix) are served by serveBulkHTTP, on a connection
+// kept alive between them; any other request gets the minimal answer and
+// the connection ends.
+func (s *Server) serveHTTP(ctx context.Context, conn net.Conn, first []byte) {
+	hr := bulk.NewHTTPReader(conn, first)
+	for n := 0; ctx.Err() == nil; n++ {
+		// One idle timeout for the whole head and the answer: a client
+		// that trickles its request, or never reads, is cut off.
+		conn.SetDeadline(time.Now().Add(s.idleTimeout))
+		head, err := hr.ReadHead()
+		switch {
+		case errors.Is(err, bulk.ErrHTTPHeadTooLong):
 			s.answerHTTP(conn, "", 431, "Request Header Fields Too Large", "")
 			return
-		}
-		n, err := conn.Read(buf[:min(len(buf), maxHTTPHead-len(head))])
-		head = append(head, buf[:n]...)
-		if err != nil {
-			if n == 0 || headEnd(head) < 0 {
+		case err != nil:
+			if n == 0 || !errors.Is(err, io.EOF) {
 				s.connLog.Debug("incomplete HTTP request", "remote", remoteAddr(conn), "err", err)
-				return
 			}
+			return
+		}
+		line, _, _ := bytes.Cut(head, []byte("\n"))
+		method, target, version, ok := parseRequestLine(string(bytes.TrimSuffix(line, []byte("\r"))))
+		if !ok {
+			s.answerHTTP(conn, "", 400, "Bad Request", "")
+			return
+		}
+		if !strings.HasPrefix(target, bulk.HTTPPrefix) {
+			s.answerHTTP(conn, method, 200, "OK", version)
+			return
+		}
+		if !s.serveBulkHTTP(ctx, conn, hr, head) {
+			return
 		}
 	}
-	line, _, _ := bytes.Cut(head, []byte("\n"))
-	method, version, ok := parseRequestLine(string(bytes.TrimSuffix(line, []byte("\r"))))
-	if !ok {
-		s.answerHTTP(conn, "", 400, "Bad Request", "")
-		return
-	}
-	s.answerHTTP(conn, method, 200, "OK", version)
 }
 
-// headEnd returns the end of the request head in b (after the blank
-// line), or -1.
-func headEnd(b []byte) int {
-	if i := bytes.Index(b, []byte("\r\n\r\n")); i >= 0 {
-		return i + 4
-	}
-	if i := bytes.Index(b, []byte("\n\n")); i >= 0 {
-		return i + 2
-	}
-	return -1
-}
-
-// parseRequestLine checks "METHOD target HTTP/1.x" and returns the method
-// and version.
-func parseRequestLine(line string) (method, version string, ok bool) {
+// parseRequestLine checks "METHOD target HTTP/1.x" and returns its parts.
+func parseRequestLine(line string) (method, target, version string, ok bool) {
 	f := strings.Split(line, " ")
 	if len(f) != 3 || f[1] == "" || !strings.HasPrefix(f[2], "HTTP/1.") || len(f[2]) != len("HTTP/1.1") {
-		return "", "", false
+		return "", "", "", false
 	}
-	return f[0], f[2], true
+	return f[0], f[1], f[2], true
 }
 
 // answerHTTP writes a complete HTTP/1.1 response that closes the

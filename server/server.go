@@ -244,7 +244,7 @@ func (s *Server) echo(ctx context.Context, tc *tls.Conn, rc *ktls.RecordConn) {
 		if first {
 			s.userSpace(rc)
 			if n > 0 && looksLikeHTTP(buf[:n]) {
-				s.serveHTTP(tc, buf[:n])
+				s.serveHTTP(ctx, tc, buf[:n])
 				tc.Close()
 				return
 			}

@@ -314,6 +314,8 @@ var fieldFlags = map[string]string{
 	"ClientCA": "--client-ca", "RevokedFile": "--revoked", "TicketKeysFile": "--ticket-keys",
 	"Constraints": "--constraints", "Identities": "--identity", "P12PasswordFile": "--p12-password-file",
 	"Listen": "--listen",
+	// The proxy between client and server (run --proxy).
+	"Proxy.URL": "--proxy", "Proxy.CAFile": "--proxy-ca", "Proxy.PID": "--proxy-pid", "Request": "--request",
 	// The built-in proxy's settings (proxy.Options).
 	"Allow": "--allow", "ConnectPorts": "--connect-ports", "CACert": "--ca-cert", "CAKey": "--ca-key",
 	"PKIDir": "--pki-dir", "OriginCA": "--origin-ca", "OriginInsecure": "--origin-insecure", "Buffer": "--buffer",
@@ -402,6 +404,7 @@ var runWords = loadgen.Words{
 		"ConnTimeout":   "--conn-timeout",
 		"MaxDuration":   "--case-time",
 		"KTLS":          "--ktls",
+		"Request":       "--request",
 	},
 	Advice: map[string]string{
 		loadgen.AdviceUntrusted:  "give the CA that issued the server's certificate with --ca FILE, or skip verification with --insecure",

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tlsbench/tlsbench/internal/field"
 	"github.com/tlsbench/tlsbench/loadgen"
 	"github.com/tlsbench/tlsbench/pki"
 	"github.com/tlsbench/tlsbench/report"
@@ -46,6 +47,25 @@ Examples:
   tlsbench run --target 127.0.0.1:4433 --ca ca.pem --mutual --client-cert c.pem --client-key c-key.pem
   tlsbench run --quick --out new.jsonl --baseline old.jsonl --fail-on-regression 5%
   tlsbench run --identity pki/server-ecdsa-p256.p12 --p12-password-file pw --key-cache on,off
+  tlsbench run --proxy builtin --tls 1.3 --resume off,on --mint-cache on,off
+  tlsbench run --mode throughput --proxy builtin --buffer 4k,16k,64k --read-fill off,on --ktls off,auto
+  tlsbench run --mode throughput --proxy http://127.0.0.1:3128 --proxy-ca squid-ca.pem --proxy-pid 1234 \
+      --identity pki/server-ecdsa-p256.pem,pki/server-ecdsa-p256-key.pem --cipher aes128gcm
+
+Through a proxy (--proxy), the client connects to the proxy with HTTP
+CONNECT and does TLS with it; the proxy mints a certificate for the
+server's name (localhost for the built-in server) and connects to the
+server with TLS itself. The client's figures and the resumption gate then
+describe the client-proxy leg, the server's (server CPU, server_resumed)
+the proxy-server leg. With --proxy builtin, tlsbench starts its own proxy
+as a child process (restarted when --buffer, --read-fill, --ktls or
+--mint-cache change), trusts its CA, and has it verify the built-in server
+with the run's CA; --buffer is also its relay buffer, and --ktls is its
+kernel TLS on both legs while client and server run user-space TLS. A
+proxy given by URL verifies the server with its own configuration (Squid:
+tls_outgoing_options cafile=...): give the built-in server an identity it
+trusts with --identity, and the CA of the proxy's minted certificates with
+--proxy-ca.
 
 Flags:
 `
@@ -76,6 +96,9 @@ type runFlags struct {
 	sessionPool      int
 	ticketReuse      string
 	target           runner.Target
+	request          string // --request as given: parsed per mode
+	proxy            runner.Proxy
+	mintCache        []bool
 	tp               *throughputFlags // --mode and the throughput flags
 }
 
@@ -123,11 +146,11 @@ func defineRunFlags(fs *flagSet) *runFlags {
 	fs.IntVar(&f.target.ServerPID, "server-pid", 0, "with --target: `PID` of a local server whose CPU (with its child processes, e.g. nginx workers) is sampled from /proc")
 	fs.Var(listFlag[string]{&f.target.ALPN, parseALPN, nil}, "alpn", "with --target: ALPN protocols offered, e.g. http/1.1")
 	f.tp = defineThroughputFlags(fs)
-	fs.Func("request", "with --target: what proves the connection and collects TLS 1.3 tickets: ping (1-byte echo), line (a line echoed, e.g. openssl s_server -rev), http (HEAD /; the HTTP/2 preface when h2 is negotiated), http-get (GET /, e.g. openssl s_server -www), none (TLS 1.3 tickets are then never read) (default: http with --alpn http/1.1 or h2, else ping)", func(s string) error {
-		r, err := loadgen.ParseRequest(s)
-		f.target.Request = r
-		return err
-	})
+	fs.StringVar(&f.request, "request", "", "with --target or --proxy: what proves the connection and collects TLS 1.3 tickets: ping (1-byte echo), line (a line echoed, e.g. openssl s_server -rev), http (HEAD /; the HTTP/2 preface when h2 is negotiated), http-get (GET /, e.g. openssl s_server -www), none (TLS 1.3 tickets are then never read) (default: http with --alpn http/1.1 or h2 or a --proxy URL, else ping); throughput: the wire, bulk or http (GET downloads, POST uploads; default http with a --proxy URL, else bulk)")
+	fs.StringVar(&f.proxy.URL, "proxy", "", "connect through a TLS-intercepting proxy (HTTP CONNECT): builtin (tlsbench's own, started as a child process) or `URL` http://HOST:PORT (e.g. Squid with SSL bump)")
+	fs.StringVar(&f.proxy.CAFile, "proxy-ca", "", "with --proxy URL: the CA certificates `FILE` of the proxy's minted certificates, which the client trusts (the built-in proxy's is trusted automatically); the proxy itself must verify the server (Squid: tls_outgoing_options cafile=)")
+	fs.IntVar(&f.proxy.PID, "proxy-pid", 0, "with --proxy URL: `PID` of the local proxy whose CPU (with its child processes, e.g. Squid's helpers) is sampled from /proc")
+	fs.Var(listFlag[bool]{&f.mintCache, parseOnOff, showOnOff}, "mint-cache", "with --proxy builtin, handshake cases: the proxy's cache of minted certificates: on, off (one signature per connection), or on,off to compare")
 	return f
 }
 
@@ -238,6 +261,9 @@ func validateRun(fs *flagSet, f *runFlags) error {
 	if err := checkMode(fs, f); err != nil {
 		return err
 	}
+	if err := parseRequest(fs, f); err != nil {
+		return err
+	}
 	if _, err := tlsconf.ParseTicketReuse(f.ticketReuse); err != nil {
 		return usagef("--ticket-reuse: %v", err)
 	}
@@ -267,13 +293,21 @@ func checkScope(fs *flagSet, f *runFlags) error {
 		}
 		return nil
 	}
-	targetOnly := []string{"insecure", "client-cert", "client-key", "alpn", "request", "server-pid"}
+	targetOnly := []string{"insecure", "client-cert", "client-key", "alpn", "server-pid"}
+	if f.proxy.URL == "" && f.tp.mode == modeHandshake {
+		// Through a proxy, the exchange matters to the built-in
+		// server too: a bumping HTTP proxy parses it.
+		targetOnly = append(targetOnly, "request")
+	}
 	if len(f.server.identities) == 0 {
 		// With --identity, --ca and --sni say how the clients verify
 		// the given server identity.
 		targetOnly = append(targetOnly, "ca", "sni")
 	}
 	for _, name := range targetOnly {
+		if fs.isSet(name) && name == "request" {
+			return usagef("--request applies to an external server or a proxy: add --target host:port or --proxy")
+		}
 		if fs.isSet(name) {
 			return usagef("--%s applies to an external server: add --target host:port", name)
 		}
@@ -318,6 +352,10 @@ func planRun(fs *flagSet, f *runFlags) (*runJob, error) {
 	}
 	if fs.isSet("key-cache") || len(f.server.identities) > 0 {
 		plan.KeyCache = f.keyCache
+	}
+	plan.Proxy = f.proxy
+	if fs.isSet("mint-cache") {
+		plan.MintCache = f.mintCache
 	}
 	if len(f.server.identities) > 0 {
 		info, err := f.server.loadIdentities(true)
@@ -399,6 +437,16 @@ func (job *runJob) finish(ctx context.Context, stdout, stderr io.Writer, stream 
 	if errors.As(runErr, &startErr) {
 		return &UsageError{Msg: userText(runErr)}
 	}
+	var proxyErr *runner.ProxyStartError
+	var fe *field.Error
+	if errors.As(runErr, &proxyErr) {
+		// A file or pid given for the proxy is the user's to fix
+		// (exit 2); a proxy that is not there fails the run (exit 1).
+		if errors.As(runErr, &fe) {
+			return &UsageError{Msg: userText(runErr)}
+		}
+		return runOutcome(ctx, errors.New(userText(runErr)), out, outErr)
+	}
 	return runOutcome(ctx, flagErrors(runErr), out, outErr)
 }
 
@@ -459,5 +507,26 @@ func handshakeCiphers(fs *flagSet, f *runFlags) []string {
 	if fs.isSet("cipher") {
 		return f.tp.ciphers
 	}
+	return nil
+}
+
+// parseRequest reads --request in the run's mode: the exchange after each
+// handshake, or the throughput wire.
+func parseRequest(fs *flagSet, f *runFlags) error {
+	if !fs.isSet("request") {
+		return nil
+	}
+	if f.tp.mode == modeThroughput {
+		switch f.request {
+		case runner.RequestBulk, runner.RequestHTTP:
+			return nil
+		}
+		return usagef("--request %q: throughput cases move data over bulk or http", f.request)
+	}
+	r, err := loadgen.ParseRequest(f.request)
+	if err != nil {
+		return usagef("--request: %v", err)
+	}
+	f.target.Request = r
 	return nil
 }

@@ -25,6 +25,7 @@ type throughputFlags struct {
 	bytes      string
 	duration   time.Duration
 	source     string
+	readFill   []bool
 }
 
 func defineThroughputFlags(fs *flagSet) *throughputFlags {
@@ -35,9 +36,10 @@ func defineThroughputFlags(fs *flagSet) *throughputFlags {
 		directions: []string{loadgen.DirectionDownload},
 	}
 	fs.StringVar(&t.mode, "mode", modeHandshake, "what to measure: handshake (handshake cost) or throughput (bulk transfer, with or without kernel TLS)")
-	fs.Var(listFlag[int]{&t.buffers, runner.ParseBuffer, runner.SizeName}, "buffer", "throughput: application read/write sizes, comma-separated (up to 1m)")
+	fs.Var(listFlag[int]{&t.buffers, runner.ParseBuffer, runner.SizeName}, "buffer", "throughput: application read/write sizes, comma-separated (up to 1m); with --proxy builtin also the proxy's relay buffer")
 	fs.Var(listFlag[string]{&t.ciphers, runner.ParseCipher, nil}, "cipher", "ciphers, one case each: aes128gcm, aes256gcm, chacha20poly1305, comma-separated (ECDHE suites; handshake cases offer Go's defaults unless given; TLS 1.3 aes256gcm is reported as not runnable: two Go endpoints cannot negotiate it)")
-	fs.Var(listFlag[ktls.Mode]{&t.ktls, parseKTLSMode, ktls.Mode.String}, "ktls", "throughput: kernel TLS on both ends: off, auto (user space where the kernel cannot, with the reason in the notes) or on (refused, exit 2, where the kernel cannot); off,on runs both")
+	fs.Var(listFlag[ktls.Mode]{&t.ktls, parseKTLSMode, ktls.Mode.String}, "ktls", "throughput: kernel TLS on both ends: off, auto (user space where the kernel cannot, with the reason in the notes) or on (refused, exit 2, where the kernel cannot); off,on runs both. With --proxy builtin: the proxy's, on both its legs (splice between them where it can), while client and server run user-space TLS; with a --proxy URL only off (the proxy keeps its own configuration)")
+	fs.Var(listFlag[bool]{&t.readFill, parseOnOff, showOnOff}, "read-fill", "throughput with --proxy builtin: the proxy reads until its relay buffer is full (on) or relays each read (off); off,on runs both")
 	fs.Var(listFlag[string]{&t.directions, runner.ParseDirection, nil}, "direction", "throughput: download (the server sends), upload (the client sends) or both at once, comma-separated")
 	fs.StringVar(&t.bytes, "bytes", "64MiB", "throughput: `SIZE` each connection moves per direction per iteration, e.g. 16MiB, 1g")
 	fs.DurationVar(&t.duration, "duration", 0, "throughput: time per iteration, instead of --bytes, e.g. 2s")
@@ -50,11 +52,11 @@ func defineThroughputFlags(fs *flagSet) *throughputFlags {
 // --format, --quick, --baseline, --listen, --handshake-timeout) apply to
 // both.
 var (
-	throughputOnlyFlags = []string{"buffer", "ktls", "direction", "bytes", "duration", "source"}
+	throughputOnlyFlags = []string{"buffer", "ktls", "direction", "bytes", "duration", "source", "read-fill"}
 	handshakeOnlyFlags  = []string{"resume", "handshakes", "groups", "transport", "min-resumption", "max-error-rate", "mutual",
 		"client-identities", "session-pool", "ticket-reuse", "session-store", "session-capacity", "session-ttl",
 		"ticket-keys", "key-cache", "identity", "p12-password-file", "constraints",
-		"target", "sni", "ca", "insecure", "client-cert", "client-key", "server-pid", "alpn", "request"}
+		"target", "sni", "ca", "insecure", "client-cert", "client-key", "server-pid", "alpn", "mint-cache"}
 )
 
 // checkMode checks --mode and refuses the flags of the other mode.
@@ -71,7 +73,13 @@ func checkMode(fs *flagSet, f *runFlags) error {
 	default:
 		return usagef("--mode %q: want handshake or throughput", f.tp.mode)
 	}
+	urlProxy := f.proxy.URL != "" && f.proxy.URL != runner.ProxyBuiltin
 	for _, name := range handshakeOnlyFlags {
+		if urlProxy && (name == "identity" || name == "p12-password-file") {
+			// The server's identity, which a proxy given by URL must
+			// trust.
+			continue
+		}
 		if fs.isSet(name) {
 			return usagef("--%s applies to handshake cases: drop it with --mode throughput", name)
 		}
@@ -128,6 +136,17 @@ func throughputPlan(fs *flagSet, f *runFlags) (*runner.ThroughputPlan, error) {
 	}
 	if err := f.server.apply(&p.Server, fs.isSet); err != nil {
 		return nil, err
+	}
+	p.Proxy = f.proxy
+	if fs.isSet("read-fill") {
+		p.ReadFill = t.readFill
+	}
+	if fs.isSet("request") {
+		p.Request = f.request
+	}
+	if f.proxy.URL != "" && f.proxy.URL != runner.ProxyBuiltin && !fs.isSet("ktls") {
+		// A proxy given by URL keeps its own kTLS configuration.
+		p.KTLS = []ktls.Mode{ktls.ModeOff}
 	}
 	if err := p.Validate(); err != nil {
 		return nil, planUsage(err)

@@ -11,9 +11,10 @@ import (
 var debianPackages = map[string]string{
 	"openssl": "openssl",
 	"nginx":   "nginx-light",
+	"squid":   "squid-openssl",
 }
 
-// Require returns the path of tool (openssl or nginx). When it is missing
+// Require returns the path of tool (openssl, nginx, squid...). When it is missing
 // the test is skipped, or fails when the CI environment variable is set:
 // CI must install it.
 func Require(t testing.TB, tool string) string {
@@ -72,7 +73,7 @@ func NginxT(t testing.TB, c NginxConfig) *Nginx {
 }
 
 // Versions returns the versions of the peers that are installed, keyed
-// "openssl" and "nginx", for results.Env.Peers.
+// "openssl", "nginx" and "squid", for results.Env.Peers.
 func Versions() map[string]string {
 	out := map[string]string{}
 	if v, err := OpenSSLVersion(); err == nil {
@@ -80,6 +81,9 @@ func Versions() map[string]string {
 	}
 	if v, err := NginxVersion(); err == nil {
 		out["nginx"] = v
+	}
+	if v, err := SquidVersion(); err == nil {
+		out["squid"] = v
 	}
 	return out
 }

@@ -1,0 +1,126 @@
+package runner
+
+import (
+	"net"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/tlsbench/tlsbench/internal/field"
+)
+
+// ProxyBuiltin names the built-in proxy in Proxy.URL: tlsbench's own,
+// started as a child process like the built-in server.
+const ProxyBuiltin = "builtin"
+
+// The wires of a throughput case (ThroughputPlan.Request): the bulk
+// protocol, or HTTP requests, which a bumping HTTP proxy can parse.
+const (
+	RequestBulk = "bulk"
+	RequestHTTP = "http"
+)
+
+// Proxy is a TLS-intercepting proxy the client connects through: an
+// HTTP CONNECT to the origin (the built-in server, or the target), then
+// TLS with the proxy, which mints a certificate for the origin's name
+// and opens its own TLS connection to the origin.
+type Proxy struct {
+	// URL is ProxyBuiltin or http://HOST:PORT; empty: no proxy.
+	URL string
+	// CAFile is the CA that issues the proxy's minted certificates,
+	// which the client trusts instead of the origin's CA. Required with
+	// a URL; the built-in proxy's own is used otherwise.
+	CAFile string
+	// PID is a URL proxy's local process, whose CPU time (with its
+	// children's: Squid's helpers) is sampled from /proc.
+	PID int
+}
+
+// proxySettings are what the axes set on the built-in proxy.
+type proxySettings struct {
+	Buffer    int
+	ReadFill  bool
+	KTLS      string // off, auto, on
+	MintCache bool
+}
+
+// builtin reports whether the proxy is the built-in one.
+func (p Proxy) builtin() bool { return p.URL == ProxyBuiltin }
+
+// addr is a URL proxy's host:port.
+func (p Proxy) addr() string {
+	u, err := url.Parse(p.URL)
+	if err != nil {
+		return ""
+	}
+	return u.Host
+}
+
+// validate checks the proxy's settings. readFill and mintCache are the
+// built-in proxy's axes (nil when not given).
+func (p Proxy) validate(readFill, mintCache []bool) error {
+	switch {
+	case p.URL == "":
+		for _, f := range []struct {
+			name, need string
+			set        bool
+		}{
+			{"Proxy.CAFile", "http://HOST:PORT", p.CAFile != ""}, {"Proxy.PID", "http://HOST:PORT", p.PID != 0},
+			{"ReadFill", "builtin", len(readFill) > 0}, {"MintCache", "builtin", len(mintCache) > 0},
+		} {
+			if f.set {
+				return field.Errorf(f.name, nil, "{%s} applies to a case through a proxy: add {Proxy.URL} %s", f.name, f.need)
+			}
+		}
+		return nil
+	case p.builtin():
+		switch {
+		case p.CAFile != "":
+			return field.Errorf("Proxy.CAFile", nil, "the built-in proxy's CA is trusted automatically: {Proxy.CAFile} is for a proxy given by URL")
+		case p.PID != 0:
+			return field.Errorf("Proxy.PID", p.PID, "the built-in proxy's CPU is measured already: {Proxy.PID} is for a proxy given by URL")
+		}
+		return nil
+	}
+	if err := ParseProxyURL(p.URL); err != nil {
+		return err
+	}
+	switch {
+	case p.CAFile == "":
+		return field.Errorf("Proxy.CAFile", nil, "a proxy given by URL mints certificates with its own CA: give it with {Proxy.CAFile} FILE")
+	case p.PID < 0:
+		return field.Errorf("Proxy.PID", p.PID, "not a process id")
+	case len(readFill) > 0:
+		return field.Errorf("ReadFill", nil, "{ReadFill} configures the built-in proxy: use {Proxy.URL} builtin")
+	case len(mintCache) > 0:
+		return field.Errorf("MintCache", nil, "{MintCache} configures the built-in proxy: use {Proxy.URL} builtin")
+	}
+	return nil
+}
+
+// ParseProxyURL checks a proxy URL: http://HOST:PORT, nothing else.
+func ParseProxyURL(s string) error {
+	bad := func(why string) error {
+		return field.Errorf("Proxy.URL", strconv.Quote(s), "%s (want builtin or http://HOST:PORT, e.g. http://127.0.0.1:3128)", why)
+	}
+	u, err := url.Parse(s)
+	switch {
+	case err != nil || u.Opaque != "" || u.Host == "":
+		return bad("not a proxy URL")
+	case u.Scheme != "http":
+		return bad("only http:// proxies are supported")
+	case u.User != nil || (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "":
+		return bad("only a host and a port")
+	}
+	host, port, err := net.SplitHostPort(u.Host)
+	if err != nil || host == "" {
+		return bad("give the port")
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
+		return bad("the port must be a number from 1 to 65535")
+	}
+	if strings.ContainsAny(host, " /") {
+		return bad("not a host name")
+	}
+	return nil
+}

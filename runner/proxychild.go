@@ -1,0 +1,126 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/tlsbench/tlsbench/pki"
+	"github.com/tlsbench/tlsbench/proxy"
+)
+
+// proxyPlan implements proxyMode.
+func (st *runState) proxyPlan() (Proxy, childPlumbing) {
+	p := st.plan
+	return p.Proxy, childPlumbing{Executable: p.Executable, Args: p.ProxyArgs, Env: p.ChildEnv}
+}
+
+// proxyPlan implements proxyMode.
+func (tr *tpRun) proxyPlan() (Proxy, childPlumbing) {
+	p := tr.plan
+	return p.Proxy, childPlumbing{Executable: p.Executable, Args: p.ProxyArgs, Env: p.ChildEnv}
+}
+
+// urlProxy implements proxyMode.
+func (st *runState) urlProxy() *proxyRun { return st.url }
+
+// urlProxy implements proxyMode.
+func (tr *tpRun) urlProxy() *proxyRun { return tr.st.url }
+
+// startBuiltinProxy implements proxyMode: the proxy verifies the built-in
+// server with the run's CA (or the CA the given identities came with),
+// an external target with its CA or the system roots. Handshake cases
+// relay a few bytes only: the proxy's kTLS stays off.
+func (st *runState) startBuiltinProxy(ctx context.Context, c *Case, origin string) (*proxyRun, error) {
+	p := st.plan
+	set := proxySettings{MintCache: true, KTLS: proxy.KTLSOff}
+	c.configureProxy(&set)
+	var originCA string
+	insecure := false
+	switch {
+	case p.Target.Addr != "":
+		originCA, insecure = p.Target.CAFile, p.Target.Insecure
+	case len(p.Server.Identities) > 0:
+		originCA = p.ServerCA
+		if originCA == "" {
+			first := p.Server.Identities[0]
+			originCA = filepath.Join(filepath.Dir(first.Cert+first.P12), pki.RootCertFile)
+		}
+	default:
+		var err error
+		if originCA, err = st.writeRunCA(); err != nil {
+			return nil, err
+		}
+	}
+	_, plumb := st.proxyPlan()
+	return startProxyChild(ctx, st.dir, set, originCA, insecure, origin, plumb, p.Notice)
+}
+
+// startBuiltinProxy implements proxyMode: the proxy verifies the built-in
+// server with the run's CA.
+func (tr *tpRun) startBuiltinProxy(ctx context.Context, c *Case, origin string) (*proxyRun, error) {
+	set := proxySettings{MintCache: true}
+	c.configureProxy(&set)
+	originCA, err := tr.st.writeRunCA()
+	if err != nil {
+		return nil, err
+	}
+	_, plumb := tr.proxyPlan()
+	return startProxyChild(ctx, tr.st.dir, set, originCA, false, origin, plumb, tr.plan.Notice)
+}
+
+// writeRunCA writes the run's CA certificate, which issues the built-in
+// server's identity, for the proxy to verify it with.
+func (st *runState) writeRunCA() (string, error) {
+	file := filepath.Join(st.dir, "origin-ca.pem")
+	if _, err := os.Stat(file); err == nil {
+		return file, nil
+	}
+	return file, pki.WriteCertsPEM(file, st.ca.Root())
+}
+
+// startProxyChild starts the built-in proxy as a child process (tlsbench
+// proxy, or ProxyArgs) on a loopback port, allowed to CONNECT to the
+// origin's port only. Its CA lives in the run's directory, so that every
+// restart mints with the same one.
+func startProxyChild(ctx context.Context, dir string, set proxySettings, originCA string, insecure bool, origin string, plumb childPlumbing, notice func(string)) (*proxyRun, error) {
+	exe := plumb.Executable
+	if exe == "" {
+		var err error
+		if exe, err = os.Executable(); err != nil {
+			return nil, fmt.Errorf("finding tlsbench to start the proxy: %w", err)
+		}
+	}
+	args := plumb.Args
+	if args == nil {
+		args = []string{"proxy"}
+	}
+	o := proxy.Options{
+		Listen:         defaultListen,
+		ConnectPorts:   []int{originPort(origin)},
+		PKIDir:         filepath.Join(dir, "proxy-pki"),
+		OriginCA:       originCA,
+		OriginInsecure: insecure,
+		Buffer:         set.Buffer,
+		ReadFill:       set.ReadFill,
+		KTLS:           set.KTLS,
+		MintCache:      set.MintCache,
+		LogLevel:       "warn",
+	}
+	child, err := proxy.StartChild(ctx, proxy.ChildOptions{Path: exe, Args: args, Env: plumb.Env, Proxy: o})
+	if err != nil {
+		return nil, err
+	}
+	h := child.Hello()
+	roots, err := loadRoots("Proxy.CAFile", h.CAFile)
+	if err != nil {
+		child.Close()
+		return nil, err
+	}
+	if notice != nil {
+		notice(fmt.Sprintf("built-in proxy pid %d on %s (buffer %d, read-fill %s, kTLS %s, mint cache %s)",
+			child.PID(), h.Addr, set.Buffer, onOff(set.ReadFill), set.KTLS, onOff(set.MintCache)))
+	}
+	return &proxyRun{url: ProxyBuiltin, addr: h.Addr, roots: roots, observer: ChildProxy{Child: child}, child: child, stop: child.Close}, nil
+}
