@@ -84,6 +84,7 @@ var csvColumns = []csvColumn{
 	{"env.num_cpu", func(r *results.Record) string { return strconv.Itoa(r.Env.NumCPU) }},
 	{"env.cpu_model", func(r *results.Record) string { return r.Env.CPUModel }},
 	{"env.kernel", func(r *results.Record) string { return r.Env.Kernel }},
+	{"env.gcm_aes_driver", func(r *results.Record) string { return r.Env.GCMAESDriver }},
 	{"env.insecure", func(r *results.Record) string {
 		if !r.Env.Insecure {
 			return ""
