@@ -42,10 +42,9 @@ func (st *runState) startBuiltinProxy(ctx context.Context, c *Case, origin strin
 	case p.Target.Addr != "":
 		originCA, insecure = p.Target.CAFile, p.Target.Insecure
 	case len(p.Server.Identities) > 0:
-		originCA = p.ServerCA
-		if originCA == "" {
-			first := p.Server.Identities[0]
-			originCA = filepath.Join(filepath.Dir(first.Cert+first.P12), pki.RootCertFile)
+		var err error
+		if originCA, err = givenCAFile(p.Server.Identities, p.ServerCA, true); err != nil {
+			return nil, err
 		}
 	default:
 		var err error
@@ -58,11 +57,17 @@ func (st *runState) startBuiltinProxy(ctx context.Context, c *Case, origin strin
 }
 
 // startBuiltinProxy implements proxyMode: the proxy verifies the built-in
-// server with the run's CA.
+// server with the run's CA, or the CA the given identities came with.
 func (tr *tpRun) startBuiltinProxy(ctx context.Context, c *Case, origin string) (*proxyRun, error) {
 	set := proxySettings{MintCache: true}
 	c.configureProxy(&set)
-	originCA, err := tr.st.writeRunCA()
+	var originCA string
+	var err error
+	if ids := tr.plan.Server.Identities; len(ids) > 0 {
+		originCA, err = givenCAFile(ids, "", false)
+	} else {
+		originCA, err = tr.st.writeRunCA()
+	}
 	if err != nil {
 		return nil, err
 	}

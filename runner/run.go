@@ -156,26 +156,53 @@ func (st *runState) setupBuiltin() error {
 // identity file.
 func (st *runState) setupGivenIdentities() error {
 	p := st.plan
-	caFile := p.ServerCA
-	if caFile == "" {
-		first := p.Server.Identities[0]
-		caFile = filepath.Join(filepath.Dir(first.Cert+first.P12), pki.RootCertFile)
-		if _, err := os.Stat(caFile); err != nil {
-			return &ServerStartError{Err: field.Errorf("Server.Identities", nil, "no %s beside %s to verify it with; give the CA with {ServerCA} FILE", pki.RootCertFile, first.Cert+first.P12)}
-		}
-	}
-	certs, err := pki.LoadCertsPEM(caFile)
+	roots, err := givenRoots(p.Server.Identities, p.ServerCA, true)
 	if err != nil {
-		return &ServerStartError{Err: &field.Error{Field: "ServerCA", Reason: err.Error()}}
+		return &ServerStartError{Err: err}
 	}
-	st.roots = x509.NewCertPool()
-	for _, c := range certs {
-		st.roots.AddCert(c)
-	}
+	st.roots = roots
 	if p.Target.ServerName != "" {
 		st.serverName = p.Target.ServerName
 	}
 	return nil
+}
+
+// givenCAFile is the CA file that verifies identities the user gave:
+// serverCA, or the ca.pem of the tlsbench pki init layout beside the
+// first identity file.
+// The error is a *field.Error; canGiveCA says whether the plan has a
+// ServerCA field to suggest (handshake plans do).
+func givenCAFile(ids []server.IdentityFiles, serverCA string, canGiveCA bool) (string, error) {
+	if serverCA != "" {
+		return serverCA, nil
+	}
+	first := ids[0]
+	caFile := filepath.Join(filepath.Dir(first.Cert+first.P12), pki.RootCertFile)
+	if _, err := os.Stat(caFile); err != nil {
+		fix := "put the certificate of the CA that issued it there"
+		if canGiveCA {
+			fix = "give the CA with {ServerCA} FILE"
+		}
+		return "", field.Errorf("Server.Identities", nil, "no %s beside %s to verify it with; %s", pki.RootCertFile, first.Cert+first.P12, fix)
+	}
+	return caFile, nil
+}
+
+// givenRoots loads the CA of givenCAFile.
+func givenRoots(ids []server.IdentityFiles, serverCA string, canGiveCA bool) (*x509.CertPool, error) {
+	caFile, err := givenCAFile(ids, serverCA, canGiveCA)
+	if err != nil {
+		return nil, err
+	}
+	certs, err := pki.LoadCertsPEM(caFile)
+	if err != nil {
+		return nil, &field.Error{Field: "ServerCA", Value: caFile, Reason: err.Error()}
+	}
+	roots := x509.NewCertPool()
+	for _, c := range certs {
+		roots.AddCert(c)
+	}
+	return roots, nil
 }
 
 // setupTarget loads what the client needs to talk to an external server.

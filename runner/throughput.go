@@ -227,11 +227,11 @@ func (p *ThroughputPlan) validateServer() error {
 	if p.Server.Mutual {
 		return field.Errorf("Server.Mutual", nil, "{Server.Mutual} applies to handshake cases; throughput cases run without client certificates")
 	}
-	if len(p.Server.Identities) > 0 && (p.Proxy.URL == "" || p.Proxy.builtin()) {
-		// A proxy given by URL verifies the server with its own
-		// configuration: the server must then have an identity it
-		// trusts. Otherwise the run issues one from its own CA.
-		return field.Errorf("Server.Identities", nil, "{Server.Identities} in throughput cases is for a proxy given by URL, which must trust the server's certificate: add {Proxy.URL} http://HOST:PORT")
+	if len(p.Server.Identities) > 0 {
+		// Given identities are verified with the CA beside them.
+		if _, err := givenCAFile(p.Server.Identities, "", false); err != nil {
+			return err
+		}
 	}
 	for _, m := range p.KTLS {
 		if m == ktls.ModeOn {
@@ -463,7 +463,16 @@ func (tr *tpRun) startServer(ctx context.Context, c *Case) (*builtin, error) {
 		}
 		opts.Sources = []string{abs}
 	}
-	tr.client = tlsconf.Client(tlsconf.ClientOptions{RootCAs: tr.st.ca.Pool(), ServerName: "localhost"})
+	roots := tr.st.ca.Pool()
+	if len(p.Server.Identities) > 0 {
+		// The server's identity was given: it is verified with the CA
+		// it came with, as in handshake cases.
+		var err error
+		if roots, err = givenRoots(p.Server.Identities, "", false); err != nil {
+			return nil, err
+		}
+	}
+	tr.client = tlsconf.Client(tlsconf.ClientOptions{RootCAs: roots, ServerName: "localhost"})
 	at := inChild
 	if p.InProcess {
 		at = inProcess

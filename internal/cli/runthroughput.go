@@ -73,11 +73,10 @@ func checkMode(fs *flagSet, f *runFlags) error {
 	default:
 		return usagef("--mode %q: want handshake or throughput", f.tp.mode)
 	}
-	urlProxy := f.proxy.URL != "" && f.proxy.URL != runner.ProxyBuiltin
 	for _, name := range handshakeOnlyFlags {
-		if urlProxy && (name == "identity" || name == "p12-password-file") {
-			// The server's identity, which a proxy given by URL must
-			// trust.
+		if name == "identity" || name == "p12-password-file" {
+			// The server's identity: verified with the CA beside it,
+			// and what a proxy given by URL must trust.
 			continue
 		}
 		if fs.isSet(name) {
