@@ -93,7 +93,7 @@ func (p *Proxy) copy(dst, src *leg, count *atomic.Int64, w *watchdog) error {
 			p.c.userSpace.Add(int64(n))
 		}
 		if err == io.EOF {
-			if src.mode == ModeUser && src.lc.eof {
+			if src.mode == ModeUser && src.lc.eof || src.mode != ModeUser && src.k.cut() {
 				return errNoCloseNotify
 			}
 			return nil
@@ -104,10 +104,10 @@ func (p *Proxy) copy(dst, src *leg, count *atomic.Int64, w *watchdog) error {
 	}
 }
 
-// errNoCloseNotify is a user-space leg whose peer ended TCP without a
-// close_notify. crypto/tls reports that as a clean end when it falls on
-// a record boundary (as many servers end that way); the relay passes it
-// on as it came.
+// errNoCloseNotify is a leg whose peer ended TCP without a close_notify.
+// crypto/tls (and the kernel's TLS) reports that as a clean end when it
+// falls on a record boundary (as many servers end that way); the relay
+// passes it on as it came.
 var errNoCloseNotify = errors.New("the peer closed without close_notify")
 
 // read reads src into buf. Without ReadFill it is one read. With it, it

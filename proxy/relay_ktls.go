@@ -26,6 +26,10 @@ type kernelLeg struct {
 	conn *ktls.Conn       // after Enable
 }
 
+// cut reports whether the kernel's side of the leg, having reached the
+// end of the stream, found a TCP FIN without a close_notify before it.
+func (k kernelLeg) cut() bool { return k.conn != nil && !k.conn.CloseNotified() }
+
 // kernelTLSAvailable reports whether this kernel can do TLS at all.
 func kernelTLSAvailable() error { return ktls.Supported() }
 
@@ -152,6 +156,9 @@ func (p *Proxy) splice(dst, src *leg, count *atomic.Int64, w *watchdog) error {
 			return err
 		}
 		if n < spliceChunk {
+			if src.k.cut() {
+				return errNoCloseNotify
+			}
 			return nil
 		}
 	}

@@ -291,6 +291,16 @@ func (c *Conn) ConnectionState() tls.ConnectionState {
 	return c.tc.ConnectionState()
 }
 
+// CloseNotified reports whether the stream Read (or Splice) ended with
+// the peer's close_notify. Both that and a TCP FIN without one end
+// reading with io.EOF, as crypto/tls does; a relay tells them apart with
+// this, to pass a cut stream on as cut.
+func (c *Conn) CloseNotified() bool {
+	c.rmu.Lock()
+	defer c.rmu.Unlock()
+	return c.closeNotify
+}
+
 // TicketsSkipped counts TLS 1.3 NewSessionTicket messages that arrived
 // after the switch: the kernel hands them over as handshake records and
 // Read drops them (they are not added to the ClientSessionCache).

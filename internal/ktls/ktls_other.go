@@ -39,6 +39,7 @@ type Conn struct{}
 func (c *Conn) State() State                          { return State{} }
 func (c *Conn) ConnectionState() tls.ConnectionState  { return tls.ConnectionState{} }
 func (c *Conn) TicketsSkipped() int                   { return 0 }
+func (c *Conn) CloseNotified() bool                   { return false }
 func (c *Conn) Verify() error                         { return Supported() }
 func (c *Conn) Read(p []byte) (int, error)            { return 0, Supported() }
 func (c *Conn) Write(p []byte) (int, error)           { return 0, Supported() }

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"strings"
 	"testing"
@@ -171,10 +172,27 @@ func TestVMSpliceEnds(t *testing.T) {
 		if n, err := Splice(out, in, 0); n != 60000 || err != nil {
 			t.Fatalf("second Splice = %d, %v", n, err)
 		}
+		if !in.CloseNotified() {
+			t.Error("close_notify not reported by CloseNotified")
+		}
 		out.CloseWrite()
 		got, err := io.ReadAll(rcv.r)
 		if err != nil || !bytes.Equal(got, data) {
 			t.Fatalf("received %d bytes, %v", len(got), err)
+		}
+	})
+	t.Run("fin", func(t *testing.T) {
+		// A TCP FIN without close_notify ends the copy like close_notify
+		// does (nil error), and CloseNotified tells the two apart.
+		in, out, snd, _ := softRelayLegs(t, vc)
+		snd.w.Write([]byte("abc"))
+		snd.w.(*softConn).c.(*net.TCPConn).CloseWrite()
+		n, err := Splice(out, in, 0)
+		if n != 3 || err != nil {
+			t.Fatalf("Splice = %d, %v; want 3 bytes, then the end", n, err)
+		}
+		if in.CloseNotified() {
+			t.Error("a bare FIN reported as close_notify")
 		}
 	})
 	t.Run("alert", func(t *testing.T) {
