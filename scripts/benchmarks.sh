@@ -134,7 +134,7 @@ section_proxy() {
 	squid_pid=$(scripts/squid-bump.sh start "$port" "$sq" "$work/ppki/ca.pem")
 	squid_dir=$sq squid_port=$port
 	local load=(--mode throughput --tls 1.3 --cipher aes128gcm --buffer 4k,16k,64k --request http
-		--ktls off --bytes 256MiB --iterations 5 --warmup 1
+		--ktls off --bytes 256MiB --iterations 5 --warmup 1 --case-time 60s
 		--identity "$work/ppki/server-ecdsa-p256.pem,$work/ppki/server-ecdsa-p256-key.pem")
 	run proxy-squid "${load[@]}" --proxy "http://127.0.0.1:$port" --proxy-ca "$sq/ca.pem" --proxy-pid "$squid_pid"
 	run proxy-builtin "${load[@]}" --proxy builtin --read-fill off,on
