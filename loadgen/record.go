@@ -54,6 +54,11 @@ func proxyFigures(rec *results.Record, obs ProxyObserver, p ProxySnapshot, err e
 	rec.ProxyResumed = results.Int(p.ClientResumed)
 	rec.Extra["proxy_origin_handshakes"] = float64(p.OriginHandshakes)
 	rec.Extra["proxy_origin_resumed"] = float64(p.OriginResumed)
+	if rec.Kind == results.KindThroughput {
+		// The payload that crossed the proxy's user space: all of it
+		// in user-space or kTLS read/write relays, none with splice.
+		rec.Extra["proxy_user_space_bytes"] = float64(p.UserSpaceBytes)
+	}
 	failures := p.Failures
 	if rec.Kind == results.KindHandshake {
 		// The client ends each connection with a reset (abortive close,

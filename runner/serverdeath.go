@@ -107,12 +107,17 @@ func (b *builtin) guardCase(ctx context.Context, name string, run func(context.C
 
 	rec, err := run(cctx)
 	if ctx.Err() == nil && looksLikeDeadServer(err) {
-		// The failures may be seen just before the death.
-		wait := time.After(deathWait)
+		// The failures may be seen just before the death: wait for it,
+		// deathWait in all. A channel closed once the time is up, not
+		// time.After's single value: with the server and the proxy both
+		// alive, the second wait would never end.
+		expired := make(chan struct{})
+		timer := time.AfterFunc(deathWait, func() { close(expired) })
+		defer timer.Stop()
 		for _, d := range dialers {
 			select {
 			case <-d.child.Done():
-			case <-wait:
+			case <-expired:
 			}
 		}
 	}

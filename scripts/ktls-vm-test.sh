@@ -6,20 +6,31 @@
 #   kernel:    Debian's linux-image-*-cloud-amd64 (CONFIG_TLS=m), fetched with
 #              apt-get download and unpacked with dpkg-deb -x, cached per
 #              package version under $TLSBENCH_VM_CACHE
-#   initramfs: busybox-static, net/tls + crypto modules (depmod -b), and two
-#              static test binaries (CGO_ENABLED=0 go test -c): ./internal/ktls/
-#              (the kTLS package: record layer against the kernel, splice
-#              relays between kTLS connections with tls_stat per leg, key
-#              proofs refusing tampered keys, SupportedFor) and ./runner/ (its TestVM* tests: a small
-#              `tlsbench run --mode throughput` matrix through the runner,
-#              with the built-in server as a child process)
+#   initramfs: busybox-static, net/tls + crypto modules (depmod -b),
+#              /etc/hosts (localhost, the name the proxy tests CONNECT to),
+#              and three static test binaries (CGO_ENABLED=0 go test -c):
+#              ./internal/ktls/ (the kTLS package: record layer against the
+#              kernel, splice relays between kTLS connections with tls_stat
+#              per leg, key proofs refusing tampered keys, SupportedFor),
+#              ./proxy/ (its TestVM* tests: the proxy in-process with kTLS
+#              on both legs relaying by splice, byte-exact, tls_stat per
+#              leg, no payload in user space; a client's close_notify and
+#              alert mid-stream; a TLS 1.2 resumed client leg falling back
+#              with auto and refused with on) and ./runner/ (its TestVM*
+#              tests: small `tlsbench run --mode throughput` matrices
+#              through the runner with the built-in server as a child
+#              process, directly and through the built-in proxy as a child
+#              process with kTLS on, auto and off on its legs)
 #   boot:      qemu-system-x86_64 -accel tcg (nested KVM fails here)
 #
-# /init runs both test binaries with TLSBENCH_KTLS_VM=1, which makes the
-# TestVM* tests mandatory (they fail, not skip, without kTLS), then prints
-# "KTLS-VM-RESULT rc=N" (N: the first non-zero exit status, else 0). This
-# script exits with N; no marker, or no passed TestVMThroughput when the
-# runner's default pattern ran, means failure.
+# /init runs the three test binaries with TLSBENCH_KTLS_VM=1, which makes
+# the TestVM* tests mandatory (they fail, not skip, without kTLS), then
+# prints "KTLS-VM-RESULT rc=N" (N: the first non-zero exit status, else 0).
+# This script exits with N; no marker, or no passed TestVMThroughput and
+# TestVMProxyThroughput when the runner's default pattern ran (or no passed
+# TestVMProxySplice when the proxy's did), means failure. The summary
+# prints the KTLS-BENCH, KTLS-RUN and KTLS-PROXY lines: under TCG the
+# figures in them are functional evidence only, not performance.
 #
 # Environment:
 #   TLSBENCH_VM_CACHE        cache dir (default ~/.cache/tlsbench-vm)
@@ -28,8 +39,10 @@
 #   TLSBENCH_VM_SMP          virtual CPUs (default 2)
 #   TLSBENCH_VM_TEST_RUN     -test.run pattern of ./internal/ktls (default: all tests)
 #   TLSBENCH_VM_RUNNER_RUN   -test.run pattern of ./runner (default: ^TestVM)
+#   TLSBENCH_VM_PROXY_RUN    -test.run pattern of ./proxy (default: ^TestVM)
 #   TLSBENCH_KTLS_BENCH_MB   MiB per throughput measurement (default 4)
 #   TLSBENCH_VM_THROUGHPUT_KB KiB per connection and iteration of TestVMThroughput (default 1024)
+#   TLSBENCH_VM_PROXY_KB     KiB per connection and iteration of TestVMProxyThroughput (default 1024)
 #   TLSBENCH_VM_KEEP         keep the work dir (initramfs, log) when set
 #
 # Needs: qemu-system-x86 busybox-static cpio kmod (and apt, dpkg, go, gzip).
@@ -45,8 +58,10 @@ vm_timeout=${TLSBENCH_VM_TIMEOUT:-600}
 smp=${TLSBENCH_VM_SMP:-2}
 test_run=${TLSBENCH_VM_TEST_RUN:-}
 runner_run=${TLSBENCH_VM_RUNNER_RUN:-^TestVM}
+proxy_run=${TLSBENCH_VM_PROXY_RUN:-^TestVM}
 bench_mb=${TLSBENCH_KTLS_BENCH_MB:-4}
 throughput_kb=${TLSBENCH_VM_THROUGHPUT_KB:-1024}
+proxy_kb=${TLSBENCH_VM_PROXY_KB:-1024}
 # Let go test's own timeout fire (with a goroutine dump) before the VM is killed.
 test_timeout=$((vm_timeout > 120 ? vm_timeout - 60 : vm_timeout * 3 / 4))
 
@@ -121,6 +136,7 @@ fi
 log "building the static test binaries"
 (cd "$repo" && CGO_ENABLED=0 GOOS=linux GOARCH=amd64 go test -c -o "$work/ktls.test" ./internal/ktls/)
 (cd "$repo" && CGO_ENABLED=0 GOOS=linux GOARCH=amd64 go test -c -o "$work/runner.test" ./runner/)
+(cd "$repo" && CGO_ENABLED=0 GOOS=linux GOARCH=amd64 go test -c -o "$work/proxy.test" ./proxy/)
 
 # ---- initramfs ------------------------------------------------------------------
 root=$work/initramfs
@@ -134,6 +150,9 @@ cp -a "$kdir/lib/modules/$kver" "$root/lib/modules/"
 depmod -b "$root" "$kver"
 cp "$work/ktls.test" "$root/ktls.test"
 cp "$work/runner.test" "$root/runner.test"
+cp "$work/proxy.test" "$root/proxy.test"
+# Without it "localhost" would go to a DNS server the VM does not have.
+printf '127.0.0.1 localhost\n::1 localhost\n' >"$root/etc/hosts"
 
 # Load order resolved on the host by kmod (modprobe -D), so the VM only needs
 # busybox insmod. tls is required; the crypto modules are what kTLS uses for
@@ -167,7 +186,11 @@ cd /tmp
 TLSBENCH_KTLS_VM=1 TLSBENCH_KTLS_BENCH_MB=$bench_mb /ktls.test -test.v -test.timeout ${test_timeout}s ${test_run:+-test.run '$test_run'}
 rc=\$?
 echo "KTLS-VM-BINARY ktls.test rc=\$rc"
-TLSBENCH_KTLS_VM=1 TLSBENCH_VM_THROUGHPUT_KB=$throughput_kb /runner.test -test.v -test.timeout ${test_timeout}s -test.run '$runner_run'
+TLSBENCH_KTLS_VM=1 /proxy.test -test.v -test.timeout ${test_timeout}s -test.run '$proxy_run'
+rc2=\$?
+echo "KTLS-VM-BINARY proxy.test rc=\$rc2"
+[ "\$rc" = 0 ] && rc=\$rc2
+TLSBENCH_KTLS_VM=1 TLSBENCH_VM_THROUGHPUT_KB=$throughput_kb TLSBENCH_VM_PROXY_KB=$proxy_kb /runner.test -test.v -test.timeout ${test_timeout}s -test.run '$runner_run'
 rc2=\$?
 echo "KTLS-VM-BINARY runner.test rc=\$rc2"
 [ "\$rc" = 0 ] && rc=\$rc2
@@ -196,6 +219,7 @@ echo "==== kTLS VM summary ===="
 grep -E '^ *(--- FAIL)' "$vmlog" || true
 grep -E 'KTLS-BENCH' "$vmlog" | sed -E 's/^.*(KTLS-BENCH)/\1/' || true
 grep -E 'KTLS-RUN' "$vmlog" | sed -E 's/^.*(KTLS-RUN)/\1/' || true
+grep -E 'KTLS-PROXY' "$vmlog" | sed -E 's/^.*(KTLS-PROXY)/\1/' || true
 grep -E 'KTLS-VM-BINARY' "$vmlog" || true
 marker=$(grep -Eo 'KTLS-VM-RESULT rc=[0-9]+' "$vmlog" | tail -1 || true)
 if [ -z "$marker" ]; then
@@ -203,10 +227,15 @@ if [ -z "$marker" ]; then
 	die "no KTLS-VM-RESULT marker in the VM output (qemu exit $qemu_rc, ${elapsed}s total)"
 fi
 rc=${marker##*=}
-if [ "$rc" = 0 ] && [ "$runner_run" = "^TestVM" ] && ! grep -qE '^--- PASS: TestVMThroughput' "$vmlog"; then
-	log "TestVMThroughput did not pass (not run?): the throughput runner went untested"
-	rc=1
-fi
+require_pass() { # pattern that ran, its default, test, what went untested
+	if [ "$rc" = 0 ] && [ "$1" = "$2" ] && ! grep -qE "^--- PASS: $3 " "$vmlog"; then
+		log "$3 did not pass (not run?): $4 went untested"
+		rc=1
+	fi
+}
+require_pass "$runner_run" "^TestVM" TestVMThroughput "the throughput runner"
+require_pass "$runner_run" "^TestVM" TestVMProxyThroughput "the runner through the proxy with kTLS"
+require_pass "$proxy_run" "^TestVM" TestVMProxySplice "the proxy's splice relay"
 pass=$(grep -cE '^ *--- PASS' "$vmlog" || true)
 fail=$(grep -cE '^ *--- FAIL' "$vmlog" || true)
 skip=$(grep -cE '^ *--- SKIP' "$vmlog" || true)
