@@ -37,6 +37,10 @@ type Counters struct {
 	// Relay counts relayed connections by the mode of each leg:
 	// "client:user", "client:ktls", "client:splice", "origin:…".
 	Relay map[string]int64 `json:"relay,omitempty"`
+	// Fallbacks counts the legs that kernel TLS (Options.KTLS auto)
+	// could not take and that were relayed in user space, by leg and
+	// reason: "client:" or "origin:" plus FallbackTLS12Resumed, ...
+	Fallbacks map[string]int64 `json:"fallbacks,omitempty"`
 	// Mints counts certificates signed; MintHits and MintMisses the
 	// lookups of the mint cache (a miss waits for a mint, its own or a
 	// concurrent one for the same host).
@@ -78,6 +82,7 @@ func (c Counters) Sub(earlier Counters) Counters {
 		BytesToClient:    c.BytesToClient - earlier.BytesToClient,
 		UserSpaceBytes:   c.UserSpaceBytes - earlier.UserSpaceBytes,
 		Relay:            subCounts(c.Relay, earlier.Relay),
+		Fallbacks:        subCounts(c.Fallbacks, earlier.Fallbacks),
 		Mints:            c.Mints - earlier.Mints,
 		MintHits:         c.MintHits - earlier.MintHits,
 		MintMisses:       c.MintMisses - earlier.MintMisses,
@@ -100,8 +105,8 @@ func subCounts(now, before map[string]int64) map[string]int64 {
 }
 
 // counters are the live counts behind Counters. The relay adds its
-// bytes once per connection, never per read: the hot loop touches no
-// shared memory.
+// bytes with one atomic add per write, so that a snapshot taken at an
+// iteration boundary covers exactly the bytes moved before it.
 type counters struct {
 	accepted, active, connects                   atomic.Int64
 	clientHS, clientResumed, originHS, originRes atomic.Int64
@@ -111,10 +116,11 @@ type counters struct {
 	refused  map[string]int64
 	failures map[string]int64
 	relay    map[string]int64
+	fallback map[string]int64
 }
 
 func newCounters() *counters {
-	return &counters{refused: map[string]int64{}, failures: map[string]int64{}, relay: map[string]int64{}}
+	return &counters{refused: map[string]int64{}, failures: map[string]int64{}, relay: map[string]int64{}, fallback: map[string]int64{}}
 }
 
 func (c *counters) add(m map[string]int64, key string) {
@@ -138,6 +144,7 @@ func (c *counters) snapshot(m *minter) Counters {
 	s.Refused = cloneCounts(c.refused)
 	s.Failures = cloneCounts(c.failures)
 	s.Relay = cloneCounts(c.relay)
+	s.Fallbacks = cloneCounts(c.fallback)
 	c.mu.Unlock()
 	s.Mints, s.MintHits, s.MintMisses = m.mints.Load(), m.hits.Load(), m.misses.Load()
 	return s

@@ -92,6 +92,9 @@ func New(o Options, opts ...Option) (*Proxy, error) {
 		// moves bulk data, which small starting records only slow.
 		DynamicRecordSizingDisabled: true,
 	}
+	if o.KTLS == KTLSOn {
+		p.clientTLS.GetConfigForClient = noTLS12Tickets(p.clientTLS)
+	}
 	p.kernel = newKernelPolicy(o.KTLS, p.clientTLS)
 	size := o.Buffer
 	p.headBuf.New = func() any { b := make([]byte, MaxHead); return &b }

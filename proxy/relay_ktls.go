@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"slices"
 	"sync/atomic"
 
 	"github.com/tlsbench/tlsbench/internal/ktls"
@@ -37,8 +38,54 @@ func newKernelPolicy(mode string, clientTLS *tls.Config) kernelPolicy {
 	k := kernelPolicy{mode: mode}
 	if mode != KTLSOff {
 		k.server = ktls.ServerConfig(clientTLS)
+		// Which versions and ciphers the kernel takes is asked once per
+		// process: here, before any connection, rather than inside the
+		// first connection of each kind (and the kernel TLS counters of
+		// whatever is measured then).
+		ktls.ProbeAll()
 	}
 	return k
+}
+
+// noTLS12Tickets is the client leg's GetConfigForClient when kernel TLS
+// is required: a client that cannot speak TLS 1.3 gets no session ticket,
+// since a resumed TLS 1.2 session has no keys for the kernel
+// (ktls.ErrTLS12Resumed) and would be refused at every later connection.
+func noTLS12Tickets(base *tls.Config) func(*tls.ClientHelloInfo) (*tls.Config, error) {
+	noTickets := base.Clone()
+	noTickets.SessionTicketsDisabled = true
+	return func(hello *tls.ClientHelloInfo) (*tls.Config, error) {
+		if slices.Contains(hello.SupportedVersions, tls.VersionTLS13) {
+			return nil, nil
+		}
+		return noTickets, nil
+	}
+}
+
+// Why a leg the kernel could not take was relayed in user space, the
+// keys of Counters.Fallbacks after "client:" or "origin:".
+const (
+	FallbackTLS12Resumed = "tls12-resumed" // no keys for a resumed TLS 1.2 session
+	FallbackEarlyTLS     = "early-tls"     // the client sent TLS before the CONNECT answer
+	FallbackUnsupported  = "unsupported"   // the kernel does not take this version or cipher
+	FallbackError        = "error"         // anything else: the log line says what
+)
+
+// errEarlyTLS is a client leg whose first TLS bytes came before the
+// CONNECT answer: the record reader did not see them.
+var errEarlyTLS = fmt.Errorf("%w: the client sent its TLS before the CONNECT answer", ktls.ErrUnsupported)
+
+// fallbackKind is the Counters.Fallbacks reason of an Enable error.
+func fallbackKind(err error) string {
+	switch {
+	case errors.Is(err, ktls.ErrTLS12Resumed):
+		return FallbackTLS12Resumed
+	case errors.Is(err, errEarlyTLS):
+		return FallbackEarlyTLS
+	case errors.Is(err, ktls.ErrUnsupported):
+		return FallbackUnsupported
+	}
+	return FallbackError
 }
 
 // wrap returns the connection a leg's crypto/tls runs over: with kernel
@@ -91,6 +138,7 @@ func (p *Proxy) chooseModes(client, origin *leg) error {
 		if p.kernel.mode == KTLSOn || errors.Is(err, ktls.ErrConnBroken) {
 			return kernelError{leg: l.name, err: err}
 		}
+		p.c.add(p.c.fallback, l.name+":"+fallbackKind(err))
 		p.connLog.Debug("relaying in user space", "leg", l.name, "reason", clip(err.Error()))
 	}
 	if client.k.conn != nil && origin.k.conn != nil {
@@ -108,7 +156,7 @@ func (p *Proxy) enable(l *leg) error {
 		// The record reader did not see those bytes: its record counts
 		// and key proof would be wrong.
 		l.k.rc.Passthrough()
-		return fmt.Errorf("%w: the client sent its TLS before the CONNECT answer", ktls.ErrUnsupported)
+		return errEarlyTLS
 	}
 	kc, err := ktls.Enable(l.tls, l.k.rc, ktls.Both)
 	if err != nil {

@@ -71,6 +71,11 @@ var (
 	// errors.Is(err, ErrUnsupported).
 	ErrUnsupported = errors.New("kTLS is not supported")
 
+	// ErrTLS12Resumed is Enable's answer for a TLS 1.2 connection that
+	// resumed a session: crypto/tls logs no secret for those, so there
+	// are no keys to give the kernel. It wraps ErrUnsupported.
+	ErrTLS12Resumed = fmt.Errorf("%w: TLS 1.2 resumed session: crypto/tls does not export its keys", ErrUnsupported)
+
 	// ErrConnBroken is wrapped by Enable errors after which the connection
 	// must be closed: one direction was already handed to the kernel when a
 	// later step failed. Any other Enable error leaves the tls.Conn usable

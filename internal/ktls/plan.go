@@ -91,7 +91,7 @@ func observed(rc *RecordConn, cs tls.ConnectionState) (seen, error) {
 	}
 	if !logged {
 		if cs.Version == tls.VersionTLS12 && cs.DidResume {
-			return h, fmt.Errorf("%w: TLS 1.2 resumed session: crypto/tls does not export its keys", ErrUnsupported)
+			return h, ErrTLS12Resumed
 		}
 		return h, errors.New("ktls: no secrets were logged for this connection; its tls.Config must come from ClientConfig or ServerConfig")
 	}

@@ -47,3 +47,19 @@ func SupportedFor(version uint16, cipher string, dir Direction) error {
 	}
 	return f.(func() error)()
 }
+
+// ProbeAll asks SupportedFor every version and cipher this package
+// knows, both directions at once, so that connections find the answers
+// cached: a long-running process (a proxy) pays for the probes at start,
+// before anything it measures, instead of at the first connection of
+// each kind. It does nothing where the kernel has no TLS at all.
+func ProbeAll() {
+	if Supported() != nil {
+		return
+	}
+	for _, v := range []uint16{tls.VersionTLS12, tls.VersionTLS13} {
+		for _, c := range []string{CipherAES128GCM, CipherAES256GCM, CipherChaCha20Poly1305} {
+			SupportedFor(v, c, Both)
+		}
+	}
+}
