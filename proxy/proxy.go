@@ -4,13 +4,12 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
-	"errors"
 	"fmt"
+	"github.com/tlsbench/tlsbench/internal/acceptloop"
 	"log/slog"
 	"net"
 	"net/netip"
 	"sync"
-	"time"
 
 	"github.com/tlsbench/tlsbench/internal/field"
 	"github.com/tlsbench/tlsbench/internal/ratelog"
@@ -37,8 +36,6 @@ type Proxy struct {
 	headBuf sync.Pool     // *[]byte of MaxHead
 	bufs    sync.Pool     // *[]byte of o.Buffer: relay buffers
 	kernel  kernelPolicy  // what KTLS allows, decided once
-
-	conns sync.WaitGroup
 }
 
 // Option configures a Proxy beyond its Options.
@@ -135,35 +132,8 @@ func (p *Proxy) Counters() Counters { return p.c.snapshot(p.mint) }
 // Serve accepts connections from ln until ctx is done, then closes ln and
 // the connections it started, and waits for them to end.
 func (p *Proxy) Serve(ctx context.Context, ln net.Listener) error {
-	stop := context.AfterFunc(ctx, func() { ln.Close() })
-	defer stop()
-	defer p.limit.Flush()
-	defer p.conns.Wait()
-	var tempDelay time.Duration
-	for {
-		c, err := ln.Accept()
-		if err != nil {
-			if ctx.Err() != nil {
-				return nil
-			}
-			var ne net.Error
-			if errors.As(err, &ne) && ne.Timeout() || errors.Is(err, errTooManyFiles) {
-				// Out of descriptors or a transient failure: back
-				// off instead of spinning.
-				tempDelay = min(max(2*tempDelay, 5*time.Millisecond), time.Second)
-				p.log.Warn("accept failed; retrying", "err", err, "delay", tempDelay)
-				time.Sleep(tempDelay)
-				continue
-			}
-			return err
-		}
-		tempDelay = 0
-		p.conns.Add(1)
-		go func() {
-			defer p.conns.Done()
-			p.ServeConn(ctx, c)
-		}()
-	}
+	defer p.limit.Flush() // the count of lines not logged, if any
+	return acceptloop.Serve(ctx, ln, p.log, p.ServeConn)
 }
 
 // allowed reports whether a client at addr may use the proxy: loopback,

@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"github.com/tlsbench/tlsbench/internal/acceptloop"
 	"io"
 	"log/slog"
 	"net"
@@ -49,8 +50,6 @@ type Server struct {
 
 	hsMu        sync.Mutex
 	inHandshake map[*handshakeConn]struct{}
-
-	conns sync.WaitGroup
 }
 
 // Option configures a Server.
@@ -107,35 +106,8 @@ func New(cfg *tls.Config, opts ...Option) *Server {
 // Serve accepts connections from ln until ctx is done, then closes ln and
 // waits for the connections it started to end.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
-	stop := context.AfterFunc(ctx, func() { ln.Close() })
-	defer stop()
 	defer s.limit.Flush() // the count of lines not logged, if any
-	defer s.conns.Wait()
-	var tempDelay time.Duration
-	for {
-		c, err := ln.Accept()
-		if err != nil {
-			if ctx.Err() != nil {
-				return nil
-			}
-			var ne net.Error
-			if errors.As(err, &ne) && ne.Timeout() || errors.Is(err, errTooManyFiles) {
-				// Out of file descriptors or a transient failure:
-				// back off instead of spinning, as net/http does.
-				tempDelay = min(max(2*tempDelay, 5*time.Millisecond), time.Second)
-				s.log.Warn("accept failed; retrying", "err", err, "delay", tempDelay)
-				time.Sleep(tempDelay)
-				continue
-			}
-			return err
-		}
-		tempDelay = 0
-		s.conns.Add(1)
-		go func() {
-			defer s.conns.Done()
-			s.ServeConn(ctx, c)
-		}()
-	}
+	return acceptloop.Serve(ctx, ln, s.log, s.ServeConn)
 }
 
 // ServeConn runs one connection to its end: handshake, then echo until the
