@@ -40,8 +40,7 @@ type Hello struct {
 // Child is a proxy running in a child process, reachable only through
 // the control channel its parent holds.
 type Child struct {
-	c     *childproc.Child
-	hello Hello
+	*childproc.Of[Hello, Counters]
 }
 
 // ExitError is a child proxy that ended without being asked to: how it
@@ -51,43 +50,18 @@ type ExitError = childproc.ExitError
 // StartChild starts the child proxy and waits until it listens. Errors
 // carry the child's own last words, or its *field.Error.
 func StartChild(ctx context.Context, o ChildOptions) (*Child, error) {
-	ch := &Child{}
 	if o.Proxy.Listen == "" {
 		o.Proxy.Listen = "127.0.0.1:0"
 	}
-	c, err := childproc.Start(ctx, childproc.Options{
+	c, err := childproc.StartOf[Hello, Counters](ctx, childproc.Options{
 		Path: o.Path, Args: o.Args, Config: o.Proxy, Env: o.Env,
 		StartTimeout: o.StartTimeout, What: "the built-in proxy",
-	}, &ch.hello)
+	})
 	if err != nil {
 		return nil, err
 	}
-	ch.c = c
-	return ch, nil
+	return &Child{c}, nil
 }
-
-// Hello returns what the child reported at start.
-func (c *Child) Hello() Hello { return c.hello }
-
-// PID is the child's process id.
-func (c *Child) PID() int { return c.c.PID() }
-
-// Counters asks the child for its counters.
-func (c *Child) Counters() (Counters, error) {
-	var cs Counters
-	err := c.c.Request(childproc.ReqCounters, &cs)
-	return cs, err
-}
-
-// Close asks the child to quit and waits for it (killing it after 5 s).
-func (c *Child) Close() error { return c.c.Close() }
-
-// Done is closed when the child process has ended, for whatever reason.
-func (c *Child) Done() <-chan struct{} { return c.c.Done() }
-
-// Exited returns nil while the child runs or after Close stopped it, and
-// an *ExitError once it has ended by itself (killed, crashed, exited).
-func (c *Child) Exited() error { return c.c.Exited() }
 
 // ServeChild is the body of a child proxy process. It reads its Options
 // from the control channel, listens, answers with Hello (or the reason it

@@ -49,7 +49,6 @@ type Child struct {
 	cmd   *exec.Cmd
 	conn  net.Conn
 	r     *bufio.Reader
-	hello json.RawMessage
 
 	mu      sync.Mutex // one request at a time on the channel
 	broken  error      // set once a request failed; the channel is not trusted after
@@ -111,7 +110,6 @@ func Start(ctx context.Context, o Options, hello any) (*Child, error) {
 		c.kill()
 		return nil, c.startError(err)
 	}
-	c.hello = line
 	return c, nil
 }
 
@@ -164,9 +162,6 @@ func (c *Child) startError(err error) error {
 	}
 	return fmt.Errorf("%s did not report ready: %v", c.what, err)
 }
-
-// Hello returns the child's hello line as it sent it.
-func (c *Child) Hello() json.RawMessage { return c.hello }
 
 // PID is the child's process id.
 func (c *Child) PID() int { return c.cmd.Process.Pid }
