@@ -45,10 +45,10 @@ type Options struct {
 
 // Child is a service running in a child process.
 type Child struct {
-	what  string
-	cmd   *exec.Cmd
-	conn  net.Conn
-	r     *bufio.Reader
+	what string
+	cmd  *exec.Cmd
+	conn net.Conn
+	r    *bufio.Reader
 
 	mu      sync.Mutex // one request at a time on the channel
 	broken  error      // set once a request failed; the channel is not trusted after
