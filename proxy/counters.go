@@ -1,7 +1,7 @@
 package proxy
 
 import (
-	"maps"
+	"github.com/tlsbench/tlsbench/internal/counts"
 	"sync"
 	"sync/atomic"
 
@@ -72,36 +72,23 @@ func (c Counters) Sub(earlier Counters) Counters {
 		Accepted:         c.Accepted - earlier.Accepted,
 		Active:           c.Active,
 		Connects:         c.Connects - earlier.Connects,
-		Refused:          subCounts(c.Refused, earlier.Refused),
+		Refused:          counts.Sub(c.Refused, earlier.Refused),
 		ClientHandshakes: c.ClientHandshakes - earlier.ClientHandshakes,
 		ClientResumed:    c.ClientResumed - earlier.ClientResumed,
 		OriginHandshakes: c.OriginHandshakes - earlier.OriginHandshakes,
 		OriginResumed:    c.OriginResumed - earlier.OriginResumed,
-		Failures:         subCounts(c.Failures, earlier.Failures),
+		Failures:         counts.Sub(c.Failures, earlier.Failures),
 		BytesToOrigin:    c.BytesToOrigin - earlier.BytesToOrigin,
 		BytesToClient:    c.BytesToClient - earlier.BytesToClient,
 		UserSpaceBytes:   c.UserSpaceBytes - earlier.UserSpaceBytes,
-		Relay:            subCounts(c.Relay, earlier.Relay),
-		Fallbacks:        subCounts(c.Fallbacks, earlier.Fallbacks),
+		Relay:            counts.Sub(c.Relay, earlier.Relay),
+		Fallbacks:        counts.Sub(c.Fallbacks, earlier.Fallbacks),
 		Mints:            c.Mints - earlier.Mints,
 		MintHits:         c.MintHits - earlier.MintHits,
 		MintMisses:       c.MintMisses - earlier.MintMisses,
 		CPUNanos:         c.CPUNanos - earlier.CPUNanos,
 		AllocBytes:       c.AllocBytes - earlier.AllocBytes,
 	}
-}
-
-func subCounts(now, before map[string]int64) map[string]int64 {
-	var out map[string]int64
-	for k, v := range now {
-		if d := v - before[k]; d != 0 {
-			if out == nil {
-				out = make(map[string]int64)
-			}
-			out[k] = d
-		}
-	}
-	return out
 }
 
 // counters are the live counts behind Counters. The relay adds its
@@ -141,18 +128,11 @@ func (c *counters) snapshot(m *minter) Counters {
 		CPUNanos: int64(u.CPU), AllocBytes: u.AllocBytes,
 	}
 	c.mu.Lock()
-	s.Refused = cloneCounts(c.refused)
-	s.Failures = cloneCounts(c.failures)
-	s.Relay = cloneCounts(c.relay)
-	s.Fallbacks = cloneCounts(c.fallback)
+	s.Refused = counts.Clone(c.refused)
+	s.Failures = counts.Clone(c.failures)
+	s.Relay = counts.Clone(c.relay)
+	s.Fallbacks = counts.Clone(c.fallback)
 	c.mu.Unlock()
 	s.Mints, s.MintHits, s.MintMisses = m.mints.Load(), m.hits.Load(), m.misses.Load()
 	return s
-}
-
-func cloneCounts(m map[string]int64) map[string]int64 {
-	if len(m) == 0 {
-		return nil
-	}
-	return maps.Clone(m)
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/tlsbench/tlsbench/internal/acceptloop"
+	"github.com/tlsbench/tlsbench/internal/counts"
 	"io"
 	"log/slog"
 	"net"
@@ -301,17 +302,17 @@ func (s *Server) Counters() Counters {
 		AllocBytes: u.AllocBytes,
 	}
 	s.mu.Lock()
-	c.Failures = cloneCounts(s.failures)
-	c.Versions = cloneCounts(s.versions)
-	c.Groups = cloneCounts(s.groups)
-	c.Identities = cloneCounts(s.identities)
+	c.Failures = counts.Clone(s.failures)
+	c.Versions = counts.Clone(s.versions)
+	c.Groups = counts.Clone(s.groups)
+	c.Identities = counts.Clone(s.identities)
 	s.mu.Unlock()
 	if s.km != nil {
 		ks := s.km.Stats()
-		c.Selected, c.KeyLoads, c.KeyDecryptions = subCounts(ks.Selected, nil), ks.KeyLoads, ks.Decryptions
+		c.Selected, c.KeyLoads, c.KeyDecryptions = counts.Sub(ks.Selected, nil), ks.KeyLoads, ks.Decryptions
 	}
 	if p := s.policy; p != nil {
-		c.Declined = subCounts(p.declined(), nil)
+		c.Declined = counts.Sub(p.declined(), nil)
 	}
 	return c
 }
@@ -323,40 +324,16 @@ func (c Counters) Sub(earlier Counters) Counters {
 		Handshakes:     c.Handshakes - earlier.Handshakes,
 		Resumed:        c.Resumed - earlier.Resumed,
 		Active:         c.Active,
-		Failures:       subCounts(c.Failures, earlier.Failures),
-		Versions:       subCounts(c.Versions, earlier.Versions),
-		Groups:         subCounts(c.Groups, earlier.Groups),
-		Identities:     subCounts(c.Identities, earlier.Identities),
-		Declined:       subCounts(c.Declined, earlier.Declined),
-		Selected:       subCounts(c.Selected, earlier.Selected),
+		Failures:       counts.Sub(c.Failures, earlier.Failures),
+		Versions:       counts.Sub(c.Versions, earlier.Versions),
+		Groups:         counts.Sub(c.Groups, earlier.Groups),
+		Identities:     counts.Sub(c.Identities, earlier.Identities),
+		Declined:       counts.Sub(c.Declined, earlier.Declined),
+		Selected:       counts.Sub(c.Selected, earlier.Selected),
 		KeyLoads:       c.KeyLoads - earlier.KeyLoads,
 		KeyDecryptions: c.KeyDecryptions - earlier.KeyDecryptions,
 		CPUNanos:       c.CPUNanos - earlier.CPUNanos,
 		AllocBytes:     c.AllocBytes - earlier.AllocBytes,
 	}
 	return d
-}
-
-func cloneCounts(m map[string]int64) map[string]int64 {
-	if len(m) == 0 {
-		return nil
-	}
-	out := make(map[string]int64, len(m))
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
-}
-
-func subCounts(now, before map[string]int64) map[string]int64 {
-	var out map[string]int64
-	for k, v := range now {
-		if d := v - before[k]; d != 0 {
-			if out == nil {
-				out = make(map[string]int64)
-			}
-			out[k] = d
-		}
-	}
-	return out
 }

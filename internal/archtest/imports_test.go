@@ -16,7 +16,7 @@ const module = "github.com/tlsbench/tlsbench/"
 var utilities = []string{
 	"internal/connerr", "internal/field", "internal/memconn", "internal/procid",
 	"internal/tail", "internal/usage", "internal/childproc", "internal/ratelog",
-	"internal/acceptloop",
+	"internal/acceptloop", "internal/counts",
 }
 
 // testSupport are packages for tests only: no production package may
@@ -54,7 +54,7 @@ var rules = map[string]rule{
 	// Utilities import nothing of tlsbench but each other.
 	"internal/connerr": {}, "internal/field": {}, "internal/memconn": {},
 	"internal/procid": {}, "internal/tail": {}, "internal/usage": {},
-	"internal/childproc": {may: []string{"internal/field", "internal/tail"}}, "internal/ratelog": {}, "internal/acceptloop": {},
+	"internal/childproc": {may: []string{"internal/field", "internal/tail"}}, "internal/ratelog": {}, "internal/acceptloop": {}, "internal/counts": {},
 	// Test support may use what it starts: testchild re-runs the
 	// command's code as a child server.
 	"internal/peers":     {utilities: true},

@@ -1,0 +1,26 @@
+package counts
+
+import (
+	"maps"
+	"testing"
+)
+
+func TestCloneAndSub(t *testing.T) {
+	t.Parallel()
+	if Clone(nil) != nil || Clone(map[string]int64{}) != nil {
+		t.Error("an empty map clones to a non-nil one")
+	}
+	m := map[string]int64{"a": 1}
+	c := Clone(m)
+	c["a"] = 2
+	if m["a"] != 1 {
+		t.Error("Clone shares the map")
+	}
+	got := Sub(map[string]int64{"a": 5, "b": 2, "c": 0}, map[string]int64{"a": 3, "b": 2, "d": 1})
+	if want := map[string]int64{"a": 2}; !maps.Equal(got, want) {
+		t.Errorf("Sub = %v, want %v", got, want)
+	}
+	if Sub(map[string]int64{"a": 1}, map[string]int64{"a": 1}) != nil {
+		t.Error("no change must give nil")
+	}
+}
