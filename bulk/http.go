@@ -300,14 +300,18 @@ func digits(s string) bool {
 
 // clipHTTP quotes at most 64 bytes of what a peer sent, printable ASCII
 // only, for a reason that goes back in a header.
-func clipHTTP(s string) string {
+func clipHTTP(s string) string { return printable(s, 64, '?') }
+
+// printable keeps at most n bytes of s, each byte outside printable
+// ASCII replaced by repl: one line that is safe in a header or a log.
+func printable(s string, n int, repl byte) string {
 	b := []byte(s)
-	if len(b) > 64 {
-		b = b[:64]
+	if len(b) > n {
+		b = b[:n]
 	}
 	for i, c := range b {
 		if c < 0x20 || c > 0x7e {
-			b[i] = '?'
+			b[i] = repl
 		}
 	}
 	return string(b)
@@ -375,18 +379,7 @@ func ResponseHead(status int, contentLength int64, keepAlive bool, reason string
 }
 
 // clipReason keeps a reason to one printable line of at most 512 bytes.
-func clipReason(s string) string {
-	b := []byte(s)
-	if len(b) > 512 {
-		b = b[:512]
-	}
-	for i, c := range b {
-		if c < 0x20 || c > 0x7e {
-			b[i] = ' '
-		}
-	}
-	return string(b)
-}
+func clipReason(s string) string { return printable(s, 512, ' ') }
 
 func statusText(code int) string {
 	switch code {
