@@ -190,6 +190,9 @@ func TestBuiltinProxyKilledMidCase(t *testing.T) {
 	if len(pids) != 2 || len(recs) != 2 || recs[1].Handshakes < 16 {
 		t.Fatalf("proxies %v, %d records: the second case must run through a new proxy", pids, len(recs))
 	}
+	if recs[0].Verdict != "failed" || recs[1].Verdict != "" {
+		t.Errorf("verdicts %q and %q: the case the proxy's death cut short must be failed, the next one not", recs[0].Verdict, recs[1].Verdict)
+	}
 }
 
 // TestTargetThroughBuiltinProxy: an external target reached through the
