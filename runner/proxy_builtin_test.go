@@ -62,8 +62,10 @@ func TestHandshakeThroughBuiltinProxy(t *testing.T) {
 			proxies++
 		}
 	}
-	if proxies != 2 {
-		t.Errorf("%d proxies started, want one per mint-cache setting: %q", proxies, notices)
+	// Resume is the inner axis: the proxy restarts whenever the mint
+	// cache or the origin sessions (on in resume cases only) change.
+	if proxies != 8 {
+		t.Errorf("%d proxies started, want one per run of cases with one mint cache and resume setting: %q", proxies, notices)
 	}
 	for _, r := range recs {
 		if r.Proxy != "builtin" || r.MintCache == nil || r.ProxyMints == nil || r.ProxyMintHits == nil || r.ProxyResumed == nil || r.ProxyCPUUS == nil {
