@@ -69,6 +69,11 @@ type HandshakeCase struct {
 	Dialer           Dialer
 	// Exchange runs after each handshake (default PingPong).
 	Exchange Exchange
+	// LatencyFromDial starts each connection's latency when its dial
+	// starts instead of when the client's handshake does: through a
+	// proxy, the CONNECT is answered only after the proxy's own
+	// handshake with the origin, which the case's handshake includes.
+	LatencyFromDial bool
 	// ConnTimeout bounds each connection from dial to close (default 10 s).
 	ConnTimeout time.Duration
 	// Server, when set, is asked for the server's own counts before and
@@ -864,7 +869,8 @@ func (r *caseRunner) iteration(ctx context.Context, n int, lat *stats.Latency) (
 // close.
 func (r *caseRunner) connect(ctx context.Context, cfg *tls.Config) connResult {
 	hc := r.hc
-	deadline := time.Now().Add(hc.ConnTimeout)
+	dialed := time.Now()
+	deadline := dialed.Add(hc.ConnTimeout)
 	raw, err := hc.Dialer.Dial(ctx, deadline)
 	if err != nil {
 		return connResult{stage: "connect", errKind: connerr.Kind(err), err: err}
@@ -879,6 +885,9 @@ func (r *caseRunner) connect(ctx context.Context, cfg *tls.Config) connResult {
 	defer stop()
 	tc := tls.Client(raw, cfg)
 	t0 := time.Now()
+	if hc.LatencyFromDial {
+		t0 = dialed
+	}
 	err = tc.Handshake()
 	took := time.Since(t0)
 	if err != nil {

@@ -55,8 +55,11 @@ type ProxySnapshot struct {
 	Relay map[string]int64
 	// Failures counts the proxy's failures by kind.
 	Failures map[string]int64
-	HasCPU   bool
-	CPU      time.Duration
+	// Fallbacks counts the legs its kernel TLS (auto) left in user
+	// space, by leg and reason ("client:unsupported", "origin:error").
+	Fallbacks map[string]int64
+	HasCPU    bool
+	CPU       time.Duration
 }
 
 // ProxyProcess is a ProxyObserver that knows the proxy's process id: a

@@ -142,9 +142,48 @@ const proxyLegNote = "through a proxy: resumed, resumption_rate and the resumpti
 // counted once, when its relay starts, so a case whose connections open
 // before its measured iterations (throughput) takes them over the whole
 // case, not over the kept iterations.
-func (m *meter) relaySince(base ProxySnapshot) (map[string]int64, bool) {
+func (m *meter) relaySince(base ProxySnapshot) (relay, fallbacks map[string]int64, ok bool) {
 	if !m.hasLastPx || m.back.proxyCounts {
-		return nil, false
+		return nil, nil, false
 	}
-	return subCounts(m.lastPrx.Relay, base.Relay), true
+	return subCounts(m.lastPrx.Relay, base.Relay), subCounts(m.lastPrx.Fallbacks, base.Fallbacks), true
+}
+
+// fallbackWhy explains the proxy's reasons for relaying a leg in user
+// space with kernel TLS auto (the keys of its fallback counts after the
+// leg).
+var fallbackWhy = map[string]string{
+	"unsupported":   "the kernel does not take this version and cipher (or has no TLS)",
+	"tls12-resumed": "a resumed TLS 1.2 session gives the proxy no keys for the kernel",
+	"early-tls":     "the client sent TLS before the CONNECT answer",
+	"error":         "switching to kernel TLS failed (the proxy's log says why)",
+}
+
+// fallbackNote says which legs of how many connections the proxy relayed
+// in user space although its kernel TLS was asked for (auto), and why:
+// "" when none fell back.
+func fallbackNote(relay, fallbacks map[string]int64) string {
+	var parts []string
+	for _, k := range sortedKeys(fallbacks) {
+		n := fallbacks[k]
+		leg, reason, _ := strings.Cut(k, ":")
+		if n <= 0 {
+			continue
+		}
+		var conns int64
+		for rk, rn := range relay {
+			if strings.HasPrefix(rk, leg+":") {
+				conns += rn
+			}
+		}
+		why := fallbackWhy[reason]
+		if why == "" {
+			why = reason
+		}
+		parts = append(parts, fmt.Sprintf("%s leg of %d of %d connections: %s", leg, n, max(conns, n), why))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "the proxy's kernel TLS fell back to user space on the " + strings.Join(parts, "; the ")
 }

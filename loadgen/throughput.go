@@ -445,7 +445,7 @@ func (r *tpRunner) openAll(ctx context.Context) error {
 	return nil
 }
 
-func sortedKeys(m map[string]bool) []string {
+func sortedKeys[V any](m map[string]V) []string {
 	out := make([]string, 0, len(m))
 	for k := range m {
 		out = append(out, k)
@@ -906,8 +906,11 @@ func (r *tpRunner) record(m *tpMeasured, f tpFigures) *results.Record {
 	prx, prxErr := m.meter.proxyTotal()
 	proxyFigures(&rec, tc.Proxy, prx, prxErr, float64(total.bytes)/1e6)
 	if r.proxyBase != nil && prxErr == nil {
-		if relay, ok := m.meter.relaySince(*r.proxyBase); ok {
+		if relay, fallbacks, ok := m.meter.relaySince(*r.proxyBase); ok {
 			rec.ProxyRelay = relayModes(relay)
+			if note := fallbackNote(relay, fallbacks); note != "" {
+				rec.Notes = append(rec.Notes, note)
+			}
 		}
 	}
 	return &rec

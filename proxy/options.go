@@ -43,6 +43,10 @@ type Options struct {
 	// (DefaultMintCacheSize), least recently used evicted first.
 	MintCache     bool `json:"mint_cache"`
 	MintCacheSize int  `json:"mint_cache_size,omitempty"`
+	// OriginSessions keeps a session cache on the origin leg, so that
+	// the proxy resumes its own sessions with the origin; off, every
+	// origin handshake is a full one.
+	OriginSessions bool `json:"origin_sessions"`
 	// MaxConns caps the connections served at once (DefaultMaxConns);
 	// more are answered 503.
 	MaxConns int `json:"max_conns,omitempty"`

@@ -100,13 +100,16 @@ func New(o Options, opts ...Option) (*Proxy, error) {
 }
 
 // originConfig is the origin leg's TLS configuration: verified against
-// OriginCA or the system roots, with a session cache.
+// OriginCA or the system roots, with a session cache when OriginSessions
+// is on.
 func originConfig(o Options) (*tls.Config, error) {
 	cfg := &tls.Config{
 		MinVersion:                  tls.VersionTLS12,
-		ClientSessionCache:          tls.NewLRUClientSessionCache(originSessions),
 		InsecureSkipVerify:          o.OriginInsecure,
 		DynamicRecordSizingDisabled: true,
+	}
+	if o.OriginSessions {
+		cfg.ClientSessionCache = tls.NewLRUClientSessionCache(originSessions)
 	}
 	if o.OriginCA != "" {
 		certs, err := pki.LoadCertsPEM(o.OriginCA)

@@ -195,7 +195,7 @@ func TestClientLegResumes(t *testing.T) {
 // and sessions must still resume across them.
 func testClientLegResumes(t *testing.T, mode string) {
 	org := startOrigin(t)
-	p := startProxy(t, org, proxy.Options{MintCache: true, KTLS: mode})
+	p := startProxy(t, org, proxy.Options{MintCache: true, KTLS: mode, OriginSessions: true})
 	cache := tls.NewLRUClientSessionCache(4)
 	for i := range 2 {
 		tc := p.tunnel(t, org, &tls.Config{ClientSessionCache: cache})

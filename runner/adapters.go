@@ -92,7 +92,7 @@ func (o ChildProxy) Snapshot() (loadgen.ProxySnapshot, error) {
 		HasCounts: true, ClientHandshakes: c.ClientHandshakes, ClientResumed: c.ClientResumed,
 		OriginHandshakes: c.OriginHandshakes, OriginResumed: c.OriginResumed,
 		Mints: c.Mints, MintHits: c.MintHits, UserSpaceBytes: c.UserSpaceBytes,
-		Relay: c.Relay, Failures: c.Failures,
+		Relay: c.Relay, Failures: c.Failures, Fallbacks: c.Fallbacks,
 		HasCPU: true, CPU: time.Duration(c.CPUNanos),
 	}, nil
 }

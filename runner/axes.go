@@ -162,7 +162,10 @@ var axes = []axis{
 		label:   func(c *Case) string { return tlsconf.VersionName(c.Version) },
 		segment: func(c *Case) string { return "tls" + tlsconf.VersionName(c.Version) },
 		client:  func(c *Case, o *tlsconf.ClientOptions) { o.Version = c.Version }},
-	{param: "resume", field: "Resume", modes: handshakeOnly, rank: 7,
+	// Through the built-in proxy a case resumes on both legs or on
+	// neither: the proxy keeps its origin sessions only in resume cases.
+	{param: "resume", field: "Resume", modes: handshakeOnly, rank: 7, proxy: true,
+		relay:  func(c *Case, o *proxySettings) { o.OriginSessions = c.Resume },
 		values: func(m *matrix) []any { return anys(m.resume) },
 		set:    func(c *Case, v any) { c.Resume = v.(bool) },
 		label:  func(c *Case) string { return onOff(c.Resume) },

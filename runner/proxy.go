@@ -42,6 +42,9 @@ type proxySettings struct {
 	ReadFill  bool
 	KTLS      string // off, auto, on
 	MintCache bool
+	// OriginSessions: the proxy resumes its own sessions with the
+	// origin (resume cases); off, every origin handshake is full.
+	OriginSessions bool
 }
 
 // builtin reports whether the proxy is the built-in one.

@@ -62,8 +62,10 @@ func TestHandshakeThroughBuiltinProxy(t *testing.T) {
 			proxies++
 		}
 	}
-	if proxies != 2 {
-		t.Errorf("%d proxies started, want one per mint-cache setting: %q", proxies, notices)
+	// Resume is the inner axis: the proxy restarts whenever the mint
+	// cache or the origin sessions (on in resume cases only) change.
+	if proxies != 8 {
+		t.Errorf("%d proxies started, want one per run of cases with one mint cache and resume setting: %q", proxies, notices)
 	}
 	for _, r := range recs {
 		if r.Proxy != "builtin" || r.MintCache == nil || r.ProxyMints == nil || r.ProxyMintHits == nil || r.ProxyResumed == nil || r.ProxyCPUUS == nil {
@@ -189,6 +191,9 @@ func TestBuiltinProxyKilledMidCase(t *testing.T) {
 	defer mu.Unlock()
 	if len(pids) != 2 || len(recs) != 2 || recs[1].Handshakes < 16 {
 		t.Fatalf("proxies %v, %d records: the second case must run through a new proxy", pids, len(recs))
+	}
+	if recs[0].Verdict != "failed" || recs[1].Verdict != "" {
+		t.Errorf("verdicts %q and %q: the case the proxy's death cut short must be failed, the next one not", recs[0].Verdict, recs[1].Verdict)
 	}
 }
 

@@ -111,6 +111,7 @@ func startProxyChild(ctx context.Context, dir string, set proxySettings, originC
 		ReadFill:       set.ReadFill,
 		KTLS:           set.KTLS,
 		MintCache:      set.MintCache,
+		OriginSessions: set.OriginSessions,
 		LogLevel:       "warn",
 	}
 	child, err := proxy.StartChild(ctx, proxy.ChildOptions{Path: exe, Args: args, Env: plumb.Env, Proxy: o})
@@ -124,8 +125,8 @@ func startProxyChild(ctx context.Context, dir string, set proxySettings, originC
 		return nil, err
 	}
 	if notice != nil {
-		notice(fmt.Sprintf("built-in proxy pid %d on %s (buffer %d, read-fill %s, kTLS %s, mint cache %s)",
-			child.PID(), h.Addr, set.Buffer, onOff(set.ReadFill), set.KTLS, onOff(set.MintCache)))
+		notice(fmt.Sprintf("built-in proxy pid %d on %s (buffer %d, read-fill %s, kTLS %s, mint cache %s, origin sessions %s)",
+			child.PID(), h.Addr, set.Buffer, onOff(set.ReadFill), set.KTLS, onOff(set.MintCache), onOff(set.OriginSessions)))
 	}
 	return &proxyRun{url: ProxyBuiltin, addr: h.Addr, roots: roots, observer: ChildProxy{Child: child}, child: child, stop: child.Close}, nil
 }

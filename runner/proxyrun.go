@@ -79,7 +79,13 @@ func (p *proxyRun) close() error {
 	}
 	stop := p.stop
 	p.stop = nil
-	return stop()
+	err := stop()
+	if p.child != nil && p.child.Exited() != nil {
+		// A proxy that died during a case failed that case already
+		// (ProxyDiedError): its exit is no failure of stopping it.
+		return nil
+	}
+	return err
 }
 
 // loadRoots reads the CA certificates the client trusts for the proxy's
@@ -234,11 +240,24 @@ func (b *builtin) proxyObserver() loadgen.ProxyObserver {
 	return b.proxy.observer
 }
 
-// proxyNote says, in a case through a proxy given by URL, what tlsbench
-// cannot see of it.
+// proxyNote says, in a case through a proxy, what each leg of a
+// handshake case did (the built-in proxy resumes its origin sessions only
+// in resume cases), and what tlsbench cannot see of a proxy given by URL.
 func proxyNote(c *Case, rec *results.Record) {
-	if c.Proxy == "" || c.Proxy == ProxyBuiltin || rec == nil {
+	if c.Proxy == "" || rec == nil {
 		return
 	}
-	rec.Notes = append(rec.Notes, "proxy given by URL: its relay modes, mints and resumption are not known to tlsbench; it verifies the server with its own configuration")
+	handshakes := c.Mode == ModeHandshake
+	switch {
+	case c.Proxy == ProxyBuiltin && handshakes && c.Resume:
+		rec.Notes = append(rec.Notes, "through the built-in proxy both legs resume: the client its sessions with the proxy, the proxy its own with the server")
+	case c.Proxy == ProxyBuiltin && handshakes:
+		rec.Notes = append(rec.Notes, "through the built-in proxy both legs make full handshakes: the proxy keeps no sessions with the server in a full case")
+	case c.Proxy != ProxyBuiltin:
+		note := "proxy given by URL: its relay modes, mints and resumption are not known to tlsbench; it verifies the server with its own configuration"
+		if handshakes {
+			note += "; its leg to the server is its own: whether it resumes its sessions there is its configuration's, whatever the case's resume"
+		}
+		rec.Notes = append(rec.Notes, note)
+	}
 }

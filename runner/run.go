@@ -406,6 +406,9 @@ func (st *runState) runCase(ctx context.Context, c *Case, index, total int, srv 
 		// HTTP proxy parses it.
 		hc.Exchange = p.request().Exchange(st.serverName)
 		hc.Record.Request = string(p.request())
+		// The proxy answers the CONNECT after its own handshake with
+		// the server: a connection's latency spans both legs.
+		hc.LatencyFromDial = true
 	}
 	if p.Target.Addr != "" {
 		// An external server cannot say which sessions it declined:

@@ -127,7 +127,11 @@ func (b *builtin) guardCase(ctx context.Context, name string, run func(context.C
 			continue
 		}
 		if rec != nil {
-			rec.Notes = append(rec.Notes, died.Error())
+			// Whatever was measured before, the case was cut short
+			// by its peer's death: its record must not pass for a
+			// valid one (report and compare read the verdict).
+			rec.Verdict = loadgen.VerdictFailed
+			rec.Notes = append(rec.Notes, "failed: "+died.Error())
 		}
 		if d != b.dialer {
 			return rec, &ProxyDiedError{Case: name, Err: died}

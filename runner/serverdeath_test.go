@@ -112,4 +112,9 @@ func TestServerKilledMidRun(t *testing.T) {
 	if !strings.Contains(strings.Join(rec.Notes, "; "), "SIGKILL") {
 		t.Errorf("notes %q do not say the server was killed", rec.Notes)
 	}
+	// Cut short by the server's death, the record must not pass for a
+	// valid measurement.
+	if rec.Verdict != "failed" {
+		t.Errorf("verdict %q, want failed: the server died during the case", rec.Verdict)
+	}
 }
