@@ -86,8 +86,11 @@ type Record struct {
 	MinUS    float64  `json:"min_us"`
 	MaxUS    float64  `json:"max_us"`
 
-	// Percentiles of individual handshake latencies (the handshake alone,
-	// from the HDR histogram in Histogram).
+	// Percentiles of individual handshake latencies, from the HDR
+	// histogram in Histogram: the client's handshake alone; through a
+	// proxy, from the start of the dial to the end of the client's
+	// handshake (the proxy answers the CONNECT only after its own
+	// handshake with the server).
 	P50US  float64 `json:"p50_us"`
 	P90US  float64 `json:"p90_us"`
 	P99US  float64 `json:"p99_us"`
