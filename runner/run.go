@@ -254,7 +254,7 @@ func (st *runState) startServer(ctx context.Context, c *Case) (*builtin, error) 
 		if pid := p.Target.ServerPID; pid > 0 {
 			obs := loadgen.ProcessCPU{PID: pid}
 			if _, err := obs.Snapshot(); err != nil {
-				return nil, err
+				return nil, field.Errorf("Target.ServerPID", pid, "%v", err)
 			}
 			if err := st.checkServerPID(pid); err != nil {
 				return nil, err
