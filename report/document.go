@@ -288,11 +288,56 @@ func handshakeTable(recs []*results.Record) (*table, []string) {
 			blankFigures(t.rows[len(t.rows)-1])
 		}
 	}
+	addProxyColumns(t, recs)
 	flags := make([][]string, len(recs))
 	for i, r := range recs {
 		flags[i] = rowFlags(r)
 	}
 	return t, addFlags(t, flags)
+}
+
+// addProxyColumns adds the proxy's CPU per handshake, and the
+// certificates it minted and found in its cache, after the server's CPU,
+// when some record went through a proxy: tables of runs without one stay
+// as they were.
+func addProxyColumns(t *table, recs []*results.Record) {
+	at := slices.IndexFunc(t.cols, func(c column) bool { return c.title == "server CPU" }) + 1
+	if !slices.ContainsFunc(recs, func(r *results.Record) bool { return r.Proxy != "" }) || at == 0 {
+		return
+	}
+	mints := slices.ContainsFunc(recs, func(r *results.Record) bool { return r.ProxyMints != nil || r.ProxyMintHits != nil })
+	cols := []column{{"proxy CPU", "µs/hs", alignRight}}
+	if mints {
+		cols = append(cols, column{"mints/hits", "", alignRight})
+	}
+	t.cols = slices.Insert(t.cols, at, cols...)
+	for i, r := range recs {
+		cells := []string{numPtr(r.ProxyCPUUS)}
+		if mints {
+			cells = append(cells, mintsCell(r))
+		}
+		if notRun(r) {
+			for j := range cells {
+				cells[j] = null
+			}
+		}
+		t.rows[i] = slices.Insert(t.rows[i], at, cells...)
+	}
+}
+
+// mintsCell is the certificates the proxy minted over the case and those
+// it found in its cache ("128/0"); unknown when the proxy did not say.
+func mintsCell(r *results.Record) string {
+	if r.ProxyMints == nil && r.ProxyMintHits == nil {
+		return null
+	}
+	count := func(n *int64) string {
+		if n == nil {
+			return null
+		}
+		return strconv.FormatInt(*n, 10)
+	}
+	return count(r.ProxyMints) + "/" + count(r.ProxyMintHits)
 }
 
 // resumedCell is the client's resumption rate and, when the server's own
