@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"github.com/tlsbench/tlsbench/loadgen"
 	"io"
+	"maps"
 	"regexp"
 	"strconv"
 	"strings"
@@ -432,13 +433,15 @@ func userText(err error) string {
 
 // flagErrors rewrites the messages of a run's case failures (their hints
 // name fields) with flags, keeping the errors for errors.As.
-func flagErrors(err error) error {
+// A proxy's refusal of CONNECT gets the advice of words.
+func flagErrors(err error, words loadgen.Words) error {
 	fc, ok := err.(*runner.FailedCases)
 	if !ok {
 		return err
 	}
 	out := &runner.FailedCases{}
 	for _, e := range fc.Errs {
+		words.ProxyAdvice(e)
 		out.Errs = append(out.Errs, &userError{msg: flagText(e.Error()), err: e})
 	}
 	return out
@@ -471,4 +474,19 @@ var runWords = loadgen.Words{
 		loadgen.AdviceClientCert: "the server wants a client certificate: --mutual --client-cert FILE --client-key FILE",
 		loadgen.AdviceNotEcho:    "the target is not an echo server: use --request http for an HTTP server, or --request line for a line-based one",
 	},
+}
+
+// proxyWords is runWords with the advice for a proxy's refusals: the
+// built-in proxy is configured by the run's flags, a proxy given by URL
+// by its own configuration.
+func proxyWords(proxyURL string) loadgen.Words {
+	w := loadgen.Words{Names: runWords.Names, Advice: maps.Clone(runWords.Advice)}
+	if proxyURL == runner.ProxyBuiltin {
+		w.Advice[loadgen.AdviceProxyUntrusted] = "the proxy does not trust the target's certificate: give its CA with --ca"
+		w.Advice[loadgen.AdviceProxyFull] = "the proxy is at its connection limit: lower --concurrency"
+		return w
+	}
+	w.Advice[loadgen.AdviceProxyUntrusted] = "the proxy does not trust the target's certificate: make it trust the CA that issued it (tlsbench proxy: --origin-ca FILE; Squid: tls_outgoing_options cafile=FILE)"
+	w.Advice[loadgen.AdviceProxyFull] = "the proxy is at its connection limit: lower --concurrency, or raise the proxy's limit (tlsbench proxy: --max-conns)"
+	return w
 }

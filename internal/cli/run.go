@@ -451,7 +451,7 @@ func (job *runJob) finish(ctx context.Context, stdout, stderr io.Writer, stream 
 		}
 		return runOutcome(ctx, errors.New(userText(runErr)), out, outErr)
 	}
-	return runOutcome(ctx, flagErrors(runErr), out, outErr)
+	return runOutcome(ctx, flagErrors(runErr, proxyWords(job.f.proxy.URL)), out, outErr)
 }
 
 // runOutcome is run's final error: the run's own, with what became of
