@@ -243,12 +243,7 @@ func addFlags(t *table, flags [][]string) []string {
 }
 
 func handshakeTable(recs []*results.Record) (*table, []string) {
-	resumedUnit := "client"
-	for _, r := range recs {
-		if r.ServerResumed != nil {
-			resumedUnit = "client/server"
-		}
-	}
+	resumedUnit := resumedUnitOf(recs)
 	t := &table{cols: []column{
 		{"name", "", alignLeft},
 		{"mean", "µs", alignRight},
@@ -294,6 +289,31 @@ func handshakeTable(recs []*results.Record) (*table, []string) {
 		flags[i] = rowFlags(r)
 	}
 	return t, addFlags(t, flags)
+}
+
+// resumedUnit says whose counts the resumed column shows: the client's
+// and, when known, its peer's on the same leg (resumedPeer): the
+// server's, or through a proxy the proxy's.
+func resumedUnitOf(recs []*results.Record) string {
+	var server, proxy bool
+	for _, r := range recs {
+		if peer, _ := resumedPeer(r); peer != nil {
+			if r.Proxy != "" {
+				proxy = true
+			} else {
+				server = true
+			}
+		}
+	}
+	switch {
+	case server && proxy:
+		return "client/server or proxy"
+	case proxy:
+		return "client/proxy"
+	case server:
+		return "client/server"
+	}
+	return "client"
 }
 
 // addProxyColumns adds the proxy's CPU per handshake, and the

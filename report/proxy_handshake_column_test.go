@@ -83,3 +83,32 @@ func TestHandshakeProxyColumnsRendered(t *testing.T) {
 		}
 	}
 }
+
+// TestResumedUnitThroughProxy: the resumed column's second figure is the
+// proxy's count through a proxy, and its heading says so.
+func TestResumedUnitThroughProxy(t *testing.T) {
+	t.Parallel()
+	i64 := func(v int64) *int64 { return &v }
+	proxied := hs("handshake/proxy-builtin/tls1.3/resume/c1", 900)
+	proxied.Proxy, proxied.ServerResumed, proxied.ProxyResumed = "builtin", i64(0), i64(128)
+	direct := hs("handshake/tls1.3/resume/c1", 300)
+	direct.ServerResumed = i64(128)
+	urlProxy := hs("handshake/proxy-url/tls1.3/resume/c1", 900)
+	urlProxy.Proxy = "http://127.0.0.1:3128" // the proxy's count unknown
+	for _, tt := range []struct {
+		name string
+		recs []*results.Record
+		want string
+	}{
+		{"proxy", []*results.Record{&proxied}, "client/proxy"},
+		{"server", []*results.Record{&direct}, "client/server"},
+		{"both", []*results.Record{&proxied, &direct}, "client/server or proxy"},
+		{"url proxy only", []*results.Record{&urlProxy}, "client"},
+	} {
+		tab, _ := handshakeTable(tt.recs)
+		i := slices.IndexFunc(tab.cols, func(c column) bool { return c.title == "resumed" })
+		if tab.cols[i].unit != tt.want {
+			t.Errorf("%s: resumed unit %q, want %q", tt.name, tab.cols[i].unit, tt.want)
+		}
+	}
+}

@@ -89,3 +89,27 @@ func TestProxyFullAdvice(t *testing.T) {
 		t.Fatalf("exit %d, message %q: want the connection-limit advice", code, msg)
 	}
 }
+
+// TestProxyPortAdvice: a port the proxy does not tunnel to (403 with
+// tlsbench's proxy's reason) is advised as such, naming the proxy's flag.
+func TestProxyPortAdvice(t *testing.T) {
+	t.Parallel()
+	p, err := proxy.New(proxy.Options{PKIDir: t.TempDir(), ConnectPorts: []int{443}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- p.Serve(ctx, ln) }()
+	t.Cleanup(func() { cancel(); <-done })
+	code, msg := runMessage(t, "run", "--proxy", "http://"+ln.Addr().String(), "--proxy-ca", p.CAFile(), "--tls", "1.3", "--resume", "off",
+		"--concurrency", "1", "--handshakes", "4", "--iterations", "1", "--warmup", "0")
+	if code != 1 || !strings.Contains(msg, "with 403") ||
+		!strings.Contains(msg, "the proxy does not tunnel to this port: allow it in the proxy's rules (tlsbench proxy: --connect-ports)") {
+		t.Fatalf("exit %d, message %q: want the port advice", code, msg)
+	}
+}

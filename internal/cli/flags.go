@@ -488,5 +488,7 @@ func proxyWords(proxyURL string) loadgen.Words {
 	}
 	w.Advice[loadgen.AdviceProxyUntrusted] = "the proxy does not trust the target's certificate: make it trust the CA that issued it (tlsbench proxy: --origin-ca FILE; Squid: tls_outgoing_options cafile=FILE)"
 	w.Advice[loadgen.AdviceProxyFull] = "the proxy is at its connection limit: lower --concurrency, or raise the proxy's limit (tlsbench proxy: --max-conns)"
+	w.Advice[loadgen.AdviceProxyPort] = "the proxy does not tunnel to this port: allow it in the proxy's rules (tlsbench proxy: --connect-ports)"
+	w.Advice[loadgen.AdviceProxySource] = "the proxy does not serve this client's address: allow it in the proxy's rules (tlsbench proxy: --allow)"
 	return w
 }
