@@ -80,7 +80,8 @@ type ResumptionError struct {
 	// AllFell is set when every measured iteration fell short (rather
 	// than resumption stopping part-way through the case).
 	AllFell bool
-	// Hint, when set, replaces the generic advice at the end.
+	// Hint, when set, replaces the generic advice at the end (that the
+	// server may not issue or accept tickets).
 	Hint string
 }
 
@@ -99,11 +100,12 @@ func (e *ResumptionError) reason() string {
 		}
 		msg += ")"
 	}
-	hint := e.Hint
-	if hint == "" {
-		hint = "check it with tlsbench probe"
+	if e.Hint != "" {
+		// The caller knows more than that the server may not resume
+		// (a proxy that ends the client's TLS, single-use tickets).
+		return msg + "; " + e.Hint + ", or lower " + e.Setting + " to measure anyway"
 	}
-	return msg + "; the server may not issue or accept session tickets for this configuration (" + hint + "), or lower " + e.Setting + " to measure anyway"
+	return msg + "; the server may not issue or accept session tickets for this configuration (check it with tlsbench probe), or lower " + e.Setting + " to measure anyway"
 }
 
 func (e *ResumptionError) measuredReason() string {

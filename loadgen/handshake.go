@@ -163,7 +163,7 @@ func (hc *HandshakeCase) caseError(kind string, err error, n int) *CaseError {
 	case strings.Contains(kind, "certificate required"):
 		e.Hint = hc.Words.advice(AdviceClientCert)
 	case kind == connerr.Refused:
-		e.Hint = "is the server listening there?"
+		e.Hint = RefusedHint(err)
 	case isPingMismatch(kind, err):
 		e.Hint = hc.Words.advice(AdviceNotEcho)
 	}

@@ -44,12 +44,72 @@ type ProxyError struct {
 	Target string
 	Status int
 	Reason string
+	// Header names the header the reason came from (X-Tlsbench-Error,
+	// X-Squid-Error); empty for the status line's phrase.
+	Header string
+	// Advice, when set, replaces the advice for Failure() at the end
+	// (a caller's Words.Advice, naming its own settings).
+	Advice string
+}
+
+// The refusals of CONNECT Words.Advice can advise on (ProxyError.Failure).
+const (
+	// AdviceProxyUntrusted: the proxy did not trust the target's
+	// certificate.
+	AdviceProxyUntrusted = "proxy-untrusted"
+	// AdviceProxyUnreachable: the proxy could not connect to the target.
+	AdviceProxyUnreachable = "proxy-unreachable"
+	// AdviceProxyFull: the proxy is at its connection limit.
+	AdviceProxyFull = "proxy-full"
+	// AdviceProxyPort: the proxy does not tunnel to the target's port.
+	AdviceProxyPort = "proxy-port"
+	// AdviceProxySource: the proxy does not serve this client.
+	AdviceProxySource = "proxy-source"
+)
+
+// errorHeaderTlsbench is the reason header of tlsbench's own proxy.
+const errorHeaderTlsbench = "X-Tlsbench-Error"
+
+// Failure classifies the refusal by its status and the proxy's reason,
+// for advice: one of the AdviceProxy constants, or "" for none known.
+func (e *ProxyError) Failure() string {
+	reason := strings.ToLower(e.Reason)
+	switch e.Status {
+	case 403:
+		switch {
+		case strings.Contains(reason, "port"):
+			return AdviceProxyPort
+		case strings.Contains(reason, "address"), strings.Contains(reason, "client"):
+			return AdviceProxySource
+		}
+		return ""
+	case 502, 503, 504:
+		switch {
+		case strings.Contains(reason, "certificate"), strings.Contains(reason, "x509"),
+			strings.Contains(reason, "err_secure_connect_fail"):
+			return AdviceProxyUntrusted
+		case e.Status == 503 && strings.EqualFold(e.Header, errorHeaderTlsbench):
+			// tlsbench's proxy answers 503 for its connection limit
+			// only; other proxies for targets they cannot reach too
+			// (Squid: ERR_CONNECT_FAIL).
+			return AdviceProxyFull
+		}
+		return AdviceProxyUnreachable
+	}
+	return ""
 }
 
 func (e *ProxyError) Error() string {
 	what := fmt.Sprintf("proxy %s answered CONNECT %s with %d", e.Proxy, e.Target, e.Status)
 	if e.Reason != "" {
 		what += " (" + e.Reason + ")"
+	}
+	if f := e.Failure(); f != "" {
+		advice := e.Advice
+		if advice == "" {
+			advice = defaultAdvice[f]
+		}
+		return what + ": " + advice
 	}
 	switch {
 	case e.Status == 407:
@@ -58,10 +118,30 @@ func (e *ProxyError) Error() string {
 		return what + ": the proxy refuses this client or this destination port: allow them in its rules"
 	case e.Status == 405 || e.Status == 501:
 		return what + ": the proxy does not tunnel with CONNECT: is it an HTTP forward proxy?"
-	case e.Status == 502 || e.Status == 503 || e.Status == 504:
-		return what + ": the proxy could not reach the target: is it running and reachable from the proxy?"
 	}
 	return what
+}
+
+// ProxyDialError is a proxy that could not be reached: the connection to
+// the proxy itself failed (refused: nothing listens there).
+type ProxyDialError struct {
+	Proxy string
+	Err   error
+}
+
+func (e *ProxyDialError) Error() string {
+	return "connecting to proxy " + e.Proxy + ": " + e.Err.Error()
+}
+func (e *ProxyDialError) Unwrap() error { return e.Err }
+
+// RefusedHint is the advice for a connection refused: by the proxy when
+// err says it was the proxy that refused, else by the server.
+func RefusedHint(err error) string {
+	var pe *ProxyDialError
+	if errors.As(err, &pe) {
+		return "is the proxy listening there?"
+	}
+	return "is the server listening there?"
 }
 
 // Transport implements Dialer: the inner dialer's transport ("tcp").
@@ -81,7 +161,7 @@ func (d ProxyDialer) Dial(ctx context.Context, deadline time.Time) (net.Conn, er
 	}
 	c, err := inner.Dial(ctx, deadline)
 	if err != nil {
-		return nil, fmt.Errorf("connecting to proxy %s: %w", d.Proxy, err)
+		return nil, &ProxyDialError{Proxy: d.Proxy, Err: err}
 	}
 	if !deadline.IsZero() {
 		c.SetDeadline(deadline)
@@ -112,12 +192,12 @@ func (d ProxyDialer) connect(c net.Conn) (net.Conn, error) {
 	if err != nil {
 		return nil, d.ioError("reading the answer to CONNECT", err)
 	}
-	status, reason, err := parseProxyHead(head)
+	status, reason, header, err := parseProxyHead(head)
 	if err != nil {
 		return nil, fmt.Errorf("proxy %s: %w", d.Proxy, err)
 	}
 	if status/100 != 2 {
-		return nil, &ProxyError{Proxy: d.Proxy, Target: d.Target, Status: status, Reason: reason}
+		return nil, &ProxyError{Proxy: d.Proxy, Target: d.Target, Status: status, Reason: reason, Header: header}
 	}
 	if len(rest) > 0 {
 		return &prefixConn{Conn: c, prefix: rest}, nil
@@ -169,14 +249,14 @@ func readProxyHead(r io.Reader) (head, rest []byte, err error) {
 
 // parseProxyHead parses "HTTP/1.x NNN reason" and the headers, and
 // returns the status and the proxy's reason: its error header when it
-// sends one, else the status line's reason phrase.
-func parseProxyHead(head []byte) (status int, reason string, err error) {
+// sends one (named in header), else the status line's reason phrase.
+func parseProxyHead(head []byte) (status int, reason, header string, err error) {
 	lines := strings.Split(strings.TrimSuffix(string(head), "\r\n\r\n"), "\r\n")
 	proto, rest, _ := strings.Cut(lines[0], " ")
 	code, phrase, _ := strings.Cut(rest, " ")
 	status, err = strconv.Atoi(code)
 	if (proto != "HTTP/1.1" && proto != "HTTP/1.0") || len(code) != 3 || err != nil || status < 100 {
-		return 0, "", fmt.Errorf("the answer to CONNECT is not HTTP/1.x: %q", clipText(lines[0], 80))
+		return 0, "", "", fmt.Errorf("the answer to CONNECT is not HTTP/1.x: %q", clipText(lines[0], 80))
 	}
 	reason = strings.TrimSpace(phrase)
 	for _, line := range lines[1:] {
@@ -184,14 +264,15 @@ func parseProxyHead(head []byte) (status int, reason string, err error) {
 		if !ok {
 			continue
 		}
-		switch strings.ToLower(strings.TrimSpace(name)) {
+		switch n := strings.ToLower(strings.TrimSpace(name)); n {
 		case "x-tlsbench-error", "x-squid-error":
 			if v := strings.TrimSpace(value); v != "" {
 				reason = v
+				header = map[string]string{"x-tlsbench-error": errorHeaderTlsbench, "x-squid-error": "X-Squid-Error"}[n]
 			}
 		}
 	}
-	return status, clipText(reason, 200), nil
+	return status, clipText(reason, 200), header, nil
 }
 
 // clipText shortens s, and replaces what is not printable ASCII, for an

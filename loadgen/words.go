@@ -1,5 +1,7 @@
 package loadgen
 
+import "errors"
+
 // Words is how a case's errors and notes name the settings a user can
 // change, and the advice they give for failures another setting fixes.
 // loadgen knows no command line: a caller that has one (tlsbench run,
@@ -12,7 +14,8 @@ type Words struct {
 	// what the user calls it.
 	Names map[string]string
 	// Advice maps a failure (AdviceUntrusted, AdviceClientCert,
-	// AdviceNotEcho) to what the user can do about it.
+	// AdviceNotEcho, the AdviceProxy refusals) to what the user can do
+	// about it.
 	Advice map[string]string
 }
 
@@ -37,6 +40,30 @@ var defaultAdvice = map[string]string{
 	AdviceWrongName:  "the certificate is not for the server name asked for: give the name it is for, or skip verification",
 	AdviceClientCert: "the server wants a client certificate: give the case a client identity",
 	AdviceNotEcho:    "the target is not an echo server: give the case an Exchange that speaks its protocol",
+	// A proxy's refusal of CONNECT (ProxyError).
+	AdviceProxyUntrusted:   "the proxy does not trust the target's certificate: give the proxy the CA that issued it",
+	AdviceProxyUnreachable: "the proxy could not reach the target: is it running and reachable from the proxy?",
+	AdviceProxyFull:        "the proxy is at its connection limit: lower the concurrency, or raise the proxy's limit",
+	AdviceProxyPort:        "the proxy does not tunnel to this port: allow it in the proxy's rules",
+	AdviceProxySource:      "the proxy does not serve this client's address: allow it in the proxy's rules",
+}
+
+// ProxyAdvice sets the advice of a proxy's refusal (ProxyError) that err
+// wraps from w, when w has advice for it; it reports whether it did.
+// A caller that names its settings in Words calls it on the errors of
+// its cases: the dialer that meets the refusal knows no Words.
+func (w Words) ProxyAdvice(err error) bool {
+	var pe *ProxyError
+	if !errors.As(err, &pe) {
+		return false
+	}
+	f := pe.Failure()
+	a := w.Advice[f]
+	if f == "" || a == "" {
+		return false
+	}
+	pe.Advice = a
+	return true
 }
 
 // name is what the user calls the field.

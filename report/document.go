@@ -243,12 +243,7 @@ func addFlags(t *table, flags [][]string) []string {
 }
 
 func handshakeTable(recs []*results.Record) (*table, []string) {
-	resumedUnit := "client"
-	for _, r := range recs {
-		if r.ServerResumed != nil {
-			resumedUnit = "client/server"
-		}
-	}
+	resumedUnit := resumedUnitOf(recs)
 	t := &table{cols: []column{
 		{"name", "", alignLeft},
 		{"mean", "µs", alignRight},
@@ -288,11 +283,81 @@ func handshakeTable(recs []*results.Record) (*table, []string) {
 			blankFigures(t.rows[len(t.rows)-1])
 		}
 	}
+	addProxyColumns(t, recs)
 	flags := make([][]string, len(recs))
 	for i, r := range recs {
 		flags[i] = rowFlags(r)
 	}
 	return t, addFlags(t, flags)
+}
+
+// resumedUnit says whose counts the resumed column shows: the client's
+// and, when known, its peer's on the same leg (resumedPeer): the
+// server's, or through a proxy the proxy's.
+func resumedUnitOf(recs []*results.Record) string {
+	var server, proxy bool
+	for _, r := range recs {
+		if peer, _ := resumedPeer(r); peer != nil {
+			if r.Proxy != "" {
+				proxy = true
+			} else {
+				server = true
+			}
+		}
+	}
+	switch {
+	case server && proxy:
+		return "client/server or proxy"
+	case proxy:
+		return "client/proxy"
+	case server:
+		return "client/server"
+	}
+	return "client"
+}
+
+// addProxyColumns adds the proxy's CPU per handshake, and the
+// certificates it minted and found in its cache, after the server's CPU,
+// when some record went through a proxy: tables of runs without one stay
+// as they were.
+func addProxyColumns(t *table, recs []*results.Record) {
+	at := slices.IndexFunc(t.cols, func(c column) bool { return c.title == "server CPU" }) + 1
+	if !slices.ContainsFunc(recs, func(r *results.Record) bool { return r.Proxy != "" }) || at == 0 {
+		return
+	}
+	mints := slices.ContainsFunc(recs, func(r *results.Record) bool { return r.ProxyMints != nil || r.ProxyMintHits != nil })
+	cols := []column{{"proxy CPU", "µs/hs", alignRight}}
+	if mints {
+		cols = append(cols, column{"mints/hits", "", alignRight})
+	}
+	t.cols = slices.Insert(t.cols, at, cols...)
+	for i, r := range recs {
+		cells := []string{numPtr(r.ProxyCPUUS)}
+		if mints {
+			cells = append(cells, mintsCell(r))
+		}
+		if notRun(r) {
+			for j := range cells {
+				cells[j] = null
+			}
+		}
+		t.rows[i] = slices.Insert(t.rows[i], at, cells...)
+	}
+}
+
+// mintsCell is the certificates the proxy minted over the case and those
+// it found in its cache ("128/0"); unknown when the proxy did not say.
+func mintsCell(r *results.Record) string {
+	if r.ProxyMints == nil && r.ProxyMintHits == nil {
+		return null
+	}
+	count := func(n *int64) string {
+		if n == nil {
+			return null
+		}
+		return strconv.FormatInt(*n, 10)
+	}
+	return count(r.ProxyMints) + "/" + count(r.ProxyMintHits)
 }
 
 // resumedCell is the client's resumption rate and, when the server's own

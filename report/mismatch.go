@@ -22,6 +22,10 @@ type costField struct {
 	// recordedSince fields are compared for handshake cases only when
 	// both sides recorded them (older handshake records lack them).
 	recordedSince bool
+	// sameKindOnly fields are compared only between records of one
+	// kind: across kinds, their defaults differ with the kind, which
+	// is listed already.
+	sameKindOnly bool
 }
 
 const notRecorded = "not recorded"
@@ -46,12 +50,7 @@ var costFields = []costField{
 		}
 		return r.Proxy
 	}},
-	{name: "request", value: func(r *results.Record) string {
-		if r.Target == "" && r.Request == "" {
-			return "ping (the built-in server)"
-		}
-		return orNotRecorded(r.Request)
-	}, recordedSince: true},
+	{name: "request", value: effectiveRequest, recordedSince: true, sameKindOnly: true},
 	{name: "certificate verification", value: func(r *results.Record) string {
 		if r.Env.Insecure {
 			return "off (--insecure)"
@@ -75,6 +74,24 @@ var costFields = []costField{
 	{name: "client kTLS rx", value: extraShare("client_ktls_rx"), throughputOnly: true},
 	{name: "server kTLS tx", value: extraShare("server_ktls_tx"), throughputOnly: true},
 	{name: "server kTLS rx", value: extraShare("server_ktls_rx"), throughputOnly: true},
+}
+
+// effectiveRequest is the exchange a case used: as recorded, or the
+// default of the built-in server when none is, so that a record that
+// wrote the default out (ping) and one that left it implied are not
+// listed as differing.
+func effectiveRequest(r *results.Record) string {
+	switch {
+	case r.Request != "":
+		return r.Request
+	case r.Target != "":
+		return notRecorded
+	case r.Proxy != "" && r.Proxy != "builtin":
+		return "http" // the default through a proxy given by URL
+	case isThroughput(r.Kind):
+		return "bulk"
+	}
+	return "ping"
 }
 
 func orNotRecorded(s string) string {
@@ -129,7 +146,7 @@ func costDifferences(base, cand []*results.Record) []string {
 	throughput := isThroughput(base[0].Kind) || isThroughput(cand[0].Kind)
 	var diffs []string
 	for _, f := range costFields {
-		if f.throughputOnly && !throughput {
+		if f.throughputOnly && !throughput || f.sameKindOnly && base[0].Kind != cand[0].Kind {
 			continue
 		}
 		b, c := sideValue(f, base), sideValue(f, cand)

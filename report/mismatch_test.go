@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -143,5 +144,35 @@ func TestRenderMismatch(t *testing.T) {
 		if strings.Contains(buf.String(), "+50") {
 			t.Errorf("%s shows a change for a not comparable pair:\n%s", f, buf.String())
 		}
+	}
+}
+
+// TestRequestDefaultIsNoMismatch: a record that wrote out the built-in
+// server's default exchange and one that left it implied used the same
+// one: no mismatch (it was once listed as "ping (the built-in server) vs
+// ping"); another exchange is one.
+func TestRequestDefaultIsNoMismatch(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name       string
+		tput       bool
+		base, cand string
+		want       []string
+	}{
+		{"ping implied vs written", false, "", "ping", nil},
+		{"ping written vs implied", false, "ping", "", nil},
+		{"bulk implied vs written", true, "", "bulk", nil},
+		{"ping vs http", false, "", "http", []string{"request: ping vs http"}},
+		{"bulk vs http", true, "", "http", []string{"request: bulk vs http"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			base, cand := costRecord(tt.tput, tenSamples), costRecord(tt.tput, tenSamples)
+			base.Request, cand.Request = tt.base, tt.cand
+			c := Compare([]results.Record{base}, []results.Record{cand}, CompareOptions{})
+			if got := c.Cases[0].Mismatch; !slices.Equal(got, tt.want) {
+				t.Errorf("mismatch %q, want %q", got, tt.want)
+			}
+		})
 	}
 }

@@ -254,7 +254,7 @@ func (st *runState) startServer(ctx context.Context, c *Case) (*builtin, error) 
 		if pid := p.Target.ServerPID; pid > 0 {
 			obs := loadgen.ProcessCPU{PID: pid}
 			if _, err := obs.Snapshot(); err != nil {
-				return nil, err
+				return nil, field.Errorf("Target.ServerPID", pid, "%v", err)
 			}
 			if err := st.checkServerPID(pid); err != nil {
 				return nil, err
@@ -476,11 +476,11 @@ func (st *runState) addHints(err error) {
 		case p.Proxy.URL != "":
 			// The client's sessions are the proxy's to resume, whatever
 			// the server does.
-			re.Hint = "the client's sessions are resumed, or not, by the proxy, which ends the client's TLS: check what its configuration allows"
+			re.Hint = "the proxy does not resume the client's sessions (they are resumed, or not, by the proxy, which ends the client's TLS: check what its configuration allows)"
 		case singleUse && p.TicketReuse == tlsconf.ReuseMulti:
 			re.Hint = "the server refused sessions it had already accepted once, as servers with single-use tickets do: try {TicketReuse} single"
 		case !re.Measured && p.Target.Addr != "":
-			re.Hint = "see what the server does about resumption: tlsbench probe " + p.Target.Addr
+			re.Hint = "the server may not issue or accept session tickets for this configuration (see what it does about resumption: tlsbench probe " + p.Target.Addr + ")"
 		}
 	}
 	var se *loadgen.StallError

@@ -238,7 +238,7 @@ func (p *ThroughputPlan) validateServer() error {
 			if _, _, err := m.Decide(); err != nil {
 				// ktls names its flag; the field error names the field.
 				why := strings.TrimPrefix(err.Error(), "--ktls on: ")
-				return field.Errorf("KTLS", nil, "{KTLS} on: %s; use {KTLS} auto to fall back to user-space TLS, or run where the kernel has kTLS (scripts/ktls-vm-test.sh)", why)
+				return field.Errorf("KTLS", nil, "{KTLS} on: %s; use {KTLS} auto to fall back to user-space TLS, or run on a kernel with kernel TLS (built with CONFIG_TLS, its module loaded: modprobe tls)", why)
 			}
 		}
 	}

@@ -137,7 +137,7 @@ func TestExitCodes(t *testing.T) {
 		{[]string{}, 2, "no command given"},
 		{[]string{"frobnicate"}, 2, `unknown command "frobnicate"`},
 		{[]string{"run", "--tls", "1.4"}, 2, `--tls: unknown TLS version "1.4"`},
-		{[]string{"run", "--resume", "maybe"}, 2, "--resume:"},
+		{[]string{"run", "--resume", "maybe"}, 2, "--resume maybe: want off, on or off,on"},
 		{[]string{"run", "--concurrency", "0"}, 2, "--concurrency:"},
 		{[]string{"run", "--key", "dsa"}, 2, "--key:"},
 		{[]string{"run", "--groups", "x448"}, 2, "--groups:"},

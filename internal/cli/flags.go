@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"github.com/tlsbench/tlsbench/loadgen"
 	"io"
+	"maps"
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/tlsbench/tlsbench/internal/field"
 	"github.com/tlsbench/tlsbench/runner"
@@ -105,20 +107,78 @@ func (f *flagSet) rewriteFlagError(msg string, args []string) string {
 		name := strings.TrimLeft(strings.TrimPrefix(msg, "flag needs an argument: "), "-")
 		return fmt.Sprintf("%s needs a value", dashed(name))
 	case strings.HasPrefix(msg, "invalid value "), strings.HasPrefix(msg, "invalid boolean value "):
-		// invalid value "x" for flag -name: reason
-		i := strings.Index(msg, " for flag -")
-		j := strings.Index(msg, " for -")
-		start, skip := i, len(" for flag -")
-		if i < 0 {
-			start, skip = j, len(" for -")
-		}
-		if start >= 0 {
-			rest := msg[start+skip:]
-			name, reason, _ := strings.Cut(rest, ": ")
-			return fmt.Sprintf("%s: %s", dashed(name), reason)
+		if s, ok := f.invalidValue(msg); ok {
+			return s
 		}
 	}
 	return msg
+}
+
+// invalidValue rewrites the flag package's `invalid value "x" for flag
+// -name: reason`. Its own reasons ("parse error", "value out of range")
+// say nothing of what the flag takes: those become what the flag's type
+// wants ("--handshakes abc: want a whole number"); the reasons of
+// tlsbench's own flag types already say it.
+func (f *flagSet) invalidValue(msg string) (string, bool) {
+	_, quoted, _ := strings.Cut(msg, "value ")
+	q, err := strconv.QuotedPrefix(quoted)
+	if err != nil {
+		return "", false
+	}
+	value, _ := strconv.Unquote(q)
+	rest := strings.TrimPrefix(strings.TrimPrefix(quoted[len(q):], " for flag -"), " for -")
+	name, reason, _ := strings.Cut(rest, ": ")
+	fl := f.Lookup(name)
+	if fl == nil {
+		return "", false
+	}
+	if want := wantOf(fl.Value); want != "" && (isFlagPackageReason(reason) || isOnOffList(fl.Value)) {
+		return fmt.Sprintf("%s %s: %s", dashed(name), shownValue(value), want), true
+	}
+	return fmt.Sprintf("%s: %s", dashed(name), reason), true
+}
+
+// isFlagPackageReason tells the flag package's own reasons, which name no
+// expected form, from those of tlsbench's flag types.
+func isFlagPackageReason(reason string) bool {
+	return reason == "parse error" || reason == "value out of range" || strings.HasPrefix(reason, "strconv.") ||
+		strings.HasPrefix(reason, "time: ")
+}
+
+func isOnOffList(v flag.Value) bool {
+	_, ok := v.(listFlag[bool])
+	return ok
+}
+
+// wantOf says what a flag of v's type takes, "" when unknown.
+func wantOf(v flag.Value) string {
+	if isOnOffList(v) {
+		return "want off, on or off,on"
+	}
+	g, ok := v.(flag.Getter)
+	if !ok {
+		return ""
+	}
+	switch g.Get().(type) {
+	case int, int64, uint, uint64:
+		return "want a whole number"
+	case float64:
+		return "want a number, e.g. 0.5"
+	case time.Duration:
+		return "want a duration with a unit, e.g. 10s"
+	case bool:
+		return "want true or false, or the flag alone for true"
+	}
+	return ""
+}
+
+// shownValue writes a flag's value in an error: as typed, quoted when
+// it would not read as one word.
+func shownValue(v string) string {
+	if v == "" || strings.ContainsAny(v, " \t\"'") || strconv.Quote(v) != `"`+v+`"` {
+		return strconv.Quote(v)
+	}
+	return v
 }
 
 // dashed writes a defined flag's name as the help does: -o, --out.
@@ -373,13 +433,15 @@ func userText(err error) string {
 
 // flagErrors rewrites the messages of a run's case failures (their hints
 // name fields) with flags, keeping the errors for errors.As.
-func flagErrors(err error) error {
+// A proxy's refusal of CONNECT gets the advice of words.
+func flagErrors(err error, words loadgen.Words) error {
 	fc, ok := err.(*runner.FailedCases)
 	if !ok {
 		return err
 	}
 	out := &runner.FailedCases{}
 	for _, e := range fc.Errs {
+		words.ProxyAdvice(e)
 		out.Errs = append(out.Errs, &userError{msg: flagText(e.Error()), err: e})
 	}
 	return out
@@ -412,4 +474,21 @@ var runWords = loadgen.Words{
 		loadgen.AdviceClientCert: "the server wants a client certificate: --mutual --client-cert FILE --client-key FILE",
 		loadgen.AdviceNotEcho:    "the target is not an echo server: use --request http for an HTTP server, or --request line for a line-based one",
 	},
+}
+
+// proxyWords is runWords with the advice for a proxy's refusals: the
+// built-in proxy is configured by the run's flags, a proxy given by URL
+// by its own configuration.
+func proxyWords(proxyURL string) loadgen.Words {
+	w := loadgen.Words{Names: runWords.Names, Advice: maps.Clone(runWords.Advice)}
+	if proxyURL == runner.ProxyBuiltin {
+		w.Advice[loadgen.AdviceProxyUntrusted] = "the proxy does not trust the target's certificate: give its CA with --ca"
+		w.Advice[loadgen.AdviceProxyFull] = "the proxy is at its connection limit: lower --concurrency"
+		return w
+	}
+	w.Advice[loadgen.AdviceProxyUntrusted] = "the proxy does not trust the target's certificate: make it trust the CA that issued it (tlsbench proxy: --origin-ca FILE; Squid: tls_outgoing_options cafile=FILE)"
+	w.Advice[loadgen.AdviceProxyFull] = "the proxy is at its connection limit: lower --concurrency, or raise the proxy's limit (tlsbench proxy: --max-conns)"
+	w.Advice[loadgen.AdviceProxyPort] = "the proxy does not tunnel to this port: allow it in the proxy's rules (tlsbench proxy: --connect-ports)"
+	w.Advice[loadgen.AdviceProxySource] = "the proxy does not serve this client's address: allow it in the proxy's rules (tlsbench proxy: --allow)"
+	return w
 }

@@ -245,6 +245,10 @@ func validateRun(fs *flagSet, f *runFlags) error {
 		return usagef("--client-identities %d: must be at least 1", f.clientIdentities)
 	case fs.isSet("out") && f.out == "":
 		return usagef("--out: give the results file's name, e.g. --out results.jsonl")
+	case fs.isSet("proxy") && strings.TrimSpace(f.proxy.URL) == "":
+		// An empty value would run without a proxy, as if the flag
+		// were not there.
+		return usagef("--proxy: give builtin or http://HOST:PORT")
 	}
 	if f.out != "" && f.baseline != "" && sameFile(f.out, f.baseline) {
 		return usagef("--out %s would overwrite the --baseline file; write the new results elsewhere", f.out)
@@ -447,7 +451,7 @@ func (job *runJob) finish(ctx context.Context, stdout, stderr io.Writer, stream 
 		}
 		return runOutcome(ctx, errors.New(userText(runErr)), out, outErr)
 	}
-	return runOutcome(ctx, flagErrors(runErr), out, outErr)
+	return runOutcome(ctx, flagErrors(runErr, proxyWords(job.f.proxy.URL)), out, outErr)
 }
 
 // runOutcome is run's final error: the run's own, with what became of

@@ -24,7 +24,9 @@ func ProcessTreeCPU(pid int) (time.Duration, error) {
 	}
 	total, err := pidCPU(pid, true)
 	if err != nil {
-		return 0, fmt.Errorf("--server-pid %d: %w", pid, err)
+		// The caller names the process (by the setting that gave its
+		// pid): the error is the reason alone.
+		return 0, err
 	}
 	queue := append([]int(nil), children[pid]...)
 	for len(queue) > 0 {

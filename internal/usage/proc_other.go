@@ -10,5 +10,5 @@ import (
 
 // ProcessTreeCPU needs /proc; elsewhere it says so.
 func ProcessTreeCPU(pid int) (time.Duration, error) {
-	return 0, fmt.Errorf("--server-pid is not supported on %s (needs /proc)", runtime.GOOS)
+	return 0, fmt.Errorf("another process's CPU is not measured on %s (needs /proc)", runtime.GOOS)
 }

@@ -1,0 +1,115 @@
+package cli_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"net"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tlsbench/tlsbench/internal/testchild"
+	"github.com/tlsbench/tlsbench/proxy"
+)
+
+// runMessage runs tlsbench as a process (this test binary: its children,
+// the built-in server and proxy, are too) and returns its exit status and
+// its stderr.
+func runMessage(t *testing.T, args ...string) (int, string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, os.Args[0], args...)
+	cmd.Env = append(os.Environ(), mainEnv+"=1", testchild.Env())
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	cmd.Run()
+	return cmd.ProcessState.ExitCode(), strings.TrimSpace(stderr.String())
+}
+
+// TestProxyUntrustedTargetAdvice: the built-in proxy refusing a target
+// whose certificate it cannot verify (no --ca) is advised --ca, not told
+// the target may be down.
+func TestProxyUntrustedTargetAdvice(t *testing.T) {
+	t.Parallel()
+	addr, _, stop := startServe(t)
+	defer stop()
+	code, msg := runMessage(t, "run", "--proxy", "builtin", "--target", addr, "--tls", "1.3", "--resume", "off",
+		"--concurrency", "1", "--handshakes", "4", "--iterations", "1", "--warmup", "0")
+	if code != 1 || !strings.Contains(msg, "with 502") ||
+		!strings.Contains(msg, "the proxy does not trust the target's certificate: give its CA with --ca") ||
+		strings.Contains(msg, "could not reach") {
+		t.Fatalf("exit %d, message %q: want the proxy's untrusted-certificate advice", code, msg)
+	}
+}
+
+// TestProxyFullAdvice: a proxy at its connection limit (503 from
+// tlsbench's proxy) says so, and is not told the target may be down.
+func TestProxyFullAdvice(t *testing.T) {
+	t.Parallel()
+	p, err := proxy.New(proxy.Options{PKIDir: t.TempDir(), MaxConns: 1, HandshakeTimeout: 2 * time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- p.Serve(ctx, ln) }()
+	t.Cleanup(func() { cancel(); <-done })
+	// One connection that never asks for anything holds the only slot;
+	// the next is answered 503 once it does.
+	hold, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer hold.Close()
+	for {
+		c, err := net.Dial("tcp", ln.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.SetDeadline(time.Now().Add(time.Minute))
+		line, _ := bufio.NewReader(c).ReadString('\n')
+		c.Close()
+		if strings.Contains(line, " 503 ") {
+			break
+		}
+	}
+	code, msg := runMessage(t, "run", "--proxy", "http://"+ln.Addr().String(), "--proxy-ca", p.CAFile(), "--tls", "1.3", "--resume", "off",
+		"--concurrency", "1", "--handshakes", "4", "--iterations", "1", "--warmup", "0")
+	if code != 1 || !strings.Contains(msg, "with 503") ||
+		!strings.Contains(msg, "the proxy is at its connection limit: lower --concurrency, or raise the proxy's limit (tlsbench proxy: --max-conns)") ||
+		strings.Contains(msg, "could not reach") {
+		t.Fatalf("exit %d, message %q: want the connection-limit advice", code, msg)
+	}
+}
+
+// TestProxyPortAdvice: a port the proxy does not tunnel to (403 with
+// tlsbench's proxy's reason) is advised as such, naming the proxy's flag.
+func TestProxyPortAdvice(t *testing.T) {
+	t.Parallel()
+	p, err := proxy.New(proxy.Options{PKIDir: t.TempDir(), ConnectPorts: []int{443}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- p.Serve(ctx, ln) }()
+	t.Cleanup(func() { cancel(); <-done })
+	code, msg := runMessage(t, "run", "--proxy", "http://"+ln.Addr().String(), "--proxy-ca", p.CAFile(), "--tls", "1.3", "--resume", "off",
+		"--concurrency", "1", "--handshakes", "4", "--iterations", "1", "--warmup", "0")
+	if code != 1 || !strings.Contains(msg, "with 403") ||
+		!strings.Contains(msg, "the proxy does not tunnel to this port: allow it in the proxy's rules (tlsbench proxy: --connect-ports)") {
+		t.Fatalf("exit %d, message %q: want the port advice", code, msg)
+	}
+}
