@@ -122,13 +122,26 @@ func (p *Proxy) ServeConn(ctx context.Context, c net.Conn) {
 	p.c.connects.Add(1)
 	client, err := p.clientHandshake(ctx, c, req, deadline)
 	if err != nil {
-		p.failed("client", err)
-		p.connLog.Info("client handshake failed", "remote", remoteAddr(c), "host", req.host, "kind", connerr.Kind(err), "reason", clip(err.Error()))
+		p.clientFailed(c, req, err)
 		return
 	}
 	c.SetDeadline(time.Time{})
 	origin.tcp.SetDeadline(time.Time{})
 	p.relay(ctx, s, client, origin)
+}
+
+// clientFailed counts and logs a client handshake that failed or that
+// the proxy refused.
+func (p *Proxy) clientFailed(c net.Conn, req request, err error) {
+	var sm *sniMismatch
+	if errors.As(err, &sm) {
+		p.c.add(p.c.failures, FailureSNIMismatch)
+		p.connLog.Info("client handshake refused", "remote", remoteAddr(c), "host", req.host, "sni", clip(sm.sni),
+			"reason", "the TLS server name is not the CONNECT host")
+		return
+	}
+	p.failed("client", err)
+	p.connLog.Info("client handshake failed", "remote", remoteAddr(c), "host", req.host, "kind", connerr.Kind(err), "reason", clip(err.Error()))
 }
 
 // readRequest reads and checks the CONNECT request, answering what it

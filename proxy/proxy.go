@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/netip"
+	"strings"
 	"sync"
 	"time"
 
@@ -92,9 +93,13 @@ func New(o Options, opts ...Option) (*Proxy, error) {
 		// moves bulk data, which small starting records only slow.
 		DynamicRecordSizingDisabled: true,
 	}
+	var next func(*tls.ClientHelloInfo) (*tls.Config, error)
 	if o.KTLS == KTLSOn {
-		p.clientTLS.GetConfigForClient = noTLS12Tickets(p.clientTLS)
+		next = noTLS12Tickets(p.clientTLS)
 	}
+	// Checked for every ClientHello, resumed or not: GetCertificate is
+	// not called when a session resumes.
+	p.clientTLS.GetConfigForClient = checkSNI(next)
 	p.kernel = newKernelPolicy(o.KTLS, p.clientTLS)
 	size := o.Buffer
 	p.headBuf.New = func() any { b := make([]byte, MaxHead); return &b }
@@ -216,4 +221,45 @@ func connectHost(c net.Conn) string {
 		c = u.NetConn()
 	}
 	return ""
+}
+
+// sniMismatch is a client whose SNI names another host than its CONNECT
+// request: the certificate minted for that name would vouch for data
+// from an origin verified for another one.
+type sniMismatch struct{ sni, host string }
+
+func (e *sniMismatch) Error() string {
+	return fmt.Sprintf("the client's TLS server name %q is not the CONNECT host %q", clip(e.sni), clip(e.host))
+}
+
+// checkSNI refuses a ClientHello whose SNI is not the CONNECT host, then
+// asks next (if any) for the configuration.
+func checkSNI(next func(*tls.ClientHelloInfo) (*tls.Config, error)) func(*tls.ClientHelloInfo) (*tls.Config, error) {
+	return func(hello *tls.ClientHelloInfo) (*tls.Config, error) {
+		if hello.ServerName != "" {
+			if host := connectHost(hello.Conn); !sameHost(hello.ServerName, host) {
+				return nil, &sniMismatch{sni: hello.ServerName, host: host}
+			}
+		}
+		if next == nil {
+			return nil, nil
+		}
+		return next(hello)
+	}
+}
+
+// sameHost reports whether a TLS server name and a CONNECT host name the
+// same host: names compared without case and one trailing dot, IP
+// addresses as addresses. A name never matches an address.
+func sameHost(sni, host string) bool {
+	if host == "" {
+		return false
+	}
+	sni, host = strings.TrimSuffix(sni, "."), strings.TrimSuffix(host, ".")
+	hostIP, err := netip.ParseAddr(host)
+	if err == nil {
+		sniIP, err := netip.ParseAddr(sni)
+		return err == nil && sniIP.Unmap() == hostIP.Unmap()
+	}
+	return strings.EqualFold(sni, host)
 }
