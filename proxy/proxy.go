@@ -38,6 +38,9 @@ type Proxy struct {
 	headBuf sync.Pool     // *[]byte of MaxHead
 	bufs    sync.Pool     // *[]byte of o.Buffer: relay buffers
 	kernel  kernelPolicy  // what KTLS allows, decided once
+	// fallbacksLogged are the kernel TLS fallback kinds logged at info
+	// level already (leg:reason).
+	fallbacksLogged sync.Map
 
 	conns sync.WaitGroup
 }
