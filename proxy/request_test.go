@@ -159,6 +159,9 @@ func TestStalledClients(t *testing.T) {
 	if c.Refused[proxy.RefusedTimeout] != 1 || c.Failures["client:timeout"] != 1 {
 		t.Errorf("counters %+v: want one request and one client handshake timed out", c)
 	}
+	if log := p.log.String(); !strings.Contains(log, "timed out after 300ms waiting for the client's TLS handshake") || strings.Contains(log, "context deadline") {
+		t.Errorf("log: want the client handshake timeout in words for users:\n%s", log)
+	}
 }
 
 func isReset(err error) bool {
