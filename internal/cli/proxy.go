@@ -102,7 +102,7 @@ func parseProxyFlags(args []string, stdout io.Writer) (*proxyFlags, error) {
 	f := &proxyFlags{connectPorts: []int{443}, isSet: fs.isSet}
 	fs.StringVar(&f.o.Listen, "listen", proxy.DefaultListen, "TCP `address` the proxy listens on")
 	fs.Var(listFlag[string]{&f.allow, parseCIDR, nil}, "allow", "client networks served besides this machine, `CIDR`s comma-separated (e.g. 10.1.0.0/16)")
-	fs.Var(listFlag[int]{&f.connectPorts, parsePort, strconv.Itoa}, "connect-ports", "origin `ports` CONNECT may reach, comma-separated")
+	fs.Var(portsFlag{listFlag[int]{&f.connectPorts, parsePort, strconv.Itoa}}, "connect-ports", "origin `ports` CONNECT may reach, comma-separated")
 	fs.StringVar(&f.o.CACert, "ca-cert", "", "CA certificate `FILE` that signs the issued certificates (with --ca-key)")
 	fs.StringVar(&f.o.CAKey, "ca-key", "", "private key `FILE` of --ca-cert")
 	fs.StringVar(&f.o.PKIDir, "pki-dir", "", "`DIR` of the CA the proxy writes on first start and reuses after, without --ca-cert (default: tlsbench/proxy in the user's configuration directory, e.g. ~/.config/tlsbench/proxy)")
@@ -174,16 +174,32 @@ func (f *proxyFlags) options() (proxy.Options, error) {
 // proxyChild is the child proxy of tlsbench run: configuration and
 // counters travel over the inherited control channel.
 func proxyChild(ctx context.Context, fd int, stderr io.Writer) error {
+	// The one error there is for whoever starts this by hand: the
+	// descriptor is not the socket tlsbench run hands its child.
+	notOurs := usagef("--control-fd %d is not a socket its parent gave it: it is for tlsbench run", fd)
 	f := os.NewFile(uintptr(fd), "control")
 	if f == nil {
-		return usagef("--control-fd %d: not an open file descriptor", fd)
+		return notOurs
 	}
 	conn, err := net.FileConn(f)
 	f.Close()
 	if err != nil {
-		return usagef("--control-fd %d: %v", fd, err)
+		return notOurs
 	}
 	return proxy.ServeChild(ctx, conn, stderr)
+}
+
+// portsFlag is --connect-ports: an empty element is refused rather than
+// skipped, as it is most likely a port lost in editing.
+type portsFlag struct{ listFlag[int] }
+
+func (f portsFlag) Set(s string) error {
+	for _, part := range strings.Split(s, ",") {
+		if strings.TrimSpace(part) == "" {
+			return fmt.Errorf("%q has an empty element; give ports comma-separated, e.g. 443,8443", s)
+		}
+	}
+	return f.listFlag.Set(s)
 }
 
 func parseCIDR(s string) (string, error) {
@@ -195,7 +211,8 @@ func parseCIDR(s string) (string, error) {
 
 func parsePort(s string) (int, error) {
 	n, err := strconv.Atoi(s)
-	if err != nil || n < 1 || n > 65535 {
+	// Digits only, as a URL writes a port: no sign, no leading zero.
+	if err != nil || n < 1 || n > 65535 || strconv.Itoa(n) != s {
 		return 0, fmt.Errorf("%q is not a port (1 to 65535)", s)
 	}
 	return n, nil
