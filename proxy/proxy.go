@@ -71,6 +71,9 @@ func New(o Options, opts ...Option) (*Proxy, error) {
 	for _, opt := range opts {
 		opt(p)
 	}
+	if o.OriginInsecure {
+		p.log.Warn("origin certificates are NOT verified: anyone between the proxy and its origins can read and change the traffic")
+	}
 	p.limit = ratelog.New(p.log.Handler(), ratelog.DefaultBurst, ratelog.DefaultWindow)
 	p.connLog = slog.New(p.limit)
 	p.allow, _ = parseAllow(o.Allow)
@@ -130,6 +133,25 @@ func originConfig(o Options) (*tls.Config, error) {
 		}
 	}
 	return cfg, nil
+}
+
+// Listen listens on addr (host:port) for Serve: on IPv4 only for an IPv4
+// address (0.0.0.0 included), IPv6 only for an IPv6 one. Go's "tcp"
+// would make 0.0.0.0 a dual-stack socket that IPv6 clients reach too,
+// beyond what the user named.
+func Listen(addr string) (net.Listener, error) {
+	network := "tcp"
+	if host, _, err := net.SplitHostPort(addr); err == nil {
+		if ip, err := netip.ParseAddr(host); err == nil {
+			switch {
+			case ip.Is4():
+				network = "tcp4"
+			case ip.Is6() && !ip.Is4In6():
+				network = "tcp6"
+			}
+		}
+	}
+	return net.Listen(network, addr)
 }
 
 // CAFile is the certificate of the CA that signs minted certificates:

@@ -23,8 +23,9 @@ const proxyUsage = `Usage: tlsbench proxy [flags]
 Runs the built-in TLS-intercepting proxy. A client asks for a tunnel with
 HTTP CONNECT host:port; the proxy connects to that origin with TLS and
 verifies it, answers 200, then terminates the client's TLS with a
-certificate it issues for the name the client asks for, signed by the
-proxy's CA, and relays the bytes between the two. Clients must trust that
+certificate it issues for the name the client asks for (which must be
+the CONNECT host), signed by the proxy's CA, and relays the bytes between
+the two. Clients must trust that
 CA: its path is printed at start. Without --ca-cert/--ca-key the proxy
 writes a CA of its own under --pki-dir on first start and reuses it after.
 
@@ -75,7 +76,7 @@ func proxyCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return usagef("%s", userText(err))
 	}
-	ln, err := net.Listen("tcp", o.Listen)
+	ln, err := proxy.Listen(o.Listen)
 	if err != nil {
 		if errors.Is(err, syscall.EADDRINUSE) {
 			return usagef("--listen %s: address already in use; choose another port (or 127.0.0.1:0 for a free one)", o.Listen)
@@ -100,7 +101,7 @@ func parseProxyFlags(args []string, stdout io.Writer) (*proxyFlags, error) {
 		fs.printFlags(w)
 	}
 	f := &proxyFlags{connectPorts: []int{443}, isSet: fs.isSet}
-	fs.StringVar(&f.o.Listen, "listen", proxy.DefaultListen, "TCP `address` the proxy listens on")
+	fs.StringVar(&f.o.Listen, "listen", proxy.DefaultListen, "TCP `address` the proxy listens on (an IPv4 address listens on IPv4 only, an IPv6 one on IPv6 only)")
 	fs.Var(listFlag[string]{&f.allow, parseCIDR, nil}, "allow", "client networks served besides this machine, `CIDR`s comma-separated (e.g. 10.1.0.0/16)")
 	fs.Var(portsFlag{listFlag[int]{&f.connectPorts, parsePort, strconv.Itoa}}, "connect-ports", "origin `ports` CONNECT may reach, comma-separated")
 	fs.StringVar(&f.o.CACert, "ca-cert", "", "CA certificate `FILE` that signs the issued certificates (with --ca-key)")
