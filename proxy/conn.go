@@ -225,8 +225,9 @@ func (p *Proxy) failed(leg string, err error) {
 // dialOrigin connects to the origin and completes TLS with it, verifying
 // it for the CONNECT host.
 func (p *Proxy) dialOrigin(ctx context.Context, s *session, req request, deadline time.Time) (*leg, error) {
-	d := net.Dialer{Deadline: deadline}
-	raw, err := d.DialContext(ctx, "tcp", net.JoinHostPort(req.host, strconv.Itoa(req.port)))
+	dctx, cancel := context.WithDeadline(ctx, deadline)
+	defer cancel()
+	raw, err := p.dial(dctx, "tcp", net.JoinHostPort(req.host, strconv.Itoa(req.port)))
 	if err != nil {
 		return nil, p.dialError(req.host, err)
 	}

@@ -38,6 +38,8 @@ type Proxy struct {
 	headBuf sync.Pool     // *[]byte of MaxHead
 	bufs    sync.Pool     // *[]byte of o.Buffer: relay buffers
 	kernel  kernelPolicy  // what KTLS allows, decided once
+	// dial connects to origins (tests point it elsewhere).
+	dial func(ctx context.Context, network, addr string) (net.Conn, error)
 	// fallbacksLogged are the kernel TLS fallback kinds logged at info
 	// level already (leg:reason).
 	fallbacksLogged sync.Map
@@ -67,7 +69,8 @@ func New(o Options, opts ...Option) (*Proxy, error) {
 		return nil, err
 	}
 	o = o.withDefaults()
-	p := &Proxy{o: o, log: slog.New(slog.DiscardHandler), c: newCounters(), slots: make(chan struct{}, o.MaxConns)}
+	p := &Proxy{o: o, log: slog.New(slog.DiscardHandler), c: newCounters(), slots: make(chan struct{}, o.MaxConns),
+		dial: (&net.Dialer{}).DialContext}
 	for _, opt := range opts {
 		opt(p)
 	}
