@@ -79,7 +79,7 @@ func ServeChild(ctx context.Context, control net.Conn, stderr io.Writer, opts ..
 	if err != nil {
 		return childproc.Fail(control, err)
 	}
-	ln, err := net.Listen("tcp", p.o.Listen)
+	ln, err := Listen(p.o.Listen)
 	if err != nil {
 		return childproc.Fail(control, err)
 	}

@@ -122,13 +122,26 @@ func (p *Proxy) ServeConn(ctx context.Context, c net.Conn) {
 	p.c.connects.Add(1)
 	client, err := p.clientHandshake(ctx, c, req, deadline)
 	if err != nil {
-		p.failed("client", err)
-		p.connLog.Info("client handshake failed", "remote", remoteAddr(c), "host", req.host, "kind", connerr.Kind(err), "reason", clip(err.Error()))
+		p.clientFailed(c, req, err)
 		return
 	}
 	c.SetDeadline(time.Time{})
 	origin.tcp.SetDeadline(time.Time{})
 	p.relay(ctx, s, client, origin)
+}
+
+// clientFailed counts and logs a client handshake that failed or that
+// the proxy refused.
+func (p *Proxy) clientFailed(c net.Conn, req request, err error) {
+	var sm *sniMismatch
+	if errors.As(err, &sm) {
+		p.c.add(p.c.failures, FailureSNIMismatch)
+		p.connLog.Info("client handshake refused", "remote", remoteAddr(c), "host", req.host, "sni", clip(sm.sni),
+			"reason", "the TLS server name is not the CONNECT host")
+		return
+	}
+	p.failed("client", err)
+	p.connLog.Info("client handshake failed", "remote", remoteAddr(c), "host", req.host, "kind", connerr.Kind(err), "reason", clip(err.Error()))
 }
 
 // readRequest reads and checks the CONNECT request, answering what it
@@ -212,10 +225,11 @@ func (p *Proxy) failed(leg string, err error) {
 // dialOrigin connects to the origin and completes TLS with it, verifying
 // it for the CONNECT host.
 func (p *Proxy) dialOrigin(ctx context.Context, s *session, req request, deadline time.Time) (*leg, error) {
-	d := net.Dialer{Deadline: deadline}
-	raw, err := d.DialContext(ctx, "tcp", net.JoinHostPort(req.host, strconv.Itoa(req.port)))
+	dctx, cancel := context.WithDeadline(ctx, deadline)
+	defer cancel()
+	raw, err := p.dial(dctx, "tcp", net.JoinHostPort(req.host, strconv.Itoa(req.port)))
 	if err != nil {
-		return nil, dialError(err)
+		return nil, p.dialError(req.host, err)
 	}
 	if !s.add(raw) {
 		return nil, net.ErrClosed
@@ -228,7 +242,7 @@ func (p *Proxy) dialOrigin(ctx context.Context, s *session, req request, deadlin
 	hctx, cancel := context.WithDeadline(ctx, deadline)
 	defer cancel()
 	if err := l.tls.HandshakeContext(hctx); err != nil {
-		return nil, err
+		return nil, p.handshakeError("origin", err)
 	}
 	p.c.originHS.Add(1)
 	if l.tls.ConnectionState().DidResume {
@@ -237,19 +251,57 @@ func (p *Proxy) dialOrigin(ctx context.Context, s *session, req request, deadlin
 	return l, nil
 }
 
-// dialError drops the dial's own wrapping ("dial tcp 127.0.0.1:1:"):
-// the answer names the origin already.
-func dialError(err error) error {
-	var op *net.OpError
-	if errors.As(err, &op) && op.Err != nil {
-		var se *os.SyscallError
-		if errors.As(op.Err, &se) && se.Err == syscall.ECONNREFUSED {
-			return errors.New("connection refused")
-		}
-		return op.Err
+// dialError says in the user's words why the origin could not be
+// reached, without the dial's own wrapping ("dial tcp 127.0.0.1:1:") or
+// the resolver's address: the answer names the origin already. The
+// error it wraps keeps its kind for the counters.
+func (p *Proxy) dialError(host string, err error) error {
+	var dns *net.DNSError
+	var se *os.SyscallError
+	switch {
+	case errors.As(err, &dns) && dns.IsNotFound:
+		return &userError{"cannot resolve host " + clip(host) + ": no such host", err}
+	case errors.As(err, &dns) && dns.IsTimeout:
+		return &userError{"cannot resolve host " + clip(host) + ": no answer from the name server in time", err}
+	case errors.As(err, &dns):
+		return &userError{"cannot resolve host " + clip(host), err}
+	case isTimeout(err):
+		return &userError{fmt.Sprintf("timed out after %v connecting to the origin", p.o.HandshakeTimeout), err}
+	case errors.As(err, &se):
+		return &userError{se.Err.Error(), err} // "connection refused", "no route to host"
 	}
 	return err
 }
+
+// handshakeError says in the user's words why a leg's handshake failed
+// where Go's own text would not ("context deadline exceeded", "EOF"); a
+// TLS error (an alert, a certificate) is left as it is.
+func (p *Proxy) handshakeError(leg string, err error) error {
+	switch {
+	case isTimeout(err):
+		return &userError{fmt.Sprintf("timed out after %v waiting for the %s's TLS handshake", p.o.HandshakeTimeout, leg), err}
+	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		return &userError{"the " + leg + " closed the connection during the TLS handshake", err}
+	case errors.Is(err, syscall.ECONNRESET):
+		return &userError{"the " + leg + " reset the connection during the TLS handshake", err}
+	}
+	return err
+}
+
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, os.ErrDeadlineExceeded) || errors.As(err, &ne) && ne.Timeout()
+}
+
+// userError is an error with a message for users; it wraps the error it
+// explains.
+type userError struct {
+	msg string
+	err error
+}
+
+func (e *userError) Error() string { return e.msg }
+func (e *userError) Unwrap() error { return e.err }
 
 // clientHandshake terminates the client's TLS with a certificate minted
 // for the host it asks for.
@@ -261,7 +313,7 @@ func (p *Proxy) clientHandshake(ctx context.Context, c net.Conn, req request, de
 	hctx, cancel := context.WithDeadline(ctx, deadline)
 	defer cancel()
 	if err := l.tls.HandshakeContext(hctx); err != nil {
-		return nil, err
+		return nil, p.handshakeError("client", err)
 	}
 	p.c.clientHS.Add(1)
 	if l.tls.ConnectionState().DidResume {

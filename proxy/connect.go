@@ -84,14 +84,53 @@ func parseConnect(head []byte, ports []int) (request, *refusal) {
 			detail: "only CONNECT is served: this proxy relays TLS, it does not fetch " + clip(parts[0]) + " requests"}
 	}
 	host, portStr, err := net.SplitHostPort(parts[1])
-	port, perr := strconv.Atoi(portStr)
-	if err != nil || perr != nil || port < 1 || port > 65535 || !validHost(host) {
+	port, ok := parsePort(portStr)
+	if err != nil || !ok || !validHost(host) {
 		return request{}, &refusal{status: 400, reason: RefusedHostName, detail: "CONNECT needs host:port, got " + strconv.Quote(clip(parts[1]))}
+	}
+	if r := checkHeaders(head); r != nil {
+		return request{}, r
 	}
 	if !slices.Contains(ports, port) {
 		return request{}, &refusal{status: 403, reason: RefusedPort, detail: fmt.Sprintf("port %d is not allowed; allowed: %s", port, joinPorts(ports))}
 	}
 	return request{host: host, port: port}, nil
+}
+
+// parsePort reads a port as a URL writes it: decimal digits only, no
+// sign, no leading zero. strconv.Atoi alone would take "+443" and
+// "0443", which other proxies and origins may read differently.
+func parsePort(s string) (int, bool) {
+	if s == "" || len(s) > 5 || s[0] == '0' {
+		return 0, false
+	}
+	n := 0
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return 0, false
+		}
+		n = n*10 + int(s[i]-'0')
+	}
+	return n, n <= 65535
+}
+
+// checkHeaders refuses a head with a header line that is no "name:
+// value": the proxy ignores the headers, but a line it cannot read is a
+// request that something else may read differently (a folded line, a
+// smuggled request line).
+func checkHeaders(head []byte) *refusal {
+	_, rest, _ := bytes.Cut(head, []byte("\n"))
+	for _, line := range bytes.Split(rest, []byte("\n")) {
+		line = bytes.TrimSuffix(line, []byte("\r"))
+		if len(line) == 0 {
+			continue // the empty line that ends the head
+		}
+		name, _, ok := bytes.Cut(line, []byte(":"))
+		if !ok || !isToken(string(name)) {
+			return &refusal{status: 400, reason: RefusedMalformed, detail: "header line without a name and a colon: " + strconv.Quote(clip(string(line)))}
+		}
+	}
+	return nil
 }
 
 // isToken reports whether s is an HTTP method token.

@@ -26,7 +26,9 @@ type Counters struct {
 	OriginHandshakes int64 `json:"origin_handshakes"`
 	OriginResumed    int64 `json:"origin_resumed"`
 	// Failures counts failed connections by kind: "client:"/"origin:"
-	// plus the handshake failure's kind, "relay:" plus an error's kind.
+	// plus the handshake failure's kind, "relay:" plus an error's kind;
+	// FailureSNIMismatch the client handshakes refused because the
+	// client's SNI named another host than its CONNECT request.
 	Failures map[string]int64 `json:"failures,omitempty"`
 	// BytesToOrigin and BytesToClient are the payload bytes relayed each
 	// way; UserSpaceBytes those of them that crossed user space (all of
@@ -65,6 +67,10 @@ const (
 	RefusedTimeout   = "timeout"   // no complete request in time
 	RefusedHostName  = "bad-host"  // CONNECT to something that is no host (400)
 )
+
+// FailureSNIMismatch is the Counters.Failures key of a client handshake
+// refused because its SNI is not the CONNECT host.
+const FailureSNIMismatch = "client:sni-mismatch"
 
 // Sub returns the counts between earlier and c (Active is c's).
 func (c Counters) Sub(earlier Counters) Counters {

@@ -3,7 +3,10 @@
 // TLS to the origin first and verifies it, answers 200, then terminates
 // the client's TLS with a certificate it mints for the name the client
 // asks for (its SNI, or the CONNECT host), signed by the proxy's CA, and
-// relays the bytes between the two TLS connections.
+// relays the bytes between the two TLS connections. A client whose SNI
+// names another host than its CONNECT request is refused: the origin was
+// verified for the CONNECT host only (Counters.Failures,
+// FailureSNIMismatch).
 //
 // # Minting
 //
@@ -29,7 +32,9 @@
 // bounds the request head (MaxHead), the time to a complete request and
 // handshakes (HandshakeTimeout), idle relays (IdleTimeout) and the
 // connections served at once (MaxConns), connects only to
-// Options.ConnectPorts, refuses anything but CONNECT, and logs what
+// Options.ConnectPorts, refuses anything but CONNECT (and a request it
+// cannot read exactly: a port with a sign or leading zero, a header line
+// without a colon), and logs what
 // clients cause at most 10 lines a second. A relay cut short is closed
 // without close_notify, so that neither peer mistakes it for a clean end.
 //

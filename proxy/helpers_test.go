@@ -78,7 +78,7 @@ type running struct {
 
 // startProxy starts a proxy for the origin with o's settings plus the
 // origin's port and CA, and a fresh PKI directory.
-func startProxy(t testing.TB, org origin, o proxy.Options) *running {
+func startProxy(t testing.TB, org origin, o proxy.Options, opts ...proxy.Option) *running {
 	t.Helper()
 	if o.ConnectPorts == nil {
 		o.ConnectPorts = []int{org.port}
@@ -90,7 +90,8 @@ func startProxy(t testing.TB, org origin, o proxy.Options) *running {
 		o.PKIDir = t.TempDir()
 	}
 	log := &syncBuf{}
-	p, err := proxy.New(o, proxy.WithLogger(slog.New(slog.NewTextHandler(log, &slog.HandlerOptions{Level: slog.LevelDebug}))))
+	opts = append([]proxy.Option{proxy.WithLogger(slog.New(slog.NewTextHandler(log, &slog.HandlerOptions{Level: slog.LevelDebug})))}, opts...)
+	p, err := proxy.New(o, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}

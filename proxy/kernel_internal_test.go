@@ -45,3 +45,30 @@ func TestFallbackKind(t *testing.T) {
 		}
 	}
 }
+
+// TestSameHost: the SNI check compares names without case and one
+// trailing dot, and addresses as addresses.
+func TestSameHost(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		sni, host string
+		want      bool
+	}{
+		{"localhost", "localhost", true},
+		{"LOCALHOST", "localhost", true},
+		{"localhost.", "localhost", true},
+		{"localhost", "localhost.", true},
+		{"localhost..", "localhost", false},
+		{"evil.example", "localhost", false},
+		{"localhost", "127.0.0.1", false},
+		{"127.0.0.1", "127.0.0.1", true},
+		{"::ffff:127.0.0.1", "127.0.0.1", true},
+		{"::1", "0:0:0:0:0:0:0:1", true},
+		{"127.0.0.2", "127.0.0.1", false},
+		{"localhost", "", false},
+	} {
+		if got := sameHost(tc.sni, tc.host); got != tc.want {
+			t.Errorf("sameHost(%q, %q) = %v, want %v", tc.sni, tc.host, got, tc.want)
+		}
+	}
+}

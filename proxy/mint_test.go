@@ -1,6 +1,7 @@
 package proxy_test
 
 import (
+	"context"
 	"crypto/ecdsa"
 	"crypto/rsa"
 	"crypto/tls"
@@ -15,11 +16,11 @@ import (
 	"github.com/tlsbench/tlsbench/proxy"
 )
 
-// tunnelSNI opens a tunnel to the origin and a TLS connection through it
-// that asks for sni.
+// tunnelSNI opens a tunnel to sni at the origin's port and a TLS
+// connection through it that asks for sni.
 func (r *running) tunnelSNI(t *testing.T, org origin, sni string) (*tls.Conn, error) {
 	t.Helper()
-	c, resp := connect(t, r.addr, "localhost:"+strconv.Itoa(org.port))
+	c, resp := connect(t, r.addr, net.JoinHostPort(sni, strconv.Itoa(org.port)))
 	if resp.StatusCode != 200 {
 		t.Fatalf("CONNECT: %s", resp.Status)
 	}
@@ -66,7 +67,12 @@ func TestMintOnceForConcurrentRequests(t *testing.T) {
 func TestMintCacheEvictsLeastRecentlyUsed(t *testing.T) {
 	t.Parallel()
 	org := startOrigin(t)
-	p := startProxy(t, org, proxy.Options{MintCache: true, MintCacheSize: 2})
+	// Every host is the one origin, which is not verified for them.
+	toOrigin := func(ctx context.Context, network, _ string) (net.Conn, error) {
+		var d net.Dialer
+		return d.DialContext(ctx, network, org.addr)
+	}
+	p := startProxy(t, org, proxy.Options{MintCache: true, MintCacheSize: 2, OriginInsecure: true}, proxy.WithDial(toOrigin))
 	for i, step := range []struct {
 		host        string
 		mints, hits int64

@@ -87,6 +87,10 @@ const (
 	MaxBuffer = 16 << 20
 )
 
+// MaxMintCacheSize bounds the mint cache: a million certificates are some
+// GiB of memory already.
+const MaxMintCacheSize = 1_000_000
+
 // withDefaults fills in the zero fields.
 func (o Options) withDefaults() Options {
 	if o.Listen == "" {
@@ -155,6 +159,9 @@ func (o Options) Validate() error {
 	}
 	if o.MintCacheSize < 1 {
 		return field.Errorf("MintCacheSize", o.MintCacheSize, "must be at least 1")
+	}
+	if o.MintCacheSize > MaxMintCacheSize {
+		return field.Errorf("MintCacheSize", o.MintCacheSize, "must be at most %d: each certificate kept holds a few KiB", MaxMintCacheSize)
 	}
 	if o.MaxConns < 1 {
 		return field.Errorf("MaxConns", o.MaxConns, "must be at least 1")

@@ -86,7 +86,7 @@ func TestKTLSAutoFallsBack(t *testing.T) {
 	if c.Fallbacks["client:"+proxy.FallbackUnsupported] != 1 || c.Fallbacks["origin:"+proxy.FallbackUnsupported] != 1 || len(c.Fallbacks) != 2 {
 		t.Errorf("fallbacks %v: want each leg counted once, as the kernel's lack", c.Fallbacks)
 	}
-	if n := strings.Count(p.log.String(), "relaying in user space"); n != 2 || !strings.Contains(p.log.String(), "not supported") {
+	if n := strings.Count(p.log.String(), "relayed in user space"); n != 2 || !strings.Contains(p.log.String(), "not supported") {
 		t.Errorf("log: want one line per leg with the kernel's reason:\n%s", p.log.String())
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/netip"
+	"strings"
 	"sync"
 
 	"github.com/tlsbench/tlsbench/internal/field"
@@ -36,6 +37,11 @@ type Proxy struct {
 	headBuf sync.Pool     // *[]byte of MaxHead
 	bufs    sync.Pool     // *[]byte of o.Buffer: relay buffers
 	kernel  kernelPolicy  // what KTLS allows, decided once
+	// dial connects to origins (tests point it elsewhere).
+	dial func(ctx context.Context, network, addr string) (net.Conn, error)
+	// fallbacksLogged are the kernel TLS fallback kinds logged at info
+	// level already (leg:reason).
+	fallbacksLogged sync.Map
 }
 
 // Option configures a Proxy beyond its Options.
@@ -60,9 +66,13 @@ func New(o Options, opts ...Option) (*Proxy, error) {
 		return nil, err
 	}
 	o = o.withDefaults()
-	p := &Proxy{o: o, log: slog.New(slog.DiscardHandler), c: newCounters(), slots: make(chan struct{}, o.MaxConns)}
+	p := &Proxy{o: o, log: slog.New(slog.DiscardHandler), c: newCounters(), slots: make(chan struct{}, o.MaxConns),
+		dial: (&net.Dialer{}).DialContext}
 	for _, opt := range opts {
 		opt(p)
+	}
+	if o.OriginInsecure {
+		p.log.Warn("origin certificates are NOT verified: anyone between the proxy and its origins can read and change the traffic")
 	}
 	p.limit = ratelog.New(p.log.Handler(), ratelog.DefaultBurst, ratelog.DefaultWindow)
 	p.connLog = slog.New(p.limit)
@@ -89,9 +99,13 @@ func New(o Options, opts ...Option) (*Proxy, error) {
 		// moves bulk data, which small starting records only slow.
 		DynamicRecordSizingDisabled: true,
 	}
+	var next func(*tls.ClientHelloInfo) (*tls.Config, error)
 	if o.KTLS == KTLSOn {
-		p.clientTLS.GetConfigForClient = noTLS12Tickets(p.clientTLS)
+		next = noTLS12Tickets(p.clientTLS)
 	}
+	// Checked for every ClientHello, resumed or not: GetCertificate is
+	// not called when a session resumes.
+	p.clientTLS.GetConfigForClient = checkSNI(next)
 	p.kernel = newKernelPolicy(o.KTLS, p.clientTLS)
 	size := o.Buffer
 	p.headBuf.New = func() any { b := make([]byte, MaxHead); return &b }
@@ -122,6 +136,25 @@ func originConfig(o Options) (*tls.Config, error) {
 		}
 	}
 	return cfg, nil
+}
+
+// Listen listens on addr (host:port) for Serve: on IPv4 only for an IPv4
+// address (0.0.0.0 included), IPv6 only for an IPv6 one. Go's "tcp"
+// would make 0.0.0.0 a dual-stack socket that IPv6 clients reach too,
+// beyond what the user named.
+func Listen(addr string) (net.Listener, error) {
+	network := "tcp"
+	if host, _, err := net.SplitHostPort(addr); err == nil {
+		if ip, err := netip.ParseAddr(host); err == nil {
+			switch {
+			case ip.Is4():
+				network = "tcp4"
+			case ip.Is6() && !ip.Is4In6():
+				network = "tcp6"
+			}
+		}
+	}
+	return net.Listen(network, addr)
 }
 
 // CAFile is the certificate of the CA that signs minted certificates:
@@ -189,4 +222,45 @@ func connectHost(c net.Conn) string {
 		c = u.NetConn()
 	}
 	return ""
+}
+
+// sniMismatch is a client whose SNI names another host than its CONNECT
+// request: the certificate minted for that name would vouch for data
+// from an origin verified for another one.
+type sniMismatch struct{ sni, host string }
+
+func (e *sniMismatch) Error() string {
+	return fmt.Sprintf("the client's TLS server name %q is not the CONNECT host %q", clip(e.sni), clip(e.host))
+}
+
+// checkSNI refuses a ClientHello whose SNI is not the CONNECT host, then
+// asks next (if any) for the configuration.
+func checkSNI(next func(*tls.ClientHelloInfo) (*tls.Config, error)) func(*tls.ClientHelloInfo) (*tls.Config, error) {
+	return func(hello *tls.ClientHelloInfo) (*tls.Config, error) {
+		if hello.ServerName != "" {
+			if host := connectHost(hello.Conn); !sameHost(hello.ServerName, host) {
+				return nil, &sniMismatch{sni: hello.ServerName, host: host}
+			}
+		}
+		if next == nil {
+			return nil, nil
+		}
+		return next(hello)
+	}
+}
+
+// sameHost reports whether a TLS server name and a CONNECT host name the
+// same host: names compared without case and one trailing dot, IP
+// addresses as addresses. A name never matches an address.
+func sameHost(sni, host string) bool {
+	if host == "" {
+		return false
+	}
+	sni, host = strings.TrimSuffix(sni, "."), strings.TrimSuffix(host, ".")
+	hostIP, err := netip.ParseAddr(host)
+	if err == nil {
+		sniIP, err := netip.ParseAddr(sni)
+		return err == nil && sniIP.Unmap() == hostIP.Unmap()
+	}
+	return strings.EqualFold(sni, host)
 }

@@ -123,7 +123,7 @@ func (k kernelPolicy) serverConfig(cfg *tls.Config, l *leg) *tls.Config {
 // directions of the leg), and sets the legs' relay modes: splice when
 // both legs are the kernel's, ktls for a leg the kernel encrypts alone,
 // user otherwise. With KTLSAuto a leg the kernel cannot take is relayed
-// in user space, saying why at debug level; with KTLSOn it is an error
+// in user space, saying why (fallback); with KTLSOn it is an error
 // that ends the connection.
 func (p *Proxy) chooseModes(client, origin *leg) error {
 	for _, l := range []*leg{client, origin} {
@@ -138,13 +138,27 @@ func (p *Proxy) chooseModes(client, origin *leg) error {
 		if p.kernel.mode == KTLSOn || errors.Is(err, ktls.ErrConnBroken) {
 			return kernelError{leg: l.name, err: err}
 		}
-		p.c.add(p.c.fallback, l.name+":"+fallbackKind(err))
-		p.connLog.Debug("relaying in user space", "leg", l.name, "reason", clip(err.Error()))
+		p.fallback(l.name, err)
 	}
 	if client.k.conn != nil && origin.k.conn != nil {
 		client.mode, origin.mode = ModeSplice, ModeSplice
 	}
 	return nil
+}
+
+// fallback counts a leg relayed in user space because the kernel could
+// not take it. The first of each leg and reason is logged at info level,
+// once per process, so that whoever asked for kernel TLS sees why it is
+// not used without turning on debug; the others at debug level.
+func (p *Proxy) fallback(leg string, err error) {
+	key := leg + ":" + fallbackKind(err)
+	p.c.add(p.c.fallback, key)
+	msg := "kernel TLS: " + leg + " leg relayed in user space: " + clip(err.Error())
+	if _, seen := p.fallbacksLogged.LoadOrStore(key, true); !seen {
+		p.log.Info(msg)
+		return
+	}
+	p.connLog.Debug(msg)
 }
 
 // enable hands both directions of l to the kernel.

@@ -54,6 +54,12 @@ func TestRefusals(t *testing.T) {
 		{"http2", "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", 400, proxy.RefusedMalformed, "not an HTTP/1.x"},
 		{"no port", "CONNECT localhost HTTP/1.1\r\n\r\n", 400, proxy.RefusedHostName, "CONNECT needs host:port"},
 		{"bad host", "CONNECT local\x01host:443 HTTP/1.1\r\n\r\n", 400, proxy.RefusedHostName, "CONNECT needs host:port"},
+		{"port sign", "CONNECT localhost:+" + strconv.Itoa(org.port) + " HTTP/1.1\r\n\r\n", 400, proxy.RefusedHostName, "CONNECT needs host:port"},
+		{"port zero", "CONNECT localhost:0" + strconv.Itoa(org.port) + " HTTP/1.1\r\n\r\n", 400, proxy.RefusedHostName, "CONNECT needs host:port"},
+		{"port spaces", "CONNECT localhost: " + strconv.Itoa(org.port) + " HTTP/1.1\r\n\r\n", 400, proxy.RefusedMalformed, "not an HTTP/1.x"},
+		{"header without colon", "CONNECT " + target + " HTTP/1.1\r\nHost " + target + "\r\n\r\n", 400, proxy.RefusedMalformed, "header line without a name and a colon"},
+		{"header folded", "CONNECT " + target + " HTTP/1.1\r\nHost: " + target + "\r\n x-folded: 1\r\n\r\n", 400, proxy.RefusedMalformed, "header line without"},
+		{"header empty name", "CONNECT " + target + " HTTP/1.1\r\n: x\r\n\r\n", 400, proxy.RefusedMalformed, "header line without"},
 		{"oversize", "CONNECT " + target + " HTTP/1.1\r\nX: " + strings.Repeat("a", 9000) + "\r\n\r\n", 400, proxy.RefusedMalformed, "longer than 8 KiB"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -152,6 +158,9 @@ func TestStalledClients(t *testing.T) {
 	c := p.Counters()
 	if c.Refused[proxy.RefusedTimeout] != 1 || c.Failures["client:timeout"] != 1 {
 		t.Errorf("counters %+v: want one request and one client handshake timed out", c)
+	}
+	if log := p.log.String(); !strings.Contains(log, "timed out after 300ms waiting for the client's TLS handshake") || strings.Contains(log, "context deadline") {
+		t.Errorf("log: want the client handshake timeout in words for users:\n%s", log)
 	}
 }
 

@@ -23,8 +23,9 @@ const proxyUsage = `Usage: tlsbench proxy [flags]
 Runs the built-in TLS-intercepting proxy. A client asks for a tunnel with
 HTTP CONNECT host:port; the proxy connects to that origin with TLS and
 verifies it, answers 200, then terminates the client's TLS with a
-certificate it issues for the name the client asks for, signed by the
-proxy's CA, and relays the bytes between the two. Clients must trust that
+certificate it issues for the name the client asks for (which must be
+the CONNECT host), signed by the proxy's CA, and relays the bytes between
+the two. Clients must trust that
 CA: its path is printed at start. Without --ca-cert/--ca-key the proxy
 writes a CA of its own under --pki-dir on first start and reuses it after.
 
@@ -47,12 +48,12 @@ Flags:
 
 // proxyFlags are proxy's flags, parsed.
 type proxyFlags struct {
-	o                 proxy.Options
-	allow             []string
-	buffer, mintCache string
-	controlFD         int
-	connectPorts      []int
-	isSet             func(string) bool
+	o                                 proxy.Options
+	allow                             []string
+	buffer, mintCache, originSessions string
+	controlFD                         int
+	connectPorts                      []int
+	isSet                             func(string) bool
 }
 
 func proxyCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -75,15 +76,15 @@ func proxyCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return usagef("%s", userText(err))
 	}
-	ln, err := net.Listen("tcp", o.Listen)
+	ln, err := proxy.Listen(o.Listen)
 	if err != nil {
 		if errors.Is(err, syscall.EADDRINUSE) {
 			return usagef("--listen %s: address already in use; choose another port (or 127.0.0.1:0 for a free one)", o.Listen)
 		}
 		return usagef("--listen %s: %v", o.Listen, err)
 	}
-	fmt.Fprintf(stdout, "proxy listening on %s (CONNECT to ports %s; buffer %s, read fill %s, kernel TLS %s, mint cache %s)\n",
-		ln.Addr(), joinInts(o.ConnectPorts), runner.SizeName(o.Buffer), showOnOff(o.ReadFill), o.KTLS, f.mintCache)
+	fmt.Fprintf(stdout, "proxy listening on %s (CONNECT to ports %s; buffer %s, read fill %s, kernel TLS %s, mint cache %s, origin sessions %s)\n",
+		ln.Addr(), joinInts(o.ConnectPorts), runner.SizeName(o.Buffer), showOnOff(o.ReadFill), o.KTLS, f.mintCache, f.originSessions)
 	fmt.Fprintf(stdout, "CA certificate: %s\n", p.CAFile())
 	err = p.Serve(ctx, ln)
 	c := p.Counters()
@@ -100,9 +101,9 @@ func parseProxyFlags(args []string, stdout io.Writer) (*proxyFlags, error) {
 		fs.printFlags(w)
 	}
 	f := &proxyFlags{connectPorts: []int{443}, isSet: fs.isSet}
-	fs.StringVar(&f.o.Listen, "listen", proxy.DefaultListen, "TCP `address` the proxy listens on")
+	fs.StringVar(&f.o.Listen, "listen", proxy.DefaultListen, "TCP `address` the proxy listens on (an IPv4 address listens on IPv4 only, an IPv6 one on IPv6 only)")
 	fs.Var(listFlag[string]{&f.allow, parseCIDR, nil}, "allow", "client networks served besides this machine, `CIDR`s comma-separated (e.g. 10.1.0.0/16)")
-	fs.Var(listFlag[int]{&f.connectPorts, parsePort, strconv.Itoa}, "connect-ports", "origin `ports` CONNECT may reach, comma-separated")
+	fs.Var(portsFlag{listFlag[int]{&f.connectPorts, parsePort, strconv.Itoa}}, "connect-ports", "origin `ports` CONNECT may reach, comma-separated")
 	fs.StringVar(&f.o.CACert, "ca-cert", "", "CA certificate `FILE` that signs the issued certificates (with --ca-key)")
 	fs.StringVar(&f.o.CAKey, "ca-key", "", "private key `FILE` of --ca-cert")
 	fs.StringVar(&f.o.PKIDir, "pki-dir", "", "`DIR` of the CA the proxy writes on first start and reuses after, without --ca-cert (default: tlsbench/proxy in the user's configuration directory, e.g. ~/.config/tlsbench/proxy)")
@@ -113,6 +114,7 @@ func parseProxyFlags(args []string, stdout io.Writer) (*proxyFlags, error) {
 	fs.StringVar(&f.o.KTLS, "ktls", proxy.KTLSOff, "kernel TLS on both legs: off, auto (user space where the kernel cannot, saying why) or on (refused at start where the kernel cannot)")
 	fs.StringVar(&f.o.LeafKey, "leaf-key", proxy.LeafECDSAP256, "key type of the issued certificates: "+proxy.LeafECDSAP256+" or "+proxy.LeafRSA2048+" (one key for all of them)")
 	fs.StringVar(&f.mintCache, "mint-cache", "on", "on: keep issued certificates (least recently used dropped first); off: issue one per connection")
+	fs.StringVar(&f.originSessions, "origin-sessions", "on", "on: resume sessions with origins (a session cache per proxy); off: a full handshake with the origin on every connection")
 	fs.IntVar(&f.o.MintCacheSize, "mint-cache-size", proxy.DefaultMintCacheSize, "certificates the mint cache keeps")
 	fs.IntVar(&f.o.MaxConns, "max-conns", proxy.DefaultMaxConns, "connections served at once; more are answered 503")
 	fs.DurationVar(&f.o.HandshakeTimeout, "handshake-timeout", proxy.DefaultHandshakeTimeout, "limit for the CONNECT request and both TLS handshakes")
@@ -132,6 +134,9 @@ func (f *proxyFlags) options() (proxy.Options, error) {
 	var err error
 	if o.MintCache, err = parseOnOff(f.mintCache); err != nil {
 		return o, usagef("--mint-cache: %v", err)
+	}
+	if o.OriginSessions, err = parseOnOff(f.originSessions); err != nil {
+		return o, usagef("--origin-sessions: %v", err)
 	}
 	n, err := runner.ParseSize(f.buffer)
 	if err != nil {
@@ -160,9 +165,11 @@ func (f *proxyFlags) options() (proxy.Options, error) {
 		}
 		o.PKIDir = dir
 	}
-	for flag, path := range map[string]string{"--ca-cert": o.CACert, "--ca-key": o.CAKey, "--origin-ca": o.OriginCA} {
-		if path != "" && !fileExists(path) {
-			return o, usagef("%s %s: no such file", flag, path)
+	// In the order of the command's help, so that the first missing file
+	// is always the one named.
+	for _, f := range []struct{ flag, path string }{{"--ca-cert", o.CACert}, {"--ca-key", o.CAKey}, {"--origin-ca", o.OriginCA}} {
+		if f.path != "" && !fileExists(f.path) {
+			return o, usagef("%s %s: no such file", f.flag, f.path)
 		}
 	}
 	if err := o.Validate(); err != nil {
@@ -174,16 +181,32 @@ func (f *proxyFlags) options() (proxy.Options, error) {
 // proxyChild is the child proxy of tlsbench run: configuration and
 // counters travel over the inherited control channel.
 func proxyChild(ctx context.Context, fd int, stderr io.Writer) error {
+	// The one error there is for whoever starts this by hand: the
+	// descriptor is not the socket tlsbench run hands its child.
+	notOurs := usagef("--control-fd %d is not a socket its parent gave it: it is for tlsbench run", fd)
 	f := os.NewFile(uintptr(fd), "control")
 	if f == nil {
-		return usagef("--control-fd %d: not an open file descriptor", fd)
+		return notOurs
 	}
 	conn, err := net.FileConn(f)
 	f.Close()
 	if err != nil {
-		return usagef("--control-fd %d: %v", fd, err)
+		return notOurs
 	}
 	return proxy.ServeChild(ctx, conn, stderr)
+}
+
+// portsFlag is --connect-ports: an empty element is refused rather than
+// skipped, as it is most likely a port lost in editing.
+type portsFlag struct{ listFlag[int] }
+
+func (f portsFlag) Set(s string) error {
+	for _, part := range strings.Split(s, ",") {
+		if strings.TrimSpace(part) == "" {
+			return fmt.Errorf("%q has an empty element; give ports comma-separated, e.g. 443,8443", s)
+		}
+	}
+	return f.listFlag.Set(s)
 }
 
 func parseCIDR(s string) (string, error) {
@@ -195,7 +218,8 @@ func parseCIDR(s string) (string, error) {
 
 func parsePort(s string) (int, error) {
 	n, err := strconv.Atoi(s)
-	if err != nil || n < 1 || n > 65535 {
+	// Digits only, as a URL writes a port: no sign, no leading zero.
+	if err != nil || n < 1 || n > 65535 || strconv.Itoa(n) != s {
 		return 0, fmt.Errorf("%q is not a port (1 to 65535)", s)
 	}
 	return n, nil

@@ -110,3 +110,43 @@ func exchangeOver(c net.Conn, cfg *tls.Config) (tls.ConnectionState, error) {
 	}
 	return tc.ConnectionState(), tc.Close()
 }
+
+// TestProxyListenV4Insecure: --listen 0.0.0.0:0 listens on IPv4 only and
+// says so; --origin-insecure warns on stderr at start.
+func TestProxyListenV4Insecure(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	outR, outW := io.Pipe()
+	stderr := &syncBuffer{}
+	done := make(chan error, 1)
+	go func() {
+		done <- cli.Run(ctx, []string{"proxy", "--listen", "0.0.0.0:0", "--pki-dir", filepath.Join(t.TempDir(), "pki"),
+			"--origin-insecure"}, outW, stderr)
+		outW.Close()
+	}()
+	var banner string
+	sc := bufio.NewScanner(outR)
+	for sc.Scan() {
+		if strings.HasPrefix(sc.Text(), "CA certificate: ") {
+			break
+		}
+		if strings.HasPrefix(sc.Text(), "proxy listening on ") {
+			banner = sc.Text()
+		}
+	}
+	go io.Copy(io.Discard, outR)
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("proxy: %v; stderr: %s", err, stderr)
+	}
+	if !strings.HasPrefix(banner, "proxy listening on 0.0.0.0:") {
+		t.Errorf("banner %q: want the IPv4 address it listens on", banner)
+	}
+	if !strings.Contains(banner, "origin sessions on)") {
+		t.Errorf("banner %q: origin sessions are on by default", banner)
+	}
+	if log := stderr.String(); strings.Count(log, "origin certificates are NOT verified") != 1 {
+		t.Errorf("stderr: want one warning for --origin-insecure:\n%s", log)
+	}
+}
