@@ -93,7 +93,27 @@ CI=1 go test -race -count=1 ./...
 step "fuzz (bounded)"
 # -fuzzminimizetime keeps a new interesting input from spending the whole
 # budget on minimisation.
-fuzz() { go test -run '^$' -fuzz "^$2\$" -fuzztime "${FUZZTIME:-15s}" -fuzzminimizetime 2s "$1"; }
+#
+# Go 1.26's fuzzing coordinator can end a clean run with a bare "context
+# deadline exceeded" when -fuzztime expires while a worker is mid-call
+# (go.dev/issue/75804, fixed in Go 1.27): no input failed and none was
+# written. Such a run counts as passed, with a line saying so; a failure
+# that wrote a reproducer to testdata/fuzz, or any other failure, fails.
+fuzz() {
+	local pkg=$1 target=$2 out rc=0 before after
+	before=$(find "$pkg/testdata/fuzz/$target" -type f 2>/dev/null | wc -l)
+	out=$(go test -run '^$' -fuzz "^$target\$" -fuzztime "${FUZZTIME:-15s}" -fuzzminimizetime 2s "$pkg" 2>&1) || rc=$?
+	echo "$out" | tail -n 4
+	((rc == 0)) && return 0
+	after=$(find "$pkg/testdata/fuzz/$target" -type f 2>/dev/null | wc -l)
+	if ((after == before)) && grep -q -- "--- FAIL: $target" <<<"$out" &&
+		[[ $(grep -A1 -- "--- FAIL: $target" <<<"$out" | tail -n 1) =~ ^[[:space:]]*context\ deadline\ exceeded$ ]]; then
+		echo "$target: the fuzzer's own end-of-time race (no input failed, none written): passed"
+		return 0
+	fi
+	echo "$out"
+	return "$rc"
+}
 fuzz ./stats FuzzDecodeLatency
 fuzz ./internal/ktls FuzzRecordConn
 fuzz ./results FuzzDecode
