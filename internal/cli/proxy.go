@@ -25,9 +25,9 @@ HTTP CONNECT host:port; the proxy connects to that origin with TLS and
 verifies it, answers 200, then terminates the client's TLS with a
 certificate it issues for the name the client asks for (which must be
 the CONNECT host), signed by the proxy's CA, and relays the bytes between
-the two. Clients must trust that
-CA: its path is printed at start. Without --ca-cert/--ca-key the proxy
-writes a CA of its own under --pki-dir on first start and reuses it after.
+the two. Clients must trust that CA: its path is printed at start.
+Without --ca-cert/--ca-key the proxy writes a CA of its own under
+--pki-dir on first start and reuses it after.
 
 It serves clients on this machine and those --allow names, tunnels only
 to --connect-ports, and answers anything but CONNECT with 405. An origin
