@@ -57,11 +57,14 @@ CONNECT and does TLS with it; the proxy mints a certificate for the
 server's name (localhost for the built-in server) and connects to the
 server with TLS itself. The client's figures and the resumption gate then
 describe the client-proxy leg, the server's (server CPU, server_resumed)
-the proxy-server leg. With --proxy builtin, tlsbench starts its own proxy
-as a child process (restarted when --buffer, --read-fill, --ktls or
---mint-cache change), trusts its CA, and has it verify the built-in server
-with the run's CA; --buffer is also its relay buffer, and --ktls is its
-kernel TLS on both legs while client and server run user-space TLS. A
+the proxy-server leg; latencies run from the dial, CONNECT included. With
+--proxy builtin, tlsbench starts its own proxy as a child process
+(restarted when --buffer, --read-fill, --ktls, --mint-cache or --resume
+change), trusts its CA, and has it verify the built-in server with the
+run's CA; it resumes its sessions with the server only in resume cases,
+so a full case is full on both legs. --buffer is also its relay buffer,
+and --ktls is its kernel TLS on both legs while client and server run
+user-space TLS. A
 proxy given by URL verifies the server with its own configuration (Squid:
 tls_outgoing_options cafile=...): give the built-in server an identity it
 trusts with --identity, and the CA of the proxy's minted certificates with
