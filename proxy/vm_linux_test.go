@@ -317,7 +317,7 @@ func TestVMProxyLegFallback(t *testing.T) {
 		{"auto/origin-tls12", org12, "origin:user"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			p := startProxy(t, tt.org, proxy.Options{KTLS: proxy.KTLSAuto, MintCache: true})
+			p := startProxy(t, tt.org, proxy.Options{KTLS: proxy.KTLSAuto, MintCache: true, OriginSessions: true})
 			tc := resumed(t, p, tt.org)
 			base := p.Counters()
 			want := pattern(1<<20+99, 10)
@@ -340,7 +340,7 @@ func TestVMProxyLegFallback(t *testing.T) {
 			if cn.UserSpaceBytes != 2*int64(len(want)) || len(all.Failures) != 0 {
 				t.Errorf("user-space bytes %d (want %d: both directions), failures %v", cn.UserSpaceBytes, 2*len(want), all.Failures)
 			}
-			if log := p.log.String(); !strings.Contains(log, "relaying in user space") || !strings.Contains(log, "TLS 1.2 resumed session") {
+			if log := p.log.String(); !strings.Contains(log, "client leg relayed in user space") || !strings.Contains(log, "TLS 1.2 resumed session") {
 				t.Errorf("the proxy's log does not say why the client leg fell back:\n%s", log)
 			}
 		})
