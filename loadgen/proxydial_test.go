@@ -8,7 +8,6 @@ import (
 	"errors"
 	"io"
 	"net"
-	"net/http"
 	"os"
 	"strings"
 	"testing"
@@ -129,31 +128,7 @@ func TestProxyDialerSquid(t *testing.T) {
 
 // hostileProxy answers every connection with serve, after reading the
 // client's request head.
-func hostileProxy(t *testing.T, serve func(c net.Conn)) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer c.Close()
-				c.SetDeadline(time.Now().Add(30 * time.Second))
-				if _, err := http.ReadRequest(bufio.NewReader(c)); err != nil {
-					return
-				}
-				serve(c)
-			}()
-		}
-	}()
-	return ln.Addr().String()
-}
+func hostileProxy(t *testing.T, serve func(c net.Conn)) string { return peers.ScriptedProxy(t, serve) }
 
 // TestProxyDialerHostile: whatever a proxy answers, the dialer returns a
 // clear error and never waits past its deadline.

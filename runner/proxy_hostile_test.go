@@ -1,12 +1,11 @@
 package runner_test
 
 import (
-	"bufio"
 	"context"
 	"crypto/tls"
 	"errors"
+	"github.com/tlsbench/tlsbench/internal/peers"
 	"net"
-	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -22,33 +21,13 @@ import (
 // fakeProxy listens on loopback and answers every CONNECT with answer
 // ("" answers nothing and holds the connection).
 func fakeProxy(t *testing.T, answer string) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer c.Close()
-				c.SetDeadline(time.Now().Add(time.Minute))
-				if _, err := http.ReadRequest(bufio.NewReader(c)); err != nil {
-					return
-				}
-				if answer == "" {
-					c.Read(make([]byte, 1)) // silent until the client gives up
-					return
-				}
-				c.Write([]byte(answer))
-			}()
+	return "http://" + peers.ScriptedProxy(t, func(c net.Conn) {
+		if answer == "" {
+			c.Read(make([]byte, 1)) // silent until the client gives up
+			return
 		}
-	}()
-	return "http://" + ln.Addr().String()
+		c.Write([]byte(answer))
+	})
 }
 
 // TestProxyRefusesConnect: a proxy that refuses the CONNECT fails the
