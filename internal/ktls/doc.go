@@ -70,16 +70,18 @@
 //     not record temporary errors as permanent), and Conn.Read and Splice
 //     deliver it before anything the kernel decrypts (State.Drained).
 //   - TLS 1.2 resumed sessions: crypto/tls logs no CLIENT_RANDOM line for
-//     them, so Enable returns ErrUnsupported ("TLS 1.2 resumed session:
-//     crypto/tls does not export its keys") and an auto caller stays in
-//     user space.
+//     them, so Enable returns ErrTLS12Resumed (it wraps ErrUnsupported:
+//     "TLS 1.2 resumed session: crypto/tls does not export its keys") and
+//     an auto caller stays in user space.
 //   - Probed per cipher and direction. SupportedFor(version, cipher, dir)
 //     sets TLS_TX/TLS_RX with dummy keys on a loopback test socket, once
 //     per triple and process. Enable asks it before touching the real
 //     socket, so a kernel that would take TX and then refuse RX (a crypto
 //     module missing) leaves the connection in user space instead of half
 //     offloaded (ErrConnBroken). Callers that know version and cipher up
-//     front (Mode.DecideFor) learn it before they dial.
+//     front (Mode.DecideFor) learn it before they dial; a long-running
+//     process calls ProbeAll at start, so that no probe falls inside what
+//     it measures.
 //
 // The kernel then gets setsockopt(TCP_ULP, "tls") and SOL_TLS TLS_TX/TLS_RX
 // with struct tls12_crypto_info_aes_gcm_128, _aes_gcm_256 or
@@ -112,7 +114,9 @@
 // stored by crypto/tls; Enable counts those records too.
 //
 // After the switch, Conn.Read uses recvmsg(2) to learn each record's type
-// (TLS_GET_RECORD_TYPE): close_notify gives io.EOF, other alerts an error
+// (TLS_GET_RECORD_TYPE): close_notify gives io.EOF (so does a TCP FIN
+// without one, as with crypto/tls; CloseNotified tells them apart, for a
+// relay that must pass a cut stream on as cut), other alerts an error
 // naming the alert, KeyUpdate ErrKeyUpdate (the Debian 6.1 kernel used in
 // the VM tests cannot re-key; rekey support arrived in Linux 6.14 and is not
 // implemented here). Conn.Close and CloseWrite send close_notify as an alert
