@@ -181,19 +181,28 @@ func (f *proxyFlags) options() (proxy.Options, error) {
 // proxyChild is the child proxy of tlsbench run: configuration and
 // counters travel over the inherited control channel.
 func proxyChild(ctx context.Context, fd int, stderr io.Writer) error {
-	// The one error there is for whoever starts this by hand: the
-	// descriptor is not the socket tlsbench run hands its child.
+	conn, err := controlConn(fd)
+	if err != nil {
+		return err
+	}
+	return proxy.ServeChild(ctx, conn, stderr)
+}
+
+// controlConn is the control channel tlsbench run hands its child server
+// or proxy as descriptor fd. The one error there is for whoever starts a
+// child by hand: the descriptor is not that socket.
+func controlConn(fd int) (net.Conn, error) {
 	notOurs := usagef("--control-fd %d is not a socket its parent gave it: it is for tlsbench run", fd)
 	f := os.NewFile(uintptr(fd), "control")
 	if f == nil {
-		return notOurs
+		return nil, notOurs
 	}
 	conn, err := net.FileConn(f)
 	f.Close()
 	if err != nil {
-		return notOurs
+		return nil, notOurs
 	}
-	return proxy.ServeChild(ctx, conn, stderr)
+	return conn, nil
 }
 
 // portsFlag is --connect-ports: an empty element is refused rather than

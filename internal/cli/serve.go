@@ -313,14 +313,9 @@ func keyTypeNames() string {
 // serveChild is the child server of tlsbench run: configuration and
 // counters travel over the inherited control channel.
 func serveChild(ctx context.Context, fd int, stderr io.Writer) error {
-	f := os.NewFile(uintptr(fd), "control")
-	if f == nil {
-		return usagef("--control-fd %d: not an open file descriptor", fd)
-	}
-	conn, err := net.FileConn(f)
-	f.Close()
+	conn, err := controlConn(fd)
 	if err != nil {
-		return usagef("--control-fd %d: %v", fd, err)
+		return err
 	}
 	// Refused handshakes go to stderr, whose last lines explain a
 	// server that dies during a run.
