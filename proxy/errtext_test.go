@@ -2,6 +2,7 @@ package proxy_test
 
 import (
 	"net"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -59,10 +60,15 @@ func TestOriginErrorsInUsersWords(t *testing.T) {
 			if !strings.Contains(log, tc.want) {
 				t.Errorf("log does not say %q:\n%s", tc.want, log)
 			}
-			for _, internal := range []string{"context deadline", "lookup ", ":53", "dial tcp"} {
+			// The resolver's address would show as "on IP:53" (a bare
+			// ":53" would match the log's timestamps and ports).
+			for _, internal := range []string{"context deadline", "lookup ", "dial tcp"} {
 				if strings.Contains(reason, internal) || strings.Contains(log, internal) {
 					t.Errorf("%q shown to users: %q\n%s", internal, reason, log)
 				}
+			}
+			if resolver.MatchString(reason) || resolver.MatchString(log) {
+				t.Errorf("the resolver's address shown to users: %q\n%s", reason, log)
 			}
 			if c := p.Counters(); tc.kind != "" && c.Failures[tc.kind] != 1 {
 				t.Errorf("counters %+v: want one %s", c, tc.kind)
@@ -70,3 +76,7 @@ func TestOriginErrorsInUsersWords(t *testing.T) {
 		})
 	}
 }
+
+// resolver matches a name server's address as Go's resolver errors give
+// it ("on 10.255.255.53:53").
+var resolver = regexp.MustCompile(`\bon [0-9a-f.:\[\]]+:53\b`)
