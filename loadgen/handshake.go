@@ -6,6 +6,7 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
+	"github.com/tlsbench/tlsbench/internal/counts"
 	"runtime"
 	"sort"
 	"strings"
@@ -348,7 +349,7 @@ func (hc *HandshakeCase) resumptionCheck(resumed, total int64, before ServerSnap
 			e.HasServerCounts = true
 			e.ServerResumed = after.Resumed - before.Resumed
 			e.ServerHandshake = after.Handshakes - before.Handshakes
-			e.ServerDeclined = subCounts(after.Declined, before.Declined)
+			e.ServerDeclined = counts.Sub(after.Declined, before.Declined)
 		}
 	}
 	return e
@@ -760,23 +761,10 @@ func (s ServerSnapshot) sub(earlier ServerSnapshot) ServerSnapshot {
 	d.CPU -= earlier.CPU
 	d.AllocBytes -= earlier.AllocBytes
 	d.KeyDecryptions -= earlier.KeyDecryptions
-	d.Failures = subCounts(s.Failures, earlier.Failures)
-	d.Identities = subCounts(s.Identities, earlier.Identities)
-	d.Declined = subCounts(s.Declined, earlier.Declined)
+	d.Failures = counts.Sub(s.Failures, earlier.Failures)
+	d.Identities = counts.Sub(s.Identities, earlier.Identities)
+	d.Declined = counts.Sub(s.Declined, earlier.Declined)
 	return d
-}
-
-func subCounts(now, before map[string]int64) map[string]int64 {
-	var out map[string]int64
-	for k, v := range now {
-		if n := v - before[k]; n != 0 {
-			if out == nil {
-				out = map[string]int64{}
-			}
-			out[k] = n
-		}
-	}
-	return out
 }
 
 func (r *caseRunner) progress(warm bool, i, of int, it iterResult) {

@@ -1,6 +1,7 @@
 package loadgen
 
 import (
+	"github.com/tlsbench/tlsbench/internal/counts"
 	"time"
 
 	"github.com/tlsbench/tlsbench/internal/usage"
@@ -95,8 +96,8 @@ func (s ProxySnapshot) sub(earlier ProxySnapshot) ProxySnapshot {
 	d.MintHits -= earlier.MintHits
 	d.UserSpaceBytes -= earlier.UserSpaceBytes
 	d.CPU -= earlier.CPU
-	d.Relay = subCounts(s.Relay, earlier.Relay)
-	d.Failures = subCounts(s.Failures, earlier.Failures)
+	d.Relay = counts.Sub(s.Relay, earlier.Relay)
+	d.Failures = counts.Sub(s.Failures, earlier.Failures)
 	return d
 }
 

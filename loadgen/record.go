@@ -2,6 +2,7 @@ package loadgen
 
 import (
 	"fmt"
+	"github.com/tlsbench/tlsbench/internal/counts"
 	"maps"
 	"math"
 	"sort"
@@ -146,7 +147,7 @@ func (m *meter) relaySince(base ProxySnapshot) (relay, fallbacks map[string]int6
 	if !m.hasLastPx || m.back.proxyCounts {
 		return nil, nil, false
 	}
-	return subCounts(m.lastPrx.Relay, base.Relay), subCounts(m.lastPrx.Fallbacks, base.Fallbacks), true
+	return counts.Sub(m.lastPrx.Relay, base.Relay), counts.Sub(m.lastPrx.Fallbacks, base.Fallbacks), true
 }
 
 // fallbackWhy explains the proxy's reasons for relaying a leg in user
