@@ -41,6 +41,12 @@ type HandshakeCase struct {
 	// MaxDuration stops measuring early (after at least two iterations)
 	// once the measured iterations have taken this long; 0 means no limit.
 	MaxDuration time.Duration
+	// TargetError, when above 0, keeps measuring past Iterations (then
+	// the minimum) until the half-width of the 99.9% confidence interval
+	// of the mean is at most TargetError of the mean (0.02: 2%), up to
+	// MaxDuration, or results.MaxIterations without one. The record says
+	// what ended the case (StoppedBy) and notes a target not reached.
+	TargetError float64
 	// MinResumption, when set, is the share of handshakes that must
 	// resume in a resume case, in the warm-up and in every measured
 	// iteration (DefaultMinResumption is tlsbench run's); nil, like 0,

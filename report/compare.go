@@ -41,6 +41,11 @@ type CompareOptions struct {
 	// BaseName and CandName name the two sides in reports (for example
 	// their file names); empty means "baseline" and "candidate".
 	BaseName, CandName string
+	// MinEffect is the smallest relative change (a fraction, 0.02 = 2%)
+	// called faster or slower; a significant change within it, or within
+	// the noise floor measured in the same run when that is larger, is
+	// WithinNoise. 0 means DefaultMinEffect; a negative value, none.
+	MinEffect float64
 	// AllowMismatch compares pairs whose two sides differ in a parameter
 	// that changes the cost (see CaseComparison.Mismatch) instead of
 	// marking them not comparable; the differences stay in the notes.

@@ -1,5 +1,36 @@
 package results
 
+// Sides of an interleaved A/B run (Record.Side).
+const (
+	SideA  = "a"
+	SideB  = "b"
+	SideA2 = "a2"
+)
+
+// What ended a case's measured iterations (Record.StoppedBy).
+const (
+	// StoppedIterations: all the planned iterations were measured (no
+	// target error was set).
+	StoppedIterations = "iterations"
+	// StoppedTargetError: the target error was reached, after at least
+	// the planned iterations.
+	StoppedTargetError = "target-error"
+	// StoppedCaseTime: the case's time limit ended it, before the planned
+	// iterations or before the target error was reached.
+	StoppedCaseTime = "case-time"
+	// StoppedIterationCap: a case with a target error and no time limit
+	// reached the most iterations a case may measure (MaxIterations).
+	StoppedIterationCap = "iteration-cap"
+	// StoppedInterrupted: the run was interrupted (Ctrl-C).
+	StoppedInterrupted = "interrupted"
+	// StoppedFailed: an iteration failed outright; the case failed.
+	StoppedFailed = "failed"
+)
+
+// MaxIterations bounds the measured iterations of a case that measures
+// towards a target error without a time limit.
+const MaxIterations = 1000
+
 // Kinds of benchmark case.
 const (
 	KindHandshake  = "handshake"
@@ -168,6 +199,27 @@ type Record struct {
 	ProxyResumed  *int64   `json:"proxy_resumed,omitempty"`
 	ReadFill      *bool    `json:"read_fill,omitempty"`
 	MintCache     *bool    `json:"mint_cache,omitempty"`
+
+	// Interleaved A/B runs (tlsbench run --versus, --versus-server,
+	// --versus-self) measure every case on two or three sides in one run.
+	// Side is SideA (the run's own server or target), SideB (the other
+	// side) or SideA2 (a second, identical instance of side a, measured
+	// when --versus-self is given beside another side b: the noise floor
+	// of the same run). A case's records have the same name and params on
+	// every side, and their samples_us are paired by index: sample i of
+	// each side was measured in round i, the sides' iterations
+	// alternating in ABBA order (a b, b a, a b, ...), so that drift hits
+	// them alike. Versus says what side b is, on every side's record.
+	// Both are absent in other runs.
+	Side   string `json:"side,omitempty"`
+	Versus string `json:"versus,omitempty"`
+	// TargetError is the precision the case measured towards (a
+	// fraction: 0.02 is a 99.9% confidence interval whose half-width is
+	// 2% of the mean; in an interleaved run, of the ratio of side b to
+	// side a); absent without one. StoppedBy says what ended the case's
+	// measured iterations: one of the Stopped* values.
+	TargetError *float64 `json:"target_error,omitempty"`
+	StoppedBy   string   `json:"stopped_by,omitempty"`
 
 	// Verdict is "failed" when the case was measured but failed a gate
 	// (resumption below the minimum in a measured iteration, more failed
