@@ -88,11 +88,21 @@ type Plan struct {
 	Proxy     Proxy
 	MintCache []bool
 
+	// Versus, when set, measures every case on a second side in the same
+	// run, interleaved (see Versus).
+	Versus Versus
+
 	// Per case.
 	Handshakes int
 	Iterations int
 	Warmup     int
-	CaseTime   time.Duration // measured time limit per case (0: none)
+	CaseTime   time.Duration // measured time limit per case (0: none); per side in an interleaved run
+	// TargetError, when above 0, keeps a case measuring past Iterations
+	// (then the minimum) until its 99.9% confidence interval's half-width
+	// is at most this share of the mean (of the ratio of side b to side a
+	// in an interleaved run), within CaseTime (see
+	// loadgen.HandshakeCase.TargetError).
+	TargetError float64
 	// MinResumption is the share of handshakes a resume case must resume
 	// in its warm-up and in every measured iteration (0: no check);
 	// MaxErrorRate the share of connections that may fail (0: none, 1:
@@ -165,7 +175,7 @@ func (t Target) request() loadgen.Request {
 // *field.Error naming the field at fault; a reason refers to another
 // field as {Field}.
 func (p *Plan) Validate() error {
-	for _, check := range []func() error{p.validateAxes, p.validateCounts, p.validateServer} {
+	for _, check := range []func() error{p.validateAxes, p.validateCounts, p.validateServer, p.validateVersus} {
 		if err := check(); err != nil {
 			return err
 		}
@@ -247,6 +257,9 @@ func (p *Plan) validateCounts() error {
 	}
 	if p.SessionPool < 0 {
 		return field.Errorf("SessionPool", p.SessionPool, "must be at least 1")
+	}
+	if !(p.TargetError >= 0 && p.TargetError < 1) {
+		return field.Errorf("TargetError", p.TargetError, "must be a share from 0 (none) to below 100%%, e.g. 2%%")
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"os"
 	"path/filepath"
@@ -237,26 +238,57 @@ func (st *runState) setupTarget() error {
 // targeted implements mode.
 func (st *runState) targeted() bool { return st.plan.Target.Addr != "" }
 
-// notRunnable implements mode.
-func (st *runState) notRunnable(c *Case) *results.Record {
+// notRunnable implements mode: the case's record on every side.
+func (st *runState) notRunnable(c *Case) []*results.Record {
 	if st.plan.Notice != nil {
 		st.plan.Notice(c.Name + ": " + c.NotRunnable)
 	}
-	return notRunnableRecord(c, results.Record{Env: st.env, Target: st.plan.Target.Addr, SessionStore: sessionStore(st.plan)})
+	var out []*results.Record
+	for _, sp := range st.plan.sides() {
+		rec := notRunnableRecord(c, results.Record{Env: st.env, Target: sp.target.Addr, SessionStore: sessionStore(st.plan, &sp), Side: sp.name})
+		if sp.name != "" {
+			rec.Versus = st.plan.Versus.describe()
+		}
+		out = append(out, rec)
+	}
+	return out
 }
 
-// startServer implements mode: the target, or the built-in server
-// configured for c's group.
+// startServer implements mode: the servers of every side of c (see
+// Plan.sides): side a's is returned, with the others in its sides.
 func (st *runState) startServer(ctx context.Context, c *Case) (*builtin, error) {
+	specs := st.plan.sides()
+	a, err := st.startSide(ctx, c, &specs[0])
+	if err != nil {
+		return nil, err
+	}
+	for i := 1; i < len(specs); i++ {
+		o, err := st.startSide(ctx, c, &specs[i])
+		if err != nil {
+			a.close()
+			return nil, fmt.Errorf("side %s: %w", specs[i].name, err)
+		}
+		a.sides = append(a.sides, o)
+	}
+	return a, nil
+}
+
+// startSide starts one side's server: its target, or the built-in
+// server configured for c's group.
+func (st *runState) startSide(ctx context.Context, c *Case, sp *sideSpec) (*builtin, error) {
 	p := st.plan
-	if p.Target.Addr != "" {
-		b := &builtin{dialer: loadgen.TCPDialer{Addr: p.Target.Addr}, origin: p.Target.Addr}
-		if pid := p.Target.ServerPID; pid > 0 {
+	if t := sp.target; t.Addr != "" {
+		b := &builtin{dialer: loadgen.TCPDialer{Addr: t.Addr}, origin: t.Addr}
+		if pid := t.ServerPID; pid > 0 {
+			name := "Target.ServerPID"
+			if sp.name == results.SideB && p.Versus.Target.Addr != "" {
+				name = "Versus.Target.ServerPID"
+			}
 			obs := loadgen.ProcessCPU{PID: pid}
 			if _, err := obs.Snapshot(); err != nil {
-				return nil, field.Errorf("Target.ServerPID", pid, "%v", err)
+				return nil, field.Errorf(name, pid, "%v", err)
 			}
-			if err := st.checkServerPID(pid); err != nil {
+			if err := st.checkServerPID(name, pid, t.Addr); err != nil {
 				return nil, err
 			}
 			b.observer = obs
@@ -265,6 +297,7 @@ func (st *runState) startServer(ctx context.Context, c *Case) (*builtin, error) 
 	}
 	opts := p.Server
 	c.configureServer(&opts)
+	sp.applySettings(&opts)
 	if len(opts.Identities) == 0 {
 		files, err := st.writeServerIdentity(c.KeyType)
 		if err != nil {
@@ -284,7 +317,14 @@ func (st *runState) startServer(ctx context.Context, c *Case) (*builtin, error) 
 		at = overMemory
 	}
 	child := childPlumbing{Executable: p.Executable, Args: p.ChildArgs, Env: p.ChildEnv}
-	return startBuiltin(ctx, opts, at, child, p.Notice, string(c.KeyType))
+	if sp.executable != "" {
+		child = childPlumbing{Executable: sp.executable, Env: p.ChildEnv}
+	}
+	describe := string(c.KeyType)
+	if sp.name != "" {
+		describe += ", side " + sp.name
+	}
+	return startBuiltin(ctx, opts, at, child, p.Notice, describe)
 }
 
 // checkServerPID refuses a --server-pid whose process tree does not
@@ -292,8 +332,8 @@ func (st *runState) startServer(ctx context.Context, c *Case) (*builtin, error) 
 // (a pid of the wrong program gave 0 µs per handshake). Only a target on
 // this machine's loopback can be checked; where the check cannot run,
 // a notice says so.
-func (st *runState) checkServerPID(pid int) error {
-	host, portText, _ := net.SplitHostPort(st.plan.Target.Addr)
+func (st *runState) checkServerPID(fieldName string, pid int, addr string) error {
+	host, portText, _ := net.SplitHostPort(addr)
 	ip := net.ParseIP(host)
 	if host != "localhost" && (ip == nil || !ip.IsLoopback()) {
 		return nil
@@ -303,11 +343,11 @@ func (st *runState) checkServerPID(pid int) error {
 	switch {
 	case err != nil:
 		if st.plan.Notice != nil {
-			st.plan.Notice(fmt.Sprintf("could not check that process %d serves %s: %v", pid, st.plan.Target.Addr, err))
+			st.plan.Notice(fmt.Sprintf("could not check that process %d serves %s: %v", pid, addr, err))
 		}
 		return nil
 	case !owns:
-		return field.Errorf("Target.ServerPID", pid, "neither that process nor its children listen on port %d of {Target.Addr} %s: give the pid of the server that does, or leave it out", port, st.plan.Target.Addr)
+		return field.Errorf(fieldName, pid, "neither that process nor its children listen on port %d of %s: give the pid of the server that does, or leave it out", port, addr)
 	}
 	return nil
 }
@@ -332,7 +372,7 @@ func (st *runState) writeServerIdentity(kt pki.KeyType) (server.IdentityFiles, e
 // clients builds the client configurations of a case: one per identity,
 // each with its own session scope, so that a session made as identity A is
 // never offered while presenting identity B.
-func (st *runState) clients(c *Case, srv *builtin) ([]*tls.Config, []string) {
+func (st *runState) clients(c *Case, srv *builtin, external bool) ([]*tls.Config, []string) {
 	p := st.plan
 	co := tlsconf.ClientOptions{RootCAs: st.roots, ServerName: st.serverName, Insecure: st.insecure, NextProtos: p.Target.ALPN}
 	if srv.proxy != nil {
@@ -366,40 +406,82 @@ func (st *runState) clients(c *Case, srv *builtin) ([]*tls.Config, []string) {
 		cfgs = append(cfgs, tlsconf.Client(o))
 		keys = append(keys, id.key)
 	}
-	if p.Target.Addr != "" {
+	if external {
 		keys = nil // an external server cannot be asked what it saw
 	}
 	return cfgs, keys
 }
 
-func (st *runState) runCase(ctx context.Context, c *Case, index, total int, srv *builtin) (*results.Record, error) {
+// runCase implements mode: the case on its one side, or interleaved on
+// every side of the run.
+func (st *runState) runCase(ctx context.Context, c *Case, index, total int, srv *builtin) ([]*results.Record, error) {
+	specs := st.plan.sides()
+	servers := append([]*builtin{srv}, srv.sides...)
+	hcs := make([]loadgen.HandshakeCase, len(specs))
+	for i := range specs {
+		hcs[i] = st.handshakeCase(c, &specs[i], servers[i])
+	}
+	if p := st.plan; p.Progress != nil {
+		// Side a measures in every round: its iterations are the
+		// case's progress.
+		hcs[0].Progress = func(pr loadgen.Progress) {
+			p.Progress(CaseProgress{Index: index, Total: total, Progress: pr})
+		}
+	}
+	var recs []*results.Record
+	var err error
+	if len(hcs) == 1 {
+		var rec *results.Record
+		rec, err = loadgen.RunHandshakes(ctx, hcs[0])
+		recs = []*results.Record{rec}
+	} else {
+		recs, err = loadgen.RunInterleaved(ctx, hcs)
+	}
+	st.addHints(err)
+	for i, got := range recs {
+		if got == nil {
+			continue
+		}
+		// loadgen names the transport by its dialer ("tcp" for both
+		// families); the axis knows which.
+		c.record(got)
+		if c.Mutual {
+			got.ClientIdentities = len(hcs[i].Clients)
+		}
+		cipherNote(c, got)
+		proxyNote(c, got)
+	}
+	return compact(recs), err
+}
+
+// handshakeCase is c measured on one side: sp's server, srv.
+func (st *runState) handshakeCase(c *Case, sp *sideSpec, srv *builtin) loadgen.HandshakeCase {
 	p := st.plan
-	cfgs, keys := st.clients(c, srv)
-	rec := results.Record{Env: st.env, Target: p.Target.Addr, SessionStore: sessionStore(p)}
+	cfgs, keys := st.clients(c, srv, sp.target.Addr != "")
+	rec := results.Record{Env: st.env, Target: sp.target.Addr, SessionStore: sessionStore(p, sp), Side: sp.name}
+	if sp.name != "" {
+		rec.Versus = p.Versus.describe()
+	}
+	if srv.build != "" && sp.executable != "" {
+		// Another program's server: name its build as results name
+		// their peers.
+		rec.Env.Peers = maps.Clone(rec.Env.Peers)
+		if rec.Env.Peers == nil {
+			rec.Env.Peers = map[string]string{}
+		}
+		rec.Env.Peers["tlsbench-server"] = srv.build
+	}
 	c.record(&rec)
 	if p.Target.Insecure {
 		rec.Env.Insecure = true
 	}
 	hc := loadgen.HandshakeCase{
-		Name:             c.Name,
-		Version:          c.Version,
-		Resume:           c.Resume,
-		Mutual:           c.Mutual,
-		Concurrency:      c.Concurrency,
-		Handshakes:       p.Handshakes,
-		Iterations:       p.Iterations,
-		Warmup:           p.Warmup,
-		MaxDuration:      p.CaseTime,
-		MinResumption:    &p.MinResumption,
-		MaxErrorRate:     p.MaxErrorRate,
-		ConnTimeout:      p.ConnTimeout,
-		Clients:          cfgs,
-		ClientIdentities: keys,
-		Dialer:           srv.caseDialer(),
-		Server:           srv.observer,
-		Proxy:            srv.proxyObserver(),
-		Record:           rec,
-		Words:            p.Words,
+		Name: c.Name, Version: c.Version, Resume: c.Resume, Mutual: c.Mutual, Concurrency: c.Concurrency,
+		Handshakes: p.Handshakes, Iterations: p.Iterations, Warmup: p.Warmup, MaxDuration: p.CaseTime,
+		TargetError: p.TargetError, MinResumption: &p.MinResumption, MaxErrorRate: p.MaxErrorRate,
+		ConnTimeout: p.ConnTimeout, Clients: cfgs, ClientIdentities: keys,
+		Dialer: srv.caseDialer(), Server: srv.observer, Proxy: srv.proxyObserver(),
+		Record: rec, Words: p.Words,
 	}
 	if c.Proxy != "" {
 		// What the exchange says must get through the proxy: a bumping
@@ -410,13 +492,13 @@ func (st *runState) runCase(ctx context.Context, c *Case, index, total int, srv 
 		// the server: a connection's latency spans both legs.
 		hc.LatencyFromDial = true
 	}
-	if p.Target.Addr != "" {
+	if sp.target.Addr != "" {
 		// An external server cannot say which sessions it declined:
 		// the client counts first uses and reuses of its tickets.
 		hc.TrackTicketUse = p.TicketReuse == tlsconf.ReuseMulti
 		host := st.serverName
 		if net.ParseIP(host) != nil {
-			host = p.Target.Addr
+			host = sp.target.Addr
 		}
 		hc.Exchange = p.request().Exchange(host)
 		hc.Record.Request = string(p.request())
@@ -424,32 +506,15 @@ func (st *runState) runCase(ctx context.Context, c *Case, index, total int, srv 
 			hc.Record.Notes = append(hc.Record.Notes, "request none: the client closes right after the handshake, so TLS 1.3 tickets are never read")
 		}
 	}
-	if p.Progress != nil {
-		hc.Progress = func(pr loadgen.Progress) {
-			p.Progress(CaseProgress{Index: index, Total: total, Progress: pr})
-		}
-	}
-	got, err := loadgen.RunHandshakes(ctx, hc)
-	st.addHints(err)
-	if got != nil {
-		// loadgen names the transport by its dialer ("tcp" for both
-		// families); the axis knows which.
-		c.record(got)
-		if c.Mutual {
-			got.ClientIdentities = len(cfgs)
-		}
-		cipherNote(c, got)
-		proxyNote(c, got)
-	}
-	return got, err
+	return hc
 }
 
 // sessionStore is the record's session_store: the built-in server's store,
 // which compare needs to tell a stateful cache from tickets; unknown
 // (empty) for an external target.
-func sessionStore(p *Plan) string {
+func sessionStore(p *Plan, sp *sideSpec) string {
 	switch {
-	case p.Target.Addr != "":
+	case sp.target.Addr != "":
 		return ""
 	case p.Server.DisableTickets:
 		return "none"

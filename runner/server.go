@@ -24,17 +24,27 @@ type builtin struct {
 	// proxy the proxy of the case in progress (nil: none).
 	origin string
 	proxy  *proxyRun
+	// sides are the servers of the other sides of an interleaved run
+	// (b, then a2), closed with this one; build names the program of a
+	// child server that said which it is (Hello.Build).
+	sides []*builtin
+	build string
 }
 
-// close stops the proxy and the server once.
+// close stops the proxy, the server and the other sides' servers once.
 func (b *builtin) close() error {
 	perr := b.proxy.close()
 	b.proxy = nil
+	var serr []error
+	for _, o := range b.sides {
+		serr = append(serr, o.close())
+	}
+	b.sides = nil
 	if b.closed || b.stop == nil {
-		return perr
+		return errors.Join(append(serr, perr)...)
 	}
 	b.closed = true
-	return errors.Join(b.stop(), perr)
+	return errors.Join(append(serr, b.stop(), perr)...)
 }
 
 // childPlumbing starts the child server: the program (default: this
@@ -100,6 +110,7 @@ func startBuiltin(ctx context.Context, opts server.Options, at where, child chil
 		origin:   originTarget(c.Hello().Addr, ""),
 		observer: ChildServer{Child: c},
 		stop:     c.Close,
+		build:    c.Hello().Build,
 	}, nil
 }
 
@@ -132,8 +143,10 @@ func startInProcess(ctx context.Context, opts server.Options) (*builtin, error) 
 // while the run goes on.
 type mode interface {
 	startServer(ctx context.Context, c *Case) (*builtin, error)
-	runCase(ctx context.Context, c *Case, index, total int, srv *builtin) (*results.Record, error)
-	notRunnable(c *Case) *results.Record
+	// runCase returns the case's records: one, or one per side of an
+	// interleaved run.
+	runCase(ctx context.Context, c *Case, index, total int, srv *builtin) ([]*results.Record, error)
+	notRunnable(c *Case) []*results.Record
 	targeted() bool
 }
 
@@ -174,8 +187,10 @@ func runGroup(ctx context.Context, cases []Case, i, j int, m mode, emit func(*re
 	for k := i; k < j; k++ {
 		c := &cases[k]
 		if c.NotRunnable != "" {
-			if err := emit(m.notRunnable(c)); err != nil {
-				return nil, err
+			for _, rec := range m.notRunnable(c) {
+				if err := emit(rec); err != nil {
+					return nil, err
+				}
 			}
 			continue
 		}
@@ -191,10 +206,10 @@ func runGroup(ctx context.Context, cases []Case, i, j int, m mode, emit func(*re
 		if err := ensureProxy(ctx, m, srv, c); err != nil {
 			return nil, err
 		}
-		rec, err := srv.guardCase(ctx, c.Name, func(ctx context.Context) (*results.Record, error) {
+		recs, err := srv.guardCase(ctx, c.Name, func(ctx context.Context) ([]*results.Record, error) {
 			return m.runCase(ctx, c, k+1, len(cases), srv)
 		})
-		if rec != nil {
+		for _, rec := range recs {
 			if eerr := emit(rec); eerr != nil {
 				return nil, eerr
 			}

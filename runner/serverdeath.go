@@ -72,20 +72,13 @@ func (d *childDialer) setCancel(cancel context.CancelFunc) {
 	d.mu.Unlock()
 }
 
-// guardCase runs one case so that the death of the child server, or of
-// the built-in proxy, ends it at once: what was measured before is kept
-// (the record says which died), and the error names the case, how the
-// process ended and its last lines on stderr.
-func (b *builtin) guardCase(ctx context.Context, name string, run func(context.Context) (*results.Record, error)) (*results.Record, error) {
-	var dialers []*childDialer
-	if d, ok := b.dialer.(*childDialer); ok {
-		dialers = append(dialers, d)
-	}
-	if b.proxy != nil {
-		if d, ok := b.proxy.dialer.(*childDialer); ok {
-			dialers = append(dialers, d)
-		}
-	}
+// guardCase runs one case so that the death of a child server (of any
+// side), or of the built-in proxy, ends it at once: what was measured
+// before is kept (the record of the side whose peer died says so), and
+// the error names the case, how the process ended and its last lines on
+// stderr.
+func (b *builtin) guardCase(ctx context.Context, name string, run func(context.Context) ([]*results.Record, error)) ([]*results.Record, error) {
+	dialers := b.childDialers()
 	if len(dialers) == 0 {
 		return run(ctx)
 	}
@@ -93,19 +86,19 @@ func (b *builtin) guardCase(ctx context.Context, name string, run func(context.C
 	defer cancel()
 	stop := make(chan struct{})
 	defer close(stop)
-	for _, d := range dialers {
-		d.setCancel(cancel)
-		defer d.setCancel(nil)
+	for _, g := range dialers {
+		g.d.setCancel(cancel)
+		defer g.d.setCancel(nil)
 		go func() {
 			select {
-			case <-d.child.Done():
+			case <-g.d.child.Done():
 				cancel()
 			case <-stop:
 			}
 		}()
 	}
 
-	rec, err := run(cctx)
+	recs, err := run(cctx)
 	if ctx.Err() == nil && looksLikeDeadServer(err) {
 		// The failures may be seen just before the death: wait for it,
 		// deathWait in all. A channel closed once the time is up, not
@@ -114,31 +107,68 @@ func (b *builtin) guardCase(ctx context.Context, name string, run func(context.C
 		expired := make(chan struct{})
 		timer := time.AfterFunc(deathWait, func() { close(expired) })
 		defer timer.Stop()
-		for _, d := range dialers {
+		for _, g := range dialers {
 			select {
-			case <-d.child.Done():
+			case <-g.d.child.Done():
 			case <-expired:
 			}
 		}
 	}
-	for _, d := range dialers {
-		died := d.child.Exited()
+	for _, g := range dialers {
+		died := g.d.child.Exited()
 		if died == nil {
 			continue
 		}
-		if rec != nil {
+		if g.side < len(recs) && recs[g.side] != nil {
 			// Whatever was measured before, the case was cut short
 			// by its peer's death: its record must not pass for a
 			// valid one (report and compare read the verdict).
+			rec := recs[g.side]
 			rec.Verdict = loadgen.VerdictFailed
 			rec.Notes = append(rec.Notes, "failed: "+died.Error())
 		}
-		if d != b.dialer {
-			return rec, &ProxyDiedError{Case: name, Err: died}
+		if g.proxy {
+			return compact(recs), &ProxyDiedError{Case: name, Err: died}
 		}
-		return rec, &ServerDiedError{Case: name, Err: died}
+		return compact(recs), &ServerDiedError{Case: name, Err: died}
 	}
-	return rec, err
+	return compact(recs), err
+}
+
+// guardedDialer is a child's dialer, with the side whose record it
+// feeds and whether the child is the proxy.
+type guardedDialer struct {
+	d     *childDialer
+	side  int
+	proxy bool
+}
+
+// childDialers are the dialers of the child processes a case depends
+// on: each side's server, and the proxy.
+func (b *builtin) childDialers() []guardedDialer {
+	var out []guardedDialer
+	for i, s := range append([]*builtin{b}, b.sides...) {
+		if d, ok := s.dialer.(*childDialer); ok {
+			out = append(out, guardedDialer{d: d, side: i})
+		}
+	}
+	if b.proxy != nil {
+		if d, ok := b.proxy.dialer.(*childDialer); ok {
+			out = append(out, guardedDialer{d: d, proxy: true})
+		}
+	}
+	return out
+}
+
+// compact drops the nil records (a side that measured nothing).
+func compact(recs []*results.Record) []*results.Record {
+	out := recs[:0:0]
+	for _, r := range recs {
+		if r != nil {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // looksLikeDeadServer tells the failures a server that died causes (its

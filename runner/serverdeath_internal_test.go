@@ -30,7 +30,7 @@ func TestGuardCaseBothChildrenAlive(t *testing.T) {
 	refused := &loadgen.ProxyError{Status: 502, Reason: "origin unreachable"}
 	done := make(chan error, 1)
 	go func() {
-		_, err := b.guardCase(context.Background(), "case", func(context.Context) (*results.Record, error) { return nil, refused })
+		_, err := b.guardCase(context.Background(), "case", func(context.Context) ([]*results.Record, error) { return nil, refused })
 		done <- err
 	}()
 	select {

@@ -376,14 +376,19 @@ type tpRun struct {
 
 func (tr *tpRun) targeted() bool { return false }
 
-func (tr *tpRun) notRunnable(c *Case) *results.Record {
+func (tr *tpRun) notRunnable(c *Case) []*results.Record {
 	if tr.plan.Notice != nil {
 		tr.plan.Notice(c.Name + ": " + c.NotRunnable)
 	}
-	return notRunnableRecord(c, results.Record{Env: tr.env})
+	return []*results.Record{notRunnableRecord(c, results.Record{Env: tr.env})}
 }
 
-func (tr *tpRun) runCase(ctx context.Context, c *Case, index, total int, srv *builtin) (*results.Record, error) {
+func (tr *tpRun) runCase(ctx context.Context, c *Case, index, total int, srv *builtin) ([]*results.Record, error) {
+	rec, err := tr.runOne(ctx, c, index, total, srv)
+	return compact([]*results.Record{rec}), err
+}
+
+func (tr *tpRun) runOne(ctx context.Context, c *Case, index, total int, srv *builtin) (*results.Record, error) {
 	p := tr.plan
 	base := results.Record{Env: tr.env}
 	c.record(&base)

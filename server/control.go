@@ -16,6 +16,10 @@ type Hello struct {
 	// CAFile is the CA certificate clients should verify the server with,
 	// when the server wrote one.
 	CAFile string `json:"ca_file,omitempty"`
+	// Build names the program serving (its tlsbench and Go versions,
+	// e.g. "v1.2.0 (go1.26.8)"), when it says: a run that measures
+	// another tlsbench binary's server records which one it was.
+	Build string `json:"build,omitempty"`
 }
 
 // ServeControl answers the parent on conn until it says quit, closes the
@@ -49,7 +53,7 @@ func ServeChild(ctx context.Context, control net.Conn, opts ...Option) error {
 	defer cancel()
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ctx, ln) }()
-	err = ServeControl(ctx, conn, srv, Hello{PID: os.Getpid(), Addr: ln.Addr().String()})
+	err = ServeControl(ctx, conn, srv, Hello{PID: os.Getpid(), Addr: ln.Addr().String(), Build: srv.build})
 	cancel()
 	if serr := <-served; err == nil {
 		err = serr

@@ -37,6 +37,7 @@ type Server struct {
 	km               *keys.Manager  // nil when built from a plain tls.Config
 	ktls             bool           // set by WithKTLS: connections may switch to kTLS
 	sources          []string       // WithSources: files throughput clients may ask for
+	build            string         // WithBuild: the program serving, for a child's hello
 
 	accepted   atomic.Int64
 	handshakes atomic.Int64
@@ -74,6 +75,12 @@ func WithIdleTimeout(d time.Duration) Option {
 // the count of the others.
 func WithLogger(l *slog.Logger) Option {
 	return func(s *Server) { s.log = l }
+}
+
+// WithBuild names the program serving in the hello of a child server
+// (see Hello.Build).
+func WithBuild(b string) Option {
+	return func(s *Server) { s.build = b }
 }
 
 // DefaultIdleTimeout is how long an echo connection may stay silent.

@@ -367,7 +367,10 @@ var fieldFlags = map[string]string{
 	"Target.Addr": "--target", "Target.Insecure": "--insecure", "Target.CAFile": "--ca", "Target.Request": "--request",
 	"Target.CertFile": "--client-cert", "Target.KeyFile": "--client-key", "Target.ServerPID": "--server-pid",
 	"Buffers": "--buffer", "Directions": "--direction", "Source": "--source", "KTLS": "--ktls",
-	"Bytes": "--bytes", "Duration": "--duration", "Server.Listen": "--listen",
+	"Bytes": "--bytes", "Duration": "--duration", "Server.Listen": "--listen", "TargetError": "--target-error",
+	// The other side of an interleaved run.
+	"Versus.Target.Addr": "--versus", "Versus.Target.ServerPID": "--versus-pid", "Versus.Executable": "--versus-server",
+	"Versus.Self": "--versus-self", "Versus.Settings": "--versus-set", "Versus": "--versus, --versus-server or --versus-self",
 	// The built-in server's own settings (server.Options and its key
 	// manager), named by serve's and run's errors alike.
 	"SessionStore": "--session-store", "SessionCapacity": "--session-capacity", "SessionTTL": "--session-ttl",
@@ -465,6 +468,7 @@ var runWords = loadgen.Words{
 		"MaxErrorRate":  "--max-error-rate",
 		"ConnTimeout":   "--conn-timeout",
 		"MaxDuration":   "--case-time",
+		"TargetError":   "--target-error",
 		"KTLS":          "--ktls",
 		"Request":       "--request",
 	},

@@ -46,6 +46,10 @@ Examples:
   tlsbench run --session-store stateful --ticket-reuse single --tls 1.3
   tlsbench run --target 127.0.0.1:4433 --ca ca.pem --mutual --client-cert c.pem --client-key c-key.pem
   tlsbench run --quick --out new.jsonl --baseline old.jsonl --fail-on-regression 5%
+  tlsbench run --versus-self --quick                       # A/A: the noise of this machine
+  tlsbench run --versus-server ./tlsbench-old --versus-self --fail-on-regression 5%
+  tlsbench run --versus-self --versus-set key-cache=off --tls 1.3 --resume off
+  tlsbench run --target 127.0.0.1:8443 --versus 127.0.0.1:8444 --ca ca.pem --target-error 1%
   tlsbench run --identity pki/server-ecdsa-p256.p12 --p12-password-file pw --key-cache on,off
   tlsbench run --proxy builtin --tls 1.3 --resume off,on --mint-cache on,off
   tlsbench run --mode throughput --proxy builtin --buffer 4k,16k,64k --read-fill off,on --ktls off,auto
@@ -64,13 +68,10 @@ change), trusts its CA, and has it verify the built-in server with the
 run's CA; it resumes its sessions with the server only in resume cases,
 so a full case is full on both legs. --buffer is also its relay buffer,
 and --ktls is its kernel TLS on both legs while client and server run
-user-space TLS. A
-proxy given by URL verifies the server with its own configuration (Squid:
-tls_outgoing_options cafile=...): give the built-in server an identity it
-trusts with --identity, and the CA of the proxy's minted certificates with
---proxy-ca.
-
-Flags:
+user-space TLS. A proxy given by URL verifies the server with its own
+configuration (Squid: tls_outgoing_options cafile=...): give the built-in
+server an identity it trusts with --identity, and the CA of the proxy's
+minted certificates with --proxy-ca.
 `
 
 type runFlags struct {
@@ -103,6 +104,8 @@ type runFlags struct {
 	proxy            runner.Proxy
 	mintCache        []bool
 	tp               *throughputFlags // --mode and the throughput flags
+	versus           runner.Versus
+	targetError      float64
 }
 
 func defineRunFlags(fs *flagSet) *runFlags {
@@ -153,6 +156,7 @@ func defineRunFlags(fs *flagSet) *runFlags {
 	fs.StringVar(&f.proxy.URL, "proxy", "", "connect through a TLS-intercepting proxy (HTTP CONNECT): builtin (tlsbench's own, started as a child process) or `URL` http://HOST:PORT (e.g. Squid with SSL bump)")
 	fs.StringVar(&f.proxy.CAFile, "proxy-ca", "", "with --proxy URL: the CA certificates `FILE` of the proxy's minted certificates, which the client trusts (the built-in proxy's is trusted automatically); the proxy itself must verify the server (Squid: tls_outgoing_options cafile=)")
 	fs.IntVar(&f.proxy.PID, "proxy-pid", 0, "with --proxy URL: `PID` of the local proxy whose CPU (with its child processes, e.g. Squid's helpers) is sampled from /proc")
+	defineVersusFlags(fs, f)
 	fs.Var(listFlag[bool]{&f.mintCache, parseOnOff, showOnOff}, "mint-cache", "with --proxy builtin, handshake cases: the proxy's cache of minted certificates: on, off (one signature per connection), or on,off to compare")
 	return f
 }
@@ -199,6 +203,8 @@ func parseRun(args []string, stdout io.Writer) (*flagSet, *runFlags, error) {
 	f := defineRunFlags(fs)
 	fs.usage = func(w io.Writer) {
 		io.WriteString(w, runUsage)
+		io.WriteString(w, versusHelp)
+		io.WriteString(w, "\nFlags:\n")
 		fs.printFlags(w)
 	}
 	if err := fs.parse(args); err != nil {
@@ -207,6 +213,7 @@ func parseRun(args []string, stdout io.Writer) (*flagSet, *runFlags, error) {
 	if f.quick {
 		applyQuick(fs, f)
 	}
+	boundTargetError(fs, f)
 	return fs, f, nil
 }
 
@@ -223,16 +230,28 @@ func applyQuick(fs *flagSet, f *runFlags) {
 	if !fs.isSet("case-time") {
 		f.caseTime = 600 * time.Millisecond
 	}
-	if f.baseline != "" {
+	if f.baseline != "" || f.interleaved() {
 		// A comparison needs enough samples for its test (the U test
-		// needs 4 a side at alpha 0.05): a time cap must not cut a
-		// quick case down to two iterations.
+		// needs 4 a side at alpha 0.05, the paired test 6 pairs): a
+		// time cap must not cut a quick case down to two iterations.
 		if !fs.isSet("iterations") {
 			f.iterations = 6
+			if f.interleaved() {
+				f.iterations = 8
+			}
 		}
 		if !fs.isSet("case-time") {
 			f.caseTime = 0
 		}
+	}
+}
+
+// boundTargetError turns the default target error off when no time
+// limit bounds a case: only a target given on purpose may then measure
+// up to the iteration cap.
+func boundTargetError(fs *flagSet, f *runFlags) {
+	if f.caseTime == 0 && !fs.isSet("target-error") {
+		f.targetError = 0
 	}
 }
 
@@ -262,10 +281,13 @@ func validateRun(fs *flagSet, f *runFlags) error {
 	if err := f.cmp.validate(); err != nil {
 		return err
 	}
-	if f.baseline == "" && (fs.isSet("fail-on-regression") || fs.isSet("alpha")) {
-		return usagef("--fail-on-regression and --alpha compare with a baseline: add --baseline FILE")
+	if f.baseline == "" && !f.interleaved() && (fs.isSet("fail-on-regression") || fs.isSet("alpha")) {
+		return usagef("--fail-on-regression and --alpha compare with a baseline: add --baseline FILE, or measure side b in the same run with --versus, --versus-server or --versus-self")
 	}
 	if err := checkMode(fs, f); err != nil {
+		return err
+	}
+	if err := validateVersus(fs, f); err != nil {
 		return err
 	}
 	if err := parseRequest(fs, f); err != nil {
@@ -352,6 +374,7 @@ func planRun(fs *flagSet, f *runFlags) (*runJob, error) {
 		Groups: f.groups, Ciphers: handshakeCiphers(fs, f), Transports: f.transports,
 		Handshakes: f.handshakes, Iterations: f.iterations, Warmup: f.warmup, CaseTime: f.caseTime,
 		MinResumption: f.minResumption, MaxErrorRate: f.maxErrorRate, ConnTimeout: f.connTimeout,
+		TargetError: f.targetError, Versus: f.versus,
 	}
 	plan := &job.plan
 	if err := f.server.apply(&plan.Server, fs.isSet); err != nil {

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/tlsbench/tlsbench/pki"
+	"github.com/tlsbench/tlsbench/results"
 	"github.com/tlsbench/tlsbench/server"
 	"github.com/tlsbench/tlsbench/tlsconf"
 )
@@ -320,7 +321,8 @@ func serveChild(ctx context.Context, fd int, stderr io.Writer) error {
 	// Refused handshakes go to stderr, whose last lines explain a
 	// server that dies during a run.
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	return server.ServeChild(ctx, conn, server.WithLogger(logger))
+	env := results.CurrentEnv()
+	return server.ServeChild(ctx, conn, server.WithLogger(logger), server.WithBuild(env.TLSBenchVersion+" ("+env.GoVersion+")"))
 }
 
 // parseLogLevel reads a --log-level value.

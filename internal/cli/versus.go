@@ -1,0 +1,105 @@
+package cli
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/tlsbench/tlsbench/runner"
+)
+
+// The flags of interleaved A/B runs and adaptive precision (tlsbench
+// run): what side b is, and how precise a case must get.
+
+const versusHelp = `
+Interleaved A/B runs measure every handshake case on two servers in one
+run, their iterations alternating a b, b a, a b, ... so that whatever
+changes while the run goes on (other load, the CPU's clock) hits both
+alike. Side a is the built-in server (or --target); side b is
+--versus HOST:PORT (a second external server, with --target),
+--versus-server PROGRAM (the built-in server of another tlsbench program,
+e.g. one built with another Go), or --versus-self (the same server again:
+an A/A run, whose differences are the noise of this machine).
+--versus-set NAME=VALUE changes side b's built-in server (key-cache=off,
+ticket-keys=FILE, session-capacity=N, session-ttl=D, handshake-timeout=D).
+--versus-self beside --versus or --versus-server measures side a twice
+(a and a2): their difference is the noise floor of the same run. After
+the run, side b is compared with side a on the paired per-iteration
+ratios: the geometric mean ratio with its 99.9% confidence interval, and
+a Wilcoxon signed-rank test. A case is faster or slower only when the
+change is significant and larger than the noise floor (the A/A difference
+of the same run, or --min-effect); smaller significant changes are
+"within noise".
+
+--target-error PCT keeps each case measuring past --iterations until the
+half-width of its 99.9% confidence interval is at most PCT of the mean
+(of the b/a ratio in an interleaved run), within --case-time (per side);
+every record says what ended it, and the report lists the cases that did
+not reach the target.
+`
+
+// defineVersusFlags defines them on fs, into f.
+func defineVersusFlags(fs *flagSet, f *runFlags) {
+	f.targetError = 0.02
+	shown := true // the default is shown in the help
+	fs.Var(&percentFlag{&f.targetError, &shown}, "target-error", "measure each case until its 99.9% confidence interval is within `PCT` of the mean, within --case-time; 0% measures --iterations only")
+	fs.StringVar(&f.versus.Target.Addr, "versus", "", "with --target: measure a second external server at `host:port` as side b, interleaved with the target")
+	fs.IntVar(&f.versus.Target.ServerPID, "versus-pid", 0, "with --versus: `PID` of the local server whose CPU is sampled as side b's")
+	fs.StringVar(&f.versus.Executable, "versus-server", "", "measure the built-in server of another tlsbench `PROGRAM` as side b, interleaved with this one's")
+	fs.BoolVar(&f.versus.Self, "versus-self", false, "measure the same server again as side b (an A/A run: its differences are noise); beside --versus or --versus-server, a second side a that sets the noise floor")
+	fs.Var(&versusSetFlag{&f.versus.Settings}, "versus-set", "with --versus-self or --versus-server: change side b's built-in server, `NAME=VALUE` (repeat): "+versusSettingNames())
+}
+
+func versusSettingNames() string {
+	return strings.Join(slices.Sorted(maps.Keys(runner.VersusSettings)), ", ")
+}
+
+// versusSetFlag collects NAME=VALUE settings of side b.
+type versusSetFlag struct{ v *[]runner.VersusSetting }
+
+func (f *versusSetFlag) String() string {
+	if f.v == nil {
+		return ""
+	}
+	parts := make([]string, len(*f.v))
+	for i, s := range *f.v {
+		parts[i] = s.String()
+	}
+	return strings.Join(parts, " ")
+}
+
+func (f *versusSetFlag) Set(s string) error {
+	name, value, ok := strings.Cut(s, "=")
+	name, value = strings.TrimSpace(name), strings.TrimSpace(value)
+	if !ok || name == "" || value == "" {
+		return fmt.Errorf("%q: want NAME=VALUE, e.g. key-cache=off", s)
+	}
+	*f.v = append(*f.v, runner.VersusSetting{Name: name, Value: value})
+	return nil
+}
+
+// interleaved reports whether the run measures a side b.
+func (f *runFlags) interleaved() bool {
+	return f.versus.Target.Addr != "" || f.versus.Executable != "" || f.versus.Self
+}
+
+// validateVersus checks the flags of an interleaved run that the plan
+// cannot: how they combine with the run's mode and output.
+func validateVersus(fs *flagSet, f *runFlags) error {
+	if fs.isSet("target-error") && f.tp.mode != modeHandshake {
+		return usagef("--target-error applies to handshake cases; throughput cases measure --iterations transfers")
+	}
+	if !f.interleaved() {
+		return nil
+	}
+	switch {
+	case f.tp.mode != modeHandshake:
+		return usagef("--versus, --versus-server and --versus-self interleave handshake cases; throughput cases are compared across runs with tlsbench compare")
+	case f.baseline != "":
+		return usagef("--baseline compares with an earlier run, and an interleaved run compares its own two sides: give one of them")
+	case fs.isSet("versus") && f.target.Addr == "":
+		return usagef("--versus measures a second external server beside --target: add --target HOST:PORT, or measure the built-in server against another program's with --versus-server PROGRAM")
+	}
+	return nil
+}
