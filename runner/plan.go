@@ -259,7 +259,7 @@ func (p *Plan) validateCounts() error {
 		return field.Errorf("SessionPool", p.SessionPool, "must be at least 1")
 	}
 	if !(p.TargetError >= 0 && p.TargetError < 1) {
-		return field.Errorf("TargetError", p.TargetError, "must be a share from 0 (none) to below 100%%, e.g. 2%%")
+		return field.Errorf("TargetError", strconv.FormatFloat(p.TargetError*100, 'g', -1, 64)+"%", "must be from 0%% (none) to below 100%%, e.g. 2%%")
 	}
 	return nil
 }

@@ -266,6 +266,9 @@ func (st *runState) startServer(ctx context.Context, c *Case) (*builtin, error) 
 		o, err := st.startSide(ctx, c, &specs[i])
 		if err != nil {
 			a.close()
+			if x := specs[i].executable; x != "" {
+				return nil, fmt.Errorf("side %s, the server of %s (is it a tlsbench program?): %w", specs[i].name, x, err)
+			}
 			return nil, fmt.Errorf("side %s: %w", specs[i].name, err)
 		}
 		a.sides = append(a.sides, o)

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"slices"
@@ -194,8 +195,9 @@ func (p *Plan) validateVersus() error {
 	if v.Target.Addr != "" {
 		t := Plan{Target: p.Target}
 		t.Target.Addr = v.Target.Addr
-		if err := t.validateTarget(); err != nil {
-			return field.Errorf("Versus.Target.Addr", v.Target.Addr, "%s", strings.TrimPrefix(err.Error(), "{Target.Addr} "))
+		var fe *field.Error
+		if err := t.validateTarget(); errors.As(err, &fe) && fe.Field == "Target.Addr" {
+			return field.Errorf("Versus.Target.Addr", v.Target.Addr, "%s", fe.Reason)
 		}
 	}
 	if v.Executable != "" {
