@@ -321,7 +321,12 @@ func (st *runState) startSide(ctx context.Context, c *Case, sp *sideSpec) (*buil
 	}
 	child := childPlumbing{Executable: p.Executable, Args: p.ChildArgs, Env: p.ChildEnv}
 	if sp.executable != "" {
-		child = childPlumbing{Executable: sp.executable, Env: p.ChildEnv}
+		// A relative path names a file here, never one on $PATH.
+		exe, err := filepath.Abs(sp.executable)
+		if err != nil {
+			return nil, err
+		}
+		child = childPlumbing{Executable: exe, Env: p.ChildEnv}
 	}
 	describe := string(c.KeyType)
 	if sp.name != "" {
