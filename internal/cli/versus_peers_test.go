@@ -1,0 +1,176 @@
+package cli_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tlsbench/tlsbench/internal/cli"
+	"github.com/tlsbench/tlsbench/internal/peers"
+	"github.com/tlsbench/tlsbench/pki"
+	"github.com/tlsbench/tlsbench/results"
+)
+
+// runVersus runs tlsbench run with args (an interleaved run) bounded in
+// time, and returns its stdout, stderr and the records of --out.
+func runVersus(t *testing.T, args ...string) (string, string, []results.Record, error) {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "r.jsonl")
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	var stdout, stderr bytes.Buffer
+	err := cli.Run(ctx, append([]string{"run", "--out", out}, args...), &stdout, &stderr)
+	recs, rerr := results.ReadFile(out)
+	if rerr != nil {
+		t.Fatalf("%v (run: %v; %s)", rerr, err, stderr.String())
+	}
+	return stdout.String(), stderr.String(), recs, err
+}
+
+// checkSides checks an interleaved run's records: every case has exactly
+// the sides given, with equal sample counts, the versus description, and
+// (when cpu) each side's server CPU.
+func checkSides(t *testing.T, recs []results.Record, cases int, versus string, cpu bool, sides ...string) {
+	t.Helper()
+	if len(recs) != cases*len(sides) {
+		t.Fatalf("%d records, want %d cases x %d sides", len(recs), cases, len(sides))
+	}
+	byName := map[string]map[string]results.Record{}
+	for _, r := range recs {
+		if byName[r.Name] == nil {
+			byName[r.Name] = map[string]results.Record{}
+		}
+		byName[r.Name][r.Side] = r
+	}
+	for name, got := range byName {
+		n := len(got[sides[0]].SamplesUS)
+		for _, s := range sides {
+			r, ok := got[s]
+			if !ok {
+				t.Errorf("%s: no record of side %s", name, s)
+				continue
+			}
+			if len(r.SamplesUS) != n || n < 6 {
+				t.Errorf("%s side %s: %d samples, side %s %d: want equal, at least 6", name, s, len(r.SamplesUS), sides[0], n)
+			}
+			if r.Versus != versus {
+				t.Errorf("%s side %s: versus %q, want %q", name, s, r.Versus, versus)
+			}
+			if cpu && (r.ServerCPUUS == nil || *r.ServerCPUUS <= 0) {
+				t.Errorf("%s side %s: no server CPU", name, s)
+			}
+			if r.Resume && r.ResumptionRate < 0.99 {
+				t.Errorf("%s side %s: resumed %.3f", name, s, r.ResumptionRate)
+			}
+		}
+	}
+}
+
+// TestVersusTwoNginx measures two nginx servers against each other, each
+// with its --server-pid/--versus-pid, and prints the paired comparison.
+func TestVersusTwoNginx(t *testing.T) {
+	t.Parallel()
+	peers.Require(t, "nginx")
+	cert, key, ca := peerPKI(t)
+	cfg := peers.NginxConfig{Cert: cert, Key: key, Tickets: true, SessionCache: "shared:SSL:1m"}
+	a, b := peers.NginxT(t, cfg), peers.NginxT(t, cfg)
+	stdout, stderr, recs, err := runVersus(t, "--target", a.Addr, "--versus", b.Addr, "--ca", ca, "--sni", "localhost",
+		"--alpn", "http/1.1", "--server-pid", strconv.Itoa(a.PID()), "--versus-pid", strconv.Itoa(b.PID()),
+		"--tls", "1.2,1.3", "--resume", "off,on", "--concurrency", "1,8", "--quick")
+	if err != nil {
+		t.Fatalf("run: %v\n%s", err, stderr)
+	}
+	checkSides(t, recs, 8, b.Addr, true, results.SideA, results.SideB)
+	for _, r := range recs {
+		want := a.Addr
+		if r.Side == results.SideB {
+			want = b.Addr
+		}
+		if r.Target != want {
+			t.Errorf("%s side %s: target %q, want %q", r.Name, r.Side, r.Target, want)
+		}
+	}
+	if !strings.Contains(stdout, "wilcoxon") && !strings.Contains(strings.ToLower(stdout), "paired") {
+		t.Errorf("no paired comparison after the run:\n%s", stdout)
+	}
+}
+
+// TestVersusTwoServeProcesses measures two tlsbench serve processes (the
+// same identity) against each other as external servers.
+func TestVersusTwoServeProcesses(t *testing.T) {
+	t.Parallel()
+	layout, err := pki.Init(pki.InitOptions{Dir: filepath.Join(t.TempDir(), "pki")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := layout.ServerCerts[pki.ECDSAP256] + "," + layout.ServerKeys[pki.ECDSAP256]
+	var addrs [2]string
+	var pids [2]int
+	for i := range addrs {
+		cmd, out, stderr := serveProcess(t, t.TempDir(), "--listen", "127.0.0.1:0", "--identity", id)
+		addrs[i] = listeningAddr(t, out, stderr)
+		pids[i] = cmd.Process.Pid
+	}
+	_, stderr, recs, err := runVersus(t, "--target", addrs[0], "--versus", addrs[1], "--ca", layout.RootCert, "--sni", "localhost",
+		"--server-pid", strconv.Itoa(pids[0]), "--versus-pid", strconv.Itoa(pids[1]),
+		"--tls", "1.3", "--resume", "off,on", "--concurrency", "4", "--quick")
+	if err != nil {
+		t.Fatalf("run: %v\n%s", err, stderr)
+	}
+	checkSides(t, recs, 2, addrs[1], true, results.SideA, results.SideB)
+}
+
+// listeningAddr reads serve's "listening on ADDR" line.
+func listeningAddr(t *testing.T, out *bufio.Scanner, stderr *syncBuffer) string {
+	t.Helper()
+	for out.Scan() {
+		if a, ok := strings.CutPrefix(out.Text(), "listening on "); ok {
+			addr, _, _ := strings.Cut(a, " ")
+			go func() {
+				for out.Scan() {
+				}
+			}()
+			return addr
+		}
+	}
+	t.Fatalf("serve never said where it listens: %s", stderr)
+	return ""
+}
+
+// TestVersusServerOtherBinary builds a second tlsbench program with
+// another version and measures its built-in server as side b (with side a
+// measured twice): side b's records name that program's build.
+func TestVersusServerOtherBinary(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("builds a second tlsbench program; skipped with -short")
+	}
+	other := filepath.Join(t.TempDir(), "tlsbench-other")
+	goBin := filepath.Join(runtime.GOROOT(), "bin", "go")
+	build := exec.Command(goBin, "build", "-o", other,
+		"-ldflags", "-X github.com/tlsbench/tlsbench/results.Version=v0.0.0-other", "github.com/tlsbench/tlsbench/cmd/tlsbench")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	_, stderr, recs, err := runVersus(t, "--versus-server", other, "--versus-self",
+		"--tls", "1.3", "--resume", "off,on", "--concurrency", "4", "--quick")
+	if err != nil {
+		t.Fatalf("run: %v\n%s", err, stderr)
+	}
+	checkSides(t, recs, 2, "server "+other, true, results.SideA, results.SideB, results.SideA2)
+	for _, r := range recs {
+		build := r.Env.Peers["tlsbench-server"]
+		if (r.Side == results.SideB) != strings.HasPrefix(build, "v0.0.0-other (go") {
+			t.Errorf("%s side %s: tlsbench-server peer %q", r.Name, r.Side, build)
+		}
+	}
+}
