@@ -57,7 +57,12 @@ func (p *progress) status(index, total int, name string, warmup bool, it, of int
 		eta = (elapsed / time.Duration(p.done) * time.Duration(p.total-p.done)).Round(time.Second).String()
 	}
 	head := fmt.Sprintf("[%d/%d] ", index, total)
-	tail := fmt.Sprintf(" %s %d/%d  %s  elapsed %s  left ~%s", phase, it, of, rate, elapsed.Round(time.Second), eta)
+	count := fmt.Sprintf("%d/%d", it, of)
+	if it > of {
+		// Past the planned iterations, towards the target error.
+		count = fmt.Sprintf("%d (towards the target error)", it)
+	}
+	tail := fmt.Sprintf(" %s %s  %s  elapsed %s  left ~%s", phase, count, rate, elapsed.Round(time.Second), eta)
 	fmt.Fprintf(p.w, "\r\033[K%s", fitLine(head, name, tail, p.width()))
 }
 
