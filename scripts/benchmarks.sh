@@ -5,7 +5,7 @@
 # the nginx section, squid-openssl for the proxy section (.ci/run installs
 # them). Load stays on 127.0.0.1.
 #
-#   scripts/benchmarks.sh                  # everything, about 10 minutes
+#   scripts/benchmarks.sh                  # everything, about 40 minutes
 #   scripts/benchmarks.sh default harness  # some sections
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -146,9 +146,67 @@ section_proxy() {
 	"$bin" report --format markdown "$out/proxy.jsonl" >"$out/proxy.md"
 }
 
+# verdicts FILE...: the verdict of every case of a comparison's JSON, one
+# "name<TAB>verdict" line each.
+verdicts() {
+	python3 -c '
+import json, sys
+for f in sys.argv[1:]:
+    for c in json.load(open(f))["cases"]:
+        print(c["name"] + "\t" + c["verdict"])' "$@"
+}
+
+section_calibration() {
+	# A/A: nothing changes between the two sides, so every case called
+	# faster or slower is a false alarm. Measured both ways over the
+	# default matrix, repeated: two sequential runs compared (Mann-Whitney,
+	# with no floor as before, and with the default 2% floor), and one
+	# interleaved run against itself (paired test and floor).
+	local reps=${CALIBRATION_REPS:-5} cal=$out/calibration i
+	mkdir -p "$cal"
+	rm -f "$cal"/*.jsonl "$cal"/*.json
+	for ((i = 1; i <= reps; i++)); do
+		echo "== calibration $i/$reps: two sequential runs" >&2
+		"$bin" run --out "$cal/seq-$i-a.jsonl" --format json >/dev/null
+		"$bin" run --out "$cal/seq-$i-b.jsonl" --format json >/dev/null
+		"$bin" compare --format json --min-effect 0% "$cal/seq-$i-a.jsonl" "$cal/seq-$i-b.jsonl" >"$cal/seq-$i-nofloor.json"
+		"$bin" compare --format json "$cal/seq-$i-a.jsonl" "$cal/seq-$i-b.jsonl" >"$cal/seq-$i-floor.json"
+		echo "== calibration $i/$reps: one interleaved run, --versus-self" >&2
+		"$bin" run --versus-self --out "$cal/aa-$i.jsonl" --format json >/dev/null
+		"$bin" compare --format json "$cal/aa-$i.jsonl" >"$cal/aa-$i.json"
+	done
+	# A real A/B: side b decrypts its PKCS#12 key on every full handshake.
+	local pw=$work/p12-password
+	echo "benchmark password" >"$pw"
+	"$bin" pki init --dir "$work/cpki" --server-keys ecdsa-p256 --p12-password-file "$pw" >/dev/null
+	echo "== calibration: A/B, side b with key-cache=off" >&2
+	"$bin" run --versus-self --versus-set key-cache=off --identity "$work/cpki/server-ecdsa-p256.p12" \
+		--p12-password-file "$pw" --out "$cal/keycache-ab.jsonl" --format json >/dev/null
+	"$bin" compare --format json "$cal/keycache-ab.jsonl" >"$cal/keycache-ab.json"
+	"$bin" compare --format markdown "$cal/keycache-ab.jsonl" >"$cal/keycache-ab.md"
+	{
+		echo "# A/A false alarms over the default matrix, $reps repetitions"
+		for kind in seq-nofloor seq-floor aa; do
+			local files=() f
+			for ((i = 1; i <= reps; i++)); do
+				case $kind in
+				aa) f=$cal/aa-$i.json ;;
+				*) f=$cal/seq-$i-${kind#seq-}.json ;;
+				esac
+				files+=("$f")
+			done
+			verdicts "${files[@]}" | awk -F'\t' -v k="$kind" '
+				{ n++ } $2 == "faster" || $2 == "slower" { flagged++ }
+				END { printf "%s\t%d of %d case comparisons flagged (%.1f%%)\n", k, flagged, n, 100 * flagged / n }'
+		done
+		echo "# A/B, side b with key-cache=off"
+		verdicts "$cal/keycache-ab.json"
+	} | tee "$out/calibration.txt"
+}
+
 sections=("$@")
 if ((${#sections[@]} == 0)); then
-	sections=(default harness mutual groups transport transports ciphers keycache nginx throughput proxy)
+	sections=(default harness mutual groups transport transports ciphers keycache nginx throughput proxy calibration)
 fi
 for s in "${sections[@]}"; do
 	"section_$s"
