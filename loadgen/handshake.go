@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/tlsbench/tlsbench/internal/counts"
+	"math"
 	"runtime"
 	"sort"
 	"strings"
@@ -100,6 +101,8 @@ type HandshakeCase struct {
 	// Words names the settings and gives the advice in the case's
 	// errors and notes.
 	Words Words
+
+	hooks *testHooks // nil outside tests
 }
 
 // Progress reports a finished iteration.
@@ -259,6 +262,8 @@ func (hc *HandshakeCase) validate() error {
 		return field.Errorf("MinResumption", *hc.MinResumption, "must be between 0 and 1")
 	case hc.MaxErrorRate < 0 || hc.MaxErrorRate > 1:
 		return field.Errorf("MaxErrorRate", hc.MaxErrorRate, "must be between 0 and 1")
+	case !(hc.TargetError >= 0) || math.IsInf(hc.TargetError, 1):
+		return field.Errorf("TargetError", hc.TargetError, "must be a finite share of the mean, 0 for none")
 	}
 	for _, c := range hc.Clients {
 		if (c.ClientSessionCache != nil) != hc.Resume {
@@ -297,43 +302,6 @@ func RunHandshakes(ctx context.Context, hc HandshakeCase) (*results.Record, erro
 		return nil, err
 	}
 	return r.finish(ctx, m, r.summarise(m))
-}
-
-// warmup runs the discarded iterations and, in a resume case, holds them
-// to the minimum resumption.
-func (r *caseRunner) warmup(ctx context.Context) error {
-	hc := r.hc
-	var warmOK, warmResumed int64
-	var serverBefore ServerSnapshot
-	var beforeErr error = errNoServer
-	if hc.Warmup > 0 && hc.Resume && hc.Server != nil {
-		serverBefore, beforeErr = hc.Server.Snapshot()
-	}
-	first, again := ticketCounts(hc.Clients)
-	// The warm-up is discarded, so its failures are judged against the
-	// whole case's connections: it stops the case only when they alone
-	// are more than every iteration together may have, and only for
-	// timeouts (see lost), so one unlucky connection of a cold start
-	// does not fail a case whose measured iterations would pass.
-	r.budget = newFailureBudget(int64(hc.Warmup+hc.Iterations)*int64(hc.Handshakes), true)
-	defer func() { r.budget = nil }()
-	for i := 0; i < hc.Warmup; i++ {
-		it, err := r.iteration(ctx, hc.Handshakes, nil)
-		if err != nil {
-			return err
-		}
-		warmOK += it.ok
-		warmResumed += it.resumed
-		r.progress(true, i+1, hc.Warmup, it)
-	}
-	if hc.Resume && hc.Warmup > 0 {
-		if e := hc.resumptionCheck(warmResumed, warmOK, serverBefore, beforeErr); e != nil {
-			f2, a2 := ticketCounts(hc.Clients)
-			e.SingleUse = singleUse(warmResumed, f2-first, a2-again)
-			return e
-		}
-	}
-	return nil
 }
 
 var errNoServer = errors.New("no server snapshot")
@@ -386,75 +354,6 @@ func (r *caseRunner) startWorkers() (stop func()) {
 		}()
 	}
 	return func() { close(r.work) }
-}
-
-// measured is what the kept measured iterations add up to.
-type measured struct {
-	samples  []float64
-	total    iterResult
-	iters    []iterStat
-	lat      *stats.Latency
-	meter    *meter
-	stopErr  error // why measuring stopped early (ctx, a failed iteration)
-	firstErr error // the first failed connection, as an example
-	firstKnd string
-	notes    []string // how measuring went (stopped by the case time)
-}
-
-// measure runs the measured iterations and returns what the kept ones
-// add up to (m.stopErr says why measuring stopped early); it fails only
-// when no iteration was kept.
-func (r *caseRunner) measure(ctx context.Context) (*measured, error) {
-	hc := r.hc
-	m := &measured{lat: stats.NewLatency(), meter: newMeter(hc.Server, hc.Proxy)}
-	m.total = newIterResult()
-	scratch := stats.NewLatency()
-	r.budget = newFailureBudget(int64(hc.Iterations)*int64(hc.Handshakes), false)
-	defer func() { r.budget = nil }()
-	began := time.Now()
-	for i := 0; i < hc.Iterations; i++ {
-		if ctx.Err() != nil {
-			m.stopErr = ctx.Err()
-			break
-		}
-		scratch.Reset()
-		m.meter.begin()
-		first, again := ticketCounts(hc.Clients)
-		it, err := r.iteration(ctx, hc.Handshakes, scratch)
-		sp := m.meter.end()
-		if ctx.Err() != nil || err != nil {
-			// An iteration cut short measures the interruption, not
-			// the handshakes: it is dropped, its span too.
-			m.stopErr = err
-			if ctx.Err() != nil {
-				m.stopErr = ctx.Err()
-			}
-			break
-		}
-		m.meter.keep(sp)
-		m.lat.Merge(scratch)
-		m.keep(it, sp)
-		f2, a2 := ticketCounts(hc.Clients)
-		m.iters[len(m.iters)-1].firstUses, m.iters[len(m.iters)-1].reuses = f2-first, a2-again
-		r.progress(false, i+1, hc.Iterations, it)
-		if hc.MaxDuration > 0 && len(m.samples) >= 2 && time.Since(began) >= hc.MaxDuration {
-			if i+1 < hc.Iterations {
-				m.notes = append(m.notes, fmt.Sprintf("stopped by %s %v after %d of %d iterations",
-					hc.Words.name("MaxDuration"), hc.MaxDuration, i+1, hc.Iterations))
-			}
-			break
-		}
-	}
-	if len(m.samples) == 0 {
-		if m.stopErr == nil {
-			m.stopErr = errors.New("no iteration was measured")
-		}
-		if ctx.Err() == nil && isStop(m.stopErr) {
-			return nil, m.stopErr
-		}
-		return nil, fmt.Errorf("%s: %w", hc.Name, m.stopErr)
-	}
-	return m, nil
 }
 
 // figures are the statistics of a case's kept iterations, in the units
@@ -620,6 +519,11 @@ func (r *caseRunner) baseRecord(m *measured, f figures) results.Record {
 	rec.P50US, rec.P90US, rec.P99US, rec.P999US = f.latencyUS[0], f.latencyUS[1], f.latencyUS[2], f.latencyUS[3]
 	rec.Histogram = f.histogram
 	rec.HandshakesPerSec = f.perSec
+	rec.StoppedBy = m.stoppedBy
+	rec.TargetError = nil
+	if hc.TargetError > 0 {
+		rec.TargetError = results.Float(hc.TargetError)
+	}
 	return rec
 }
 

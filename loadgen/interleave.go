@@ -1,10 +1,15 @@
 package loadgen
 
 import (
+	"cmp"
 	"context"
 	"errors"
+	"fmt"
+	"time"
 
+	"github.com/tlsbench/tlsbench/internal/field"
 	"github.com/tlsbench/tlsbench/results"
+	"github.com/tlsbench/tlsbench/stats"
 )
 
 // RunInterleaved measures one case on two or three sides in one run: the
@@ -30,5 +35,219 @@ import (
 // them: a record may come with an error, and a side whose warm-up failed
 // has no record.
 func RunInterleaved(ctx context.Context, sides []HandshakeCase) ([]*results.Record, error) {
-	return nil, errors.New("interleaved runs are not implemented")
+	ss, err := newSides(sides)
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range ss {
+		defer s.r.startWorkers()()
+	}
+	recs := make([]*results.Record, len(ss))
+	if err := warmupInterleaved(ctx, ss); err != nil {
+		return recs, err
+	}
+	failed := measureInterleaved(ctx, ss)
+	var errs []error
+	for i, s := range ss {
+		if len(s.m.samples) == 0 {
+			// Nothing was kept: the side that stopped the first round
+			// says why; the others have no record and no error.
+			if s.m.stopErr != nil || failed == nil {
+				_, err := s.r.measuredOrErr(ctx, s.m)
+				errs = append(errs, s.wrap(err))
+			}
+			continue
+		}
+		rec, err := s.r.finish(ctx, s.m, s.r.summarise(s.m))
+		recs[i] = rec
+		errs = append(errs, s.wrap(err))
+	}
+	return recs, errors.Join(errs...)
 }
+
+// newSides checks the sides of an interleaved case and readies their
+// runners: the stop settings are side a's.
+func newSides(cases []HandshakeCase) ([]*side, error) {
+	if len(cases) < 2 || len(cases) > 3 {
+		return nil, field.Errorf("Sides", len(cases), "an interleaved case has 2 or 3 sides (a, b and optionally a second a)")
+	}
+	ss := make([]*side, len(cases))
+	for i := range cases {
+		hc := cases[i]
+		hc.MaxDuration, hc.TargetError, hc.hooks = cases[0].MaxDuration, cases[0].TargetError, cases[0].hooks
+		hc.Record.Side = cmp.Or(hc.Record.Side, sideNames[i])
+		s := &side{name: hc.Record.Side, r: &caseRunner{hc: &hc}}
+		if err := hc.setDefaults(); err != nil {
+			return nil, s.wrap(err)
+		}
+		if i > 0 {
+			if err := agree(ss[0], s); err != nil {
+				return nil, s.wrap(err)
+			}
+		}
+		ss[i] = s
+	}
+	return ss, nil
+}
+
+// agree checks that side s measures what side a does: the rounds pair
+// their iterations, so they must be alike but for the server measured.
+func agree(a, s *side) error {
+	x, y := a.r.hc, s.r.hc
+	for _, f := range []struct {
+		name string
+		a, s any
+	}{
+		{"Concurrency", x.Concurrency, y.Concurrency},
+		{"Handshakes", x.Handshakes, y.Handshakes},
+		{"Iterations", x.Iterations, y.Iterations},
+		{"Warmup", x.Warmup, y.Warmup},
+		{"Resume", x.Resume, y.Resume},
+		{"Version", x.Version, y.Version},
+	} {
+		if f.a != f.s {
+			return field.Errorf(f.name, f.s, "side %s has %v: the sides of an interleaved case must agree on it", a.name, f.a)
+		}
+	}
+	return nil
+}
+
+// order is the order of the sides in round r: ABBA, so that every side
+// runs first in every other round and drift within a round evens out.
+func order(r, n int) []int {
+	o := make([]int, n)
+	for i := range o {
+		o[i] = i
+		if r%2 == 1 {
+			o[i] = n - 1 - i
+		}
+	}
+	return o
+}
+
+// warmupInterleaved primes every side, then runs the warm-up in rounds.
+// A side whose warm-up fails stops the case: nothing is measured.
+func warmupInterleaved(ctx context.Context, ss []*side) error {
+	for _, s := range ss {
+		if s.r.hc.Resume {
+			if err := s.r.prime(ctx); err != nil {
+				return s.wrap(err)
+			}
+		}
+	}
+	ws := make([]*warming, len(ss))
+	for i, s := range ss {
+		ws[i] = s.r.startWarmup()
+		defer func() { s.r.budget = nil }()
+	}
+	for round := 0; round < ss[0].r.hc.Warmup; round++ {
+		for _, i := range order(round, len(ss)) {
+			if err := ss[i].r.warmOne(ctx, ws[i], round); err != nil {
+				return ss[i].wrap(err)
+			}
+		}
+	}
+	var errs []error
+	for i, s := range ss {
+		errs = append(errs, s.wrap(s.r.endWarmup(ws[i])))
+	}
+	return errors.Join(errs...)
+}
+
+// measureInterleaved runs the measured rounds until side a's stop rule
+// ends them, keeping a round only when every side's iteration in it
+// succeeded. It returns the side whose iteration failed, if one did.
+func measureInterleaved(ctx context.Context, ss []*side) (failed *side) {
+	for _, s := range ss {
+		s.m = s.r.startMeasure()
+		defer func() { s.r.budget = nil }()
+	}
+	a := ss[0]
+	rule := a.r.stopRule(len(ss), func() float64 {
+		return a.r.hc.comparePaired(ss[0].m.samples, ss[1].m.samples, pairedAlpha).RelError
+	})
+	began := time.Now()
+	stoppedBy := ""
+	for stoppedBy == "" {
+		ps, i, err := runRound(ctx, ss, len(a.m.samples))
+		if err != nil {
+			failed = ss[i]
+			stoppedBy = stopSides(ctx, ss, failed, err)
+			break
+		}
+		for i, s := range ss {
+			s.r.keepOne(s.m, ps[i])
+		}
+		stoppedBy = rule.after(len(a.m.samples), time.Since(began))
+	}
+	notes := rule.notes(stoppedBy, len(a.m.samples), "of the ratio of side b to side a", " per side")
+	for _, s := range ss {
+		s.m.stoppedBy = stoppedBy
+		s.m.notes = append(s.m.notes, notes...)
+	}
+	return failed
+}
+
+// runRound runs one iteration of every side in round r's order. At the
+// first error it stops and returns the index of the side that had it:
+// the round's iterations are then dropped, on every side.
+func runRound(ctx context.Context, ss []*side, r int) ([]pending, int, error) {
+	ps := make([]pending, len(ss))
+	for _, i := range order(r, len(ss)) {
+		p, err := ss[i].r.runOne(ctx, ss[i].m)
+		if err != nil {
+			return nil, i, err
+		}
+		ps[i] = p
+	}
+	return ps, 0, nil
+}
+
+// stopSides ends measuring on every side after side f's iteration failed
+// with err, and returns what stopped them: ctx ended interrupts every
+// side; otherwise f failed, and the others stop with it, unfailed.
+func stopSides(ctx context.Context, ss []*side, f *side, err error) string {
+	f.m.stop(ctx, err)
+	for _, s := range ss {
+		switch {
+		case s == f:
+		case ctx.Err() != nil:
+			s.m.stop(ctx, ctx.Err())
+		default:
+			s.m.notes = append(s.m.notes, fmt.Sprintf("stopped after %d of %d iterations: side %s failed",
+				len(s.m.samples), s.r.hc.Iterations, f.name))
+		}
+	}
+	return f.m.stoppedBy
+}
+
+// comparePaired is stats.ComparePaired, or a test's stand-in.
+func (hc *HandshakeCase) comparePaired(base, cand []float64, alpha float64) stats.PairedComparison {
+	if hc.hooks != nil && hc.hooks.comparePaired != nil {
+		return hc.hooks.comparePaired(base, cand, alpha)
+	}
+	return stats.ComparePaired(base, cand, alpha)
+}
+
+// side is one side of an interleaved case in progress.
+type side struct {
+	name string // a, b, a2
+	r    *caseRunner
+	m    *measured
+}
+
+// wrap names the side in err.
+func (s *side) wrap(err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("side %s: %w", s.name, err)
+}
+
+// sideNames are the sides' names by position, when their Records do not
+// name them.
+var sideNames = []string{results.SideA, results.SideB, results.SideA2}
+
+// pairedAlpha is the significance level the target error's comparison is
+// made at (its RelError does not depend on it).
+const pairedAlpha = 0.05

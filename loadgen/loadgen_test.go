@@ -24,6 +24,9 @@ type testServer struct {
 	srv   *server.Server
 	addr  string
 	roots *x509.CertPool
+	// stop ends the server before the test does (it is safe to call
+	// again): its port then refuses connections.
+	stop func()
 }
 
 func startServer(t *testing.T, mutate func(*tls.Config)) *testServer {
@@ -40,8 +43,9 @@ func startServer(t *testing.T, mutate func(*tls.Config)) *testServer {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { srv.Serve(ctx, ln); close(done) }()
-	t.Cleanup(func() { cancel(); <-done })
-	return &testServer{srv: srv, addr: ln.Addr().String(), roots: ca.Pool()}
+	stop := func() { cancel(); <-done }
+	t.Cleanup(stop)
+	return &testServer{srv: srv, addr: ln.Addr().String(), roots: ca.Pool(), stop: stop}
 }
 
 func (s *testServer) handshakeCase(name string, version uint16, resume bool, conc int) loadgen.HandshakeCase {

@@ -10,8 +10,8 @@ import "errors"
 // gives advice that names no setting.
 type Words struct {
 	// Names maps a field of HandshakeCase or ThroughputCase
-	// (MinResumption, MaxErrorRate, ConnTimeout, MaxDuration, KTLS) to
-	// what the user calls it.
+	// (MinResumption, MaxErrorRate, ConnTimeout, MaxDuration,
+	// TargetError, KTLS) to what the user calls it.
 	Names map[string]string
 	// Advice maps a failure (AdviceUntrusted, AdviceClientCert,
 	// AdviceNotEcho, the AdviceProxy refusals) to what the user can do

@@ -144,7 +144,29 @@ type CaseComparison struct {
 	Mismatch []string
 	// Notes explain anything unusual about the case, in words.
 	Notes []string
+
+	// Paired is set for a case of an interleaved run, judged on its
+	// per-round ratios (see ComparePaired); Ratio is then the geometric
+	// mean of those ratios and RatioSD is NaN. CILo and CIHi bound the
+	// 99.9% confidence interval of a paired Ratio (NaN when not paired
+	// or with fewer than two pairs).
+	Paired     bool
+	CILo, CIHi float64
+	// Floor is the smallest relative change called faster or slower (a
+	// fraction): MinEffect, or the noise floor measured in the same run
+	// when that is larger (FloorMeasured: from side a2).
+	Floor         float64
+	FloorMeasured bool
+	// Test names the test behind P: "wilcoxon" (signed-rank, paired) or
+	// "mann-whitney" (U test, two independent samples).
+	Test string
 }
+
+// Tests behind CaseComparison.P.
+const (
+	TestWilcoxon    = "wilcoxon"
+	TestMannWhitney = "mann-whitney"
+)
 
 // OneSided is a case present on one side only.
 type OneSided struct {
@@ -170,34 +192,35 @@ type Comparison struct {
 	// order: listed, not dropped, since a case that disappeared is itself
 	// a finding.
 	OnlyBase, OnlyCand []OneSided
+	// Paired is set for the comparison of the sides of an interleaved
+	// run (ComparePaired). MinEffect is the resolved minimum effect (a
+	// fraction; 0 when none).
+	Paired    bool
+	MinEffect float64
+	// Notes are remarks on the comparison as a whole, in words.
+	Notes []string
+}
+
+// sequentialNote is the caveat of every comparison of two separate runs.
+const sequentialNote = "these are two separate runs: what changed on the machine between them (other load, CPU frequency, caches) cannot be told apart from the change itself; for verdicts that hold on a busy machine, measure both sides interleaved in one run with tlsbench run --versus-self (the noise floor) or --versus"
+
+// resolveMinEffect applies CompareOptions.MinEffect's defaults.
+func resolveMinEffect(m float64) float64 {
+	switch {
+	case m == 0 || math.IsNaN(m):
+		return DefaultMinEffect
+	case m < 0:
+		return 0
+	}
+	return m
 }
 
 // Compare pairs the records of base and cand by name and compares each
 // pair. It never fails: what cannot be compared gets a verdict and a note
 // that say why.
 func Compare(base, cand []results.Record, opts CompareOptions) *Comparison {
-	c := &Comparison{
-		Alpha:               opts.Alpha,
-		ResumptionTolerance: opts.ResumptionTolerance,
-		BaseName:            opts.BaseName,
-		CandName:            opts.CandName,
-		AllowMismatch:       opts.AllowMismatch,
-	}
-	if !(c.Alpha > 0 && c.Alpha < 1) {
-		c.Alpha = DefaultAlpha
-	}
-	switch {
-	case c.ResumptionTolerance == 0 || math.IsNaN(c.ResumptionTolerance):
-		c.ResumptionTolerance = DefaultResumptionTolerance
-	case c.ResumptionTolerance < 0:
-		c.ResumptionTolerance = 0
-	}
-	if c.BaseName == "" {
-		c.BaseName = "baseline"
-	}
-	if c.CandName == "" {
-		c.CandName = "candidate"
-	}
+	c := newComparison(opts, "baseline", "candidate")
+	c.Notes = []string{sequentialNote}
 	if len(base) > 0 {
 		c.BaseEnv = base[0].Env
 	}
@@ -217,7 +240,7 @@ func Compare(base, cand []results.Record, opts CompareOptions) *Comparison {
 			c.OnlyBase = append(c.OnlyBase, oneSided(b))
 			continue
 		}
-		cc := compareCase(b, cr, c.Alpha, c.ResumptionTolerance)
+		cc := compareCase(b, cr, c.Alpha, c.ResumptionTolerance, c.MinEffect)
 		applyMismatch(&cc, b, cr, c.AllowMismatch)
 		c.Cases = append(c.Cases, cc)
 	}
@@ -225,6 +248,34 @@ func Compare(base, cand []results.Record, opts CompareOptions) *Comparison {
 		if _, ok := bGroups[name]; !ok {
 			c.OnlyCand = append(c.OnlyCand, oneSided(cGroups[name]))
 		}
+	}
+	return c
+}
+
+// newComparison is a Comparison with opts and their defaults applied.
+func newComparison(opts CompareOptions, baseName, candName string) *Comparison {
+	c := &Comparison{
+		Alpha:               opts.Alpha,
+		ResumptionTolerance: opts.ResumptionTolerance,
+		BaseName:            opts.BaseName,
+		CandName:            opts.CandName,
+		AllowMismatch:       opts.AllowMismatch,
+		MinEffect:           resolveMinEffect(opts.MinEffect),
+	}
+	if !(c.Alpha > 0 && c.Alpha < 1) {
+		c.Alpha = DefaultAlpha
+	}
+	switch {
+	case c.ResumptionTolerance == 0 || math.IsNaN(c.ResumptionTolerance):
+		c.ResumptionTolerance = DefaultResumptionTolerance
+	case c.ResumptionTolerance < 0:
+		c.ResumptionTolerance = 0
+	}
+	if c.BaseName == "" {
+		c.BaseName = baseName
+	}
+	if c.CandName == "" {
+		c.CandName = candName
 	}
 	return c
 }
@@ -316,41 +367,18 @@ func oneSided(recs []*results.Record) OneSided {
 	return OneSided{Name: recs[0].Name, Kind: kind, Unit: unitOf(kind), Side: s}
 }
 
-func compareCase(base, cand []*results.Record, alpha, tolerance float64) CaseComparison {
-	kind := base[0].Kind
-	cc := CaseComparison{
-		Name:           base[0].Name,
-		Kind:           kind,
-		Unit:           unitOf(kind),
-		HigherIsBetter: isThroughput(kind),
-		MinSamples:     stats.MinSamples(alpha),
-	}
-	var bx, cx []float64
-	cc.Base, bx = side(base, kind)
-	cc.Cand, cx = side(cand, kind)
-	if n := len(base); n > 1 {
-		cc.Notes = append(cc.Notes, fmt.Sprintf("baseline pools %d records of this name", n))
-	}
-	if n := len(cand); n > 1 {
-		cc.Notes = append(cc.Notes, fmt.Sprintf("candidate pools %d records of this name", n))
-	}
-	if b, c := perIteration(base[0]), perIteration(cand[0]); b != c && b > 0 && c > 0 {
-		// The name does not carry the iteration size, and waves of a
-		// different size measure different queueing.
-		cc.Notes = append(cc.Notes, fmt.Sprintf("settings differ: %d handshakes per iteration in the baseline, %d in the candidate", b, c))
-	}
+func compareCase(base, cand []*results.Record, alpha, tolerance, minEffect float64) CaseComparison {
+	cc, bx, cx := newCaseComparison(base, cand, "baseline", "candidate")
+	cc.MinSamples = stats.MinSamples(alpha)
+	cc.Test = TestMannWhitney
+	cc.Floor = minEffect
 
 	st := stats.Compare(bx, cx, alpha)
 	cc.Ratio, cc.RatioSD, cc.P = st.Ratio, st.RatioSD, st.P
-	cc.Change = cc.Ratio - 1
-	cc.Slowdown = cc.Change
-	if cc.HigherIsBetter {
-		cc.Slowdown = 1/cc.Ratio - 1
-	}
-	cc.AllocDelta = cc.Cand.AllocBytes - cc.Base.AllocBytes
+	cc.setChange()
 
 	switch {
-	case cand[0].Kind != kind:
+	case cand[0].Kind != cc.Kind:
 		cc.Verdict = NotComparable
 		cc.P = math.NaN()
 	case cc.Base.N == 0 || cc.Cand.N == 0:
@@ -360,10 +388,8 @@ func compareCase(base, cand []*results.Record, alpha, tolerance float64) CaseCom
 	case math.IsNaN(cc.P) || math.IsNaN(cc.Ratio):
 		cc.Verdict = NotComparable
 		cc.Notes = append(cc.Notes, "a sample holds a value that is not a number; the results file is damaged")
-	case cc.P <= alpha && cc.Slowdown > 0:
-		cc.Verdict = Slower
-	case cc.P <= alpha && cc.Slowdown < 0:
-		cc.Verdict = Faster
+	case cc.P <= alpha:
+		cc.Verdict = cc.directed()
 	case st.TooFew:
 		cc.Verdict = TooFewSamples
 	default:
@@ -377,14 +403,70 @@ func compareCase(base, cand []*results.Record, alpha, tolerance float64) CaseCom
 		cc.Notes = append(cc.Notes, fmt.Sprintf("%d vs %d samples: the U test needs at least %d per side to reach alpha %s; rerun with more %s",
 			cc.Base.N, cc.Cand.N, cc.MinSamples, formatAlpha(alpha), what))
 	}
-
-	if !cc.HigherIsBetter {
-		d := math.Abs(cc.Base.ResumptionRate - cc.Cand.ResumptionRate)
-		if cc.Base.Resume != cc.Cand.Resume || d > tolerance {
-			cc.ResumptionDiffers = true
-		}
-	}
+	cc.checkResumption(tolerance)
 	return cc
+}
+
+// newCaseComparison summarises the two sides of a case and notes what
+// is unusual about them (pooled records, different iteration sizes).
+func newCaseComparison(base, cand []*results.Record, baseName, candName string) (cc CaseComparison, bx, cx []float64) {
+	kind := base[0].Kind
+	cc = CaseComparison{
+		Name:           base[0].Name,
+		Kind:           kind,
+		Unit:           unitOf(kind),
+		HigherIsBetter: isThroughput(kind),
+		CILo:           math.NaN(),
+		CIHi:           math.NaN(),
+	}
+	cc.Base, bx = side(base, kind)
+	cc.Cand, cx = side(cand, kind)
+	if n := len(base); n > 1 {
+		cc.Notes = append(cc.Notes, fmt.Sprintf("%s pools %d records of this name", baseName, n))
+	}
+	if n := len(cand); n > 1 {
+		cc.Notes = append(cc.Notes, fmt.Sprintf("%s pools %d records of this name", candName, n))
+	}
+	if b, c := perIteration(base[0]), perIteration(cand[0]); b != c && b > 0 && c > 0 {
+		// The name does not carry the iteration size, and waves of a
+		// different size measure different queueing.
+		cc.Notes = append(cc.Notes, fmt.Sprintf("settings differ: %d handshakes per iteration in the %s, %d in the %s", b, baseName, c, candName))
+	}
+	return cc, bx, cx
+}
+
+// setChange derives Change, Slowdown and AllocDelta from Ratio.
+func (cc *CaseComparison) setChange() {
+	cc.Change = cc.Ratio - 1
+	cc.Slowdown = cc.Change
+	if cc.HigherIsBetter {
+		cc.Slowdown = 1/cc.Ratio - 1
+	}
+	cc.AllocDelta = cc.Cand.AllocBytes - cc.Base.AllocBytes
+}
+
+// directed is the verdict of a significant change: faster or slower when
+// the effect is larger than the floor, within noise otherwise.
+func (cc *CaseComparison) directed() Verdict {
+	switch {
+	case math.Abs(cc.Slowdown) <= cc.Floor || cc.Slowdown == 0:
+		return WithinNoise
+	case cc.Slowdown > 0:
+		return Slower
+	}
+	return Faster
+}
+
+// checkResumption flags a handshake case whose two sides resumed at
+// rates further apart than tolerance.
+func (cc *CaseComparison) checkResumption(tolerance float64) {
+	if cc.HigherIsBetter {
+		return
+	}
+	d := math.Abs(cc.Base.ResumptionRate - cc.Cand.ResumptionRate)
+	if cc.Base.Resume != cc.Cand.Resume || d > tolerance {
+		cc.ResumptionDiffers = true
+	}
 }
 
 func emptySides(nb, nc int) string {

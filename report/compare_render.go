@@ -74,13 +74,21 @@ func buildCompareDocument(c *Comparison) document {
 			{"test", "Mann-Whitney U on per-iteration samples, alpha " + formatAlpha(c.Alpha)},
 		},
 	}
+	if c.Paired {
+		d.env = []keyValue{
+			{"side a", c.BaseName},
+			{"side b", c.CandName},
+			{"test", "Wilcoxon signed-rank on the per-round ratios side b / side a, alpha " + formatAlpha(c.Alpha) + ", and the 99.9% interval of the ratio excluding 1"},
+		}
+	}
+	d.env = append(d.env, keyValue{"min effect", minEffectText(c)})
 	if mm := c.ResumptionMismatches(); len(mm) > 0 {
 		items := make([]string, len(mm))
 		for i, cc := range mm {
 			items[i] = cc.ResumptionMessage()
 		}
 		d.blocks = append(d.blocks, block{
-			title: fmt.Sprintf("WARNING: resumption differs between baseline and candidate in %d %s (marked !)", len(mm), plural(int64(len(mm)), "case", "cases")),
+			title: fmt.Sprintf("WARNING: resumption differs between "+sidesText(c)+" in %d %s (marked !)", len(mm), plural(int64(len(mm)), "case", "cases")),
 			items: items,
 		})
 	}
@@ -105,14 +113,14 @@ func buildCompareDocument(c *Comparison) document {
 		}
 	}
 	if len(hs) > 0 {
-		d.blocks = append(d.blocks, block{title: "Handshakes (mean ± 99.9% error, µs per handshake; lower is faster)", table: compareTable(hs, false)})
+		d.blocks = append(d.blocks, block{title: "Handshakes (mean ± 99.9% error, µs per handshake; lower is faster)", table: compareTable(hs, false, c.Paired)})
 	}
 	if len(tp) > 0 {
-		d.blocks = append(d.blocks, block{title: "Throughput (mean ± 99.9% error, MB/s; higher is faster)", table: compareTable(tp, true)})
+		d.blocks = append(d.blocks, block{title: "Throughput (mean ± 99.9% error, MB/s; higher is faster)", table: compareTable(tp, true, c.Paired)})
 	}
 	d.blocks = appendItems(d.blocks, "Only in the baseline ("+c.BaseName+")", oneSidedItems(c.OnlyBase))
 	d.blocks = appendItems(d.blocks, "Only in the candidate ("+c.CandName+")", oneSidedItems(c.OnlyCand))
-	var notes []string
+	notes := append([]string{}, c.Notes...)
 	for _, cc := range c.Cases {
 		for _, n := range cc.Notes {
 			notes = append(notes, cc.Name+": "+n)
@@ -161,7 +169,26 @@ func compareEnvBlock(c *Comparison) block {
 	return blk
 }
 
-func compareTable(cases []*CaseComparison, throughput bool) *table {
+// sidesText names the two sides in a sentence.
+func sidesText(c *Comparison) string {
+	if c.Paired {
+		return "side a and side b"
+	}
+	return "baseline and candidate"
+}
+
+func minEffectText(c *Comparison) string {
+	s := thresholdPercent(c.MinEffect)
+	if c.Paired {
+		return s + ", or the noise floor measured in the run (side a2) when larger (a significant change no larger is within noise)"
+	}
+	return s + " (a significant change no larger is within noise)"
+}
+
+func compareTable(cases []*CaseComparison, throughput, paired bool) *table {
+	if paired {
+		return pairedTable(cases, throughput)
+	}
 	cols := []column{
 		{"name", "", alignLeft},
 		{"baseline", "", alignRight},
@@ -204,6 +231,71 @@ func compareTable(cases []*CaseComparison, throughput bool) *table {
 		t.rows = append(t.rows, append(row, verdict))
 	}
 	return t
+}
+
+// pairedTable is the table of an interleaved run's cases: the ratio is
+// the geometric mean of the per-round ratios, with its interval, and the
+// floor is what the verdict held the change to.
+func pairedTable(cases []*CaseComparison, throughput bool) *table {
+	cols := []column{
+		{"name", "", alignLeft},
+		{"side a", "", alignRight},
+		{"side b", "", alignRight},
+		{"change", "", alignRight},
+		{"ratio", "b/a", alignRight},
+		{"99.9% CI", "", alignRight},
+	}
+	if !throughput {
+		cols = append(cols, column{"alloc change", "B/hs", alignRight})
+	}
+	cols = append(cols, column{"p", "", alignRight}, column{"floor", "", alignRight}, column{"pairs", "", alignRight})
+	if !throughput {
+		cols = append(cols, column{"resumed", "a/b", alignRight})
+	}
+	cols = append(cols, column{"verdict", "", alignLeft})
+	t := &table{cols: cols}
+	for _, cc := range cases {
+		row := []string{cc.Name, meanError(cc.Base), meanError(cc.Cand), signedPercent(cc.Change), fixed3(cc.Ratio), ciText(cc)}
+		if !throughput {
+			row = append(row, allocChange(cc))
+		}
+		row = append(row, pValue(cc.P), floorText(cc), pairsText(cc))
+		verdict := string(cc.Verdict)
+		if !throughput {
+			res := percent(cc.Base.ResumptionRate) + "/" + percent(cc.Cand.ResumptionRate)
+			if cc.ResumptionDiffers {
+				res += "!"
+				verdict += "!"
+			}
+			row = append(row, res)
+		}
+		t.rows = append(t.rows, append(row, verdict))
+	}
+	return t
+}
+
+func ciText(cc *CaseComparison) string {
+	if math.IsNaN(cc.CILo) || math.IsNaN(cc.CIHi) {
+		return null
+	}
+	return fixed3(cc.CILo) + "–" + fixed3(cc.CIHi)
+}
+
+// floorText is the floor a change was held to; "(A/A)" when it was
+// measured in the run.
+func floorText(cc *CaseComparison) string {
+	s := plusMinusPercent(cc.Floor)
+	if cc.FloorMeasured {
+		s += " (A/A)"
+	}
+	return s
+}
+
+func pairsText(cc *CaseComparison) string {
+	if cc.Base.N == cc.Cand.N {
+		return strconv.Itoa(cc.Base.N)
+	}
+	return fmt.Sprintf("%d/%d", cc.Base.N, cc.Cand.N)
 }
 
 // meanError is "mean ± error", or the mean alone when the error is
@@ -286,7 +378,7 @@ func oneSidedItems(cases []OneSided) []string {
 func summaryLine(c *Comparison) string {
 	counts := c.Counts()
 	var parts []string
-	for _, v := range []Verdict{Faster, Slower, NoChange, TooFewSamples, NotComparable} {
+	for _, v := range []Verdict{Faster, Slower, WithinNoise, NoChange, TooFewSamples, NotComparable} {
 		if n := counts[v]; n > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", n, v))
 		}
@@ -295,11 +387,15 @@ func summaryLine(c *Comparison) string {
 		parts = append(parts, "no case on both sides")
 	}
 	s := strings.Join(parts, ", ")
+	baseWord, candWord := "the baseline", "the candidate"
+	if c.Paired {
+		baseWord, candWord = "side a", "side b"
+	}
 	if n := len(c.OnlyBase); n > 0 {
-		s += fmt.Sprintf("; %d only in the baseline", n)
+		s += fmt.Sprintf("; %d only in %s", n, baseWord)
 	}
 	if n := len(c.OnlyCand); n > 0 {
-		s += fmt.Sprintf("; %d only in the candidate", n)
+		s += fmt.Sprintf("; %d only in %s", n, candWord)
 	}
 	if n := len(c.ResumptionMismatches()); n > 0 {
 		s += fmt.Sprintf("; %d with different resumption rates (meaningless until explained)", n)
@@ -320,6 +416,9 @@ type comparisonJSON struct {
 	OnlyCandidate       []oneSideJSON `json:"only_candidate"`
 	Summary             string        `json:"summary"`
 	AllowMismatch       bool          `json:"allow_mismatch"`
+	Paired              bool          `json:"paired"`
+	MinEffect           float64       `json:"min_effect"`
+	Notes               []string      `json:"notes,omitempty"`
 }
 
 type sideInfoJSON struct {
@@ -358,6 +457,12 @@ type caseJSON struct {
 	ResumptionDiffers bool     `json:"resumption_differs"`
 	Mismatch          []string `json:"mismatch,omitempty"`
 	Notes             []string `json:"notes,omitempty"`
+	Test              string   `json:"test"`
+	Paired            bool     `json:"paired"`
+	CILo              *float64 `json:"ci_lo"`
+	CIHi              *float64 `json:"ci_hi"`
+	Floor             float64  `json:"floor"`
+	FloorMeasured     bool     `json:"floor_measured"`
 }
 
 type oneSideJSON struct {
@@ -395,6 +500,9 @@ func comparisonToJSON(c *Comparison) comparisonJSON {
 		OnlyCandidate:       []oneSideJSON{},
 		Summary:             summaryLine(c),
 		AllowMismatch:       c.AllowMismatch,
+		Paired:              c.Paired,
+		MinEffect:           c.MinEffect,
+		Notes:               c.Notes,
 	}
 	for _, cc := range c.Cases {
 		better := "lower"
@@ -408,6 +516,8 @@ func comparisonToJSON(c *Comparison) comparisonJSON {
 			Slowdown: finite(cc.Slowdown), AllocDelta: finite(cc.AllocDelta), P: finite(cc.P),
 			MinSamples: cc.MinSamples, Verdict: cc.Verdict, ResumptionDiffers: cc.ResumptionDiffers,
 			Mismatch: cc.Mismatch, Notes: cc.Notes,
+			Test: cc.Test, Paired: cc.Paired, CILo: finite(cc.CILo), CIHi: finite(cc.CIHi),
+			Floor: cc.Floor, FloorMeasured: cc.FloorMeasured,
 		})
 	}
 	for _, o := range c.OnlyBase {
@@ -426,7 +536,7 @@ var compareCSVHeader = []string{
 	"base_records", "base_n", "base_mean", "base_error", "base_resume", "base_resumption_rate", "base_alloc_bytes",
 	"cand_records", "cand_n", "cand_mean", "cand_error", "cand_resume", "cand_resumption_rate", "cand_alloc_bytes",
 	"ratio", "ratio_sd", "change", "slowdown", "alloc_delta", "p", "min_samples", "resumption_differs", "notes",
-	"mismatch",
+	"mismatch", "test", "paired", "ci_lo", "ci_hi", "floor", "floor_measured",
 }
 
 func csvNum(v float64) string {
@@ -455,7 +565,8 @@ func writeCompareCSV(w io.Writer, c *Comparison) error {
 		row = append(row, csvSide(&cc.Cand)...)
 		row = append(row, csvNum(cc.Ratio), csvNum(cc.RatioSD), csvNum(cc.Change), csvNum(cc.Slowdown),
 			csvNum(cc.AllocDelta), csvNum(cc.P), strconv.Itoa(cc.MinSamples), strconv.FormatBool(cc.ResumptionDiffers),
-			strings.Join(cc.Notes, "; "), strings.Join(cc.Mismatch, "; "))
+			strings.Join(cc.Notes, "; "), strings.Join(cc.Mismatch, "; "),
+			cc.Test, strconv.FormatBool(cc.Paired), csvNum(cc.CILo), csvNum(cc.CIHi), csvNum(cc.Floor), strconv.FormatBool(cc.FloorMeasured))
 		cw.Write(row)
 	}
 	for _, list := range []struct {
@@ -471,7 +582,7 @@ func writeCompareCSV(w io.Writer, c *Comparison) error {
 				row = append(row, csvSide(nil)...)
 				row = append(row, csvSide(&o.Side)...)
 			}
-			row = append(row, make([]string, 10)...)
+			row = append(row, make([]string, len(compareCSVHeader)-len(row))...)
 			cw.Write(row)
 		}
 	}

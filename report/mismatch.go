@@ -143,10 +143,17 @@ func sideValue(f costField, recs []*results.Record) string {
 // parameter that changes the cost of the work in which the two sides of a
 // pair differ.
 func costDifferences(base, cand []*results.Record) []string {
+	return costDifferencesExcept(base, cand, nil)
+}
+
+// costDifferencesExcept is costDifferences leaving out the fields (and
+// params, as "params.NAME") in skip: what an interleaved run sets apart
+// on purpose.
+func costDifferencesExcept(base, cand []*results.Record, skip map[string]bool) []string {
 	throughput := isThroughput(base[0].Kind) || isThroughput(cand[0].Kind)
 	var diffs []string
 	for _, f := range costFields {
-		if f.throughputOnly && !throughput || f.sameKindOnly && base[0].Kind != cand[0].Kind {
+		if f.throughputOnly && !throughput || f.sameKindOnly && base[0].Kind != cand[0].Kind || skip[f.name] {
 			continue
 		}
 		b, c := sideValue(f, base), sideValue(f, cand)
@@ -157,7 +164,13 @@ func costDifferences(base, cand []*results.Record) []string {
 			diffs = append(diffs, fmt.Sprintf("%s: %s vs %s", f.name, b, c))
 		}
 	}
-	return append(diffs, paramDifferences(base, cand)...)
+	for _, d := range paramDifferences(base, cand) {
+		name, _, _ := strings.Cut(d, ":")
+		if !skip[name] {
+			diffs = append(diffs, d)
+		}
+	}
+	return diffs
 }
 
 // paramDifferences lists the case parameters in which the two sides

@@ -129,7 +129,7 @@ func TestRenderMismatch(t *testing.T) {
 		Table:    {"WARNING: 1 pair is not comparable", "case/x: session_store: tickets vs stateful", "not comparable"},
 		Markdown: {"### WARNING: 1 pair is not comparable", "not comparable"},
 		JSON:     {`"mismatch": [`, `"session_store: tickets vs stateful"`, `"change": null`},
-		CSV:      {",mismatch\n", ",session_store: tickets vs stateful\n"},
+		CSV:      {",mismatch,", ",session_store: tickets vs stateful,"},
 	}
 	for f, wants := range want {
 		var buf bytes.Buffer

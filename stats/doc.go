@@ -39,5 +39,12 @@
 // samples for any difference to be detectable, the same verdict benchstat
 // gives.
 //
+// [ComparePaired] judges interleaved A/B runs, where the two sides were
+// measured in alternating rounds: drift during the run hits both values of
+// a round alike, so the per-round ratios cancel it. It reports the
+// geometric mean ratio with its 99.9% interval (Student's t on the
+// log-ratios) and the Wilcoxon signed-rank test of the log-ratios, exact
+// for small samples.
+//
 // stats owns the arithmetic only. It imports nothing of tlsbench.
 package stats

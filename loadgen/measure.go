@@ -1,0 +1,292 @@
+package loadgen
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/tlsbench/tlsbench/results"
+	"github.com/tlsbench/tlsbench/stats"
+)
+
+// A phase (warm-up, measured iterations) is run one iteration at a time,
+// each in steps: run it, then keep it (or drop it). A single case keeps
+// every iteration it runs; an interleaved case (RunInterleaved) runs one
+// iteration of every side and keeps the round only when all of them
+// succeeded. Both go through the same steps below.
+
+// warming is a warm-up in progress.
+type warming struct {
+	ok, resumed  int64
+	before       ServerSnapshot
+	beforeErr    error
+	first, again int64 // ticket uses before the warm-up
+}
+
+// warmup runs the discarded iterations and, in a resume case, holds them
+// to the minimum resumption.
+func (r *caseRunner) warmup(ctx context.Context) error {
+	w := r.startWarmup()
+	defer func() { r.budget = nil }()
+	for i := 0; i < r.hc.Warmup; i++ {
+		if err := r.warmOne(ctx, w, i); err != nil {
+			return err
+		}
+	}
+	return r.endWarmup(w)
+}
+
+// startWarmup reads what the warm-up's resumption check compares with
+// and starts its failure budget.
+func (r *caseRunner) startWarmup() *warming {
+	hc := r.hc
+	w := &warming{beforeErr: errNoServer}
+	if hc.Warmup > 0 && hc.Resume && hc.Server != nil {
+		w.before, w.beforeErr = hc.Server.Snapshot()
+	}
+	w.first, w.again = ticketCounts(hc.Clients)
+	// The warm-up is discarded, so its failures are judged against the
+	// whole case's connections: it stops the case only when they alone
+	// are more than every iteration together may have, and only for
+	// timeouts (see lost), so one unlucky connection of a cold start
+	// does not fail a case whose measured iterations would pass.
+	r.budget = newFailureBudget(int64(hc.Warmup+hc.Iterations)*int64(hc.Handshakes), true)
+	return w
+}
+
+// warmOne runs warm-up iteration i (0-based).
+func (r *caseRunner) warmOne(ctx context.Context, w *warming, i int) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	it, err := r.iteration(ctx, r.hc.Handshakes, nil)
+	if err != nil {
+		return err
+	}
+	w.ok += it.ok
+	w.resumed += it.resumed
+	r.progress(true, i+1, r.hc.Warmup, it)
+	return nil
+}
+
+// endWarmup ends the warm-up's failure budget and checks its resumption.
+func (r *caseRunner) endWarmup(w *warming) error {
+	hc := r.hc
+	r.budget = nil
+	if !hc.Resume || hc.Warmup == 0 {
+		return nil
+	}
+	if e := hc.resumptionCheck(w.resumed, w.ok, w.before, w.beforeErr); e != nil {
+		f2, a2 := ticketCounts(hc.Clients)
+		e.SingleUse = singleUse(w.resumed, f2-w.first, a2-w.again)
+		return e
+	}
+	return nil
+}
+
+// measured is what the kept measured iterations add up to.
+type measured struct {
+	samples  []float64
+	total    iterResult
+	iters    []iterStat
+	lat      *stats.Latency
+	scratch  *stats.Latency // the latencies of the iteration not yet kept
+	meter    *meter
+	stopErr  error // why measuring stopped early (ctx, a failed iteration)
+	firstErr error // the first failed connection, as an example
+	firstKnd string
+	notes    []string // how measuring went (stopped by the case time)
+	// stoppedBy is what ended the measured iterations (results.Stopped*).
+	stoppedBy string
+}
+
+// pending is a measured iteration that has run and is yet to be kept
+// (or dropped, with its span: see keepOne).
+type pending struct {
+	it                iterResult
+	sp                span
+	firstUses, reuses int64
+}
+
+// startMeasure starts the measured iterations' totals and failure budget.
+func (r *caseRunner) startMeasure() *measured {
+	hc := r.hc
+	m := &measured{lat: stats.NewLatency(), scratch: stats.NewLatency(), meter: newMeter(hc.Server, hc.Proxy)}
+	m.total = newIterResult()
+	r.budget = newFailureBudget(int64(hc.Iterations)*int64(hc.Handshakes), false)
+	return m
+}
+
+// runOne runs the next measured iteration, its latencies into m.scratch.
+// An error (ctx ended, the iteration failed outright) means it is to be
+// dropped: an iteration cut short measures the interruption, not the
+// handshakes.
+func (r *caseRunner) runOne(ctx context.Context, m *measured) (pending, error) {
+	hc := r.hc
+	if err := ctx.Err(); err != nil {
+		return pending{}, err
+	}
+	if len(m.samples) >= hc.Iterations {
+		// Past the planned iterations (towards a target error), each
+		// iteration is one more the case is to make.
+		r.budget.planned += int64(hc.Handshakes)
+	}
+	m.scratch.Reset()
+	m.meter.begin()
+	first, again := ticketCounts(hc.Clients)
+	it, err := r.iteration(ctx, hc.Handshakes, m.scratch)
+	p := pending{it: it, sp: m.meter.end()}
+	f2, a2 := ticketCounts(hc.Clients)
+	p.firstUses, p.reuses = f2-first, a2-again
+	if ctx.Err() != nil {
+		return p, ctx.Err()
+	}
+	return p, err
+}
+
+// keepOne adds an iteration that ran (runOne) to the case's figures and
+// reports it.
+func (r *caseRunner) keepOne(m *measured, p pending) {
+	m.meter.keep(p.sp)
+	m.lat.Merge(m.scratch)
+	m.keep(p.it, p.sp)
+	last := &m.iters[len(m.iters)-1]
+	last.firstUses, last.reuses = p.firstUses, p.reuses
+	r.progress(false, len(m.samples), r.hc.Iterations, p.it)
+}
+
+// stop ends measuring early with err: interrupted when ctx ended, failed
+// otherwise.
+func (m *measured) stop(ctx context.Context, err error) {
+	m.stopErr, m.stoppedBy = err, results.StoppedFailed
+	if ctx.Err() != nil {
+		m.stopErr, m.stoppedBy = ctx.Err(), results.StoppedInterrupted
+	}
+}
+
+// measure runs the measured iterations until the stop rule ends them and
+// returns what the kept ones add up to (m.stopErr says why measuring
+// stopped early); it fails only when no iteration was kept.
+func (r *caseRunner) measure(ctx context.Context) (*measured, error) {
+	m := r.startMeasure()
+	defer func() { r.budget = nil }()
+	rule := r.stopRule(1, func() float64 {
+		s := stats.Summarize(m.samples)
+		return s.Error / s.Mean
+	})
+	began := time.Now()
+	for m.stoppedBy == "" {
+		p, err := r.runOne(ctx, m)
+		if err != nil {
+			m.stop(ctx, err)
+			break
+		}
+		r.keepOne(m, p)
+		m.stoppedBy = rule.after(len(m.samples), time.Since(began))
+	}
+	m.notes = append(m.notes, rule.notes(m.stoppedBy, len(m.samples), "of the mean", "")...)
+	return r.measuredOrErr(ctx, m)
+}
+
+// measuredOrErr returns m, or the error that stopped the case when it
+// kept no iteration.
+func (r *caseRunner) measuredOrErr(ctx context.Context, m *measured) (*measured, error) {
+	if len(m.samples) > 0 {
+		return m, nil
+	}
+	if m.stopErr == nil {
+		m.stopErr = errors.New("no iteration was measured")
+	}
+	if ctx.Err() == nil && isStop(m.stopErr) {
+		return nil, m.stopErr
+	}
+	return nil, fmt.Errorf("%s: %w", r.hc.Name, m.stopErr)
+}
+
+// stopRule decides when the measured iterations (or rounds of an
+// interleaved case) end.
+type stopRule struct {
+	iterations  int
+	maxDuration time.Duration // of all the rounds; 0: none
+	perSide     time.Duration // the user's setting, for notes
+	target      float64       // 0: none
+	cap         int
+	relError    func() float64 // the precision reached so far
+	words       Words
+}
+
+// stopRule returns the rule of a case measured on sides sides (1 outside
+// RunInterleaved), whose precision is relError.
+func (r *caseRunner) stopRule(sides int, relError func() float64) *stopRule {
+	hc := r.hc
+	return &stopRule{iterations: hc.Iterations, maxDuration: time.Duration(sides) * hc.MaxDuration, perSide: hc.MaxDuration,
+		target: hc.TargetError, cap: max(hc.iterationCap(), hc.Iterations), relError: relError, words: hc.Words}
+}
+
+// after returns what ends measuring after kept iterations that took
+// elapsed, or "" to go on. The time limit needs two iterations, so that
+// a case always has an error.
+func (s *stopRule) after(kept int, elapsed time.Duration) string {
+	timeUp := s.maxDuration > 0 && kept >= 2 && elapsed >= s.maxDuration
+	if s.target <= 0 {
+		switch {
+		case kept >= s.iterations:
+			return results.StoppedIterations
+		case timeUp:
+			return results.StoppedCaseTime
+		}
+		return ""
+	}
+	if kept >= s.iterations && s.relError() <= s.target {
+		return results.StoppedTargetError
+	}
+	switch {
+	case timeUp:
+		return results.StoppedCaseTime
+	case s.maxDuration <= 0 && kept >= s.cap:
+		return results.StoppedIterationCap
+	}
+	return ""
+}
+
+// notes say how the rule ended measuring after kept iterations, when it
+// cut the planned iterations short or missed its target: of says what
+// the error is relative to, per what the time limit is of ("" or " per
+// side").
+func (s *stopRule) notes(stoppedBy string, kept int, of, per string) []string {
+	var notes []string
+	limit := fmt.Sprintf("%s %v%s", s.words.name("MaxDuration"), s.perSide, per)
+	if stoppedBy == results.StoppedCaseTime && kept < s.iterations {
+		notes = append(notes, fmt.Sprintf("stopped by %s after %d of %d iterations", limit, kept, s.iterations))
+	}
+	if s.target <= 0 || (stoppedBy != results.StoppedCaseTime && stoppedBy != results.StoppedIterationCap) {
+		return notes
+	}
+	reached := "unknown"
+	if e := s.relError(); !math.IsNaN(e) && !math.IsInf(e, 0) {
+		reached = percent(e)
+	}
+	why := "stopped by " + limit
+	if stoppedBy == results.StoppedIterationCap {
+		why = "the most a case measures"
+	}
+	return append(notes, fmt.Sprintf("%s %s not reached: the error was %s %s after %d iterations, %s",
+		s.words.name("TargetError"), percent(s.target), reached, of, kept, why))
+}
+
+// testHooks lower limits that real cases keep fixed, for tests.
+type testHooks struct {
+	iterationCap  int // instead of results.MaxIterations
+	comparePaired func(base, cand []float64, alpha float64) stats.PairedComparison
+}
+
+// iterationCap is the most iterations the case measures towards a target
+// error without a time limit.
+func (hc *HandshakeCase) iterationCap() int {
+	if hc.hooks != nil && hc.hooks.iterationCap > 0 {
+		return hc.hooks.iterationCap
+	}
+	return results.MaxIterations
+}
