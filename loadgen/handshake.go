@@ -110,7 +110,9 @@ type Progress struct {
 	Case      string
 	Warmup    bool
 	Iteration int // 1-based within its phase
-	Of        int
+	// Of is the phase's planned iterations: measuring towards a target
+	// error (HandshakeCase.TargetError), Iteration may go past it.
+	Of int
 	// HandshakesPerSec of this iteration.
 	HandshakesPerSec float64
 }

@@ -33,7 +33,12 @@ import (
 // records come back in the order of sides, with the errors of the sides
 // joined (each wrapped with its side's name), as RunHandshakes returns
 // them: a record may come with an error, and a side whose warm-up failed
-// has no record.
+// has no record (nor has any side then: nothing was measured).
+//
+// What ended the rounds (Record.StoppedBy) is the same on every side's
+// record. A side whose iteration failed outright fails, with its record
+// of the rounds kept before; the other sides' records stop there too,
+// noted but not failed. A side that fails a gate fails alone.
 func RunInterleaved(ctx context.Context, sides []HandshakeCase) ([]*results.Record, error) {
 	ss, err := newSides(sides)
 	if err != nil {
