@@ -247,10 +247,11 @@ func applyQuick(fs *flagSet, f *runFlags) {
 }
 
 // boundTargetError turns the default target error off when no time
-// limit bounds a case: only a target given on purpose may then measure
-// up to the iteration cap.
+// limit bounds a case (only a target given on purpose may then measure
+// up to the iteration cap), and when --iterations says how many
+// iterations to measure.
 func boundTargetError(fs *flagSet, f *runFlags) {
-	if f.caseTime == 0 && !fs.isSet("target-error") {
+	if !fs.isSet("target-error") && (f.caseTime == 0 || fs.isSet("iterations")) {
 		f.targetError = 0
 	}
 }

@@ -32,18 +32,19 @@ change is significant and larger than the noise floor (the A/A difference
 of the same run, or --min-effect); smaller significant changes are
 "within noise".
 
---target-error PCT keeps each case measuring past --iterations until the
-half-width of its 99.9% confidence interval is at most PCT of the mean
-(of the b/a ratio in an interleaved run), within --case-time (per side);
-every record says what ended it, and the report lists the cases that did
-not reach the target.
+--target-error PCT (default 2%) keeps each case measuring past --iterations
+until the half-width of its 99.9% confidence interval is at most PCT of
+the mean (of the b/a ratio in an interleaved run), within --case-time (per
+side); every record says what ended it, and the report lists the cases
+that did not reach the target. The default is off when --iterations is
+given (then that many are measured) or --case-time is 0.
 `
 
 // defineVersusFlags defines them on fs, into f.
 func defineVersusFlags(fs *flagSet, f *runFlags) {
 	f.targetError = 0.02
 	shown := true // the default is shown in the help
-	fs.Var(&percentFlag{&f.targetError, &shown}, "target-error", "measure each case until its 99.9% confidence interval is within `PCT` of the mean, within --case-time; 0% measures --iterations only")
+	fs.Var(&percentFlag{&f.targetError, &shown}, "target-error", "measure each case past --iterations until its 99.9% confidence interval is within `PCT` of the mean, within --case-time; 0% measures --iterations only (the default when --iterations is given or --case-time is 0)")
 	fs.StringVar(&f.versus.Target.Addr, "versus", "", "with --target: measure a second external server at `host:port` as side b, interleaved with the target")
 	fs.IntVar(&f.versus.Target.ServerPID, "versus-pid", 0, "with --versus: `PID` of the local server whose CPU is sampled as side b's")
 	fs.StringVar(&f.versus.Executable, "versus-server", "", "measure the built-in server of another tlsbench `PROGRAM` as side b, interleaved with this one's")
