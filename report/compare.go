@@ -486,7 +486,7 @@ func formatAlpha(a float64) string { return fmt.Sprintf("%g", a) }
 // change and p-value are withdrawn, so that no number invites reading a
 // difference of setup as a difference of speed.
 func applyMismatch(cc *CaseComparison, base, cand []*results.Record, allow bool) {
-	cc.Mismatch = append(unusable("baseline", base), unusable("candidate", cand)...)
+	cc.Mismatch = append(unusable("the baseline", base), unusable("the candidate", cand)...)
 	cc.Mismatch = append(cc.Mismatch, costDifferences(base, cand)...)
 	if len(cc.Mismatch) == 0 {
 		return
@@ -509,9 +509,9 @@ func unusable(side string, recs []*results.Record) []string {
 	for _, r := range recs {
 		switch {
 		case r.Verdict == verdictFailed:
-			out = append(out, "the "+side+" failed a gate (see its notes): its figures are not a result")
+			out = append(out, side+" failed a gate (see its notes): its figures are not a result")
 		case notRun(r):
-			out = append(out, "the "+side+" was not run")
+			out = append(out, side+" was not run")
 		default:
 			continue
 		}
