@@ -43,7 +43,7 @@ func TestComparePairedVerdicts(t *testing.T) {
 		"handshake/tls1.3/full/c128":      NotComparable,
 		"handshake/tls1.2/resume/c8":      NotComparable,
 	}
-	if !c.Paired || c.MinEffect != DefaultMinEffect || c.CandName != "side b (self)" {
+	if !c.Paired || c.MinEffect != DefaultMinEffect || c.CandName != "self" {
 		t.Errorf("Paired %v MinEffect %v CandName %q", c.Paired, c.MinEffect, c.CandName)
 	}
 	if len(c.Cases) != len(want) {
