@@ -46,7 +46,9 @@ import (
 // latency), errors (failed connections, when there were any). Unknown
 // values are left out, never written as 0. A throughput case gives one line
 // under BenchmarkThroughput with MB/s and the client and server CPU shares
-// (client-cpu-%, server-cpu-%).
+// (client-cpu-%, server-cpu-%). The records of an interleaved run carry
+// their side as a name key (BenchmarkHandshake/tls1.3/full/c8/side=b-2),
+// so that benchstat -col /side sets the sides side by side.
 
 // benchUnitMeta is the metadata written, as "Unit" lines, before the first
 // use of a unit. ns/op, B/op and MB/s need no "better": benchfmt knows
@@ -258,6 +260,11 @@ func benchName(r *results.Record) string {
 	name := base
 	if rest != "" {
 		name += "/" + strings.TrimPrefix(rest, "/")
+	}
+	if r.Side != "" {
+		// A name key: benchstat keeps the sides apart by default and
+		// splits them into columns with -col /side.
+		name += "/side=" + r.Side
 	}
 	procs := max(r.Env.GOMAXPROCS, 1)
 	if procs > 1 || endsLikeProcs(name) {

@@ -119,3 +119,23 @@ func TestBenchstat(t *testing.T) {
 		}
 	})
 }
+
+// TestBenchstatSides: the sides of an interleaved run are a name key that
+// the real benchstat splits into columns.
+func TestBenchstatSides(t *testing.T) {
+	t.Parallel()
+	benchstat := buildBenchstat(t)
+	dir := t.TempDir()
+	writeBenchfmt(t, dir, "paired.txt", pairedFile)
+	cmd := exec.Command(benchstat, "-col", "/side", "-filter", ".unit:sec/op", "paired.txt")
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("benchstat: %v\n%s", err, out)
+	}
+	for _, re := range []string{`│ +a +│ +b +│ +a2 +│`, `(?m)^Handshake/tls1\.3/full/c8-2 .* \+99\.\d+% \(p=0\.000 n=12\)$`} {
+		if !regexp.MustCompile(re).Match(out) {
+			t.Errorf("benchstat output lacks %s:\n%s", re, out)
+		}
+	}
+}

@@ -64,7 +64,7 @@ func handshakeSeries(r *results.Record) string {
 	if i := slices.Index(parts, seg); i >= 0 && len(parts) > 1 {
 		parts = slices.Delete(parts, i, i+1)
 	}
-	return strings.Join(parts, "/")
+	return strings.Join(parts, "/") + sideSuffix(r)
 }
 
 // throughputSeries is the label of a throughput case's series: all that
@@ -82,7 +82,7 @@ func throughputSeries(r *results.Record) string {
 	} else {
 		parts = append(parts, "kTLS -")
 	}
-	return strings.Join(parts, " ")
+	return strings.Join(parts, " ") + sideSuffix(r)
 }
 
 // chartID makes a fragment identifier of s: lower-case letters, digits
@@ -234,7 +234,7 @@ func (cs *chartSet) addTimeChart(runs []Run, v string, colors *labels) {
 			return
 		}
 		errUS := math.NaN()
-		tip := fmt.Sprintf("%s%s: %s µs", r.Name, runSuffix(runs, ri), num(r.MeanUS))
+		tip := fmt.Sprintf("%s%s: %s µs", caseLabel(r), runSuffix(runs, ri), num(r.MeanUS))
 		if r.ErrorUS != nil {
 			errUS = *r.ErrorUS
 			tip += " ± " + num(errUS)
@@ -259,7 +259,7 @@ func (cs *chartSet) addResumptionChart(runs []Run, colors *labels) {
 		if r.Kind == results.KindThroughput || !r.Resume {
 			return
 		}
-		tip := fmt.Sprintf("%s%s: client %s", r.Name, runSuffix(runs, ri), percent(r.ResumptionRate))
+		tip := fmt.Sprintf("%s%s: client %s", caseLabel(r), runSuffix(runs, ri), percent(r.ResumptionRate))
 		if r.ServerResumed != nil && r.Handshakes > 0 {
 			tip += ", server " + percent(float64(*r.ServerResumed)/float64(r.Handshakes))
 		}
@@ -283,7 +283,7 @@ func (cs *chartSet) addRateChart(runs []Run, colors *labels) {
 			return
 		}
 		b.add(ri, handshakeSeries(r), xyPoint{x: float64(r.Concurrency), y: r.HandshakesPerSec,
-			tip: fmt.Sprintf("%s%s: %s handshakes/s", r.Name, runSuffix(runs, ri), num(r.HandshakesPerSec))})
+			tip: fmt.Sprintf("%s%s: %s handshakes/s", caseLabel(r), runSuffix(runs, ri), num(r.HandshakesPerSec))})
 	})
 	c := &lineChart{
 		xLabel: "concurrency", yLabel: "handshakes per second",
@@ -306,16 +306,16 @@ func (cs *chartSet) addLatencyChart(runs []Run, v string, colors *labels) {
 		}
 		pts, err := percentileCurve(r.Histogram)
 		if err != nil {
-			unusable = append(unusable, r.Name+runSuffix(runs, ri)+" ("+err.Error()+")")
+			unusable = append(unusable, caseLabel(r)+runSuffix(runs, ri)+" ("+err.Error()+")")
 			return
 		}
-		label := strings.TrimPrefix(r.Name, "handshake/")
+		label := strings.TrimPrefix(caseLabel(r), "handshake/")
 		for i, p := range pts {
 			// Markers (with their tooltip) at p0, p90, p99, ... and at
 			// the curve's end.
 			p.tip = noMarker
 			if p.x == math.Trunc(p.x) || i == len(pts)-1 {
-				p.tip = fmt.Sprintf("%s%s: p%s %s µs", r.Name, runSuffix(runs, ri), strings.TrimSuffix(ninesLabel(p.x), "%"), num(p.y))
+				p.tip = fmt.Sprintf("%s%s: p%s %s µs", caseLabel(r), runSuffix(runs, ri), strings.TrimSuffix(ninesLabel(p.x), "%"), num(p.y))
 			}
 			b.add(ri, label, p)
 		}
@@ -347,7 +347,7 @@ func (cs *chartSet) addThroughputChart(runs []Run) {
 			return
 		}
 		b.add(ri, throughputSeries(r), xyPoint{x: float64(r.BufferBytes), y: *r.MBps,
-			tip: fmt.Sprintf("%s%s: %s MB/s", r.Name, runSuffix(runs, ri), num(*r.MBps))})
+			tip: fmt.Sprintf("%s%s: %s MB/s", caseLabel(r), runSuffix(runs, ri), num(*r.MBps))})
 	})
 	if !anyTP {
 		return
@@ -423,7 +423,7 @@ func cpuChart(runs []Run) string {
 			if !has {
 				continue
 			}
-			name := strings.TrimPrefix(r.Name, "handshake/")
+			name := strings.TrimPrefix(caseLabel(r), "handshake/")
 			ci, ok := idx[name]
 			if !ok {
 				ci = len(cats)

@@ -486,7 +486,7 @@ func formatAlpha(a float64) string { return fmt.Sprintf("%g", a) }
 // change and p-value are withdrawn, so that no number invites reading a
 // difference of setup as a difference of speed.
 func applyMismatch(cc *CaseComparison, base, cand []*results.Record, allow bool) {
-	cc.Mismatch = append(unusable("baseline", base), unusable("candidate", cand)...)
+	cc.Mismatch = append(unusable("the baseline", base), unusable("the candidate", cand)...)
 	cc.Mismatch = append(cc.Mismatch, costDifferences(base, cand)...)
 	if len(cc.Mismatch) == 0 {
 		return
@@ -509,9 +509,9 @@ func unusable(side string, recs []*results.Record) []string {
 	for _, r := range recs {
 		switch {
 		case r.Verdict == verdictFailed:
-			out = append(out, "the "+side+" failed a gate (see its notes): its figures are not a result")
+			out = append(out, side+" failed a gate (see its notes): its figures are not a result")
 		case notRun(r):
-			out = append(out, "the "+side+" was not run")
+			out = append(out, side+" was not run")
 		default:
 			continue
 		}
@@ -611,7 +611,7 @@ func (c *Comparison) CheckRegressions(threshold float64) error {
 	if len(regs) == 0 && len(untested) == 0 && !nothing {
 		return nil
 	}
-	return &RegressionError{Threshold: threshold, Alpha: c.Alpha, Cases: regs, Untested: untested, Excluded: excluded, NothingJudged: nothing}
+	return &RegressionError{Threshold: threshold, Alpha: c.Alpha, Cases: regs, Untested: untested, Excluded: excluded, NothingJudged: nothing, Paired: c.Paired}
 }
 
 // RegressionError is a failed regression gate. It is a benchmark outcome,
@@ -626,6 +626,8 @@ type RegressionError struct {
 	// is set when that left the gate nothing to judge.
 	Excluded      []*CaseComparison
 	NothingJudged bool
+	// Paired: the gate judged an interleaved run, side b against side a.
+	Paired bool
 }
 
 func (e *RegressionError) Error() string {
@@ -635,8 +637,12 @@ func (e *RegressionError) Error() string {
 		for i, cc := range e.Cases {
 			parts[i] = fmt.Sprintf("%s (%s slower, p=%s)", cc.Name, signedPercent(cc.Slowdown), pValue(cc.P))
 		}
-		msgs = append(msgs, fmt.Sprintf("%d %s significantly slower than the baseline by more than %s (alpha %s): %s",
-			len(e.Cases), plural(int64(len(e.Cases)), "case is", "cases are"), thresholdPercent(e.Threshold), formatAlpha(e.Alpha), strings.Join(parts, ", ")))
+		than := "the baseline"
+		if e.Paired {
+			than = "side a"
+		}
+		msgs = append(msgs, fmt.Sprintf("%d %s significantly slower than %s by more than %s (alpha %s): %s",
+			len(e.Cases), plural(int64(len(e.Cases)), "case is", "cases are"), than, thresholdPercent(e.Threshold), formatAlpha(e.Alpha), strings.Join(parts, ", ")))
 	}
 	if len(e.Untested) > 0 {
 		names := make([]string, len(e.Untested))

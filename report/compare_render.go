@@ -118,8 +118,12 @@ func buildCompareDocument(c *Comparison) document {
 	if len(tp) > 0 {
 		d.blocks = append(d.blocks, block{title: "Throughput (mean ± 99.9% error, MB/s; higher is faster)", table: compareTable(tp, true, c.Paired)})
 	}
-	d.blocks = appendItems(d.blocks, "Only in the baseline ("+c.BaseName+")", oneSidedItems(c.OnlyBase))
-	d.blocks = appendItems(d.blocks, "Only in the candidate ("+c.CandName+")", oneSidedItems(c.OnlyCand))
+	onlyBase, onlyCand := "Only in the baseline ("+c.BaseName+")", "Only in the candidate ("+c.CandName+")"
+	if c.Paired {
+		onlyBase, onlyCand = "Only in side a", "Only in side b"
+	}
+	d.blocks = appendItems(d.blocks, onlyBase, oneSidedItems(c.OnlyBase))
+	d.blocks = appendItems(d.blocks, onlyCand, oneSidedItems(c.OnlyCand))
 	notes := append([]string{}, c.Notes...)
 	for _, cc := range c.Cases {
 		for _, n := range cc.Notes {
@@ -158,13 +162,17 @@ func compareEnvBlock(c *Comparison) block {
 		v[1] = kv.value
 		vals[kv.key] = v
 	}
-	t := &table{cols: []column{{"", "", alignLeft}, {"baseline", "", alignLeft}, {"candidate", "", alignLeft}}}
+	bName, cName := "baseline", "candidate"
+	if c.Paired {
+		bName, cName = "side a", "side b"
+	}
+	t := &table{cols: []column{{"", "", alignLeft}, {bName, "", alignLeft}, {cName, "", alignLeft}}}
 	for _, k := range keys {
 		t.rows = append(t.rows, []string{k, vals[k][0], vals[k][1]})
 	}
 	blk := block{title: "Environment", table: t}
 	if len(c.EnvDiffers) > 0 {
-		blk.items = []string{fmt.Sprintf("note: baseline and candidate differ in %s; a difference may come from the environment, not the change", strings.Join(c.EnvDiffers, ", "))}
+		blk.items = []string{fmt.Sprintf("note: "+sidesText(c)+" differ in %s; a difference may come from the environment, not the change", strings.Join(c.EnvDiffers, ", "))}
 	}
 	return blk
 }

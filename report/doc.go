@@ -55,8 +55,23 @@
 // kTLS actually used by each end, session store, …) is not comparable
 // unless [CompareOptions.AllowMismatch]: no ratio or verdict, and left out
 // of the gate.
+// Two separate runs cannot tell drift of the machine from the change, and
+// every sequential comparison says so. [ComparePaired] compares the sides
+// of one interleaved run (records with a side) on the ratios of the
+// iterations measured in the same round: the geometric mean ratio with
+// its 99.9% interval and a Wilcoxon signed-rank test; side a2, when
+// measured, gives the noise floor. Every comparison calls a significant
+// change no larger than the floor (at least [CompareOptions.MinEffect])
+// "within noise", not faster or slower.
 // [RenderComparison] lays the result out as table, markdown, json or csv,
 // and [Comparison.CheckRegressions] is the CI gate.
+//
+// The report of an interleaved run names each record's side ("name [b]";
+// in benchfmt the name key side=b, for benchstat -col /side) and never
+// pairs, merges or charts two sides as one. Records measured towards a
+// target error show in their error cell the precision reached (of the
+// ratio b/a for side b), marked when above the target, and a footnote
+// lists the cases that stopped before reaching it.
 //
 // [Render] writes a whole report. A [Stream] takes records one at a time,
 // for a run that reports each case as it finishes: json, csv and benchfmt

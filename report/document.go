@@ -69,9 +69,15 @@ func buildDocument(recs []results.Record) document {
 			hs = append(hs, &recs[i])
 		}
 	}
+	d.blocks = appendItems(d.blocks, "Sides of an interleaved run", sidesItems(recs))
+	achieved := achievedErrors(hs)
 	if len(hs) > 0 {
-		t, legend := handshakeTable(hs)
-		d.blocks = append(d.blocks, block{title: "Handshakes", table: t, items: append([]string{perIterationNote}, legend...)})
+		t, legend := handshakeTable(hs, achieved)
+		items := append([]string{perIterationNote}, legend...)
+		if len(achieved) > 0 {
+			items = append(items, targetNote)
+		}
+		d.blocks = append(d.blocks, block{title: "Handshakes", table: t, items: items})
 	}
 	if len(tp) > 0 {
 		t, legend := throughputTable(tp)
@@ -80,6 +86,7 @@ func buildDocument(recs []results.Record) document {
 	d.blocks = appendItems(d.blocks, "Errors by kind", errorItems(recs))
 	d.blocks = appendItems(d.blocks, "Resumption: client and server disagree", disagreementItems(hs))
 	d.blocks = appendItems(d.blocks, "CPU of the single process (memory transport; client and server together)", processCPUItems(hs))
+	d.blocks = appendItems(d.blocks, "Target error not reached", targetItems(hs, achieved))
 	d.blocks = appendItems(d.blocks, "Notes", noteItems(recs))
 	if t := ratioTable(hs); t != nil {
 		d.blocks = append(d.blocks, block{title: "Full vs resumed handshakes (mean µs per handshake)", table: t})
@@ -167,6 +174,9 @@ func envDiff(recs []results.Record) []string {
 // values, and read together they would mislead.
 const perIterationNote = "mean, error, stddev, median, min, max: per iteration (its wall time / its handshakes; error: 99.9% confidence half-width); p99: latency of single handshakes"
 
+// targetNote explains the error cells of cases measured towards a target.
+const targetNote = "error (x%): the precision reached, the 99.9% error as a share of the mean (of side b against side a, b/a, in an interleaved run); ! marks one above its target error"
+
 // NoisyError is the share of the mean above which a case's error (the
 // half-width of its confidence interval) makes its mean too uncertain to
 // read: the row is flagged "noisy".
@@ -242,7 +252,7 @@ func addFlags(t *table, flags [][]string) []string {
 	return legend
 }
 
-func handshakeTable(recs []*results.Record) (*table, []string) {
+func handshakeTable(recs []*results.Record, achieved map[*results.Record]float64) (*table, []string) {
 	resumedUnit := resumedUnitOf(recs)
 	t := &table{cols: []column{
 		{"name", "", alignLeft},
@@ -263,9 +273,9 @@ func handshakeTable(recs []*results.Record) (*table, []string) {
 	}}
 	for _, r := range recs {
 		t.rows = append(t.rows, []string{
-			r.Name,
+			caseLabel(r),
 			num(r.MeanUS),
-			numPtr(r.ErrorUS),
+			errorCell(r, achieved),
 			num(r.StddevUS),
 			num(r.MedianUS),
 			num(r.MinUS),
@@ -427,7 +437,7 @@ func throughputTable(recs []*results.Record) (*table, []string) {
 			gbit = num(*r.MBps * 8 / 1000)
 		}
 		t.rows = append(t.rows, []string{
-			r.Name,
+			caseLabel(r),
 			bufferSize(r.BufferBytes),
 			orNull(r.Cipher),
 			orNull(r.Direction),
@@ -484,7 +494,7 @@ func errorItems(recs []results.Record) []string {
 		if r.Errors == 0 && len(r.ErrorsByKind) == 0 {
 			continue
 		}
-		s := fmt.Sprintf("%s: %d %s", r.Name, r.Errors, plural(r.Errors, "error", "errors"))
+		s := fmt.Sprintf("%s: %d %s", caseLabel(r), r.Errors, plural(r.Errors, "error", "errors"))
 		if len(r.ErrorsByKind) == 0 {
 			s += " (kinds not recorded)"
 		} else {
@@ -534,7 +544,7 @@ func disagreementItems(recs []*results.Record) []string {
 			continue
 		}
 		items = append(items, fmt.Sprintf("%s: of %d handshakes the client saw %d resumed, %s %d",
-			r.Name, r.Handshakes, r.Resumed, who, *peer))
+			caseLabel(r), r.Handshakes, r.Resumed, who, *peer))
 	}
 	return items
 }
@@ -543,7 +553,7 @@ func processCPUItems(recs []*results.Record) []string {
 	var items []string
 	for _, r := range recs {
 		if r.ProcessCPUUS != nil {
-			items = append(items, fmt.Sprintf("%s: %s µs/hs", r.Name, num(*r.ProcessCPUUS)))
+			items = append(items, fmt.Sprintf("%s: %s µs/hs", caseLabel(r), num(*r.ProcessCPUUS)))
 		}
 	}
 	return items
@@ -553,7 +563,7 @@ func noteItems(recs []results.Record) []string {
 	var items []string
 	for i := range recs {
 		for _, n := range recs[i].Notes {
-			items = append(items, recs[i].Name+": "+n)
+			items = append(items, caseLabel(&recs[i])+": "+n)
 		}
 	}
 	return items
@@ -575,15 +585,18 @@ type pairKey struct {
 	target           string
 	clientIdentities int
 	keyCache         string
+	// side keeps the sides of an interleaved run apart: a full case of
+	// one side and a resumed case of another measured different servers.
+	side string
 }
 
 // pairKeyOf is r's pairKey.
 func pairKeyOf(r *results.Record) pairKey {
 	if len(r.Params) > 0 {
-		return pairKey{params: paramsExcept(r.Params, "resume"), target: r.Target, clientIdentities: r.ClientIdentities}
+		return pairKey{params: paramsExcept(r.Params, "resume"), target: r.Target, clientIdentities: r.ClientIdentities, side: r.Side}
 	}
 	return pairKey{version: r.TLSVersion, mutual: r.Mutual, concurrency: r.Concurrency, transport: r.Transport, keyType: r.KeyType,
-		target: r.Target, clientIdentities: r.ClientIdentities, keyCache: onOff(r.KeyCache)}
+		target: r.Target, clientIdentities: r.ClientIdentities, keyCache: onOff(r.KeyCache), side: r.Side}
 }
 
 // paramsExcept writes params without the one named, sorted: k=v;k=v.
@@ -639,7 +652,7 @@ func ratioTable(recs []*results.Record) *table {
 			if p[1].MeanUS > 0 {
 				ratio = strconv.FormatFloat(p[0].MeanUS/p[1].MeanUS, 'f', 2, 64) + "x"
 			}
-			t.rows = append(t.rows, []string{p[0].Name, p[1].Name, num(p[0].MeanUS), num(p[1].MeanUS), ratio, percent(p[1].ResumptionRate)})
+			t.rows = append(t.rows, []string{caseLabel(p[0]), caseLabel(p[1]), num(p[0].MeanUS), num(p[1].MeanUS), ratio, percent(p[1].ResumptionRate)})
 		}
 	}
 	if len(t.rows) == 0 {

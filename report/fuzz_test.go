@@ -17,9 +17,10 @@ import (
 // control characters in names, broken histograms, one-sided cases) may
 // crash a report or break the page's markup, and no comparison may make
 // a number out of a value that is not there (see
-// checkComparisonInvariants).
+// checkComparisonInvariants); an interleaved run is compared pair by pair
+// too.
 func FuzzReport(f *testing.F) {
-	for _, path := range []string{resultsFile, candidateFile} {
+	for _, path := range []string{resultsFile, candidateFile, pairedFile} {
 		if b, err := os.ReadFile(path); err == nil {
 			f.Add(b)
 		}
@@ -56,6 +57,23 @@ func FuzzReport(f *testing.F) {
 			}
 		}
 		checkComparisonInvariants(t, c)
+		if Interleaved(recs) {
+			pc, err := ComparePaired(recs, CompareOptions{})
+			if err != nil {
+				t.Fatalf("ComparePaired: %v", err)
+			}
+			for _, fm := range CompareFormats() {
+				if err := RenderComparison(io.Discard, fm, pc); err != nil {
+					t.Fatalf("RenderComparison(%s) of a paired comparison: %v", fm, err)
+				}
+			}
+			checkComparisonInvariants(t, pc)
+			for _, cc := range pc.Cases {
+				if !math.IsNaN(cc.P) && !(cc.P >= 0 && cc.P <= 1) || (cc.Verdict == Slower || cc.Verdict == Faster) && !(cc.CILo > 1 || cc.CIHi < 1) {
+					t.Errorf("%s: p %v, verdict %q with interval %v..%v", cc.Name, cc.P, cc.Verdict, cc.CILo, cc.CIHi)
+				}
+			}
+		}
 	})
 }
 

@@ -45,7 +45,7 @@ func ComparePaired(recs []results.Record, opts CompareOptions) (*Comparison, err
 	if !Interleaved(recs) {
 		return nil, errors.New("the records hold no interleaved run: none names a side")
 	}
-	c := newComparison(opts, "side a", "side b")
+	c := newComparison(opts, "the run's own server or target", "the other side")
 	c.Paired = true
 	var names []string
 	groups := map[string]map[string][]*results.Record{}
@@ -80,9 +80,9 @@ func ComparePaired(recs []results.Record, opts CompareOptions) (*Comparison, err
 			c.OnlyBase = append(c.OnlyBase, oneSided(g[results.SideA2]))
 		}
 	}
-	if c.CandName == "side b" {
+	if opts.CandName == "" {
 		if v := versusOf(recs); v != "" {
-			c.CandName = "side b (" + v + ")"
+			c.CandName = v
 		}
 	}
 	return c, nil

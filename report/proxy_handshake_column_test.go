@@ -38,7 +38,7 @@ func TestHandshakeProxyColumns(t *testing.T) {
 		{"no proxy", []*results.Record{&direct}, nil, nil},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			tab, _ := handshakeTable(tt.recs)
+			tab, _ := handshakeTable(tt.recs, nil)
 			at := slices.IndexFunc(tab.cols, func(c column) bool { return c.title == "server CPU" }) + 1
 			var got []string
 			for _, c := range tab.cols[at:] {
@@ -105,7 +105,7 @@ func TestResumedUnitThroughProxy(t *testing.T) {
 		{"both", []*results.Record{&proxied, &direct}, "client/server or proxy"},
 		{"url proxy only", []*results.Record{&urlProxy}, "client"},
 	} {
-		tab, _ := handshakeTable(tt.recs)
+		tab, _ := handshakeTable(tt.recs, nil)
 		i := slices.IndexFunc(tab.cols, func(c column) bool { return c.title == "resumed" })
 		if tab.cols[i].unit != tt.want {
 			t.Errorf("%s: resumed unit %q, want %q", tt.name, tab.cols[i].unit, tt.want)

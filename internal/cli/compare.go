@@ -16,6 +16,7 @@ import (
 )
 
 const compareUsage = `Usage: tlsbench compare [flags] BASE CANDIDATE
+       tlsbench compare [flags] INTERLEAVED
 
 Compares two results files case by case (cases are paired by name): the
 baseline's and the candidate's mean ± error, the ratio candidate/baseline
@@ -31,6 +32,18 @@ for throughput cipher, buffer, direction and the kTLS each end actually
 used) is not comparable: it gets no ratio or verdict, and the regression
 gate leaves it out, unless --allow-mismatch is given.
 
+Two separate runs cannot tell what changed on the machine between them
+(other load, CPU frequency, caches) from the change itself. With ONE file
+written by an interleaved run (tlsbench run --versus, --versus-server or
+--versus-self), compare judges side b against side a on the ratios of the
+iterations measured in the same round: the geometric mean ratio with its
+99.9% confidence interval and the p-value of a Wilcoxon signed-rank test.
+A case is faster or slower only when the change is significant (p at most
+--alpha and an interval that excludes 1) and larger than the noise floor:
+--min-effect, or the A/A difference of side a2 measured in the same run
+when that is larger. A significant change no larger than the floor is
+"within noise"; two separate files are held to --min-effect the same way.
+
 With --fail-on-regression, tlsbench exits 1 when any case is significantly
 slower than the baseline by more than the given percentage, when a case
 could not be tested, or when no comparable case was left to judge: a CI gate.
@@ -39,6 +52,8 @@ Examples:
   tlsbench compare before.jsonl after.jsonl
   tlsbench compare --format markdown before.jsonl after.jsonl >> $GITHUB_STEP_SUMMARY
   tlsbench compare --fail-on-regression 5% --alpha 0.01 main.jsonl pr.jsonl
+  tlsbench run --versus-self --out aa.jsonl && tlsbench compare aa.jsonl
+  tlsbench compare --min-effect 5% --fail-on-regression 5% ab.jsonl
 
 Flags:
 `
@@ -50,11 +65,14 @@ type compareFlags struct {
 	threshold     float64 // a fraction; meaningful when gate is set
 	gate          bool
 	allowMismatch bool
+	minEffect     float64 // a fraction; 0 means none
+	minEffectSet  bool
 }
 
 func defineCompareFlags(fs *flagSet) *compareFlags {
-	cf := &compareFlags{}
-	fs.Float64Var(&cf.alpha, "alpha", report.DefaultAlpha, "significance level of the Mann-Whitney U test, between 0 and 1")
+	cf := &compareFlags{minEffect: report.DefaultMinEffect}
+	fs.Float64Var(&cf.alpha, "alpha", report.DefaultAlpha, "significance level of the test (Mann-Whitney U; Wilcoxon signed-rank for an interleaved run), between 0 and 1")
+	fs.Var(&percentFlag{&cf.minEffect, &cf.minEffectSet}, "min-effect", "call a significant change faster or slower only when larger than `PCT` (and than the noise floor measured in an interleaved run); smaller is within noise (default 2%)")
 	fs.Var(&percentFlag{&cf.threshold, &cf.gate}, "fail-on-regression", "exit 1 when a case is significantly slower than the baseline by more than `PCT`, e.g. 5%")
 	fs.BoolVar(&cf.allowMismatch, "allow-mismatch", false, "compare pairs whose two sides differ in what sets the cost (group, key type, kTLS, session store, ...) instead of marking them not comparable")
 	return cf
@@ -69,9 +87,18 @@ func (cf *compareFlags) validate() error {
 	return nil
 }
 
+// options are the comparison options the flags say.
+func (cf *compareFlags) options(baseName, candName string) report.CompareOptions {
+	minEffect := cf.minEffect
+	if minEffect == 0 {
+		minEffect = -1 // --min-effect 0%: no minimum (0 would mean the default)
+	}
+	return report.CompareOptions{Alpha: cf.alpha, BaseName: baseName, CandName: candName, AllowMismatch: cf.allowMismatch, MinEffect: minEffect}
+}
+
 // compare compares cand with base as the flags say.
 func (cf *compareFlags) compare(base, cand []results.Record, baseName, candName string) *report.Comparison {
-	return report.Compare(base, cand, report.CompareOptions{Alpha: cf.alpha, BaseName: baseName, CandName: candName, AllowMismatch: cf.allowMismatch})
+	return report.Compare(base, cand, cf.options(baseName, candName))
 }
 
 // finish warns on stderr about resumption differences (they are in the
@@ -79,12 +106,16 @@ func (cf *compareFlags) compare(base, cand []results.Record, baseName, candName 
 // and applies the regression gate: a *report.RegressionError, which exits
 // 1, when it fails.
 func (cf *compareFlags) finish(c *report.Comparison, stderr io.Writer) error {
+	sides := "baseline and candidate"
+	if c.Paired {
+		sides = "side a and side b"
+	}
 	if mm := c.ResumptionMismatches(); len(mm) > 0 {
 		names := make([]string, len(mm))
 		for i, cc := range mm {
 			names[i] = fmt.Sprintf("%s (%s vs %s)", cc.Name, pct(cc.Base.ResumptionRate), pct(cc.Cand.ResumptionRate))
 		}
-		fmt.Fprintf(stderr, "tlsbench: WARNING: baseline and candidate resumed at different rates in %d case(s); their comparison is meaningless: %s\n",
+		fmt.Fprintf(stderr, "tlsbench: WARNING: "+sides+" resumed at different rates in %d case(s); their comparison is meaningless: %s\n",
 			len(mm), strings.Join(names, ", "))
 	}
 	if mm := c.Mismatched(); len(mm) > 0 {
@@ -99,6 +130,9 @@ func (cf *compareFlags) finish(c *report.Comparison, stderr io.Writer) error {
 		return nil
 	}
 	if len(c.Cases) == 0 {
+		if c.Paired {
+			return errors.New("regression gate: no case was measured on both sides, so nothing was checked")
+		}
 		return errors.New("regression gate: no case is in both files, so nothing was checked; do the case names match?")
 	}
 	return c.CheckRegressions(cf.threshold)
@@ -172,6 +206,25 @@ func (cf *compareFlags) compareAfterRun(stdout, stderr io.Writer, f report.Forma
 	return cf.finish(c, stderr)
 }
 
+// comparePairedAfterRun is run --versus, --versus-server or --versus-self:
+// it compares the sides of the records just measured and applies the
+// gate, laid out as compareAfterRun lays out its comparison.
+func (cf *compareFlags) comparePairedAfterRun(stdout, stderr io.Writer, f report.Format, recs []results.Record) error {
+	c, err := report.ComparePaired(recs, cf.options("", ""))
+	if err != nil {
+		return err
+	}
+	w, cmpFormat := stdout, f
+	if f != report.Table && f != report.Markdown {
+		w, cmpFormat = stderr, report.Table
+	}
+	fmt.Fprintln(w)
+	if err := report.RenderComparison(w, cmpFormat, c); err != nil {
+		return err
+	}
+	return cf.finish(c, stderr)
+}
+
 func compareCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("compare", stdout, nil)
 	fs.usage = func(w io.Writer) {
@@ -193,8 +246,11 @@ func compareCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err := cf.validate(); err != nil {
 		return err
 	}
+	if len(files) == 1 {
+		return cf.comparePairedFile(stdout, stderr, f, files[0], *out)
+	}
 	if len(files) != 2 {
-		return usagef("want two results files, BASE and CANDIDATE, got %d; usage: tlsbench compare [flags] BASE CANDIDATE", len(files))
+		return usagef("want two results files, BASE and CANDIDATE, got %d, or one file written by tlsbench run --versus, --versus-server or --versus-self; usage: tlsbench compare [flags] BASE CANDIDATE | INTERLEAVED", len(files))
 	}
 	if files[0] == "-" && files[1] == "-" {
 		return usagef("BASE and CANDIDATE cannot both be standard input (-)")
@@ -210,6 +266,9 @@ func compareCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		if len(sides[i]) == 0 {
 			return noResults(name)
 		}
+		if report.Interleaved(sides[i]) {
+			return usagef("%s holds an interleaved run (its records name side a and side b): compare it on its own, tlsbench compare %s, or give two files of separate runs", displayName(name), name)
+		}
 	}
 	c := cf.compare(sides[0], sides[1], files[0], files[1])
 	var buf bytes.Buffer
@@ -220,4 +279,41 @@ func compareCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return err
 	}
 	return cf.finish(c, stderr)
+}
+
+// comparePairedFile compares the sides of one results file written by an
+// interleaved run.
+func (cf *compareFlags) comparePairedFile(stdout, stderr io.Writer, f report.Format, file, out string) error {
+	if err := refuseOverwrite(out, []string{file}); err != nil {
+		return err
+	}
+	recs, err := readResults(file, os.Stdin)
+	if err != nil {
+		return err
+	}
+	if len(recs) == 0 {
+		return noResults(file)
+	}
+	if !report.Interleaved(recs) {
+		return usagef("want two results files, BASE and CANDIDATE, got 1 (%s is not an interleaved run: none of its records names a side), or one file written by tlsbench run --versus, --versus-server or --versus-self; usage: tlsbench compare [flags] BASE CANDIDATE | INTERLEAVED", displayName(file))
+	}
+	c, err := report.ComparePaired(recs, cf.options("", ""))
+	if err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	if err := report.RenderComparison(&buf, f, c); err != nil {
+		return err
+	}
+	if err := writeOutput(out, "-o", buf.Bytes(), stdout); err != nil {
+		return err
+	}
+	return cf.finish(c, stderr)
+}
+
+func displayName(file string) string {
+	if file == "-" {
+		return "standard input"
+	}
+	return file
 }
