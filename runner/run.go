@@ -76,6 +76,33 @@ type runState struct {
 	insecure   bool
 	identities []clientIdentity
 	url        *proxyRun // a proxy given by URL, checked at the start
+	// envB is side b's environment when it names another server process
+	// (--versus-pid) than side a's; nil: st.env.
+	envB *results.Env
+}
+
+// withServerPeer is env naming the server process pid (when it can tell
+// which program it is), as results name their peers.
+func withServerPeer(env results.Env, pid int) *results.Env {
+	if pid <= 0 {
+		return &env
+	}
+	if name, v, err := procid.Identify(pid); err == nil && v != "" {
+		env.Peers = maps.Clone(env.Peers)
+		if env.Peers == nil {
+			env.Peers = map[string]string{}
+		}
+		env.Peers[name] = v
+	}
+	return &env
+}
+
+// envOf is the environment recorded for side sp.
+func (st *runState) envOf(sp *sideSpec) results.Env {
+	if sp.name == results.SideB && st.envB != nil {
+		return *st.envB
+	}
+	return st.env
 }
 
 // Run measures every case of p and passes each record to emit as soon as
@@ -89,14 +116,10 @@ func Run(ctx context.Context, p Plan, emit func(*results.Record) error) error {
 	if p.Env != nil {
 		st.env = *p.Env
 	}
-	if pid := p.Target.ServerPID; pid > 0 {
-		// Name the server measured, as results name their peers.
-		if name, v, err := procid.Identify(pid); err == nil && v != "" {
-			if st.env.Peers == nil {
-				st.env.Peers = map[string]string{}
-			}
-			st.env.Peers[name] = v
-		}
+	base := st.env
+	st.env = *withServerPeer(base, p.Target.ServerPID)
+	if pid := p.Versus.Target.ServerPID; pid > 0 {
+		st.envB = withServerPeer(base, pid)
 	}
 	var err error
 	if st.url, err = prepareProxy(ctx, p.Proxy); err != nil {
@@ -245,7 +268,7 @@ func (st *runState) notRunnable(c *Case) []*results.Record {
 	}
 	var out []*results.Record
 	for _, sp := range st.plan.sides() {
-		rec := notRunnableRecord(c, results.Record{Env: st.env, Target: sp.target.Addr, SessionStore: sessionStore(st.plan, &sp), Side: sp.name})
+		rec := notRunnableRecord(c, results.Record{Env: st.envOf(&sp), Target: sp.target.Addr, SessionStore: sessionStore(st.plan, &sp), Side: sp.name})
 		if sp.name != "" {
 			rec.Versus = st.plan.Versus.describe()
 		}
@@ -466,7 +489,7 @@ func (st *runState) runCase(ctx context.Context, c *Case, index, total int, srv 
 func (st *runState) handshakeCase(c *Case, sp *sideSpec, srv *builtin) loadgen.HandshakeCase {
 	p := st.plan
 	cfgs, keys := st.clients(c, srv, sp.target.Addr != "")
-	rec := results.Record{Env: st.env, Target: sp.target.Addr, SessionStore: sessionStore(p, sp), Side: sp.name}
+	rec := results.Record{Env: st.envOf(sp), Target: sp.target.Addr, SessionStore: sessionStore(p, sp), Side: sp.name}
 	if sp.name != "" {
 		rec.Versus = p.Versus.describe()
 	}

@@ -282,8 +282,8 @@ func validateRun(fs *flagSet, f *runFlags) error {
 	if err := f.cmp.validate(); err != nil {
 		return err
 	}
-	if f.baseline == "" && !f.interleaved() && (fs.isSet("fail-on-regression") || fs.isSet("alpha")) {
-		return usagef("--fail-on-regression and --alpha compare with a baseline: add --baseline FILE, or measure side b in the same run with --versus, --versus-server or --versus-self")
+	if f.baseline == "" && !f.interleaved() && (fs.isSet("fail-on-regression") || fs.isSet("alpha") || fs.isSet("min-effect")) {
+		return usagef("--fail-on-regression, --alpha and --min-effect compare with a baseline: add --baseline FILE, or measure side b in the same run with --versus, --versus-server or --versus-self")
 	}
 	if err := checkMode(fs, f); err != nil {
 		return err
@@ -461,6 +461,11 @@ func (job *runJob) finish(ctx context.Context, stdout, stderr io.Writer, stream 
 	}
 	if job.baseline != nil && measured > 0 && ctx.Err() == nil {
 		if err := job.f.cmp.compareAfterRun(stdout, stderr, job.format, job.f.baseline, job.baseline, recs); err != nil {
+			return errors.Join(runErr, outErr, err)
+		}
+	}
+	if job.f.interleaved() && report.Interleaved(recs) && ctx.Err() == nil {
+		if err := job.f.cmp.comparePairedAfterRun(stdout, stderr, job.format, recs); err != nil {
 			return errors.Join(runErr, outErr, err)
 		}
 	}

@@ -98,7 +98,7 @@ func TestVersusTwoNginx(t *testing.T) {
 			t.Errorf("%s side %s: target %q, want %q", r.Name, r.Side, r.Target, want)
 		}
 	}
-	if !strings.Contains(stdout, "wilcoxon") && !strings.Contains(strings.ToLower(stdout), "paired") {
+	if !strings.Contains(stdout, "Wilcoxon signed-rank") || !strings.Contains(stdout, "Summary") {
 		t.Errorf("no paired comparison after the run:\n%s", stdout)
 	}
 }
@@ -145,32 +145,84 @@ func listeningAddr(t *testing.T, out *bufio.Scanner, stderr *syncBuffer) string 
 	return ""
 }
 
-// TestVersusServerOtherBinary builds a second tlsbench program with
-// another version and measures its built-in server as side b (with side a
-// measured twice): side b's records name that program's build.
-func TestVersusServerOtherBinary(t *testing.T) {
-	t.Parallel()
-	if testing.Short() {
-		t.Skip("builds a second tlsbench program; skipped with -short")
-	}
-	other := filepath.Join(t.TempDir(), "tlsbench-other")
+// buildTLSBench builds the tlsbench program with version v into dir.
+func buildTLSBench(t *testing.T, dir, v string) string {
+	t.Helper()
+	bin := filepath.Join(dir, "tlsbench-"+v)
 	goBin := filepath.Join(runtime.GOROOT(), "bin", "go")
-	build := exec.Command(goBin, "build", "-o", other,
-		"-ldflags", "-X github.com/tlsbench/tlsbench/results.Version=v0.0.0-other", "github.com/tlsbench/tlsbench/cmd/tlsbench")
+	build := exec.Command(goBin, "build", "-o", bin,
+		"-ldflags", "-X github.com/tlsbench/tlsbench/results.Version="+v, "github.com/tlsbench/tlsbench/cmd/tlsbench")
 	build.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	_, stderr, recs, err := runVersus(t, "--versus-server", other, "--versus-self",
-		"--tls", "1.3", "--resume", "off,on", "--concurrency", "4", "--quick")
+	return bin
+}
+
+// TestVersusServerOtherBinary builds two tlsbench programs of different
+// versions and runs one with the other's built-in server as side b (and
+// its own measured twice): side b's records name the other program's
+// build, and the comparison follows the run.
+func TestVersusServerOtherBinary(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("builds two tlsbench programs; skipped with -short")
+	}
+	dir := t.TempDir()
+	self, other := buildTLSBench(t, dir, "v0.0.0-self"), buildTLSBench(t, dir, "v0.0.0-other")
+	out := filepath.Join(dir, "r.jsonl")
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, self, "run", "--versus-server", other, "--versus-self",
+		"--tls", "1.3", "--resume", "off,on", "--concurrency", "4", "--quick", "--out", out)
+	stdout, err := cmd.Output()
 	if err != nil {
-		t.Fatalf("run: %v\n%s", err, stderr)
+		t.Fatalf("run: %v\n%s", err, stdout)
+	}
+	recs, err := results.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
 	}
 	checkSides(t, recs, 2, "server "+other, true, results.SideA, results.SideB, results.SideA2)
 	for _, r := range recs {
 		build := r.Env.Peers["tlsbench-server"]
 		if (r.Side == results.SideB) != strings.HasPrefix(build, "v0.0.0-other (go") {
 			t.Errorf("%s side %s: tlsbench-server peer %q", r.Name, r.Side, build)
+		}
+		if r.Env.TLSBenchVersion != "v0.0.0-self" {
+			t.Errorf("%s side %s: tlsbench %q, want the running program's", r.Name, r.Side, r.Env.TLSBenchVersion)
+		}
+	}
+	if !strings.Contains(string(stdout), "Wilcoxon signed-rank") || !strings.Contains(string(stdout), "(A/A)") {
+		t.Errorf("no paired comparison with the A/A floor after the run:\n%s", stdout)
+	}
+}
+
+// TestVersusNginxAgainstServe measures nginx (side a) against a tlsbench
+// serve process (side b): each side's record names its own server, never
+// the other side's.
+func TestVersusNginxAgainstServe(t *testing.T) {
+	t.Parallel()
+	peers.Require(t, "nginx")
+	layout, err := pki.Init(pki.InitOptions{Dir: filepath.Join(t.TempDir(), "pki")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert, key := layout.ServerCerts[pki.ECDSAP256], layout.ServerKeys[pki.ECDSAP256]
+	n := peers.NginxT(t, peers.NginxConfig{Cert: cert, Key: key, Tickets: true})
+	cmd, out, serr := serveProcess(t, t.TempDir(), "--listen", "127.0.0.1:0", "--identity", cert+","+key)
+	addr := listeningAddr(t, out, serr)
+	_, stderr, recs, err := runVersus(t, "--target", n.Addr, "--versus", addr, "--ca", layout.RootCert, "--sni", "localhost",
+		"--alpn", "http/1.1", "--server-pid", strconv.Itoa(n.PID()), "--versus-pid", strconv.Itoa(cmd.Process.Pid),
+		"--tls", "1.3", "--resume", "on", "--concurrency", "4", "--quick")
+	if err != nil {
+		t.Fatalf("run: %v\n%s", err, stderr)
+	}
+	checkSides(t, recs, 1, addr, true, results.SideA, results.SideB)
+	for _, r := range recs {
+		_, nginx := r.Env.Peers["nginx"]
+		if nginx != (r.Side == results.SideA) {
+			t.Errorf("side %s: peers %v: only side a's server is nginx", r.Side, r.Env.Peers)
 		}
 	}
 }
