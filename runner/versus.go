@@ -3,6 +3,7 @@ package runner
 import (
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"slices"
 	"strconv"
@@ -200,6 +201,9 @@ func (p *Plan) validateVersus() error {
 			return field.Errorf("Versus.Target.Addr", v.Target.Addr, "%s", fe.Reason)
 		}
 	}
+	if p.Target.Addr == "" && v.Target.Addr == "" && !listensOnFreePort(p.Server.Listen) {
+		return field.Errorf("Server.Listen", p.Server.Listen, "every side of an interleaved run starts its own built-in server, and they cannot share one port: use port 0 (a free port each), e.g. 127.0.0.1:0")
+	}
 	if v.Executable != "" {
 		if err := checkExecutable(v.Executable); err != nil {
 			return err
@@ -262,4 +266,14 @@ func (sp *sideSpec) applySettings(o *server.Options) {
 	for _, s := range sp.settings {
 		_ = VersusSettings[s.Name].apply(o, s.Value)
 	}
+}
+
+// listensOnFreePort reports whether the built-in server's listen address
+// leaves the port to the system (the default, or port 0).
+func listensOnFreePort(listen string) bool {
+	if listen == "" {
+		return true
+	}
+	_, port, err := net.SplitHostPort(listen)
+	return err == nil && (port == "0" || port == "")
 }

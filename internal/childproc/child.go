@@ -81,6 +81,16 @@ func Start(ctx context.Context, o Options, hello any) (*Child, error) {
 	// when its control channel closes, should the parent die).
 	stopWatch := context.AfterFunc(ctx, func() { c.conn.SetDeadline(time.Now()) })
 	defer stopWatch()
+	// A child that exits before its hello ends the wait too, even when a
+	// process it started holds its end of the channel open.
+	started := make(chan struct{})
+	go func() {
+		select {
+		case <-c.done:
+			c.conn.SetDeadline(time.Now())
+		case <-started:
+		}
+	}()
 	timeout := o.StartTimeout
 	if timeout == 0 {
 		timeout = 30 * time.Second
@@ -91,6 +101,7 @@ func Start(ctx context.Context, o Options, hello any) (*Child, error) {
 	if err == nil {
 		line, err = c.r.ReadBytes('\n')
 	}
+	close(started)
 	c.conn.SetDeadline(time.Time{})
 	var fail failMsg
 	if err == nil {
@@ -134,6 +145,10 @@ func launch(o Options) (*Child, error) {
 	cmd.Stderr = stderrTail
 	cmd.Stdout = io.Discard
 	cmd.SysProcAttr = childProcAttr()
+	// A program that leaves a process of its own behind holding its
+	// stderr must not keep Wait (and so the run, Ctrl-C included)
+	// waiting for that pipe after the child itself has exited.
+	cmd.WaitDelay = 2 * time.Second
 	what := o.What
 	if what == "" {
 		what = "the child process"
@@ -234,7 +249,7 @@ func (c *Child) Close() error {
 }
 
 func (c *Child) kill() {
-	c.cmd.Process.Kill()
+	killGroup(c.cmd.Process)
 	<-c.done
 	c.conn.Close()
 }

@@ -18,3 +18,6 @@ func childProcAttr() *syscall.SysProcAttr { return nil }
 
 // exitSignal is "": no signals here.
 func exitSignal(*exec.ExitError) string { return "" }
+
+// killGroup kills the child (no process groups here).
+func killGroup(p *os.Process) { p.Kill() }

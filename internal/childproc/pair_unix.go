@@ -37,3 +37,7 @@ func exitSignal(exit *exec.ExitError) string {
 	}
 	return fmt.Sprintf("signal %d", int(ws.Signal()))
 }
+
+// killGroup kills the child's process group: the child and whatever it
+// started, which would otherwise outlive it.
+func killGroup(p *os.Process) { syscall.Kill(-p.Pid, syscall.SIGKILL) }

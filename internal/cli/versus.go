@@ -37,14 +37,14 @@ until the half-width of its 99.9% confidence interval is at most PCT of
 the mean (of the b/a ratio in an interleaved run), within --case-time (per
 side); every record says what ended it, and the report lists the cases
 that did not reach the target. The default is off when --iterations is
-given (then that many are measured) or --case-time is 0.
+given (then that many are measured), with --quick, or with --case-time 0.
 `
 
 // defineVersusFlags defines them on fs, into f.
 func defineVersusFlags(fs *flagSet, f *runFlags) {
 	f.targetError = 0.02
 	shown := true // the default is shown in the help
-	fs.Var(&percentFlag{&f.targetError, &shown}, "target-error", "measure each case past --iterations until its 99.9% confidence interval is within `PCT` of the mean, within --case-time; 0% measures --iterations only (the default when --iterations is given or --case-time is 0)")
+	fs.Var(&percentFlag{&f.targetError, &shown}, "target-error", "measure each case past --iterations until its 99.9% confidence interval is within `PCT` of the mean, within --case-time; 0% measures --iterations only (the default with --iterations, --quick or --case-time 0)")
 	fs.StringVar(&f.versus.Target.Addr, "versus", "", "with --target: measure a second external server at `host:port` as side b, interleaved with the target")
 	fs.IntVar(&f.versus.Target.ServerPID, "versus-pid", 0, "with --versus: `PID` of the local server whose CPU is sampled as side b's")
 	fs.StringVar(&f.versus.Executable, "versus-server", "", "measure the built-in server of another tlsbench `PROGRAM` as side b, interleaved with this one's")
@@ -90,6 +90,11 @@ func (f *runFlags) interleaved() bool {
 func validateVersus(fs *flagSet, f *runFlags) error {
 	if fs.isSet("target-error") && f.tp.mode != modeHandshake {
 		return usagef("--target-error applies to handshake cases; throughput cases measure --iterations transfers")
+	}
+	for _, name := range []string{"versus", "versus-server"} {
+		if fs.isSet(name) && strings.TrimSpace(fs.Lookup(name).Value.String()) == "" {
+			return usagef("--%s: give side b's %s", name, map[string]string{"versus": "HOST:PORT", "versus-server": "tlsbench PROGRAM"}[name])
+		}
 	}
 	if !f.interleaved() {
 		return nil
