@@ -476,6 +476,7 @@ func (st *runState) runCase(ctx context.Context, c *Case, index, total int, srv 
 		// loadgen names the transport by its dialer ("tcp" for both
 		// families); the axis knows which.
 		c.record(got)
+		specs[i].recordSettings(got)
 		if c.Mutual {
 			got.ClientIdentities = len(hcs[i].Clients)
 		}
@@ -503,6 +504,7 @@ func (st *runState) handshakeCase(c *Case, sp *sideSpec, srv *builtin) loadgen.H
 		rec.Env.Peers["tlsbench-server"] = srv.build
 	}
 	c.record(&rec)
+	sp.recordSettings(&rec)
 	if p.Target.Insecure {
 		rec.Env.Insecure = true
 	}

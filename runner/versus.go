@@ -3,6 +3,7 @@ package runner
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"os"
 	"slices"
@@ -276,4 +277,22 @@ func listensOnFreePort(listen string) bool {
 	}
 	_, port, err := net.SplitHostPort(listen)
 	return err == nil && (port == "0" || port == "")
+}
+
+// recordSettings makes a side's record say what its settings changed
+// that the record describes: the key cache (its typed field and param),
+// so that side b's record is true of side b's server. The name stays the
+// case's, which pairs the sides.
+func (sp *sideSpec) recordSettings(r *results.Record) {
+	for _, s := range sp.settings {
+		if s.Name != "key-cache" {
+			continue
+		}
+		r.KeyCache = results.Bool(s.Value == "on")
+		r.Params = maps.Clone(r.Params)
+		if r.Params == nil {
+			r.Params = map[string]string{}
+		}
+		r.Params["key_cache"] = s.Value
+	}
 }

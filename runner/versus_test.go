@@ -199,6 +199,10 @@ func TestVersusSettingKeyCache(t *testing.T) {
 		if r.Versus != "self with key-cache=off" {
 			t.Errorf("%s side %s: versus %q", r.Name, r.Side, r.Versus)
 		}
+		// Each record is true of its own side's server.
+		if wantOn := r.Side == results.SideA; r.KeyCache == nil || *r.KeyCache != wantOn || r.Params["key_cache"] != map[bool]string{true: "on", false: "off"}[wantOn] {
+			t.Errorf("%s side %s: key_cache %v, params.key_cache %q; want %v", r.Name, r.Side, r.KeyCache, r.Params["key_cache"], wantOn)
+		}
 	}
 }
 
