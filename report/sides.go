@@ -57,7 +57,9 @@ func achievedErrors(recs []*results.Record) map[*results.Record]float64 {
 		}
 	}
 	for _, r := range recs {
-		if r.TargetError == nil {
+		if r.TargetError == nil || r.Side == results.SideA && hasOtherSide(recs, r) {
+			// Side a's precision is judged with the other sides'
+			// ratios to it: their rows carry it.
 			continue
 		}
 		a := sideA[r.Name]

@@ -103,4 +103,11 @@ func TestTargetErrorInterleaved(t *testing.T) {
 	if strings.Contains(out, "handshake/tls1.3/full/c8 [a]: ") {
 		t.Errorf("side a listed on its own:\n%s", out)
 	}
+	// Side a's row is not marked by its own error: the target was the
+	// ratio's, which side b's row carries.
+	for _, line := range strings.Split(out, "\n") {
+		if strings.HasPrefix(line, "handshake/tls1.3/full/c8 [a]") && strings.Contains(line, "%)") {
+			t.Errorf("side a's row judged by its own error: %q", line)
+		}
+	}
 }
