@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -149,7 +148,10 @@ func listeningAddr(t *testing.T, out *bufio.Scanner, stderr *syncBuffer) string 
 func buildTLSBench(t *testing.T, dir, v string) string {
 	t.Helper()
 	bin := filepath.Join(dir, "tlsbench-"+v)
-	goBin := filepath.Join(runtime.GOROOT(), "bin", "go")
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatalf("building a second tlsbench program needs the go command: %v", err)
+	}
 	build := exec.Command(goBin, "build", "-o", bin,
 		"-ldflags", "-X github.com/tlsbench/tlsbench/results.Version="+v, "github.com/tlsbench/tlsbench/cmd/tlsbench")
 	build.Env = append(os.Environ(), "CGO_ENABLED=0")
