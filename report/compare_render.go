@@ -227,16 +227,7 @@ func compareTable(cases []*CaseComparison, throughput, paired bool) *table {
 			row = append(row, allocChange(cc))
 		}
 		row = append(row, pValue(cc.P), fmt.Sprintf("%d/%d", cc.Base.N, cc.Cand.N))
-		verdict := string(cc.Verdict)
-		if !throughput {
-			res := percent(cc.Base.ResumptionRate) + "/" + percent(cc.Cand.ResumptionRate)
-			if cc.ResumptionDiffers {
-				res += "!"
-				verdict += "!"
-			}
-			row = append(row, res)
-		}
-		t.rows = append(t.rows, append(row, verdict))
+		t.rows = append(t.rows, withVerdict(row, cc, throughput))
 	}
 	return t
 }
@@ -268,18 +259,24 @@ func pairedTable(cases []*CaseComparison, throughput bool) *table {
 			row = append(row, allocChange(cc))
 		}
 		row = append(row, pValue(cc.P), floorText(cc), pairsText(cc))
-		verdict := string(cc.Verdict)
-		if !throughput {
-			res := percent(cc.Base.ResumptionRate) + "/" + percent(cc.Cand.ResumptionRate)
-			if cc.ResumptionDiffers {
-				res += "!"
-				verdict += "!"
-			}
-			row = append(row, res)
-		}
-		t.rows = append(t.rows, append(row, verdict))
+		t.rows = append(t.rows, withVerdict(row, cc, throughput))
 	}
 	return t
+}
+
+// withVerdict ends a comparison row: the resumption of both sides (for
+// handshakes; "!" when they differ) and the verdict.
+func withVerdict(row []string, cc *CaseComparison, throughput bool) []string {
+	verdict := string(cc.Verdict)
+	if !throughput {
+		res := percent(cc.Base.ResumptionRate) + "/" + percent(cc.Cand.ResumptionRate)
+		if cc.ResumptionDiffers {
+			res += "!"
+			verdict += "!"
+		}
+		row = append(row, res)
+	}
+	return append(row, verdict)
 }
 
 func ciText(cc *CaseComparison) string {

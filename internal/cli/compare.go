@@ -194,16 +194,7 @@ func loadBaseline(path string) ([]results.Record, error) {
 // benchfmt or html, which programs read, it goes to stderr as a table, so
 // that stdout stays one format.
 func (cf *compareFlags) compareAfterRun(stdout, stderr io.Writer, f report.Format, baseName string, base, cand []results.Record) error {
-	c := cf.compare(base, cand, baseName, "this run")
-	w, cmpFormat := stdout, f
-	if f != report.Table && f != report.Markdown {
-		w, cmpFormat = stderr, report.Table
-	}
-	fmt.Fprintln(w)
-	if err := report.RenderComparison(w, cmpFormat, c); err != nil {
-		return err
-	}
-	return cf.finish(c, stderr)
+	return cf.showAfterRun(stdout, stderr, f, cf.compare(base, cand, baseName, "this run"))
 }
 
 // comparePairedAfterRun is run --versus, --versus-server or --versus-self:
@@ -214,6 +205,12 @@ func (cf *compareFlags) comparePairedAfterRun(stdout, stderr io.Writer, f report
 	if err != nil {
 		return err
 	}
+	return cf.showAfterRun(stdout, stderr, f, c)
+}
+
+// showAfterRun writes a comparison after a run's report, where the
+// run's format allows (see compareAfterRun), and applies the gate.
+func (cf *compareFlags) showAfterRun(stdout, stderr io.Writer, f report.Format, c *report.Comparison) error {
 	w, cmpFormat := stdout, f
 	if f != report.Table && f != report.Markdown {
 		w, cmpFormat = stderr, report.Table
