@@ -191,21 +191,11 @@ func TestMutualResumptionBothReuseModes(t *testing.T) {
 // handshake and never for a resumed one; with it on, never after load.
 func TestKeyCacheOnOff(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	pw := filepath.Join(dir, "pw")
-	if err := os.WriteFile(pw, []byte("test password\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	layout, err := pki.Init(pki.InitOptions{Dir: filepath.Join(dir, "pki"), P12Password: "test password"})
-	if err != nil {
-		t.Fatal(err)
-	}
 	p := smallPlan()
 	p.Concurrency = []int{4}
 	p.Handshakes = 16
 	p.KeyCache = []bool{true, false}
-	p.Server.Identities = []server.IdentityFiles{{P12: layout.ServerP12[pki.ECDSAP256]}}
-	p.Server.P12PasswordFile = pw
+	useP12Identity(t, &p)
 	for _, rec := range run(t, p) {
 		if rec.KeyCache == nil {
 			t.Fatalf("%s: key_cache missing", rec.Name)
@@ -221,4 +211,22 @@ func TestKeyCacheOnOff(t *testing.T) {
 			t.Errorf("%s: name lacks %s", rec.Name, wantName)
 		}
 	}
+}
+
+// useP12Identity gives p's built-in server an encrypted PKCS#12 identity
+// (ECDSA P-256) with its password file: the identity whose key cache
+// matters.
+func useP12Identity(t *testing.T, p *runner.Plan) {
+	t.Helper()
+	dir := t.TempDir()
+	pw := filepath.Join(dir, "pw")
+	if err := os.WriteFile(pw, []byte("test password\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	layout, err := pki.Init(pki.InitOptions{Dir: filepath.Join(dir, "pki"), P12Password: "test password"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Server.Identities = []server.IdentityFiles{{P12: layout.ServerP12[pki.ECDSAP256]}}
+	p.Server.P12PasswordFile = pw
 }

@@ -5,7 +5,6 @@ import (
 	"crypto/tls"
 	"errors"
 	"os"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -16,10 +15,8 @@ import (
 	"time"
 
 	"github.com/tlsbench/tlsbench/internal/testchild"
-	"github.com/tlsbench/tlsbench/pki"
 	"github.com/tlsbench/tlsbench/results"
 	"github.com/tlsbench/tlsbench/runner"
-	"github.com/tlsbench/tlsbench/server"
 )
 
 // versusPlan is a small interleaved plan against the built-in server.
@@ -169,21 +166,12 @@ func TestVersusThreeSides(t *testing.T) {
 
 // TestVersusSettingKeyCache turns side b's key cache off: its server
 // decrypts its PKCS#12 key on every full handshake, side a's never, in
-// the same run; the records keep the case's params and say so in versus.
+// the same run; each record says its own side's key cache, and versus
+// names the difference.
 func TestVersusSettingKeyCache(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	pw := filepath.Join(dir, "pw")
-	if err := os.WriteFile(pw, []byte("test password\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	layout, err := pki.Init(pki.InitOptions{Dir: filepath.Join(dir, "pki"), P12Password: "test password"})
-	if err != nil {
-		t.Fatal(err)
-	}
 	p := versusPlan()
-	p.Server.Identities = []server.IdentityFiles{{P12: layout.ServerP12[pki.ECDSAP256]}}
-	p.Server.P12PasswordFile = pw
+	useP12Identity(t, &p)
 	p.Versus.Settings = []runner.VersusSetting{{Name: "key-cache", Value: "off"}}
 	recs := collect(t, 2*len(p.Cases()), func(emit func(*results.Record) error) error {
 		return runner.Run(context.Background(), p, emit)
