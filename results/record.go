@@ -221,6 +221,41 @@ type Record struct {
 	TargetError *float64 `json:"target_error,omitempty"`
 	StoppedBy   string   `json:"stopped_by,omitempty"`
 
+	// Open-loop handshake cases (tlsbench run --rate) start connections
+	// on a schedule instead of in waves: Arrival is its shape (constant
+	// or poisson), RateTarget the starts per second asked for and
+	// RateAchieved those made over the kept windows. Latency (the
+	// percentiles, Histogram, and the total phase) counts from each
+	// connection's intended start, so that a server that falls behind
+	// shows it (no coordinated omission); Service* are the same
+	// percentiles from the connection's actual start. Late counts the
+	// connections that started after their intended start because
+	// MaxInflight connections were open; Dropped those that could not
+	// start before their window ended. StartLateness* are the
+	// generator's own accuracy: how late starts were against the
+	// schedule. All absent in closed-loop cases.
+	Arrival            string   `json:"arrival,omitempty"`
+	RateTarget         *float64 `json:"rate_target,omitempty"`
+	RateAchieved       *float64 `json:"rate_achieved,omitempty"`
+	MaxInflight        int      `json:"max_inflight,omitempty"`
+	Late               *int64   `json:"late,omitempty"`
+	Dropped            *int64   `json:"dropped,omitempty"`
+	StartLatenessP50US *float64 `json:"start_lateness_p50_us,omitempty"`
+	StartLatenessP99US *float64 `json:"start_lateness_p99_us,omitempty"`
+	ServiceP50US       *float64 `json:"service_p50_us,omitempty"`
+	ServiceP90US       *float64 `json:"service_p90_us,omitempty"`
+	ServiceP99US       *float64 `json:"service_p99_us,omitempty"`
+	ServiceP999US      *float64 `json:"service_p999_us,omitempty"`
+	// DurationUS is the measured time of a case given --duration
+	// (microseconds, the kept windows together); absent otherwise.
+	DurationUS *float64 `json:"duration_us,omitempty"`
+
+	// Phases splits each handshake's time, by phase name (Phase*), each
+	// from its own HDR histogram over the kept iterations; absent in
+	// records written before phases existed, and a phase is absent when
+	// it was not measured (the server's phases with an external target).
+	Phases map[string]Phase `json:"phases,omitempty"`
+
 	// Verdict is "failed" when the case was measured but failed a gate
 	// (resumption below the minimum in a measured iteration, more failed
 	// connections than the maximum error rate allows, client identities
@@ -235,6 +270,51 @@ type Record struct {
 
 	Env Env `json:"env"`
 }
+
+// Phase names (Record.Phases).
+const (
+	// PhaseConnect: the TCP connect (or the in-memory equivalent), from
+	// the connection's actual start.
+	PhaseConnect = "connect"
+	// PhaseHandshake: from the ClientHello's first byte written to the
+	// end of the client's handshake.
+	PhaseHandshake = "handshake"
+	// PhaseFirstByte: from the end of the handshake to the first byte
+	// read after it (application data, or a TLS 1.3 ticket).
+	PhaseFirstByte = "first_byte"
+	// PhaseServerHandshake: the built-in server's own time from accept
+	// to the end of its handshake; PhaseServerKey and
+	// PhaseServerSessionStore the time its key manager and its session
+	// store took inside it.
+	PhaseServerHandshake    = "server_handshake"
+	PhaseServerKey          = "server_key"
+	PhaseServerSessionStore = "server_session_store"
+	// PhaseTotal: the latency the record's percentiles (p50_us ...) are
+	// drawn from: the client's handshake (from the dial through a proxy)
+	// in closed-loop cases, from the intended start to the end of the
+	// handshake in open-loop ones.
+	PhaseTotal = "total"
+)
+
+// Phase is the distribution of one phase's durations over a case's
+// kept iterations, in microseconds.
+type Phase struct {
+	Count  int64   `json:"count"`
+	P50US  float64 `json:"p50_us"`
+	P90US  float64 `json:"p90_us"`
+	P99US  float64 `json:"p99_us"`
+	P999US float64 `json:"p999_us"`
+	MaxUS  float64 `json:"max_us"`
+	// Histogram is the phase's HDR histogram (microseconds), encoded
+	// as Record.Histogram is.
+	Histogram string `json:"histogram,omitempty"`
+}
+
+// Arrival shapes of open-loop cases (Record.Arrival).
+const (
+	ArrivalConstant = "constant"
+	ArrivalPoisson  = "poisson"
+)
 
 // Env is the environment a record was measured in.
 type Env struct {
