@@ -202,15 +202,17 @@ const SaturationShare = 0.9
 
 // connResult is the outcome of one connection.
 type connResult struct {
-	client    int // index into Clients
-	ok        bool
-	stage     string // where a failed connection failed: connect, handshake, exchange
-	resumed   bool
-	group     tls.CurveID
-	cipher    uint16
-	handshake time.Duration
-	errKind   string
-	err       error
+	client  int // index into Clients
+	ok      bool
+	stage   string // where a failed connection failed: connect, handshake, exchange
+	resumed bool
+	group   tls.CurveID
+	cipher  uint16
+	// latency is what the case's latency histogram records: the
+	// client's handshake (from the dial with LatencyFromDial).
+	latency time.Duration
+	errKind string
+	err     error
 }
 
 // iterResult aggregates one iteration.
@@ -727,27 +729,7 @@ func (r *caseRunner) iteration(ctx context.Context, n int, lat *stats.Latency) (
 			}
 		}
 		for _, c := range res[:wave] {
-			if r.budget != nil {
-				r.budget.add(c)
-			}
-			if !c.ok {
-				out.failures[c.errKind]++
-				out.failedBy[c.client]++
-				if out.firstErr == nil {
-					out.firstErr, out.firstKind = c.err, c.errKind
-				}
-				continue
-			}
-			out.ok++
-			if c.resumed {
-				out.resumed++
-			}
-			out.groups[c.group]++
-			out.ciphers[c.cipher]++
-			out.perClient[c.client]++
-			if lat != nil {
-				lat.Record(c.handshake)
-			}
+			r.tally(&out, c, lat)
 		}
 		done += wave
 		if e := hc.lost(r.budget); e != nil {
@@ -763,6 +745,33 @@ func (r *caseRunner) iteration(ctx context.Context, n int, lat *stats.Latency) (
 		return out, hc.caseError(out.firstKind, out.firstErr, n)
 	}
 	return out, nil
+}
+
+// tally counts one finished connection into the iteration's result and
+// the error budget, and records its latency in lat (when not nil). Every
+// way of scheduling connections accounts for them here.
+func (r *caseRunner) tally(out *iterResult, c connResult, lat *stats.Latency) {
+	if r.budget != nil {
+		r.budget.add(c)
+	}
+	if !c.ok {
+		out.failures[c.errKind]++
+		out.failedBy[c.client]++
+		if out.firstErr == nil {
+			out.firstErr, out.firstKind = c.err, c.errKind
+		}
+		return
+	}
+	out.ok++
+	if c.resumed {
+		out.resumed++
+	}
+	out.groups[c.group]++
+	out.ciphers[c.cipher]++
+	out.perClient[c.client]++
+	if lat != nil {
+		lat.Record(c.latency)
+	}
 }
 
 // connect runs one connection: dial, timed handshake, exchange, abortive
@@ -807,7 +816,7 @@ func (r *caseRunner) connect(ctx context.Context, cfg *tls.Config) connResult {
 		return connResult{stage: "exchange", errKind: kind, err: fmt.Errorf("after handshake: %w", err)}
 	}
 	st := tc.ConnectionState()
-	return connResult{ok: true, resumed: st.DidResume, group: st.CurveID, cipher: st.CipherSuite, handshake: took}
+	return connResult{ok: true, resumed: st.DidResume, group: st.CurveID, cipher: st.CipherSuite, latency: took}
 }
 
 func ratio(a, b int64) float64 {
