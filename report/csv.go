@@ -80,6 +80,24 @@ var csvColumns = []csvColumn{
 	{"versus", func(r *results.Record) string { return r.Versus }},
 	{"target_error", func(r *results.Record) string { return csvFloatPtr(r.TargetError) }},
 	{"stopped_by", func(r *results.Record) string { return r.StoppedBy }},
+	{"arrival", func(r *results.Record) string { return r.Arrival }},
+	{"rate_target", func(r *results.Record) string { return csvFloatPtr(r.RateTarget) }},
+	{"rate_achieved", func(r *results.Record) string { return csvFloatPtr(r.RateAchieved) }},
+	{"max_inflight", func(r *results.Record) string {
+		if r.MaxInflight == 0 {
+			return ""
+		}
+		return strconv.Itoa(r.MaxInflight)
+	}},
+	{"late", func(r *results.Record) string { return csvInt(r.Late) }},
+	{"dropped", func(r *results.Record) string { return csvInt(r.Dropped) }},
+	{"start_lateness_p50_us", func(r *results.Record) string { return csvFloatPtr(r.StartLatenessP50US) }},
+	{"start_lateness_p99_us", func(r *results.Record) string { return csvFloatPtr(r.StartLatenessP99US) }},
+	{"service_p50_us", func(r *results.Record) string { return csvFloatPtr(r.ServiceP50US) }},
+	{"service_p90_us", func(r *results.Record) string { return csvFloatPtr(r.ServiceP90US) }},
+	{"service_p99_us", func(r *results.Record) string { return csvFloatPtr(r.ServiceP99US) }},
+	{"service_p999_us", func(r *results.Record) string { return csvFloatPtr(r.ServiceP999US) }},
+	{"duration_us", func(r *results.Record) string { return csvFloatPtr(r.DurationUS) }},
 	{"env.tlsbench_version", func(r *results.Record) string { return r.Env.TLSBenchVersion }},
 	{"env.go_version", func(r *results.Record) string { return r.Env.GoVersion }},
 	{"env.goos", func(r *results.Record) string { return r.Env.GOOS }},
