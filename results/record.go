@@ -23,7 +23,8 @@ const (
 	StoppedIterationCap = "iteration-cap"
 	// StoppedInterrupted: the run was interrupted (Ctrl-C).
 	StoppedInterrupted = "interrupted"
-	// StoppedFailed: an iteration failed outright; the case failed.
+	// StoppedFailed: an iteration failed outright, or a server of the
+	// case (of any side) died; the case failed.
 	StoppedFailed = "failed"
 )
 

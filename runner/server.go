@@ -219,6 +219,10 @@ func runGroup(ctx context.Context, cases []Case, i, j int, m mode, emit func(*re
 				failed = append(failed, err)
 				continue
 			}
+			var died *ServerDiedError
+			if errors.As(err, &died) {
+				died.NotRun = len(cases) - k - 1
+			}
 			return nil, err
 		}
 	}

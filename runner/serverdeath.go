@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -17,14 +18,30 @@ import (
 
 // ServerDiedError is a case during which the built-in server's process
 // ended (killed, crashed): the run cannot go on against it. Err says how
-// it ended and its last words (a *server.ExitError).
+// it ended and its last words (a *server.ExitError). Side names the side
+// whose server died in an interleaved run ("" otherwise), and NotRun
+// counts the cases after it that the run did not reach.
 type ServerDiedError struct {
-	Case string
-	Err  error
+	Case   string
+	Side   string
+	NotRun int
+	Err    error
 }
 
 func (e *ServerDiedError) Error() string {
-	return fmt.Sprintf("case %s: %v", e.Case, e.Err)
+	var b strings.Builder
+	fmt.Fprintf(&b, "case %s", e.Case)
+	if e.Side != "" {
+		fmt.Fprintf(&b, ", side %s", e.Side)
+	}
+	fmt.Fprintf(&b, ": %v", e.Err)
+	switch {
+	case e.NotRun == 1:
+		b.WriteString("; the run stopped there, 1 more case was not run")
+	case e.NotRun > 1:
+		fmt.Fprintf(&b, "; the run stopped there, %d more cases were not run", e.NotRun)
+	}
+	return b.String()
 }
 
 func (e *ServerDiedError) Unwrap() error { return e.Err }
@@ -119,20 +136,40 @@ func (b *builtin) guardCase(ctx context.Context, name string, run func(context.C
 		if died == nil {
 			continue
 		}
-		if g.side < len(recs) && recs[g.side] != nil {
-			// Whatever was measured before, the case was cut short
-			// by its peer's death: its record must not pass for a
-			// valid one (report and compare read the verdict).
-			rec := recs[g.side]
-			rec.Verdict = loadgen.VerdictFailed
-			rec.Notes = append(rec.Notes, "failed: "+died.Error())
+		side := b.sideName(g.side)
+		for i, rec := range recs {
+			switch {
+			case rec == nil:
+			case i == g.side || g.proxy:
+				// Whatever was measured before, the case was cut
+				// short by its peer's death: its record must not
+				// pass for a valid one (report and compare read
+				// the verdict).
+				rec.Verdict, rec.StoppedBy = loadgen.VerdictFailed, results.StoppedFailed
+				rec.Notes = append(rec.Notes, "failed: "+died.Error())
+			default:
+				// Another side's figures stand, but its case
+				// ended with the side that failed: the rounds
+				// kept are those both sides finished.
+				rec.StoppedBy = results.StoppedFailed
+				rec.Notes = append(rec.Notes, fmt.Sprintf("cut short: side %s's server died; the rounds both sides finished are kept", side))
+			}
 		}
 		if g.proxy {
 			return compact(recs), &ProxyDiedError{Case: name, Err: died}
 		}
-		return compact(recs), &ServerDiedError{Case: name, Err: died}
+		return compact(recs), &ServerDiedError{Case: name, Side: side, Err: died}
 	}
 	return compact(recs), err
+}
+
+// sideName names side i of an interleaved run (a, b, a2: the order of
+// sides()), or "" when the run has one side.
+func (b *builtin) sideName(i int) string {
+	if len(b.sides) == 0 {
+		return ""
+	}
+	return []string{results.SideA, results.SideB, results.SideA2}[i]
 }
 
 // guardedDialer is a child's dialer, with the side whose record it
