@@ -118,10 +118,33 @@ func Start(ctx context.Context, o Options, hello any) (*Child, error) {
 		err = json.Unmarshal(line, hello)
 	}
 	if err != nil {
+		exited := c.exited()
+		if !exited && !errors.Is(err, os.ErrDeadlineExceeded) {
+			// A channel closed or reset: most likely the child is
+			// exiting, which takes a moment to be seen.
+			select {
+			case <-c.done:
+				exited = true
+			case <-time.After(2 * time.Second):
+			}
+		}
 		c.kill()
-		return nil, c.startError(err)
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, c.startError(err, exited, timeout)
 	}
 	return c, nil
+}
+
+// exited reports whether the child has ended.
+func (c *Child) exited() bool {
+	select {
+	case <-c.done:
+		return true
+	default:
+		return false
+	}
 }
 
 // launch starts the process with the child's end of the control channel
@@ -165,17 +188,28 @@ func launch(o Options) (*Child, error) {
 	return c, nil
 }
 
-// startError explains a child that did not come up, in its own words
-// when it left any.
-func (c *Child) startError(err error) error {
+// startError explains a child that did not come up (err is what its
+// control channel said): in its own words when it left any, else by how
+// it ended. A child still running when the wait ended was killed by it:
+// that kill is no news, the wait's end is.
+func (c *Child) startError(err error, exited bool, timeout time.Duration) error {
 	<-c.done
-	if msg := c.stderr.LastLine(); msg != "" {
-		return errors.New(strings.TrimPrefix(msg, "tlsbench: "))
+	last := strings.TrimPrefix(c.stderr.LastLine(), "tlsbench: ")
+	switch {
+	case !exited && errors.Is(err, os.ErrDeadlineExceeded):
+		msg := fmt.Sprintf("%s did not report ready within %v and was stopped", c.what, timeout)
+		if last != "" {
+			msg += "; its last line on stderr: " + last
+		}
+		return errors.New(msg)
+	case last != "":
+		return errors.New(last)
+	case !exited:
+		return fmt.Errorf("%s broke its control channel before it reported ready: %v", c.what, err)
+	case c.err != nil:
+		return fmt.Errorf("%s ended before it reported ready (%v) and wrote nothing on stderr", c.what, c.err)
 	}
-	if c.err != nil {
-		return fmt.Errorf("%s failed: %v", c.what, c.err)
-	}
-	return fmt.Errorf("%s did not report ready: %v", c.what, err)
+	return fmt.Errorf("%s exited with status 0 before it reported ready and wrote nothing on stderr", c.what)
 }
 
 // PID is the child's process id.
