@@ -50,6 +50,12 @@ type ServerStartError struct {
 }
 
 func (e *ServerStartError) Error() string {
+	var fe *field.Error
+	if e.Target && errors.As(e.Err, &fe) {
+		// A setting of the target that cannot work names itself
+		// (--server-pid, --versus-pid).
+		return e.Err.Error()
+	}
 	if e.Target {
 		return "target: " + e.Err.Error()
 	}
@@ -364,6 +370,12 @@ func (st *runState) startSide(ctx context.Context, c *Case, sp *sideSpec) (*buil
 // this machine's loopback can be checked; where the check cannot run,
 // a notice says so.
 func (st *runState) checkServerPID(fieldName string, pid int, addr string) error {
+	if self, err := usage.IsAncestorOfSelf(pid); err == nil && self {
+		// Its process tree holds the server, but tlsbench too: the
+		// listening check would pass and the clients' CPU be
+		// counted as the server's.
+		return field.Errorf(fieldName, pid, "that process is tlsbench itself or one of its ancestors, whose CPU includes tlsbench's own: give the pid of the server (e.g. the nginx master)")
+	}
 	host, portText, _ := net.SplitHostPort(addr)
 	ip := net.ParseIP(host)
 	if host != "localhost" && (ip == nil || !ip.IsLoopback()) {
@@ -494,14 +506,18 @@ func (st *runState) handshakeCase(c *Case, sp *sideSpec, srv *builtin) loadgen.H
 	if sp.name != "" {
 		rec.Versus = p.Versus.describe()
 	}
-	if srv.build != "" && sp.executable != "" {
-		// Another program's server: name its build as results name
-		// their peers.
+	if build := srv.build; p.Versus.Executable != "" && sp.target.Addr == "" {
+		// Two programs' servers: each side names its server's build as
+		// results name their peers, so that the two environments differ
+		// in exactly that.
+		if build == "" {
+			build = rec.Env.TLSBenchVersion + " (" + rec.Env.GoVersion + ")"
+		}
 		rec.Env.Peers = maps.Clone(rec.Env.Peers)
 		if rec.Env.Peers == nil {
 			rec.Env.Peers = map[string]string{}
 		}
-		rec.Env.Peers["tlsbench-server"] = srv.build
+		rec.Env.Peers["tlsbench-server"] = build
 	}
 	c.record(&rec)
 	sp.recordSettings(&rec)

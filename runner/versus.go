@@ -189,6 +189,8 @@ func (p *Plan) validateVersus() error {
 		return field.Errorf("Versus.Executable", v.Executable, "runs the built-in server of another program, and {Target.Addr} measures an external one: give {Versus.Target.Addr} for a second external server")
 	case len(v.Settings) > 0 && (p.Target.Addr != "" || v.Target.Addr != ""):
 		return field.Errorf("Versus.Settings", nil, "changes side b's built-in server; an external server's settings are its own")
+	case v.Target.Addr != "" && v.Target.Addr == p.Target.Addr:
+		return field.Errorf("Versus.Target.Addr", v.Target.Addr, "is side a's server too ({Target.Addr}): to measure one server against itself (A/A), give {Versus.Self}")
 	case v.Target.ServerPID < 0:
 		return field.Errorf("Versus.Target.ServerPID", v.Target.ServerPID, "not a process id")
 	case v.Target.ServerPID > 0 && v.Target.Addr == "":

@@ -3,6 +3,7 @@ package cli_test
 import (
 	"bytes"
 	"context"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -83,5 +84,29 @@ func TestServerPIDMustServeTheTarget(t *testing.T) {
 		"--tls", "1.3", "--resume", "off", "--concurrency", "1", "--quick")
 	if cli.ExitCode(err) != 2 || !strings.Contains(msg, "--server-pid "+pid+": neither that process nor its children listen on port") {
 		t.Fatalf("exit %d, message %q: want exit 2 naming --server-pid", cli.ExitCode(err), msg)
+	}
+}
+
+// TestServerPIDOfAnAncestorRefused: pid 1, or tlsbench's own pid, has the
+// server among its descendants (the listening check passes) but also
+// tlsbench's clients, whose CPU it would count as the server's: refused,
+// naming the flag, for --server-pid and --versus-pid alike.
+func TestServerPIDOfAnAncestorRefused(t *testing.T) {
+	t.Parallel()
+	cert, key, ca := peerPKI(t)
+	n := peers.NginxT(t, peers.NginxConfig{Cert: cert, Key: key})
+	n2 := peers.NginxT(t, peers.NginxConfig{Cert: cert, Key: key})
+	for _, pid := range []string{"1", strconv.Itoa(os.Getpid())} {
+		for _, flags := range [][]string{
+			{"--server-pid", pid},
+			{"--versus", n2.Addr, "--versus-pid", pid},
+		} {
+			args := append([]string{"--request", "http", "--tls", "1.3", "--resume", "off", "--concurrency", "1", "--quick"}, flags...)
+			msg, _, err := runTarget(t, n.Addr, ca, args...)
+			want := flags[len(flags)-2] + " " + pid + ": that process is tlsbench itself or one of its ancestors"
+			if cli.ExitCode(err) != 2 || !strings.Contains(msg, want) {
+				t.Errorf("%v: exit %d, message %q: want exit 2 saying %q", flags, cli.ExitCode(err), msg, want)
+			}
+		}
 	}
 }

@@ -107,3 +107,24 @@ func childrenOf() (map[int][]int, error) {
 	}
 	return m, nil
 }
+
+// IsAncestorOfSelf reports whether pid is this process or one of its
+// ancestors (its parent, its parent's parent, up to init). Such a
+// process's tree holds this one: its CPU would include tlsbench's own.
+func IsAncestorOfSelf(pid int) (bool, error) {
+	for p := os.Getpid(); p > 0; {
+		if p == pid {
+			return true, nil
+		}
+		f, err := statFields(p)
+		if err != nil || len(f) < 2 {
+			return false, fmt.Errorf("reading the parent of process %d: %v", p, err)
+		}
+		ppid, err := strconv.Atoi(string(f[1]))
+		if err != nil {
+			return false, fmt.Errorf("unexpected /proc/%d/stat parent: %v", p, err)
+		}
+		p = ppid
+	}
+	return false, nil
+}
