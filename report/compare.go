@@ -486,19 +486,31 @@ func formatAlpha(a float64) string { return fmt.Sprintf("%g", a) }
 // change and p-value are withdrawn, so that no number invites reading a
 // difference of setup as a difference of speed.
 func applyMismatch(cc *CaseComparison, base, cand []*results.Record, allow bool) {
-	cc.Mismatch = append(unusable("the baseline", base), unusable("the candidate", cand)...)
-	cc.Mismatch = append(cc.Mismatch, costDifferences(base, cand)...)
+	bad := append(unusable("the baseline", base), unusable("the candidate", cand)...)
+	diffs := costDifferences(base, cand)
+	cc.Mismatch = append(bad, diffs...)
 	if len(cc.Mismatch) == 0 {
 		return
 	}
-	what := strings.Join(cc.Mismatch, "; ")
+	what := mismatchText(bad, diffs)
 	if allow && base[0].Kind == cand[0].Kind {
-		cc.Notes = append(cc.Notes, "compared although the two sides differ in "+what)
+		cc.Notes = append(cc.Notes, "compared although "+what)
 		return
 	}
 	cc.Verdict = NotComparable
 	cc.Ratio, cc.RatioSD, cc.P, cc.Change, cc.Slowdown, cc.AllocDelta = math.NaN(), math.NaN(), math.NaN(), math.NaN(), math.NaN(), math.NaN()
-	cc.Notes = append(cc.Notes, "not comparable: the two sides differ in "+what)
+	cc.Notes = append(cc.Notes, "not comparable: "+what)
+}
+
+// mismatchText says in one sentence why a pair does not compare: the
+// sides with no valid result (each a clause of its own), then the
+// parameters in which the two sides differ.
+func mismatchText(unusable, diffs []string) string {
+	parts := append([]string(nil), unusable...)
+	if len(diffs) > 0 {
+		parts = append(parts, "the two sides differ in "+strings.Join(diffs, "; "))
+	}
+	return strings.Join(parts, "; and ")
 }
 
 // unusable says why the records of one side are not a result to compare:
@@ -657,7 +669,7 @@ func (e *RegressionError) Error() string {
 		for i, cc := range e.Excluded {
 			names[i] = fmt.Sprintf("%s (%s)", cc.Name, strings.Join(cc.Mismatch, "; "))
 		}
-		msgs = append(msgs, fmt.Sprintf("nothing left to judge: every paired case is not comparable, its two sides measured different work: %s; measure both sides with the same settings, or compare them anyway with --allow-mismatch",
+		msgs = append(msgs, fmt.Sprintf("nothing left to judge: no paired case is comparable (a side has no valid result, or the two sides measured different work): %s; measure both sides with the same settings, or compare them anyway with --allow-mismatch",
 			strings.Join(names, ", ")))
 	}
 	return "regression gate: " + strings.Join(msgs, "; ")

@@ -98,7 +98,7 @@ func buildCompareDocument(c *Comparison) document {
 			items[i] = cc.Name + ": " + strings.Join(cc.Mismatch, "; ")
 		}
 		d.blocks = append(d.blocks, block{
-			title: fmt.Sprintf("WARNING: %d %s not comparable: the two sides measured different work (left out of the regression gate)", len(mm), plural(int64(len(mm)), "pair is", "pairs are")),
+			title: fmt.Sprintf("WARNING: %d %s not comparable: a side has no valid result, or the two sides measured different work (left out of the regression gate)", len(mm), plural(int64(len(mm)), "pair is", "pairs are")),
 			items: items,
 		})
 	}

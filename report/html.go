@@ -30,11 +30,31 @@ type Run struct {
 // fetching anything, so opening a report never reaches the network and
 // looks the same in years. Like every format it is derived from the
 // records alone and is byte-for-byte reproducible.
+//
+// One interleaved run (records that name a side, from run --versus,
+// --versus-server or --versus-self) is drawn as its sides overlaid, side
+// a as the baseline and side b as the candidate, with their paired
+// comparison ([ComparePaired]); its side a2, the A/A measurement, sets
+// the noise floor and is listed with the results. An interleaved run is
+// its own comparison: it is not overlaid with another file.
 func RenderHTML(w io.Writer, runs ...Run) error {
 	if len(runs) < 1 || len(runs) > 2 {
 		return fmt.Errorf("report: an HTML report shows one run or two (baseline and candidate), not %d", len(runs))
 	}
+	hw := &htmlWriter{w: bufio.NewWriter(w), roles: []string{"baseline", "candidate"}}
+	if len(runs) == 2 {
+		for _, r := range runs {
+			if Interleaved(r.Records) {
+				return fmt.Errorf("report: %s holds an interleaved run, whose sides are compared within it: render it alone", orName(r.Name, "one file"))
+			}
+		}
+	}
 	runs = slices.Clone(runs) // names are filled in below; the caller's slice stays as it was
+	if len(runs) == 1 && Interleaved(runs[0].Records) {
+		hw.paired = runs[0]
+		runs, hw.extra = splitSides(runs[0].Records)
+		hw.roles = []string{"side a", "side b", "side a2"}
+	}
 	if len(runs) == 2 {
 		if runs[0].Name == "" {
 			runs[0].Name = "baseline"
@@ -43,13 +63,45 @@ func RenderHTML(w io.Writer, runs ...Run) error {
 			runs[1].Name = "candidate"
 		}
 	}
-	hw := &htmlWriter{w: bufio.NewWriter(w)}
 	hw.page(runs)
 	return hw.w.Flush()
 }
 
 type htmlWriter struct {
 	w *bufio.Writer
+	// roles name the runs shown: baseline and candidate, or the sides
+	// of an interleaved run.
+	roles []string
+	// paired is the interleaved run shown, when it is one (its records
+	// hold every side); extra are its runs beyond side a and side b
+	// (side a2), listed with the results but not drawn.
+	paired Run
+	extra  []Run
+}
+
+func orName(name, instead string) string {
+	if name == "" {
+		return instead
+	}
+	return name
+}
+
+// splitSides makes one run of each side of an interleaved run: side a
+// and side b (either may be empty), and side a2 when there is one.
+func splitSides(recs []results.Record) (ab, a2 []Run) {
+	bySide := map[string][]results.Record{}
+	for _, r := range recs {
+		bySide[r.Side] = append(bySide[r.Side], r)
+	}
+	b := "side b"
+	if v := versusOf(recs); v != "" {
+		b += " (" + v + ")"
+	}
+	ab = []Run{{Name: "side a", Records: bySide[results.SideA]}, {Name: b, Records: bySide[results.SideB]}}
+	if len(bySide[results.SideA2]) > 0 {
+		a2 = []Run{{Name: "side a2 (side a again: the noise floor)", Records: bySide[results.SideA2]}}
+	}
+	return ab, a2
 }
 
 func (h *htmlWriter) s(parts ...string) {
@@ -132,8 +184,8 @@ func (h *htmlWriter) header(title string, runs []Run) {
 			h.s("; ")
 		}
 		role := ""
-		if len(runs) == 2 {
-			role = [2]string{"baseline", "candidate"}[i] + ": "
+		if len(runs) == 2 && h.paired.Records == nil {
+			role = h.roles[i] + ": "
 		}
 		name := run.Name
 		if name == "" {
@@ -182,7 +234,13 @@ func (h *htmlWriter) environment(run Run) {
 // and a candidate run.
 func (h *htmlWriter) comparison(runs []Run) {
 	h.s(`<section id="environment">`, "\n<h2>Environment</h2>\n")
-	c := Compare(runs[0].Records, runs[1].Records, CompareOptions{BaseName: runs[0].Name, CandName: runs[1].Name})
+	var c *Comparison
+	if h.paired.Records != nil {
+		// Interleaved records always hold a side (RenderHTML checked).
+		c, _ = ComparePaired(h.paired.Records, CompareOptions{})
+	} else {
+		c = Compare(runs[0].Records, runs[1].Records, CompareOptions{BaseName: runs[0].Name, CandName: runs[1].Name})
+	}
 	blk := compareEnvBlock(c)
 	if blk.table != nil {
 		h.table(blk.table, "environment")
@@ -192,8 +250,13 @@ func (h *htmlWriter) comparison(runs []Run) {
 
 	h.s(`<section id="comparison">`, "\n<h2>Comparison</h2>\n")
 	d := buildCompareDocument(c)
-	h.s(`<p>`, esc(fmt.Sprintf("Candidate %s against baseline %s: Mann-Whitney U test on the per-iteration samples at alpha %s; ratio is candidate/baseline.",
-		c.CandName, c.BaseName, formatAlpha(c.Alpha))), "</p>\n")
+	if c.Paired {
+		h.s(`<p>`, esc(fmt.Sprintf("Side b (%s) against side a, measured in one run with their iterations interleaved: Wilcoxon signed-rank test on the per-round ratios at alpha %s, and the 99.9%% interval of the ratio excluding 1; ratio is side b/side a. A significant change no larger than %s, or than the noise floor measured in the run (side a2) when larger, is within noise.",
+			c.CandName, formatAlpha(c.Alpha), percent(c.MinEffect))), "</p>\n")
+	} else {
+		h.s(`<p>`, esc(fmt.Sprintf("Candidate %s against baseline %s: Mann-Whitney U test on the per-iteration samples at alpha %s; ratio is candidate/baseline.",
+			c.CandName, c.BaseName, formatAlpha(c.Alpha))), "</p>\n")
+	}
 	for _, b := range d.blocks {
 		if b.title == "Environment" {
 			continue
@@ -206,15 +269,20 @@ func (h *htmlWriter) comparison(runs []Run) {
 // results writes the results tables of each run.
 func (h *htmlWriter) results(runs []Run) {
 	h.s(`<section id="results">`, "\n<h2>Results</h2>\n")
+	runs = append(slices.Clip(runs), h.extra...)
 	for i, run := range runs {
 		d := buildDocument(run.Records)
-		if len(runs) == 2 {
-			h.s("<details open=\"\">\n<summary>", esc([2]string{"Baseline", "Candidate"}[i]+": "+run.Name), "</summary>\n")
+		if len(runs) > 1 {
+			summary := run.Name // a side names itself
+			if h.paired.Records == nil {
+				summary = [2]string{"Baseline", "Candidate"}[i] + ": " + run.Name
+			}
+			h.s("<details open=\"\">\n<summary>", esc(summary), "</summary>\n")
 		}
 		for _, b := range d.blocks {
 			h.block(b, false)
 		}
-		if len(runs) == 2 {
+		if len(runs) > 1 {
 			h.s("</details>\n")
 		}
 	}

@@ -447,3 +447,39 @@ func TestHandshakeSeries(t *testing.T) {
 		}
 	}
 }
+
+// TestHTMLInterleaved: one file of an interleaved run is drawn as its
+// sides overlaid, with the paired comparison (signed-rank test, floor
+// from side a2) instead of Mann-Whitney on pooled records, and its side
+// a2 listed with the results; overlaying it with another file is refused.
+func TestHTMLInterleaved(t *testing.T) {
+	t.Parallel()
+	recs := loadRecords(t, pairedFile)
+	page := string(renderHTML(t, Run{Name: "ab.jsonl", Records: recs}))
+	for _, want := range []string{
+		"Wilcoxon signed-rank test on the per-round ratios",
+		`<summary>side a</summary>`,
+		`<summary>side a2 (side a again: the noise floor)</summary>`,
+		"within noise",
+		"ratio is side b/side a",
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page of an interleaved run does not say %q", want)
+		}
+	}
+	if strings.Contains(page, "Mann-Whitney") {
+		t.Error("the page of an interleaved run compares its sides as unpaired runs")
+	}
+	// The verdicts are those of the paired comparison.
+	c := pairedTestdata(t, CompareOptions{})
+	for _, cc := range c.Cases {
+		if cc.Verdict == Slower && !strings.Contains(page, string(Slower)) {
+			t.Errorf("%s: verdict %q not on the page", cc.Name, cc.Verdict)
+		}
+	}
+	other := Run{Name: "other.jsonl", Records: loadRecords(t, resultsFile)}
+	err := RenderHTML(io.Discard, other, Run{Name: "ab.jsonl", Records: recs})
+	if err == nil || !strings.Contains(err.Error(), "ab.jsonl holds an interleaved run") {
+		t.Errorf("overlaying an interleaved run with another file: %v", err)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/tlsbench/tlsbench/results"
@@ -45,7 +46,7 @@ func ComparePaired(recs []results.Record, opts CompareOptions) (*Comparison, err
 	if !Interleaved(recs) {
 		return nil, errors.New("the records hold no interleaved run: none names a side")
 	}
-	c := newComparison(opts, "the run's own server or target", "the other side")
+	c := newComparison(opts, sideAName(recs), "the other side")
 	c.Paired = true
 	var names []string
 	groups := map[string]map[string][]*results.Record{}
@@ -64,6 +65,9 @@ func ComparePaired(recs []results.Record, opts CompareOptions) (*Comparison, err
 	}
 	if unsided > 0 {
 		c.Notes = append(c.Notes, fmt.Sprintf("%d %s of no side (a, b or a2) left out", unsided, plural(int64(unsided), "record", "records")))
+	}
+	if vs := versusValues(recs); len(vs) > 1 {
+		c.Notes = append(c.Notes, fmt.Sprintf("the records name %d different sides b (%s): they come from more than one run, and each case pairs only its own", len(vs), strings.Join(vs, "; ")))
 	}
 	for _, name := range names {
 		g := groups[name]
@@ -95,6 +99,31 @@ func (c *Comparison) setEnvs(a, b []*results.Record) {
 	}
 	c.BaseEnv, c.CandEnv = a[0].Env, b[0].Env
 	c.EnvDiffers = envDiff([]results.Record{{Env: c.BaseEnv}, {Env: c.CandEnv}})
+}
+
+// sideAName says what side a measured: the run's --target, or its
+// built-in server.
+func sideAName(recs []results.Record) string {
+	for i := range recs {
+		if r := &recs[i]; r.Side == results.SideA {
+			if r.Target != "" {
+				return r.Target
+			}
+			return "the built-in server"
+		}
+	}
+	return "the run's own server or target"
+}
+
+// versusValues lists the different Versus values of recs, in order.
+func versusValues(recs []results.Record) []string {
+	var out []string
+	for i := range recs {
+		if v := recs[i].Versus; v != "" && !slices.Contains(out, v) {
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 func versusOf(recs []results.Record) string {
@@ -135,14 +164,15 @@ func (c *Comparison) comparePairedCase(a, b, a2 []*results.Record) CaseCompariso
 		c.measureFloor(&cc, a, a2, ax)
 	}
 
-	cc.Mismatch = append(unusable("side a", a), unusable("side b", b)...)
-	cc.Mismatch = append(cc.Mismatch, costDifferencesExcept(a, b, pairedSkip(a, b))...)
+	bad := append(unusable("side a", a), unusable("side b", b)...)
+	diffs := costDifferencesExcept(a, b, pairedSkip(a, b))
+	cc.Mismatch = append(bad, diffs...)
 	switch {
 	case len(cc.Mismatch) > 0 && !(c.AllowMismatch && a[0].Kind == b[0].Kind):
-		c.withdraw(&cc, "not comparable: the two sides differ in "+strings.Join(cc.Mismatch, "; "))
+		c.withdraw(&cc, "not comparable: "+mismatchText(bad, diffs))
 		return cc
 	case len(cc.Mismatch) > 0:
-		cc.Notes = append(cc.Notes, "compared although the two sides differ in "+strings.Join(cc.Mismatch, "; "))
+		cc.Notes = append(cc.Notes, "compared although "+mismatchText(bad, diffs))
 	}
 	if len(ax) != len(bx) {
 		// Samples are paired by round: unequal counts mean the records
@@ -176,9 +206,12 @@ func (c *Comparison) judgePaired(cc *CaseComparison, ax, bx []float64) {
 	switch {
 	case st.N == 0:
 		cc.Verdict = TooFewSamples
+		cc.P, cc.CILo, cc.CIHi = math.NaN(), math.NaN(), math.NaN()
 		cc.Notes = append(cc.Notes, "no pairs of samples: nothing to test")
 	case st.TooFew:
+		// Untested: no p-value or interval invites reading one.
 		cc.Verdict = TooFewSamples
+		cc.P, cc.CILo, cc.CIHi = math.NaN(), math.NaN(), math.NaN()
 		cc.Notes = append(cc.Notes, fmt.Sprintf("%d %s: the signed-rank test needs at least %d to reach alpha %s; rerun with more iterations (--iterations)",
 			st.N, plural(int64(st.N), "pair", "pairs"), cc.MinSamples, formatAlpha(c.Alpha)))
 	case cc.P <= c.Alpha && excludesOne:

@@ -213,6 +213,17 @@ func TestComparePairedErrorsAndEdges(t *testing.T) {
 		t.Errorf("key cache of side b: %q %q", c.Cases[0].Verdict, c.Cases[0].Mismatch)
 	}
 
+	// Records spliced from two runs (two sides b) say so.
+	recs = loadRecords(t, pairedFile)
+	for i := range recs {
+		recs[i].Versus = "self"
+	}
+	recs[len(recs)-1].Versus = "server ./other"
+	c, _ = ComparePaired(recs, CompareOptions{})
+	if !slices.Contains(c.Notes, "the records name 2 different sides b (self; server ./other): they come from more than one run, and each case pairs only its own") {
+		t.Errorf("spliced runs: notes %q", c.Notes)
+	}
+
 	// A failed or cut side a2 leaves the floor at the minimum effect.
 	recs = loadRecords(t, pairedFile)
 	for i := range recs {

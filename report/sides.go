@@ -32,7 +32,7 @@ func sidesItems(recs []results.Record) []string {
 		versus = "not recorded"
 	}
 	items := []string{
-		"[a]: the run's own server or target; [b]: " + versus,
+		"[a]: " + sideAName(recs) + "; [b]: " + versus,
 		"the sides' iterations alternated in one run (a b, b a, …); compare them with tlsbench compare on this file",
 	}
 	for i := range recs {

@@ -14,7 +14,7 @@ func TestReportKeepsSidesApart(t *testing.T) {
 	t.Parallel()
 	recs := loadRecords(t, pairedFile)
 	want := map[Format][]string{
-		Table:    {"handshake/tls1.3/full/c8 [a] ", "handshake/tls1.3/full/c8 [b] ", "handshake/tls1.2/full/c8 [a2] ", "[a]: the run's own server or target; [b]: self"},
+		Table:    {"handshake/tls1.3/full/c8 [a] ", "handshake/tls1.3/full/c8 [b] ", "handshake/tls1.2/full/c8 [a2] ", "[a]: the built-in server; [b]: self"},
 		Markdown: {"| handshake/tls1.3/full/c8 [b] |", "| handshake/tls1.2/full/c8 [a2] |"},
 		HTML:     {"handshake/tls1.3/full/c8 [b]", "tls1.3/full [b]"},
 		CSV:      {",side,versus,target_error,stopped_by,", ",b,self,,iterations,"},

@@ -123,7 +123,7 @@ func (cf *compareFlags) finish(c *report.Comparison, stderr io.Writer) error {
 		for i, cc := range mm {
 			names[i] = fmt.Sprintf("%s (%s)", cc.Name, strings.Join(cc.Mismatch, "; "))
 		}
-		fmt.Fprintf(stderr, "tlsbench: WARNING: %d case(s) not comparable, their two sides measured different work; left out (--allow-mismatch compares them anyway): %s\n",
+		fmt.Fprintf(stderr, "tlsbench: WARNING: %d case(s) not comparable: a side has no valid result, or the two sides measured different work; left out (--allow-mismatch compares those that differ anyway): %s\n",
 			len(mm), strings.Join(names, ", "))
 	}
 	if !cf.gate {

@@ -18,7 +18,9 @@ const reportUsage = `Usage: tlsbench report [flags] FILE...
 Renders results files (JSON lines, as written by 'tlsbench run --out') as a
 report. With several files their records are concatenated, except for
 --format html, where two files are a baseline and a candidate drawn over
-each other (and compared). "-" reads standard input.
+each other (and compared), and one file of an interleaved run (run
+--versus, --versus-server, --versus-self) draws its sides over each other
+with their paired comparison. "-" reads standard input.
 
 Formats:
   table     aligned text for a terminal (the default)
@@ -75,6 +77,14 @@ func reportCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			return noResults(name)
 		}
 		runs[i] = report.Run{Name: name, Records: recs}
+	}
+
+	if f == report.HTML && len(runs) == 2 {
+		for _, r := range runs {
+			if report.Interleaved(r.Records) {
+				return usagef("--format html: %s holds an interleaved run, whose sides are compared within it: give it alone", r.Name)
+			}
+		}
 	}
 
 	// Render into memory first, so that a failure leaves no half-written

@@ -187,9 +187,14 @@ func TestVersusServerOtherBinary(t *testing.T) {
 	}
 	checkSides(t, recs, 2, "server "+other, true, results.SideA, results.SideB, results.SideA2)
 	for _, r := range recs {
-		build := r.Env.Peers["tlsbench-server"]
-		if (r.Side == results.SideB) != strings.HasPrefix(build, "v0.0.0-other (go") {
-			t.Errorf("%s side %s: tlsbench-server peer %q", r.Name, r.Side, build)
+		// Each side names its own server's program, so that the two
+		// environments differ in exactly that.
+		want := "v0.0.0-self (go"
+		if r.Side == results.SideB {
+			want = "v0.0.0-other (go"
+		}
+		if build := r.Env.Peers["tlsbench-server"]; !strings.HasPrefix(build, want) {
+			t.Errorf("%s side %s: tlsbench-server peer %q, want %s...", r.Name, r.Side, build, want)
 		}
 		if r.Env.TLSBenchVersion != "v0.0.0-self" {
 			t.Errorf("%s side %s: tlsbench %q, want the running program's", r.Name, r.Side, r.Env.TLSBenchVersion)
