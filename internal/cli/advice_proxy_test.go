@@ -50,7 +50,10 @@ func TestProxyUntrustedTargetAdvice(t *testing.T) {
 // tlsbench's proxy) says so, and is not told the target may be down.
 func TestProxyFullAdvice(t *testing.T) {
 	t.Parallel()
-	p, err := proxy.New(proxy.Options{PKIDir: t.TempDir(), MaxConns: 1, HandshakeTimeout: 2 * time.Minute})
+	// The held slot must outlast a probe that took it first (a minute)
+	// and a run started on a loaded machine: the proxy drops a
+	// connection that sends no request within HandshakeTimeout.
+	p, err := proxy.New(proxy.Options{PKIDir: t.TempDir(), MaxConns: 1, HandshakeTimeout: 10 * time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}

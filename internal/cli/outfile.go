@@ -24,8 +24,9 @@ type outFile struct {
 	tmp     string // "" when writing directly
 	f       *os.File
 	w       *results.Writer
-	written int
-	err     error // the first write error; no record is written after it
+	written int                 // records written
+	cases   map[string]struct{} // the names of the cases they belong to
+	err     error               // the first write error; no record is written after it
 }
 
 // createOutFile checks that FILE can be written (its directory, and FILE
@@ -106,12 +107,26 @@ func (o *outFile) write(rec *results.Record) {
 		return
 	}
 	o.written++
+	if o.cases == nil {
+		o.cases = map[string]struct{}{}
+	}
+	o.cases[rec.Name] = struct{}{}
+}
+
+// countCases counts the cases of recs: an interleaved run writes one
+// record per side of a case.
+func countCases(recs []results.Record) int {
+	names := map[string]struct{}{}
+	for i := range recs {
+		names[recs[i].Name] = struct{}{}
+	}
+	return len(names)
 }
 
 // finish closes the file and, when it holds records (or the run succeeded
 // with none), puts it in FILE's place; otherwise it removes it and FILE
-// stays as it was. measured is the number of cases measured. It returns
-// the one-line error for a write that failed.
+// stays as it was. measured is the number of cases measured (countCases).
+// It returns the one-line error for a write that failed.
 func (o *outFile) finish(measured int, runOK bool) error {
 	err := o.err
 	if o.tmp != "" && err == nil {
@@ -124,7 +139,7 @@ func (o *outFile) finish(measured int, runOK bool) error {
 	if o.tmp == "" {
 		if err != nil {
 			return fmt.Errorf("--out %s: %v after %d of %d cases (every case measured is in the report on stdout)",
-				o.path, cause(err), o.written, measured)
+				o.path, cause(err), len(o.cases), measured)
 		}
 		return nil
 	}
@@ -136,7 +151,7 @@ func (o *outFile) finish(measured int, runOK bool) error {
 	os.Remove(o.tmp)
 	if err != nil {
 		return fmt.Errorf("--out %s: %v after %d of %d cases; %s (every case measured is in the report on stdout)",
-			o.path, cause(err), o.written, measured, o.unchanged())
+			o.path, cause(err), len(o.cases), measured, o.unchanged())
 	}
 	return nil
 }
@@ -181,5 +196,8 @@ func (o *outFile) summary() string {
 	if o.written == 0 {
 		return "nothing was measured; " + o.unchanged()
 	}
-	return fmt.Sprintf("the %d cases measured are in %s", o.written, o.path)
+	if len(o.cases) == 1 {
+		return "the 1 case measured is in " + o.path
+	}
+	return fmt.Sprintf("the %d cases measured are in %s", len(o.cases), o.path)
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/tlsbench/tlsbench/report"
 	"github.com/tlsbench/tlsbench/results"
 	"github.com/tlsbench/tlsbench/runner"
+	"github.com/tlsbench/tlsbench/stats"
 	"github.com/tlsbench/tlsbench/tlsconf"
 )
 
@@ -232,12 +233,14 @@ func applyQuick(fs *flagSet, f *runFlags) {
 	}
 	if f.baseline != "" || f.interleaved() {
 		// A comparison needs enough samples for its test (the U test
-		// needs 4 a side at alpha 0.05, the paired test 6 pairs): a
-		// time cap must not cut a quick case down to two iterations.
+		// needs 4 a side at alpha 0.05, the paired test 6 pairs, more
+		// at a smaller --alpha): no time cap, and two iterations more
+		// than the test needs, so that a round lost to a failure does
+		// not leave a case untested.
 		if !fs.isSet("iterations") {
-			f.iterations = 6
+			f.iterations = max(6, stats.MinSamples(f.cmp.alpha)+2)
 			if f.interleaved() {
-				f.iterations = 8
+				f.iterations = max(8, stats.PairedMinSamples(f.cmp.alpha)+2)
 			}
 		}
 		if !fs.isSet("case-time") {
@@ -450,7 +453,7 @@ func (job *runJob) execute(ctx context.Context, stdout, stderr io.Writer) error 
 
 // finish closes the output of a run and says how it ended.
 func (job *runJob) finish(ctx context.Context, stdout, stderr io.Writer, stream *report.Stream, out *outFile, recs []results.Record, runErr error) error {
-	measured := len(recs)
+	measured := countCases(recs)
 	var outErr error
 	if out != nil {
 		outErr = out.finish(measured, runErr == nil)
