@@ -5,7 +5,7 @@
 # the nginx section, squid-openssl for the proxy section (.ci/run installs
 # them). Load stays on 127.0.0.1.
 #
-#   scripts/benchmarks.sh                  # everything, about 40 minutes
+#   scripts/benchmarks.sh                  # everything, about 70 minutes
 #   scripts/benchmarks.sh default harness  # some sections
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -156,6 +156,30 @@ for f in sys.argv[1:]:
         print(c["name"] + "\t" + c["verdict"])' "$@"
 }
 
+# precision LABEL FILE...: of the cases at concurrency 8 or more, how many
+# stopped because they reached their target error, and the spread of the
+# relative errors reached (99.9% half-width over the mean).
+precision() {
+	local label=$1
+	shift
+	python3 -c '
+import json, sys
+label, files = sys.argv[1], sys.argv[2:]
+n = hit = 0
+errs = []
+for f in files:
+    for line in open(f):
+        r = json.loads(line)
+        if r.get("kind") != "handshake" or r.get("concurrency", 0) < 8:
+            continue
+        n += 1
+        hit += r.get("stopped_by") == "target-error"
+        errs.append(100 * r["error_us"] / r["mean_us"])
+errs.sort()
+print("%s\t%d of %d reached 2%%; relative error min %.1f%%, median %.1f%%, max %.1f%%" % (
+    label, hit, n, errs[0], errs[len(errs) // 2], errs[-1]))' "$label" "$@"
+}
+
 section_calibration() {
 	# A/A: nothing changes between the two sides, so every case called
 	# faster or slower is a false alarm. Measured both ways over the
@@ -174,7 +198,14 @@ section_calibration() {
 		echo "== calibration $i/$reps: one interleaved run, --versus-self" >&2
 		"$bin" run --versus-self --out "$cal/aa-$i.jsonl" --format json >/dev/null
 		"$bin" compare --format json "$cal/aa-$i.jsonl" >"$cal/aa-$i.json"
+		echo "== calibration $i/$reps: one quick interleaved run, --versus-self --quick" >&2
+		"$bin" run --versus-self --quick --out "$cal/aaq-$i.jsonl" --format json >/dev/null
+		"$bin" compare --format json "$cal/aaq-$i.jsonl" >"$cal/aaq-$i.json"
 	done
+	# Precision: how many cases reached the default 2% target error within
+	# the default case time, and within 10 s.
+	echo "== calibration: one run with --case-time 10s" >&2
+	"$bin" run --case-time 10s --out "$cal/precision-10s.jsonl" --format json >/dev/null
 	# A real A/B: side b decrypts its PKCS#12 key on every full handshake.
 	local pw=$work/p12-password
 	echo "benchmark password" >"$pw"
@@ -186,11 +217,12 @@ section_calibration() {
 	"$bin" compare --format markdown "$cal/keycache-ab.jsonl" >"$cal/keycache-ab.md"
 	{
 		echo "# A/A false alarms over the default matrix, $reps repetitions"
-		for kind in seq-nofloor seq-floor aa; do
+		for kind in seq-nofloor seq-floor aa aaq; do
 			local files=() f
 			for ((i = 1; i <= reps; i++)); do
 				case $kind in
 				aa) f=$cal/aa-$i.json ;;
+				aaq) f=$cal/aaq-$i.json ;;
 				*) f=$cal/seq-$i-${kind#seq-}.json ;;
 				esac
 				files+=("$f")
@@ -199,6 +231,9 @@ section_calibration() {
 				{ n++ } $2 == "faster" || $2 == "slower" { flagged++ }
 				END { printf "%s\t%d of %d case comparisons flagged (%.1f%%)\n", k, flagged, n, 100 * flagged / n }'
 		done
+		echo "# Target error 2%: cases at concurrency >= 8 that reached it (stopped_by target-error)"
+		precision "default case time (3 s)" "$cal"/seq-*.jsonl
+		precision "--case-time 10s" "$cal/precision-10s.jsonl"
 		echo "# A/B, side b with key-cache=off"
 		verdicts "$cal/keycache-ab.json"
 	} | tee "$out/calibration.txt"
