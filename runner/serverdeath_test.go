@@ -40,7 +40,6 @@ func TestServerKilledMidRun(t *testing.T) {
 		mu   sync.Mutex
 		pid  int
 		addr string
-		once sync.Once
 	)
 	notice := regexp.MustCompile(`pid (\d+) on (\S+)`)
 	p.Notice = func(s string) {
@@ -51,44 +50,21 @@ func TestServerKilledMidRun(t *testing.T) {
 			mu.Unlock()
 		}
 	}
-	killed := make(chan struct{})
-	p.Progress = func(cp runner.CaseProgress) {
-		if cp.Progress.Warmup || cp.Progress.Iteration < 3 {
-			return
+	recs, err := runKilling(t, p, func() {
+		mu.Lock()
+		defer mu.Unlock()
+		// Not TLS: the server logs the refused handshake.
+		if c, err := net.Dial("tcp", addr); err == nil {
+			c.SetDeadline(time.Now().Add(10 * time.Second))
+			c.Write([]byte("this is not a ClientHello\r\n\r\n"))
+			// The server closes it after writing its log line,
+			// which the parent reads to the end before it sees
+			// the child's exit.
+			io.Copy(io.Discard, c)
+			c.Close()
 		}
-		once.Do(func() {
-			mu.Lock()
-			defer mu.Unlock()
-			// Not TLS: the server logs the refused handshake.
-			if c, err := net.Dial("tcp", addr); err == nil {
-				c.SetDeadline(time.Now().Add(10 * time.Second))
-				c.Write([]byte("this is not a ClientHello\r\n\r\n"))
-				// The server closes it after writing its log line,
-				// which the parent reads to the end before it sees
-				// the child's exit.
-				io.Copy(io.Discard, c)
-				c.Close()
-			}
-			syscall.Kill(pid, syscall.SIGKILL)
-			close(killed)
-		})
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	var recs []results.Record
-	err := runner.Run(ctx, p, func(r *results.Record) error {
-		recs = append(recs, *r)
-		return nil
+		syscall.Kill(pid, syscall.SIGKILL)
 	})
-	select {
-	case <-killed:
-	default:
-		t.Fatalf("the server was never killed: %v", err)
-	}
-	var died *runner.ServerDiedError
-	if !errors.As(err, &died) {
-		t.Fatalf("error %v (%T), want the server's death", err, err)
-	}
 	for _, want := range []string{"handshake/tls1.3/full/c1", "SIGKILL", "does not look like a TLS handshake"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q does not say %q", err, want)
@@ -117,4 +93,39 @@ func TestServerKilledMidRun(t *testing.T) {
 	if rec.Verdict != "failed" {
 		t.Errorf("verdict %q, want failed: the server died during the case", rec.Verdict)
 	}
+}
+
+// runKilling runs p and calls kill once, when a case has measured three
+// iterations; it fails the test unless kill ran and the run then failed
+// with a server's death, and returns the records and that error.
+func runKilling(t *testing.T, p runner.Plan, kill func()) ([]results.Record, error) {
+	t.Helper()
+	var once sync.Once
+	killed := make(chan struct{})
+	p.Progress = func(cp runner.CaseProgress) {
+		if cp.Progress.Warmup || cp.Progress.Iteration < 3 {
+			return
+		}
+		once.Do(func() {
+			kill()
+			close(killed)
+		})
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	var recs []results.Record
+	err := runner.Run(ctx, p, func(r *results.Record) error {
+		recs = append(recs, *r)
+		return nil
+	})
+	select {
+	case <-killed:
+	default:
+		t.Fatalf("the server was never killed: %v", err)
+	}
+	var died *runner.ServerDiedError
+	if !errors.As(err, &died) {
+		t.Fatalf("error %v (%T), want a server's death", err, err)
+	}
+	return recs, err
 }

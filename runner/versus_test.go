@@ -3,7 +3,6 @@ package runner_test
 import (
 	"context"
 	"crypto/tls"
-	"errors"
 	"os"
 	"regexp"
 	"slices"
@@ -207,33 +206,7 @@ func TestVersusSideBKilled(t *testing.T) {
 	p.Iterations = 1_000_000    // only the kill ends the case
 	var n pidNotices
 	p.Notice = n.notice
-	var once sync.Once
-	killed := make(chan struct{})
-	p.Progress = func(cp runner.CaseProgress) {
-		if cp.Progress.Warmup || cp.Progress.Iteration < 3 {
-			return
-		}
-		once.Do(func() {
-			syscall.Kill(n.last("b"), syscall.SIGKILL)
-			close(killed)
-		})
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	var recs []results.Record
-	err := runner.Run(ctx, p, func(r *results.Record) error {
-		recs = append(recs, *r)
-		return nil
-	})
-	select {
-	case <-killed:
-	default:
-		t.Fatalf("side b's server was never killed: %v", err)
-	}
-	var died *runner.ServerDiedError
-	if !errors.As(err, &died) {
-		t.Fatalf("error %v (%T), want side b's server's death", err, err)
-	}
+	recs, err := runKilling(t, p, func() { syscall.Kill(n.last("b"), syscall.SIGKILL) })
 	for _, want := range []string{"case handshake/tls1.3/full/c2, side b:", "SIGKILL", "1 more case was not run"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error %q does not say %q", err, want)
