@@ -36,12 +36,14 @@ func phaseTable(recs []*results.Record) *table {
 	var with []*results.Record
 	used := map[string]bool{}
 	for _, r := range recs {
-		if len(r.Phases) == 0 {
-			continue
+		has := false
+		for _, c := range phaseColumns {
+			if _, ok := r.Phases[c.name]; ok {
+				used[c.name], has = true, true
+			}
 		}
-		with = append(with, r)
-		for name := range r.Phases {
-			used[name] = true
+		if has {
+			with = append(with, r)
 		}
 	}
 	if len(with) == 0 {
