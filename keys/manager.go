@@ -242,19 +242,44 @@ func (m *Manager) Stats() Stats {
 // returns a certificate without a usable key, which makes crypto/tls fail
 // the handshake with a handshake_failure alert (an error would be sent as
 // internal_error), and records the reasons (Rejection, the log, Stats).
+//
+// When the handshake's connection (hello.Conn) is a KeyTimer, it is told
+// how long the manager took for its handshake.
 func (m *Manager) GetCertificate(hello *tls.ClientHelloInfo) (*tls.Certificate, error) {
+	kt, timed := hello.Conn.(KeyTimer)
+	if !timed {
+		return m.certificate(hello, nil), nil
+	}
+	start := time.Now()
+	c := m.certificate(hello, kt)
+	kt.AddKeyTime(time.Since(start))
+	return c, nil
+}
+
+// KeyTimer is a server connection that wants to know how long the key
+// manager worked for its handshake: choosing the identity and, with the
+// key cache off, reading and decrypting its key (which happens later, when
+// crypto/tls first signs). AddKeyTime is called from the handshake's own
+// goroutine, once per such stretch.
+type KeyTimer interface {
+	AddKeyTime(time.Duration)
+}
+
+// certificate is GetCertificate's choice; kt, when not nil, is told the
+// time a lazily loaded key takes.
+func (m *Manager) certificate(hello *tls.ClientHelloInfo, kt KeyTimer) *tls.Certificate {
 	var buf [32]tls.SignatureScheme
 	sel := m.newSelection(hello, buf[:0])
 	id := m.choose(&sel)
 	if id == nil {
 		m.reject(&sel)
-		return refusal, nil
+		return refusal
 	}
 	id.selected.Add(1)
 	if id.served != nil {
-		return id.served, nil
+		return id.served
 	}
-	return m.lazyCertificate(id), nil
+	return m.lazyCertificate(id, kt)
 }
 
 // refusal is the certificate GetCertificate returns to refuse a
@@ -489,8 +514,8 @@ func certListAttr(s *selection) string {
 // lazyCertificate is the certificate served with the key cache off: its
 // key is read and decrypted when crypto/tls first signs (or, for TLS 1.2
 // RSA key exchange, decrypts) with it, once per handshake.
-func (m *Manager) lazyCertificate(id *identity) *tls.Certificate {
-	k := &lazyKey{m: m, id: id}
+func (m *Manager) lazyCertificate(id *identity, kt KeyTimer) *tls.Certificate {
+	k := &lazyKey{m: m, id: id, timer: kt}
 	var priv crypto.Signer = k
 	if id.algo == x509.RSA {
 		priv = lazyRSAKey{k}
@@ -499,11 +524,12 @@ func (m *Manager) lazyCertificate(id *identity) *tls.Certificate {
 }
 
 type lazyKey struct {
-	m    *Manager
-	id   *identity
-	once sync.Once
-	key  crypto.Signer
-	err  error
+	m     *Manager
+	id    *identity
+	timer KeyTimer // nil: not timed
+	once  sync.Once
+	key   crypto.Signer
+	err   error
 }
 
 func (k *lazyKey) Public() crypto.PublicKey { return k.id.leaf.PublicKey }
@@ -517,7 +543,13 @@ func (k *lazyKey) Sign(rand io.Reader, digest []byte, opts crypto.SignerOpts) ([
 }
 
 func (k *lazyKey) get() (crypto.Signer, error) {
-	k.once.Do(func() { k.key, k.err = k.m.loadKey(k.id) })
+	k.once.Do(func() {
+		start := time.Now()
+		k.key, k.err = k.m.loadKey(k.id)
+		if k.timer != nil {
+			k.timer.AddKeyTime(time.Since(start))
+		}
+	})
 	return k.key, k.err
 }
 

@@ -35,7 +35,9 @@ func TestMain(m *testing.M) {
 // iteration of the same size, with its ping-pong, abortive close and
 // bookkeeping), alternating so that a noisy neighbour slows both alike.
 // Metrics: bare-cpu-us/hs, tlsbench-cpu-us/hs and their ratio, the
-// harness overhead.
+// harness overhead. A third block runs the same iteration without
+// recording the connections' phases (nophases-cpu-us/hs): the ratio
+// tlsbench/nophases is what recording them costs.
 func BenchmarkClientHandshakeCost(b *testing.B) {
 	addr, roots := startChildServer(b)
 	cfg := tlsconf.Client(tlsconf.ClientOptions{Version: tls.VersionTLS13, RootCAs: roots, ServerName: "localhost"})
@@ -58,24 +60,36 @@ func BenchmarkClientHandshakeCost(b *testing.B) {
 		Handshakes: block, Iterations: 1,
 		Clients: []*tls.Config{cfg}, Dialer: loadgen.TCPDialer{Addr: addr},
 	}
-	harness := func() {
+	noPhases := hc
+	loadgen.SetRecordPhases(&noPhases, false)
+	run := func(hc loadgen.HandshakeCase) time.Duration {
+		t0 := usage.SelfCPU()
 		if _, err := loadgen.RunHandshakes(context.Background(), hc); err != nil {
 			b.Fatal(err)
 		}
+		return usage.SelfCPU() - t0
 	}
-	var bareCPU, harnessCPU time.Duration
-	for b.Loop() {
+	var bareCPU, harnessCPU, noPhasesCPU time.Duration
+	for i := 0; b.Loop(); i++ {
 		t0 := usage.SelfCPU()
 		bare()
-		t1 := usage.SelfCPU()
-		harness()
-		bareCPU += t1 - t0
-		harnessCPU += usage.SelfCPU() - t1
+		bareCPU += usage.SelfCPU() - t0
+		// Alternate which of the two harness blocks goes first, so that
+		// neither always follows the bare block.
+		if i%2 == 0 {
+			harnessCPU += run(hc)
+			noPhasesCPU += run(noPhases)
+		} else {
+			noPhasesCPU += run(noPhases)
+			harnessCPU += run(hc)
+		}
 	}
 	n := float64(b.N * block)
 	b.ReportMetric(float64(bareCPU.Microseconds())/n, "bare-cpu-us/hs")
 	b.ReportMetric(float64(harnessCPU.Microseconds())/n, "tlsbench-cpu-us/hs")
+	b.ReportMetric(float64(noPhasesCPU.Microseconds())/n, "nophases-cpu-us/hs")
 	b.ReportMetric(float64(harnessCPU)/float64(bareCPU), "tlsbench/bare")
+	b.ReportMetric(float64(harnessCPU)/float64(noPhasesCPU), "tlsbench/nophases")
 }
 
 func startChildServer(b *testing.B) (string, *x509.CertPool) {

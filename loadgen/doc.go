@@ -18,6 +18,13 @@
 // case whose warm-up resumed less than the required share stops with a
 // ResumptionError rather than report full handshakes as resumed ones.
 //
+// Every measured connection's time is split into phases, each into an
+// HDR histogram kept over the measured iterations only: the connect, the
+// handshake from the client's first byte written, and the wait from its
+// end to the first byte read after it. A server that times its own part
+// (the built-in one) reports cumulative histograms in its snapshots,
+// which are differenced at the iteration boundaries like its counts.
+//
 // A throughput case (RunThroughput) keeps its connections open and moves
 // data over them in the wire protocol of package bulk.
 //

@@ -20,3 +20,7 @@ func hooksOf(hc *HandshakeCase) *testHooks {
 	}
 	return hc.hooks
 }
+
+// SetRecordPhases turns the recording of hc's phases off (or back on),
+// for the benchmark that measures what recording them costs.
+func SetRecordPhases(hc *HandshakeCase, on bool) { hooksOf(hc).noPhases = !on }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"github.com/tlsbench/tlsbench/internal/counts"
 	"math"
+	"net"
 	"runtime"
 	"sort"
 	"strings"
@@ -136,7 +137,15 @@ type ServerSnapshot struct {
 	// key manager's PKCS#12 decodes).
 	KeyDecryptions int64
 	// Declined counts sessions the server refused to resume, by reason.
-	Declined   map[string]int64
+	Declined map[string]int64
+	// Phases are the server's own phase histograms since it started, by
+	// phase name (results.PhaseServer*); nil when it does not time them.
+	// A snapshot's phases are cumulative: the differences between the
+	// snapshots of an iteration's boundaries are the iteration's.
+	Phases map[string]*stats.Latency
+	// phasesLost marks a difference whose phases went backwards (see
+	// serverDelta).
+	phasesLost bool
 	HasCPU     bool
 	CPU        time.Duration
 	HasAlloc   bool
@@ -211,6 +220,13 @@ type connResult struct {
 	// latency is what the case's latency histogram records: the
 	// client's handshake (from the dial with LatencyFromDial).
 	latency time.Duration
+	// The connection's phases (see phaseConn), set when phases is:
+	// connect is the dial, handshake from the first byte written to the
+	// end of the client's handshake, firstByte from there to the first
+	// byte read after it (negative when nothing was read).
+	phases                        bool
+	connect, handshake, firstByte time.Duration
+
 	errKind string
 	err     error
 }
@@ -344,6 +360,12 @@ type caseRunner struct {
 	// budget, when set, counts the failures of the phase in progress
 	// against the maximum error rate (see failureBudget).
 	budget *failureBudget
+	// conns holds the phaseConn wrappers of finished connections for
+	// reuse; phases, when set, receives the phases of the connections
+	// tally counts with a latency histogram (the measured iteration in
+	// progress).
+	conns  sync.Pool
+	phases *clientPhases
 }
 
 // startWorkers starts the concurrency-1 workers a wave needs besides the
@@ -447,6 +469,7 @@ func (m *measured) keep(it iterResult, sp span) {
 func (r *caseRunner) finish(ctx context.Context, m *measured, f figures) (*results.Record, error) {
 	hc := r.hc
 	rec := r.baseRecord(m, f)
+	rec.Phases = r.phaseRecords(m, f)
 	rec.Notes = append(rec.Notes, m.notes...)
 	r.setCosts(&rec, m)
 	identityErr := r.serverFigures(&rec, m, f)
@@ -678,6 +701,7 @@ func (s ServerSnapshot) sub(earlier ServerSnapshot) ServerSnapshot {
 	d.Failures = counts.Sub(s.Failures, earlier.Failures)
 	d.Identities = counts.Sub(s.Identities, earlier.Identities)
 	d.Declined = counts.Sub(s.Declined, earlier.Declined)
+	d.Phases, d.phasesLost = subPhases(s.Phases, earlier.Phases)
 	return d
 }
 
@@ -771,6 +795,9 @@ func (r *caseRunner) tally(out *iterResult, c connResult, lat *stats.Latency) {
 	out.perClient[c.client]++
 	if lat != nil {
 		lat.Record(c.latency)
+		if r.phases != nil {
+			r.phases.record(&c)
+		}
 	}
 }
 
@@ -784,6 +811,7 @@ func (r *caseRunner) connect(ctx context.Context, cfg *tls.Config) connResult {
 	if err != nil {
 		return connResult{stage: "connect", errKind: connerr.Kind(err), err: err}
 	}
+	connected := time.Now()
 	defer abortiveClose(raw)
 	// The connection's deadline bounds it, and ending ctx moves the
 	// deadline to now. This costs less than a context per connection,
@@ -792,18 +820,28 @@ func (r *caseRunner) connect(ctx context.Context, cfg *tls.Config) connResult {
 	raw.SetDeadline(deadline)
 	stop := context.AfterFunc(ctx, func() { raw.SetDeadline(time.Now()) })
 	defer stop()
-	tc := tls.Client(raw, cfg)
+	var under net.Conn = raw
+	pc := r.wrap(raw)
+	if pc != nil {
+		defer r.conns.Put(pc)
+		under = pc
+	}
+	tc := tls.Client(under, cfg)
 	t0 := time.Now()
 	if hc.LatencyFromDial {
 		t0 = dialed
 	}
 	err = tc.Handshake()
-	took := time.Since(t0)
+	end := time.Now()
+	took := end.Sub(t0)
 	if err != nil {
 		if ctx.Err() != nil {
 			err = ctx.Err()
 		}
 		return connResult{stage: "handshake", errKind: connerr.Kind(err), err: fmt.Errorf("handshake: %w", err)}
+	}
+	if pc != nil {
+		pc.watching = true
 	}
 	if err := hc.Exchange(tc); err != nil {
 		if ctx.Err() != nil {
@@ -816,7 +854,14 @@ func (r *caseRunner) connect(ctx context.Context, cfg *tls.Config) connResult {
 		return connResult{stage: "exchange", errKind: kind, err: fmt.Errorf("after handshake: %w", err)}
 	}
 	st := tc.ConnectionState()
-	return connResult{ok: true, resumed: st.DidResume, group: st.CurveID, cipher: st.CipherSuite, latency: took}
+	res := connResult{ok: true, resumed: st.DidResume, group: st.CurveID, cipher: st.CipherSuite, latency: took}
+	if pc != nil {
+		res.phases, res.connect, res.handshake, res.firstByte = true, connected.Sub(dialed), end.Sub(pc.wrote), -1
+		if !pc.read.IsZero() {
+			res.firstByte = pc.read.Sub(end)
+		}
+	}
+	return res
 }
 
 func ratio(a, b int64) float64 {

@@ -88,16 +88,19 @@ func (r *caseRunner) endWarmup(w *warming) error {
 
 // measured is what the kept measured iterations add up to.
 type measured struct {
-	samples  []float64
-	total    iterResult
-	iters    []iterStat
-	lat      *stats.Latency
-	scratch  *stats.Latency // the latencies of the iteration not yet kept
-	meter    *meter
-	stopErr  error // why measuring stopped early (ctx, a failed iteration)
-	firstErr error // the first failed connection, as an example
-	firstKnd string
-	notes    []string // how measuring went (stopped by the case time)
+	samples []float64
+	total   iterResult
+	iters   []iterStat
+	lat     *stats.Latency
+	scratch *stats.Latency // the latencies of the iteration not yet kept
+	// phases are the client's phases of the kept iterations, and
+	// scratchPhases those of the iteration not yet kept.
+	phases, scratchPhases *clientPhases
+	meter                 *meter
+	stopErr               error // why measuring stopped early (ctx, a failed iteration)
+	firstErr              error // the first failed connection, as an example
+	firstKnd              string
+	notes                 []string // how measuring went (stopped by the case time)
 	// stoppedBy is what ended the measured iterations (results.Stopped*).
 	stoppedBy string
 }
@@ -113,7 +116,9 @@ type pending struct {
 // startMeasure starts the measured iterations' totals and failure budget.
 func (r *caseRunner) startMeasure() *measured {
 	hc := r.hc
-	m := &measured{lat: stats.NewLatency(), scratch: stats.NewLatency(), meter: newMeter(hc.Server, hc.Proxy)}
+	m := &measured{lat: stats.NewLatency(), scratch: stats.NewLatency(), meter: newMeter(hc.Server, hc.Proxy),
+		phases: newClientPhases(), scratchPhases: newClientPhases()}
+	r.phases = m.scratchPhases
 	m.total = newIterResult()
 	r.budget = newFailureBudget(int64(hc.Iterations)*int64(hc.Handshakes), false)
 	return m
@@ -134,6 +139,7 @@ func (r *caseRunner) runOne(ctx context.Context, m *measured) (pending, error) {
 		r.budget.planned += int64(hc.Handshakes)
 	}
 	m.scratch.Reset()
+	m.scratchPhases.reset()
 	m.meter.begin()
 	first, again := ticketCounts(hc.Clients)
 	it, err := r.iteration(ctx, hc.Handshakes, m.scratch)
@@ -151,6 +157,7 @@ func (r *caseRunner) runOne(ctx context.Context, m *measured) (pending, error) {
 func (r *caseRunner) keepOne(m *measured, p pending) {
 	m.meter.keep(p.sp)
 	m.lat.Merge(m.scratch)
+	m.phases.merge(m.scratchPhases)
 	m.keep(p.it, p.sp)
 	last := &m.iters[len(m.iters)-1]
 	last.firstUses, last.reuses = p.firstUses, p.reuses
@@ -278,7 +285,8 @@ func (s *stopRule) notes(stoppedBy string, kept int, of, per string) []string {
 
 // testHooks lower limits that real cases keep fixed, for tests.
 type testHooks struct {
-	iterationCap  int // instead of results.MaxIterations
+	noPhases      bool // record no phases, for the benchmark of their cost
+	iterationCap  int  // instead of results.MaxIterations
 	comparePaired func(base, cand []float64, alpha float64) stats.PairedComparison
 }
 

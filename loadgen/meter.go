@@ -6,6 +6,7 @@ import (
 
 	"github.com/tlsbench/tlsbench/internal/usage"
 	"github.com/tlsbench/tlsbench/results"
+	"github.com/tlsbench/tlsbench/stats"
 )
 
 // boundary is what is read at one iteration boundary. Every figure a case
@@ -54,12 +55,14 @@ type span struct {
 type backwards struct {
 	serverCPU, serverCounts, serverAlloc, machine bool
 	proxyCPU, proxyCounts                         bool
+	serverPhases                                  bool
 }
 
 func (b backwards) or(o backwards) backwards {
 	return backwards{b.serverCPU || o.serverCPU, b.serverCounts || o.serverCounts,
 		b.serverAlloc || o.serverAlloc, b.machine || o.machine,
-		b.proxyCPU || o.proxyCPU, b.proxyCounts || o.proxyCounts}
+		b.proxyCPU || o.proxyCPU, b.proxyCounts || o.proxyCounts,
+		b.serverPhases || o.serverPhases}
 }
 
 // notes says what each figure that went backwards means for the case.
@@ -73,6 +76,9 @@ func (b backwards) notes() []string {
 	}
 	if b.serverAlloc {
 		notes = append(notes, "server allocations unknown: the server's allocation counter went backwards during a measured iteration (was it restarted?)")
+	}
+	if b.serverPhases {
+		notes = append(notes, "server phases unknown: the server's phase histograms went backwards during a measured iteration (was it restarted?)")
 	}
 	if b.proxyCPU {
 		notes = append(notes, "proxy CPU unknown: the proxy's CPU time went backwards during a measured iteration: a process of it exited mid-case, and its CPU time left with it")
@@ -101,7 +107,45 @@ func serverDelta(now, earlier ServerSnapshot) (ServerSnapshot, backwards) {
 		anyNegative(d.Failures) || anyNegative(d.Identities) || anyNegative(d.Declined)) {
 		b.serverCounts, d.HasCounts = true, false
 	}
+	if d.phasesLost {
+		b.serverPhases, d.Phases, d.phasesLost = true, nil, false
+	}
 	return d, b
+}
+
+// subPhases returns the server's phases between two snapshots, and true
+// when one went backwards (then nil). A phase missing from earlier had
+// recorded nothing yet; one missing from now is not reported at all.
+func subPhases(now, earlier map[string]*stats.Latency) (map[string]*stats.Latency, bool) {
+	if now == nil {
+		return nil, false
+	}
+	out := make(map[string]*stats.Latency, len(now))
+	for name, l := range now {
+		d, err := l.Sub(earlier[name])
+		if err != nil {
+			return nil, true
+		}
+		out[name] = d
+	}
+	return out, false
+}
+
+// addPhases returns the phases of two spans together.
+func addPhases(a, b map[string]*stats.Latency) map[string]*stats.Latency {
+	if a == nil && b == nil {
+		return nil
+	}
+	out := make(map[string]*stats.Latency, max(len(a), len(b)))
+	for _, m := range []map[string]*stats.Latency{a, b} {
+		for name, l := range m {
+			if out[name] == nil {
+				out[name] = stats.NewLatency()
+			}
+			out[name].Merge(l)
+		}
+	}
+	return out
 }
 
 func anyNegative(m map[string]int64) bool {
@@ -280,6 +324,9 @@ func (m *meter) serverTotal() (ServerSnapshot, error) {
 	if m.back.serverAlloc {
 		t.HasAlloc, t.AllocBytes = false, 0
 	}
+	if m.back.serverPhases {
+		t.Phases = nil
+	}
 	return t, m.srvErr
 }
 
@@ -294,6 +341,7 @@ func (s ServerSnapshot) add(o ServerSnapshot) ServerSnapshot {
 	d.Failures = addCounts(s.Failures, o.Failures)
 	d.Identities = addCounts(s.Identities, o.Identities)
 	d.Declined = addCounts(s.Declined, o.Declined)
+	d.Phases = addPhases(s.Phases, o.Phases)
 	return d
 }
 

@@ -213,6 +213,11 @@ func buildCharts(runs []Run) chartSet {
 	for _, v := range vs {
 		cs.addLatencyChart(runs, v, latColors)
 	}
+	if anyPhases(runs) {
+		cs.add("chart-phases", "Phases of a handshake",
+			"Median (p50) of each phase, per case: connect, the client's handshake and the wait for the first byte after it laid end to end, and under them the built-in server's own handshake time where it reported it. Medians of separate phases need not add up to the median total.",
+			phaseChart(runs), "no case has the time of its phases")
+	}
 	cs.addThroughputChart(runs)
 	return cs
 }
@@ -465,4 +470,15 @@ func cpuChart(runs []Run) string {
 		return fmt.Sprintf("%s%s: %s CPU %s µs/hs", cats[ci], runSuffix(runs, ri), c.groups[g], num(c.value[ci][g][ri]))
 	}
 	return c.svg()
+}
+
+// anyPhases reports whether a handshake record of runs has phases:
+// results written before phases existed get no phase chart, not a
+// missing one.
+func anyPhases(runs []Run) bool {
+	found := false
+	eachRecord(runs, func(_ int, r *results.Record) {
+		found = found || (r.Kind != results.KindThroughput && len(r.Phases) > 0)
+	})
+	return found
 }

@@ -79,6 +79,9 @@ func buildDocument(recs []results.Record) document {
 		}
 		d.blocks = append(d.blocks, block{title: "Handshakes", table: t, items: items})
 	}
+	if t := phaseTable(hs); t != nil {
+		d.blocks = append(d.blocks, block{title: "Phases of a handshake", table: t, items: phaseLegend})
+	}
 	if len(tp) > 0 {
 		t, legend := throughputTable(tp)
 		d.blocks = append(d.blocks, block{title: "Throughput", table: t, items: legend})

@@ -277,7 +277,7 @@ func TestHTMLStructure(t *testing.T) {
 // wantCharts are the charts testdata/results.jsonl has data for.
 var wantCharts = []string{
 	"chart-time-tls1-2", "chart-time-tls1-3", "chart-resumption", "chart-rate", "chart-cpu",
-	"chart-latency-tls1-2", "chart-latency-tls1-3", "chart-throughput",
+	"chart-latency-tls1-2", "chart-latency-tls1-3", "chart-phases", "chart-throughput",
 }
 
 func TestHTMLCharts(t *testing.T) {

@@ -284,9 +284,12 @@ const (
 	// read after it (application data, or a TLS 1.3 ticket).
 	PhaseFirstByte = "first_byte"
 	// PhaseServerHandshake: the built-in server's own time from accept
-	// to the end of its handshake; PhaseServerKey and
-	// PhaseServerSessionStore the time its key manager and its session
-	// store took inside it.
+	// to the end of its handshake; PhaseServerKey the time its key
+	// manager took inside it (one value per handshake that asked it for
+	// a certificate: none for TLS 1.3 resumptions), and
+	// PhaseServerSessionStore the time of each of its session store's
+	// operations (one value per ticket sealed or opened, or stateful
+	// session stored or taken).
 	PhaseServerHandshake    = "server_handshake"
 	PhaseServerKey          = "server_key"
 	PhaseServerSessionStore = "server_session_store"

@@ -3,6 +3,7 @@ package results
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"reflect"
 	"slices"
@@ -124,7 +125,7 @@ const ResumptionRateTolerance = 0.0005
 // the reports refuse it rather than pick one of its numbers.
 func (r *Record) Validate() error {
 	for _, check := range []func(*Record) error{checkKind, checkCounts, checkResumption, checkMeasures, checkSummary,
-		checkSamples, checkHandshakes, checkMachine, checkHistogram} {
+		checkSamples, checkHandshakes, checkMachine, checkHistogram, checkPhases} {
 		if err := check(r); err != nil {
 			return err
 		}
@@ -332,6 +333,32 @@ func checkHistogram(r *Record) error {
 	}
 	if _, err := stats.DecodeLatency(r.Histogram); err != nil {
 		return fmt.Errorf("histogram is not a latency histogram tlsbench writes: %s", strings.TrimPrefix(err.Error(), "stats: decode latency histogram: "))
+	}
+	return nil
+}
+
+// checkPhases checks each phase as a distribution: a count that cannot
+// be negative, percentiles in order up to the maximum, and a histogram
+// that decodes to the same count.
+func checkPhases(r *Record) error {
+	for _, name := range slices.Sorted(maps.Keys(r.Phases)) {
+		p := r.Phases[name]
+		qs := []float64{p.P50US, p.P90US, p.P99US, p.P999US, p.MaxUS}
+		switch {
+		case p.Count < 0:
+			return fmt.Errorf("phases.%s.count is %d: a count cannot be negative", name, p.Count)
+		case p.Count > 0 && (qs[0] < 0 || !slices.IsSorted(qs)):
+			return fmt.Errorf("phases.%s: p50_us, p90_us, p99_us, p999_us and max_us (%v) are not in order from 0 up", name, qs)
+		case p.Histogram == "":
+			continue
+		}
+		l, err := stats.DecodeLatency(p.Histogram)
+		if err != nil {
+			return fmt.Errorf("phases.%s.histogram is not a latency histogram tlsbench writes: %s", name, strings.TrimPrefix(err.Error(), "stats: decode latency histogram: "))
+		}
+		if l.Count() != p.Count {
+			return fmt.Errorf("phases.%s.count is %d but its histogram holds %d", name, p.Count, l.Count())
+		}
 	}
 	return nil
 }

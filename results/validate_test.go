@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tlsbench/tlsbench/results"
+	"github.com/tlsbench/tlsbench/stats"
 )
 
 // validRecord is a consistent resumed handshake record with every field a
@@ -109,6 +111,13 @@ func TestDecodeRefusesUntrustworthyRecords(t *testing.T) {
 		{"tls version", edit(t, map[string]any{"tls_version": "1.1"}), `tls_version "1.1": want "1.2" or "1.3"`},
 		{"tls version spelled", edit(t, map[string]any{"tls_version": "TLS1.3"}), `tls_version "TLS1.3"`},
 		{"bad histogram", edit(t, map[string]any{"histogram": "HISTFAAAAB"}), `histogram is not a latency histogram tlsbench writes`},
+		{"negative phase count", edit(t, map[string]any{"phases": map[string]any{"connect": map[string]any{"count": -1}}}), `phases.connect.count is -1`},
+		{"phase out of order", edit(t, map[string]any{"phases": map[string]any{"handshake": map[string]any{"count": 3, "p50_us": 9, "p90_us": 5, "p99_us": 9, "p999_us": 9, "max_us": 9}}}),
+			`phases.handshake: p50_us, p90_us, p99_us, p999_us and max_us ([9 5 9 9 9]) are not in order`},
+		{"phase histogram", edit(t, map[string]any{"phases": map[string]any{"total": map[string]any{"count": 1, "p50_us": 1, "p90_us": 1, "p99_us": 1, "p999_us": 1, "max_us": 1, "histogram": "HISTFAAAAB"}}}),
+			`phases.total.histogram is not a latency histogram`},
+		{"phase count vs histogram", edit(t, map[string]any{"phases": map[string]any{"total": map[string]any{"count": 2, "p50_us": 1, "p90_us": 1, "p99_us": 1, "p999_us": 1, "max_us": 1, "histogram": oneLatency(t)}}}),
+			`phases.total.count is 2 but its histogram holds 1`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -143,4 +152,16 @@ func TestDecodeAcceptsNullsAndRounding(t *testing.T) {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
+}
+
+// oneLatency is an encoded histogram of one latency.
+func oneLatency(t *testing.T) string {
+	t.Helper()
+	l := stats.NewLatency()
+	l.Record(time.Millisecond)
+	h, err := l.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
 }

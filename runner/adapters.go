@@ -8,7 +8,9 @@ import (
 	"github.com/tlsbench/tlsbench/internal/memconn"
 	"github.com/tlsbench/tlsbench/loadgen"
 	"github.com/tlsbench/tlsbench/proxy"
+	"github.com/tlsbench/tlsbench/results"
 	"github.com/tlsbench/tlsbench/server"
+	"github.com/tlsbench/tlsbench/stats"
 )
 
 // The adapters that join the load generator to the built-in server. They
@@ -58,10 +60,40 @@ func (o ChildServer) Snapshot() (loadgen.ServerSnapshot, error) {
 	}
 	return loadgen.ServerSnapshot{
 		HasCounts: true, Handshakes: c.Handshakes, Resumed: c.Resumed, Failures: c.Failures, Identities: c.Identities,
-		KeyDecryptions: c.KeyDecryptions, Declined: c.Declined,
+		KeyDecryptions: c.KeyDecryptions, Declined: c.Declined, Phases: serverPhases(c.Phases),
 		HasCPU: true, CPU: time.Duration(c.CPUNanos),
 		HasAlloc: true, AllocBytes: c.AllocBytes,
 	}, nil
+}
+
+// serverPhaseNames maps the server's phase names to the record's.
+var serverPhaseNames = map[string]string{
+	server.PhaseHandshake:    results.PhaseServerHandshake,
+	server.PhaseKey:          results.PhaseServerKey,
+	server.PhaseSessionStore: results.PhaseServerSessionStore,
+}
+
+// serverPhases decodes the server's phase histograms under the record's
+// names. A server that sent none, or one that cannot be decoded (another
+// tlsbench's server, say), has no phases: they are then absent from the
+// record rather than wrong.
+func serverPhases(encoded map[string]string) map[string]*stats.Latency {
+	if len(encoded) == 0 {
+		return nil
+	}
+	out := make(map[string]*stats.Latency, len(encoded))
+	for name, e := range encoded {
+		rec, ok := serverPhaseNames[name]
+		if !ok {
+			continue
+		}
+		l, err := stats.DecodeLatency(e)
+		if err != nil {
+			return nil
+		}
+		out[rec] = l
+	}
+	return out
 }
 
 // ServerPID implements loadgen.ServerProcess: the child's process id,
@@ -75,7 +107,8 @@ type InProcessServer struct{ Server *server.Server }
 // Snapshot implements loadgen.ServerObserver.
 func (o InProcessServer) Snapshot() (loadgen.ServerSnapshot, error) {
 	c := o.Server.Counters()
-	return loadgen.ServerSnapshot{HasCounts: true, Handshakes: c.Handshakes, Resumed: c.Resumed, Failures: c.Failures, Identities: c.Identities, KeyDecryptions: c.KeyDecryptions, Declined: c.Declined}, nil
+	return loadgen.ServerSnapshot{HasCounts: true, Handshakes: c.Handshakes, Resumed: c.Resumed, Failures: c.Failures, Identities: c.Identities,
+		KeyDecryptions: c.KeyDecryptions, Declined: c.Declined, Phases: serverPhases(c.Phases)}, nil
 }
 
 // ChildProxy observes the built-in proxy running as a child process: its

@@ -9,6 +9,7 @@ import (
 	"github.com/tlsbench/tlsbench/internal/testchild"
 	"github.com/tlsbench/tlsbench/internal/testpki"
 	"github.com/tlsbench/tlsbench/loadgen"
+	"github.com/tlsbench/tlsbench/results"
 	"github.com/tlsbench/tlsbench/runner"
 	"github.com/tlsbench/tlsbench/server"
 	"github.com/tlsbench/tlsbench/tlsconf"
@@ -77,5 +78,7 @@ func TestChildServerAdapter(t *testing.T) {
 	}
 	if got, err := obs.Snapshot(); err != nil || got.Handshakes != 8 {
 		t.Errorf("snapshot %+v, %v: want 8 handshakes", got, err)
+	} else if l := got.Phases[results.PhaseServerHandshake]; l == nil || l.Count() != 8 {
+		t.Errorf("snapshot phases %v: want the server's 8 handshakes timed", got.Phases)
 	}
 }

@@ -9,7 +9,10 @@
 // or as a child process (Child) that reports its counters, its CPU time
 // and its allocations over a control channel that only the parent holds:
 // an inherited socketpair, not a network port, so no other client can
-// read or reset the counters.
+// read or reset the counters. Besides counts, the server times its own
+// part of each handshake (from accept to the end of its handshake, its
+// key manager's and its session store's share) into cumulative HDR
+// histograms that travel in its counters (Counters.Phases).
 //
 // # Sessions
 //

@@ -52,6 +52,8 @@ type Server struct {
 
 	hsMu        sync.Mutex
 	inHandshake map[*handshakeConn]struct{}
+
+	phases phases
 }
 
 // Option configures a Server.
@@ -121,6 +123,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 // ServeConn runs one connection to its end: handshake, then echo until the
 // peer closes. It closes c.
 func (s *Server) ServeConn(ctx context.Context, c net.Conn) {
+	accepted := time.Now()
 	s.accepted.Add(1)
 	s.active.Add(1)
 	defer s.active.Add(-1)
@@ -156,6 +159,8 @@ func (s *Server) ServeConn(ctx context.Context, c net.Conn) {
 		s.userSpace(rc)
 		return
 	}
+	// Phases first: a snapshot that counts the handshake has its phases.
+	s.recordPhases(hc, accepted)
 	s.countHandshake(tc.ConnectionState())
 	s.handshakeCounted(hc)
 	s.echo(ctx, tc, rc)
@@ -286,6 +291,12 @@ type Counters struct {
 	// longer has), DeclinedEvicted, DeclinedExpired and DeclinedUnknown
 	// (a stateful id never issued or already used once).
 	Declined map[string]int64 `json:"declined,omitempty"`
+	// Phases are the server's phase histograms since it started, by
+	// phase name (PhaseHandshake, PhaseKey, PhaseSessionStore), each
+	// encoded as stats.Latency.Encode does; a phase the server does not
+	// have (no key manager, no session resumption) is absent. Sub leaves
+	// them out: histograms are differenced by the one who decodes them.
+	Phases map[string]string `json:"phases,omitempty"`
 	// CPUNanos and AllocBytes are the whole server process's CPU time and
 	// cumulative heap allocation; meaningful only when the server runs
 	// in a process of its own.
@@ -321,6 +332,7 @@ func (s *Server) Counters() Counters {
 	if p := s.policy; p != nil {
 		c.Declined = counts.Sub(p.declined(), nil)
 	}
+	c.Phases = s.encodedPhases()
 	return c
 }
 

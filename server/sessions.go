@@ -10,6 +10,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/tlsbench/tlsbench/stats"
 )
 
 // Session stores: where the server keeps what it needs to resume a
@@ -49,6 +51,10 @@ type sessionPolicy struct {
 	declinedEvicted       atomic.Int64
 	declinedExpired       atomic.Int64
 	declinedUnknown       atomic.Int64
+
+	// storeTime is the time of each wrap and unwrap that did work
+	// (Counters.Phases).
+	storeTime stats.Latency
 }
 
 // declined returns the counts of refused sessions by reason, for
@@ -71,6 +77,7 @@ const (
 )
 
 func (p *sessionPolicy) wrap(cs tls.ConnectionState, ss *tls.SessionState) ([]byte, error) {
+	defer p.timeStore(time.Now())
 	if len(cs.PeerCertificates) > 0 {
 		sum := sha256.Sum256(cs.PeerCertificates[0].Raw)
 		ss.Extra = append(ss.Extra, append(append([]byte(nil), thumbprintTag...), sum[:]...))
@@ -99,6 +106,7 @@ func (p *sessionPolicy) unwrap(identity []byte, cs tls.ConnectionState) (*tls.Se
 		// offered none: nothing was declined.
 		return nil, nil
 	}
+	defer p.timeStore(time.Now())
 	var ss *tls.SessionState
 	if p.store == nil {
 		if p.ticketKeys != nil {

@@ -25,6 +25,10 @@ type handshakeConn struct {
 	seq     atomic.Uint64
 	tracked atomic.Bool // false once the handshake is counted: reads pass straight through
 	last    []byte      // the end of the last read, up to an alert record's size (the handshake's goroutine only)
+	// keyTime is the key manager's time for this handshake, and keyUsed
+	// whether it was asked at all (the handshake's goroutine only).
+	keyTime time.Duration
+	keyUsed bool
 }
 
 func (c *handshakeConn) Read(p []byte) (int, error) {

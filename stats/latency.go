@@ -1,6 +1,7 @@
 package stats
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"sync"
@@ -180,4 +181,54 @@ func DecodeLatency(s string) (*Latency, error) {
 		return nil, fmt.Errorf("stats: decode latency histogram: integer-to-double conversion ratio %g, want 1 (values in µs)", r)
 	}
 	return &Latency{h: h}, nil
+}
+
+// MaxUS returns the highest recorded latency in microseconds (the
+// highest value equivalent to it at the histogram's precision, as
+// PercentileUS gives), or 0 when the histogram is empty.
+func (l *Latency) MaxUS() float64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.h == nil || l.h.TotalCount() == 0 {
+		return 0
+	}
+	return float64(l.h.Max())
+}
+
+// Clone returns an independent copy of l.
+func (l *Latency) Clone() *Latency {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return &Latency{h: l.hist().Clone()}
+}
+
+// ErrNotLater is returned by Sub when the later histogram has fewer
+// latencies than the earlier one in some bucket: it is not a later state
+// of the same recording (the recorder restarted, say), so no difference
+// between them describes the time in between.
+var ErrNotLater = errors.New("stats: the later latency histogram lacks latencies the earlier one had")
+
+// Sub returns the latencies recorded in l since it was earlier: l minus
+// earlier, bucket by bucket. Every Latency has the same range and
+// precision, so a cumulative histogram read at two moments gives exactly
+// the histogram of what was recorded between them. A nil earlier is
+// empty. It returns ErrNotLater when some bucket of earlier holds more
+// than l's.
+func (l *Latency) Sub(earlier *Latency) (*Latency, error) {
+	later := l.Clone()
+	if earlier == nil {
+		return later, nil
+	}
+	earlier.mu.Lock()
+	before := earlier.hist().Export()
+	earlier.mu.Unlock()
+	after := later.h.Export()
+	for i, n := range before.Counts {
+		after.Counts[i] -= n
+		if after.Counts[i] < 0 {
+			return nil, ErrNotLater
+		}
+	}
+	// Import recounts the total from the buckets.
+	return &Latency{h: hdrhistogram.Import(after)}, nil
 }

@@ -37,7 +37,7 @@ var rules = map[string]rule{
 	"internal/cli":      {any: true},
 	"runner":            {any: true},
 	"loadgen":           {may: []string{"bulk", "stats", "results", "tlsconf", "internal/ktls"}, utilities: true},
-	"server":            {may: []string{"bulk", "keys", "pki", "tlsconf", "internal/ktls"}, utilities: true},
+	"server":            {may: []string{"bulk", "keys", "pki", "tlsconf", "stats", "internal/ktls"}, utilities: true},
 	"proxy":             {may: []string{"keys", "pki", "tlsconf", "internal/ktls"}, utilities: true},
 	"bulk":              {},
 	"probe":             {may: []string{"loadgen", "tlsconf", "pki", "results"}, utilities: true},

@@ -1,0 +1,136 @@
+package loadgen
+
+import (
+	"net"
+	"time"
+
+	"github.com/tlsbench/tlsbench/results"
+	"github.com/tlsbench/tlsbench/stats"
+)
+
+// A connection's time is split into phases (results.Phase*): the dial,
+// the client's handshake from its first byte written, and the wait from
+// the handshake's end to the first byte read after it. Each phase has an
+// HDR histogram per iteration, merged into the case's over the kept
+// iterations only, as the latency histogram is.
+
+// phaseConn is the raw connection under a client's tls.Conn. It notes
+// when the first byte is written (the ClientHello: the handshake's start
+// on the wire, after whatever the dial itself wrote) and, once watching
+// is on, when the first byte after the handshake is read. Wrappers are
+// reused across connections (caseRunner.conns), so that recording phases
+// allocates nothing per connection.
+type phaseConn struct {
+	net.Conn
+	wrote    time.Time // start of the first Write
+	watching bool      // the handshake has ended
+	read     time.Time // end of the first Read after it that returned bytes
+}
+
+func (c *phaseConn) Write(p []byte) (int, error) {
+	if c.wrote.IsZero() {
+		c.wrote = time.Now()
+	}
+	return c.Conn.Write(p)
+}
+
+func (c *phaseConn) Read(p []byte) (int, error) {
+	n, err := c.Conn.Read(p)
+	if n > 0 && c.watching && c.read.IsZero() {
+		c.read = time.Now()
+	}
+	return n, err
+}
+
+// NetConn returns the wrapped connection, as tls.Conn.NetConn does, so
+// that wrappers below can still be found.
+func (c *phaseConn) NetConn() net.Conn { return c.Conn }
+
+// recordsPhases says whether the case records phases: always, except in
+// the benchmark that measures what recording them costs.
+func (r *caseRunner) recordsPhases() bool {
+	return r.hc.hooks == nil || !r.hc.hooks.noPhases
+}
+
+// wrap returns a reused phaseConn around raw, or nil when the case
+// records no phases. Give it back with r.conns.Put once the connection
+// is done.
+func (r *caseRunner) wrap(raw net.Conn) *phaseConn {
+	if !r.recordsPhases() {
+		return nil
+	}
+	pc, _ := r.conns.Get().(*phaseConn)
+	if pc == nil {
+		pc = new(phaseConn)
+	}
+	*pc = phaseConn{Conn: raw}
+	return pc
+}
+
+// clientPhases are the client's phase histograms of one iteration or of
+// the kept iterations.
+type clientPhases struct {
+	connect, handshake, firstByte *stats.Latency
+}
+
+func newClientPhases() *clientPhases {
+	return &clientPhases{stats.NewLatency(), stats.NewLatency(), stats.NewLatency()}
+}
+
+func (p *clientPhases) reset() {
+	p.connect.Reset()
+	p.handshake.Reset()
+	p.firstByte.Reset()
+}
+
+func (p *clientPhases) merge(o *clientPhases) {
+	p.connect.Merge(o.connect)
+	p.handshake.Merge(o.handshake)
+	p.firstByte.Merge(o.firstByte)
+}
+
+// record adds a successful connection's phases.
+func (p *clientPhases) record(c *connResult) {
+	if !c.phases {
+		return
+	}
+	p.connect.Record(c.connect)
+	p.handshake.Record(c.handshake)
+	if c.firstByte >= 0 {
+		p.firstByte.Record(c.firstByte)
+	}
+}
+
+// phaseOf summarises one phase's histogram for the record; encoded, when
+// not empty, is its encoding already made.
+func phaseOf(l *stats.Latency, encoded string) results.Phase {
+	p := results.Phase{Count: l.Count()}
+	if p.Count == 0 {
+		return p
+	}
+	p.P50US, p.P90US, p.P99US, p.P999US = l.PercentileUS(50), l.PercentileUS(90), l.PercentileUS(99), l.PercentileUS(99.9)
+	p.MaxUS = l.MaxUS()
+	p.Histogram = encoded
+	if encoded == "" {
+		p.Histogram, _ = l.Encode() // empty when encoding failed, as the record's
+	}
+	return p
+}
+
+// phaseRecords returns the record's phases: the client's (when
+// recorded), the total (the latency histogram, already encoded in
+// f), and the server's over the kept iterations when it reported them.
+func (r *caseRunner) phaseRecords(m *measured, f figures) map[string]results.Phase {
+	out := map[string]results.Phase{results.PhaseTotal: phaseOf(m.lat, f.histogram)}
+	if r.recordsPhases() {
+		out[results.PhaseConnect] = phaseOf(m.phases.connect, "")
+		out[results.PhaseHandshake] = phaseOf(m.phases.handshake, "")
+		out[results.PhaseFirstByte] = phaseOf(m.phases.firstByte, "")
+	}
+	if f.serverErr == nil {
+		for name, l := range f.server.Phases {
+			out[name] = phaseOf(l, "")
+		}
+	}
+	return out
+}
