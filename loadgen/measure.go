@@ -61,7 +61,7 @@ func (r *caseRunner) warmOne(ctx context.Context, w *warming, i int) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	it, err := r.iteration(ctx, r.hc.Handshakes, nil)
+	it, err := r.runIteration(ctx, nil)
 	if err != nil {
 		return err
 	}
@@ -115,6 +115,9 @@ func (r *caseRunner) startMeasure() *measured {
 	hc := r.hc
 	m := &measured{lat: stats.NewLatency(), scratch: stats.NewLatency(), meter: newMeter(hc.Server, hc.Proxy)}
 	m.total = newIterResult()
+	if hc.Rate > 0 {
+		m.total.open = newWindowStats()
+	}
 	r.budget = newFailureBudget(int64(hc.Iterations)*int64(hc.Handshakes), false)
 	return m
 }
@@ -136,7 +139,7 @@ func (r *caseRunner) runOne(ctx context.Context, m *measured) (pending, error) {
 	m.scratch.Reset()
 	m.meter.begin()
 	first, again := ticketCounts(hc.Clients)
-	it, err := r.iteration(ctx, hc.Handshakes, m.scratch)
+	it, err := r.runIteration(ctx, m.scratch)
 	p := pending{it: it, sp: m.meter.end()}
 	f2, a2 := ticketCounts(hc.Clients)
 	p.firstUses, p.reuses = f2-first, a2-again

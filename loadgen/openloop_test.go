@@ -1,0 +1,256 @@
+package loadgen_test
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"io"
+	"net"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/tlsbench/tlsbench/internal/field"
+	"github.com/tlsbench/tlsbench/internal/testpki"
+	"github.com/tlsbench/tlsbench/loadgen"
+	"github.com/tlsbench/tlsbench/results"
+	"github.com/tlsbench/tlsbench/tlsconf"
+)
+
+// openCase is an open-loop case against s at rate starts per second,
+// windows of n connections.
+func (s *testServer) openCase(name string, version uint16, resume bool, rate float64, n int) loadgen.HandshakeCase {
+	hc := s.handshakeCase(name, version, resume, 1)
+	if resume {
+		co := tlsconf.ClientOptions{Version: version, RootCAs: s.roots, ServerName: "localhost",
+			Sessions: tlsconf.NewSessionPool(loadgen.OpenLoopSessions(0), tlsconf.ReuseMulti).Scoped("")}
+		hc.Clients = []*tls.Config{tlsconf.Client(co)}
+	}
+	hc.Concurrency, hc.Rate, hc.Handshakes = 0, rate, n
+	return hc
+}
+
+// TestOpenLoopRecord runs open-loop cases against the built-in server
+// over loopback, constant and Poisson, full and resumed: every scheduled
+// connection starts (none late or dropped against a fast server), the
+// record carries the schedule's fields, and each connection's latency
+// from its intended start is at least its service time from its actual
+// start, so every percentile of the one is at least the other's.
+func TestOpenLoopRecord(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, nil)
+	for _, tt := range []struct {
+		name    string
+		arrival string
+		resume  bool
+	}{
+		{"constant", "", false},
+		{"poisson", results.ArrivalPoisson, false},
+		{"constant-resume", results.ArrivalConstant, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			hc := s.openCase("handshake/tls1.3/"+tt.name+"/r400", tls.VersionTLS13, tt.resume, 400, 40)
+			hc.Arrival = tt.arrival
+			rec, err := loadgen.RunHandshakes(context.Background(), hc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantArrival := tt.arrival
+			if wantArrival == "" {
+				wantArrival = results.ArrivalConstant
+			}
+			switch {
+			case rec.Arrival != wantArrival || rec.RateTarget == nil || *rec.RateTarget != 400 || rec.Concurrency != 0:
+				t.Errorf("arrival %q, rate target %v, concurrency %d; want %s, 400, 0", rec.Arrival, rec.RateTarget, rec.Concurrency, wantArrival)
+			case rec.MaxInflight != loadgen.DefaultMaxInflight:
+				t.Errorf("max inflight %d, want the default %d", rec.MaxInflight, loadgen.DefaultMaxInflight)
+			case rec.Late == nil || rec.Dropped == nil || *rec.Dropped != 0:
+				t.Errorf("late %v, dropped %v; want counts, none dropped", rec.Late, rec.Dropped)
+			case rec.Handshakes+rec.Errors != 80 || rec.Iterations != 2 || len(rec.SamplesUS) != 2:
+				t.Errorf("%d handshakes + %d errors over %d windows; want the 2 windows' 80 connections", rec.Handshakes, rec.Errors, rec.Iterations)
+			case rec.RateAchieved == nil || *rec.RateAchieved <= 0 || *rec.RateAchieved > 400*1.0001:
+				t.Errorf("rate achieved %v: want above 0 and at most the 400 scheduled", rec.RateAchieved)
+			case rec.StartLatenessP50US == nil || rec.StartLatenessP99US == nil || *rec.StartLatenessP99US < *rec.StartLatenessP50US:
+				t.Errorf("start lateness p50 %v p99 %v", rec.StartLatenessP50US, rec.StartLatenessP99US)
+			case rec.ServiceP50US == nil || rec.ServiceP999US == nil:
+				t.Fatalf("service percentiles missing")
+			case rec.P50US < *rec.ServiceP50US || rec.P90US < *rec.ServiceP90US || rec.P99US < *rec.ServiceP99US:
+				t.Errorf("latency p50/p90/p99 %.0f/%.0f/%.0f below service %.0f/%.0f/%.0f: latency must count from the intended start",
+					rec.P50US, rec.P90US, rec.P99US, *rec.ServiceP50US, *rec.ServiceP90US, *rec.ServiceP99US)
+			case rec.DurationUS != nil || rec.Verdict != "":
+				t.Errorf("duration %v, verdict %q: want none given no duration, passed", rec.DurationUS, rec.Verdict)
+			}
+			if tt.resume && (rec.ResumptionRate != 1 || rec.ServerResumed == nil || *rec.ServerResumed != rec.Resumed) {
+				t.Errorf("resumed %d (rate %.2f), server %v: want every handshake resumed, by both counts", rec.Resumed, rec.ResumptionRate, rec.ServerResumed)
+			}
+		})
+	}
+}
+
+// TestDurationWindows: with a duration, an open-loop case schedules the
+// rate over each window, and a closed-loop case runs waves until each
+// window ends; both record the measured time.
+func TestDurationWindows(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, nil)
+	open := s.openCase("open", tls.VersionTLS13, false, 500, 0)
+	open.Duration, open.Iterations, open.Warmup = 200*time.Millisecond, 4, 0
+	rec, err := loadgen.RunHandshakes(context.Background(), open)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 4 windows of 50 ms at 500/s: 25 connections each.
+	if rec.Handshakes+rec.Errors+*rec.Dropped != 100 || rec.DurationUS == nil || *rec.DurationUS != 200_000 {
+		t.Errorf("open loop: %d handshakes, %d errors, %d dropped, duration %v µs; want 100 connections over 200000 µs",
+			rec.Handshakes, rec.Errors, *rec.Dropped, rec.DurationUS)
+	}
+	closed := s.handshakeCase("closed", tls.VersionTLS13, false, 2)
+	closed.Duration, closed.Iterations, closed.Warmup = 200*time.Millisecond, 2, 0
+	rec, err = loadgen.RunHandshakes(context.Background(), closed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.DurationUS == nil || *rec.DurationUS < 200_000 || rec.Handshakes < 2 || rec.Arrival != "" || rec.RateTarget != nil {
+		t.Errorf("closed loop: duration %v µs, %d handshakes, arrival %q; want at least 200000 µs of waves, no schedule", rec.DurationUS, rec.Handshakes, rec.Arrival)
+	}
+}
+
+// TestOpenLoopValidation: settings an open-loop case cannot run with
+// are refused naming the field.
+func TestOpenLoopValidation(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, nil)
+	for _, tt := range []struct {
+		name, field string
+		mutate      func(*loadgen.HandshakeCase)
+	}{
+		{"negative rate", "Rate", func(hc *loadgen.HandshakeCase) { hc.Rate = -1 }},
+		{"arrival without rate", "Rate", func(hc *loadgen.HandshakeCase) { hc.Rate, hc.Concurrency, hc.Arrival = 0, 1, "poisson" }},
+		{"unknown arrival", "Arrival", func(hc *loadgen.HandshakeCase) { hc.Arrival = "bursty" }},
+		{"negative cap", "MaxInflight", func(hc *loadgen.HandshakeCase) { hc.MaxInflight = -1 }},
+		{"target error", "TargetError", func(hc *loadgen.HandshakeCase) { hc.TargetError = 0.02 }},
+		{"empty windows", "Duration", func(hc *loadgen.HandshakeCase) { hc.Rate, hc.Duration, hc.Iterations = 1, 100*time.Millisecond, 10 }},
+		{"negative duration", "Duration", func(hc *loadgen.HandshakeCase) { hc.Duration = -time.Second }},
+	} {
+		hc := s.openCase("invalid", tls.VersionTLS13, false, 100, 10)
+		tt.mutate(&hc)
+		rec, err := loadgen.RunHandshakes(context.Background(), hc)
+		var fe *field.Error
+		if !errors.As(err, &fe) || fe.Field != tt.field || rec != nil {
+			t.Errorf("%s: record %v, error %v; want a field error naming %s", tt.name, rec != nil, err, tt.field)
+		}
+	}
+}
+
+// slowServer is a real TLS server on loopback that accepts at once but
+// starts each handshake only after delay, then echoes the ping: up, but
+// slow. It holds each connection at least delay.
+func slowServer(t *testing.T, delay time.Duration) (string, *x509.CertPool) {
+	t.Helper()
+	cfg, ca := testpki.Server(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	t.Cleanup(func() { ln.Close(); wg.Wait() })
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				defer c.Close()
+				time.Sleep(delay)
+				c.SetDeadline(time.Now().Add(10 * time.Second))
+				tc := tls.Server(c, cfg)
+				if tc.Handshake() != nil {
+					return
+				}
+				ping := make([]byte, 1)
+				if _, err := io.ReadFull(tc, ping); err == nil {
+					tc.Write(ping)
+					io.Copy(io.Discard, tc)
+				}
+			}()
+		}
+	}()
+	return ln.Addr().String(), ca.Pool()
+}
+
+func slowCase(addr string, roots *x509.CertPool, rate float64, n, maxInflight int) loadgen.HandshakeCase {
+	cfg := tlsconf.Client(tlsconf.ClientOptions{Version: tls.VersionTLS13, RootCAs: roots, ServerName: "localhost"})
+	return loadgen.HandshakeCase{
+		Name: "handshake/tls1.3/full/slow", Version: tls.VersionTLS13, Rate: rate, Handshakes: n, Iterations: 1,
+		MaxInflight: maxInflight, Clients: []*tls.Config{cfg}, Dialer: loadgen.TCPDialer{Addr: addr},
+		Words: loadgen.Words{Names: map[string]string{"Rate": "--rate", "MaxInflight": "--max-inflight"}},
+	}
+}
+
+// TestOpenLoopSlowServerLate: against a server that holds each
+// connection 280 ms, one connection at a time, starts due every 250 ms
+// for a 1 s window: each start after the first finds the slot taken,
+// waits for it and is late (3); all of them start before the window
+// ends, so none is dropped and the rate, 4 starts in the window's
+// second, is held. The late starts' latencies count their wait.
+func TestOpenLoopSlowServerLate(t *testing.T) {
+	t.Parallel()
+	addr, roots := slowServer(t, 280*time.Millisecond)
+	rec, err := loadgen.RunHandshakes(context.Background(), slowCase(addr, roots, 4, 4, 1))
+	if err != nil {
+		t.Fatalf("error %v: the case held its rate", err)
+	}
+	if *rec.Late != 3 || *rec.Dropped != 0 || rec.Handshakes != 4 || *rec.RateAchieved != 4 || rec.Verdict != "" {
+		t.Errorf("late %d, dropped %d, %d handshakes, rate achieved %v, verdict %q; want 3 late, 0 dropped, 4, exactly 4/s, passed",
+			*rec.Late, *rec.Dropped, rec.Handshakes, *rec.RateAchieved, rec.Verdict)
+	}
+	// The last start was due at 750 ms and could start only after three
+	// connections of at least 280 ms each: it waited at least 90 ms.
+	if rec.P999US < *rec.ServiceP999US+90_000 {
+		t.Errorf("latency max %.0f µs, service max %.0f µs: the wait for a slot is missing from the latency", rec.P999US, *rec.ServiceP999US)
+	}
+	if *rec.ServiceP50US < 280_000 {
+		t.Errorf("service p50 %.0f µs, below the server's 280 ms delay", *rec.ServiceP50US)
+	}
+}
+
+// TestOpenLoopSlowServerDrops: the same kind of server holding each
+// connection 450 ms, starts due every 200 ms over a 2 s window, one slot:
+// the slot frees at about 0.45, 0.9, 1.35 and 1.8 s, so 4 starts are late,
+// and the one due at 1 s finds no slot before the window ends at 2 s: it
+// and the 4 due after it are dropped. 5 starts in 2 s is 2.5/s of the 5
+// asked for: both gates fail, the record is returned marked failed, and
+// the error blames the in-flight cap and the slow server.
+func TestOpenLoopSlowServerDrops(t *testing.T) {
+	t.Parallel()
+	addr, roots := slowServer(t, 450*time.Millisecond)
+	rec, err := loadgen.RunHandshakes(context.Background(), slowCase(addr, roots, 5, 10, 1))
+	var re *loadgen.RateError
+	if !errors.As(err, &re) || rec == nil {
+		t.Fatalf("record %v, error %v (%T); want the record and a RateError", rec != nil, err, err)
+	}
+	if *rec.Late != 4 || *rec.Dropped != 5 || rec.Handshakes != 5 || *rec.RateAchieved != 2.5 {
+		t.Errorf("late %d, dropped %d, %d handshakes, rate achieved %v; want 4, 5, 5, exactly 2.5/s",
+			*rec.Late, *rec.Dropped, rec.Handshakes, *rec.RateAchieved)
+	}
+	if re.Cause != loadgen.CauseInflight || rec.Verdict != loadgen.VerdictFailed {
+		t.Errorf("cause %q, verdict %q; want the in-flight cap, failed", re.Cause, rec.Verdict)
+	}
+	for _, want := range []string{"started 2.5 connections per second, below 99% of the 5 asked for",
+		"dropped 5 of 10 scheduled connections (50%), above 0.1%", "in-flight cap was reached",
+		"server answers too slowly", "--max-inflight", "--rate"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not say %q", err, want)
+		}
+	}
+	if !strings.Contains(strings.Join(rec.Notes, "; "), "failed: the schedule was not held") {
+		t.Errorf("notes %q do not say why the case failed", rec.Notes)
+	}
+}
