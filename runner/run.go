@@ -417,6 +417,9 @@ func (st *runState) clients(c *Case, srv *builtin, external bool) ([]*tls.Config
 		size := p.SessionPool
 		if size == 0 {
 			size = c.Concurrency
+			if c.Rate > 0 {
+				size = loadgen.OpenLoopSessions(p.MaxInflight)
+			}
 		}
 		pool = tlsconf.NewSessionPool(size, p.TicketReuse)
 	}
@@ -515,6 +518,10 @@ func (st *runState) handshakeCase(c *Case, sp *sideSpec, srv *builtin) loadgen.H
 		ConnTimeout: p.ConnTimeout, Clients: cfgs, ClientIdentities: keys,
 		Dialer: srv.caseDialer(), Server: srv.observer, Proxy: srv.proxyObserver(),
 		Record: rec, Words: p.Words,
+		Rate: c.Rate, Duration: p.Duration,
+	}
+	if c.Rate > 0 {
+		hc.Arrival, hc.MaxInflight = c.Arrival, p.MaxInflight
 	}
 	if c.Proxy != "" {
 		// What the exchange says must get through the proxy: a bumping
