@@ -34,9 +34,9 @@ func (p *Plan) validateOpen() error {
 	case p.TargetError > 0:
 		return field.Errorf("TargetError", nil, "open-loop cases ({Rates}) measure {Iterations} windows of their schedule: drop {TargetError}")
 	case p.Versus.enabled():
-		return field.Errorf("Rates", nil, "open-loop cases ({Rates}) are not interleaved with another side yet: drop {Versus} or {Rates}")
+		return field.Errorf("Rates", nil, "open-loop cases ({Rates}) measure one server, not interleaved sides: drop {Versus} or {Rates}")
 	case p.Proxy.URL != "":
-		return field.Errorf("Rates", nil, "open-loop cases ({Rates}) do not go through a proxy yet: drop {Proxy.URL} or {Rates}")
+		return field.Errorf("Rates", nil, "open-loop cases ({Rates}) connect to the server directly, not through a proxy: drop {Proxy.URL} or {Rates}")
 	}
 	if p.Duration > 0 && p.Iterations > 0 {
 		window := p.Duration.Seconds() / float64(p.Iterations)

@@ -251,8 +251,9 @@ func (p *Plan) validateCounts() error {
 		return field.Errorf("Iterations", p.Iterations, "must be at least 1")
 	}
 	// A wave larger than an iteration never happens: such a case would
-	// be named for a concurrency it never reached.
-	if c := slices.Max(append([]int{0}, p.Concurrency...)); c > p.Handshakes {
+	// be named for a concurrency it never reached. Timed iterations
+	// (Duration) run waves until their time is up.
+	if c := slices.Max(append([]int{0}, p.Concurrency...)); c > p.Handshakes && p.Duration == 0 {
 		return field.Errorf("Concurrency", c, "more than the %d handshakes of an iteration ({Handshakes}), so no wave would reach it: raise {Handshakes} to at least %d, or lower {Concurrency}", p.Handshakes, c)
 	}
 	if p.Warmup < 0 {
