@@ -440,6 +440,16 @@ func isStop(err error) bool {
 	return errors.As(err, &ce) || errors.As(err, &se) || errors.As(err, &ee)
 }
 
+// conns counts the connections the iteration made: a timed iteration
+// (Duration) makes as many as its time allows.
+func (it iterResult) conns() int {
+	n := it.ok
+	for _, v := range it.failures {
+		n += v
+	}
+	return int(n)
+}
+
 func newIterResult() iterResult {
 	return iterResult{failures: map[string]int64{}, groups: map[tls.CurveID]int64{}, ciphers: map[uint16]int64{}, perClient: map[int]int64{}, failedBy: map[int]int64{}}
 }
@@ -791,7 +801,7 @@ func (r *caseRunner) iteration(ctx context.Context, n int, lat *stats.Latency) (
 		if ctx.Err() != nil {
 			return out, ctx.Err()
 		}
-		return out, hc.caseError(out.firstKind, out.firstErr, n)
+		return out, hc.caseError(out.firstKind, out.firstErr, out.conns())
 	}
 	return out, nil
 }
