@@ -84,12 +84,13 @@ func validateOpenLoop(fs *flagSet, f *runFlags) error {
 }
 
 // openLoopDefaults applies the defaults that differ for --rate and
-// --duration: open-loop cases measure 10 windows, and a case whose
-// measured time is fixed (--rate, --duration) is not cut short by
-// --case-time nor extended by --target-error unless they are given.
+// --duration (after --quick's): open-loop cases measure 10 windows (5
+// with --quick), and a case whose measured time is fixed (--rate,
+// --duration) is not cut short by --case-time nor extended by
+// --target-error unless they are given.
 func openLoopDefaults(fs *flagSet, f *runFlags) {
 	rate, timed := fs.isSet("rate"), fs.isSet("duration") && f.tp.mode == modeHandshake
-	if rate && !fs.isSet("iterations") {
+	if rate && !fs.isSet("iterations") && !f.quick {
 		f.iterations = 10
 	}
 	if (rate || timed) && !fs.isSet("case-time") {

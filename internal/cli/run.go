@@ -217,10 +217,10 @@ func parseRun(args []string, stdout io.Writer) (*flagSet, *runFlags, error) {
 	if err := fs.parse(args); err != nil {
 		return nil, nil, err
 	}
-	openLoopDefaults(fs, f)
 	if f.quick {
 		applyQuick(fs, f)
 	}
+	openLoopDefaults(fs, f)
 	boundTargetError(fs, f)
 	return fs, f, nil
 }
