@@ -15,6 +15,7 @@ import (
 
 	"github.com/tlsbench/tlsbench/internal/field"
 	"github.com/tlsbench/tlsbench/internal/testchild"
+	"github.com/tlsbench/tlsbench/loadgen"
 	"github.com/tlsbench/tlsbench/results"
 	"github.com/tlsbench/tlsbench/runner"
 	"github.com/tlsbench/tlsbench/stats"
@@ -219,4 +220,30 @@ func TestStallOpenLoopShowsClosedLoopHides(t *testing.T) {
 		t.Errorf("closed loop: p99 %.0f µs, p99.9 %.0f µs; one stalled handshake of %d cannot reach them", rec.P99US, rec.P999US, rec.Handshakes)
 	}
 	t.Logf("closed loop: p99 %.0f µs, p99.9 %.0f µs, max %.0f µs over %d handshakes", rec.P99US, rec.P999US, latencyMaxUS(t, rec), rec.Handshakes)
+}
+
+// TestRateGateAgainstChildServer: 20,000 starts per second with one
+// connection open at a time is more than any server can answer: the
+// case fails the schedule's gates, blaming the in-flight cap, and its
+// record is emitted marked failed, the run going on as for other gates.
+func TestRateGateAgainstChildServer(t *testing.T) {
+	t.Parallel()
+	p := ratePlan()
+	p.Resume, p.Rates, p.Handshakes, p.Iterations, p.Warmup, p.MaxInflight = []bool{false}, []float64{20000}, 1000, 1, 0, 1
+	var recs []results.Record
+	err := runner.Run(context.Background(), p, func(r *results.Record) error {
+		recs = append(recs, *r)
+		return nil
+	})
+	var fc *runner.FailedCases
+	var re *loadgen.RateError
+	if !errors.As(err, &fc) || !errors.As(err, &re) {
+		t.Fatalf("error %v (%T); want the case failed by the schedule's gate", err, err)
+	}
+	if re.Cause != loadgen.CauseInflight || re.Dropped == 0 || !strings.Contains(err.Error(), "in-flight cap was reached") {
+		t.Errorf("cause %q, dropped %d, error %q; want the cap blamed for the drops", re.Cause, re.Dropped, err)
+	}
+	if len(recs) != 1 || recs[0].Verdict != "failed" || *recs[0].Dropped != re.Dropped || *recs[0].Dropped+recs[0].Handshakes+recs[0].Errors != 1000 {
+		t.Errorf("records %d: want the failed case's, its 1000 scheduled connections all counted", len(recs))
+	}
 }
