@@ -3,6 +3,7 @@ package loadgen
 import (
 	"fmt"
 	"runtime"
+	"strconv"
 	"strings"
 
 	"github.com/tlsbench/tlsbench/results"
@@ -59,14 +60,23 @@ func (e *RateError) Error() string { return e.Case + ": " + e.reason() }
 func (e *RateError) reason() string {
 	var short []string
 	if e.Achieved < MinRateShare*e.Offered {
-		short = append(short, fmt.Sprintf("started %.4g connections per second, below %s of the %.4g asked for",
-			e.Achieved, percent(MinRateShare), e.Target))
+		short = append(short, fmt.Sprintf("started %s connections per second, below %s of the %s asked for",
+			rateText(e.Achieved), percent(MinRateShare), strconv.FormatFloat(e.Target, 'f', -1, 64)))
 	}
 	if float64(e.Dropped) > MaxDropShare*float64(e.Scheduled) {
 		short = append(short, fmt.Sprintf("dropped %d of %d scheduled connections (%s), above %s",
 			e.Dropped, e.Scheduled, percent(ratio(e.Dropped, e.Scheduled)), percent(MaxDropShare)))
 	}
 	return "the schedule was not held: " + strings.Join(short, ", and ") + "; " + e.why()
+}
+
+// rateText writes a rate achieved: whole starts per second, or three
+// digits below a hundred.
+func rateText(v float64) string {
+	if v >= 100 {
+		return fmt.Sprintf("%.0f", v)
+	}
+	return strconv.FormatFloat(v, 'g', 3, 64)
 }
 
 // why says which end could not keep up.
