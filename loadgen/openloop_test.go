@@ -32,6 +32,25 @@ func (s *testServer) openCase(name string, version uint16, resume bool, rate flo
 	return hc
 }
 
+// runOpen runs an open-loop case that should hold its schedule. On a
+// machine loaded by other work (or the race detector) the generator may
+// still fall behind: its record comes with a RateError blaming the CPU,
+// which is logged, not failed, as the figures checked are there either
+// way; the in-flight cap or another error fails the test.
+func runOpen(t *testing.T, hc loadgen.HandshakeCase) *results.Record {
+	t.Helper()
+	rec, err := loadgen.RunHandshakes(context.Background(), hc)
+	var re *loadgen.RateError
+	switch {
+	case err == nil:
+	case errors.As(err, &re) && re.Cause != loadgen.CauseInflight && rec != nil:
+		t.Logf("loaded machine: %v", err)
+	default:
+		t.Fatal(err)
+	}
+	return rec
+}
+
 // TestOpenLoopRecord runs open-loop cases against the built-in server
 // over loopback, constant and Poisson, full and resumed: every scheduled
 // connection starts (none late or dropped against a fast server), the
@@ -51,27 +70,24 @@ func TestOpenLoopRecord(t *testing.T) {
 		{"constant-resume", results.ArrivalConstant, true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			hc := s.openCase("handshake/tls1.3/"+tt.name+"/r400", tls.VersionTLS13, tt.resume, 400, 40)
+			hc := s.openCase("handshake/tls1.3/"+tt.name+"/r100", tls.VersionTLS13, tt.resume, 100, 20)
 			hc.Arrival = tt.arrival
-			rec, err := loadgen.RunHandshakes(context.Background(), hc)
-			if err != nil {
-				t.Fatal(err)
-			}
+			rec := runOpen(t, hc)
 			wantArrival := tt.arrival
 			if wantArrival == "" {
 				wantArrival = results.ArrivalConstant
 			}
 			switch {
-			case rec.Arrival != wantArrival || rec.RateTarget == nil || *rec.RateTarget != 400 || rec.Concurrency != 0:
-				t.Errorf("arrival %q, rate target %v, concurrency %d; want %s, 400, 0", rec.Arrival, rec.RateTarget, rec.Concurrency, wantArrival)
+			case rec.Arrival != wantArrival || rec.RateTarget == nil || *rec.RateTarget != 100 || rec.Concurrency != 0:
+				t.Errorf("arrival %q, rate target %v, concurrency %d; want %s, 100, 0", rec.Arrival, rec.RateTarget, rec.Concurrency, wantArrival)
 			case rec.MaxInflight != loadgen.DefaultMaxInflight:
 				t.Errorf("max inflight %d, want the default %d", rec.MaxInflight, loadgen.DefaultMaxInflight)
 			case rec.Late == nil || rec.Dropped == nil || *rec.Dropped != 0:
 				t.Errorf("late %v, dropped %v; want counts, none dropped", rec.Late, rec.Dropped)
-			case rec.Handshakes+rec.Errors != 80 || rec.Iterations != 2 || len(rec.SamplesUS) != 2:
-				t.Errorf("%d handshakes + %d errors over %d windows; want the 2 windows' 80 connections", rec.Handshakes, rec.Errors, rec.Iterations)
-			case rec.RateAchieved == nil || *rec.RateAchieved <= 0 || *rec.RateAchieved > 400*1.0001:
-				t.Errorf("rate achieved %v: want above 0 and at most the 400 scheduled", rec.RateAchieved)
+			case rec.Handshakes+rec.Errors != 40 || rec.Iterations != 2 || len(rec.SamplesUS) != 2:
+				t.Errorf("%d handshakes + %d errors over %d windows; want the 2 windows' 40 connections", rec.Handshakes, rec.Errors, rec.Iterations)
+			case rec.RateAchieved == nil || *rec.RateAchieved <= 0 || *rec.RateAchieved > 100*1.0001:
+				t.Errorf("rate achieved %v: want above 0 and at most the 100 scheduled", rec.RateAchieved)
 			case rec.StartLatenessP50US == nil || rec.StartLatenessP99US == nil || *rec.StartLatenessP99US < *rec.StartLatenessP50US:
 				t.Errorf("start lateness p50 %v p99 %v", rec.StartLatenessP50US, rec.StartLatenessP99US)
 			case rec.ServiceP50US == nil || rec.ServiceP999US == nil:
@@ -79,8 +95,8 @@ func TestOpenLoopRecord(t *testing.T) {
 			case rec.P50US < *rec.ServiceP50US || rec.P90US < *rec.ServiceP90US || rec.P99US < *rec.ServiceP99US:
 				t.Errorf("latency p50/p90/p99 %.0f/%.0f/%.0f below service %.0f/%.0f/%.0f: latency must count from the intended start",
 					rec.P50US, rec.P90US, rec.P99US, *rec.ServiceP50US, *rec.ServiceP90US, *rec.ServiceP99US)
-			case rec.DurationUS != nil || rec.Verdict != "":
-				t.Errorf("duration %v, verdict %q: want none given no duration, passed", rec.DurationUS, rec.Verdict)
+			case rec.DurationUS != nil:
+				t.Errorf("duration %v: want none given no duration", rec.DurationUS)
 			}
 			if tt.resume && (rec.ResumptionRate != 1 || rec.ServerResumed == nil || *rec.ServerResumed != rec.Resumed) {
 				t.Errorf("resumed %d (rate %.2f), server %v: want every handshake resumed, by both counts", rec.Resumed, rec.ResumptionRate, rec.ServerResumed)
@@ -95,20 +111,17 @@ func TestOpenLoopRecord(t *testing.T) {
 func TestDurationWindows(t *testing.T) {
 	t.Parallel()
 	s := startServer(t, nil)
-	open := s.openCase("open", tls.VersionTLS13, false, 500, 0)
-	open.Duration, open.Iterations, open.Warmup = 200*time.Millisecond, 4, 0
-	rec, err := loadgen.RunHandshakes(context.Background(), open)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// 4 windows of 50 ms at 500/s: 25 connections each.
-	if rec.Handshakes+rec.Errors+*rec.Dropped != 100 || rec.DurationUS == nil || *rec.DurationUS != 200_000 {
-		t.Errorf("open loop: %d handshakes, %d errors, %d dropped, duration %v µs; want 100 connections over 200000 µs",
+	open := s.openCase("open", tls.VersionTLS13, false, 100, 0)
+	open.Duration, open.Iterations, open.Warmup = 400*time.Millisecond, 4, 0
+	rec := runOpen(t, open)
+	// 4 windows of 100 ms at 100/s: 10 connections each.
+	if rec.Handshakes+rec.Errors+*rec.Dropped != 40 || rec.DurationUS == nil || *rec.DurationUS != 400_000 {
+		t.Errorf("open loop: %d handshakes, %d errors, %d dropped, duration %v µs; want 40 connections over 400000 µs",
 			rec.Handshakes, rec.Errors, *rec.Dropped, rec.DurationUS)
 	}
 	closed := s.handshakeCase("closed", tls.VersionTLS13, false, 2)
 	closed.Duration, closed.Iterations, closed.Warmup = 200*time.Millisecond, 2, 0
-	rec, err = loadgen.RunHandshakes(context.Background(), closed)
+	rec, err := loadgen.RunHandshakes(context.Background(), closed)
 	if err != nil {
 		t.Fatal(err)
 	}

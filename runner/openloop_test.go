@@ -25,8 +25,8 @@ func ratePlan() runner.Plan {
 	return runner.Plan{
 		Versions:      []uint16{tls.VersionTLS13},
 		Resume:        []bool{false, true},
-		Rates:         []float64{400},
-		Handshakes:    80,
+		Rates:         []float64{200},
+		Handshakes:    40,
 		Iterations:    2,
 		Warmup:        1,
 		MinResumption: 0.99,
@@ -94,7 +94,23 @@ func TestValidateOpenLoop(t *testing.T) {
 // carries the schedule (concurrency 0, its cap, rate and arrival).
 func TestOpenLoopAgainstChildServer(t *testing.T) {
 	t.Parallel()
-	for _, rec := range run(t, ratePlan()) {
+	var recs []results.Record
+	err := runner.Run(context.Background(), ratePlan(), func(r *results.Record) error {
+		recs = append(recs, *r)
+		return nil
+	})
+	var re *loadgen.RateError
+	if err != nil && (!errors.As(err, &re) || re.Cause == loadgen.CauseInflight) {
+		t.Fatal(err)
+	} else if err != nil {
+		// A machine loaded by other work can leave the generator behind
+		// its schedule; what is checked here is there either way.
+		t.Logf("loaded machine: %v", err)
+	}
+	if len(recs) != 2 {
+		t.Fatalf("%d records, want 2", len(recs))
+	}
+	for _, rec := range recs {
 		want := 0.0
 		if rec.Resume {
 			want = 1
@@ -102,9 +118,9 @@ func TestOpenLoopAgainstChildServer(t *testing.T) {
 		switch {
 		case rec.ResumptionRate != want || rec.ServerResumed == nil || *rec.ServerResumed != rec.Resumed:
 			t.Errorf("%s: resumed %d (%.2f), server %v; want rate %.0f by both counts", rec.Name, rec.Resumed, rec.ResumptionRate, rec.ServerResumed, want)
-		case rec.Handshakes+rec.Errors != 160 || *rec.Dropped != 0:
-			t.Errorf("%s: %d handshakes, %d errors, %d dropped; want all 160 scheduled started", rec.Name, rec.Handshakes, rec.Errors, *rec.Dropped)
-		case rec.Concurrency != 0 || rec.MaxInflight != 4096 || *rec.RateTarget != 400 || rec.Arrival != "constant" || rec.Params["rate"] != "400":
+		case rec.Handshakes+rec.Errors != 80 || *rec.Dropped != 0:
+			t.Errorf("%s: %d handshakes, %d errors, %d dropped; want all 80 scheduled started", rec.Name, rec.Handshakes, rec.Errors, *rec.Dropped)
+		case rec.Concurrency != 0 || rec.MaxInflight != 4096 || *rec.RateTarget != 200 || rec.Arrival != "constant" || rec.Params["rate"] != "200":
 			t.Errorf("%s: concurrency %d, cap %d, rate %v, arrival %q, params %v", rec.Name, rec.Concurrency, rec.MaxInflight, *rec.RateTarget, rec.Arrival, rec.Params)
 		case rec.ServerCPUUS == nil || rec.ServiceP99US == nil || rec.StartLatenessP99US == nil:
 			t.Errorf("%s: server CPU %v, service p99 %v, start lateness p99 %v: all measured", rec.Name, rec.ServerCPUUS, rec.ServiceP99US, rec.StartLatenessP99US)
