@@ -168,7 +168,8 @@ func slowServer(t *testing.T, delay time.Duration) (string, *x509.CertPool) {
 		t.Fatal(err)
 	}
 	var wg sync.WaitGroup
-	t.Cleanup(func() { ln.Close(); wg.Wait() })
+	done := make(chan struct{})
+	t.Cleanup(func() { close(done); ln.Close(); wg.Wait() })
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
@@ -181,7 +182,11 @@ func slowServer(t *testing.T, delay time.Duration) (string, *x509.CertPool) {
 			go func() {
 				defer wg.Done()
 				defer c.Close()
-				time.Sleep(delay)
+				select {
+				case <-time.After(delay):
+				case <-done:
+					return
+				}
 				c.SetDeadline(time.Now().Add(10 * time.Second))
 				tc := tls.Server(c, cfg)
 				if tc.Handshake() != nil {
@@ -266,4 +271,76 @@ func TestOpenLoopSlowServerDrops(t *testing.T) {
 	if !strings.Contains(strings.Join(rec.Notes, "; "), "failed: the schedule was not held") {
 		t.Errorf("notes %q do not say why the case failed", rec.Notes)
 	}
+}
+
+// TestOpenLoopHostileServers: an open-loop case against a port nothing
+// listens on fails at once with every connection refused; against a
+// server that accepts and never answers, every connection of the window
+// times out and the case stops as a stall; interrupted in the middle of
+// a long window held up by a slow server, it returns promptly with the
+// interruption rather than wait out the window.
+func TestOpenLoopHostileServers(t *testing.T) {
+	t.Parallel()
+	t.Run("refused", func(t *testing.T) {
+		t.Parallel()
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		addr := ln.Addr().String()
+		ln.Close()
+		_, roots := slowServer(t, 0)
+		rec, err := loadgen.RunHandshakes(context.Background(), slowCase(addr, roots, 50, 5, 2))
+		var ce *loadgen.CaseError
+		if !errors.As(err, &ce) || ce.Count != 5 || rec != nil {
+			t.Errorf("record %v, error %v; want every one of the 5 connections refused", rec != nil, err)
+		}
+	})
+	t.Run("silent", func(t *testing.T) {
+		t.Parallel()
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ln.Close()
+		go func() {
+			var held []net.Conn // accepted, never answered
+			defer func() {
+				for _, c := range held {
+					c.Close()
+				}
+			}()
+			for {
+				c, err := ln.Accept()
+				if err != nil {
+					return
+				}
+				held = append(held, c)
+			}
+		}()
+		_, roots := slowServer(t, 0)
+		hc := slowCase(ln.Addr().String(), roots, 20, 4, 2)
+		hc.ConnTimeout = 300 * time.Millisecond
+		_, err = loadgen.RunHandshakes(context.Background(), hc)
+		var se *loadgen.StallError
+		if !errors.As(err, &se) || se.Stage != "handshake" {
+			t.Errorf("error %v; want a stall while waiting for the handshake", err)
+		}
+	})
+	t.Run("interrupted", func(t *testing.T) {
+		t.Parallel()
+		addr, roots := slowServer(t, 5*time.Second)
+		ctx, cancel := context.WithCancel(context.Background())
+		time.AfterFunc(300*time.Millisecond, cancel)
+		began := time.Now()
+		// A 10 s window, one connection open at a time.
+		_, err := loadgen.RunHandshakes(ctx, slowCase(addr, roots, 10, 100, 1))
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("error %v; want the interruption", err)
+		}
+		// The slow server holds the one connection 5 s.
+		if took := time.Since(began); took > 4*time.Second {
+			t.Errorf("returned %v after the interruption: it waited for the window or the slow server", took)
+		}
+	})
 }
