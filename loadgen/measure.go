@@ -52,7 +52,7 @@ func (r *caseRunner) startWarmup() *warming {
 	// are more than every iteration together may have, and only for
 	// timeouts (see lost), so one unlucky connection of a cold start
 	// does not fail a case whose measured iterations would pass.
-	r.budget = newFailureBudget(int64(hc.Warmup+hc.Iterations)*int64(hc.Handshakes), true)
+	r.budget = hc.failureBudget(hc.Warmup+hc.Iterations, true)
 	return w
 }
 
@@ -118,7 +118,7 @@ func (r *caseRunner) startMeasure() *measured {
 	if hc.Rate > 0 {
 		m.total.open = newWindowStats()
 	}
-	r.budget = newFailureBudget(int64(hc.Iterations)*int64(hc.Handshakes), false)
+	r.budget = hc.failureBudget(hc.Iterations, false)
 	return m
 }
 
@@ -131,7 +131,7 @@ func (r *caseRunner) runOne(ctx context.Context, m *measured) (pending, error) {
 	if err := ctx.Err(); err != nil {
 		return pending{}, err
 	}
-	if len(m.samples) >= hc.Iterations {
+	if len(m.samples) >= hc.Iterations && r.budget != nil {
 		// Past the planned iterations (towards a target error), each
 		// iteration is one more the case is to make.
 		r.budget.planned += int64(hc.Handshakes)

@@ -172,6 +172,8 @@ func (hc *HandshakeCase) validateOpen() error {
 	switch {
 	case hc.Duration < 0:
 		return field.Errorf("Duration", hc.Duration, "must be positive, or 0 for none")
+	case hc.Duration > 0 && hc.TargetError > 0:
+		return field.Errorf("TargetError", nil, "a case given {Duration} measures that long: it has no target error")
 	case hc.Rate == 0 && (hc.Arrival != "" || hc.MaxInflight != 0):
 		return field.Errorf("Rate", nil, "{Arrival} and {MaxInflight} shape a schedule: give {Rate}")
 	case hc.Rate == 0:
@@ -190,6 +192,18 @@ func (hc *HandshakeCase) validateOpen() error {
 		return field.Errorf("Rate", hc.Rate, "a window of %d connections would last over an hour", hc.Handshakes)
 	}
 	return nil
+}
+
+// failureBudget is the failure budget of iters iterations. Timed waves
+// (closed loop with a Duration) make as many connections as their time
+// allows, unknown in advance: they have none, so their error rate is
+// judged at the end (a wave in which every connection timed out still
+// stops them as a stall).
+func (hc *HandshakeCase) failureBudget(iters int, warmup bool) *failureBudget {
+	if hc.Duration > 0 && hc.Rate == 0 {
+		return nil
+	}
+	return newFailureBudget(int64(iters)*int64(hc.Handshakes), warmup)
 }
 
 // runIteration runs one iteration of the case: a window of the schedule

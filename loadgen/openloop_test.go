@@ -146,6 +146,9 @@ func TestOpenLoopValidation(t *testing.T) {
 		{"target error", "TargetError", func(hc *loadgen.HandshakeCase) { hc.TargetError = 0.02 }},
 		{"empty windows", "Duration", func(hc *loadgen.HandshakeCase) { hc.Rate, hc.Duration, hc.Iterations = 1, 100*time.Millisecond, 10 }},
 		{"negative duration", "Duration", func(hc *loadgen.HandshakeCase) { hc.Duration = -time.Second }},
+		{"duration and target error", "TargetError", func(hc *loadgen.HandshakeCase) {
+			hc.Rate, hc.Concurrency, hc.Duration, hc.TargetError = 0, 1, time.Second, 0.02
+		}},
 	} {
 		hc := s.openCase("invalid", tls.VersionTLS13, false, 100, 10)
 		tt.mutate(&hc)

@@ -13,6 +13,9 @@ func (p *Plan) validateOpen() error {
 	if p.Duration < 0 {
 		return field.Errorf("Duration", p.Duration, "must be positive")
 	}
+	if p.Duration > 0 && p.TargetError > 0 {
+		return field.Errorf("TargetError", nil, "{Duration} fixes each case's measured time: drop {TargetError} or {Duration}")
+	}
 	if len(p.Rates) == 0 {
 		if p.Arrival != "" || p.MaxInflight != 0 {
 			return field.Errorf("Rates", nil, "{Arrival} and {MaxInflight} shape the schedule of open-loop cases: give {Rates}")
