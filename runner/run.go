@@ -25,8 +25,9 @@ import (
 
 // FailedCases is returned when some cases failed (their resumption was
 // below the minimum, too many connections failed, a wave stalled, every
-// handshake of an iteration failed, or the server saw other identities
-// than the client presented); the records of those that measured
+// handshake of an iteration failed, the server saw other identities
+// than the client presented, or an open-loop case did not hold its
+// schedule); the records of those that measured
 // something were emitted, marked failed.
 // It is a benchmark failure, not a usage error.
 type FailedCases struct{ Errs []error }
