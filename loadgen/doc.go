@@ -18,6 +18,16 @@
 // case whose warm-up resumed less than the required share stops with a
 // ResumptionError rather than report full handshakes as resumed ones.
 //
+// An open-loop case (HandshakeCase.Rate) starts its connections on a
+// schedule instead, constant or Poisson, each iteration a window of
+// equal length: latency counts from each connection's intended start,
+// so that a server that falls behind shows it rather than slowing the
+// load (no coordinated omission), with the service time from the actual
+// start beside it. Starts that wait for the in-flight cap are counted
+// late, those that find no room before their window ends dropped, and a
+// case that does not hold its schedule fails with a RateError that says
+// whether the client's CPU or the cap (a slow server) held it back.
+//
 // Every measured connection's time is split into phases, each into an
 // HDR histogram kept over the measured iterations only: the connect, the
 // handshake from the client's first byte written, and the wait from its

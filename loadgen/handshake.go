@@ -1,6 +1,7 @@
 package loadgen
 
 import (
+	"cmp"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -35,8 +36,25 @@ type HandshakeCase struct {
 	Mutual bool
 	// Concurrency is the size of a wave of simultaneous handshakes.
 	Concurrency int
-	// Handshakes per iteration (default 128).
+	// Handshakes per iteration (default 128); in open loop, the
+	// connections a window schedules when Duration is not set.
 	Handshakes int
+	// Rate, when above 0, makes the case open-loop: connections start
+	// on a schedule at Rate starts per second, each iteration a window
+	// of equal length (see window), and Concurrency is not used.
+	Rate float64
+	// Arrival is the schedule's shape: results.ArrivalConstant (the
+	// default) or results.ArrivalPoisson, whose random arrivals are
+	// seeded from the case name so that a case repeats its schedule.
+	Arrival string
+	// MaxInflight bounds the connections an open-loop case has open at
+	// once (default DefaultMaxInflight).
+	MaxInflight int
+	// Duration, when set, is the measured time of the case: each of the
+	// Iterations is a window of Duration/Iterations. In open loop a
+	// window then schedules Rate × its length connections; in closed
+	// loop waves run until the window ends.
+	Duration time.Duration
 	// Iterations measured and Warmup iterations discarded before them.
 	Iterations int
 	Warmup     int
@@ -243,15 +261,25 @@ type iterResult struct {
 	ciphers   map[uint16]int64
 	perClient map[int]int64 // successful handshakes by client index
 	failedBy  map[int]int64 // failed connections by client index
+	// open is an open-loop window's schedule and timing (nil in closed
+	// loop); in the totals, the kept windows' together.
+	open *windowStats
 }
 
 func (hc *HandshakeCase) setDefaults() error {
 	if hc.Handshakes <= 0 {
 		hc.Handshakes = 128
 	}
+	if hc.Rate > 0 {
+		hc.Arrival = cmp.Or(hc.Arrival, results.ArrivalConstant)
+		if hc.MaxInflight == 0 {
+			hc.MaxInflight = DefaultMaxInflight
+		}
+	}
 	if err := hc.validate(); err != nil {
 		return fmt.Errorf("%s: %w", hc.Name, err)
 	}
+	hc.openDefaults()
 	if hc.Exchange == nil {
 		hc.Exchange = PingPong
 	}
@@ -267,8 +295,11 @@ func (hc *HandshakeCase) setDefaults() error {
 // validate checks the settings a case cannot run without; the errors
 // name the field (*field.Error).
 func (hc *HandshakeCase) validate() error {
+	if err := hc.validateOpen(); err != nil {
+		return err
+	}
 	switch {
-	case hc.Concurrency <= 0:
+	case hc.Concurrency <= 0 && hc.Rate == 0:
 		return field.Errorf("Concurrency", hc.Concurrency, "must be at least 1")
 	case hc.Iterations <= 0:
 		return field.Errorf("Iterations", hc.Iterations, "must be at least 1")
@@ -366,11 +397,19 @@ type caseRunner struct {
 	// progress).
 	conns  sync.Pool
 	phases *clientPhases
+	// open is the schedule's state in an open-loop case (nil otherwise).
+	open *openState
+	// until ends a timed closed-loop iteration (zero: none).
+	until time.Time
 }
 
 // startWorkers starts the concurrency-1 workers a wave needs besides the
 // calling goroutine; stop ends them.
 func (r *caseRunner) startWorkers() (stop func()) {
+	if r.hc.Rate > 0 {
+		r.open = newOpenState(r.hc)
+		return r.open.stop
+	}
 	r.work = make(chan func())
 	for range r.hc.Concurrency - 1 {
 		go func() {
@@ -423,14 +462,27 @@ func isStop(err error) bool {
 	return errors.As(err, &ce) || errors.As(err, &se) || errors.As(err, &ee)
 }
 
+// conns counts the connections the iteration made: a timed iteration
+// (Duration) makes as many as its time allows.
+func (it iterResult) conns() int {
+	n := it.ok
+	for _, v := range it.failures {
+		n += v
+	}
+	return int(n)
+}
+
 func newIterResult() iterResult {
 	return iterResult{failures: map[string]int64{}, groups: map[tls.CurveID]int64{}, ciphers: map[uint16]int64{}, perClient: map[int]int64{}, failedBy: map[int]int64{}}
 }
 
 // keep adds a measured iteration to the totals.
 func (m *measured) keep(it iterResult, sp span) {
-	m.samples = append(m.samples, float64(it.wall.Nanoseconds())/1e3/float64(it.ok))
+	m.samples = append(m.samples, it.sample())
 	t := &m.total
+	if it.open != nil {
+		t.open.add(it.open)
+	}
 	t.wall += it.wall
 	t.ok += it.ok
 	t.resumed += it.resumed
@@ -489,6 +541,7 @@ func (r *caseRunner) finish(ctx context.Context, m *measured, f figures) (*resul
 		gates.MaxErrorRate = 1
 	}
 	gateErr := gates.gates(&rec, m.iters, m.firstErr, m.firstKnd)
+	gateErr = errors.Join(gateErr, r.openFigures(&rec, m))
 	if hc.Proxy != nil {
 		prx, prxErr := m.meter.proxyTotal()
 		proxyFigures(&rec, hc.Proxy, prx, prxErr, float64(m.total.ok))
@@ -678,8 +731,14 @@ func (r *caseRunner) prime(ctx context.Context) error {
 		hc.Clients[i] = c.Clone()
 		hc.Clients[i].ClientSessionCache = depositOnly{c.ClientSessionCache}
 	}
-	n := max(hc.Concurrency, len(saved))
+	n := max(hc.primeWave(), len(saved))
 	n += (len(saved) - n%len(saved)) % len(saved) // whole rounds of identities
+	if hc.Rate > 0 {
+		// An open-loop case has no waves (nor their workers): it primes
+		// one connection at a time.
+		defer func(c int) { hc.Concurrency = c }(hc.Concurrency)
+		hc.Concurrency = 1
+	}
 	next := r.next
 	_, err := r.iteration(ctx, n, nil)
 	r.next = next // measured waves start where they would have
@@ -724,7 +783,7 @@ func (r *caseRunner) iteration(ctx context.Context, n int, lat *stats.Latency) (
 	res := make([]connResult, hc.Concurrency)
 	var wg sync.WaitGroup
 	start := time.Now()
-	for done := 0; done < n; {
+	for done := 0; done < n && !r.windowOver(); {
 		wave := min(hc.Concurrency, n-done)
 		for j := 0; j < wave; j++ {
 			client := r.next % len(hc.Clients)
@@ -766,7 +825,7 @@ func (r *caseRunner) iteration(ctx context.Context, n int, lat *stats.Latency) (
 		if ctx.Err() != nil {
 			return out, ctx.Err()
 		}
-		return out, hc.caseError(out.firstKind, out.firstErr, n)
+		return out, hc.caseError(out.firstKind, out.firstErr, out.conns())
 	}
 	return out, nil
 }
@@ -828,7 +887,9 @@ func (r *caseRunner) connect(ctx context.Context, cfg *tls.Config) connResult {
 	}
 	tc := tls.Client(under, cfg)
 	t0 := time.Now()
-	if hc.LatencyFromDial {
+	if hc.LatencyFromDial || hc.Rate > 0 {
+		// In open loop this is the service time, from the actual
+		// start: the window adds the wait since the intended one.
 		t0 = dialed
 	}
 	err = tc.Handshake()

@@ -82,6 +82,11 @@ func newSides(cases []HandshakeCase) ([]*side, error) {
 		hc.MaxDuration, hc.TargetError, hc.hooks = cases[0].MaxDuration, cases[0].TargetError, cases[0].hooks
 		hc.Record.Side = cmp.Or(hc.Record.Side, sideNames[i])
 		s := &side{name: hc.Record.Side, r: &caseRunner{hc: &hc}}
+		if hc.Rate > 0 {
+			// Rounds pair iterations of waves; a schedule's windows
+			// would each need the other side to wait its length.
+			return nil, s.wrap(field.Errorf("Rate", hc.Rate, "an open-loop case is measured alone, not interleaved"))
+		}
 		if err := hc.setDefaults(); err != nil {
 			return nil, s.wrap(err)
 		}

@@ -52,7 +52,7 @@ func (r *caseRunner) startWarmup() *warming {
 	// are more than every iteration together may have, and only for
 	// timeouts (see lost), so one unlucky connection of a cold start
 	// does not fail a case whose measured iterations would pass.
-	r.budget = newFailureBudget(int64(hc.Warmup+hc.Iterations)*int64(hc.Handshakes), true)
+	r.budget = hc.failureBudget(hc.Warmup+hc.Iterations, true)
 	return w
 }
 
@@ -61,7 +61,7 @@ func (r *caseRunner) warmOne(ctx context.Context, w *warming, i int) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	it, err := r.iteration(ctx, r.hc.Handshakes, nil)
+	it, err := r.runIteration(ctx, nil)
 	if err != nil {
 		return err
 	}
@@ -120,7 +120,10 @@ func (r *caseRunner) startMeasure() *measured {
 		phases: newClientPhases(), scratchPhases: newClientPhases()}
 	r.phases = m.scratchPhases
 	m.total = newIterResult()
-	r.budget = newFailureBudget(int64(hc.Iterations)*int64(hc.Handshakes), false)
+	if hc.Rate > 0 {
+		m.total.open = newWindowStats()
+	}
+	r.budget = hc.failureBudget(hc.Iterations, false)
 	return m
 }
 
@@ -133,7 +136,7 @@ func (r *caseRunner) runOne(ctx context.Context, m *measured) (pending, error) {
 	if err := ctx.Err(); err != nil {
 		return pending{}, err
 	}
-	if len(m.samples) >= hc.Iterations {
+	if len(m.samples) >= hc.Iterations && r.budget != nil {
 		// Past the planned iterations (towards a target error), each
 		// iteration is one more the case is to make.
 		r.budget.planned += int64(hc.Handshakes)
@@ -142,7 +145,7 @@ func (r *caseRunner) runOne(ctx context.Context, m *measured) (pending, error) {
 	m.scratchPhases.reset()
 	m.meter.begin()
 	first, again := ticketCounts(hc.Clients)
-	it, err := r.iteration(ctx, hc.Handshakes, m.scratch)
+	it, err := r.runIteration(ctx, m.scratch)
 	p := pending{it: it, sp: m.meter.end()}
 	f2, a2 := ticketCounts(hc.Clients)
 	p.firstUses, p.reuses = f2-first, a2-again

@@ -234,7 +234,8 @@ type Record struct {
 	// MaxInflight connections were open; Dropped those that could not
 	// start before their window ended. StartLateness* are the
 	// generator's own accuracy: how late starts were against the
-	// schedule. All absent in closed-loop cases.
+	// schedule, the starts counted Late left out (their wait is the
+	// cap's). All absent in closed-loop cases.
 	Arrival            string   `json:"arrival,omitempty"`
 	RateTarget         *float64 `json:"rate_target,omitempty"`
 	RateAchieved       *float64 `json:"rate_achieved,omitempty"`
@@ -248,7 +249,8 @@ type Record struct {
 	ServiceP99US       *float64 `json:"service_p99_us,omitempty"`
 	ServiceP999US      *float64 `json:"service_p999_us,omitempty"`
 	// DurationUS is the measured time of a case given --duration
-	// (microseconds, the kept windows together); absent otherwise.
+	// (microseconds, the kept windows' length together; in closed loop
+	// the kept iterations' wall time); absent otherwise.
 	DurationUS *float64 `json:"duration_us,omitempty"`
 
 	// Phases splits each handshake's time, by phase name (Phase*), each

@@ -139,8 +139,10 @@ func checkKind(r *Record) error {
 		return fmt.Errorf("kind %q: want %q or %q", r.Kind, KindHandshake, KindThroughput)
 	case r.TLSVersion != "1.2" && r.TLSVersion != "1.3":
 		return fmt.Errorf("tls_version %q: want \"1.2\" or \"1.3\", the versions tlsbench measures", r.TLSVersion)
-	case r.Concurrency < 1:
+	case r.Concurrency < 1 && r.RateTarget == nil:
 		return fmt.Errorf("concurrency is %d: a case runs at least one connection at a time", r.Concurrency)
+	case r.RateTarget != nil && (r.Concurrency != 0 || !(*r.RateTarget > 0)):
+		return fmt.Errorf("rate_target %v with concurrency %d: an open-loop case has a rate above 0 and no concurrency", *r.RateTarget, r.Concurrency)
 	}
 	return nil
 }
@@ -279,8 +281,8 @@ func checkSamples(r *Record) error {
 	return nil
 }
 
-// checkHandshakes checks what a handshake case's counts and times imply
-// of each other. Each sample is an iteration's wall time over its
+// checkHandshakes checks what a closed-loop handshake case's counts and
+// times imply of each other. Each sample is an iteration's wall time over its
 // handshakes, so the case's handshakes per second lies between the
 // inverses of the largest and the smallest sample whatever the split of
 // handshakes among iterations; the bound is loose on purpose (5%).
@@ -291,7 +293,9 @@ func checkHandshakes(r *Record) error {
 	if r.Handshakes == 0 && (r.MeanUS != 0 || r.Iterations > 0) {
 		return fmt.Errorf("handshakes is 0 but the case has %d iterations and a mean of %v µs: a time per handshake needs handshakes", r.Iterations, r.MeanUS)
 	}
-	if r.Handshakes == 0 || len(r.SamplesUS) == 0 || math.IsNaN(r.HandshakesPerSec) {
+	// An open-loop case's samples are mean latencies from the intended
+	// start, which say nothing of its rate: its schedule sets that.
+	if r.Handshakes == 0 || len(r.SamplesUS) == 0 || math.IsNaN(r.HandshakesPerSec) || r.RateTarget != nil {
 		return nil
 	}
 	lo, hi := slices.Min(r.SamplesUS), slices.Max(r.SamplesUS)

@@ -108,6 +108,8 @@ func TestDecodeRefusesUntrustworthyRecords(t *testing.T) {
 		{"other share negative", edit(t, map[string]any{"other_cpu_share": -0.1, "cpus_available": 2}), `other_cpu_share -0.1 is not between 0 and 1`},
 		{"negative cpus", edit(t, map[string]any{"cpus_available": -1}), `cpus_available is -1: a count cannot be negative`},
 		{"no concurrency", edit(t, map[string]any{"concurrency": 0}), `concurrency is 0: a case runs at least one connection at a time`},
+		{"rate and concurrency", edit(t, map[string]any{"rate_target": 2000}), `rate_target 2000 with concurrency 8: an open-loop case has a rate above 0 and no concurrency`},
+		{"rate target zero", edit(t, map[string]any{"rate_target": 0, "concurrency": 0}), `rate_target 0 with concurrency 0`},
 		{"tls version", edit(t, map[string]any{"tls_version": "1.1"}), `tls_version "1.1": want "1.2" or "1.3"`},
 		{"tls version spelled", edit(t, map[string]any{"tls_version": "TLS1.3"}), `tls_version "TLS1.3"`},
 		{"bad histogram", edit(t, map[string]any{"histogram": "HISTFAAAAB"}), `histogram is not a latency histogram tlsbench writes`},
@@ -146,7 +148,10 @@ func TestDecodeAcceptsNullsAndRounding(t *testing.T) {
 		"statistics rounded": edit(t, map[string]any{"samples_us": []float64{195.0004, 201, 204.0001}}),
 		"rate at its bounds": edit(t, map[string]any{"handshakes_per_sec": 1e6 / 195}),
 		"machine load":       edit(t, map[string]any{"machine_busy": 1, "other_cpu_share": 0, "cpus_available": 2}),
-		"no iterations":      edit(t, map[string]any{"handshakes": 0, "resumed": 0, "resumption_rate": 0, "server_resumed": 0, "iterations": 0, "samples_us": nil, "mean_us": 0, "median_us": 0, "min_us": 0, "max_us": 0, "error_us": nil, "handshakes_per_sec": 0, "errors": 2}),
+		// Open loop: no concurrency, and samples that are latencies
+		// from the intended start, not wall time per handshake.
+		"open loop":     edit(t, map[string]any{"concurrency": 0, "rate_target": 200, "handshakes_per_sec": 200}),
+		"no iterations": edit(t, map[string]any{"handshakes": 0, "resumed": 0, "resumption_rate": 0, "server_resumed": 0, "iterations": 0, "samples_us": nil, "mean_us": 0, "median_us": 0, "min_us": 0, "max_us": 0, "error_us": nil, "handshakes_per_sec": 0, "errors": 2}),
 	} {
 		if _, err := results.Decode(strings.NewReader(in)); err != nil {
 			t.Errorf("%s: %v", name, err)

@@ -38,6 +38,10 @@ type Case struct {
 	Direction   string
 	KTLS        ktls.Mode
 	Concurrency int
+	// Rate, in an open-loop case, is its starts per second (Concurrency
+	// is then 0), and Arrival the schedule's shape.
+	Rate    float64
+	Arrival string
 	// File says the server sends a file (--source) instead of a stream.
 	File bool
 	// Proxy is the proxy the client connects through: ProxyBuiltin, a
@@ -77,7 +81,11 @@ type matrix struct {
 	directions   []string
 	ktls         []ktls.Mode
 	concurrency  []int
-	file         bool
+	// rates, when set, replace concurrency: open-loop cases on a
+	// schedule of arrival's shape.
+	rates   []float64
+	arrival string
+	file    bool
 	// The proxy axes: used only when set (proxy not "", the lists not
 	// empty), so that runs without a proxy keep their names and params.
 	proxy     string
@@ -131,6 +139,10 @@ func anys[T any](v []T) []any {
 	}
 	return out
 }
+
+// RateName writes a rate as flags take it and case names show it:
+// 2000, 0.5.
+func RateName(r float64) string { return strconv.FormatFloat(r, 'f', -1, 64) }
 
 func onOff(b bool) string {
 	if b {
@@ -319,7 +331,22 @@ var axes = []axis{
 		label:   func(c *Case) string { return c.KTLS.String() },
 		segment: func(c *Case) string { return "ktls-" + c.KTLS.String() },
 		relay:   func(c *Case, o *proxySettings) { o.KTLS = c.KTLS.String() }},
+	// Open-loop cases name their shape in params only: the rate's
+	// segment ends the name as the concurrency's does.
+	{param: "arrival", field: "Arrival", modes: handshakeOnly, rank: 9,
+		used:    func(m *matrix) bool { return len(m.rates) > 0 },
+		values:  func(m *matrix) []any { return []any{m.arrival} },
+		set:     func(c *Case, v any) { c.Arrival = v.(string) },
+		label:   func(c *Case) string { return c.Arrival },
+		segment: func(c *Case) string { return "" }},
+	{param: "rate", field: "Rates", modes: handshakeOnly, rank: 9,
+		used:    func(m *matrix) bool { return len(m.rates) > 0 },
+		values:  func(m *matrix) []any { return anys(m.rates) },
+		set:     func(c *Case, v any) { c.Rate = v.(float64) },
+		label:   func(c *Case) string { return RateName(c.Rate) },
+		segment: func(c *Case) string { return "r" + RateName(c.Rate) }},
 	{param: "concurrency", field: "Concurrency", modes: both, rank: 9,
+		used:    func(m *matrix) bool { return len(m.rates) == 0 || m.mode != ModeHandshake },
 		values:  func(m *matrix) []any { return anys(m.concurrency) },
 		set:     func(c *Case, v any) { c.Concurrency = v.(int) },
 		label:   func(c *Case) string { return strconv.Itoa(c.Concurrency) },

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"cmp"
 	"crypto/tls"
 	"net"
 	"slices"
@@ -92,6 +93,20 @@ type Plan struct {
 	// run, interleaved (see Versus).
 	Versus Versus
 
+	// Rates, when set, make the handshake cases open-loop, one case
+	// per rate (starts per second) in place of Concurrency, which must
+	// then be empty: connections start on a schedule of Arrival's shape
+	// (results.ArrivalConstant, the default, or ArrivalPoisson), at most
+	// MaxInflight open at once (default loadgen.DefaultMaxInflight).
+	// Each iteration is a window of Handshakes connections, or of
+	// Duration/Iterations (see loadgen.HandshakeCase).
+	Rates       []float64
+	Arrival     string
+	MaxInflight int
+	// Duration, when set, is each case's measured time, split into
+	// Iterations windows (closed-loop cases run waves until each ends).
+	Duration time.Duration
+
 	// Per case.
 	Handshakes int
 	Iterations int
@@ -175,7 +190,7 @@ func (t Target) request() loadgen.Request {
 // *field.Error naming the field at fault; a reason refers to another
 // field as {Field}.
 func (p *Plan) Validate() error {
-	for _, check := range []func() error{p.validateAxes, p.validateCounts, p.validateServer, p.validateVersus} {
+	for _, check := range []func() error{p.validateOpen, p.validateAxes, p.validateCounts, p.validateServer, p.validateVersus} {
 		if err := check(); err != nil {
 			return err
 		}
@@ -194,7 +209,7 @@ func (p *Plan) validateAxes() error {
 	if len(p.Resume) == 0 {
 		return field.Errorf("Resume", nil, "give off, on or both")
 	}
-	if len(p.Concurrency) == 0 {
+	if len(p.Concurrency) == 0 && len(p.Rates) == 0 {
 		return field.Errorf("Concurrency", nil, "no level given")
 	}
 	for _, c := range p.Concurrency {
@@ -236,8 +251,9 @@ func (p *Plan) validateCounts() error {
 		return field.Errorf("Iterations", p.Iterations, "must be at least 1")
 	}
 	// A wave larger than an iteration never happens: such a case would
-	// be named for a concurrency it never reached.
-	if c := slices.Max(append([]int{0}, p.Concurrency...)); c > p.Handshakes {
+	// be named for a concurrency it never reached. Timed iterations
+	// (Duration) run waves until their time is up.
+	if c := slices.Max(append([]int{0}, p.Concurrency...)); c > p.Handshakes && p.Duration == 0 {
 		return field.Errorf("Concurrency", c, "more than the %d handshakes of an iteration ({Handshakes}), so no wave would reach it: raise {Handshakes} to at least %d, or lower {Concurrency}", p.Handshakes, c)
 	}
 	if p.Warmup < 0 {
@@ -339,6 +355,8 @@ func (p *Plan) matrix() *matrix {
 		groups:       orDefault(p.Groups, 0),
 		ciphers:      orDefault(p.Ciphers, ""),
 		concurrency:  p.Concurrency,
+		rates:        p.Rates,
+		arrival:      cmp.Or(p.Arrival, results.ArrivalConstant),
 		nameKeyCache: len(p.Server.Identities) > 0 || len(p.KeyCache) > 1,
 		proxy:        p.Proxy.URL,
 		mintCache:    p.MintCache,

@@ -25,8 +25,9 @@ import (
 
 // FailedCases is returned when some cases failed (their resumption was
 // below the minimum, too many connections failed, a wave stalled, every
-// handshake of an iteration failed, or the server saw other identities
-// than the client presented); the records of those that measured
+// handshake of an iteration failed, the server saw other identities
+// than the client presented, or an open-loop case did not hold its
+// schedule); the records of those that measured
 // something were emitted, marked failed.
 // It is a benchmark failure, not a usage error.
 type FailedCases struct{ Errs []error }
@@ -429,6 +430,9 @@ func (st *runState) clients(c *Case, srv *builtin, external bool) ([]*tls.Config
 		size := p.SessionPool
 		if size == 0 {
 			size = c.Concurrency
+			if c.Rate > 0 {
+				size = loadgen.OpenLoopSessions(p.MaxInflight)
+			}
 		}
 		pool = tlsconf.NewSessionPool(size, p.TicketReuse)
 	}
@@ -531,6 +535,10 @@ func (st *runState) handshakeCase(c *Case, sp *sideSpec, srv *builtin) loadgen.H
 		ConnTimeout: p.ConnTimeout, Clients: cfgs, ClientIdentities: keys,
 		Dialer: srv.caseDialer(), Server: srv.observer, Proxy: srv.proxyObserver(),
 		Record: rec, Words: p.Words,
+		Rate: c.Rate, Duration: p.Duration,
+	}
+	if c.Rate > 0 {
+		hc.Arrival, hc.MaxInflight = c.Arrival, p.MaxInflight
 	}
 	if c.Proxy != "" {
 		// What the exchange says must get through the proxy: a bumping

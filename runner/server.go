@@ -241,9 +241,10 @@ func isCaseFailure(err error) bool {
 		te *loadgen.ThroughputError
 		pd *ProxyDiedError
 		pr *loadgen.ProxyResumedError
+		ra *loadgen.RateError
 	)
 	return errors.As(err, &re) || errors.As(err, &ce) || errors.As(err, &ie) || errors.As(err, &ee) ||
-		errors.As(err, &se) || errors.As(err, &te) || errors.As(err, &pd) || errors.As(err, &pr)
+		errors.As(err, &se) || errors.As(err, &te) || errors.As(err, &pd) || errors.As(err, &pr) || errors.As(err, &ra)
 }
 
 // notRunnableRecord is the record of a case that cannot be measured: its

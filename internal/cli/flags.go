@@ -367,7 +367,8 @@ var fieldFlags = map[string]string{
 	"Target.Addr": "--target", "Target.Insecure": "--insecure", "Target.CAFile": "--ca", "Target.Request": "--request",
 	"Target.CertFile": "--client-cert", "Target.KeyFile": "--client-key", "Target.ServerPID": "--server-pid",
 	"Buffers": "--buffer", "Directions": "--direction", "Source": "--source", "KTLS": "--ktls",
-	"Bytes": "--bytes", "Duration": "--duration", "Server.Listen": "--listen", "TargetError": "--target-error",
+	"Bytes": "--bytes", "Duration": "--duration", "Rates": "--rate", "Rate": "--rate", "Arrival": "--arrival",
+	"MaxInflight": "--max-inflight", "Server.Listen": "--listen", "TargetError": "--target-error",
 	// The other side of an interleaved run.
 	"Versus.Target.Addr": "--versus", "Versus.Target.ServerPID": "--versus-pid", "Versus.Executable": "--versus-server",
 	"Versus.Self": "--versus-self", "Versus.Settings": "--versus-set", "Versus": "--versus, --versus-server or --versus-self",
@@ -471,6 +472,8 @@ var runWords = loadgen.Words{
 		"TargetError":   "--target-error",
 		"KTLS":          "--ktls",
 		"Request":       "--request",
+		"Rate":          "--rate",
+		"MaxInflight":   "--max-inflight",
 	},
 	Advice: map[string]string{
 		loadgen.AdviceUntrusted:  "give the CA that issued the server's certificate with --ca FILE, or skip verification with --insecure",

@@ -53,6 +53,8 @@ Examples:
   tlsbench run --target 127.0.0.1:8443 --versus 127.0.0.1:8444 --ca ca.pem --target-error 1%
   tlsbench run --identity pki/server-ecdsa-p256.p12 --p12-password-file pw --key-cache on,off
   tlsbench run --proxy builtin --tls 1.3 --resume off,on --mint-cache on,off
+  tlsbench run --tls 1.3 --resume off,on --rate 500,2000 --duration 20s --out open.jsonl
+  tlsbench run --rate 1000 --arrival poisson --max-inflight 512 --target 127.0.0.1:8443 --ca ca.pem
   tlsbench run --mode throughput --proxy builtin --buffer 4k,16k,64k --read-fill off,on --ktls off,auto
   tlsbench run --mode throughput --proxy http://127.0.0.1:3128 --proxy-ca squid-ca.pem --proxy-pid 1234 \
       --identity pki/server-ecdsa-p256.pem,pki/server-ecdsa-p256-key.pem --cipher aes128gcm
@@ -107,6 +109,9 @@ type runFlags struct {
 	tp               *throughputFlags // --mode and the throughput flags
 	versus           runner.Versus
 	targetError      float64
+	rates            []float64 // --rate: open-loop cases
+	arrival          string
+	maxInflight      int
 }
 
 func defineRunFlags(fs *flagSet) *runFlags {
@@ -123,8 +128,8 @@ func defineRunFlags(fs *flagSet) *runFlags {
 	fs.Var(listFlag[pki.KeyType]{&f.keys, pki.ParseKeyType, nil}, "key", "server key types: ecdsa-p256, ecdsa-p384, rsa-2048, rsa-3072, ed25519")
 	fs.Var(listFlag[tls.CurveID]{&f.groups, tlsconf.ParseGroup, tlsconf.GroupName}, "groups", "key-exchange groups, one case each (default: Go's defaults), e.g. x25519,x25519mlkem768,p256")
 	fs.Var(listFlag[string]{&f.transports, parseTransport, nil}, "transport", "tcp4 (IPv4 loopback sockets; tcp is the same), tcp6 (IPv6, the built-in server on [::1]) or memory (in-process pipes), comma-separated")
-	fs.IntVar(&f.handshakes, "handshakes", 128, "handshakes per iteration")
-	fs.IntVar(&f.iterations, "iterations", 20, "measured iterations per case")
+	fs.IntVar(&f.handshakes, "handshakes", 128, "handshakes per iteration (with --rate: starts per window)")
+	fs.IntVar(&f.iterations, "iterations", 20, "measured iterations per case (with --rate: windows, 10 unless given)")
 	fs.IntVar(&f.warmup, "warmup", 2, "discarded warm-up iterations per case")
 	fs.DurationVar(&f.caseTime, "case-time", 3*time.Second, "stop measuring a case after this long (at least 2 iterations); 0 for no limit")
 	fs.Float64Var(&f.minResumption, "min-resumption", loadgen.DefaultMinResumption, "share of handshakes that must resume in a resume case, in the warm-up and in every measured iteration (0 disables the check)")
@@ -158,6 +163,7 @@ func defineRunFlags(fs *flagSet) *runFlags {
 	fs.StringVar(&f.proxy.CAFile, "proxy-ca", "", "with --proxy URL: the CA certificates `FILE` of the proxy's minted certificates, which the client trusts (the built-in proxy's is trusted automatically); the proxy itself must verify the server (Squid: tls_outgoing_options cafile=)")
 	fs.IntVar(&f.proxy.PID, "proxy-pid", 0, "with --proxy URL: `PID` of the local proxy whose CPU (with its child processes, e.g. Squid's helpers) is sampled from /proc")
 	defineVersusFlags(fs, f)
+	defineOpenLoopFlags(fs, f)
 	fs.Var(listFlag[bool]{&f.mintCache, parseOnOff, showOnOff}, "mint-cache", "with --proxy builtin, handshake cases: the proxy's cache of minted certificates: on, off (one signature per connection), or on,off to compare")
 	return f
 }
@@ -205,6 +211,7 @@ func parseRun(args []string, stdout io.Writer) (*flagSet, *runFlags, error) {
 	fs.usage = func(w io.Writer) {
 		io.WriteString(w, runUsage)
 		io.WriteString(w, versusHelp)
+		io.WriteString(w, openLoopHelp)
 		io.WriteString(w, "\nFlags:\n")
 		fs.printFlags(w)
 	}
@@ -214,6 +221,7 @@ func parseRun(args []string, stdout io.Writer) (*flagSet, *runFlags, error) {
 	if f.quick {
 		applyQuick(fs, f)
 	}
+	openLoopDefaults(fs, f)
 	boundTargetError(fs, f)
 	return fs, f, nil
 }
@@ -290,6 +298,9 @@ func validateRun(fs *flagSet, f *runFlags) error {
 		return usagef("--fail-on-regression, --alpha and --min-effect compare with a baseline: add --baseline FILE, or measure side b in the same run with --versus, --versus-server or --versus-self")
 	}
 	if err := checkMode(fs, f); err != nil {
+		return err
+	}
+	if err := validateOpenLoop(fs, f); err != nil {
 		return err
 	}
 	if err := validateVersus(fs, f); err != nil {
@@ -382,6 +393,7 @@ func planRun(fs *flagSet, f *runFlags) (*runJob, error) {
 		TargetError: f.targetError, Versus: f.versus,
 	}
 	plan := &job.plan
+	applyOpenLoop(fs, f, plan)
 	if err := f.server.apply(&plan.Server, fs.isSet); err != nil {
 		return nil, err
 	}

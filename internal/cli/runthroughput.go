@@ -42,21 +42,22 @@ func defineThroughputFlags(fs *flagSet) *throughputFlags {
 	fs.Var(listFlag[bool]{&t.readFill, parseOnOff, showOnOff}, "read-fill", "throughput with --proxy builtin: the proxy reads until its relay buffer is full (on) or relays each read (off); off,on runs both")
 	fs.Var(listFlag[string]{&t.directions, runner.ParseDirection, nil}, "direction", "throughput: download (the server sends), upload (the client sends) or both at once, comma-separated")
 	fs.StringVar(&t.bytes, "bytes", "64MiB", "throughput: `SIZE` each connection moves per direction per iteration, e.g. 16MiB, 1g")
-	fs.DurationVar(&t.duration, "duration", 0, "throughput: time per iteration, instead of --bytes, e.g. 2s")
+	fs.DurationVar(&t.duration, "duration", 0, durationHelp)
 	fs.StringVar(&t.source, "source", "", "throughput: file:`PATH` the built-in server sends instead of generated data (with sendfile when kTLS TX is on); download only")
 	return t
 }
 
 // Flags that apply to one mode only. The others (--tls, --cipher, --concurrency,
-// --key, --iterations, --warmup, --case-time, --conn-timeout, --out,
+// --key, --iterations, --warmup, --case-time, --conn-timeout, --out, --duration,
 // --format, --quick, --baseline, --listen, --handshake-timeout) apply to
 // both.
 var (
-	throughputOnlyFlags = []string{"buffer", "ktls", "direction", "bytes", "duration", "source", "read-fill"}
+	throughputOnlyFlags = []string{"buffer", "ktls", "direction", "bytes", "source", "read-fill"}
 	handshakeOnlyFlags  = []string{"resume", "handshakes", "groups", "transport", "min-resumption", "max-error-rate", "mutual",
 		"client-identities", "session-pool", "ticket-reuse", "session-store", "session-capacity", "session-ttl",
 		"ticket-keys", "key-cache", "identity", "p12-password-file", "constraints",
-		"target", "sni", "ca", "insecure", "client-cert", "client-key", "server-pid", "alpn", "mint-cache"}
+		"target", "sni", "ca", "insecure", "client-cert", "client-key", "server-pid", "alpn", "mint-cache",
+		"rate", "arrival", "max-inflight"}
 )
 
 // checkMode checks --mode and refuses the flags of the other mode.

@@ -1,0 +1,117 @@
+package cli
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+
+	"github.com/tlsbench/tlsbench/loadgen"
+	"github.com/tlsbench/tlsbench/results"
+	"github.com/tlsbench/tlsbench/runner"
+)
+
+// The flags of open-loop handshake cases (tlsbench run --rate) and of a
+// fixed measured time (--duration, which throughput cases read their
+// own way).
+
+const openLoopHelp = `
+Open-loop load: --rate R[,R...] starts handshakes on a schedule, R per
+second (one case each, named r<R>, in place of --concurrency), evenly
+spaced or, with --arrival poisson, at random like independent clients,
+whatever the server does. Latency counts from each connection's intended
+start, so a server that falls behind shows it in the percentiles instead
+of slowing the load down; the service time from its actual start is
+recorded beside it. A start due while --max-inflight connections are
+open waits for one to end and is counted late; one that cannot start
+before its window ends is dropped. Each case is --iterations windows
+(default 10) of --handshakes starts, or --duration split into them. A
+case fails (exit 1, its record kept, marked failed) when it started fewer
+than 99% of the connections per second asked for, or dropped more than
+0.1%: the message says whether the client's CPU or the in-flight cap
+(a slow server) held it back.
+`
+
+// defineOpenLoopFlags defines them on fs, into f.
+func defineOpenLoopFlags(fs *flagSet, f *runFlags) {
+	fs.Var(listFlag[float64]{&f.rates, parseRate, runner.RateName}, "rate", "open loop: handshakes started per second, whatever the server does, one case each, comma-separated, e.g. 500,2000 (instead of --concurrency)")
+	fs.StringVar(&f.arrival, "arrival", results.ArrivalConstant, "with --rate: how starts are spaced: constant (evenly) or poisson (at random, as independent clients arrive)")
+	fs.IntVar(&f.maxInflight, "max-inflight", loadgen.DefaultMaxInflight, "with --rate: the most connections open at once; a start due beyond it waits (late) or, past its window, is dropped")
+}
+
+// parseRate reads one --rate value.
+func parseRate(s string) (float64, error) {
+	r, err := strconv.ParseFloat(s, 64)
+	if err != nil || !(r > 0) || math.IsInf(r, 1) {
+		return 0, fmt.Errorf("%q is not a rate above 0 (handshakes started per second, e.g. 2000)", s)
+	}
+	return r, nil
+}
+
+// validateOpenLoop checks --rate, --arrival, --max-inflight and, for
+// handshake cases, --duration, with what they do not go with.
+func validateOpenLoop(fs *flagSet, f *runFlags) error {
+	rate := fs.isSet("rate")
+	switch {
+	case f.tp.duration < 0:
+		return usagef("--duration %v: must be positive, e.g. 10s", f.tp.duration)
+	case f.tp.mode == modeHandshake && fs.isSet("duration") && fs.isSet("target-error") && !rate:
+		return usagef("--target-error and --duration: --duration fixes each case's measured time; give one")
+	case f.tp.mode == modeHandshake && fs.isSet("duration") && fs.isSet("handshakes"):
+		return usagef("--handshakes and --duration: give one (handshakes per iteration, or each case's measured time)")
+	case !rate && fs.isSet("arrival"):
+		return usagef("--arrival spaces the starts of --rate cases: add --rate R")
+	case !rate && fs.isSet("max-inflight"):
+		return usagef("--max-inflight bounds the connections of --rate cases: add --rate R")
+	case !rate:
+		return nil
+	case fs.isSet("concurrency"):
+		return usagef("--rate and --concurrency are two ways to load the server (starts per second, or waves of simultaneous handshakes): give one")
+	case f.arrival != results.ArrivalConstant && f.arrival != results.ArrivalPoisson:
+		return usagef("--arrival %s: want constant or poisson", shownValue(f.arrival))
+	case f.maxInflight < 1:
+		return usagef("--max-inflight %d: must be at least 1, e.g. 4096", f.maxInflight)
+	case fs.isSet("target-error"):
+		return usagef("--target-error does not apply to --rate cases: they measure --iterations windows of their schedule; drop --target-error")
+	case f.proxy.URL != "":
+		return usagef("--rate cannot be combined with --proxy: open-loop cases connect to the server directly; drop one of them")
+	}
+	for _, name := range []string{"versus", "versus-server", "versus-self"} {
+		if fs.isSet(name) {
+			return usagef("--rate cannot be combined with --%s: open-loop cases measure one server, not interleaved sides; drop one of them", name)
+		}
+	}
+	return nil
+}
+
+// openLoopDefaults applies the defaults that differ for --rate and
+// --duration (after --quick's): open-loop cases measure 10 windows (5
+// with --quick), and a case whose measured time is fixed (--rate,
+// --duration) is not cut short by --case-time nor extended by
+// --target-error unless they are given.
+func openLoopDefaults(fs *flagSet, f *runFlags) {
+	rate, timed := fs.isSet("rate"), fs.isSet("duration") && f.tp.mode == modeHandshake
+	if rate && !fs.isSet("iterations") && !f.quick {
+		f.iterations = 10
+	}
+	if (rate || timed) && !fs.isSet("case-time") {
+		f.caseTime = 0
+	}
+	if (rate || timed) && !fs.isSet("target-error") {
+		f.targetError = 0
+	}
+}
+
+// applyOpenLoop sets the plan's open-loop fields from valid flags.
+func applyOpenLoop(fs *flagSet, f *runFlags, p *runner.Plan) {
+	if f.tp.mode == modeHandshake {
+		p.Duration = f.tp.duration
+	}
+	if !fs.isSet("rate") {
+		return
+	}
+	p.Rates, p.Concurrency = f.rates, nil
+	p.Arrival, p.MaxInflight = f.arrival, f.maxInflight
+}
+
+// durationHelp is --duration's help: its meaning differs by mode.
+const durationHelp = "handshake cases: each case's measured time, split into --iterations windows (with --rate, each schedules its share of the starts; otherwise waves run until each ends), instead of --handshakes per iteration; throughput: time per iteration, instead of --bytes; e.g. 10s"

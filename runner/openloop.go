@@ -1,0 +1,60 @@
+package runner
+
+import (
+	"math"
+
+	"github.com/tlsbench/tlsbench/internal/field"
+	"github.com/tlsbench/tlsbench/results"
+)
+
+// validateOpen checks the open-loop settings of a plan (Rates, Arrival,
+// MaxInflight) and Duration, and what they do not go with.
+func (p *Plan) validateOpen() error {
+	if p.Duration < 0 {
+		return field.Errorf("Duration", p.Duration, "must be positive")
+	}
+	if p.Duration > 0 && p.TargetError > 0 {
+		return field.Errorf("TargetError", nil, "{Duration} fixes each case's measured time: drop {TargetError} or {Duration}")
+	}
+	if len(p.Rates) == 0 {
+		if p.Arrival != "" || p.MaxInflight != 0 {
+			return field.Errorf("Rates", nil, "{Arrival} and {MaxInflight} shape the schedule of open-loop cases: give {Rates}")
+		}
+		return nil
+	}
+	for _, r := range p.Rates {
+		if !(r > 0) || math.IsInf(r, 1) || r > maxRate {
+			return field.Errorf("Rates", RateName(r), "must be above 0 and at most %s starts per second", RateName(maxRate))
+		}
+	}
+	switch {
+	case len(p.Concurrency) > 0:
+		return field.Errorf("Rates", nil, "{Rates} and {Concurrency} are two ways to load the server (starts per second, or waves of simultaneous handshakes): give one")
+	case p.Arrival != "" && p.Arrival != results.ArrivalConstant && p.Arrival != results.ArrivalPoisson:
+		return field.Errorf("Arrival", p.Arrival, "must be constant or poisson")
+	case p.MaxInflight < 0 || p.MaxInflight > maxInflight:
+		return field.Errorf("MaxInflight", p.MaxInflight, "must be between 1 and %d", maxInflight)
+	case p.TargetError > 0:
+		return field.Errorf("TargetError", nil, "open-loop cases ({Rates}) measure {Iterations} windows of their schedule: drop {TargetError}")
+	case p.Versus.enabled():
+		return field.Errorf("Rates", nil, "open-loop cases ({Rates}) measure one server, not interleaved sides: drop {Versus} or {Rates}")
+	case p.Proxy.URL != "":
+		return field.Errorf("Rates", nil, "open-loop cases ({Rates}) connect to the server directly, not through a proxy: drop {Proxy.URL} or {Rates}")
+	}
+	if p.Duration > 0 && p.Iterations > 0 {
+		window := p.Duration.Seconds() / float64(p.Iterations)
+		for _, r := range p.Rates {
+			if r*window < 0.5 {
+				return field.Errorf("Duration", p.Duration, "split into %d windows, a window at %s per second would start no connection: lengthen {Duration} or lower {Iterations}", p.Iterations, RateName(r))
+			}
+		}
+	}
+	return nil
+}
+
+// The most an open-loop plan may ask for: beyond these a single client
+// process measures only itself.
+const (
+	maxRate     = 1_000_000
+	maxInflight = 1 << 20
+)
