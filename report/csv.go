@@ -98,6 +98,17 @@ var csvColumns = []csvColumn{
 	{"service_p99_us", func(r *results.Record) string { return csvFloatPtr(r.ServiceP99US) }},
 	{"service_p999_us", func(r *results.Record) string { return csvFloatPtr(r.ServiceP999US) }},
 	{"duration_us", func(r *results.Record) string { return csvFloatPtr(r.DurationUS) }},
+	{"slo", func(r *results.Record) string { return r.SLO }},
+	{"slo_met", func(r *results.Record) string { return csvBool(r.SLOMet) }},
+	{"rate_sustained", func(r *results.Record) string { return csvFloatPtr(r.RateSustained) }},
+	{"rate_failed", func(r *results.Record) string { return csvFloatPtr(r.RateFailed) }},
+	{"search_limit", func(r *results.Record) string { return r.SearchLimit }},
+	{"steps", func(r *results.Record) string {
+		if r.Steps == 0 {
+			return ""
+		}
+		return strconv.Itoa(r.Steps)
+	}},
 	{"env.tlsbench_version", func(r *results.Record) string { return r.Env.TLSBenchVersion }},
 	{"env.go_version", func(r *results.Record) string { return r.Env.GoVersion }},
 	{"env.goos", func(r *results.Record) string { return r.Env.GOOS }},

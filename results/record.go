@@ -36,6 +36,14 @@ const MaxIterations = 1000
 const (
 	KindHandshake  = "handshake"
 	KindThroughput = "throughput"
+	// KindRateStep is one rate measured by a search for the highest
+	// rate that meets a latency goal (tlsbench run --find-rate): an
+	// open-loop handshake record, with SLO and SLOMet.
+	KindRateStep = "rate-step"
+	// KindRateSearch is the answer of such a search: RateSustained,
+	// RateFailed, SearchLimit and Steps, with the case's parameters and
+	// no figures of its own (its steps' records hold them).
+	KindRateSearch = "rate-search"
 )
 
 // Record is the result of one benchmark case. Times are microseconds per
@@ -45,7 +53,7 @@ const (
 type Record struct {
 	// Identity of the case.
 	Name        string `json:"name"` // e.g. handshake/tls1.3/resume/mutual/c64
-	Kind        string `json:"kind"` // KindHandshake or KindThroughput
+	Kind        string `json:"kind"` // KindHandshake, KindThroughput, KindRateStep or KindRateSearch
 	TLSVersion  string `json:"tls_version"`
 	Resume      bool   `json:"resume"`
 	Mutual      bool   `json:"mutual"`
@@ -252,6 +260,24 @@ type Record struct {
 	// (microseconds, the kept windows' length together; in closed loop
 	// the kept iterations' wall time); absent otherwise.
 	DurationUS *float64 `json:"duration_us,omitempty"`
+
+	// A search for the highest rate that meets a latency goal (tlsbench
+	// run --find-rate) writes one KindRateStep record per rate measured
+	// and one KindRateSearch record with the answer. SLO is the goal, as
+	// the command line takes it ("p99=20ms,error=0.1%"), on both; SLOMet
+	// says whether a step met it. RateSustained is the highest rate that
+	// met it (absent when none did) and RateFailed the lowest that did
+	// not (absent when none failed): the answer lies between them.
+	// SearchLimit says what ended the search before the bracket was
+	// narrow (the generator's own limit, a bound), and Steps counts the
+	// rates measured. A step's name is its search's followed by
+	// /r<rate>: handshake/tls1.3/full/find-rate/r1600.
+	SLO           string   `json:"slo,omitempty"`
+	SLOMet        *bool    `json:"slo_met,omitempty"`
+	RateSustained *float64 `json:"rate_sustained,omitempty"`
+	RateFailed    *float64 `json:"rate_failed,omitempty"`
+	SearchLimit   string   `json:"search_limit,omitempty"`
+	Steps         int      `json:"steps,omitempty"`
 
 	// Phases splits each handshake's time, by phase name (Phase*), each
 	// from its own HDR histogram over the kept iterations; absent in

@@ -2,6 +2,7 @@ package results
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"math"
@@ -134,15 +135,42 @@ func (r *Record) Validate() error {
 }
 
 func checkKind(r *Record) error {
+	switch r.Kind {
+	case KindHandshake, KindThroughput, KindRateStep:
+	case KindRateSearch:
+		return checkRateSearch(r)
+	default:
+		return fmt.Errorf("kind %q: want %q, %q, %q or %q", r.Kind, KindHandshake, KindThroughput, KindRateStep, KindRateSearch)
+	}
 	switch {
-	case r.Kind != KindHandshake && r.Kind != KindThroughput:
-		return fmt.Errorf("kind %q: want %q or %q", r.Kind, KindHandshake, KindThroughput)
 	case r.TLSVersion != "1.2" && r.TLSVersion != "1.3":
 		return fmt.Errorf("tls_version %q: want \"1.2\" or \"1.3\", the versions tlsbench measures", r.TLSVersion)
 	case r.Concurrency < 1 && r.RateTarget == nil:
 		return fmt.Errorf("concurrency is %d: a case runs at least one connection at a time", r.Concurrency)
 	case r.RateTarget != nil && (r.Concurrency != 0 || !(*r.RateTarget > 0)):
 		return fmt.Errorf("rate_target %v with concurrency %d: an open-loop case has a rate above 0 and no concurrency", *r.RateTarget, r.Concurrency)
+	}
+	return nil
+}
+
+// checkRateSearch checks the answer of a rate search: a bracket in
+// order, and no figures of its own.
+func checkRateSearch(r *Record) error {
+	switch {
+	case r.TLSVersion != "1.2" && r.TLSVersion != "1.3":
+		return fmt.Errorf("tls_version %q: want \"1.2\" or \"1.3\", the versions tlsbench measures", r.TLSVersion)
+	case r.SLO == "":
+		return errors.New("a rate search names its goal (slo)")
+	case r.Steps < 1:
+		return fmt.Errorf("steps is %d: a rate search measures at least one rate", r.Steps)
+	case r.RateSustained != nil && !(*r.RateSustained > 0):
+		return fmt.Errorf("rate_sustained %v: a rate is above 0", *r.RateSustained)
+	case r.RateFailed != nil && !(*r.RateFailed > 0):
+		return fmt.Errorf("rate_failed %v: a rate is above 0", *r.RateFailed)
+	case r.RateSustained != nil && r.RateFailed != nil && *r.RateFailed <= *r.RateSustained:
+		return fmt.Errorf("rate_failed %v is not above rate_sustained %v: a goal met at a rate is met below it", *r.RateFailed, *r.RateSustained)
+	case r.Iterations != 0 || len(r.SamplesUS) != 0 || r.Handshakes != 0:
+		return errors.New("a rate search has no figures of its own: its steps' records hold them")
 	}
 	return nil
 }

@@ -92,7 +92,7 @@ func TestDecodeRefusesUntrustworthyRecords(t *testing.T) {
 		{"samples vs iterations", edit(t, map[string]any{"iterations": 5}), `iterations is 5 but samples_us holds 3 values`},
 		{"min above max", edit(t, map[string]any{"min_us": 300}), `min_us 300 is more than max_us 204`},
 		{"mean outside", edit(t, map[string]any{"mean_us": 2000}), `mean_us 2000 is outside min_us..max_us`},
-		{"unknown kind", edit(t, map[string]any{"kind": "quic"}), `kind "quic": want "handshake" or "throughput"`},
+		{"unknown kind", edit(t, map[string]any{"kind": "quic"}), `kind "quic": want "handshake", "throughput", "rate-step" or "rate-search"`},
 		// Figures that their own samples contradict.
 		{"mean not of samples", edit(t, map[string]any{"mean_us": 203}), `mean_us is 203 but the samples in samples_us give 200`},
 		{"median not of samples", edit(t, map[string]any{"median_us": 196}), `median_us is 196 but the samples in samples_us give 201`},
