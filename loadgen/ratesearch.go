@@ -135,6 +135,10 @@ type RateResult struct {
 	Limit        string
 }
 
+// Validate reports a setting of s that cannot search (as a
+// *field.Error naming it), with the defaults applied.
+func (s RateSearch) Validate() error { return s.setDefaults() }
+
 func (s *RateSearch) setDefaults() error {
 	if s.Start == 0 {
 		s.Start = 100

@@ -106,6 +106,10 @@ type Plan struct {
 	// Duration, when set, is each case's measured time, split into
 	// Iterations windows (closed-loop cases run waves until each ends).
 	Duration time.Duration
+	// FindRate, when set, searches each open-loop case for the highest
+	// rate that meets a latency goal, from the plan's one rate (see
+	// FindRate).
+	FindRate *FindRate
 
 	// Per case.
 	Handshakes int
@@ -190,7 +194,7 @@ func (t Target) request() loadgen.Request {
 // *field.Error naming the field at fault; a reason refers to another
 // field as {Field}.
 func (p *Plan) Validate() error {
-	for _, check := range []func() error{p.validateOpen, p.validateAxes, p.validateCounts, p.validateServer, p.validateVersus} {
+	for _, check := range []func() error{p.validateOpen, p.validateFindRate, p.validateAxes, p.validateCounts, p.validateServer, p.validateVersus} {
 		if err := check(); err != nil {
 			return err
 		}

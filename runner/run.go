@@ -459,9 +459,18 @@ func (st *runState) clients(c *Case, srv *builtin, external bool) ([]*tls.Config
 	return cfgs, keys
 }
 
-// runCase implements mode: the case on its one side, or interleaved on
-// every side of the run.
+// runCase implements mode: the case measured (measureCase), or searched
+// for its sustainable rate (findRate).
 func (st *runState) runCase(ctx context.Context, c *Case, index, total int, srv *builtin) ([]*results.Record, error) {
+	if st.plan.FindRate != nil {
+		return st.findRate(ctx, c, index, total, srv)
+	}
+	return st.measureCase(ctx, c, index, total, srv)
+}
+
+// measureCase measures c on its one side, or interleaved on every side
+// of the run: one record per side.
+func (st *runState) measureCase(ctx context.Context, c *Case, index, total int, srv *builtin) ([]*results.Record, error) {
 	specs := st.plan.sides()
 	servers := append([]*builtin{srv}, srv.sides...)
 	hcs := make([]loadgen.HandshakeCase, len(specs))

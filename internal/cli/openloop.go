@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"time"
 
 	"github.com/tlsbench/tlsbench/loadgen"
 	"github.com/tlsbench/tlsbench/results"
@@ -31,8 +32,23 @@ than 99% of the connections per second asked for, or dropped more than
 (a slow server) held it back.
 `
 
+const findRateHelp = `
+The highest rate a server sustains: --find-rate searches each open-loop
+case for the highest rate that meets --slo (default p99=20ms, at most
+0.1% of connections failed): from --rate (default 100 per second) it
+doubles the rate until one fails, then halves the gap until it is within
+5%. Each rate tried is measured as an open-loop case of --duration
+(default 5s in --iterations windows, default 5) and written as its own
+record; a last record gives the answer and the rates it lies between. A
+rate the client itself cannot hold (its CPU saturated) ends the search:
+the answer is then a lower bound, and says so.
+`
+
 // defineOpenLoopFlags defines them on fs, into f.
 func defineOpenLoopFlags(fs *flagSet, f *runFlags) {
+	fs.BoolVar(&f.findRate, "find-rate", false, "search each case for the highest open-loop rate that meets --slo (see above)")
+	fs.StringVar(&f.slo, "slo", "p99=20ms", "with --find-rate: the goal, a latency percentile from each connection's intended start and the share of connections that may fail, e.g. p99=20ms,error=0.1%")
+	fs.Float64Var(&f.maxRate, "max-rate", 0, "with --find-rate: the highest rate to try, per second (0: no bound)")
 	fs.Var(listFlag[float64]{&f.rates, parseRate, runner.RateName}, "rate", "open loop: handshakes started per second, whatever the server does, one case each, comma-separated, e.g. 500,2000 (instead of --concurrency)")
 	fs.StringVar(&f.arrival, "arrival", results.ArrivalConstant, "with --rate: how starts are spaced: constant (evenly) or poisson (at random, as independent clients arrive)")
 	fs.IntVar(&f.maxInflight, "max-inflight", loadgen.DefaultMaxInflight, "with --rate: the most connections open at once; a start due beyond it waits (late) or, past its window, is dropped")
@@ -50,7 +66,15 @@ func parseRate(s string) (float64, error) {
 // validateOpenLoop checks --rate, --arrival, --max-inflight and, for
 // handshake cases, --duration, with what they do not go with.
 func validateOpenLoop(fs *flagSet, f *runFlags) error {
-	rate := fs.isSet("rate")
+	if err := validateFindRate(fs, f); err != nil {
+		return err
+	}
+	rate := fs.isSet("rate") || f.findRate
+	// The flag that made the cases open-loop, for the messages.
+	rateFlag := "--rate"
+	if f.findRate && !fs.isSet("rate") {
+		rateFlag = "--find-rate"
+	}
 	switch {
 	case f.tp.duration < 0:
 		return usagef("--duration %v: must be positive, e.g. 10s", f.tp.duration)
@@ -65,21 +89,43 @@ func validateOpenLoop(fs *flagSet, f *runFlags) error {
 	case !rate:
 		return nil
 	case fs.isSet("concurrency"):
-		return usagef("--rate and --concurrency are two ways to load the server (starts per second, or waves of simultaneous handshakes): give one")
+		return usagef("%s and --concurrency are two ways to load the server (starts per second, or waves of simultaneous handshakes): give one", rateFlag)
 	case f.arrival != results.ArrivalConstant && f.arrival != results.ArrivalPoisson:
 		return usagef("--arrival %s: want constant or poisson", shownValue(f.arrival))
 	case f.maxInflight < 1:
 		return usagef("--max-inflight %d: must be at least 1, e.g. 4096", f.maxInflight)
 	case fs.isSet("target-error"):
-		return usagef("--target-error does not apply to --rate cases: they measure --iterations windows of their schedule; drop --target-error")
+		return usagef("--target-error does not apply to %s cases: they measure --iterations windows of their schedule; drop --target-error", rateFlag)
 	case f.proxy.URL != "":
-		return usagef("--rate cannot be combined with --proxy: open-loop cases connect to the server directly; drop one of them")
+		return usagef("%s cannot be combined with --proxy: open-loop cases connect to the server directly; drop one of them", rateFlag)
 	}
 	for _, name := range []string{"versus", "versus-server", "versus-self"} {
 		if fs.isSet(name) {
-			return usagef("--rate cannot be combined with --%s: open-loop cases measure one server, not interleaved sides; drop one of them", name)
+			return usagef("%s cannot be combined with --%s: open-loop cases measure one server, not interleaved sides; drop one of them", rateFlag, name)
 		}
 	}
+	return nil
+}
+
+// validateFindRate checks --find-rate, --slo and --max-rate.
+func validateFindRate(fs *flagSet, f *runFlags) error {
+	switch {
+	case !f.findRate && (fs.isSet("slo") || fs.isSet("max-rate")):
+		return usagef("--slo and --max-rate set the search of --find-rate: add --find-rate")
+	case !f.findRate:
+		return nil
+	case f.tp.mode != modeHandshake:
+		return usagef("--find-rate searches handshake rates; throughput cases have none: drop --find-rate or --mode throughput")
+	case len(f.rates) > 1:
+		return usagef("--rate with --find-rate is the first rate tried: give one, e.g. --rate 500")
+	case f.maxRate < 0:
+		return usagef("--max-rate %v: must be 0 (no bound) or a rate above 0", f.maxRate)
+	}
+	slo, err := loadgen.ParseSLO(f.slo)
+	if err != nil {
+		return usagef("--slo %v", err)
+	}
+	f.parsedSLO = slo
 	return nil
 }
 
@@ -89,7 +135,26 @@ func validateOpenLoop(fs *flagSet, f *runFlags) error {
 // --duration) is not cut short by --case-time nor extended by
 // --target-error unless they are given.
 func openLoopDefaults(fs *flagSet, f *runFlags) {
-	rate, timed := fs.isSet("rate"), fs.isSet("duration") && f.tp.mode == modeHandshake
+	if f.findRate {
+		// Each rate tried is a short case of its own; a search of
+		// about ten rates then takes about a minute.
+		if !fs.isSet("rate") {
+			f.rates = []float64{100}
+		}
+		if !fs.isSet("duration") && !fs.isSet("handshakes") {
+			f.tp.duration = 5 * time.Second
+			if f.quick {
+				f.tp.duration = 2 * time.Second
+			}
+		}
+		if !fs.isSet("iterations") {
+			f.iterations = 5
+		}
+		if !fs.isSet("warmup") {
+			f.warmup = 1
+		}
+	}
+	rate, timed := fs.isSet("rate") || f.findRate, fs.isSet("duration") && f.tp.mode == modeHandshake
 	if rate && !fs.isSet("iterations") && !f.quick {
 		f.iterations = 10
 	}
@@ -106,11 +171,14 @@ func applyOpenLoop(fs *flagSet, f *runFlags, p *runner.Plan) {
 	if f.tp.mode == modeHandshake {
 		p.Duration = f.tp.duration
 	}
-	if !fs.isSet("rate") {
+	if !fs.isSet("rate") && !f.findRate {
 		return
 	}
 	p.Rates, p.Concurrency = f.rates, nil
 	p.Arrival, p.MaxInflight = f.arrival, f.maxInflight
+	if f.findRate {
+		p.FindRate = &runner.FindRate{SLO: f.parsedSLO, Search: loadgen.RateSearch{MaxRate: f.maxRate}}
+	}
 }
 
 // durationHelp is --duration's help: its meaning differs by mode.

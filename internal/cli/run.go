@@ -55,6 +55,7 @@ Examples:
   tlsbench run --proxy builtin --tls 1.3 --resume off,on --mint-cache on,off
   tlsbench run --tls 1.3 --resume off,on --rate 500,2000 --duration 20s --out open.jsonl
   tlsbench run --rate 1000 --arrival poisson --max-inflight 512 --target 127.0.0.1:8443 --ca ca.pem
+  tlsbench run --find-rate --slo p99=20ms --tls 1.2,1.3 --resume off,on --out rates.jsonl
   tlsbench run --mode throughput --proxy builtin --buffer 4k,16k,64k --read-fill off,on --ktls off,auto
   tlsbench run --mode throughput --proxy http://127.0.0.1:3128 --proxy-ca squid-ca.pem --proxy-pid 1234 \
       --identity pki/server-ecdsa-p256.pem,pki/server-ecdsa-p256-key.pem --cipher aes128gcm
@@ -110,6 +111,10 @@ type runFlags struct {
 	versus           runner.Versus
 	targetError      float64
 	rates            []float64 // --rate: open-loop cases
+	findRate         bool      // --find-rate, with --slo and --max-rate
+	slo              string
+	parsedSLO        loadgen.SLO
+	maxRate          float64
 	arrival          string
 	maxInflight      int
 }
@@ -212,6 +217,7 @@ func parseRun(args []string, stdout io.Writer) (*flagSet, *runFlags, error) {
 		io.WriteString(w, runUsage)
 		io.WriteString(w, versusHelp)
 		io.WriteString(w, openLoopHelp)
+		io.WriteString(w, findRateHelp)
 		io.WriteString(w, "\nFlags:\n")
 		fs.printFlags(w)
 	}

@@ -1,0 +1,190 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"strings"
+	"time"
+
+	"github.com/tlsbench/tlsbench/internal/field"
+	"github.com/tlsbench/tlsbench/loadgen"
+	"github.com/tlsbench/tlsbench/results"
+	"github.com/tlsbench/tlsbench/stats"
+	"github.com/tlsbench/tlsbench/tlsconf"
+)
+
+// FindRate replaces each open-loop case of a plan by a search for the
+// highest rate at which it meets SLO (see loadgen.SearchRate): each
+// step is the case measured at one rate, as an open-loop case would be
+// (Iterations windows, of Duration/Iterations when Duration is set),
+// and writes a results.KindRateStep record; the search ends with a
+// results.KindRateSearch record holding the answer and its bracket.
+// The plan's single rate (Rates) is the first one tried.
+type FindRate struct {
+	SLO loadgen.SLO
+	// Search bounds the search (growth, precision, steps, highest
+	// rate); its Start comes from the plan's rate.
+	Search loadgen.RateSearch
+}
+
+// FindRateSegment ends the name of a search: the case's name with the
+// rate's segment replaced by it (handshake/tls1.3/full/find-rate); its
+// steps add their rate's (…/find-rate/r1600).
+const FindRateSegment = "find-rate"
+
+// validateFindRate checks a plan's search.
+func (p *Plan) validateFindRate() error {
+	f := p.FindRate
+	if f == nil {
+		return nil
+	}
+	switch {
+	case len(p.Rates) != 1:
+		return field.Errorf("Rates", nil, "a rate search starts from one rate: give exactly one in {Rates}")
+	case !(f.SLO.Latency > 0) || !(f.SLO.Percentile > 0 && f.SLO.Percentile < 100):
+		return field.Errorf("FindRate.SLO", f.SLO.String(), "give a latency goal, e.g. p99=20ms")
+	case f.SLO.MaxErrorRate < 0 || f.SLO.MaxErrorRate > 1:
+		return field.Errorf("FindRate.SLO", f.SLO.String(), "the error share must be from 0%% to 100%%")
+	}
+	s := f.Search
+	s.Start = p.Rates[0]
+	// The search's own checks, named by the plan's fields.
+	var fe *field.Error
+	if err := s.Validate(); errors.As(err, &fe) {
+		name := "FindRate.Search." + fe.Field
+		if fe.Field == "Start" {
+			name = "Rates"
+		}
+		return field.Errorf(name, fe.Value, "%s", fe.Reason)
+	} else if err != nil {
+		return err
+	}
+	return nil
+}
+
+// findRate runs the search of case c against srv: the records of its
+// steps, then the answer's.
+func (st *runState) findRate(ctx context.Context, c *Case, index, total int, srv *builtin) ([]*results.Record, error) {
+	f := st.plan.FindRate
+	name := searchName(c)
+	var recs []*results.Record
+	search := f.Search
+	search.Start = c.Rate
+	res, err := loadgen.SearchRate(ctx, search, func(ctx context.Context, rate float64) (loadgen.RateStep, error) {
+		step := *c
+		step.Rate = rate
+		step.Name = name + "/r" + RateName(rate)
+		step.Params = maps.Clone(c.Params)
+		step.Params["rate"] = RateName(rate)
+		got, err := st.measureCase(ctx, &step, index, total, srv)
+		if len(got) == 0 {
+			return loadgen.RateStep{}, err
+		}
+		rec := got[0]
+		rs, serr := judgeStep(rec, err, f.SLO)
+		rec.Kind, rec.SLO, rec.SLOMet = results.KindRateStep, f.SLO.String(), &rs.Met
+		if err == nil && !rs.Met {
+			// A failed case's notes say why already.
+			rec.Notes = append(rec.Notes, "goal not met: "+rs.Reason)
+		}
+		recs = append(recs, rec)
+		return rs, serr
+	})
+	if len(res.Steps) > 0 {
+		recs = append(recs, st.searchRecord(c, name, res))
+	}
+	return recs, err
+}
+
+// searchName is the name of c's search: its name with the rate's
+// segment replaced.
+func searchName(c *Case) string {
+	seg := "/r" + RateName(c.Rate)
+	return strings.TrimSuffix(c.Name, seg) + "/" + FindRateSegment
+}
+
+// judgeStep reads one step of a search from its record and the error of
+// its case: the goal's percentile and error share, or why the rate was
+// not held. A failure of the case that says nothing of the rate (the run
+// interrupted, a server that died) ends the search.
+func judgeStep(rec *results.Record, err error, slo loadgen.SLO) (loadgen.RateStep, error) {
+	var rs loadgen.RateStep
+	var rateErr *loadgen.RateError
+	switch {
+	case errors.As(err, &rateErr) && rateErr.Cause == loadgen.CauseClientCPU &&
+		rateErr.ClientCores >= loadgen.SaturationShare*rateErr.Cores:
+		// The client alone used its CPUs: what the server sustains
+		// beyond this cannot be measured from here.
+		rs.GeneratorLimited, rs.Reason = true, rateErr.Error()
+		return rs, nil
+	case errors.As(err, &rateErr):
+		// The server was too slow (the in-flight cap), or the machine
+		// that client and server share ran out of CPU: this rate is
+		// beyond what is sustained here.
+		rs.Reason = "the schedule was not held (" + rateErr.Cause + ")"
+		return rs, nil
+	case err != nil && !isCaseFailure(err):
+		return rs, err
+	case err != nil:
+		// A gate failed at this rate (errors, resumption): the goal
+		// is not met here, and a lower rate may meet it.
+		rs.Reason = err.Error()
+		return rs, nil
+	}
+	if n := rec.Handshakes + rec.Errors; n > 0 {
+		rs.ErrorRate = float64(rec.Errors) / float64(n)
+	}
+	lat, derr := stats.DecodeLatency(rec.Histogram)
+	if derr != nil || lat.Count() == 0 {
+		rs.Reason = "no latency was measured"
+		return rs, nil
+	}
+	rs.Latency = time.Duration(lat.PercentileUS(slo.Percentile) * float64(time.Microsecond))
+	switch {
+	case rs.Latency > slo.Latency:
+		rs.Reason = fmt.Sprintf("p%s %v above %v", trimFloat(slo.Percentile), rs.Latency.Round(time.Microsecond), slo.Latency)
+	case rs.ErrorRate > slo.MaxErrorRate:
+		rs.Reason = fmt.Sprintf("%.3g%% of connections failed, above %.3g%%", 100*rs.ErrorRate, 100*slo.MaxErrorRate)
+	default:
+		rs.Met = true
+	}
+	return rs, nil
+}
+
+func trimFloat(v float64) string { return strings.TrimSuffix(fmt.Sprintf("%g", v), ".0") }
+
+// searchRecord is the answer of c's search: its parameters (without a
+// rate), the goal, the bracket and what ended the search.
+func (st *runState) searchRecord(c *Case, name string, res loadgen.RateResult) *results.Record {
+	sp := st.plan.sides()[0]
+	rec := results.Record{Env: st.envOf(&sp), Target: sp.target.Addr, SessionStore: sessionStore(st.plan, &sp)}
+	rec.Name, rec.Kind, rec.TLSVersion = name, results.KindRateSearch, tlsconf.VersionName(c.Version)
+	rec.Resume, rec.Mutual = c.Resume, c.Mutual
+	rec.Transport = TransportTCP
+	c.record(&rec)
+	rec.Params = maps.Clone(rec.Params)
+	delete(rec.Params, "rate")
+	rec.SLO, rec.Steps, rec.SearchLimit = st.plan.FindRate.SLO.String(), len(res.Steps), res.Limit
+	if res.Rate > 0 {
+		rec.RateSustained = &res.Rate
+	}
+	if res.Failed > 0 {
+		rec.RateFailed = &res.Failed
+	}
+	rec.Notes = append(rec.Notes, searchAnswer(res, st.plan.FindRate.SLO))
+	return &rec
+}
+
+// searchAnswer says the answer in one sentence, with its uncertainty.
+func searchAnswer(res loadgen.RateResult, slo loadgen.SLO) string {
+	goal := slo.String()
+	switch {
+	case res.Rate == 0:
+		return fmt.Sprintf("no rate measured met %s (lowest tried: %s/s)", goal, loadgen.FormatRate(res.Failed))
+	case res.Failed == 0:
+		return fmt.Sprintf("%s/s met %s, the highest rate measured; the sustainable rate is at least that (%s)", loadgen.FormatRate(res.Rate), goal, res.Limit)
+	}
+	return fmt.Sprintf("sustains %s/s within %s; %s/s did not: the sustainable rate lies between them", loadgen.FormatRate(res.Rate), goal, loadgen.FormatRate(res.Failed))
+}
