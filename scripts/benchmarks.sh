@@ -63,8 +63,11 @@ section_keycache() {
 	go test ./keys -run '^$' -bench 'SelectionOverhead' -count 5 | tee "$out/selection.txt"
 }
 
-section_nginx() {
-	"$bin" pki init --dir "$work/npki" --server-keys ecdsa-p256 >/dev/null
+# start_nginx starts nginx (1 worker, ECDSA P-256, tickets and a shared
+# session cache) on a free loopback port; nginx_target holds the flags
+# that measure it.
+start_nginx() {
+	[[ -d "$work/npki" ]] || "$bin" pki init --dir "$work/npki" --server-keys ecdsa-p256 >/dev/null
 	mkdir -p "$work/nginx/tmp"
 	local port
 	port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
@@ -94,17 +97,25 @@ EOF
 	nginx -p "$work/nginx" -c "$work/nginx/nginx.conf" -g 'daemon off;' &
 	nginx_pid=$!
 	for _ in $(seq 50); do (echo >/dev/tcp/127.0.0.1/"$port") 2>/dev/null && break; sleep 0.1; done
+	nginx_target=(--target "127.0.0.1:$port" --sni localhost --ca "$work/npki/ca.pem" --alpn http/1.1 --server-pid "$nginx_pid")
+}
+
+stop_nginx() {
+	kill "$nginx_pid"
+	wait "$nginx_pid" 2>/dev/null || true
+	nginx_pid=
+}
+
+section_nginx() {
+	start_nginx
 	# nginx and the built-in server under the same load, one after the
 	# other in this run; compare pairs the cases by name. TLS 1.3 uses
 	# X25519 on both (nginx's OpenSSL 3.0 has no ML-KEM, Go's default);
 	# TLS 1.2 keeps the default groups, since OpenSSL refuses an ECDSA
 	# P-256 certificate to a TLS 1.2 client that does not offer P-256.
-	local target=(--target "127.0.0.1:$port" --sni localhost --ca "$work/npki/ca.pem" --alpn http/1.1 --server-pid "$nginx_pid")
-	run nginx-tls12 "${target[@]}" --tls 1.2
-	run nginx-tls13 "${target[@]}" --tls 1.3 --groups x25519
-	kill "$nginx_pid"
-	wait "$nginx_pid" 2>/dev/null || true
-	nginx_pid=
+	run nginx-tls12 "${nginx_target[@]}" --tls 1.2
+	run nginx-tls13 "${nginx_target[@]}" --tls 1.3 --groups x25519
+	stop_nginx
 	run builtin-tls12 --tls 1.2
 	run builtin-tls13 --tls 1.3 --groups x25519
 	cat "$out/nginx-tls12.jsonl" "$out/nginx-tls13.jsonl" >"$out/nginx.jsonl"
@@ -239,9 +250,66 @@ section_calibration() {
 	} | tee "$out/calibration.txt"
 }
 
+section_stall() {
+	# The built-in server stalls for 1 s (SIGSTOP, then SIGCONT, on its
+	# process) in the middle of a measured case: open loop (200 starts a
+	# second, at most 100 open) and closed loop (one connection at a
+	# time), the same stall in each.
+	local kind args pid child
+	for kind in open closed; do
+		case $kind in
+		open) args=(--rate 200 --max-inflight 100) ;;
+		closed) args=(--concurrency 1) ;;
+		esac
+		echo "== stall: $kind loop" >&2
+		"$bin" run --tls 1.3 --resume off "${args[@]}" --duration 9s --iterations 3 --warmup 1 \
+			--out "$out/stall-$kind.jsonl" --format markdown >"$out/stall-$kind.md" &
+		pid=$!
+		sleep 4.5 # start, the 3 s warm-up window, and into the first measured one
+		child=$(pgrep -P "$pid" | head -1)
+		kill -STOP "$child"
+		sleep 1
+		kill -CONT "$child"
+		wait "$pid" || true
+	done
+	python3 -c '
+import json, sys
+print("loop\thandshakes\tp50 us\tp99 us\tp99.9 us\tmax us\tlate\tper-iteration samples us")
+for kind in ("open", "closed"):
+    r = json.loads(open(sys.argv[1] + "/stall-" + kind + ".jsonl").readline())
+    t = r["phases"]["total"]
+    print("%s\t%d\t%.0f\t%.0f\t%.0f\t%.0f\t%s\t%s" % (kind, r["handshakes"], r["p50_us"], r["p99_us"], r["p999_us"],
+        t["max_us"], r.get("late", "-"), " ".join("%.0f" % v for v in r["samples_us"])))' "$out" | tee "$out/stall.txt"
+}
+
+section_openloop() {
+	echo "== openloop: the generator's start lateness" >&2
+	go test ./loadgen -run '^$' -bench OpenLoopLateness -benchtime 5x -count 3 | tee "$out/openloop-lateness.txt"
+	run openloop --tls 1.3 --resume off,on --rate 200,800 --duration 10s
+}
+
+section_findrate() {
+	# The highest rate with p99 under 20 ms, TLS 1.2 and 1.3, full and
+	# resumed: the built-in server, then nginx (X25519 in TLS 1.3, as
+	# in the nginx section).
+	run findrate-builtin --find-rate --slo p99=20ms --tls 1.2,1.3 --resume off,on
+	start_nginx
+	run findrate-nginx-tls12 --find-rate --slo p99=20ms "${nginx_target[@]}" --tls 1.2 --resume off,on
+	run findrate-nginx-tls13 --find-rate --slo p99=20ms "${nginx_target[@]}" --tls 1.3 --groups x25519 --resume off,on
+	stop_nginx
+	python3 -c '
+import json, sys
+for f in sys.argv[1:]:
+    for line in open(f):
+        r = json.loads(line)
+        if r["kind"] == "rate-search":
+            print("%s\t%s\t%s\t%s\t%s" % (f.split("/")[-1][:-6], r["name"], r.get("rate_sustained"), r.get("rate_failed"), r.get("search_limit", "")))' \
+		"$out"/findrate-*.jsonl | tee "$out/findrate.txt"
+}
+
 sections=("$@")
 if ((${#sections[@]} == 0)); then
-	sections=(default harness mutual groups transport transports ciphers keycache nginx throughput proxy calibration)
+	sections=(default harness mutual groups transport transports ciphers keycache nginx throughput proxy calibration stall openloop findrate)
 fi
 for s in "${sections[@]}"; do
 	"section_$s"
