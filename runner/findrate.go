@@ -72,6 +72,12 @@ func (st *runState) findRate(ctx context.Context, c *Case, index, total int, srv
 	var recs []*results.Record
 	search := f.Search
 	search.Start = c.Rate
+	if p := st.plan; p.Duration > 0 && p.Iterations > 0 {
+		// Below one connection per window a step would measure more
+		// than its rate (a window starts at least one): stop there.
+		window := p.Duration.Seconds() / float64(p.Iterations)
+		search.MinRate = max(search.MinRate, 1, 1/window)
+	}
 	res, err := loadgen.SearchRate(ctx, search, func(ctx context.Context, rate float64) (loadgen.RateStep, error) {
 		step := *c
 		step.Rate = rate
