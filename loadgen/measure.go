@@ -23,6 +23,8 @@ type warming struct {
 	before       ServerSnapshot
 	beforeErr    error
 	first, again int64 // ticket uses before the warm-up
+	// iters are the warm-up's iterations, for the gate of a mix.
+	iters []iterStat
 }
 
 // warmup runs the discarded iterations and, in a resume case, holds them
@@ -67,6 +69,7 @@ func (r *caseRunner) warmOne(ctx context.Context, w *warming, i int) error {
 	}
 	w.ok += it.ok
 	w.resumed += it.resumed
+	w.iters = append(w.iters, iterStat{ok: it.ok, resumed: it.resumed, failed: int64(it.conns()) - it.ok})
 	r.progress(true, i+1, r.hc.Warmup, it)
 	return nil
 }
@@ -76,6 +79,14 @@ func (r *caseRunner) endWarmup(w *warming) error {
 	hc := r.hc
 	r.budget = nil
 	if !hc.Resume || hc.Warmup == 0 {
+		return nil
+	}
+	if hc.ResumeRatio != nil {
+		// The client's counts only: the server is read at the
+		// boundaries of measured iterations.
+		if e := hc.mixGate(w.iters, true); e != nil {
+			return e
+		}
 		return nil
 	}
 	if e := hc.resumptionCheck(w.resumed, w.ok, w.before, w.beforeErr); e != nil {
@@ -117,7 +128,7 @@ type pending struct {
 func (r *caseRunner) startMeasure() *measured {
 	hc := r.hc
 	m := &measured{lat: stats.NewLatency(), scratch: stats.NewLatency(), meter: newMeter(hc.Server, hc.Proxy),
-		phases: newClientPhases(), scratchPhases: newClientPhases()}
+		phases: newClientPhases(hc.ResumeRatio != nil), scratchPhases: newClientPhases(hc.ResumeRatio != nil)}
 	r.phases = m.scratchPhases
 	m.total = newIterResult()
 	if hc.Rate > 0 {
