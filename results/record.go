@@ -55,7 +55,7 @@ type Record struct {
 	Name        string `json:"name"` // e.g. handshake/tls1.3/resume/mutual/c64
 	Kind        string `json:"kind"` // KindHandshake, KindThroughput, KindRateStep or KindRateSearch
 	TLSVersion  string `json:"tls_version"`
-	Resume      bool   `json:"resume"`
+	Resume      bool   `json:"resume"` // with ResumeRatio: true for any share above 0
 	Mutual      bool   `json:"mutual"`
 	Concurrency int    `json:"concurrency"`
 	KeyType     string `json:"key_type"`
