@@ -35,6 +35,9 @@ type iterStat struct {
 	// srvResumed of srvHandshakes (for the gate of a mix).
 	hasServer                 bool
 	srvResumed, srvHandshakes int64
+	// dry counts, in a mix, the connections meant to offer a session
+	// that found none.
+	dry int64
 }
 
 // FellIteration is a measured iteration whose resumption rate fell below

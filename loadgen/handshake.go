@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/tlsbench/tlsbench/internal/connerr"
@@ -412,8 +413,11 @@ type caseRunner struct {
 	// until ends a timed closed-loop iteration (zero: none).
 	until time.Time
 	// full, in a mix, are the clients' configurations for connections
-	// that do not offer a session (see clientFor).
-	full []*tls.Config
+	// that do not offer a session, and offer those for connections that
+	// do once priming is over, which count in dry the offers that found
+	// no session (see clientFor).
+	full, offer []*tls.Config
+	dry         atomic.Int64
 }
 
 // startWorkers starts the concurrency-1 workers a wave needs besides the
@@ -761,6 +765,9 @@ func (r *caseRunner) prime(ctx context.Context) error {
 	next := r.next
 	_, err := r.iteration(ctx, n, nil)
 	r.next = next // measured waves start where they would have
+	if r.full != nil {
+		r.offer = watchDry(saved, &r.dry)
+	}
 	return err
 }
 

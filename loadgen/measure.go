@@ -63,13 +63,14 @@ func (r *caseRunner) warmOne(ctx context.Context, w *warming, i int) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	dry := r.dry.Load()
 	it, err := r.runIteration(ctx, nil)
 	if err != nil {
 		return err
 	}
 	w.ok += it.ok
 	w.resumed += it.resumed
-	w.iters = append(w.iters, iterStat{ok: it.ok, resumed: it.resumed, failed: int64(it.conns()) - it.ok})
+	w.iters = append(w.iters, iterStat{ok: it.ok, resumed: it.resumed, failed: int64(it.conns()) - it.ok, dry: r.dry.Load() - dry})
 	r.progress(true, i+1, r.hc.Warmup, it)
 	return nil
 }
@@ -122,6 +123,7 @@ type pending struct {
 	it                iterResult
 	sp                span
 	firstUses, reuses int64
+	dry               int64 // offers that found no session (a mix)
 }
 
 // startMeasure starts the measured iterations' totals and failure budget.
@@ -156,8 +158,9 @@ func (r *caseRunner) runOne(ctx context.Context, m *measured) (pending, error) {
 	m.scratchPhases.reset()
 	m.meter.begin()
 	first, again := ticketCounts(hc.Clients)
+	dry := r.dry.Load()
 	it, err := r.runIteration(ctx, m.scratch)
-	p := pending{it: it, sp: m.meter.end()}
+	p := pending{it: it, sp: m.meter.end(), dry: r.dry.Load() - dry}
 	f2, a2 := ticketCounts(hc.Clients)
 	p.firstUses, p.reuses = f2-first, a2-again
 	if ctx.Err() != nil {
@@ -174,7 +177,7 @@ func (r *caseRunner) keepOne(m *measured, p pending) {
 	m.phases.merge(m.scratchPhases)
 	m.keep(p.it, p.sp)
 	last := &m.iters[len(m.iters)-1]
-	last.firstUses, last.reuses = p.firstUses, p.reuses
+	last.firstUses, last.reuses, last.dry = p.firstUses, p.reuses, p.dry
 	r.progress(false, len(m.samples), r.hc.Iterations, p.it)
 }
 

@@ -4,7 +4,9 @@ import (
 	"crypto/tls"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
+	"sync/atomic"
 
 	"github.com/tlsbench/tlsbench/internal/field"
 	"github.com/tlsbench/tlsbench/results"
@@ -60,10 +62,42 @@ func mixClients(hc *HandshakeCase) []*tls.Config {
 // progress, made as client: in a mix, one that does not offer a session
 // unless the connection is one of the share that does.
 func (r *caseRunner) clientFor(client, i int) *tls.Config {
-	if r.full != nil && !offers(i, *r.hc.ResumeRatio) {
+	switch {
+	case r.full == nil:
+		return r.hc.Clients[client]
+	case !offers(i, *r.hc.ResumeRatio):
 		return r.full[client]
+	case r.offer != nil:
+		return r.offer[client]
 	}
-	return r.hc.Clients[client]
+	return r.hc.Clients[client] // priming: its own deposit-only clients
+}
+
+// dryCache is a client session cache that counts the offers that found
+// no session: a mix that resumed less than its share because the
+// client had nothing to offer is not the server's doing.
+type dryCache struct {
+	tls.ClientSessionCache
+	dry *atomic.Int64
+}
+
+func (c dryCache) Get(key string) (*tls.ClientSessionState, bool) {
+	cs, ok := c.ClientSessionCache.Get(key)
+	if !ok || cs == nil {
+		c.dry.Add(1)
+	}
+	return cs, ok
+}
+
+// watchDry returns, for a mix, copies of clients whose caches count into
+// dry the offers that found no session (nil otherwise).
+func watchDry(clients []*tls.Config, dry *atomic.Int64) []*tls.Config {
+	out := make([]*tls.Config, len(clients))
+	for i, c := range clients {
+		out[i] = c.Clone()
+		out[i].ClientSessionCache = dryCache{c.ClientSessionCache, dry}
+	}
+	return out
 }
 
 // MixIteration is an iteration (or window) of a mix whose resumed share
@@ -78,6 +112,9 @@ type MixIteration struct {
 	// Declined counts the sessions the server refused, by reason (nil
 	// when unknown).
 	Declined map[string]int64
+	// Dry counts the connections meant to offer a session that found
+	// none in the client's cache.
+	Dry int64
 }
 
 func (m MixIteration) String() string {
@@ -88,6 +125,9 @@ func (m MixIteration) String() string {
 	s := fmt.Sprintf("iteration %d: %s %d of %d resumed, want %g", m.Iteration, who, m.Resumed, m.Total, m.Want)
 	if len(m.Declined) > 0 {
 		s += " (the server declined " + countList(m.Declined) + ")"
+	}
+	if m.Dry > 0 {
+		s += fmt.Sprintf(" (%d connections had no session to offer)", m.Dry)
 	}
 	return s
 }
@@ -124,7 +164,11 @@ func (e *MixError) reason() string {
 	}
 	msg := fmt.Sprintf("the resumed share missed %s %g by more than one connection in %d of %d %s: %s",
 		e.Setting, e.Ratio, len(e.Fell), e.Iterations, phase, list)
-	return msg + "; the server did not resume every session offered (ticket keys rotated, tickets turned off, a session cache that evicts?) or resumed sessions not offered; the case's figures do not have the mix asked for"
+	why := "the server did not resume every session offered (ticket keys rotated, tickets turned off, a session cache that evicts?)"
+	if slices.ContainsFunc(e.Fell, func(f MixIteration) bool { return f.Dry > 0 }) {
+		why = "the client had no session to offer for some connections: the server issued fewer sessions than the mix uses (session tickets turned off with no session cache, or single-use sessions not replaced on resumption?)"
+	}
+	return msg + "; " + why + "; the case's figures do not have the mix asked for"
 }
 
 // mixMiss returns the miss of resumed of total against share f, or false
@@ -143,7 +187,8 @@ func (hc *HandshakeCase) mixGate(iters []iterStat, warmup bool) *MixError {
 	var fell []MixIteration
 	for i, it := range iters {
 		if want, miss := mixMiss(it.resumed, it.ok, f, it.failed); miss {
-			fell = append(fell, MixIteration{Iteration: i + 1, Resumed: it.resumed, Total: it.ok, Want: want, Declined: it.declined})
+			fell = append(fell, MixIteration{Iteration: i + 1, Resumed: it.resumed, Total: it.ok, Want: want,
+				Declined: it.declined, Dry: it.dry})
 			continue
 		}
 		if !it.hasServer || hc.Proxy != nil {
@@ -157,7 +202,8 @@ func (hc *HandshakeCase) mixGate(iters []iterStat, warmup bool) *MixError {
 	if len(fell) == 0 {
 		return nil
 	}
-	return &MixError{Case: hc.Name, Ratio: f, Setting: hc.Words.name("ResumeRatio"), Fell: fell, Iterations: len(iters), Warmup: warmup}
+	return &MixError{Case: hc.Name, Ratio: f, Setting: hc.Words.name("ResumeRatio"),
+		Fell: fell, Iterations: len(iters), Warmup: warmup}
 }
 
 // partFigures returns the record's parts of a mix: the handshakes and

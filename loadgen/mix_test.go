@@ -111,10 +111,11 @@ func TestMixFailsWhenServerStopsResuming(t *testing.T) {
 		s       *testServer
 		warmup  int
 		rotates bool
+		why     string
 	}{
-		{"no-tickets-warmup", noTickets, 1, false},
-		{"no-tickets-measured", noTickets, 0, false},
-		{"rotated-key", rotate, 1, true},
+		{"no-tickets-warmup", noTickets, 1, false, "the server issued fewer sessions than the mix uses"},
+		{"no-tickets-measured", noTickets, 0, false, "the server issued fewer sessions than the mix uses"},
+		{"rotated-key", rotate, 1, true, "the server did not resume every session offered"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			hc := tt.s.handshakeCase(tt.name, tls.VersionTLS13, true, 4)
@@ -131,8 +132,8 @@ func TestMixFailsWhenServerStopsResuming(t *testing.T) {
 			if !errors.As(err, &me) {
 				t.Fatalf("error %v: want a MixError", err)
 			}
-			if msg := err.Error(); !strings.Contains(msg, "ResumeRatio 0.5") || !strings.Contains(msg, "want 16;") {
-				t.Errorf("message %q should name the share asked for and the count wanted", msg)
+			if msg := err.Error(); !strings.Contains(msg, "ResumeRatio 0.5") || !strings.Contains(msg, "want 16") || !strings.Contains(msg, tt.why) {
+				t.Errorf("message %q should name the share asked for, the count wanted and %q", msg, tt.why)
 			}
 			if me.Warmup != (tt.warmup > 0 && !tt.rotates) {
 				t.Errorf("warm-up %v, want %v", me.Warmup, !me.Warmup)
@@ -207,5 +208,62 @@ func TestMixSettingsRefused(t *testing.T) {
 				t.Fatalf("error %v: want one naming ResumeRatio", err)
 			}
 		})
+	}
+}
+
+// stingyCache is a client session cache that hands each session out once
+// and stores only the first limit sessions it is given: a client whose
+// sessions run out.
+type stingyCache struct {
+	mu       sync.Mutex
+	sessions []*tls.ClientSessionState
+	puts     int
+	limit    int
+}
+
+func (c *stingyCache) Get(string) (*tls.ClientSessionState, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.sessions) == 0 {
+		return nil, false
+	}
+	cs := c.sessions[len(c.sessions)-1]
+	c.sessions = c.sessions[:len(c.sessions)-1]
+	return cs, true
+}
+
+func (c *stingyCache) Put(_ string, cs *tls.ClientSessionState) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if cs != nil && c.puts < c.limit {
+		c.puts++
+		c.sessions = append(c.sessions, cs)
+	}
+}
+
+// TestMixThatRunsOutOfSessions: a mix whose client has no session left to
+// offer fails its gate, and says that the client, not the server, fell
+// short.
+func TestMixThatRunsOutOfSessions(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, nil)
+	hc := s.handshakeCase("dry", tls.VersionTLS13, true, 4)
+	co := tlsconf.ClientOptions{Version: tls.VersionTLS13, RootCAs: s.roots, ServerName: "localhost", Sessions: &stingyCache{limit: 4}}
+	hc.Clients = []*tls.Config{tlsconf.Client(co)}
+	hc.ResumeRatio, hc.Warmup = share(0.5), 0
+	rec, err := loadgen.RunHandshakes(context.Background(), hc)
+	var me *loadgen.MixError
+	if !errors.As(err, &me) || rec == nil || rec.Verdict != loadgen.VerdictFailed {
+		t.Fatalf("record %v, error %v: want the record marked failed and a MixError", rec, err)
+	}
+	// The 4 primed sessions serve the first 4 offers; the other 12 of
+	// the first iteration find none.
+	if f := me.Fell[0]; f.Iteration != 1 || f.Resumed != 4 || f.Dry != 12 {
+		t.Errorf("fell %+v: want iteration 1 with 4 resumed and 12 offers that found no session", f)
+	}
+	for _, want := range []string{"12 connections had no session to offer", "the client had no session to offer for some connections"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("message %q lacks %q", err, want)
+		}
 	}
 }
