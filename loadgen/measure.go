@@ -64,13 +64,21 @@ func (r *caseRunner) warmOne(ctx context.Context, w *warming, i int) error {
 		return err
 	}
 	dry := r.dry.Load()
+	srv, srvErr := r.mixSnapshot()
 	it, err := r.runIteration(ctx, nil)
 	if err != nil {
 		return err
 	}
 	w.ok += it.ok
 	w.resumed += it.resumed
-	w.iters = append(w.iters, iterStat{ok: it.ok, resumed: it.resumed, failed: int64(it.conns()) - it.ok, dry: r.dry.Load() - dry})
+	st := iterStat{ok: it.ok, resumed: it.resumed, failed: int64(it.conns()) - it.ok, dry: r.dry.Load() - dry}
+	if srvErr == nil {
+		if now, err := r.mixSnapshot(); err == nil && now.HasCounts && srv.HasCounts {
+			d, back := serverDelta(now, srv)
+			st.hasServer, st.srvResumed, st.srvHandshakes = !back.serverCounts, d.Resumed, d.Handshakes
+		}
+	}
+	w.iters = append(w.iters, st)
 	r.progress(true, i+1, r.hc.Warmup, it)
 	return nil
 }
@@ -83,8 +91,6 @@ func (r *caseRunner) endWarmup(w *warming) error {
 		return nil
 	}
 	if hc.ResumeRatio != nil {
-		// The client's counts only: the server is read at the
-		// boundaries of measured iterations.
 		if e := hc.mixGate(w.iters, true); e != nil {
 			return e
 		}

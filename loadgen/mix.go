@@ -230,3 +230,15 @@ func (r *caseRunner) partFigures(m *measured) map[string]results.PartFigures {
 	}
 	return out
 }
+
+// mixSnapshot reads the server's counts at a boundary of a warm-up
+// iteration of a mix, whose gate holds the server's count to the share
+// as the measured iterations' does (errNoServer outside a mix, without a
+// server, or behind a proxy, whose leg the server's counts describe).
+func (r *caseRunner) mixSnapshot() (ServerSnapshot, error) {
+	hc := r.hc
+	if hc.ResumeRatio == nil || hc.Server == nil || hc.Proxy != nil {
+		return ServerSnapshot{}, errNoServer
+	}
+	return hc.Server.Snapshot()
+}

@@ -165,22 +165,28 @@ func (u undercounting) Snapshot() (loadgen.ServerSnapshot, error) {
 }
 
 // TestMixGateReadsTheServer: a mix the client sees resumed in its share
-// still fails when the server's own count disagrees.
+// still fails when the server's own count disagrees, in the warm-up (no
+// record) as in the measured iterations (record kept, marked failed).
 func TestMixGateReadsTheServer(t *testing.T) {
 	t.Parallel()
 	s := startServer(t, nil)
-	hc := s.handshakeCase("server-disagrees", tls.VersionTLS12, true, 2)
-	hc.ResumeRatio, hc.Server = share(0.5), undercounting{inProcess{s.srv}}
-	rec, err := loadgen.RunHandshakes(context.Background(), hc)
-	var me *loadgen.MixError
-	if !errors.As(err, &me) || rec == nil || rec.Verdict != loadgen.VerdictFailed {
-		t.Fatalf("record %v, error %v: want the record marked failed and a MixError", rec, err)
-	}
-	if len(me.Fell) != 2 || !me.Fell[0].Server || me.Fell[0].Resumed != 0 || me.Fell[0].Total != 32 {
-		t.Errorf("fell %+v: want both iterations, on the server's count of 0 of 32", me.Fell)
-	}
-	if !strings.Contains(err.Error(), "the server counted 0 of 32 resumed") {
-		t.Errorf("message %q should say what the server counted", err)
+	for _, warmup := range []int{1, 0} {
+		hc := s.handshakeCase("server-disagrees", tls.VersionTLS12, true, 2)
+		hc.ResumeRatio, hc.Server, hc.Warmup = share(0.5), undercounting{inProcess{s.srv}}, warmup
+		rec, err := loadgen.RunHandshakes(context.Background(), hc)
+		var me *loadgen.MixError
+		if !errors.As(err, &me) || me.Warmup != (warmup > 0) {
+			t.Fatalf("warm-up %d: error %v: want a MixError from the warm-up exactly when there is one", warmup, err)
+		}
+		if (rec == nil) != me.Warmup || rec != nil && rec.Verdict != loadgen.VerdictFailed {
+			t.Errorf("warm-up %d: record %+v: want none after a failed warm-up, else one marked failed", warmup, rec)
+		}
+		if n := len(me.Fell); n != 2-warmup || !me.Fell[0].Server || me.Fell[0].Resumed != 0 || me.Fell[0].Total != 32 {
+			t.Errorf("warm-up %d: fell %+v: want every iteration, on the server's count of 0 of 32", warmup, me.Fell)
+		}
+		if !strings.Contains(err.Error(), "the server counted 0 of 32 resumed") {
+			t.Errorf("message %q should say what the server counted", err)
+		}
 	}
 }
 

@@ -148,3 +148,27 @@ func TestMixNames(t *testing.T) {
 		}
 	}
 }
+
+// TestMixInterleaved: a mix measured on two sides of the built-in server
+// (--versus-self) resumes its share on both, each record split into
+// parts.
+func TestMixInterleaved(t *testing.T) {
+	t.Parallel()
+	p := mixPlan(0.25)
+	p.Versions, p.Versus = []uint16{tls.VersionTLS13}, runner.Versus{Self: true}
+	var recs []results.Record
+	if err := runner.Run(context.Background(), p, func(r *results.Record) error {
+		recs = append(recs, *r)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 2 {
+		t.Fatalf("%d records, want one per side", len(recs))
+	}
+	for _, rec := range recs {
+		if rec.Resumed != 16 || rec.ServerResumed == nil || *rec.ServerResumed != 16 || rec.Parts[results.PartResumed].Handshakes != 16 {
+			t.Errorf("side %s: resumed %d, server %v, parts %+v: want 16 of 64", rec.Side, rec.Resumed, rec.ServerResumed, rec.Parts)
+		}
+	}
+}
