@@ -339,11 +339,12 @@ func (hc *HandshakeCase) validate() error {
 // also with an error when measuring stopped part-way (ctx cancelled; every
 // handshake of an iteration failed; a wave stalled) or when the measured
 // iterations failed a gate (a ResumptionError with Measured set, an
-// ErrorRateError, an IdentityError): what was measured is kept, and a
+// ErrorRateError, an IdentityError, a MixError): what was measured is kept, and a
 // record that failed a gate says so in Verdict and Notes. A warm-up that
 // did not resume enough comes as a ResumptionError with a nil record, one
 // whose failures exceeded the maximum error rate as an ErrorRateError
-// with Warmup set, also without a record.
+// with Warmup set, also without a record, as does a MixError with
+// Warmup set.
 func RunHandshakes(ctx context.Context, hc HandshakeCase) (*results.Record, error) {
 	if err := hc.setDefaults(); err != nil {
 		return nil, err

@@ -298,7 +298,8 @@ type Record struct {
 	Parts       map[string]PartFigures `json:"parts,omitempty"`
 
 	// Verdict is "failed" when the case was measured but failed a gate
-	// (resumption below the minimum in a measured iteration, more failed
+	// (resumption below the minimum in a measured iteration, a mix that
+	// missed its share of resumed handshakes in one, more failed
 	// connections than the maximum error rate allows, client identities
 	// crossed, or an iteration in which every connection failed after
 	// others were kept); the reasons are in Notes. Empty otherwise: the
