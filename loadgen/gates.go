@@ -31,6 +31,13 @@ type iterStat struct {
 	// firstUses and reuses count the sessions offered for the first time
 	// and again (only with HandshakeCase.TrackTicketUse).
 	firstUses, reuses int64
+	// hasServer says the server's counts over the iteration are known:
+	// srvResumed of srvHandshakes (for the gate of a mix).
+	hasServer                 bool
+	srvResumed, srvHandshakes int64
+	// dry counts, in a mix, the connections meant to offer a session
+	// that found none.
+	dry int64
 }
 
 // FellIteration is a measured iteration whose resumption rate fell below
@@ -291,7 +298,14 @@ func (hc *HandshakeCase) stalled(wave []connResult) *StallError {
 // gets a note.
 func (hc *HandshakeCase) gates(rec *results.Record, iters []iterStat, firstErr error, firstKind string) error {
 	var errs []error
-	if hc.Resume {
+	if hc.ResumeRatio != nil {
+		// A mix resumes a share, not all: its own gate holds each
+		// iteration to it.
+		if e := hc.mixGate(iters, false); e != nil {
+			errs = append(errs, e)
+			rec.Notes = append(rec.Notes, "failed: "+e.reason())
+		}
+	} else if hc.Resume {
 		if e := hc.resumptionGate(rec, iters); e != nil {
 			errs = append(errs, e)
 			rec.Notes = append(rec.Notes, "failed: "+e.reason())

@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/tlsbench/tlsbench/internal/connerr"
@@ -33,7 +34,14 @@ type HandshakeCase struct {
 	// Resume says the clients offer cached sessions; every client config
 	// must then have a ClientSessionCache, and none otherwise.
 	Resume bool
-	Mutual bool
+	// ResumeRatio, when set, makes the case a mix: that share (0 to 1)
+	// of each iteration's (or window's) connections offers a session,
+	// spread evenly, and the rest make full handshakes (Resume must be
+	// set). Each iteration's resumed share, as the client and the server
+	// count it, must match it to one connection, or the case fails
+	// (MixError); MinResumption does not apply. Nil: not a mix.
+	ResumeRatio *float64
+	Mutual      bool
 	// Concurrency is the size of a wave of simultaneous handshakes.
 	Concurrency int
 	// Handshakes per iteration (default 128); in open loop, the
@@ -298,6 +306,9 @@ func (hc *HandshakeCase) validate() error {
 	if err := hc.validateOpen(); err != nil {
 		return err
 	}
+	if err := hc.validateMix(); err != nil {
+		return err
+	}
 	switch {
 	case hc.Concurrency <= 0 && hc.Rate == 0:
 		return field.Errorf("Concurrency", hc.Concurrency, "must be at least 1")
@@ -328,11 +339,12 @@ func (hc *HandshakeCase) validate() error {
 // also with an error when measuring stopped part-way (ctx cancelled; every
 // handshake of an iteration failed; a wave stalled) or when the measured
 // iterations failed a gate (a ResumptionError with Measured set, an
-// ErrorRateError, an IdentityError): what was measured is kept, and a
+// ErrorRateError, an IdentityError, a MixError): what was measured is kept, and a
 // record that failed a gate says so in Verdict and Notes. A warm-up that
 // did not resume enough comes as a ResumptionError with a nil record, one
 // whose failures exceeded the maximum error rate as an ErrorRateError
-// with Warmup set, also without a record.
+// with Warmup set, also without a record, as does a MixError with
+// Warmup set.
 func RunHandshakes(ctx context.Context, hc HandshakeCase) (*results.Record, error) {
 	if err := hc.setDefaults(); err != nil {
 		return nil, err
@@ -401,6 +413,12 @@ type caseRunner struct {
 	open *openState
 	// until ends a timed closed-loop iteration (zero: none).
 	until time.Time
+	// full, in a mix, are the clients' configurations for connections
+	// that do not offer a session, and offer those for connections that
+	// do once priming is over, which count in dry the offers that found
+	// no session (see clientFor).
+	full, offer []*tls.Config
+	dry         atomic.Int64
 }
 
 // startWorkers starts the concurrency-1 workers a wave needs besides the
@@ -512,6 +530,7 @@ func (m *measured) keep(it iterResult, sp span) {
 		if st.declined == nil {
 			st.declined = map[string]int64{}
 		}
+		st.hasServer, st.srvResumed, st.srvHandshakes = true, sp.srv.Resumed, sp.srv.Handshakes
 	}
 	m.iters = append(m.iters, st)
 }
@@ -522,6 +541,10 @@ func (r *caseRunner) finish(ctx context.Context, m *measured, f figures) (*resul
 	hc := r.hc
 	rec := r.baseRecord(m, f)
 	rec.Phases = r.phaseRecords(m, f)
+	rec.Parts = r.partFigures(m)
+	if hc.ResumeRatio != nil {
+		rec.ResumeRatio = results.Float(*hc.ResumeRatio)
+	}
 	rec.Notes = append(rec.Notes, m.notes...)
 	r.setCosts(&rec, m)
 	identityErr := r.serverFigures(&rec, m, f)
@@ -724,6 +747,7 @@ func (hc *HandshakeCase) checkIdentities(ok, failed map[int]int64, served map[st
 // One round covers every identity as often as a wave uses it.
 func (r *caseRunner) prime(ctx context.Context) error {
 	hc := r.hc
+	r.full = mixClients(hc)
 	saved := hc.Clients
 	defer func() { hc.Clients = saved }()
 	hc.Clients = make([]*tls.Config, len(saved))
@@ -742,6 +766,9 @@ func (r *caseRunner) prime(ctx context.Context) error {
 	next := r.next
 	_, err := r.iteration(ctx, n, nil)
 	r.next = next // measured waves start where they would have
+	if r.full != nil {
+		r.offer = watchDry(saved, &r.dry)
+	}
 	return err
 }
 
@@ -789,7 +816,7 @@ func (r *caseRunner) iteration(ctx context.Context, n int, lat *stats.Latency) (
 			client := r.next % len(hc.Clients)
 			r.next++
 			run := func() {
-				res[j] = r.connect(ctx, hc.Clients[client])
+				res[j] = r.connect(ctx, r.clientFor(client, done+j))
 				res[j].client = client
 			}
 			if j == wave-1 {

@@ -23,6 +23,8 @@ type warming struct {
 	before       ServerSnapshot
 	beforeErr    error
 	first, again int64 // ticket uses before the warm-up
+	// iters are the warm-up's iterations, for the gate of a mix.
+	iters []iterStat
 }
 
 // warmup runs the discarded iterations and, in a resume case, holds them
@@ -61,12 +63,22 @@ func (r *caseRunner) warmOne(ctx context.Context, w *warming, i int) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	dry := r.dry.Load()
+	srv, srvErr := r.mixSnapshot()
 	it, err := r.runIteration(ctx, nil)
 	if err != nil {
 		return err
 	}
 	w.ok += it.ok
 	w.resumed += it.resumed
+	st := iterStat{ok: it.ok, resumed: it.resumed, failed: int64(it.conns()) - it.ok, dry: r.dry.Load() - dry}
+	if srvErr == nil {
+		if now, err := r.mixSnapshot(); err == nil && now.HasCounts && srv.HasCounts {
+			d, back := serverDelta(now, srv)
+			st.hasServer, st.srvResumed, st.srvHandshakes = !back.serverCounts, d.Resumed, d.Handshakes
+		}
+	}
+	w.iters = append(w.iters, st)
 	r.progress(true, i+1, r.hc.Warmup, it)
 	return nil
 }
@@ -76,6 +88,12 @@ func (r *caseRunner) endWarmup(w *warming) error {
 	hc := r.hc
 	r.budget = nil
 	if !hc.Resume || hc.Warmup == 0 {
+		return nil
+	}
+	if hc.ResumeRatio != nil {
+		if e := hc.mixGate(w.iters, true); e != nil {
+			return e
+		}
 		return nil
 	}
 	if e := hc.resumptionCheck(w.resumed, w.ok, w.before, w.beforeErr); e != nil {
@@ -111,13 +129,14 @@ type pending struct {
 	it                iterResult
 	sp                span
 	firstUses, reuses int64
+	dry               int64 // offers that found no session (a mix)
 }
 
 // startMeasure starts the measured iterations' totals and failure budget.
 func (r *caseRunner) startMeasure() *measured {
 	hc := r.hc
 	m := &measured{lat: stats.NewLatency(), scratch: stats.NewLatency(), meter: newMeter(hc.Server, hc.Proxy),
-		phases: newClientPhases(), scratchPhases: newClientPhases()}
+		phases: newClientPhases(hc.ResumeRatio != nil), scratchPhases: newClientPhases(hc.ResumeRatio != nil)}
 	r.phases = m.scratchPhases
 	m.total = newIterResult()
 	if hc.Rate > 0 {
@@ -145,8 +164,9 @@ func (r *caseRunner) runOne(ctx context.Context, m *measured) (pending, error) {
 	m.scratchPhases.reset()
 	m.meter.begin()
 	first, again := ticketCounts(hc.Clients)
+	dry := r.dry.Load()
 	it, err := r.runIteration(ctx, m.scratch)
-	p := pending{it: it, sp: m.meter.end()}
+	p := pending{it: it, sp: m.meter.end(), dry: r.dry.Load() - dry}
 	f2, a2 := ticketCounts(hc.Clients)
 	p.firstUses, p.reuses = f2-first, a2-again
 	if ctx.Err() != nil {
@@ -163,7 +183,7 @@ func (r *caseRunner) keepOne(m *measured, p pending) {
 	m.phases.merge(m.scratchPhases)
 	m.keep(p.it, p.sp)
 	last := &m.iters[len(m.iters)-1]
-	last.firstUses, last.reuses = p.firstUses, p.reuses
+	last.firstUses, last.reuses, last.dry = p.firstUses, p.reuses, p.dry
 	r.progress(false, len(m.samples), r.hc.Iterations, p.it)
 }
 

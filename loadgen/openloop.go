@@ -252,7 +252,7 @@ func (r *caseRunner) window(ctx context.Context, lat *stats.Latency) (iterResult
 			defer func() { <-r.open.slots }()
 			s.actual = time.Now()
 			starts[i] = s
-			res[i] = r.connect(ctx, hc.Clients[client])
+			res[i] = r.connect(ctx, r.clientFor(client, i))
 			res[i].client = client
 		})
 	}

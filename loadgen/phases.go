@@ -71,26 +71,64 @@ func (r *caseRunner) wrap(raw net.Conn) *phaseConn {
 // the kept iterations.
 type clientPhases struct {
 	connect, handshake, firstByte *stats.Latency
+	// total is the latency of a part of a mix (the case's own is
+	// measured.lat); nil otherwise.
+	total *stats.Latency
+	// parts, in a mix, are the phases of its full ([0]) and resumed
+	// ([1]) handshakes apart: the two cost different things, and their
+	// sum hides which.
+	parts []*clientPhases
 }
 
-func newClientPhases() *clientPhases {
-	return &clientPhases{stats.NewLatency(), stats.NewLatency(), stats.NewLatency()}
+// newClientPhases returns empty phases, with a part for each kind of
+// handshake when mix is set.
+func newClientPhases(mix bool) *clientPhases {
+	p := &clientPhases{connect: stats.NewLatency(), handshake: stats.NewLatency(), firstByte: stats.NewLatency()}
+	if mix {
+		for range 2 {
+			part := newClientPhases(false)
+			part.total = stats.NewLatency()
+			p.parts = append(p.parts, part)
+		}
+	}
+	return p
 }
 
 func (p *clientPhases) reset() {
 	p.connect.Reset()
 	p.handshake.Reset()
 	p.firstByte.Reset()
+	if p.total != nil {
+		p.total.Reset()
+	}
+	for _, part := range p.parts {
+		part.reset()
+	}
 }
 
 func (p *clientPhases) merge(o *clientPhases) {
 	p.connect.Merge(o.connect)
 	p.handshake.Merge(o.handshake)
 	p.firstByte.Merge(o.firstByte)
+	if p.total != nil {
+		p.total.Merge(o.total)
+	}
+	for i, part := range p.parts {
+		part.merge(o.parts[i])
+	}
 }
 
-// record adds a successful connection's phases.
+// record adds a successful connection's phases, and in a mix its
+// latency and phases to its part's.
 func (p *clientPhases) record(c *connResult) {
+	if p.parts != nil {
+		part := p.parts[0]
+		if c.resumed {
+			part = p.parts[1]
+		}
+		part.total.Record(c.latency)
+		part.record(c)
+	}
 	if !c.phases {
 		return
 	}

@@ -98,6 +98,7 @@ var csvColumns = []csvColumn{
 	{"service_p99_us", func(r *results.Record) string { return csvFloatPtr(r.ServiceP99US) }},
 	{"service_p999_us", func(r *results.Record) string { return csvFloatPtr(r.ServiceP999US) }},
 	{"duration_us", func(r *results.Record) string { return csvFloatPtr(r.DurationUS) }},
+	{"resume_ratio", func(r *results.Record) string { return csvFloatPtr(r.ResumeRatio) }},
 	{"slo", func(r *results.Record) string { return r.SLO }},
 	{"slo_met", func(r *results.Record) string { return csvBool(r.SLOMet) }},
 	{"rate_sustained", func(r *results.Record) string { return csvFloatPtr(r.RateSustained) }},

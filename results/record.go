@@ -55,7 +55,7 @@ type Record struct {
 	Name        string `json:"name"` // e.g. handshake/tls1.3/resume/mutual/c64
 	Kind        string `json:"kind"` // KindHandshake, KindThroughput, KindRateStep or KindRateSearch
 	TLSVersion  string `json:"tls_version"`
-	Resume      bool   `json:"resume"`
+	Resume      bool   `json:"resume"` // with ResumeRatio: true for any share above 0
 	Mutual      bool   `json:"mutual"`
 	Concurrency int    `json:"concurrency"`
 	KeyType     string `json:"key_type"`
@@ -285,8 +285,21 @@ type Record struct {
 	// it was not measured (the server's phases with an external target).
 	Phases map[string]Phase `json:"phases,omitempty"`
 
+	// ResumeRatio is the share of each iteration's (or window's)
+	// connections that offered a session in a mix of full and resumed
+	// handshakes (tlsbench run --resume-ratio): 0 all full, 1 all
+	// resumed; absent when the case was not given one. Parts, in a mix
+	// (a share strictly between 0 and 1), splits the handshakes and the
+	// client's phases by kind, PartFull and PartResumed, by what each
+	// handshake did (the gate holds that to what it offered). CPU
+	// figures stay the whole mix's: the operating system counts a
+	// process's CPU time, not a connection's.
+	ResumeRatio *float64               `json:"resume_ratio,omitempty"`
+	Parts       map[string]PartFigures `json:"parts,omitempty"`
+
 	// Verdict is "failed" when the case was measured but failed a gate
-	// (resumption below the minimum in a measured iteration, more failed
+	// (resumption below the minimum in a measured iteration, a mix that
+	// missed its share of resumed handshakes in one, more failed
 	// connections than the maximum error rate allows, client identities
 	// crossed, or an iteration in which every connection failed after
 	// others were kept); the reasons are in Notes. Empty otherwise: the
@@ -340,6 +353,20 @@ type Phase struct {
 	// Histogram is the phase's HDR histogram (microseconds), encoded
 	// as Record.Histogram is.
 	Histogram string `json:"histogram,omitempty"`
+}
+
+// Parts of a mix (Record.Parts).
+const (
+	PartFull    = "full"
+	PartResumed = "resumed"
+)
+
+// PartFigures are the figures of one part of a mix: its successful
+// handshakes over the kept iterations and their client phases (the
+// client's Phase* and PhaseTotal, by name).
+type PartFigures struct {
+	Handshakes int64            `json:"handshakes"`
+	Phases     map[string]Phase `json:"phases,omitempty"`
 }
 
 // Arrival shapes of open-loop cases (Record.Arrival).

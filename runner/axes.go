@@ -24,10 +24,14 @@ const (
 
 // Case is one point of the axes: a value of every axis of its mode.
 type Case struct {
-	Name        string
-	Mode        string // ModeHandshake or ModeThroughput
-	Version     uint16
-	Resume      bool
+	Name    string
+	Mode    string // ModeHandshake or ModeThroughput
+	Version uint16
+	Resume  bool
+	// ResumeRatio, when the plan gives shares, is the case's share of
+	// connections that offer a session (Resume is then set for any
+	// share above 0); nil otherwise.
+	ResumeRatio *float64
 	Mutual      bool
 	KeyType     pki.KeyType // "": an external target's own certificate
 	KeyCache    bool
@@ -67,9 +71,12 @@ type Case struct {
 // matrix is a plan's axes with their defaults applied, the same for both
 // modes: what the axis table reads.
 type matrix struct {
-	mode         string
-	versions     []uint16
-	resume       []bool
+	mode     string
+	versions []uint16
+	resume   []bool
+	// resumeRatios, when set, replace resume: shares of connections
+	// that offer a session.
+	resumeRatios []float64
 	mutual       bool
 	keys         []pki.KeyType
 	keyCache     []bool
@@ -144,6 +151,19 @@ func anys[T any](v []T) []any {
 // 2000, 0.5.
 func RateName(r float64) string { return strconv.FormatFloat(r, 'f', -1, 64) }
 
+// MixName is the name segment of a share of resumed connections: full
+// (0), resume (1), or mix and the percentage between them, e.g. mix50
+// for 0.5, mix12.5 for 0.125.
+func MixName(f float64) string {
+	switch f {
+	case 0:
+		return "full"
+	case 1:
+		return "resume"
+	}
+	return "mix" + strconv.FormatFloat(100*f, 'g', 10, 64)
+}
+
 func onOff(b bool) string {
 	if b {
 		return "on"
@@ -177,6 +197,7 @@ var axes = []axis{
 	// Through the built-in proxy a case resumes on both legs or on
 	// neither: the proxy keeps its origin sessions only in resume cases.
 	{param: "resume", field: "Resume", modes: handshakeOnly, rank: 7, proxy: true,
+		used:   func(m *matrix) bool { return len(m.resumeRatios) == 0 },
 		relay:  func(c *Case, o *proxySettings) { o.OriginSessions = c.Resume },
 		values: func(m *matrix) []any { return anys(m.resume) },
 		set:    func(c *Case, v any) { c.Resume = v.(bool) },
@@ -187,6 +208,19 @@ var axes = []axis{
 			}
 			return "full"
 		}},
+	// Shares of resumed connections take the resumption axis's place
+	// and its segment: 0 and 1 are named as full and resume cases are.
+	{param: "resume_ratio", field: "ResumeRatios", modes: handshakeOnly, rank: 7, proxy: true,
+		used:   func(m *matrix) bool { return len(m.resumeRatios) > 0 },
+		relay:  func(c *Case, o *proxySettings) { o.OriginSessions = c.Resume },
+		values: func(m *matrix) []any { return anys(m.resumeRatios) },
+		set: func(c *Case, v any) {
+			f := v.(float64)
+			c.ResumeRatio, c.Resume = &f, f > 0
+		},
+		label:   func(c *Case) string { return RateName(*c.ResumeRatio) },
+		segment: func(c *Case) string { return MixName(*c.ResumeRatio) },
+		record:  func(c *Case, r *results.Record) { r.ResumeRatio = results.Float(*c.ResumeRatio) }},
 	{param: "mutual", field: "Mutual", modes: both, rank: 0,
 		values: func(m *matrix) []any { return []any{m.mutual} },
 		set:    func(c *Case, v any) { c.Mutual = v.(bool) },

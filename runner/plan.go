@@ -103,6 +103,11 @@ type Plan struct {
 	Rates       []float64
 	Arrival     string
 	MaxInflight int
+	// ResumeRatios, when set, replace Resume (which must then be
+	// empty): one case per share of each iteration's connections that
+	// offer a session, 0 (all full) to 1 (all resumed), between them a
+	// mix held to its share (see loadgen.HandshakeCase.ResumeRatio).
+	ResumeRatios []float64
 	// Duration, when set, is each case's measured time, split into
 	// Iterations windows (closed-loop cases run waves until each ends).
 	Duration time.Duration
@@ -210,8 +215,8 @@ func (p *Plan) validateAxes() error {
 	if err := p.matrix().duplicates(); err != nil {
 		return err
 	}
-	if len(p.Resume) == 0 {
-		return field.Errorf("Resume", nil, "give off, on or both")
+	if err := p.validateResume(); err != nil {
+		return err
 	}
 	if len(p.Concurrency) == 0 && len(p.Rates) == 0 {
 		return field.Errorf("Concurrency", nil, "no level given")
@@ -353,6 +358,7 @@ func (p *Plan) matrix() *matrix {
 		mode:         ModeHandshake,
 		versions:     p.Versions,
 		resume:       p.Resume,
+		resumeRatios: p.ResumeRatios,
 		mutual:       p.Mutual,
 		keys:         orDefault(p.KeyTypes, DefaultKeyType),
 		keyCache:     orDefault(p.KeyCache, true),
@@ -392,7 +398,7 @@ func (p *Plan) validateTarget() error {
 	if _, err := loadgen.ParseRequest(string(p.Target.request())); err != nil {
 		return field.Errorf("Target.Request", nil, "%v", err)
 	}
-	if p.Target.request() == loadgen.RequestNone && slices.Contains(p.Versions, tls.VersionTLS13) && slices.Contains(p.Resume, true) {
+	if p.Target.request() == loadgen.RequestNone && slices.Contains(p.Versions, tls.VersionTLS13) && p.resumes() {
 		// TLS 1.3 tickets arrive after the handshake; a client that
 		// reads nothing never stores one, so every "resumed" case
 		// would measure full handshakes.
@@ -445,4 +451,26 @@ func (p *Plan) request() loadgen.Request {
 		return loadgen.RequestHTTP
 	}
 	return p.Target.request()
+}
+
+// validateResume checks the resumption axis: on/off, or shares.
+func (p *Plan) validateResume() error {
+	switch {
+	case len(p.ResumeRatios) > 0 && len(p.Resume) > 0:
+		return field.Errorf("ResumeRatios", nil, "{ResumeRatios} and {Resume} both set which cases resume: give one")
+	case len(p.ResumeRatios) > 0:
+		for _, f := range p.ResumeRatios {
+			if !(f >= 0 && f <= 1) {
+				return field.Errorf("ResumeRatios", f, "must be a share between 0 (all full) and 1 (all resumed)")
+			}
+		}
+	case len(p.Resume) == 0:
+		return field.Errorf("Resume", nil, "give off, on or both")
+	}
+	return nil
+}
+
+// resumes reports whether some case of the plan offers sessions.
+func (p *Plan) resumes() bool {
+	return slices.Contains(p.Resume, true) || slices.ContainsFunc(p.ResumeRatios, func(f float64) bool { return f > 0 })
 }

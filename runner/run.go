@@ -549,6 +549,11 @@ func (st *runState) handshakeCase(c *Case, sp *sideSpec, srv *builtin) loadgen.H
 	if c.Rate > 0 {
 		hc.Arrival, hc.MaxInflight = c.Arrival, p.MaxInflight
 	}
+	if f := c.ResumeRatio; f != nil && *f > 0 && *f < 1 {
+		// 0 and 1 run as full and resume cases do (1 held to the
+		// minimum resumption); a share between them is a mix.
+		hc.ResumeRatio = f
+	}
 	if c.Proxy != "" {
 		// What the exchange says must get through the proxy: a bumping
 		// HTTP proxy parses it.

@@ -242,9 +242,11 @@ func isCaseFailure(err error) bool {
 		pd *ProxyDiedError
 		pr *loadgen.ProxyResumedError
 		ra *loadgen.RateError
+		me *loadgen.MixError
 	)
 	return errors.As(err, &re) || errors.As(err, &ce) || errors.As(err, &ie) || errors.As(err, &ee) ||
-		errors.As(err, &se) || errors.As(err, &te) || errors.As(err, &pd) || errors.As(err, &pr) || errors.As(err, &ra)
+		errors.As(err, &se) || errors.As(err, &te) || errors.As(err, &pd) || errors.As(err, &pr) || errors.As(err, &ra) ||
+		errors.As(err, &me)
 }
 
 // notRunnableRecord is the record of a case that cannot be measured: its

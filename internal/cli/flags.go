@@ -368,6 +368,7 @@ var fieldFlags = map[string]string{
 	"Target.CertFile": "--client-cert", "Target.KeyFile": "--client-key", "Target.ServerPID": "--server-pid",
 	"Buffers": "--buffer", "Directions": "--direction", "Source": "--source", "KTLS": "--ktls",
 	"Bytes": "--bytes", "Duration": "--duration", "Rates": "--rate", "Rate": "--rate", "Arrival": "--arrival",
+	"ResumeRatios": "--resume-ratio", "ResumeRatio": "--resume-ratio",
 	"MaxInflight": "--max-inflight", "Server.Listen": "--listen", "TargetError": "--target-error",
 	"FindRate.SLO": "--slo", "FindRate.Search.MaxRate": "--max-rate",
 	// The other side of an interleaved run.
@@ -475,6 +476,7 @@ var runWords = loadgen.Words{
 		"Request":       "--request",
 		"Rate":          "--rate",
 		"MaxInflight":   "--max-inflight",
+		"ResumeRatio":   "--resume-ratio",
 	},
 	Advice: map[string]string{
 		loadgen.AdviceUntrusted:  "give the CA that issued the server's certificate with --ca FILE, or skip verification with --insecure",

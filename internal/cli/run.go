@@ -54,6 +54,7 @@ Examples:
   tlsbench run --identity pki/server-ecdsa-p256.p12 --p12-password-file pw --key-cache on,off
   tlsbench run --proxy builtin --tls 1.3 --resume off,on --mint-cache on,off
   tlsbench run --tls 1.3 --resume off,on --rate 500,2000 --duration 20s --out open.jsonl
+  tlsbench run --tls 1.3 --resume-ratio 0,0.8,1 --rate 2000 --out mix.jsonl
   tlsbench run --rate 1000 --arrival poisson --max-inflight 512 --target 127.0.0.1:8443 --ca ca.pem
   tlsbench run --find-rate --slo p99=20ms --tls 1.2,1.3 --resume off,on --out rates.jsonl
   tlsbench run --mode throughput --proxy builtin --buffer 4k,16k,64k --read-fill off,on --ktls off,auto
@@ -115,6 +116,7 @@ type runFlags struct {
 	slo              string
 	parsedSLO        loadgen.SLO
 	maxRate          float64
+	resumeRatios     []float64 // --resume-ratio: shares of resumed connections
 	arrival          string
 	maxInflight      int
 }
@@ -169,6 +171,7 @@ func defineRunFlags(fs *flagSet) *runFlags {
 	fs.IntVar(&f.proxy.PID, "proxy-pid", 0, "with --proxy URL: `PID` of the local proxy whose CPU (with its child processes, e.g. Squid's helpers) is sampled from /proc")
 	defineVersusFlags(fs, f)
 	defineOpenLoopFlags(fs, f)
+	defineMixFlags(fs, f)
 	fs.Var(listFlag[bool]{&f.mintCache, parseOnOff, showOnOff}, "mint-cache", "with --proxy builtin, handshake cases: the proxy's cache of minted certificates: on, off (one signature per connection), or on,off to compare")
 	return f
 }
@@ -218,6 +221,7 @@ func parseRun(args []string, stdout io.Writer) (*flagSet, *runFlags, error) {
 		io.WriteString(w, versusHelp)
 		io.WriteString(w, openLoopHelp)
 		io.WriteString(w, findRateHelp)
+		io.WriteString(w, mixHelp)
 		io.WriteString(w, "\nFlags:\n")
 		fs.printFlags(w)
 	}
@@ -307,6 +311,9 @@ func validateRun(fs *flagSet, f *runFlags) error {
 		return err
 	}
 	if err := validateOpenLoop(fs, f); err != nil {
+		return err
+	}
+	if err := validateMix(fs); err != nil {
 		return err
 	}
 	if err := validateVersus(fs, f); err != nil {
@@ -400,6 +407,7 @@ func planRun(fs *flagSet, f *runFlags) (*runJob, error) {
 	}
 	plan := &job.plan
 	applyOpenLoop(fs, f, plan)
+	applyMix(fs, f, plan)
 	if err := f.server.apply(&plan.Server, fs.isSet); err != nil {
 		return nil, err
 	}

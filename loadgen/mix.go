@@ -1,0 +1,244 @@
+package loadgen
+
+import (
+	"crypto/tls"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"sync/atomic"
+
+	"github.com/tlsbench/tlsbench/internal/field"
+	"github.com/tlsbench/tlsbench/results"
+)
+
+// A mix (HandshakeCase.ResumeRatio) resumes a fixed share of each
+// iteration's or window's connections and makes full handshakes on the
+// rest. Which connections offer a session is decided by their index in
+// the iteration, not at random, so that every iteration has exactly its
+// share (to one connection) and the gate can hold the server to it.
+// Connections that do not offer still store the session they get: they
+// keep the pool warm for those that do, as priming does.
+
+// offers reports whether connection i (0-based) of an iteration offers a
+// session in a mix of share f: the offers are spread evenly, so that any
+// run of n connections from the iteration's start holds floor(n·f) of
+// them. The small slack keeps shares such as 0.29 from losing an offer
+// to the rounding of the product.
+func offers(i int, f float64) bool {
+	const slack = 1e-9
+	return math.Floor(float64(i+1)*f+slack) > math.Floor(float64(i)*f+slack)
+}
+
+// validateMix checks ResumeRatio.
+func (hc *HandshakeCase) validateMix() error {
+	f := hc.ResumeRatio
+	switch {
+	case f == nil:
+		return nil
+	case !(*f >= 0 && *f <= 1):
+		return field.Errorf("ResumeRatio", *f, "must be a share between 0 and 1")
+	case !hc.Resume:
+		return field.Errorf("ResumeRatio", *f, "a mix needs the clients' session caches: set {Resume}")
+	}
+	return nil
+}
+
+// mixClients returns, for a mix, the clients' configurations that do not
+// offer a session but store the one they get (nil otherwise).
+func mixClients(hc *HandshakeCase) []*tls.Config {
+	if hc.ResumeRatio == nil {
+		return nil
+	}
+	out := make([]*tls.Config, len(hc.Clients))
+	for i, c := range hc.Clients {
+		out[i] = c.Clone()
+		out[i].ClientSessionCache = depositOnly{c.ClientSessionCache}
+	}
+	return out
+}
+
+// clientFor is the configuration of connection i of the iteration in
+// progress, made as client: in a mix, one that does not offer a session
+// unless the connection is one of the share that does.
+func (r *caseRunner) clientFor(client, i int) *tls.Config {
+	switch {
+	case r.full == nil:
+		return r.hc.Clients[client]
+	case !offers(i, *r.hc.ResumeRatio):
+		return r.full[client]
+	case r.offer != nil:
+		return r.offer[client]
+	}
+	return r.hc.Clients[client] // priming: its own deposit-only clients
+}
+
+// dryCache is a client session cache that counts the offers that found
+// no session: a mix that resumed less than its share because the
+// client had nothing to offer is not the server's doing.
+type dryCache struct {
+	tls.ClientSessionCache
+	dry *atomic.Int64
+}
+
+func (c dryCache) Get(key string) (*tls.ClientSessionState, bool) {
+	cs, ok := c.ClientSessionCache.Get(key)
+	if !ok || cs == nil {
+		c.dry.Add(1)
+	}
+	return cs, ok
+}
+
+// watchDry returns, for a mix, copies of clients whose caches count into
+// dry the offers that found no session (nil otherwise).
+func watchDry(clients []*tls.Config, dry *atomic.Int64) []*tls.Config {
+	out := make([]*tls.Config, len(clients))
+	for i, c := range clients {
+		out[i] = c.Clone()
+		out[i].ClientSessionCache = dryCache{c.ClientSessionCache, dry}
+	}
+	return out
+}
+
+// MixIteration is an iteration (or window) of a mix whose resumed share
+// missed the one asked for by more than the gate allows.
+type MixIteration struct {
+	Iteration int // 1-based among the measured iterations, or the warm-up's
+	// Resumed of Total handshakes the client (or, with Server set, the
+	// server) counted; Want is the requested share of Total.
+	Resumed, Total int64
+	Want           float64
+	Server         bool
+	// Declined counts the sessions the server refused, by reason (nil
+	// when unknown).
+	Declined map[string]int64
+	// Dry counts the connections meant to offer a session that found
+	// none in the client's cache.
+	Dry int64
+}
+
+func (m MixIteration) String() string {
+	who := "the client saw"
+	if m.Server {
+		who = "the server counted"
+	}
+	s := fmt.Sprintf("iteration %d: %s %d of %d resumed, want %g", m.Iteration, who, m.Resumed, m.Total, m.Want)
+	if len(m.Declined) > 0 {
+		s += " (the server declined " + countList(m.Declined) + ")"
+	}
+	if m.Dry > 0 {
+		s += fmt.Sprintf(" (%d connections had no session to offer)", m.Dry)
+	}
+	return s
+}
+
+// MixError is a mix whose resumed share, on the client's count or the
+// server's, missed the requested share by more than one connection (and
+// the iteration's failed connections, which may have been either) in
+// some iteration. Its record is returned with it, marked failed, unless
+// Warmup is set (nothing was measured).
+type MixError struct {
+	Case       string
+	Ratio      float64
+	Setting    string // what the user calls ResumeRatio (Words)
+	Fell       []MixIteration
+	Iterations int
+	Warmup     bool
+}
+
+func (e *MixError) Error() string { return e.Case + ": " + e.reason() }
+
+func (e *MixError) reason() string {
+	phase := "measured iterations"
+	if e.Warmup {
+		phase = "warm-up iterations"
+	}
+	shown := e.Fell[:min(len(e.Fell), listedIterations)]
+	parts := make([]string, len(shown))
+	for i, f := range shown {
+		parts[i] = f.String()
+	}
+	list := strings.Join(parts, "; ")
+	if n := len(e.Fell) - len(shown); n > 0 {
+		list += fmt.Sprintf("; and %d more", n)
+	}
+	msg := fmt.Sprintf("the resumed share missed %s %g by more than one connection in %d of %d %s: %s",
+		e.Setting, e.Ratio, len(e.Fell), e.Iterations, phase, list)
+	why := "the server did not resume every session offered (ticket keys rotated, tickets turned off, a session cache that evicts?)"
+	if slices.ContainsFunc(e.Fell, func(f MixIteration) bool { return f.Dry > 0 }) {
+		why = "the client had no session to offer for some connections: the server issued fewer sessions than the mix uses (session tickets turned off with no session cache, or single-use sessions not replaced on resumption?)"
+	}
+	return msg + "; " + why + "; the case's figures do not have the mix asked for"
+}
+
+// mixMiss returns the miss of resumed of total against share f, or false
+// when it is within one connection plus slack (failed connections, which
+// the other side may count as either).
+func mixMiss(resumed, total int64, f float64, slack int64) (float64, bool) {
+	want := f * float64(total)
+	return want, math.Abs(float64(resumed)-want) > float64(1+slack)+1e-9
+}
+
+// mixGate checks every iteration of a mix, on the client's count and,
+// when known, the server's. Behind a proxy the server's count is the
+// proxy–origin leg's and is not judged.
+func (hc *HandshakeCase) mixGate(iters []iterStat, warmup bool) *MixError {
+	f := *hc.ResumeRatio
+	var fell []MixIteration
+	for i, it := range iters {
+		if want, miss := mixMiss(it.resumed, it.ok, f, it.failed); miss {
+			fell = append(fell, MixIteration{Iteration: i + 1, Resumed: it.resumed, Total: it.ok, Want: want,
+				Declined: it.declined, Dry: it.dry})
+			continue
+		}
+		if !it.hasServer || hc.Proxy != nil {
+			continue
+		}
+		if want, miss := mixMiss(it.srvResumed, it.srvHandshakes, f, it.failed); miss {
+			fell = append(fell, MixIteration{Iteration: i + 1, Resumed: it.srvResumed, Total: it.srvHandshakes, Want: want,
+				Server: true, Declined: it.declined})
+		}
+	}
+	if len(fell) == 0 {
+		return nil
+	}
+	return &MixError{Case: hc.Name, Ratio: f, Setting: hc.Words.name("ResumeRatio"),
+		Fell: fell, Iterations: len(iters), Warmup: warmup}
+}
+
+// partFigures returns the record's parts of a mix: the handshakes and
+// client phases of the full and of the resumed handshakes apart (nil
+// outside a mix).
+func (r *caseRunner) partFigures(m *measured) map[string]results.PartFigures {
+	if r.hc.ResumeRatio == nil {
+		return nil
+	}
+	out := map[string]results.PartFigures{
+		results.PartFull:    {Handshakes: m.total.ok - m.total.resumed},
+		results.PartResumed: {Handshakes: m.total.resumed},
+	}
+	for i, name := range []string{results.PartFull, results.PartResumed} {
+		p := out[name]
+		ph := m.phases.parts[i]
+		p.Phases = map[string]results.Phase{results.PhaseTotal: phaseOf(ph.total, "")}
+		if r.recordsPhases() {
+			p.Phases[results.PhaseConnect] = phaseOf(ph.connect, "")
+			p.Phases[results.PhaseHandshake] = phaseOf(ph.handshake, "")
+			p.Phases[results.PhaseFirstByte] = phaseOf(ph.firstByte, "")
+		}
+		out[name] = p
+	}
+	return out
+}
+
+// mixSnapshot reads the server's counts at a boundary of a warm-up
+// iteration of a mix, whose gate holds the server's count to the share
+// as the measured iterations' does (errNoServer outside a mix, without a
+// server, or behind a proxy, whose leg the server's counts describe).
+func (r *caseRunner) mixSnapshot() (ServerSnapshot, error) {
+	hc := r.hc
+	if hc.ResumeRatio == nil || hc.Server == nil || hc.Proxy != nil {
+		return ServerSnapshot{}, errNoServer
+	}
+	return hc.Server.Snapshot()
+}

@@ -1,0 +1,174 @@
+package runner_test
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tlsbench/tlsbench/internal/field"
+	"github.com/tlsbench/tlsbench/loadgen"
+	"github.com/tlsbench/tlsbench/results"
+	"github.com/tlsbench/tlsbench/runner"
+)
+
+// mixPlan is a plan of shares of resumed connections: 32 connections per
+// iteration, two iterations, in waves of 4.
+func mixPlan(ratios ...float64) runner.Plan {
+	p := smallPlan()
+	p.Resume, p.ResumeRatios = nil, ratios
+	p.Concurrency, p.Handshakes = []int{4}, 32
+	return p
+}
+
+// TestMixAgainstChildServer runs shares 0, 0.5 and 1 against the child
+// server, TLS 1.2 and 1.3: they are named full, mix50 and resume, carry
+// their share, and the client and the server count exactly the share
+// resumed (0, half, all); only the mix has parts.
+func TestMixAgainstChildServer(t *testing.T) {
+	t.Parallel()
+	recs := run(t, mixPlan(0, 0.5, 1))
+	if len(recs) != 6 {
+		t.Fatalf("%d records, want 6", len(recs))
+	}
+	for _, rec := range recs {
+		f := *rec.ResumeRatio
+		seg := map[float64]string{0: "/full/", 0.5: "/mix50/", 1: "/resume/"}[f]
+		want := int64(f * 64)
+		switch {
+		case !strings.Contains(rec.Name, seg) || rec.Params["resume_ratio"] != runner.RateName(f) || rec.Params["resume"] != "":
+			t.Errorf("%s: params %v: want segment %s and resume_ratio %g in place of resume", rec.Name, rec.Params, seg, f)
+		case rec.Handshakes != 64 || rec.Resumed != want || rec.ServerResumed == nil || *rec.ServerResumed != want:
+			t.Errorf("%s: %d handshakes, client resumed %d, server %v: want %d of 64", rec.Name, rec.Handshakes, rec.Resumed, rec.ServerResumed, want)
+		case (f == 0.5) != (rec.Parts != nil):
+			t.Errorf("%s: parts %v: want them in the mix only", rec.Name, rec.Parts)
+		case f == 0.5 && (rec.Parts[results.PartResumed].Handshakes != 32 || rec.Parts[results.PartFull].Phases[results.PhaseHandshake].Count != 32):
+			t.Errorf("%s: parts %+v: want 32 handshakes each, with their phases", rec.Name, rec.Parts)
+		case rec.Verdict != "":
+			t.Errorf("%s: verdict %q, notes %v", rec.Name, rec.Verdict, rec.Notes)
+		}
+	}
+}
+
+// TestMixOpenLoopAgainstChildServer: a mix on a schedule resumes half of
+// every window, by the client's count and the server's.
+func TestMixOpenLoopAgainstChildServer(t *testing.T) {
+	t.Parallel()
+	p := mixPlan(0.5)
+	p.Versions, p.Concurrency, p.Rates, p.Handshakes, p.Iterations = []uint16{tls.VersionTLS13}, nil, []float64{200}, 40, 3
+	var recs []results.Record
+	err := runner.Run(context.Background(), p, func(r *results.Record) error {
+		recs = append(recs, *r)
+		return nil
+	})
+	var re *loadgen.RateError
+	if err != nil && !(errors.As(err, &re) && re.Cause != loadgen.CauseInflight) {
+		t.Fatal(err) // a loaded machine may miss the rate, nothing else
+	}
+	if len(recs) != 1 {
+		t.Fatalf("%d records", len(recs))
+	}
+	rec := recs[0]
+	if rec.Name != "handshake/tls1.3/mix50/r200" || rec.Handshakes != 120 || rec.Resumed != 60 || rec.ServerResumed == nil || *rec.ServerResumed != 60 {
+		t.Errorf("%s: %d handshakes, resumed %d, server %v: want 60 of 120", rec.Name, rec.Handshakes, rec.Resumed, rec.ServerResumed)
+	}
+}
+
+// TestMixFailsWhenTicketKeysRotate: the child server's ticket keys are
+// replaced after the first measured iteration: the sessions the mix
+// offers in the second are declined, the case fails its gate naming
+// that iteration and what the server declined, and its record is kept,
+// marked failed.
+func TestMixFailsWhenTicketKeysRotate(t *testing.T) {
+	t.Parallel()
+	keys := filepath.Join(t.TempDir(), "ticket.keys")
+	writeTicketKey(t, keys)
+	p := mixPlan(0.5)
+	p.Versions, p.Iterations = []uint16{tls.VersionTLS13}, 3
+	p.Server.TicketKeysFile = keys
+	p.Progress = func(pr runner.CaseProgress) {
+		if !pr.Warmup && pr.Iteration == 1 {
+			writeTicketKey(t, keys)
+			time.Sleep(1200 * time.Millisecond) // the server looks at most once a second
+		}
+	}
+	var recs []results.Record
+	err := runner.Run(context.Background(), p, func(r *results.Record) error {
+		recs = append(recs, *r)
+		return nil
+	})
+	var fc *runner.FailedCases
+	var me *loadgen.MixError
+	if !errors.As(err, &fc) || !errors.As(err, &me) || len(me.Fell) == 0 || me.Fell[0].Iteration != 2 {
+		t.Fatalf("error %v: want the mix's gate failed from measured iteration 2", err)
+	}
+	if f := me.Fell[0]; f.Resumed >= 16 || f.Declined["undecryptable"] == 0 {
+		t.Errorf("iteration 2: %+v: want fewer than 16 resumed and sessions declined as undecryptable", f)
+	}
+	if len(recs) != 1 || recs[0].Verdict != "failed" || !strings.Contains(strings.Join(recs[0].Notes, "\n"), "failed: the resumed share missed") {
+		t.Errorf("records %+v: want the case's, marked failed with the reason", recs)
+	}
+}
+
+// TestMixPlanRefused: shares outside 0..1, given twice, or beside the
+// resumption axis are refused by field.
+func TestMixPlanRefused(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name   string
+		mutate func(*runner.Plan)
+		want   string
+	}{
+		{"above-one", func(p *runner.Plan) { p.ResumeRatios = []float64{1.5} }, "between 0 (all full) and 1"},
+		{"negative", func(p *runner.Plan) { p.ResumeRatios = []float64{-0.5} }, "between 0 (all full) and 1"},
+		{"twice", func(p *runner.Plan) { p.ResumeRatios = []float64{0.5, 0.5} }, "0.5 is given twice"},
+		{"both", func(p *runner.Plan) { p.Resume = []bool{true} }, "{ResumeRatios} and {Resume}"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			p := mixPlan(0.5)
+			tt.mutate(&p)
+			err := p.Validate()
+			var fe *field.Error
+			if !errors.As(err, &fe) || fe.Field != "ResumeRatios" || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("error %v: want one on ResumeRatios saying %q", err, tt.want)
+			}
+		})
+	}
+}
+
+// TestMixNames: shares name their cases by percentage.
+func TestMixNames(t *testing.T) {
+	t.Parallel()
+	for f, want := range map[float64]string{0: "full", 1: "resume", 0.5: "mix50", 0.8: "mix80", 0.125: "mix12.5", 0.29: "mix29", 0.001: "mix0.1"} {
+		if got := runner.MixName(f); got != want {
+			t.Errorf("MixName(%g) = %s, want %s", f, got, want)
+		}
+	}
+}
+
+// TestMixInterleaved: a mix measured on two sides of the built-in server
+// (--versus-self) resumes its share on both, each record split into
+// parts.
+func TestMixInterleaved(t *testing.T) {
+	t.Parallel()
+	p := mixPlan(0.25)
+	p.Versions, p.Versus = []uint16{tls.VersionTLS13}, runner.Versus{Self: true}
+	var recs []results.Record
+	if err := runner.Run(context.Background(), p, func(r *results.Record) error {
+		recs = append(recs, *r)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 2 {
+		t.Fatalf("%d records, want one per side", len(recs))
+	}
+	for _, rec := range recs {
+		if rec.Resumed != 16 || rec.ServerResumed == nil || *rec.ServerResumed != 16 || rec.Parts[results.PartResumed].Handshakes != 16 {
+			t.Errorf("side %s: resumed %d, server %v, parts %+v: want 16 of 64", rec.Side, rec.Resumed, rec.ServerResumed, rec.Parts)
+		}
+	}
+}
