@@ -118,6 +118,10 @@ func buildCompareDocument(c *Comparison) document {
 	if len(tp) > 0 {
 		d.blocks = append(d.blocks, block{title: "Throughput (mean ± 99.9% error, MB/s; higher is faster)", table: compareTable(tp, true, c.Paired)})
 	}
+	if len(c.Searches) > 0 {
+		t, items := searchCompareTable(c)
+		d.blocks = append(d.blocks, block{title: "Sustainable rate (each side is one search: compared by the rates it met and failed, no statistical test; higher is better)", table: t, items: items})
+	}
 	onlyBase, onlyCand := "Only in the baseline ("+c.BaseName+")", "Only in the candidate ("+c.CandName+")"
 	if c.Paired {
 		onlyBase, onlyCand = "Only in side a", "Only in side b"
@@ -388,8 +392,11 @@ func summaryLine(c *Comparison) string {
 			parts = append(parts, fmt.Sprintf("%d %s", n, v))
 		}
 	}
-	if len(parts) == 0 {
+	if len(parts) == 0 && len(c.Searches) == 0 {
 		parts = append(parts, "no case on both sides")
+	}
+	if len(c.Searches) > 0 {
+		parts = append(parts, searchSummary(c.Searches))
 	}
 	s := strings.Join(parts, ", ")
 	baseWord, candWord := "the baseline", "the candidate"
@@ -424,6 +431,7 @@ type comparisonJSON struct {
 	Paired              bool          `json:"paired"`
 	MinEffect           float64       `json:"min_effect"`
 	Notes               []string      `json:"notes,omitempty"`
+	Searches            []searchJSON  `json:"searches,omitempty"`
 }
 
 type sideInfoJSON struct {
@@ -525,6 +533,9 @@ func comparisonToJSON(c *Comparison) comparisonJSON {
 			Floor: cc.Floor, FloorMeasured: cc.FloorMeasured,
 		})
 	}
+	for _, sc := range c.Searches {
+		j.Searches = append(j.Searches, searchToJSON(sc))
+	}
 	for _, o := range c.OnlyBase {
 		j.OnlyBaseline = append(j.OnlyBaseline, oneSideJSON{o.Name, o.Kind, o.Unit, sideToJSON(o.Side)})
 	}
@@ -573,6 +584,9 @@ func writeCompareCSV(w io.Writer, c *Comparison) error {
 			strings.Join(cc.Notes, "; "), strings.Join(cc.Mismatch, "; "),
 			cc.Test, strconv.FormatBool(cc.Paired), csvNum(cc.CILo), csvNum(cc.CIHi), csvNum(cc.Floor), strconv.FormatBool(cc.FloorMeasured))
 		cw.Write(row)
+	}
+	for _, sc := range c.Searches {
+		cw.Write(searchCSVRow(sc))
 	}
 	for _, list := range []struct {
 		presence string
