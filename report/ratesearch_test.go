@@ -261,3 +261,35 @@ func TestShare(t *testing.T) {
 		}
 	}
 }
+
+// TestRateChartsOverlay: with a baseline and a candidate, each knee draws
+// both runs (the baseline dashed) and each run's bracket, labelled with
+// its run.
+func TestRateChartsOverlay(t *testing.T) {
+	t.Parallel()
+	doc := parsePage(t, renderHTML(t, Run{Name: "before", Records: loadRecords(t, findRateFile)}, Run{Name: "after", Records: candidateSearches(t)}))
+	checkSVGNumbers(t, doc)
+	figs := doc.all(func(n *node) bool { return n.name == "figure" && strings.HasPrefix(n.attr("id"), "chart-knee-") })
+	if len(figs) != 2 {
+		t.Fatalf("%d knee charts, want 2", len(figs))
+	}
+	full := figs[0]
+	var base, cand int
+	for _, m := range full.all(func(n *node) bool { return n.hasClass("point") }) {
+		if m.attr("fill") == "#fff" {
+			base++
+		} else {
+			cand++
+		}
+	}
+	if base != 32 || cand != 32 {
+		t.Errorf("%d baseline and %d candidate points, want 32 each (8 steps, 4 percentiles)", base, cand)
+	}
+	var labels []string
+	for _, r := range full.all(func(n *node) bool { return n.hasClass("ref") && n.hasClass("sustained") }) {
+		labels = append(labels, r.allText())
+	}
+	if !slices.Equal(labels, []string{"met 3250/s (before)", "met 2000/s (after)"}) {
+		t.Errorf("sustained lines %q", labels)
+	}
+}
