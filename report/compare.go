@@ -110,7 +110,11 @@ type CaseComparison struct {
 	Unit string
 	// HigherIsBetter is true for throughput (MB/s), false for time.
 	HigherIsBetter bool
-	Base, Cand     Side
+	// OpenLoop is set for a case with a start rate (the baseline's): its
+	// samples are each window's mean latency from the intended start, not
+	// a time per handshake.
+	OpenLoop   bool
+	Base, Cand Side
 	// Ratio is mean(candidate)/mean(baseline), RatioSD its standard
 	// deviation (see stats.Comparison: NaN with fewer than two samples per
 	// side), P the U test's p-value (NaN when there was no test).
@@ -423,6 +427,7 @@ func newCaseComparison(base, cand []*results.Record, baseName, candName string) 
 		Kind:           kind,
 		Unit:           unitOf(kind),
 		HigherIsBetter: isThroughput(kind),
+		OpenLoop:       base[0].RateTarget != nil,
 		CILo:           math.NaN(),
 		CIHi:           math.NaN(),
 	}

@@ -104,16 +104,24 @@ func buildCompareDocument(c *Comparison) document {
 	}
 	d.blocks = append(d.blocks, compareEnvBlock(c))
 
-	var hs, tp []*CaseComparison
+	// Open-loop cases apart: their samples are latencies from the
+	// intended start, which a title of time per handshake would misname.
+	var hs, ol, tp []*CaseComparison
 	for i := range c.Cases {
-		if isThroughput(c.Cases[i].Kind) {
-			tp = append(tp, &c.Cases[i])
-		} else {
-			hs = append(hs, &c.Cases[i])
+		switch cc := &c.Cases[i]; {
+		case isThroughput(cc.Kind):
+			tp = append(tp, cc)
+		case cc.OpenLoop:
+			ol = append(ol, cc)
+		default:
+			hs = append(hs, cc)
 		}
 	}
 	if len(hs) > 0 {
 		d.blocks = append(d.blocks, block{title: "Handshakes (mean ± 99.9% error, µs per handshake; lower is faster)", table: compareTable(hs, false, c.Paired)})
+	}
+	if len(ol) > 0 {
+		d.blocks = append(d.blocks, block{title: "Open-loop handshakes (mean ± 99.9% error of each window's mean latency from the intended start, µs; lower is faster)", table: compareTable(ol, false, c.Paired)})
 	}
 	if len(tp) > 0 {
 		d.blocks = append(d.blocks, block{title: "Throughput (mean ± 99.9% error, MB/s; higher is faster)", table: compareTable(tp, true, c.Paired)})
@@ -476,6 +484,7 @@ type caseJSON struct {
 	CIHi              *float64 `json:"ci_hi"`
 	Floor             float64  `json:"floor"`
 	FloorMeasured     bool     `json:"floor_measured"`
+	OpenLoop          bool     `json:"open_loop,omitempty"`
 }
 
 type oneSideJSON struct {
@@ -530,7 +539,7 @@ func comparisonToJSON(c *Comparison) comparisonJSON {
 			MinSamples: cc.MinSamples, Verdict: cc.Verdict, ResumptionDiffers: cc.ResumptionDiffers,
 			Mismatch: cc.Mismatch, Notes: cc.Notes,
 			Test: cc.Test, Paired: cc.Paired, CILo: finite(cc.CILo), CIHi: finite(cc.CIHi),
-			Floor: cc.Floor, FloorMeasured: cc.FloorMeasured,
+			Floor: cc.Floor, FloorMeasured: cc.FloorMeasured, OpenLoop: cc.OpenLoop,
 		})
 	}
 	for _, sc := range c.Searches {

@@ -105,6 +105,9 @@ func TestCompareSearches(t *testing.T) {
 			t.Errorf("comparison lacks %q", want)
 		}
 	}
+	if !strings.Contains(out, "Open-loop handshakes (mean ± 99.9% error of each window's mean latency from the intended start") || strings.Contains(out, "µs per handshake") {
+		t.Errorf("open-loop cases are not compared under their own title:\n%s", out)
+	}
 	if strings.Contains(out, "not comparable") {
 		t.Errorf("a search or step was called not comparable:\n%s", out)
 	}

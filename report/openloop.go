@@ -3,6 +3,7 @@ package report
 import (
 	"math"
 	"strconv"
+	"strings"
 
 	"github.com/tlsbench/tlsbench/results"
 )
@@ -83,7 +84,18 @@ func openLoopTable(recs []*results.Record) (*table, []string) {
 		t.rows = append(t.rows, row)
 		flags[i] = rowFlags(r)
 	}
-	return t, append(append([]string(nil), openLoopLegend...), addFlags(t, flags)...)
+	return t, append(append([]string(nil), openLoopLegend...), rateFlagLegend(addFlags(t, flags))...)
+}
+
+// rateFlagLegend says, in the legend of a table of rate cases, that the
+// rate they had to hold is a gate too.
+func rateFlagLegend(legend []string) []string {
+	for i, l := range legend {
+		if strings.HasPrefix(l, "FAILED:") {
+			legend[i] = "FAILED: the case failed a gate (the start rate it had to hold, dropped connections, or the error rate); its figures are kept but are not a result (see Notes)"
+		}
+	}
+	return legend
 }
 
 // rateNum writes a rate in connections per second as the command line

@@ -102,7 +102,7 @@ func (s *rateSearch) stepTable() (*table, []string) {
 		t.rows = append(t.rows, row)
 		flags[i] = rowFlags(r)
 	}
-	return t, append(append([]string(nil), stepLegend...), addFlags(t, flags)...)
+	return t, append(append([]string(nil), stepLegend...), rateFlagLegend(addFlags(t, flags))...)
 }
 
 // errorShare is the share of a record's connections that failed.
