@@ -104,28 +104,7 @@ func buildCompareDocument(c *Comparison) document {
 	}
 	d.blocks = append(d.blocks, compareEnvBlock(c))
 
-	// Open-loop cases apart: their samples are latencies from the
-	// intended start, which a title of time per handshake would misname.
-	var hs, ol, tp []*CaseComparison
-	for i := range c.Cases {
-		switch cc := &c.Cases[i]; {
-		case isThroughput(cc.Kind):
-			tp = append(tp, cc)
-		case cc.OpenLoop:
-			ol = append(ol, cc)
-		default:
-			hs = append(hs, cc)
-		}
-	}
-	if len(hs) > 0 {
-		d.blocks = append(d.blocks, block{title: "Handshakes (mean ± 99.9% error, µs per handshake; lower is faster)", table: compareTable(hs, false, c.Paired)})
-	}
-	if len(ol) > 0 {
-		d.blocks = append(d.blocks, block{title: "Open-loop handshakes (mean ± 99.9% error of each window's mean latency from the intended start, µs; lower is faster)", table: compareTable(ol, false, c.Paired)})
-	}
-	if len(tp) > 0 {
-		d.blocks = append(d.blocks, block{title: "Throughput (mean ± 99.9% error, MB/s; higher is faster)", table: compareTable(tp, true, c.Paired)})
-	}
+	d.blocks = append(d.blocks, caseBlocks(c)...)
 	if len(c.Searches) > 0 {
 		t, items := searchCompareTable(c)
 		d.blocks = append(d.blocks, block{title: "Sustainable rate (each side is one search: compared by the rates it met and failed, no statistical test; higher is better)", table: t, items: items})
@@ -145,6 +124,35 @@ func buildCompareDocument(c *Comparison) document {
 	d.blocks = appendItems(d.blocks, "Notes", notes)
 	d.blocks = append(d.blocks, block{title: "Summary", items: []string{summaryLine(c)}})
 	return d
+}
+
+// caseBlocks are the tables of the compared cases: closed-loop handshake
+// cases, open-loop ones and throughput cases, each under its unit.
+func caseBlocks(c *Comparison) []block {
+	var blocks []block
+	// Open-loop cases apart: their samples are latencies from the
+	// intended start, which a title of time per handshake would misname.
+	var hs, ol, tp []*CaseComparison
+	for i := range c.Cases {
+		switch cc := &c.Cases[i]; {
+		case isThroughput(cc.Kind):
+			tp = append(tp, cc)
+		case cc.OpenLoop:
+			ol = append(ol, cc)
+		default:
+			hs = append(hs, cc)
+		}
+	}
+	if len(hs) > 0 {
+		blocks = append(blocks, block{title: "Handshakes (mean ± 99.9% error, µs per handshake; lower is faster)", table: compareTable(hs, false, c.Paired)})
+	}
+	if len(ol) > 0 {
+		blocks = append(blocks, block{title: "Open-loop handshakes (mean ± 99.9% error of each window's mean latency from the intended start, µs; lower is faster)", table: compareTable(ol, false, c.Paired)})
+	}
+	if len(tp) > 0 {
+		blocks = append(blocks, block{title: "Throughput (mean ± 99.9% error, MB/s; higher is faster)", table: compareTable(tp, true, c.Paired)})
+	}
+	return blocks
 }
 
 // envRecorded reports whether e holds anything (hand-made or foreign

@@ -94,7 +94,11 @@ func buildDocument(recs []results.Record) document {
 	}
 	d.blocks = append(d.blocks, searchBlocks(search)...)
 	if t := phaseTable(append(slices.Clip(hs), ol...)); t != nil {
-		d.blocks = append(d.blocks, block{title: "Phases of a handshake", table: t, items: phaseLegend})
+		items := phaseLegend
+		if slices.ContainsFunc(ol, func(r *results.Record) bool { return len(r.Phases) > 0 }) {
+			items = append(slices.Clip(items), openLoopPhaseNote)
+		}
+		d.blocks = append(d.blocks, block{title: "Phases of a handshake", table: t, items: items})
 	}
 	if len(tp) > 0 {
 		t, legend := throughputTable(tp)

@@ -41,6 +41,10 @@ var openLoopLegend = []string{
 	"late: connections that started after their intended start because the most connections allowed were open; dropped: never started before their window ended",
 }
 
+// openLoopPhaseNote says where an open-loop case's total starts, which
+// is not where its other phases do: the wait for a free slot is in it.
+const openLoopPhaseNote = "open-loop cases (a start rate): total counts from each connection's intended start, the other phases from its actual start"
+
 // openLoopTable is one row per open-loop case: the schedule asked for and
 // held, the latency from the intended start beside the service time, and
 // the generator's own accuracy.

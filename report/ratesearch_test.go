@@ -170,6 +170,13 @@ func TestOpenLoopTable(t *testing.T) {
 	if !slices.ContainsFunc(ol.items, func(s string) bool { return strings.Contains(s, "from each connection's intended start") }) {
 		t.Errorf("legend %q does not say latency counts from the intended start", ol.items)
 	}
+	phases := blockOf(t, buildDocument(mixed), "Phases of a handshake")
+	if !slices.Contains(phases.items, openLoopPhaseNote) {
+		t.Errorf("the phase legend does not say where an open-loop total starts: %q", phases.items)
+	}
+	if phases := blockOf(t, buildDocument(closed), "Phases of a handshake"); slices.Contains(phases.items, openLoopPhaseNote) {
+		t.Error("the phase legend of closed-loop cases speaks of open-loop ones")
+	}
 	if strings.Contains(strings.Join(ol.items, " "), "wall time") {
 		t.Errorf("the open-loop legend speaks of wall time per handshake: %q", ol.items)
 	}
@@ -186,7 +193,7 @@ func TestRateCharts(t *testing.T) {
 		ids = append(ids, f.attr("id"))
 	}
 	want := []string{"chart-openloop-latency-tls1-3", "chart-openloop-rate", "chart-knee-handshake-tls1-3-full-find-rate",
-		"chart-knee-handshake-tls1-3-resume-find-rate", "chart-cpu", "chart-latency-tls1-3"}
+		"chart-knee-handshake-tls1-3-resume-find-rate", "chart-cpu", "chart-latency-tls1-3", "chart-phases"}
 	if !slices.Equal(ids, want) {
 		t.Errorf("charts %q, want %q", ids, want)
 	}

@@ -155,6 +155,16 @@ func step(prefix string, resume bool, s stepSpec, slo string) results.Record {
 		r.ErrorsByKind = map[string]int64{"timeout": s.errs}
 	}
 	if slo == "" {
+		// Plain open-loop cases record their phases; total is the
+		// latency from the intended start, the others from the dial.
+		n := r.Handshakes
+		r.Phases = map[string]results.Phase{
+			results.PhaseConnect:   {Count: n, P50US: 48, P90US: 71, P99US: 140, P999US: 260, MaxUS: 410},
+			results.PhaseHandshake: {Count: n, P50US: 590, P90US: 820, P99US: 1410, P999US: 2050, MaxUS: 2600},
+			results.PhaseFirstByte: {Count: n, P50US: 41, P90US: 66, P99US: 120, P999US: 210, MaxUS: 330},
+			results.PhaseTotal: {Count: n, P50US: r.P50US, P90US: r.P90US, P99US: r.P99US, P999US: r.P999US,
+				MaxUS: h.MaxUS(), Histogram: hist},
+		}
 		return r
 	}
 	r.Kind = results.KindRateStep
