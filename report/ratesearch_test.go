@@ -1,10 +1,13 @@
 package report
 
 import (
+	"bytes"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"golang.org/x/perf/benchfmt"
 
 	"github.com/tlsbench/tlsbench/results"
 )
@@ -229,6 +232,9 @@ func TestRateCharts(t *testing.T) {
 	if !slices.Equal(labels, []string{"p50", "p90", "p99", "p99.9"}) {
 		t.Errorf("knee series %q", labels)
 	}
+	if n := len(doc.all(func(n *node) bool { return n.name == "td" && n.hasClass("slower") && n.text == "NOT MET" })); n != 4 {
+		t.Errorf("%d step cells marked as missing the goal, want 4 (3 of the full search, 1 of the resumed)", n)
+	}
 	res := knee("chart-knee-handshake-tls1-3-resume-find-rate")
 	if len(refs(res, "failed")) != 0 || len(refs(res, "sustained")) != 1 {
 		t.Error("the resumed search failed no rate: its knee has a sustained line and no failed one")
@@ -298,5 +304,46 @@ func TestRateChartsOverlay(t *testing.T) {
 	}
 	if !slices.Equal(labels, []string{"met 3250/s (before)", "met 2000/s (after)"}) {
 		t.Errorf("sustained lines %q", labels)
+	}
+}
+
+// TestBenchfmtRateRecords: open-loop cases and steps give one line per
+// window with the window's latency, never a time per handshake; a
+// search's answer, which has no figures, gives none.
+func TestBenchfmtRateRecords(t *testing.T) {
+	t.Parallel()
+	recs := loadRecords(t, findRateFile)
+	r := benchfmt.NewReader(bytes.NewReader(render(t, Benchfmt, recs)), "findrate.txt")
+	lines := 0
+	for r.Scan() {
+		switch res := r.Result().(type) {
+		case *benchfmt.SyntaxError:
+			t.Errorf("syntax error: %v", res)
+		case *benchfmt.Result:
+			lines++
+			if strings.HasSuffix(string(res.Name.Full()), "/find-rate") {
+				t.Errorf("%s: a line for a search's answer", res.Name.Full())
+			}
+			if _, ok := res.Value("sec/op"); ok {
+				t.Errorf("%s: a time per handshake for an open-loop window", res.Name.Full())
+			}
+			for _, unit := range []string{"latency-sec", "rate-target/s", "handshakes/s", "late", "dropped"} {
+				if _, ok := res.Value(unit); !ok {
+					t.Errorf("%s: no %s", res.Name.Full(), unit)
+				}
+			}
+		}
+	}
+	want := 0
+	for _, rec := range recs {
+		if rec.Kind != results.KindRateSearch {
+			want += len(rec.SamplesUS)
+		}
+	}
+	if lines != want || want == 0 {
+		t.Errorf("%d lines, want one per window: %d", lines, want)
+	}
+	if r.Units().GetBetter("latency-sec") != -1 {
+		t.Error("latency is not marked lower is better")
 	}
 }
