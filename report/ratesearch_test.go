@@ -219,8 +219,8 @@ func TestRateCharts(t *testing.T) {
 			t.Errorf("full knee: %d %s lines, want 1", len(refs(full, c)), c)
 		}
 	}
-	if got := refs(full, "slo")[0].allText(); got != "goal: p99 ≤ 20ms" {
-		t.Errorf("goal label %q", got)
+	if slo := refs(full, "slo"); len(slo) == 0 || slo[0].allText() != "goal: p99 ≤ 20ms" {
+		t.Errorf("goal lines %v, want one labelled goal: p99 ≤ 20ms", slo)
 	}
 	var labels []string
 	for _, s := range full.all(func(n *node) bool { return n.hasClass("series") }) {
