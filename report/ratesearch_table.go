@@ -45,8 +45,12 @@ func (s *rateSearch) answerItems() []string {
 	if a.SearchLimit != "" {
 		items = append(items, "the search ended before its bracket was narrow: "+a.SearchLimit)
 	}
-	steps := fmt.Sprintf("%d %s measured", a.Steps, plural(int64(a.Steps), "rate", "rates"))
-	if len(s.steps) != a.Steps {
+	n := a.Steps
+	if n <= 0 {
+		n = len(s.steps) // an answer that does not count its steps
+	}
+	steps := fmt.Sprintf("%d %s measured", n, plural(int64(n), "rate", "rates"))
+	if len(s.steps) != n {
 		steps += fmt.Sprintf(", %d of them in these results", len(s.steps))
 	}
 	return append(items, steps)
