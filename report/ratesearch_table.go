@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/tlsbench/tlsbench/results"
 )
@@ -104,7 +105,9 @@ func (s *rateSearch) stepTable() (*table, []string) {
 		}
 		row = append(row, share(errorShare(r)), count(r.Late), count(r.Dropped), metCell(r.SLOMet), s.bracketCell(r))
 		t.rows = append(t.rows, row)
-		flags[i] = rowFlags(r)
+		// A step is judged on its percentile, not on its windows'
+		// mean: a short step's wide interval is no reason to flag it.
+		flags[i] = slices.DeleteFunc(rowFlags(r), func(f string) bool { return f == "noisy" })
 	}
 	return t, append(append([]string(nil), stepLegend...), rateFlagLegend(addFlags(t, flags))...)
 }
