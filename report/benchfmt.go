@@ -46,7 +46,11 @@ import (
 // latency), errors (failed connections, when there were any). Unknown
 // values are left out, never written as 0. A throughput case gives one line
 // under BenchmarkThroughput with MB/s and the client and server CPU shares
-// (client-cpu-%, server-cpu-%). The records of an interleaved run carry
+// (client-cpu-%, server-cpu-%). An open-loop case (and each step of a
+// search for a sustainable rate) gives one line per window with
+// latency-ns, the window's mean latency from the intended start, beside
+// the case's rate-target/s, handshakes/s, late and dropped; the answer of
+// a search has no figures and no line. The records of an interleaved run carry
 // their side as a name key (BenchmarkHandshake/tls1.3/full/c8/side=b-2),
 // so that benchstat -col /side sets the sides side by side.
 
@@ -64,6 +68,37 @@ var benchUnitMeta = map[string][]string{
 	"p50-ns":            {"better=lower", "assume=exact"},
 	"p99-ns":            {"better=lower", "assume=exact"},
 	"errors":            {"better=lower", "assume=exact"},
+	"latency-ns":        {"better=lower"},
+	"rate-target/s":     {"assume=exact"},
+	"late":              {"better=lower", "assume=exact"},
+	"dropped":           {"better=lower", "assume=exact"},
+}
+
+// addOpenLoop writes an open-loop case (or a step of a search for a
+// sustainable rate): one line per window whose value is the window's mean
+// latency from the intended start (latency-ns, not ns/op: it is not a
+// time per handshake, and no rate can be derived from it), with the
+// case's offered and completed rates and its late and dropped counts.
+func (e *benchfmtEncoder) addOpenLoop(res *benchfmt.Result, rec *results.Record) error {
+	res.Iters = handshakesPerIteration(rec)
+	common := []benchfmt.Value{
+		benchValue(*rec.RateTarget, "rate-target/s"),
+		benchValue(rec.HandshakesPerSec, "handshakes/s"),
+	}
+	if rec.Late != nil {
+		common = append(common, benchValue(float64(*rec.Late), "late"))
+	}
+	if rec.Dropped != nil {
+		common = append(common, benchValue(float64(*rec.Dropped), "dropped"))
+	}
+	common = append(common, handshakeCaseValues(rec)...)
+	for _, us := range rec.SamplesUS {
+		vals := append([]benchfmt.Value{benchValue(us*1000, "latency-ns")}, common...)
+		if err := e.write(res, vals); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // benchfmtEncoder writes records with golang.org/x/perf's benchfmt.Writer,
@@ -83,8 +118,13 @@ func (e *benchfmtEncoder) add(rec *results.Record) error {
 		Name:   benchfmt.Name(strings.TrimPrefix(benchName(rec), "Benchmark")),
 		Iters:  1,
 	}
-	if rec.Kind == results.KindThroughput {
+	switch {
+	case rec.Kind == results.KindThroughput:
 		return e.write(res, throughputValues(rec))
+	case rec.Kind == results.KindRateSearch:
+		return nil // an answer without figures of its own: its steps have them
+	case rec.RateTarget != nil:
+		return e.addOpenLoop(res, rec)
 	}
 	res.Iters = handshakesPerIteration(rec)
 	samples := rec.SamplesUS

@@ -110,13 +110,14 @@ func runNames(runs []Run) []string {
 	return names
 }
 
-// versions are the TLS versions of the handshake records of runs, sorted.
-func versions(runs []Run) []string {
+// versions are the TLS versions of the records of runs that keep
+// returns true for, sorted.
+func versions(runs []Run, keep func(r *results.Record) bool) []string {
 	var vs []string
 	for _, run := range runs {
 		for i := range run.Records {
 			r := &run.Records[i]
-			if r.Kind != results.KindThroughput && !slices.Contains(vs, r.TLSVersion) {
+			if keep(r) && !slices.Contains(vs, r.TLSVersion) {
 				vs = append(vs, r.TLSVersion)
 			}
 		}
@@ -201,16 +202,23 @@ func percentTick(v float64) string { return plainNum(v) + "%" }
 func buildCharts(runs []Run) chartSet {
 	var cs chartSet
 	hsColors, latColors := &labels{}, &labels{}
-	vs := versions(runs)
-	for _, v := range vs {
+	// Concurrency is the x axis of these charts: open-loop cases and
+	// searches, which have a rate instead, get charts of their own, and
+	// results without a closed-loop case get none of these.
+	closed := versions(runs, closedLoop)
+	for _, v := range closed {
 		cs.addTimeChart(runs, v, hsColors)
 	}
-	cs.addResumptionChart(runs, hsColors)
-	cs.addRateChart(runs, hsColors)
+	if len(closed) > 0 || !anyRecord(runs, func(r *results.Record) bool { return openLoop(r) || searchRecord(r) }) {
+		cs.addResumptionChart(runs, hsColors)
+		cs.addRateChart(runs, hsColors)
+	}
+	cs.addOpenLoopCharts(runs)
+	cs.addKneeCharts(runs)
 	cs.add("chart-cpu", "Client vs server CPU per handshake",
 		"CPU time per handshake as the OS accounts it for each process; the memory transport runs both ends in one process, shown as \"process\".",
 		cpuChart(runs), "no CPU measurements in these results")
-	for _, v := range vs {
+	for _, v := range versions(runs, func(r *results.Record) bool { return closedLoop(r) || openLoop(r) }) {
 		cs.addLatencyChart(runs, v, latColors)
 	}
 	if anyPhases(runs) {
@@ -235,7 +243,7 @@ func eachRecord(runs []Run, f func(run int, r *results.Record)) {
 func (cs *chartSet) addTimeChart(runs []Run, v string, colors *labels) {
 	b := &seriesBuilder{colors: colors}
 	eachRecord(runs, func(ri int, r *results.Record) {
-		if r.Kind == results.KindThroughput || r.TLSVersion != v {
+		if !closedLoop(r) || r.TLSVersion != v {
 			return
 		}
 		errUS := math.NaN()
@@ -261,7 +269,7 @@ func (cs *chartSet) addTimeChart(runs []Run, v string, colors *labels) {
 func (cs *chartSet) addResumptionChart(runs []Run, colors *labels) {
 	b := &seriesBuilder{colors: colors}
 	eachRecord(runs, func(ri int, r *results.Record) {
-		if r.Kind == results.KindThroughput || !r.Resume {
+		if !closedLoop(r) || !r.Resume {
 			return
 		}
 		tip := fmt.Sprintf("%s%s: client %s", caseLabel(r), runSuffix(runs, ri), percent(r.ResumptionRate))
@@ -284,7 +292,7 @@ func (cs *chartSet) addResumptionChart(runs []Run, colors *labels) {
 func (cs *chartSet) addRateChart(runs []Run, colors *labels) {
 	b := &seriesBuilder{colors: colors}
 	eachRecord(runs, func(ri int, r *results.Record) {
-		if r.Kind == results.KindThroughput {
+		if !closedLoop(r) {
 			return
 		}
 		b.add(ri, handshakeSeries(r), xyPoint{x: float64(r.Concurrency), y: r.HandshakesPerSec,
@@ -305,10 +313,12 @@ func (cs *chartSet) addRateChart(runs []Run, colors *labels) {
 func (cs *chartSet) addLatencyChart(runs []Run, v string, colors *labels) {
 	b := &seriesBuilder{colors: colors}
 	var unusable []string
+	open := false
 	eachRecord(runs, func(ri int, r *results.Record) {
-		if r.Kind == results.KindThroughput || r.TLSVersion != v {
+		if !(closedLoop(r) || openLoop(r)) || r.TLSVersion != v {
 			return
 		}
+		open = open || openLoop(r)
 		pts, err := percentileCurve(r.Histogram)
 		if err != nil {
 			unusable = append(unusable, caseLabel(r)+runSuffix(runs, ri)+" ("+err.Error()+")")
@@ -331,6 +341,9 @@ func (cs *chartSet) addLatencyChart(runs []Run, v string, colors *labels) {
 		series: b.done(), runs: runNames(runs),
 	}
 	caption := "Latency of individual handshakes by percentile, from each case's HDR histogram (3 significant digits); the tail is where queueing under concurrency shows."
+	if open {
+		caption += " Open-loop cases (a start rate) count from each connection's intended start."
+	}
 	if len(unusable) > 0 {
 		caption += " Not shown: " + strings.Join(unusable, "; ") + "."
 	}
@@ -416,7 +429,7 @@ func cpuChart(runs []Run) string {
 	for ri, run := range runs {
 		for i := range run.Records {
 			r := &run.Records[i]
-			if r.Kind == results.KindThroughput {
+			if r.Kind == results.KindThroughput || searchRecord(r) {
 				continue
 			}
 			has := false
@@ -472,13 +485,20 @@ func cpuChart(runs []Run) string {
 	return c.svg()
 }
 
+// anyRecord reports whether a record of runs satisfies f.
+func anyRecord(runs []Run, f func(r *results.Record) bool) bool {
+	found := false
+	eachRecord(runs, func(_ int, r *results.Record) { found = found || f(r) })
+	return found
+}
+
 // anyPhases reports whether a handshake record of runs has phases:
 // results written before phases existed get no phase chart, not a
 // missing one.
 func anyPhases(runs []Run) bool {
 	found := false
 	eachRecord(runs, func(_ int, r *results.Record) {
-		found = found || (r.Kind != results.KindThroughput && len(r.Phases) > 0)
+		found = found || (r.Kind != results.KindThroughput && !searchRecord(r) && len(r.Phases) > 0)
 	})
 	return found
 }

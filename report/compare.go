@@ -110,7 +110,11 @@ type CaseComparison struct {
 	Unit string
 	// HigherIsBetter is true for throughput (MB/s), false for time.
 	HigherIsBetter bool
-	Base, Cand     Side
+	// OpenLoop is set for a case with a start rate (the baseline's): its
+	// samples are each window's mean latency from the intended start, not
+	// a time per handshake.
+	OpenLoop   bool
+	Base, Cand Side
 	// Ratio is mean(candidate)/mean(baseline), RatioSD its standard
 	// deviation (see stats.Comparison: NaN with fewer than two samples per
 	// side), P the U test's p-value (NaN when there was no test).
@@ -199,6 +203,10 @@ type Comparison struct {
 	MinEffect float64
 	// Notes are remarks on the comparison as a whole, in words.
 	Notes []string
+	// Searches compares the answers of searches for a sustainable rate
+	// found on both sides, by their brackets (see SearchComparison);
+	// their steps are not among Cases.
+	Searches []SearchComparison
 }
 
 // sequentialNote is the caveat of every comparison of two separate runs.
@@ -231,6 +239,8 @@ func Compare(base, cand []results.Record, opts CompareOptions) *Comparison {
 		c.EnvDiffers = envDiff([]results.Record{{Env: c.BaseEnv}, {Env: c.CandEnv}})
 	}
 
+	base, bAnswers, bSteps := splitSearches(base)
+	cand, cAnswers, cSteps := splitSearches(cand)
 	bNames, bGroups := groupByName(base)
 	cNames, cGroups := groupByName(cand)
 	for _, name := range bNames {
@@ -249,6 +259,7 @@ func Compare(base, cand []results.Record, opts CompareOptions) *Comparison {
 			c.OnlyCand = append(c.OnlyCand, oneSided(cGroups[name]))
 		}
 	}
+	c.compareSearches(bAnswers, cAnswers, bSteps, cSteps)
 	return c
 }
 
@@ -416,6 +427,7 @@ func newCaseComparison(base, cand []*results.Record, baseName, candName string) 
 		Kind:           kind,
 		Unit:           unitOf(kind),
 		HigherIsBetter: isThroughput(kind),
+		OpenLoop:       base[0].RateTarget != nil,
 		CILo:           math.NaN(),
 		CIHi:           math.NaN(),
 	}
@@ -619,11 +631,13 @@ func (c *Comparison) CheckRegressions(threshold float64) error {
 			untested = append(untested, cc)
 		}
 	}
-	nothing := len(c.Cases) > 0 && len(excluded) == len(c.Cases)
-	if len(regs) == 0 && len(untested) == 0 && !nothing {
+	nothing := len(c.Cases) > 0 && len(excluded) == len(c.Cases) && !c.anySearchJudged()
+	searches := c.searchRegressions(threshold)
+	if len(regs) == 0 && len(untested) == 0 && !nothing && len(searches) == 0 {
 		return nil
 	}
-	return &RegressionError{Threshold: threshold, Alpha: c.Alpha, Cases: regs, Untested: untested, Excluded: excluded, NothingJudged: nothing, Paired: c.Paired}
+	return &RegressionError{Threshold: threshold, Alpha: c.Alpha, Cases: regs, Untested: untested, Excluded: excluded,
+		NothingJudged: nothing, Paired: c.Paired, Searches: searches}
 }
 
 // RegressionError is a failed regression gate. It is a benchmark outcome,
@@ -640,6 +654,9 @@ type RegressionError struct {
 	NothingJudged bool
 	// Paired: the gate judged an interleaved run, side b against side a.
 	Paired bool
+	// Searches are the searches whose sustainable rate fell by at least
+	// the threshold for certain (see SearchComparison.MinDrop).
+	Searches []*SearchComparison
 }
 
 func (e *RegressionError) Error() string {
@@ -671,6 +688,14 @@ func (e *RegressionError) Error() string {
 		}
 		msgs = append(msgs, fmt.Sprintf("nothing left to judge: no paired case is comparable (a side has no valid result, or the two sides measured different work): %s; measure both sides with the same settings, or compare them anyway with --allow-mismatch",
 			strings.Join(names, ", ")))
+	}
+	if len(e.Searches) > 0 {
+		parts := make([]string, len(e.Searches))
+		for i, sc := range e.Searches {
+			parts[i] = fmt.Sprintf("%s (%s, then %s)", sc.Name, bracketText(sc.Base), bracketText(sc.Cand))
+		}
+		msgs = append(msgs, fmt.Sprintf("%d %s a lower rate by at least %s: the candidate failed a rate the baseline met: %s",
+			len(e.Searches), plural(int64(len(e.Searches)), "search sustained", "searches sustained"), thresholdPercent(e.Threshold), strings.Join(parts, ", ")))
 	}
 	return "regression gate: " + strings.Join(msgs, "; ")
 }

@@ -104,19 +104,10 @@ func buildCompareDocument(c *Comparison) document {
 	}
 	d.blocks = append(d.blocks, compareEnvBlock(c))
 
-	var hs, tp []*CaseComparison
-	for i := range c.Cases {
-		if isThroughput(c.Cases[i].Kind) {
-			tp = append(tp, &c.Cases[i])
-		} else {
-			hs = append(hs, &c.Cases[i])
-		}
-	}
-	if len(hs) > 0 {
-		d.blocks = append(d.blocks, block{title: "Handshakes (mean ± 99.9% error, µs per handshake; lower is faster)", table: compareTable(hs, false, c.Paired)})
-	}
-	if len(tp) > 0 {
-		d.blocks = append(d.blocks, block{title: "Throughput (mean ± 99.9% error, MB/s; higher is faster)", table: compareTable(tp, true, c.Paired)})
+	d.blocks = append(d.blocks, caseBlocks(c)...)
+	if len(c.Searches) > 0 {
+		t, items := searchCompareTable(c)
+		d.blocks = append(d.blocks, block{title: "Sustainable rate (each side is one search: compared by the rates it met and failed, no statistical test; higher is better)", table: t, items: items})
 	}
 	onlyBase, onlyCand := "Only in the baseline ("+c.BaseName+")", "Only in the candidate ("+c.CandName+")"
 	if c.Paired {
@@ -133,6 +124,35 @@ func buildCompareDocument(c *Comparison) document {
 	d.blocks = appendItems(d.blocks, "Notes", notes)
 	d.blocks = append(d.blocks, block{title: "Summary", items: []string{summaryLine(c)}})
 	return d
+}
+
+// caseBlocks are the tables of the compared cases: closed-loop handshake
+// cases, open-loop ones and throughput cases, each under its unit.
+func caseBlocks(c *Comparison) []block {
+	var blocks []block
+	// Open-loop cases apart: their samples are latencies from the
+	// intended start, which a title of time per handshake would misname.
+	var hs, ol, tp []*CaseComparison
+	for i := range c.Cases {
+		switch cc := &c.Cases[i]; {
+		case isThroughput(cc.Kind):
+			tp = append(tp, cc)
+		case cc.OpenLoop:
+			ol = append(ol, cc)
+		default:
+			hs = append(hs, cc)
+		}
+	}
+	if len(hs) > 0 {
+		blocks = append(blocks, block{title: "Handshakes (mean ± 99.9% error, µs per handshake; lower is faster)", table: compareTable(hs, false, c.Paired)})
+	}
+	if len(ol) > 0 {
+		blocks = append(blocks, block{title: "Open-loop handshakes (mean ± 99.9% error of each window's mean latency from the intended start, µs; lower is faster)", table: compareTable(ol, false, c.Paired)})
+	}
+	if len(tp) > 0 {
+		blocks = append(blocks, block{title: "Throughput (mean ± 99.9% error, MB/s; higher is faster)", table: compareTable(tp, true, c.Paired)})
+	}
+	return blocks
 }
 
 // envRecorded reports whether e holds anything (hand-made or foreign
@@ -388,8 +408,11 @@ func summaryLine(c *Comparison) string {
 			parts = append(parts, fmt.Sprintf("%d %s", n, v))
 		}
 	}
-	if len(parts) == 0 {
+	if len(parts) == 0 && len(c.Searches) == 0 {
 		parts = append(parts, "no case on both sides")
+	}
+	if len(c.Searches) > 0 {
+		parts = append(parts, searchSummary(c.Searches))
 	}
 	s := strings.Join(parts, ", ")
 	baseWord, candWord := "the baseline", "the candidate"
@@ -424,6 +447,7 @@ type comparisonJSON struct {
 	Paired              bool          `json:"paired"`
 	MinEffect           float64       `json:"min_effect"`
 	Notes               []string      `json:"notes,omitempty"`
+	Searches            []searchJSON  `json:"searches,omitempty"`
 }
 
 type sideInfoJSON struct {
@@ -468,6 +492,7 @@ type caseJSON struct {
 	CIHi              *float64 `json:"ci_hi"`
 	Floor             float64  `json:"floor"`
 	FloorMeasured     bool     `json:"floor_measured"`
+	OpenLoop          bool     `json:"open_loop,omitempty"`
 }
 
 type oneSideJSON struct {
@@ -522,8 +547,11 @@ func comparisonToJSON(c *Comparison) comparisonJSON {
 			MinSamples: cc.MinSamples, Verdict: cc.Verdict, ResumptionDiffers: cc.ResumptionDiffers,
 			Mismatch: cc.Mismatch, Notes: cc.Notes,
 			Test: cc.Test, Paired: cc.Paired, CILo: finite(cc.CILo), CIHi: finite(cc.CIHi),
-			Floor: cc.Floor, FloorMeasured: cc.FloorMeasured,
+			Floor: cc.Floor, FloorMeasured: cc.FloorMeasured, OpenLoop: cc.OpenLoop,
 		})
+	}
+	for _, sc := range c.Searches {
+		j.Searches = append(j.Searches, searchToJSON(sc))
 	}
 	for _, o := range c.OnlyBase {
 		j.OnlyBaseline = append(j.OnlyBaseline, oneSideJSON{o.Name, o.Kind, o.Unit, sideToJSON(o.Side)})
@@ -573,6 +601,9 @@ func writeCompareCSV(w io.Writer, c *Comparison) error {
 			strings.Join(cc.Notes, "; "), strings.Join(cc.Mismatch, "; "),
 			cc.Test, strconv.FormatBool(cc.Paired), csvNum(cc.CILo), csvNum(cc.CIHi), csvNum(cc.Floor), strconv.FormatBool(cc.FloorMeasured))
 		cw.Write(row)
+	}
+	for _, sc := range c.Searches {
+		cw.Write(searchCSVRow(sc))
 	}
 	for _, list := range []struct {
 		presence string

@@ -25,7 +25,16 @@
 //     gate (FAILED), had failed connections (errors) or an error above 10%
 //     of its mean (noisy); a table without flags has no flags column.
 //     Unknown (null) values are "—", never 0. Numbers are marked "!" where
-//     a footnote says more.
+//     a footnote says more. Open-loop cases (a start rate, no concurrency)
+//     have a table of their own: rate asked for and made, handshakes/s,
+//     p50 and p99 from each connection's intended start beside the service
+//     time from its actual start, the generator's start lateness, late and
+//     dropped connections. Each search for a sustainable rate gets its
+//     goal, its answer with the bracket it lies in ("between 3250/s (met)
+//     and 3375/s (failed)") and what ended it early, then a table of its
+//     steps in rate order with each step's percentiles (the goal's own,
+//     from the step's histogram), error share, late, dropped and whether
+//     it met the goal.
 //   - markdown: the same content as GitHub-flavoured Markdown tables, for
 //     issues, pull requests and BENCHMARKS.md.
 //   - csv: one row per record with the scalar fields, the header row being
@@ -44,7 +53,11 @@
 //     fetched): the environment, the tables of the table format, and charts
 //     of per-handshake time, resumption rate and handshakes/s against
 //     concurrency, client and server CPU per handshake, latency percentile
-//     curves from the HDR histograms and throughput against buffer size.
+//     curves from the HDR histograms and throughput against buffer size;
+//     open-loop cases against the offered rate instead of concurrency, and
+//     per search for a sustainable rate its knee: each step's p50 to
+//     p99.9 against the rate offered, the goal's latency as a line and
+//     the answer's bracket marked.
 //     [RenderHTML] overlays a baseline and a candidate. See html.go.
 //
 // [Compare] compares a candidate's records with a baseline's, case by case
@@ -63,6 +76,11 @@
 // measured, gives the noise floor. Every comparison calls a significant
 // change no larger than the floor (at least [CompareOptions.MinEffect])
 // "within noise", not faster or slower.
+// Searches for a sustainable rate are one answer per side, with no sample
+// to test: Compare judges them by their brackets alone (higher when the
+// candidate met a rate the baseline failed, lower when it failed one the
+// baseline met, otherwise the brackets overlap), and leaves their steps
+// out of the case-by-case comparison.
 // [RenderComparison] lays the result out as table, markdown, json or csv,
 // and [Comparison.CheckRegressions] is the CI gate.
 //

@@ -61,12 +61,21 @@ func buildDocument(recs []results.Record) document {
 		d.envNote = fmt.Sprintf("records differ in environment (%s); shown is the first record's", strings.Join(diff, ", "))
 	}
 
-	var hs, tp []*results.Record
+	// hs are the closed-loop handshake cases, ol the open-loop ones,
+	// search the records of searches for a sustainable rate: each group
+	// has its own table, since their figures mean different things.
+	var hs, ol, search, tp []*results.Record
 	for i := range recs {
-		if recs[i].Kind == results.KindThroughput {
-			tp = append(tp, &recs[i])
-		} else {
-			hs = append(hs, &recs[i])
+		r := &recs[i]
+		switch {
+		case r.Kind == results.KindThroughput:
+			tp = append(tp, r)
+		case searchRecord(r):
+			search = append(search, r)
+		case openLoop(r):
+			ol = append(ol, r)
+		default:
+			hs = append(hs, r)
 		}
 	}
 	d.blocks = appendItems(d.blocks, "Sides of an interleaved run", sidesItems(recs))
@@ -79,16 +88,25 @@ func buildDocument(recs []results.Record) document {
 		}
 		d.blocks = append(d.blocks, block{title: "Handshakes", table: t, items: items})
 	}
-	if t := phaseTable(hs); t != nil {
-		d.blocks = append(d.blocks, block{title: "Phases of a handshake", table: t, items: phaseLegend})
+	if len(ol) > 0 {
+		t, legend := openLoopTable(ol)
+		d.blocks = append(d.blocks, block{title: "Open-loop handshakes", table: t, items: legend})
+	}
+	d.blocks = append(d.blocks, searchBlocks(search)...)
+	if t := phaseTable(append(slices.Clip(hs), ol...)); t != nil {
+		items := phaseLegend
+		if slices.ContainsFunc(ol, func(r *results.Record) bool { return len(r.Phases) > 0 }) {
+			items = append(slices.Clip(items), openLoopPhaseNote)
+		}
+		d.blocks = append(d.blocks, block{title: "Phases of a handshake", table: t, items: items})
 	}
 	if len(tp) > 0 {
 		t, legend := throughputTable(tp)
 		d.blocks = append(d.blocks, block{title: "Throughput", table: t, items: legend})
 	}
 	d.blocks = appendItems(d.blocks, "Errors by kind", errorItems(recs))
-	d.blocks = appendItems(d.blocks, "Resumption: client and server disagree", disagreementItems(hs))
-	d.blocks = appendItems(d.blocks, "CPU of the single process (memory transport; client and server together)", processCPUItems(hs))
+	d.blocks = appendItems(d.blocks, "Resumption: client and server disagree", disagreementItems(append(slices.Clip(hs), ol...)))
+	d.blocks = appendItems(d.blocks, "CPU of the single process (memory transport; client and server together)", processCPUItems(append(slices.Clip(hs), ol...)))
 	d.blocks = appendItems(d.blocks, "Target error not reached", targetItems(hs, achieved))
 	d.blocks = appendItems(d.blocks, "Notes", noteItems(recs))
 	if t := ratioTable(hs); t != nil {

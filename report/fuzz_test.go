@@ -20,7 +20,7 @@ import (
 // checkComparisonInvariants); an interleaved run is compared pair by pair
 // too.
 func FuzzReport(f *testing.F) {
-	for _, path := range []string{resultsFile, candidateFile, pairedFile} {
+	for _, path := range []string{resultsFile, candidateFile, pairedFile, findRateFile} {
 		if b, err := os.ReadFile(path); err == nil {
 			f.Add(b)
 		}
@@ -34,6 +34,14 @@ func FuzzReport(f *testing.F) {
 		`{"name":"handshake/tls1.3/full/c8","kind":"handshake","tls_version":"1.3","resume":false,"mutual":false,"concurrency":8,"key_type":"ecdsa-p256","group":"X25519","transport":"tcp","handshakes":640,"errors":0,"resumed":0,"resumption_rate":0,"server_resumed":null,"iterations":2,"mean_us":420,"error_us":null,"stddev_us":1,"median_us":420,"min_us":419,"max_us":421,"p50_us":400,"p90_us":500,"p99_us":600,"p999_us":700,"handshakes_per_sec":2400,"client_cpu_us":null,"server_cpu_us":null,"alloc_bytes":38000,"samples_us":[419,421],"env":{}}
 {"name":"handshake/tls1.3/full/c8","kind":"handshake","tls_version":"1.3","resume":false,"mutual":false,"concurrency":8,"key_type":"ecdsa-p256","group":"P-256","transport":"tcp","handshakes":640,"errors":0,"resumed":0,"resumption_rate":0,"server_resumed":null,"iterations":2,"mean_us":0,"error_us":null,"stddev_us":1,"median_us":0,"min_us":0,"max_us":0,"p50_us":400,"p90_us":500,"p99_us":600,"p999_us":700,"handshakes_per_sec":2400,"client_cpu_us":null,"server_cpu_us":null,"alloc_bytes":38000,"samples_us":[0,0],"env":{}}`,
 		`{"name":"h","kind":"handshake","tls_version":"\u0001","client_cpu_us":-5,"process_cpu_us":0,"handshakes_per_sec":-1}`,
+		// Searches for a sustainable rate: steps without a rate, at the
+		// edges of float64, under an answer with a broken goal; an answer
+		// without steps; a step whose name has no segment to strip.
+		`{"name":"x/find-rate/r1","kind":"rate-step","rate_target":1e308,"p99_us":-1,"slo":"p99=1e300h","slo_met":false,"histogram":"HISTFAAAAB"}
+{"name":"x/find-rate/r0","kind":"rate-step","slo":"p99=20ms","slo_met":true,"p50_us":0}
+{"name":"x/find-rate","kind":"rate-search","slo":"p=,error=%","rate_sustained":-5,"rate_failed":5e-324,"steps":-3}`,
+		`{"name":"<r>","kind":"rate-search","slo":"p99.9=1ns","rate_sustained":1e308,"search_limit":"<b>"}` + "\n" + `{"name":"<r>","kind":"rate-step","rate_target":0,"slo":"p50=1ns,error=100%"}`,
+		`{"name":"handshake/tls1.3/full/r2","kind":"handshake","rate_target":-2,"rate_achieved":1e308,"late":-1,"p50_us":5e-324,"p99_us":1e308,"handshakes_per_sec":1e308}`,
 	} {
 		f.Add([]byte(s))
 	}

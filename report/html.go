@@ -369,6 +369,10 @@ func (h *htmlWriter) table(t *table, class string) {
 			switch {
 			case i < len(t.cols) && t.cols[i].align == alignRight:
 				h.s(`<td class="num">`)
+			case i < len(t.cols) && t.cols[i].title == "goal" && cell == "NOT MET":
+				// A step of a search that missed its goal: what bounds
+				// the answer, as loud as a regression.
+				h.s(`<td class="verdict slower">`)
 			case i < len(t.cols) && t.cols[i].title == "verdict":
 				// Color the verdicts of a comparison, so that the eye
 				// finds the regressions first.

@@ -92,7 +92,7 @@ func phaseChart(runs []Run) string {
 	c := &stackChart{xLabel: "µs (p50 of each phase)", segments: stackLabels, runs: runNames(runs)}
 	idx := map[string]int{}
 	eachRecord(runs, func(ri int, r *results.Record) {
-		if r.Kind == results.KindThroughput || !slices.ContainsFunc(clientStack, func(n string) bool { return r.Phases[n].Count > 0 }) {
+		if r.Kind == results.KindThroughput || searchRecord(r) || !slices.ContainsFunc(clientStack, func(n string) bool { return r.Phases[n].Count > 0 }) {
 			return
 		}
 		name := strings.TrimPrefix(caseLabel(r), "handshake/")

@@ -62,6 +62,24 @@ type lineChart struct {
 	yFixedMax      float64 // when > 0 the linear y axis ends here (100 for %)
 	series         []xySeries
 	runs           []string // names of the runs, for the style legend
+	refs           []refLine
+}
+
+// refLine is a reference drawn across the plot: a goal (horizontal, at a
+// y value) or a point of the x axis (vertical), labelled where it is.
+// Its class names what it marks ("slo", "sustained", "failed"), so that
+// a test can find it; it is not a data mark.
+type refLine struct {
+	vertical bool
+	value    float64
+	label    string
+	class    string
+	dashed   bool
+	// left puts a vertical line's label left of it, so that the labels
+	// of two lines close together do not cover each other; row moves
+	// it down by rows, for the lines of a second run.
+	left bool
+	row  int
 }
 
 // Geometry shared by every chart, in SVG user units (the svg scales to the
@@ -383,6 +401,9 @@ func (c *lineChart) svg() string {
 		w.lineSeries(s, sx, sy, len(c.runs))
 	}
 	w.s("</g>\n")
+	for _, r := range c.refs {
+		w.ref(r, sx, sy)
+	}
 
 	var items []legendItem
 	seen := map[string]bool{}
@@ -397,9 +418,53 @@ func (c *lineChart) svg() string {
 	return svgOpen(height) + w.sb.String() + "</svg>\n"
 }
 
+// ref draws a reference line across the plot with its label, or nothing
+// when its axis cannot place it.
+func (w *svgWriter) ref(r refLine, sx, sy *scale) {
+	plotBottom := plotTop + plotHeight
+	dash := ""
+	if r.dashed {
+		dash = ` stroke-dasharray="6 4"`
+	}
+	w.s(`<g class="ref `, esc(r.class), `">`, "\n")
+	if r.vertical {
+		x, ok := sx.pos(r.value)
+		if ok {
+			w.s(`<line x1="`, f1(x), `" y1="`, f1(plotTop), `" x2="`, f1(x), `" y2="`, f1(plotBottom), `" stroke="#555" stroke-width="1.5"`, dash, `/>`, "\n")
+			y := plotTop + 12 + 14*float64(r.row)
+			if r.left {
+				w.text(x-4, y, "end", "", r.label)
+			} else {
+				w.text(x+4, y, "start", "", r.label)
+			}
+		}
+	} else if y, ok := sy.pos(r.value); ok {
+		// Black, not a palette color: a goal is not a series. Its label
+		// sits at the left, where the lowest rates rarely reach it.
+		w.s(`<line x1="`, f1(plotLeft), `" y1="`, f1(y), `" x2="`, f1(plotRight), `" y2="`, f1(y), `" stroke="#111" stroke-width="1.5"`, dash, `/>`, "\n")
+		w.text(plotLeft+6, y-5-14*float64(r.row), "start", "", r.label)
+	}
+	w.s("</g>\n")
+}
+
 // drawable returns the x and y values that the axes must show: every point
-// both axes can place, and the tops of its error bar.
+// both axes can place, the tops of its error bar, and the reference lines
+// (a goal above every point must still be seen above them).
 func (c *lineChart) drawable() (xs, ys []float64) {
+	defer func() {
+		if len(xs) == 0 {
+			return // references alone are no chart
+		}
+		for _, r := range c.refs {
+			if r.vertical {
+				if _, ok := transform(c.xAxis, r.value); ok {
+					xs = append(xs, r.value)
+				}
+			} else if _, ok := transform(c.yAxis, r.value); ok {
+				ys = append(ys, r.value)
+			}
+		}
+	}()
 	for _, s := range c.series {
 		for _, p := range s.points {
 			_, okx := transform(c.xAxis, p.x)
