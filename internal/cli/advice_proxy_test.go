@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"net"
 	"os"
 	"os/exec"
@@ -50,9 +51,9 @@ func TestProxyUntrustedTargetAdvice(t *testing.T) {
 // tlsbench's proxy) says so, and is not told the target may be down.
 func TestProxyFullAdvice(t *testing.T) {
 	t.Parallel()
-	// The held slot must outlast a probe that took it first (a minute)
-	// and a run started on a loaded machine: the proxy drops a
-	// connection that sends no request within HandshakeTimeout.
+	// The held slot must outlast a run started on a loaded machine: the
+	// proxy drops a connection that sends no request within
+	// HandshakeTimeout.
 	p, err := proxy.New(proxy.Options{PKIDir: t.TempDir(), MaxConns: 1, HandshakeTimeout: 10 * time.Minute})
 	if err != nil {
 		t.Fatal(err)
@@ -65,25 +66,8 @@ func TestProxyFullAdvice(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- p.Serve(ctx, ln) }()
 	t.Cleanup(func() { cancel(); <-done })
-	// One connection that never asks for anything holds the only slot;
-	// the next is answered 503 once it does.
-	hold, err := net.Dial("tcp", ln.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
+	hold := fillOnlySlot(t, ln.Addr().String())
 	defer hold.Close()
-	for {
-		c, err := net.Dial("tcp", ln.Addr().String())
-		if err != nil {
-			t.Fatal(err)
-		}
-		c.SetDeadline(time.Now().Add(time.Minute))
-		line, _ := bufio.NewReader(c).ReadString('\n')
-		c.Close()
-		if strings.Contains(line, " 503 ") {
-			break
-		}
-	}
 	code, msg := runMessage(t, "run", "--proxy", "http://"+ln.Addr().String(), "--proxy-ca", p.CAFile(), "--tls", "1.3", "--resume", "off",
 		"--concurrency", "1", "--handshakes", "4", "--iterations", "1", "--warmup", "0")
 	if code != 1 || !strings.Contains(msg, "with 503") ||
@@ -115,4 +99,37 @@ func TestProxyPortAdvice(t *testing.T) {
 		!strings.Contains(msg, "the proxy does not tunnel to this port: allow it in the proxy's rules (tlsbench proxy: --connect-ports)") {
 		t.Fatalf("exit %d, message %q: want the port advice", code, msg)
 	}
+}
+
+// fillOnlySlot opens a connection that holds a proxy's only slot (it
+// never sends a request) and returns it once a second connection was
+// answered 503 while the first is still open. The two race for the slot
+// when the proxy accepts them out of order: then the second holds it and
+// the first was answered 503, and the attempt is made again.
+func fillOnlySlot(t *testing.T, addr string) net.Conn {
+	t.Helper()
+	for attempt := 0; attempt < 20; attempt++ {
+		hold, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		probe, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		probe.SetDeadline(time.Now().Add(5 * time.Second))
+		line, _ := bufio.NewReader(probe).ReadString('\n')
+		probe.Close()
+		hold.SetReadDeadline(time.Now().Add(500 * time.Millisecond))
+		_, rerr := hold.Read(make([]byte, 1))
+		hold.SetReadDeadline(time.Time{})
+		var ne net.Error
+		if strings.Contains(line, " 503 ") && errors.As(rerr, &ne) && ne.Timeout() {
+			return hold // refused the probe, and still open itself
+		}
+		hold.Close()
+		time.Sleep(100 * time.Millisecond) // the slot is freed behind the close
+	}
+	t.Fatal("could not fill the proxy's only slot in 20 attempts")
+	return nil
 }
