@@ -293,6 +293,7 @@ section_findrate() {
 	# resumed: the built-in server, then nginx (X25519 in TLS 1.3, as
 	# in the nginx section).
 	run findrate-builtin --find-rate --slo p99=20ms --tls 1.2,1.3 --resume off,on
+	run findrate-builtin-x25519 --find-rate --slo p99=20ms --tls 1.3 --groups x25519 --resume off,on
 	start_nginx
 	run findrate-nginx-tls12 --find-rate --slo p99=20ms "${nginx_target[@]}" --tls 1.2 --resume off,on
 	run findrate-nginx-tls13 --find-rate --slo p99=20ms "${nginx_target[@]}" --tls 1.3 --groups x25519 --resume off,on
