@@ -8,7 +8,6 @@ import (
 	"io"
 	"net"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -170,39 +169,23 @@ func slowServer(t *testing.T, delay time.Duration) (string, *x509.CertPool) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var wg sync.WaitGroup
-	done := make(chan struct{})
-	t.Cleanup(func() { close(done); ln.Close(); wg.Wait() })
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				defer c.Close()
-				select {
-				case <-time.After(delay):
-				case <-done:
-					return
-				}
-				c.SetDeadline(time.Now().Add(10 * time.Second))
-				tc := tls.Server(c, cfg)
-				if tc.Handshake() != nil {
-					return
-				}
-				ping := make([]byte, 1)
-				if _, err := io.ReadFull(tc, ping); err == nil {
-					tc.Write(ping)
-					io.Copy(io.Discard, tc)
-				}
-			}()
+	serveEach(t, ln, func(c net.Conn, done <-chan struct{}) {
+		select {
+		case <-time.After(delay):
+		case <-done:
+			return
 		}
-	}()
+		c.SetDeadline(time.Now().Add(10 * time.Second))
+		tc := tls.Server(c, cfg)
+		if tc.Handshake() != nil {
+			return
+		}
+		ping := make([]byte, 1)
+		if _, err := io.ReadFull(tc, ping); err == nil {
+			tc.Write(ping)
+			io.Copy(io.Discard, tc)
+		}
+	})
 	return ln.Addr().String(), ca.Pool()
 }
 

@@ -46,32 +46,17 @@ func delayingServer(t *testing.T, delay time.Duration) (addr string, roots *tls.
 	if err != nil {
 		t.Fatal(err)
 	}
-	var wg sync.WaitGroup
-	t.Cleanup(func() { ln.Close(); wg.Wait() })
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				defer c.Close()
-				c.SetDeadline(time.Now().Add(30 * time.Second))
-				if c.(*tls.Conn).Handshake() != nil {
-					return
-				}
-				time.Sleep(delay)
-				b := make([]byte, 1)
-				if _, err := io.ReadFull(c, b); err == nil {
-					c.Write(b)
-				}
-			}()
+	serveEach(t, ln, func(c net.Conn, _ <-chan struct{}) {
+		c.SetDeadline(time.Now().Add(30 * time.Second))
+		if c.(*tls.Conn).Handshake() != nil {
+			return
 		}
-	}()
+		time.Sleep(delay)
+		b := make([]byte, 1)
+		if _, err := io.ReadFull(c, b); err == nil {
+			c.Write(b)
+		}
+	})
 	client := &tls.Config{RootCAs: ca.Pool(), ServerName: "localhost"}
 	return ln.Addr().String(), client
 }
