@@ -184,13 +184,20 @@ func TestSingleUseTicketsOfAnExternalServer(t *testing.T) {
 	p.Resume = []bool{true}
 	p.Concurrency = []int{4}
 	p.Handshakes = 32
+	// One session for the four connections of a wave: they all offer
+	// it at once, so it is reused whatever the timing (with a session
+	// each, a ticket the server sent after a resumption could replace
+	// it before the next wave, and nothing would be reused).
+	p.SessionPool = 1
 	p.Target = runner.Target{Addr: ln.Addr().String(), CAFile: layout.RootCert, ServerName: "localhost"}
 	err = runner.Run(context.Background(), p, func(*results.Record) error { return nil })
 	var re *loadgen.ResumptionError
 	if !errors.As(err, &re) || !re.SingleUse || !strings.Contains(err.Error(), "{TicketReuse} single") {
 		t.Fatalf("error %v: want a resumption failure that suggests single-use ticket reuse (TicketReuse, which the CLI writes as its flag)", err)
 	}
-	p.TicketReuse = tlsconf.ReuseSingle
+	// Single use takes each session once, so a connection needs one of
+	// its own: the pool its concurrency's size again.
+	p.TicketReuse, p.SessionPool = tlsconf.ReuseSingle, 0
 	if err := runner.Run(context.Background(), p, func(*results.Record) error { return nil }); err != nil {
 		t.Fatalf("with --ticket-reuse single: %v", err)
 	}
