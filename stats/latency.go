@@ -150,14 +150,13 @@ func (l *Latency) Reset() {
 // implementation (Java, C, Rust, Go) can read it.
 func (l *Latency) Encode() (string, error) {
 	l.mu.Lock()
-	defer l.mu.Unlock()
-	// hdrhistogram-go's Encode already returns the base64 text, not raw
-	// bytes.
-	b, err := l.hist().Encode(hdrhistogram.V2CompressedEncodingCookieBase)
+	snap := l.hist().Export()
+	l.mu.Unlock()
+	s, err := encodeV2(snap)
 	if err != nil {
 		return "", fmt.Errorf("stats: encode latency histogram: %w", err)
 	}
-	return string(b), nil
+	return s, nil
 }
 
 // DecodeLatency decodes the output of [Latency.Encode]. Besides malformed
