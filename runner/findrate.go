@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"strconv"
 	"strings"
 	"time"
 
@@ -51,17 +52,16 @@ func (p *Plan) validateFindRate() error {
 	s := f.Search
 	s.Start = p.Rates[0]
 	// The search's own checks, named by the plan's fields.
+	err := s.Validate()
 	var fe *field.Error
-	if err := s.Validate(); errors.As(err, &fe) {
+	if errors.As(err, &fe) {
 		name := "FindRate.Search." + fe.Field
 		if fe.Field == "Start" {
 			name = "Rates"
 		}
 		return field.Errorf(name, fe.Value, "%s", fe.Reason)
-	} else if err != nil {
-		return err
 	}
-	return nil
+	return err
 }
 
 // findRate runs the search of case c against srv: the records of its
@@ -150,7 +150,7 @@ func judgeStep(rec *results.Record, err error, slo loadgen.SLO) (loadgen.RateSte
 	rs.Latency = time.Duration(lat.PercentileUS(slo.Percentile) * float64(time.Microsecond))
 	switch {
 	case rs.Latency > slo.Latency:
-		rs.Reason = fmt.Sprintf("p%s %v above %v", trimFloat(slo.Percentile), rs.Latency.Round(time.Microsecond), slo.Latency)
+		rs.Reason = fmt.Sprintf("p%s %v above %v", strconv.FormatFloat(slo.Percentile, 'f', -1, 64), rs.Latency.Round(time.Microsecond), slo.Latency)
 	case rs.ErrorRate > slo.MaxErrorRate:
 		rs.Reason = fmt.Sprintf("%.3g%% of connections failed, above %.3g%%", 100*rs.ErrorRate, 100*slo.MaxErrorRate)
 	default:
@@ -158,8 +158,6 @@ func judgeStep(rec *results.Record, err error, slo loadgen.SLO) (loadgen.RateSte
 	}
 	return rs, nil
 }
-
-func trimFloat(v float64) string { return strings.TrimSuffix(fmt.Sprintf("%g", v), ".0") }
 
 // searchRecord is the answer of c's search: its parameters (without a
 // rate), the goal, the bracket and what ended the search.
