@@ -497,6 +497,7 @@ func newIterResult() iterResult {
 // keep adds a measured iteration to the totals.
 func (m *measured) keep(it iterResult, sp span) {
 	m.samples = append(m.samples, it.sample())
+	m.sampleOK = append(m.sampleOK, it.ok)
 	t := &m.total
 	if it.open != nil {
 		t.open.add(it.open)
@@ -619,6 +620,7 @@ func (r *caseRunner) baseRecord(m *measured, f figures) results.Record {
 		rec.Errors += v
 	}
 	setSummary(&rec, m.samples, f.iters)
+	rec.SampleHandshakes = m.sampleOK
 	rec.P50US, rec.P90US, rec.P99US, rec.P999US = f.latencyUS[0], f.latencyUS[1], f.latencyUS[2], f.latencyUS[3]
 	rec.Histogram = f.histogram
 	rec.HandshakesPerSec = f.perSec

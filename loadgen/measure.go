@@ -107,10 +107,12 @@ func (r *caseRunner) endWarmup(w *warming) error {
 // measured is what the kept measured iterations add up to.
 type measured struct {
 	samples []float64
-	total   iterResult
-	iters   []iterStat
-	lat     *stats.Latency
-	scratch *stats.Latency // the latencies of the iteration not yet kept
+	// sampleOK is, per sample, the successful handshakes it is from.
+	sampleOK []int64
+	total    iterResult
+	iters    []iterStat
+	lat      *stats.Latency
+	scratch  *stats.Latency // the latencies of the iteration not yet kept
 	// phases are the client's phases of the kept iterations, and
 	// scratchPhases those of the iteration not yet kept.
 	phases, scratchPhases *clientPhases

@@ -94,6 +94,8 @@ func TestOpenLoopRecord(t *testing.T) {
 			case rec.P50US < *rec.ServiceP50US || rec.P90US < *rec.ServiceP90US || rec.P99US < *rec.ServiceP99US:
 				t.Errorf("latency p50/p90/p99 %.0f/%.0f/%.0f below service %.0f/%.0f/%.0f: latency must count from the intended start",
 					rec.P50US, rec.P90US, rec.P99US, *rec.ServiceP50US, *rec.ServiceP90US, *rec.ServiceP99US)
+			case len(rec.SampleHandshakes) != 2 || rec.SampleHandshakes[0]+rec.SampleHandshakes[1] != rec.Handshakes:
+				t.Errorf("sample handshakes %v: want the 2 windows' successful handshakes, %d in all", rec.SampleHandshakes, rec.Handshakes)
 			case rec.DurationUS != nil:
 				t.Errorf("duration %v: want none given no duration", rec.DurationUS)
 			}

@@ -297,6 +297,46 @@ type Record struct {
 	ResumeRatio *float64               `json:"resume_ratio,omitempty"`
 	Parts       map[string]PartFigures `json:"parts,omitempty"`
 
+	// A sharded run (tlsbench run --shard I/N) is one run split over N
+	// generator processes, usually on as many machines, each making its
+	// share of the load against one external target; tlsbench merge
+	// joins their records into records of the whole run.
+	//
+	// Shard is the index (from 0) of the shard that wrote the record;
+	// absent outside sharded runs and in merged records. Shards is how
+	// many shards the run was split into (in a merged record too).
+	// RunPlan identifies the run's plan (a digest of everything that
+	// decides what is measured: the matrix, the load, the target, the
+	// common start), the same on every shard of one run, so that the
+	// merge can refuse records of different runs.
+	Shard   *int   `json:"shard,omitempty"`
+	Shards  int    `json:"shards,omitempty"`
+	RunPlan string `json:"run_plan,omitempty"`
+	// CaseStarted and CaseEnded are when the case's measured part (its
+	// first kept iteration's start, its last one's end) began and ended
+	// on this shard, RFC 3339 with nanoseconds, UTC; StartLateUS is how
+	// long after the case's common start (the run's --start-at, then
+	// boundaries computed from the plan) the shard began it. Set in
+	// sharded runs; a shard over 100 ms late notes it. In a merged
+	// record: the earliest start, the latest end, the latest shard's
+	// lateness.
+	CaseStarted string   `json:"case_started,omitempty"`
+	CaseEnded   string   `json:"case_ended,omitempty"`
+	StartLateUS *float64 `json:"start_late_us,omitempty"`
+	// SampleHandshakes is, for each value of SamplesUS at the same
+	// index, how many successful handshakes it was computed from, so
+	// that samples of several shards can be combined per window:
+	// weighted by them (open-loop windows: a mean latency), or as the
+	// window's time over their sum (closed-loop iterations: wall time
+	// per handshake). Handshake cases only; absent in records written
+	// before it existed.
+	SampleHandshakes []int64 `json:"sample_handshakes,omitempty"`
+	// ShardRuns, in a merged record only, lists the shards merged into
+	// it, by index; MissingShards the indices absent from the merge
+	// (tlsbench merge --allow-missing), whose load the figures lack.
+	ShardRuns     []ShardRun `json:"shard_runs,omitempty"`
+	MissingShards []int      `json:"missing_shards,omitempty"`
+
 	// Verdict is "failed" when the case was measured but failed a gate
 	// (resumption below the minimum in a measured iteration, a mix that
 	// missed its share of resumed handshakes in one, more failed
@@ -369,6 +409,19 @@ type PartFigures struct {
 	Phases     map[string]Phase `json:"phases,omitempty"`
 }
 
+// ShardRun is one shard of a merged record (Record.ShardRuns): its
+// index, its share of the record's handshakes, when it ran the case and
+// how late it began it, and its environment (Env.Host names its
+// machine).
+type ShardRun struct {
+	Shard       int      `json:"shard"`
+	Handshakes  int64    `json:"handshakes"`
+	CaseStarted string   `json:"case_started,omitempty"`
+	CaseEnded   string   `json:"case_ended,omitempty"`
+	StartLateUS *float64 `json:"start_late_us,omitempty"`
+	Env         Env      `json:"env"`
+}
+
 // Arrival shapes of open-loop cases (Record.Arrival).
 const (
 	ArrivalConstant = "constant"
@@ -395,6 +448,9 @@ type Env struct {
 	Peers map[string]string `json:"peers,omitempty"`
 	// Insecure is true when certificate verification of the target was
 	// switched off with --insecure.
+	// Host is the name of the machine (or pod) the record was measured
+	// on; set in sharded runs, where the machines differ.
+	Host     string `json:"host,omitempty"`
 	Insecure bool   `json:"insecure,omitempty"`
 	Started  string `json:"started,omitempty"` // RFC 3339, UTC
 }

@@ -94,6 +94,14 @@ func TestResumptionVerifiedAgainstChildServer(t *testing.T) {
 			if len(rec.SamplesUS) != rec.Iterations || rec.MeanUS <= 0 || rec.P99US < rec.P50US || rec.Histogram == "" {
 				t.Errorf("statistics missing: samples %v mean %v p50 %v p99 %v", rec.SamplesUS, rec.MeanUS, rec.P50US, rec.P99US)
 			}
+			var sum int64
+			for _, n := range rec.SampleHandshakes {
+				sum += n
+			}
+			if len(rec.SampleHandshakes) != len(rec.SamplesUS) || sum != rec.Handshakes {
+				t.Errorf("sample handshakes %v (sum %d) for %d samples and %d handshakes: want one count per sample, summing to the handshakes",
+					rec.SampleHandshakes, sum, len(rec.SamplesUS), rec.Handshakes)
+			}
 		})
 	}
 }
