@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/tlsbench/tlsbench/results"
+	"github.com/tlsbench/tlsbench/stats"
 )
 
 // The gates of an open-loop case: a schedule the case did not hold
@@ -106,6 +107,7 @@ func (r *caseRunner) openFigures(rec *results.Record, m *measured) error {
 	rec.Late, rec.Dropped, rec.DurationUS = nil, nil, nil
 	rec.StartLatenessP50US, rec.StartLatenessP99US = nil, nil
 	rec.ServiceP50US, rec.ServiceP90US, rec.ServiceP99US, rec.ServiceP999US = nil, nil, nil, nil
+	rec.ServiceHistogram, rec.StartLatenessHistogram = "", ""
 	w := m.total.open
 	if hc.Duration > 0 {
 		d := m.total.wall
@@ -122,12 +124,14 @@ func (r *caseRunner) openFigures(rec *results.Record, m *measured) error {
 	if w.lateness.Count() > 0 {
 		rec.StartLatenessP50US = results.Float(w.lateness.PercentileUS(50))
 		rec.StartLatenessP99US = results.Float(w.lateness.PercentileUS(99))
+		rec.StartLatenessHistogram = encodeOrNote(rec, w.lateness, "start lateness")
 	}
 	if w.service.Count() > 0 {
 		rec.ServiceP50US = results.Float(w.service.PercentileUS(50))
 		rec.ServiceP90US = results.Float(w.service.PercentileUS(90))
 		rec.ServiceP99US = results.Float(w.service.PercentileUS(99))
 		rec.ServiceP999US = results.Float(w.service.PercentileUS(99.9))
+		rec.ServiceHistogram = encodeOrNote(rec, w.service, "service time")
 	}
 	e := hc.rateGate(rec, w)
 	if e == nil {
@@ -168,4 +172,14 @@ func rateCause(e *RateError) string {
 		return CauseClientCPU
 	}
 	return CauseUnknown
+}
+
+// encodeOrNote encodes h for rec, or notes why it could not be.
+func encodeOrNote(rec *results.Record, h *stats.Latency, what string) string {
+	enc, err := h.Encode()
+	if err != nil {
+		rec.Notes = append(rec.Notes, what+" histogram not encoded: "+err.Error())
+		return ""
+	}
+	return enc
 }

@@ -96,6 +96,8 @@ func TestOpenLoopRecord(t *testing.T) {
 					rec.P50US, rec.P90US, rec.P99US, *rec.ServiceP50US, *rec.ServiceP90US, *rec.ServiceP99US)
 			case len(rec.SampleHandshakes) != 2 || rec.SampleHandshakes[0]+rec.SampleHandshakes[1] != rec.Handshakes:
 				t.Errorf("sample handshakes %v: want the 2 windows' successful handshakes, %d in all", rec.SampleHandshakes, rec.Handshakes)
+			case rec.ServiceHistogram == "" || rec.StartLatenessHistogram == "":
+				t.Errorf("service histogram %d bytes, start lateness histogram %d bytes: want both", len(rec.ServiceHistogram), len(rec.StartLatenessHistogram))
 			case rec.DurationUS != nil:
 				t.Errorf("duration %v: want none given no duration", rec.DurationUS)
 			}

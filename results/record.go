@@ -256,6 +256,12 @@ type Record struct {
 	ServiceP90US       *float64 `json:"service_p90_us,omitempty"`
 	ServiceP99US       *float64 `json:"service_p99_us,omitempty"`
 	ServiceP999US      *float64 `json:"service_p999_us,omitempty"`
+	// ServiceHistogram and StartLatenessHistogram are the HDR
+	// histograms (microseconds, encoded as Histogram is) the Service*
+	// and StartLateness* percentiles are drawn from, so that a merge
+	// of shards recomputes them; absent where those are.
+	ServiceHistogram       string `json:"service_histogram,omitempty"`
+	StartLatenessHistogram string `json:"start_lateness_histogram,omitempty"`
 	// DurationUS is the measured time of a case given --duration
 	// (microseconds, the kept windows' length together; in closed loop
 	// the kept iterations' wall time); absent otherwise.
