@@ -75,3 +75,51 @@ func TestRateCause(t *testing.T) {
 		}
 	}
 }
+
+// TestTailLateness: a window's starts end (and its rate achieved counts)
+// as late as its last starts were when the generator fell behind, not
+// as late as one start a pause made late.
+func TestTailLateness(t *testing.T) {
+	t.Parallel()
+	base := time.Unix(1000, 0)
+	// starts returns n starts 1 ms apart, start i late by late(i).
+	starts := func(n int, late func(i int) time.Duration) []started {
+		s := make([]started, n)
+		for i := range s {
+			s[i].intended = base.Add(time.Duration(i) * time.Millisecond)
+			s[i].actual = s[i].intended.Add(late(i))
+		}
+		return s
+	}
+	for _, tt := range []struct {
+		name string
+		s    []started
+		want time.Duration
+	}{
+		{"none", nil, 0},
+		{"on time", starts(100, func(int) time.Duration { return 0 }), 0},
+		{"early", starts(100, func(int) time.Duration { return -time.Microsecond }), 0},
+		{"one late start at the end", starts(100, func(i int) time.Duration {
+			return time.Duration(i/99) * 50 * time.Millisecond
+		}), 0},
+		{"falling behind", starts(100, func(i int) time.Duration { return time.Duration(i) * 100 * time.Microsecond }),
+			95 * 100 * time.Microsecond},
+		{"one start", starts(1, func(int) time.Duration { return 3 * time.Millisecond }), 3 * time.Millisecond},
+		{"half of the tail late", starts(100, func(i int) time.Duration {
+			return time.Duration(max(0, i-94)) * time.Millisecond
+		}), 1 * time.Millisecond},
+	} {
+		if len(tt.s) == 0 {
+			if got := startsEnd(tt.s, base); got != 0 {
+				t.Errorf("%s: starts end %v, want 0", tt.name, got)
+			}
+			continue
+		}
+		// The starts end at the last one's intended time, plus the
+		// tail's lateness.
+		want := time.Duration(len(tt.s)-1)*time.Millisecond + tt.want
+		if got := startsEnd(tt.s, base); got != want {
+			t.Errorf("%s: starts end %v, want %v (a tail lateness of %v)", tt.name, got, want, tt.want)
+		}
+	}
+}
