@@ -172,7 +172,14 @@ type ServerSnapshot struct {
 	// phasesLost marks a difference whose phases went backwards (see
 	// serverDelta).
 	phasesLost bool
-	HasCPU     bool
+	// HandshakeCPU is the CPU time the server measured its handshakes
+	// took, in nanoseconds by kind (results.PartFull, PartResumed), and
+	// HandshakeCPULost the handshakes it could not measure whole; nil
+	// and 0 when it does not measure them (a mix's parts get no server
+	// CPU then).
+	HandshakeCPU     map[string]int64
+	HandshakeCPULost int64
+	HasCPU           bool
 	CPU        time.Duration
 	HasAlloc   bool
 	AllocBytes uint64
@@ -252,6 +259,11 @@ type connResult struct {
 	// byte read after it (negative when nothing was read).
 	phases                        bool
 	connect, handshake, firstByte time.Duration
+	// work is the CPU time the connection's own goroutine measured from
+	// its handshake's start to its end (in a mix: see partCPU);
+	// workLost that part of it could not be measured.
+	work     time.Duration
+	workLost bool
 
 	errKind string
 	err     error
@@ -549,6 +561,7 @@ func (r *caseRunner) finish(ctx context.Context, m *measured, f figures) (*resul
 	rec.Notes = append(rec.Notes, m.notes...)
 	r.setCosts(&rec, m)
 	identityErr := r.serverFigures(&rec, m, f)
+	r.partCPU(&rec, m, f)
 	rec.Notes = append(rec.Notes, m.meter.back.notes()...)
 	if f.hasLoad {
 		recordMachine(&rec, f.load, true)
@@ -790,6 +803,8 @@ func (s ServerSnapshot) sub(earlier ServerSnapshot) ServerSnapshot {
 	d.Identities = counts.Sub(s.Identities, earlier.Identities)
 	d.Declined = counts.Sub(s.Declined, earlier.Declined)
 	d.Phases, d.phasesLost = subPhases(s.Phases, earlier.Phases)
+	d.HandshakeCPU = counts.Sub(s.HandshakeCPU, earlier.HandshakeCPU)
+	d.HandshakeCPULost -= earlier.HandshakeCPULost
 	return d
 }
 
@@ -915,6 +930,12 @@ func (r *caseRunner) connect(ctx context.Context, cfg *tls.Config) connResult {
 		under = pc
 	}
 	tc := tls.Client(under, cfg)
+	if pc != nil && r.full != nil {
+		// A mix splits the client's CPU between its parts by what each
+		// connection's own work took (see partCPU).
+		pc.measure = true
+		pc.work.Resume()
+	}
 	t0 := time.Now()
 	if hc.LatencyFromDial || hc.Rate > 0 {
 		// In open loop this is the service time, from the actual
@@ -946,6 +967,8 @@ func (r *caseRunner) connect(ctx context.Context, cfg *tls.Config) connResult {
 	st := tc.ConnectionState()
 	res := connResult{ok: true, resumed: st.DidResume, group: st.CurveID, cipher: st.CipherSuite, latency: took}
 	if pc != nil {
+		pc.work.Pause()
+		res.work, res.workLost = pc.work.CPU, pc.work.Lost > 0
 		res.phases, res.connect, res.handshake, res.firstByte = true, connected.Sub(dialed), end.Sub(pc.wrote), -1
 		if !pc.read.IsZero() {
 			res.firstByte = pc.read.Sub(end)

@@ -342,6 +342,8 @@ func (s ServerSnapshot) add(o ServerSnapshot) ServerSnapshot {
 	d.Identities = addCounts(s.Identities, o.Identities)
 	d.Declined = addCounts(s.Declined, o.Declined)
 	d.Phases = addPhases(s.Phases, o.Phases)
+	d.HandshakeCPU = addCounts(s.HandshakeCPU, o.HandshakeCPU)
+	d.HandshakeCPULost += s.HandshakeCPULost
 	return d
 }
 

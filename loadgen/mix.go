@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/tlsbench/tlsbench/internal/field"
 	"github.com/tlsbench/tlsbench/results"
@@ -242,3 +243,93 @@ func (r *caseRunner) mixSnapshot() (ServerSnapshot, error) {
 	}
 	return hc.Server.Snapshot()
 }
+
+// partCPU splits the CPU time of a mix's client and (built-in) server
+// between its parts. The operating system counts a process's CPU, not a
+// connection's; so each connection's goroutine measures its own work on
+// its thread, from its handshake's start to its end with the waits in
+// reads left out (usage.Work), and a part is given its own work per
+// handshake plus an equal share per handshake of the rest of the
+// process's CPU time: dials and closes, the runtime and its collector,
+// the schedule's pacing, which connections of either kind cause alike.
+// The parts' figures so add up to the whole's.
+func (r *caseRunner) partCPU(rec *results.Record, m *measured, f figures) {
+	if rec.Parts == nil || len(m.phases.parts) != 2 {
+		return
+	}
+	set := func(client bool) func(p *results.PartFigures, us float64) {
+		return func(p *results.PartFigures, us float64) {
+			if client {
+				p.ClientCPUUS = results.Float(us)
+			} else {
+				p.ServerCPUUS = results.Float(us)
+			}
+		}
+	}
+	if rec.ClientCPUUS != nil {
+		parts := m.phases.parts
+		split := cpuSplit{who: "client", total: *rec.ClientCPUUS * float64(m.total.ok),
+			handshakes: [2]int64{m.total.ok - m.total.resumed, m.total.resumed},
+			work:       [2]float64{us(parts[0].work), us(parts[1].work)}, lost: parts[0].workLost + parts[1].workLost}
+		split.apply(rec, set(true))
+	}
+	srv := f.server
+	if f.serverErr == nil && srv.HasCPU && srv.HandshakeCPU != nil {
+		split := cpuSplit{who: "server", total: us(srv.CPU),
+			handshakes: [2]int64{srv.Handshakes - srv.Resumed, srv.Resumed},
+			work: [2]float64{float64(srv.HandshakeCPU[results.PartFull]) / 1e3, float64(srv.HandshakeCPU[results.PartResumed]) / 1e3},
+			lost: srv.HandshakeCPULost}
+		split.apply(rec, set(false))
+	}
+}
+
+// maxWorkLost is the share of a mix's handshakes whose work may be
+// measured only in part before the record says so.
+const maxWorkLost = 0.1
+
+// cpuSplit is one process's CPU time over a mix's kept iterations (µs),
+// and its parts' handshakes and measured work (µs), full first.
+type cpuSplit struct {
+	who        string
+	total      float64
+	handshakes [2]int64
+	work       [2]float64
+	lost       int64
+}
+
+// apply sets each part's CPU per handshake through set, or notes why it
+// cannot.
+func (s cpuSplit) apply(rec *results.Record, set func(p *results.PartFigures, us float64)) {
+	n := s.handshakes[0] + s.handshakes[1]
+	rest := s.total - s.work[0] - s.work[1]
+	switch {
+	case n == 0 || s.total <= 0:
+		return
+	case s.work[0] == 0 && s.work[1] == 0:
+		rec.Notes = append(rec.Notes, "the "+s.who+"'s CPU per part of the mix is unknown: its connections' own CPU time cannot be measured here")
+		return
+	case rest < 0:
+		rec.Notes = append(rec.Notes, fmt.Sprintf("the %s's CPU per part of the mix is unknown: its connections measured %.0f µs of work, more than the %.0f µs the process used",
+			s.who, s.work[0]+s.work[1], s.total))
+		return
+	}
+	for i, name := range []string{results.PartFull, results.PartResumed} {
+		if s.handshakes[i] == 0 {
+			continue
+		}
+		p := rec.Parts[name]
+		set(&p, s.work[i]/float64(s.handshakes[i])+rest/float64(n))
+		rec.Parts[name] = p
+	}
+	// A connection that waited on a lock (its session cache's, say)
+	// may go on on another thread: that stretch of its work falls into
+	// the shared rest. A few percent of connections do; many would blur
+	// the difference between the parts.
+	if float64(s.lost) > maxWorkLost*float64(n) {
+		rec.Notes = append(rec.Notes, fmt.Sprintf("the %s's CPU per part of the mix is blurred: %d of %d handshakes moved between threads while they computed, and that work is shared between the parts evenly",
+			s.who, s.lost, n))
+	}
+}
+
+// us is d in microseconds.
+func us(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e3 }

@@ -4,6 +4,7 @@ import (
 	"net"
 	"time"
 
+	"github.com/tlsbench/tlsbench/internal/usage"
 	"github.com/tlsbench/tlsbench/results"
 	"github.com/tlsbench/tlsbench/stats"
 )
@@ -25,6 +26,10 @@ type phaseConn struct {
 	wrote    time.Time // start of the first Write
 	watching bool      // the handshake has ended
 	read     time.Time // end of the first Read after it that returned bytes
+	// measure, in a mix, has work measure the connection's CPU time:
+	// paused in each Read, which may wait for the server.
+	measure bool
+	work    usage.Work
 }
 
 func (c *phaseConn) Write(p []byte) (int, error) {
@@ -35,6 +40,10 @@ func (c *phaseConn) Write(p []byte) (int, error) {
 }
 
 func (c *phaseConn) Read(p []byte) (int, error) {
+	if c.measure {
+		c.work.Pause()
+		defer c.work.Resume()
+	}
 	n, err := c.Conn.Read(p)
 	if n > 0 && c.watching && c.read.IsZero() {
 		c.read = time.Now()
@@ -78,6 +87,10 @@ type clientPhases struct {
 	// ([1]) handshakes apart: the two cost different things, and their
 	// sum hides which.
 	parts []*clientPhases
+	// work sums a part's connections' measured CPU time, and workLost
+	// counts its connections whose time could not be measured whole.
+	work     time.Duration
+	workLost int64
 }
 
 // newClientPhases returns empty phases, with a part for each kind of
@@ -101,6 +114,7 @@ func (p *clientPhases) reset() {
 	if p.total != nil {
 		p.total.Reset()
 	}
+	p.work, p.workLost = 0, 0
 	for _, part := range p.parts {
 		part.reset()
 	}
@@ -113,6 +127,8 @@ func (p *clientPhases) merge(o *clientPhases) {
 	if p.total != nil {
 		p.total.Merge(o.total)
 	}
+	p.work += o.work
+	p.workLost += o.workLost
 	for i, part := range p.parts {
 		part.merge(o.parts[i])
 	}
@@ -127,6 +143,10 @@ func (p *clientPhases) record(c *connResult) {
 			part = p.parts[1]
 		}
 		part.total.Record(c.latency)
+		part.work += c.work
+		if c.workLost {
+			part.workLost++
+		}
 		part.record(c)
 	}
 	if !c.phases {

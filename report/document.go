@@ -100,6 +100,9 @@ func buildDocument(recs []results.Record) document {
 		}
 		d.blocks = append(d.blocks, block{title: "Phases of a handshake", table: t, items: items})
 	}
+	if t := partsTable(append(slices.Clip(hs), ol...)); t != nil {
+		d.blocks = append(d.blocks, block{title: "Parts of a mix", table: t, items: partsLegend})
+	}
 	if len(tp) > 0 {
 		t, legend := throughputTable(tp)
 		d.blocks = append(d.blocks, block{title: "Throughput", table: t, items: legend})

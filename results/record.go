@@ -297,9 +297,8 @@ type Record struct {
 	// resumed; absent when the case was not given one. Parts, in a mix
 	// (a share strictly between 0 and 1), splits the handshakes and the
 	// client's phases by kind, PartFull and PartResumed, by what each
-	// handshake did (the gate holds that to what it offered). CPU
-	// figures stay the whole mix's: the operating system counts a
-	// process's CPU time, not a connection's.
+	// handshake did (the gate holds that to what it offered), and the
+	// CPU per handshake of each part (PartFigures).
 	ResumeRatio *float64               `json:"resume_ratio,omitempty"`
 	Parts       map[string]PartFigures `json:"parts,omitempty"`
 
@@ -410,9 +409,21 @@ const (
 // PartFigures are the figures of one part of a mix: its successful
 // handshakes over the kept iterations and their client phases (the
 // client's Phase* and PhaseTotal, by name).
+//
+// ClientCPUUS and ServerCPUUS are each process's CPU time per handshake
+// of the part. The operating system counts a process's CPU, not a
+// connection's: each connection's own work is measured on its thread
+// (its handshake, with the waits for the peer left out), and the rest
+// of the process's CPU time (dials, closes, the runtime) is shared
+// equally per handshake, so that the parts add up to the whole's
+// client_cpu_us and server_cpu_us. Absent where the record has no such
+// figure, or the work could not be measured (the server's: any server
+// but the built-in one).
 type PartFigures struct {
-	Handshakes int64            `json:"handshakes"`
-	Phases     map[string]Phase `json:"phases,omitempty"`
+	Handshakes  int64            `json:"handshakes"`
+	Phases      map[string]Phase `json:"phases,omitempty"`
+	ClientCPUUS *float64         `json:"client_cpu_us,omitempty"`
+	ServerCPUUS *float64         `json:"server_cpu_us,omitempty"`
 }
 
 // ShardRun is one shard of a merged record (Record.ShardRuns): its

@@ -61,9 +61,19 @@ func (o ChildServer) Snapshot() (loadgen.ServerSnapshot, error) {
 	return loadgen.ServerSnapshot{
 		HasCounts: true, Handshakes: c.Handshakes, Resumed: c.Resumed, Failures: c.Failures, Identities: c.Identities,
 		KeyDecryptions: c.KeyDecryptions, Declined: c.Declined, Phases: serverPhases(c.Phases),
+		HandshakeCPU: handshakeCPU(c.HandshakeCPU), HandshakeCPULost: c.HandshakeCPULost,
 		HasCPU: true, CPU: time.Duration(c.CPUNanos),
 		HasAlloc: true, AllocBytes: c.AllocBytes,
 	}, nil
+}
+
+// handshakeCPU maps the server's handshake CPU time by kind to the
+// record's part names (nil when the server does not measure it).
+func handshakeCPU(byKind map[string]int64) map[string]int64 {
+	if byKind == nil {
+		return nil
+	}
+	return map[string]int64{results.PartFull: byKind[server.HandshakeFull], results.PartResumed: byKind[server.HandshakeResumed]}
 }
 
 // serverPhaseNames maps the server's phase names to the record's.

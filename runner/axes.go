@@ -122,6 +122,10 @@ type axis struct {
 	// configure the built-in proxy, restarted when one changes.
 	server bool
 	proxy  bool
+	// serverKey, of a server axis, is what of the case's value the
+	// server sees, when not all of it (nil: label): cases equal in it
+	// share a server.
+	serverKey func(c *Case) string
 	// used says whether the plan uses the axis at all (nil: always). An
 	// unused axis makes no cases, no name segment and no param.
 	used   func(m *matrix) bool
@@ -220,7 +224,12 @@ var axes = []axis{
 		},
 		label:   func(c *Case) string { return RateName(*c.ResumeRatio) },
 		segment: func(c *Case) string { return MixName(*c.ResumeRatio) },
-		record:  func(c *Case, r *results.Record) { r.ResumeRatio = results.Float(*c.ResumeRatio) }},
+		record:  func(c *Case, r *results.Record) { r.ResumeRatio = results.Float(*c.ResumeRatio) },
+		// The built-in server measures its handshakes' CPU by kind in a
+		// mix only: it costs a few system calls per read.
+		server:    true,
+		serverKey: func(c *Case) string { return onOff(isMix(c)) },
+		serve:     func(c *Case, o *server.Options) { o.MeasureHandshakeCPU = isMix(c) }},
 	{param: "mutual", field: "Mutual", modes: both, rank: 0,
 		values: func(m *matrix) []any { return []any{m.mutual} },
 		set:    func(c *Case, v any) { c.Mutual = v.(bool) },
@@ -513,11 +522,20 @@ func (c *Case) params() map[string]string {
 // they agree on every axis that configures it.
 func sameServer(a, b *Case) bool {
 	for _, ax := range a.m.axes {
-		if ax.server && ax.label(a) != ax.label(b) {
+		key := ax.label
+		if ax.serverKey != nil {
+			key = ax.serverKey
+		}
+		if ax.server && key(a) != key(b) {
 			return false
 		}
 	}
 	return true
+}
+
+// isMix reports whether c mixes full and resumed handshakes.
+func isMix(c *Case) bool {
+	return c.ResumeRatio != nil && *c.ResumeRatio > 0 && *c.ResumeRatio < 1
 }
 
 // sameProxy reports whether two cases can share one built-in proxy: they

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"errors"
+	"math"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -27,7 +28,10 @@ func mixPlan(ratios ...float64) runner.Plan {
 // TestMixAgainstChildServer runs shares 0, 0.5 and 1 against the child
 // server, TLS 1.2 and 1.3: they are named full, mix50 and resume, carry
 // their share, and the client and the server count exactly the share
-// resumed (0, half, all); only the mix has parts.
+// resumed (0, half, all); only the mix has parts, and they split each
+// side's CPU: a full handshake costs either side more than a resumed
+// one (a certificate signed and verified), and the parts add up to the
+// whole.
 func TestMixAgainstChildServer(t *testing.T) {
 	t.Parallel()
 	recs := run(t, mixPlan(0, 0.5, 1))
@@ -49,6 +53,37 @@ func TestMixAgainstChildServer(t *testing.T) {
 			t.Errorf("%s: parts %+v: want 32 handshakes each, with their phases", rec.Name, rec.Parts)
 		case rec.Verdict != "":
 			t.Errorf("%s: verdict %q, notes %v", rec.Name, rec.Verdict, rec.Notes)
+		}
+		if f == 0.5 {
+			checkPartCPU(t, rec)
+		}
+	}
+}
+
+// checkPartCPU checks the CPU figures of a mix's parts.
+func checkPartCPU(t *testing.T, rec results.Record) {
+	t.Helper()
+	full, resumed := rec.Parts[results.PartFull], rec.Parts[results.PartResumed]
+	for _, side := range []struct {
+		name          string
+		whole         *float64
+		full, resumed *float64
+	}{
+		{"client", rec.ClientCPUUS, full.ClientCPUUS, resumed.ClientCPUUS},
+		{"server", rec.ServerCPUUS, full.ServerCPUUS, resumed.ServerCPUUS},
+	} {
+		if side.whole == nil || side.full == nil || side.resumed == nil {
+			t.Errorf("%s: %s CPU whole %v, full %v, resumed %v: want all three (notes %v)", rec.Name, side.name, side.whole, side.full, side.resumed, rec.Notes)
+			continue
+		}
+		sum := (*side.full*float64(full.Handshakes) + *side.resumed*float64(resumed.Handshakes)) / float64(rec.Handshakes)
+		if math.Abs(sum-*side.whole) > 1e-6**side.whole {
+			t.Errorf("%s: %s CPU parts %.1f (full) and %.1f (resumed) µs add up to %.3f µs per handshake, not the whole's %.3f",
+				rec.Name, side.name, *side.full, *side.resumed, sum, *side.whole)
+		}
+		if !(*side.full > *side.resumed && *side.resumed > 0) {
+			t.Errorf("%s: %s CPU per full handshake %.1f µs, per resumed one %.1f µs: a full handshake must cost more",
+				rec.Name, side.name, *side.full, *side.resumed)
 		}
 	}
 }

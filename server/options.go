@@ -62,6 +62,11 @@ type Options struct {
 	KTLS bool `json:"ktls,omitempty"`
 	// Sources are files throughput clients may ask for (WithSources).
 	Sources []string `json:"sources,omitempty"`
+	// MeasureHandshakeCPU makes the server measure each handshake's own
+	// CPU time and count it by kind, full or resumed
+	// (WithHandshakeCPU): what splits a mix's server CPU between its
+	// parts.
+	MeasureHandshakeCPU bool `json:"measure_handshake_cpu,omitempty"`
 }
 
 // IdentityFiles name one identity on disk: a PEM chain (leaf first) and
@@ -299,6 +304,9 @@ func NewFromOptions(o Options, opts ...Option) (*Server, error) {
 	}
 	if len(o.Sources) > 0 {
 		opts = append(opts, WithSources(o.Sources...))
+	}
+	if o.MeasureHandshakeCPU {
+		opts = append(opts, WithHandshakeCPU())
 	}
 	s = New(b.cfg, opts...)
 	s.policy = b.policy

@@ -38,6 +38,7 @@ type Server struct {
 	ktls             bool           // set by WithKTLS: connections may switch to kTLS
 	sources          []string       // WithSources: files throughput clients may ask for
 	build            string         // WithBuild: the program serving, for a child's hello
+	handshakeCPU     *handshakeCPU  // WithHandshakeCPU; nil without
 
 	accepted   atomic.Int64
 	handshakes atomic.Int64
@@ -144,7 +145,14 @@ func (s *Server) ServeConn(ctx context.Context, c net.Conn) {
 	hc := s.trackHandshake(under)
 	tc := tls.Server(hc, s.tls)
 	hctx, cancel := context.WithTimeout(ctx, s.handshakeTimeout)
+	if s.handshakeCPU != nil {
+		hc.work = new(usage.Work)
+		hc.work.Resume()
+	}
 	err := tc.HandshakeContext(hctx)
+	if hc.work != nil {
+		hc.work.Pause()
+	}
 	cancel()
 	if err != nil {
 		if desc, ok := hc.plainAlert(); ok && strings.Contains(err.Error(), "bad record MAC") {
@@ -161,6 +169,7 @@ func (s *Server) ServeConn(ctx context.Context, c net.Conn) {
 	}
 	// Phases first: a snapshot that counts the handshake has its phases.
 	s.recordPhases(hc, accepted)
+	s.handshakeCPU.add(hc.work, tc.ConnectionState().DidResume)
 	s.countHandshake(tc.ConnectionState())
 	s.handshakeCounted(hc)
 	s.echo(ctx, tc, rc)
@@ -297,6 +306,12 @@ type Counters struct {
 	// have (no key manager, no session resumption) is absent. Sub leaves
 	// them out: histograms are differenced by the one who decodes them.
 	Phases map[string]string `json:"phases,omitempty"`
+	// HandshakeCPU is the CPU time the server's handshakes took on their
+	// own goroutines (usage.Work), in nanoseconds by kind ("full",
+	// "resumed"), and HandshakeCPULost how many handshakes could not be
+	// measured whole; both only with WithHandshakeCPU.
+	HandshakeCPU     map[string]int64 `json:"handshake_cpu_ns,omitempty"`
+	HandshakeCPULost int64            `json:"handshake_cpu_lost,omitempty"`
 	// CPUNanos and AllocBytes are the whole server process's CPU time and
 	// cumulative heap allocation; meaningful only when the server runs
 	// in a process of its own.
@@ -333,6 +348,7 @@ func (s *Server) Counters() Counters {
 		c.Declined = counts.Sub(p.declined(), nil)
 	}
 	c.Phases = s.encodedPhases()
+	s.handshakeCPU.counters(&c)
 	return c
 }
 

@@ -4,6 +4,8 @@ import (
 	"net"
 	"sync/atomic"
 	"time"
+
+	"github.com/tlsbench/tlsbench/internal/usage"
 )
 
 // A counters snapshot must include every handshake whose outcome a client
@@ -29,6 +31,9 @@ type handshakeConn struct {
 	// whether it was asked at all (the handshake's goroutine only).
 	keyTime time.Duration
 	keyUsed bool
+	// work, with WithHandshakeCPU, measures the handshake's CPU time
+	// between its reads (the handshake's goroutine only).
+	work *usage.Work
 }
 
 func (c *handshakeConn) Read(p []byte) (int, error) {
@@ -36,7 +41,13 @@ func (c *handshakeConn) Read(p []byte) (int, error) {
 		return c.Conn.Read(p)
 	}
 	c.seq.Add(1) // waiting for the peer
+	if c.work != nil {
+		c.work.Pause()
+	}
 	n, err := c.Conn.Read(p)
+	if c.work != nil {
+		c.work.Resume()
+	}
 	c.seq.Add(1) // working again
 	if n > 0 {
 		c.last = append(c.last[:0], p[max(0, n-alertRecordLen):n]...)
