@@ -180,9 +180,9 @@ type ServerSnapshot struct {
 	HandshakeCPU     map[string]int64
 	HandshakeCPULost int64
 	HasCPU           bool
-	CPU        time.Duration
-	HasAlloc   bool
-	AllocBytes uint64
+	CPU              time.Duration
+	HasAlloc         bool
+	AllocBytes       uint64
 }
 
 // CaseError is a case that could not be measured at all (every handshake

@@ -277,8 +277,8 @@ func (r *caseRunner) partCPU(rec *results.Record, m *measured, f figures) {
 	if f.serverErr == nil && srv.HasCPU && srv.HandshakeCPU != nil {
 		split := cpuSplit{who: "server", total: us(srv.CPU),
 			handshakes: [2]int64{srv.Handshakes - srv.Resumed, srv.Resumed},
-			work: [2]float64{float64(srv.HandshakeCPU[results.PartFull]) / 1e3, float64(srv.HandshakeCPU[results.PartResumed]) / 1e3},
-			lost: srv.HandshakeCPULost}
+			work:       [2]float64{float64(srv.HandshakeCPU[results.PartFull]) / 1e3, float64(srv.HandshakeCPU[results.PartResumed]) / 1e3},
+			lost:       srv.HandshakeCPULost}
 		split.apply(rec, set(false))
 	}
 }
