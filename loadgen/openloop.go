@@ -257,12 +257,10 @@ func (r *caseRunner) window(ctx context.Context, lat *stats.Latency) (iterResult
 			res[i].client = client
 		})
 	}
-	var n int
-	var start time.Time
-	paced(func() {
-		start = time.Now()
-		n = r.paceWindow(ctx, plan, start, ws, begin)
-	})
+	p := newPacer()
+	start := time.Now()
+	n := r.paceWindow(ctx, p, plan, start, ws, begin)
+	p.close()
 	wg.Wait()
 	ws.elapsed = max(ws.length, startsEnd(starts[:n], start))
 	out := newIterResult()
@@ -276,7 +274,7 @@ func (r *caseRunner) window(ctx context.Context, lat *stats.Latency) (iterResult
 // started (in plan order: a drop ends the starts). A start due while every slot is taken waits for one and is
 // late; once the window ends while waiting, it and every start after it
 // are dropped.
-func (r *caseRunner) paceWindow(ctx context.Context, plan []time.Duration, start time.Time, ws *windowStats,
+func (r *caseRunner) paceWindow(ctx context.Context, p *pacer, plan []time.Duration, start time.Time, ws *windowStats,
 	begin func(int, started)) int {
 	end := start.Add(ws.length)
 	var blockedUntil time.Time // the end of the last wait for a slot
@@ -288,7 +286,7 @@ func (r *caseRunner) paceWindow(ctx context.Context, plan []time.Duration, start
 		intended := start.Add(off)
 		s := started{intended: intended, late: intended.Before(blockedUntil)}
 		if !s.late {
-			sleepUntil(intended)
+			p.sleepUntil(intended)
 		}
 		select {
 		case r.open.slots <- struct{}{}:

@@ -1,6 +1,7 @@
 package loadgen
 
 import (
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -121,5 +122,31 @@ func TestTailLateness(t *testing.T) {
 		if got := startsEnd(tt.s, base); got != want {
 			t.Errorf("%s: starts end %v, want %v (a tail lateness of %v)", tt.name, got, want, tt.want)
 		}
+	}
+}
+
+// TestPacerNeverEarly: the pacer returns at a start or after it, never
+// before (how late is the benchmark's business), for starts spaced
+// below and above its early wakeup, and at once for a start past.
+func TestPacerNeverEarly(t *testing.T) {
+	t.Parallel()
+	p := newPacer()
+	defer p.close()
+	if runtime.GOOS == "linux" && p.alarm == nil {
+		t.Error("no alarm on Linux: an idle client would pace to the millisecond")
+	}
+	at := time.Now()
+	for i, gap := range []time.Duration{0, time.Microsecond, 10 * time.Microsecond, wakeEarly, 2 * wakeEarly, 300 * time.Microsecond, 2 * time.Millisecond} {
+		at = at.Add(gap)
+		p.sleepUntil(at)
+		if now := time.Now(); now.Before(at) {
+			t.Errorf("start %d: returned %v early", i, at.Sub(now))
+		}
+	}
+	past := time.Now().Add(-time.Second)
+	begun := time.Now()
+	p.sleepUntil(past)
+	if time.Since(begun) > 100*time.Millisecond {
+		t.Errorf("a start past took %v to return", time.Since(begun))
 	}
 }

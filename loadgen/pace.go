@@ -1,57 +1,50 @@
 package loadgen
 
-import (
-	"runtime"
-	"time"
-)
+import "time"
 
-// The schedule's timing. Go's own timers wake a sleeper up to a
-// millisecond late when the process is otherwise idle (the poller waits
-// in whole milliseconds), which at thousands of starts per second would
-// make the generator, not the server, the source of the lateness. So a
-// window is paced from a goroutine locked to its own thread: long waits
-// sleep on Go's timers (which frees the thread's processor for the
-// connections), the last stretch sleeps in the kernel with the thread's
-// timer slack at its minimum (pace_linux.go), and only the final few
-// microseconds are spun, bounded by spinFor.
+// The schedule's timing. A window's starts are paced by one ordinary
+// goroutine that sleeps on Go's timers until each start and hands the
+// connection to a worker. Go's timers are checked whenever a processor
+// schedules, so they are punctual while the client is busy; but an idle
+// runtime waits for them in the network poller, whose timeout is whole
+// milliseconds: a start due in 200 µs would be a millisecond late. So,
+// where the system allows (pace_linux.go), an alarm clock registered
+// with the poller (a timerfd) goes off just after each timer the pacer
+// sleeps on, and the poller wakes on time and runs it.
+//
+// The pacer must not keep a thread or a processor to itself: on a
+// machine the server shares, a processor held while sleeping is one the
+// connections it starts wait for (the worker a start wakes runs on the
+// pacer's processor as soon as the pacer sleeps again).
 
-// spinFor is the most a start is waited for by spinning.
-const spinFor = 20 * time.Microsecond
+// alarmLag is how long after a start its alarm goes off: late enough
+// that the Go timer it backs up has expired when the poller wakes (or
+// the runtime, finding none due, would sleep another millisecond).
+const alarmLag = 5 * time.Microsecond
 
-// coarseBefore is how far before a start Go's timers stop being used:
-// more than they can overshoot.
-const coarseBefore = 2 * time.Millisecond
+// wakeEarly is how long before a start the pacer wakes, to wait the rest
+// by spinning: a wakeup takes the system a few tens of microseconds
+// (30 µs on the median, measured here). The spin costs the client that
+// much CPU per start at most.
+const wakeEarly = 30 * time.Microsecond
 
-// paced runs f on a goroutine locked to a thread that paceThread has
-// prepared, and waits for it. The goroutine ends locked, so that its
-// thread, with its changed timer slack, ends with it.
-func paced(f func()) {
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		runtime.LockOSThread()
-		paceThread()
-		f()
-	}()
-	<-done
+// pacer sleeps until a window's starts.
+type pacer struct {
+	alarm *alarm // nil where there is none
 }
+
+func newPacer() *pacer { return &pacer{alarm: newAlarm()} }
 
 // sleepUntil returns at t or shortly after, or at once when t is past.
-func sleepUntil(t time.Time) {
-	for {
-		d := time.Until(t)
-		switch {
-		case d <= 0:
-			return
-		case d > coarseBefore:
-			time.Sleep(d - coarseBefore*3/4)
-		case d > spinFor:
-			// A sleep a signal interrupts comes back here.
-			sleepFine(d - spinFor)
-		default:
-			for time.Now().Before(t) {
-			}
-			return
-		}
+func (p *pacer) sleepUntil(t time.Time) {
+	d := time.Until(t) - wakeEarly
+	if d > 0 {
+		p.alarm.set(d + alarmLag)
+		time.Sleep(d)
+	}
+	for time.Now().Before(t) {
 	}
 }
+
+// close releases the alarm.
+func (p *pacer) close() { p.alarm.close() }

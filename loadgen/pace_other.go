@@ -4,8 +4,9 @@ package loadgen
 
 import "time"
 
-// paceThread does nothing where the thread's timer slack cannot be set.
-func paceThread() {}
+// alarm is absent where there is no timerfd: Go's timers alone pace.
+type alarm struct{}
 
-// sleepFine sleeps d on Go's timers.
-func sleepFine(d time.Duration) { time.Sleep(d) }
+func newAlarm() *alarm           { return nil }
+func (*alarm) set(time.Duration) {}
+func (*alarm) close()            {}
