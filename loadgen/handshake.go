@@ -376,6 +376,7 @@ func RunHandshakes(ctx context.Context, hc HandshakeCase) (*results.Record, erro
 	if err != nil {
 		return nil, err
 	}
+	defer m.release() // the record holds encodings, not histograms
 	return r.finish(ctx, m, r.summarise(m))
 }
 

@@ -125,6 +125,14 @@ type measured struct {
 	stoppedBy string
 }
 
+// release gives the histograms of a case whose record is made back for
+// reuse: nothing may use m after.
+func (m *measured) release() {
+	releaseHistograms(m.lat, m.scratch)
+	m.phases.release()
+	m.scratchPhases.release()
+}
+
 // pending is a measured iteration that has run and is yet to be kept
 // (or dropped, with its span: see keepOne).
 type pending struct {
@@ -137,7 +145,7 @@ type pending struct {
 // startMeasure starts the measured iterations' totals and failure budget.
 func (r *caseRunner) startMeasure() *measured {
 	hc := r.hc
-	m := &measured{lat: stats.NewLatency(), scratch: stats.NewLatency(), meter: newMeter(hc.Server, hc.Proxy),
+	m := &measured{lat: newHistogram(), scratch: newHistogram(), meter: newMeter(hc.Server, hc.Proxy),
 		phases: newClientPhases(hc.ResumeRatio != nil), scratchPhases: newClientPhases(hc.ResumeRatio != nil)}
 	r.phases = m.scratchPhases
 	m.total = newIterResult()

@@ -96,15 +96,23 @@ type clientPhases struct {
 // newClientPhases returns empty phases, with a part for each kind of
 // handshake when mix is set.
 func newClientPhases(mix bool) *clientPhases {
-	p := &clientPhases{connect: stats.NewLatency(), handshake: stats.NewLatency(), firstByte: stats.NewLatency()}
+	p := &clientPhases{connect: newHistogram(), handshake: newHistogram(), firstByte: newHistogram()}
 	if mix {
 		for range 2 {
 			part := newClientPhases(false)
-			part.total = stats.NewLatency()
+			part.total = newHistogram()
 			p.parts = append(p.parts, part)
 		}
 	}
 	return p
+}
+
+// release gives p's histograms back for reuse (see freeHistograms).
+func (p *clientPhases) release() {
+	releaseHistograms(p.connect, p.handshake, p.firstByte, p.total)
+	for _, part := range p.parts {
+		part.release()
+	}
 }
 
 func (p *clientPhases) reset() {
@@ -191,4 +199,39 @@ func (r *caseRunner) phaseRecords(m *measured, f figures) map[string]results.Pha
 		}
 	}
 	return out
+}
+
+// freeHistograms holds histograms for cases to reuse. A case uses a
+// dozen (its latency and phases, kept and of the iteration in progress),
+// each over a hundred kilobytes of counts: allocated afresh per case,
+// they would make the garbage collector run for them, which is client
+// CPU that short cases would pay per handshake. A bounded free list,
+// not a sync.Pool: a collection empties a pool, and it is collections
+// that reuse is to spare.
+var freeHistograms = make(chan *stats.Latency, 64)
+
+// newHistogram returns an empty histogram, reused when one is free.
+func newHistogram() *stats.Latency {
+	select {
+	case l := <-freeHistograms:
+		l.Reset()
+		return l
+	default:
+		return stats.NewLatency()
+	}
+}
+
+// releaseHistograms gives histograms no longer used back (nil ones are
+// skipped).
+func releaseHistograms(ls ...*stats.Latency) {
+	for _, l := range ls {
+		if l == nil {
+			continue
+		}
+		select {
+		case freeHistograms <- l:
+		default:
+			return
+		}
+	}
 }

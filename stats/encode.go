@@ -6,7 +6,6 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"math"
-	"sync"
 
 	"github.com/HdrHistogram/hdrhistogram-go"
 )
@@ -30,11 +29,28 @@ const (
 	v2HeaderSize = 40
 )
 
-// zlibWriters are reused compressors: the state is what costs.
-var zlibWriters = sync.Pool{New: func() any {
-	w, _ := zlib.NewWriterLevel(nil, zlib.BestSpeed)
-	return w
-}}
+// zlibWriters are reused compressors: the state (about a megabyte) is
+// what costs. A bounded free list, not a sync.Pool, which each garbage
+// collection empties: a run encodes a few histograms per case, and
+// collections come between cases.
+var zlibWriters = make(chan *zlib.Writer, 4)
+
+func getZlibWriter() *zlib.Writer {
+	select {
+	case w := <-zlibWriters:
+		return w
+	default:
+		w, _ := zlib.NewWriterLevel(nil, zlib.BestSpeed)
+		return w
+	}
+}
+
+func putZlibWriter(w *zlib.Writer) {
+	select {
+	case zlibWriters <- w:
+	default:
+	}
+}
 
 // encodeV2 writes s in the V2 compressed encoding, base64.
 func encodeV2(s *hdrhistogram.Snapshot) (string, error) {
@@ -54,8 +70,8 @@ func encodeV2(s *hdrhistogram.Snapshot) (string, error) {
 	binary.BigEndian.PutUint64(head[32:], math.Float64bits(ratio))
 
 	var packed bytes.Buffer
-	w := zlibWriters.Get().(*zlib.Writer)
-	defer zlibWriters.Put(w)
+	w := getZlibWriter()
+	defer putZlibWriter(w)
 	w.Reset(&packed)
 	w.Write(head[:])
 	w.Write(counts)
