@@ -110,6 +110,17 @@ var csvColumns = []csvColumn{
 		}
 		return strconv.Itoa(r.Steps)
 	}},
+	{"shard", func(r *results.Record) string {
+		if r.Shard == nil {
+			return ""
+		}
+		return strconv.Itoa(*r.Shard)
+	}},
+	{"shards", func(r *results.Record) string { return omitZero(r.Shards) }},
+	{"run_plan", func(r *results.Record) string { return r.RunPlan }},
+	{"case_started", func(r *results.Record) string { return r.CaseStarted }},
+	{"case_ended", func(r *results.Record) string { return r.CaseEnded }},
+	{"start_late_us", func(r *results.Record) string { return csvFloatPtr(r.StartLateUS) }},
 	{"env.tlsbench_version", func(r *results.Record) string { return r.Env.TLSBenchVersion }},
 	{"env.go_version", func(r *results.Record) string { return r.Env.GoVersion }},
 	{"env.goos", func(r *results.Record) string { return r.Env.GOOS }},
@@ -126,6 +137,7 @@ var csvColumns = []csvColumn{
 		return "true"
 	}},
 	{"env.started", func(r *results.Record) string { return r.Env.Started }},
+	{"env.host", func(r *results.Record) string { return r.Env.Host }},
 }
 
 // csvFloat formats v with the fewest digits that read back as v, without
