@@ -229,7 +229,7 @@ func (c *caseState) addHistograms(pos Pos, rec *results.Record, shard int) error
 	if err := c.lateness.add(rec.StartLatenessHistogram, rec.StartLatenessP50US != nil, shard); err != nil {
 		return bad("start_lateness_histogram", err)
 	}
-	if err := c.phases.add(pos, rec.Name, rec.Phases, shard, "phases."); err != nil {
+	if err := c.phases.add(pos, rec.Name, rec.Phases, shard, "phases.", rec.Histogram); err != nil {
 		return err
 	}
 	for _, name := range sortedKeys(rec.Parts) {
@@ -247,7 +247,7 @@ func (c *caseState) addHistograms(pos Pos, rec *results.Record, shard int) error
 		if part.Handshakes > 0 {
 			acc.withHS = append(acc.withHS, shard)
 		}
-		if err := acc.phases.add(pos, rec.Name, part.Phases, shard, "parts."+name+".phases."); err != nil {
+		if err := acc.phases.add(pos, rec.Name, part.Phases, shard, "parts."+name+".phases.", ""); err != nil {
 			return err
 		}
 	}

@@ -165,9 +165,9 @@ func (c *caseState) finishLatency(rec *results.Record, notes *[]string) error {
 	rec.P50US, rec.P90US, rec.P99US, rec.P999US, rec.Histogram = 0, 0, 0, 0, ""
 	if ok, note := c.total.known("p50_us to p999_us"); !ok {
 		*notes = append(*notes, note)
-	} else if l := c.total.lat; l != nil {
+	} else if l := c.total.latency(); l != nil {
 		rec.P50US, rec.P90US, rec.P99US, rec.P999US = l.PercentileUS(50), l.PercentileUS(90), l.PercentileUS(99), l.PercentileUS(99.9)
-		enc, err := c.total.encode()
+		enc, err := l.Encode()
 		if err != nil {
 			return err
 		}
@@ -176,7 +176,7 @@ func (c *caseState) finishLatency(rec *results.Record, notes *[]string) error {
 	if err := c.finishOpen(rec, notes); err != nil {
 		return err
 	}
-	phases, err := c.phases.finish(c.withHS, "", notes)
+	phases, err := c.phases.finish(c.withHS, "", &c.total, notes)
 	if err != nil {
 		return err
 	}
@@ -185,7 +185,7 @@ func (c *caseState) finishLatency(rec *results.Record, notes *[]string) error {
 		rec.Parts = map[string]results.PartFigures{}
 		for _, name := range c.partOrder {
 			p := c.parts[name]
-			ph, err := p.phases.finish(p.withHS, name+" part's ", notes)
+			ph, err := p.phases.finish(p.withHS, name+" part's ", nil, notes)
 			if err != nil {
 				return err
 			}
@@ -202,10 +202,10 @@ func (c *caseState) finishOpen(rec *results.Record, notes *[]string) error {
 	rec.StartLatenessP50US, rec.StartLatenessP99US = nil, nil
 	if ok, note := c.service.known("service_p50_us to service_p999_us"); !ok {
 		*notes = append(*notes, note)
-	} else if l := c.service.lat; l != nil {
+	} else if l := c.service.latency(); l != nil {
 		rec.ServiceP50US, rec.ServiceP90US = results.Float(l.PercentileUS(50)), results.Float(l.PercentileUS(90))
 		rec.ServiceP99US, rec.ServiceP999US = results.Float(l.PercentileUS(99)), results.Float(l.PercentileUS(99.9))
-		enc, err := c.service.encode()
+		enc, err := l.Encode()
 		if err != nil {
 			return err
 		}
@@ -213,9 +213,9 @@ func (c *caseState) finishOpen(rec *results.Record, notes *[]string) error {
 	}
 	if ok, note := c.lateness.known("start_lateness_p50_us and start_lateness_p99_us"); !ok {
 		*notes = append(*notes, note)
-	} else if l := c.lateness.lat; l != nil {
+	} else if l := c.lateness.latency(); l != nil {
 		rec.StartLatenessP50US, rec.StartLatenessP99US = results.Float(l.PercentileUS(50)), results.Float(l.PercentileUS(99))
-		enc, err := c.lateness.encode()
+		enc, err := l.Encode()
 		if err != nil {
 			return err
 		}

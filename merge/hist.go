@@ -14,7 +14,7 @@ import (
 // one and did not (their latencies are unknown, so no percentile of the
 // whole may be drawn without them).
 type histAcc struct {
-	lat     *stats.Latency // nil until a shard brings a histogram
+	sum     *stats.LatencySum // nil until a shard brings a histogram
 	unknown []int
 }
 
@@ -28,10 +28,10 @@ func (h *histAcc) add(enc string, needed bool, shard int) error {
 		}
 		return nil
 	}
-	if h.lat == nil {
-		h.lat = stats.NewLatency()
+	if h.sum == nil {
+		h.sum = new(stats.LatencySum)
 	}
-	return h.lat.AddEncoded(enc)
+	return h.sum.AddEncoded(enc)
 }
 
 // known reports whether every shard's latencies are in the histogram;
@@ -45,12 +45,12 @@ func (h *histAcc) known(what string) (bool, string) {
 		what, shardWord(h.unknown))
 }
 
-// encode encodes the merged histogram; "" with no histogram.
-func (h *histAcc) encode() (string, error) {
-	if h.lat == nil {
-		return "", nil
+// latency returns the merged histogram; nil when no shard had one.
+func (h *histAcc) latency() *stats.Latency {
+	if h.sum == nil {
+		return nil
 	}
-	return h.lat.Encode()
+	return h.sum.Latency()
 }
 
 func shardWord(shards []int) string {
@@ -68,13 +68,16 @@ type phaseSet struct {
 }
 
 type phaseAcc struct {
-	hist histAcc
-	seen []int // shards whose record has the phase
+	hist   histAcc
+	seen   []int // shards whose record has the phase
+	shared int   // records whose total phase is their latency histogram
+	other  int   // records whose total phase is not, with a latency histogram
 }
 
 // add folds one shard's phases; prefix names the phases' field in
-// errors.
-func (s *phaseSet) add(pos Pos, name string, phases map[string]results.Phase, shard int, prefix string) error {
+// errors. latency is the record's latency histogram (Record.Histogram),
+// which its total phase repeats: that one is not decoded twice.
+func (s *phaseSet) add(pos Pos, name string, phases map[string]results.Phase, shard int, prefix, latency string) error {
 	if s.phases == nil {
 		s.phases = map[string]*phaseAcc{}
 	}
@@ -87,6 +90,13 @@ func (s *phaseSet) add(pos Pos, name string, phases map[string]results.Phase, sh
 			s.order = append(s.order, pn)
 		}
 		acc.seen = append(acc.seen, shard)
+		if pn == results.PhaseTotal && latency != "" && p.Histogram == latency {
+			acc.shared++
+			continue
+		}
+		if pn == results.PhaseTotal && latency != "" {
+			acc.other++
+		}
 		if err := acc.hist.add(p.Histogram, p.Count > 0, shard); err != nil {
 			return &Error{Pos: pos, Case: name, Field: prefix + pn + ".histogram", Reason: fmt.Sprintf("does not decode: %v; was the line edited?", err)}
 		}
@@ -96,8 +106,9 @@ func (s *phaseSet) add(pos Pos, name string, phases map[string]results.Phase, sh
 
 // finish returns the merged phases, leaving out (with a note) any phase
 // a shard that made handshakes did not measure. withHandshakes are those
-// shards.
-func (s *phaseSet) finish(withHandshakes []int, what string, notes *[]string) (map[string]results.Phase, error) {
+// shards; latency is the case's merged latency histogram, which the
+// total phase repeats (nil for a part's phases).
+func (s *phaseSet) finish(withHandshakes []int, what string, latency *histAcc, notes *[]string) (map[string]results.Phase, error) {
 	if len(s.phases) == 0 {
 		return nil, nil
 	}
@@ -109,11 +120,23 @@ func (s *phaseSet) finish(withHandshakes []int, what string, notes *[]string) (m
 			*notes = append(*notes, fmt.Sprintf("%s%s phase left out: %s did not measure it", what, pn, shardWord(missing)))
 			continue
 		}
-		if ok, note := acc.hist.known(what + pn + " phase"); !ok {
+		h := &acc.hist
+		switch {
+		case acc.shared > 0 && acc.other == 0 && latency != nil:
+			// The shards that repeated their latency histogram are in
+			// latency, the others (without one) only in the phase.
+			h = &histAcc{sum: new(stats.LatencySum), unknown: acc.hist.unknown}
+			h.sum.Add(latency.sum)
+			h.sum.Add(acc.hist.sum)
+		case acc.shared > 0:
+			*notes = append(*notes, fmt.Sprintf("%s%s phase left out: some shards' records repeat their latency histogram in it, others do not", what, pn))
+			continue
+		}
+		if ok, note := h.known(what + pn + " phase"); !ok {
 			*notes = append(*notes, note)
 			continue
 		}
-		p, err := phaseOf(acc.hist.lat)
+		p, err := phaseOf(h.latency())
 		if err != nil {
 			return nil, err
 		}

@@ -167,9 +167,11 @@ func TestMergeSamplesOpenLoop(t *testing.T) {
 	}
 	svc := stats.NewLatency()
 	for _, r := range []results.Record{a, b} {
-		if err := svc.AddEncoded(r.ServiceHistogram); err != nil {
+		l, err := stats.DecodeLatency(r.ServiceHistogram)
+		if err != nil {
 			t.Fatal(err)
 		}
+		svc.Merge(l)
 	}
 	if got.ServiceP50US == nil || *got.ServiceP50US != svc.PercentileUS(50) || *got.ServiceP999US != svc.PercentileUS(99.9) ||
 		got.StartLatenessP99US == nil || got.ServiceHistogram != encode(t, svc) {

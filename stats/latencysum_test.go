@@ -11,26 +11,10 @@ import (
 	"github.com/HdrHistogram/hdrhistogram-go"
 )
 
-// TestAddEncodedIndexes: the value valueOfIndex gives for each index of
-// a Latency's counts is counted at that index by the library.
-func TestAddEncodedIndexes(t *testing.T) {
-	t.Parallel()
-	n := latencyCountsLen()
-	for i := 0; i < n; i++ {
-		h := newLatencyHistogram()
-		if err := h.RecordValues(valueOfIndex(i), 1); err != nil {
-			t.Fatalf("index %d: value %d: %v", i, valueOfIndex(i), err)
-		}
-		if c := h.Export().Counts; c[i] != 1 {
-			t.Fatalf("index %d: value %d is counted elsewhere", i, valueOfIndex(i))
-		}
-	}
-}
-
-// TestAddEncodedMatchesMerge: adding encodings gives the counts that
+// TestLatencySumMatchesMerge: adding encodings gives the counts that
 // decoding them and merging the histograms gives, for empty, narrow and
 // wide histograms folded one after another.
-func TestAddEncodedMatchesMerge(t *testing.T) {
+func TestLatencySumMatchesMerge(t *testing.T) {
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(3, 4))
 	fills := []func(l *Latency){
@@ -49,7 +33,8 @@ func TestAddEncodedMatchesMerge(t *testing.T) {
 			}
 		},
 	}
-	got, want := NewLatency(), NewLatency()
+	var got LatencySum
+	want := NewLatency()
 	for i, fill := range fills {
 		l := NewLatency()
 		fill(l)
@@ -65,18 +50,31 @@ func TestAddEncodedMatchesMerge(t *testing.T) {
 			t.Fatal(err)
 		}
 		want.Merge(d)
-		if !slices.Equal(got.hist().Export().Counts, want.hist().Export().Counts) || got.Count() != want.Count() {
+		if !slices.Equal(got.Latency().hist().Export().Counts, want.hist().Export().Counts) || got.Count() != want.Count() || got.Latency().Count() != want.Count() {
 			t.Fatalf("after fill %d: counts differ (%d values, want %d)", i, got.Count(), want.Count())
 		}
 	}
-	if got.PercentileUS(99.9) != want.PercentileUS(99.9) || got.MaxUS() != want.MaxUS() {
-		t.Errorf("p99.9 %v max %v, want %v %v", got.PercentileUS(99.9), got.MaxUS(), want.PercentileUS(99.9), want.MaxUS())
+	l := got.Latency()
+	if l.PercentileUS(99.9) != want.PercentileUS(99.9) || l.MaxUS() != want.MaxUS() {
+		t.Errorf("p99.9 %v max %v, want %v %v", l.PercentileUS(99.9), l.MaxUS(), want.PercentileUS(99.9), want.MaxUS())
+	}
+	var twice LatencySum
+	twice.Add(&got)
+	twice.Add(&got)
+	twice.Add(nil)
+	if twice.Count() != 2*got.Count() || twice.Latency().PercentileUS(50) != l.PercentileUS(50) {
+		t.Errorf("a sum added twice holds %d, want %d", twice.Count(), 2*got.Count())
+	}
+	// The sum goes on independently of the Latency it gave.
+	before := l.Count()
+	if err := got.AddEncoded(mustEncode(t, want)); err != nil || l.Count() != before || got.Count() != 2*before {
+		t.Errorf("after another add: %v, the Latency given holds %d (want %d), the sum %d (want %d)", err, l.Count(), before, got.Count(), 2*before)
 	}
 }
 
-// TestAddEncodedLibraryEncoding: the library's own encoding (another
+// TestLatencySumLibraryEncoding: the library's own encoding (another
 // normalizing offset, best compression) is read as well.
-func TestAddEncodedLibraryEncoding(t *testing.T) {
+func TestLatencySumLibraryEncoding(t *testing.T) {
 	t.Parallel()
 	h := newLatencyHistogram()
 	for v := int64(1); v < 50_000; v += 37 {
@@ -86,18 +84,18 @@ func TestAddEncodedLibraryEncoding(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := NewLatency()
-	if err := l.AddEncoded(string(enc)); err != nil {
+	var sum LatencySum
+	if err := sum.AddEncoded(string(enc)); err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(l.hist().Export().Counts, h.Export().Counts) {
+	if !slices.Equal(sum.Latency().hist().Export().Counts, h.Export().Counts) {
 		t.Error("counts differ from the library's histogram")
 	}
 }
 
-// TestAddEncodedRefuses: what is not a Latency's encoding is refused and
+// TestLatencySumRefuses: what is not a Latency's encoding is refused and
 // leaves the histogram as it was.
-func TestAddEncodedRefuses(t *testing.T) {
+func TestLatencySumRefuses(t *testing.T) {
 	t.Parallel()
 	good := NewLatency()
 	for i := range 100 {
@@ -120,32 +118,44 @@ func TestAddEncodedRefuses(t *testing.T) {
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			l := good.Clone()
-			err := l.AddEncoded(c.in)
+			var sum LatencySum
+			if err := sum.AddEncoded(enc); err != nil {
+				t.Fatal(err)
+			}
+			err := sum.AddEncoded(c.in)
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("err = %v, want one saying %q", err, c.want)
 			}
-			if l.Count() != good.Count() {
-				t.Errorf("count %d after a refusal, want %d", l.Count(), good.Count())
+			if sum.Count() != good.Count() || !slices.Equal(sum.Latency().hist().Export().Counts, good.hist().Export().Counts) {
+				t.Errorf("count %d after a refusal, want %d", sum.Count(), good.Count())
 			}
 		})
 	}
 }
 
-// FuzzAddEncoded: no input panics, and what is accepted adds what
+// FuzzLatencySum: no input panics, and what is accepted adds what
 // DecodeLatency reads.
-func FuzzAddEncoded(f *testing.F) {
+func FuzzLatencySum(f *testing.F) {
 	l := NewLatency()
 	l.Record(time.Millisecond)
 	enc, _ := l.Encode()
 	f.Add(enc)
 	f.Add("")
 	f.Fuzz(func(t *testing.T, s string) {
-		got := NewLatency()
+		var got LatencySum
 		err := got.AddEncoded(s)
 		want, derr := DecodeLatency(s)
 		if err == nil && derr == nil && got.Count() != want.Count() {
 			t.Fatalf("added %d values, DecodeLatency reads %d", got.Count(), want.Count())
 		}
 	})
+}
+
+func mustEncode(t *testing.T, l *Latency) string {
+	t.Helper()
+	s, err := l.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }

@@ -10,32 +10,12 @@ import (
 	"io"
 	"math"
 	"sync"
-)
 
-// The geometry of every Latency (1 µs to 60 s at 3 significant digits) in
-// HdrHistogram's terms: sub-buckets of 2048 values (half of them, 1024,
-// per bucket after the first), a unit of 1 µs. They turn a counts index
-// of the encoding into the value it stands for; TestAddEncodedIndexes
-// checks them against the library for every index.
-const (
-	latencySubBucketHalfMagnitude = 10
-	latencySubBucketHalf          = 1 << latencySubBucketHalfMagnitude
+	"github.com/HdrHistogram/hdrhistogram-go"
 )
 
 // latencyCountsLen is how many counts a Latency's histogram has.
 var latencyCountsLen = sync.OnceValue(func() int { return len(newLatencyHistogram().Export().Counts) })
-
-// valueOfIndex is the lowest value counted at index i of a Latency's
-// counts.
-func valueOfIndex(i int) int64 {
-	bucket := i>>latencySubBucketHalfMagnitude - 1
-	sub := i&(latencySubBucketHalf-1) + latencySubBucketHalf
-	if bucket < 0 {
-		sub -= latencySubBucketHalf
-		bucket = 0
-	}
-	return int64(sub) << bucket
-}
 
 // bucketCount is one bucket of an encoded histogram: its index and
 // count.
@@ -44,7 +24,7 @@ type bucketCount struct {
 	count int64
 }
 
-// addScratch is the reused memory of AddEncoded: merging thousands of
+// addScratch is the reused memory of LatencySum.AddEncoded: merging thousands of
 // shards' histograms must not allocate a histogram (~140 KiB) for each.
 type addScratch struct {
 	raw     []byte
@@ -55,34 +35,70 @@ type addScratch struct {
 
 var addScratches = sync.Pool{New: func() any { return new(addScratch) }}
 
-// AddEncoded adds the latencies of an encoded histogram (the output of
-// [Latency.Encode]) to l, as l.Merge of [DecodeLatency]'s result would,
-// without building a histogram for them: its cost is the encoding's
-// size, not the histogram's, so a merge of many histograms into one
-// stays fast and small. It refuses what DecodeLatency refuses; on an
-// error l is unchanged.
-func (l *Latency) AddEncoded(s string) error {
+// LatencySum adds up encoded latency histograms (the output of
+// [Latency.Encode]) bucket by bucket, as merging each of them decoded
+// into one Latency would, without building a histogram for each: adding
+// one costs its encoding's size, not a histogram's (~140 KiB), so that
+// a merge of thousands of histograms stays fast and small. The zero
+// value is empty.
+type LatencySum struct {
+	counts []int64
+	total  int64
+}
+
+// AddEncoded adds the latencies of an encoded histogram. It refuses
+// what DecodeLatency refuses; on an error s is unchanged.
+func (s *LatencySum) AddEncoded(enc string) error {
 	sc := addScratches.Get().(*addScratch)
 	defer addScratches.Put(sc)
-	buckets, err := sc.decode(s)
+	buckets, err := sc.decode(enc)
 	if err != nil {
 		return fmt.Errorf("stats: decode latency histogram: %w", err)
 	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	h := l.hist()
-	var total int64
+	var add int64
 	for _, b := range buckets {
-		if b.count > math.MaxInt64-total-h.TotalCount() {
+		if b.count > math.MaxInt64-s.total-add {
 			return errors.New("stats: merge latency histogram: counts add up past the largest count")
 		}
-		total += b.count
+		add += b.count
+	}
+	if s.counts == nil {
+		s.counts = make([]int64, latencyCountsLen())
 	}
 	for _, b := range buckets {
-		// In range by construction (decode checked the index).
-		_ = h.RecordValues(valueOfIndex(b.index), b.count)
+		s.counts[b.index] += b.count // the index was checked by decode
 	}
+	s.total += add
 	return nil
+}
+
+// Add adds the latencies of o to s; o is not changed.
+func (s *LatencySum) Add(o *LatencySum) {
+	if o == nil || o.counts == nil {
+		return
+	}
+	if s.counts == nil {
+		s.counts = make([]int64, len(o.counts))
+	}
+	for i, n := range o.counts {
+		s.counts[i] += n
+	}
+	s.total += o.total
+}
+
+// Count returns the number of latencies added.
+func (s *LatencySum) Count() int64 { return s.total }
+
+// Latency returns the sum as a Latency.
+func (s *LatencySum) Latency() *Latency {
+	if s.counts == nil {
+		return NewLatency()
+	}
+	// Import copies the counts: s stays independent of the result.
+	return &Latency{h: hdrhistogram.Import(&hdrhistogram.Snapshot{
+		LowestTrackableValue: LatencyMinUS, HighestTrackableValue: LatencyMaxUS,
+		SignificantFigures: LatencySigFigs, Counts: s.counts,
+	})}
 }
 
 // decode reads the V2 compressed encoding (base64) into the buckets
@@ -166,11 +182,18 @@ func (sc *addScratch) parse() ([]bucketCount, error) {
 	max := latencyCountsLen()
 	idx := 0
 	for len(p) > 0 {
-		v, n, err := readZigZag(p)
-		if err != nil {
-			return nil, err
+		var v int64
+		if b := p[0]; b < 0x80 {
+			// Most counts and runs of zeros take one byte.
+			v, p = int64(b>>1)^-int64(b&1), p[1:]
+		} else {
+			n := 0
+			var err error
+			if v, n, err = readZigZag(p); err != nil {
+				return nil, err
+			}
+			p = p[n:]
 		}
-		p = p[n:]
 		switch {
 		case v < 0:
 			if v == math.MinInt64 || -v > int64(max-idx) {
