@@ -164,18 +164,17 @@ func newCase(rec *results.Record) *caseState {
 	return c
 }
 
-// add folds one shard's record of the case.
-func (c *caseState) add(pos Pos, rec *results.Record) error {
+// add folds one shard's record of the case; its histograms are queued
+// on f.
+func (c *caseState) add(f *folder, pos Pos, rec *results.Record) error {
 	shard := *rec.Shard
 	if err := c.checkSamples(pos, rec); err != nil {
-		return err
-	}
-	if err := c.addHistograms(pos, rec, shard); err != nil {
 		return err
 	}
 	if err := c.timing.add(pos, rec, shard); err != nil {
 		return err
 	}
+	c.addHistograms(f, pos, rec, shard)
 	c.shards[shard] = pos
 	c.records++
 	if rec.Handshakes > 0 {
@@ -214,24 +213,13 @@ func (c *caseState) checkSamples(pos Pos, rec *results.Record) error {
 	return nil
 }
 
-// addHistograms folds the shard's latency, service, start lateness and
-// phase histograms into the case's.
-func (c *caseState) addHistograms(pos Pos, rec *results.Record, shard int) error {
-	bad := func(field string, err error) error {
-		return &Error{Pos: pos, Case: rec.Name, Field: field, Reason: fmt.Sprintf("does not decode: %v; was the line edited?", err)}
-	}
-	if err := c.total.add(rec.Histogram, rec.Handshakes > 0, shard); err != nil {
-		return bad("histogram", err)
-	}
-	if err := c.service.add(rec.ServiceHistogram, rec.ServiceP50US != nil, shard); err != nil {
-		return bad("service_histogram", err)
-	}
-	if err := c.lateness.add(rec.StartLatenessHistogram, rec.StartLatenessP50US != nil, shard); err != nil {
-		return bad("start_lateness_histogram", err)
-	}
-	if err := c.phases.add(pos, rec.Name, rec.Phases, shard, "phases.", rec.Histogram); err != nil {
-		return err
-	}
+// addHistograms queues the shard's latency, service, start lateness
+// and phase histograms to be folded into the case's.
+func (c *caseState) addHistograms(f *folder, pos Pos, rec *results.Record, shard int) {
+	c.total.add(f, rec.Histogram, rec.Handshakes > 0, shard, pos, rec.Name, "histogram")
+	c.service.add(f, rec.ServiceHistogram, rec.ServiceP50US != nil, shard, pos, rec.Name, "service_histogram")
+	c.lateness.add(f, rec.StartLatenessHistogram, rec.StartLatenessP50US != nil, shard, pos, rec.Name, "start_lateness_histogram")
+	c.phases.add(f, pos, rec.Name, rec.Phases, shard, "phases.", rec.Histogram)
 	for _, name := range sortedKeys(rec.Parts) {
 		part := rec.Parts[name]
 		acc := c.parts[name]
@@ -247,11 +235,8 @@ func (c *caseState) addHistograms(pos Pos, rec *results.Record, shard int) error
 		if part.Handshakes > 0 {
 			acc.withHS = append(acc.withHS, shard)
 		}
-		if err := acc.phases.add(pos, rec.Name, part.Phases, shard, "parts."+name+".phases.", ""); err != nil {
-			return err
-		}
+		acc.phases.add(f, pos, rec.Name, part.Phases, shard, "parts."+name+".phases.", "")
 	}
-	return nil
 }
 
 // addCounts sums the shard's counts and rates.

@@ -15,23 +15,21 @@ import (
 // whole may be drawn without them).
 type histAcc struct {
 	sum     *stats.LatencySum // nil until a shard brings a histogram
+	lane    int               // the folder's goroutine that folds into sum
 	unknown []int
 }
 
-// add folds one shard's encoded histogram: enc is empty when the shard
-// has none, and needed says whether it should have had one (it recorded
-// latencies).
-func (h *histAcc) add(enc string, needed bool, shard int) error {
+// add queues one shard's encoded histogram to be folded: enc is empty
+// when the shard has none, and needed says whether it should have had
+// one (it recorded latencies). pos, name and field say whose it is.
+func (h *histAcc) add(f *folder, enc string, needed bool, shard int, pos Pos, name, field string) {
 	if enc == "" {
 		if needed {
 			h.unknown = append(h.unknown, shard)
 		}
-		return nil
+		return
 	}
-	if h.sum == nil {
-		h.sum = new(stats.LatencySum)
-	}
-	return h.sum.AddEncoded(enc)
+	f.add(h, enc, pos, name, field)
 }
 
 // known reports whether every shard's latencies are in the histogram;
@@ -77,7 +75,7 @@ type phaseAcc struct {
 // add folds one shard's phases; prefix names the phases' field in
 // errors. latency is the record's latency histogram (Record.Histogram),
 // which its total phase repeats: that one is not decoded twice.
-func (s *phaseSet) add(pos Pos, name string, phases map[string]results.Phase, shard int, prefix, latency string) error {
+func (s *phaseSet) add(f *folder, pos Pos, name string, phases map[string]results.Phase, shard int, prefix, latency string) {
 	if s.phases == nil {
 		s.phases = map[string]*phaseAcc{}
 	}
@@ -97,11 +95,8 @@ func (s *phaseSet) add(pos Pos, name string, phases map[string]results.Phase, sh
 		if pn == results.PhaseTotal && latency != "" {
 			acc.other++
 		}
-		if err := acc.hist.add(p.Histogram, p.Count > 0, shard); err != nil {
-			return &Error{Pos: pos, Case: name, Field: prefix + pn + ".histogram", Reason: fmt.Sprintf("does not decode: %v; was the line edited?", err)}
-		}
+		acc.hist.add(f, p.Histogram, p.Count > 0, shard, pos, name, prefix+pn+".histogram")
 	}
-	return nil
 }
 
 // finish returns the merged phases, leaving out (with a note) any phase

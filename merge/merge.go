@@ -50,6 +50,7 @@ type Merger struct {
 	cases   map[caseKey]*caseState
 	order   []*caseState
 	allSeen map[int]bool // shards with any record
+	folder  *folder
 }
 
 // runID is what every record of one run shares, and where it was first
@@ -65,11 +66,14 @@ type caseKey struct{ name, side string }
 
 // New returns an empty Merger.
 func New(opts Options) *Merger {
-	return &Merger{opts: opts, cases: map[caseKey]*caseState{}, allSeen: map[int]bool{}}
+	return &Merger{opts: opts, cases: map[caseKey]*caseState{}, allSeen: map[int]bool{}, folder: newFolder()}
 }
 
 // Add folds one shard's record into its case. It returns an *Error
-// when the record cannot be merged with those added before.
+// when the record cannot be merged with those added before. Histograms
+// are folded in batches, on every CPU: one that does not decode is
+// reported by a later Add, or by Records, naming its own record. After
+// an error the Merger is of no further use.
 func (m *Merger) Add(pos Pos, rec *results.Record) error {
 	if err := m.checkRun(pos, rec); err != nil {
 		return err
@@ -84,10 +88,13 @@ func (m *Merger) Add(pos Pos, rec *results.Record) error {
 	if prev, dup := c.shards[*rec.Shard]; dup {
 		return &Error{Pos: pos, Case: rec.Name, Field: "shard", Reason: fmt.Sprintf("shard %d's record of this case was already read at %s; give each shard's results once", *rec.Shard, prev)}
 	}
-	if err := c.add(pos, rec); err != nil {
+	if err := c.add(m.folder, pos, rec); err != nil {
 		return err
 	}
 	m.allSeen[*rec.Shard] = true
+	if m.folder.full() {
+		return m.folder.flush()
+	}
 	return nil
 }
 
@@ -181,6 +188,9 @@ func decodeError(pos Pos, err error) error {
 func (m *Merger) Records() ([]results.Record, error) {
 	if m.run == nil {
 		return nil, nil
+	}
+	if err := m.folder.flush(); err != nil {
+		return nil, err
 	}
 	if !m.opts.AllowMissing {
 		if err := m.checkMissing(); err != nil {

@@ -17,20 +17,12 @@ import (
 // latencyCountsLen is how many counts a Latency's histogram has.
 var latencyCountsLen = sync.OnceValue(func() int { return len(newLatencyHistogram().Export().Counts) })
 
-// bucketCount is one bucket of an encoded histogram: its index and
-// count.
-type bucketCount struct {
-	index int
-	count int64
-}
-
 // addScratch is the reused memory of LatencySum.AddEncoded: merging thousands of
 // shards' histograms must not allocate a histogram (~140 KiB) for each.
 type addScratch struct {
-	raw     []byte
-	payload bytes.Buffer
-	zr      io.ReadCloser
-	buckets []bucketCount
+	src, raw []byte
+	payload  bytes.Buffer
+	zr       io.ReadCloser
 }
 
 var addScratches = sync.Pool{New: func() any { return new(addScratch) }}
@@ -51,24 +43,20 @@ type LatencySum struct {
 func (s *LatencySum) AddEncoded(enc string) error {
 	sc := addScratches.Get().(*addScratch)
 	defer addScratches.Put(sc)
-	buckets, err := sc.decode(enc)
-	if err != nil {
+	if err := sc.decode(enc); err != nil {
 		return fmt.Errorf("stats: decode latency histogram: %w", err)
-	}
-	var add int64
-	for _, b := range buckets {
-		if b.count > math.MaxInt64-s.total-add {
-			return errors.New("stats: merge latency histogram: counts add up past the largest count")
-		}
-		add += b.count
 	}
 	if s.counts == nil {
 		s.counts = make([]int64, latencyCountsLen())
 	}
-	for _, b := range buckets {
-		s.counts[b.index] += b.count // the index was checked by decode
+	p := sc.payload.Bytes()
+	added, end, err := addCounts(s.counts, p, 1, s.total)
+	if err != nil {
+		// Take back what was added before the fault.
+		addCounts(s.counts, p[:end], -1, 0)
+		return fmt.Errorf("stats: decode latency histogram: %w", err)
 	}
-	s.total += add
+	s.total += added
 	return nil
 }
 
@@ -101,32 +89,30 @@ func (s *LatencySum) Latency() *Latency {
 	})}
 }
 
-// decode reads the V2 compressed encoding (base64) into the buckets
-// whose count is not zero, checking the geometry against a Latency's.
-func (sc *addScratch) decode(s string) ([]bucketCount, error) {
+// decode reads the V2 compressed encoding (base64), leaving the counts
+// in sc.payload, and checks the geometry against a Latency's.
+func (sc *addScratch) decode(s string) error {
+	sc.src = append(sc.src[:0], s...)
 	n := base64.StdEncoding.DecodedLen(len(s))
 	if cap(sc.raw) < n {
 		sc.raw = make([]byte, n)
 	}
-	n, err := base64.StdEncoding.Decode(sc.raw[:n], []byte(s))
+	n, err := base64.StdEncoding.Decode(sc.raw[:n], sc.src)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	raw := sc.raw[:n]
 	if len(raw) < 8 {
-		return nil, fmt.Errorf("encoded histogram too short: %d bytes", len(raw))
+		return fmt.Errorf("encoded histogram too short: %d bytes", len(raw))
 	}
 	if c := int32(binary.BigEndian.Uint32(raw)) &^ 0xf0; c != v2CompressedEncodingCookie&^0xf0 {
-		return nil, fmt.Errorf("encoding cookie %#x: only the V2 compressed encoding is read", c)
+		return fmt.Errorf("encoding cookie %#x: only the V2 compressed encoding is read", c)
 	}
 	clen := int32(binary.BigEndian.Uint32(raw[4:]))
 	if clen < 0 || int(clen) > len(raw)-8 {
-		return nil, fmt.Errorf("compressed length %d does not fit the %d bytes that follow", clen, len(raw)-8)
+		return fmt.Errorf("compressed length %d does not fit the %d bytes that follow", clen, len(raw)-8)
 	}
-	if err := sc.inflate(raw[8 : 8+clen]); err != nil {
-		return nil, err
-	}
-	return sc.parse()
+	return sc.inflate(raw[8 : 8+clen])
 }
 
 // inflate decompresses the header and the counts into sc.payload,
@@ -174,41 +160,44 @@ func (sc *addScratch) inflate(compressed []byte) error {
 	return nil
 }
 
-// parse reads the counts of sc.payload: ZigZag LEB128 numbers, a
-// negative one a run of that many zeros.
-func (sc *addScratch) parse() ([]bucketCount, error) {
-	p := sc.payload.Bytes()
-	sc.buckets = sc.buckets[:0]
-	max := latencyCountsLen()
-	idx := 0
-	for len(p) > 0 {
+// addCounts adds sign times the counts of payload p (ZigZag LEB128
+// numbers, a negative one a run of that many zeros) to counts, whose
+// total is total. It returns the count added and, on a fault, how far
+// into p the counts were added, so that they can be taken back.
+func addCounts(counts []int64, p []byte, sign, total int64) (added int64, end int, err error) {
+	idx, off := 0, 0
+	for off < len(p) {
 		var v int64
-		if b := p[0]; b < 0x80 {
+		if b := p[off]; b < 0x80 {
 			// Most counts and runs of zeros take one byte.
-			v, p = int64(b>>1)^-int64(b&1), p[1:]
+			v = int64(b>>1) ^ -int64(b&1)
+			off++
 		} else {
 			n := 0
-			var err error
-			if v, n, err = readZigZag(p); err != nil {
-				return nil, err
+			if v, n, err = readZigZag(p[off:]); err != nil {
+				return added, end, err
 			}
-			p = p[n:]
+			off += n
 		}
 		switch {
 		case v < 0:
-			if v == math.MinInt64 || -v > int64(max-idx) {
-				return nil, fmt.Errorf("a run of %d zeros at index %d passes the %d counts", -v, idx, max)
+			if v == math.MinInt64 || -v > int64(len(counts)-idx) {
+				return added, end, fmt.Errorf("a run of %d zeros at index %d passes the %d counts", -v, idx, len(counts))
 			}
 			idx += int(-v)
+			end = off
 			continue
-		case idx >= max:
-			return nil, fmt.Errorf("count at index %d passes the %d counts", idx, max)
-		case v > 0:
-			sc.buckets = append(sc.buckets, bucketCount{idx, v})
+		case idx >= len(counts):
+			return added, end, fmt.Errorf("count at index %d passes the %d counts", idx, len(counts))
+		case v > math.MaxInt64-total-added:
+			return added, end, errors.New("counts add up past the largest count")
 		}
+		counts[idx] += sign * v
+		added += v
 		idx++
+		end = off
 	}
-	return sc.buckets, nil
+	return added, end, nil
 }
 
 // readZigZag reads one number as appendZigZag writes it, returning it and

@@ -1,7 +1,11 @@
 package stats
 
 import (
+	"bytes"
+	"compress/zlib"
 	"encoding/base64"
+	"encoding/binary"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -158,4 +162,52 @@ func mustEncode(t *testing.T, l *Latency) string {
 		t.Fatal(err)
 	}
 	return s
+}
+
+// TestLatencySumTakesBack: counts that turn out corrupt after others
+// were added are taken back.
+func TestLatencySumTakesBack(t *testing.T) {
+	t.Parallel()
+	good := NewLatency()
+	good.Record(300 * time.Microsecond)
+	var sum LatencySum
+	if err := sum.AddEncoded(mustEncode(t, good)); err != nil {
+		t.Fatal(err)
+	}
+	before := slices.Clone(sum.counts)
+	for name, counts := range map[string][]byte{
+		"zeros past the end": appendZigZag(appendZigZag(appendZigZag(nil, 5), 3), -int64(latencyCountsLen())),
+		"count past the end": appendZigZag(appendZigZag(appendZigZag(nil, 7), -int64(latencyCountsLen()-1)), 1),
+		"cut number":         append(appendZigZag(nil, 9), 0x80),
+	} {
+		err := sum.AddEncoded(encodeRawV2(t, counts))
+		if err == nil || sum.Count() != 1 || !slices.Equal(sum.counts, before) {
+			t.Errorf("%s: err %v, count %d: want a refusal and the sum as it was", name, err, sum.Count())
+		}
+	}
+}
+
+// encodeRawV2 encodes counts bytes as they are under a Latency's V2
+// header.
+func encodeRawV2(t *testing.T, counts []byte) string {
+	t.Helper()
+	var head [v2HeaderSize]byte
+	binary.BigEndian.PutUint32(head[0:], uint32(v2EncodingCookie))
+	binary.BigEndian.PutUint32(head[4:], uint32(len(counts)))
+	binary.BigEndian.PutUint32(head[12:], LatencySigFigs)
+	binary.BigEndian.PutUint64(head[16:], LatencyMinUS)
+	binary.BigEndian.PutUint64(head[24:], LatencyMaxUS)
+	binary.BigEndian.PutUint64(head[32:], math.Float64bits(1))
+	var packed bytes.Buffer
+	w := zlib.NewWriter(&packed)
+	w.Write(head[:])
+	w.Write(counts)
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	var raw bytes.Buffer
+	binary.Write(&raw, binary.BigEndian, v2CompressedEncodingCookie)
+	binary.Write(&raw, binary.BigEndian, int32(packed.Len()))
+	raw.Write(packed.Bytes())
+	return base64.StdEncoding.EncodeToString(raw.Bytes())
 }
