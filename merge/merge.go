@@ -145,12 +145,12 @@ func (m *Merger) Read(src string, r io.Reader) error {
 		if len(line) == 0 {
 			continue
 		}
-		recs, err := results.Decode(bytes.NewReader(line))
+		rec, err := results.DecodeLine(line)
 		pos := Pos{Source: src, Line: n}
 		if err != nil {
 			return decodeError(pos, err)
 		}
-		if err := m.Add(pos, &recs[0]); err != nil {
+		if err := m.Add(pos, &rec); err != nil {
 			return err
 		}
 	}
@@ -166,10 +166,10 @@ func (m *Merger) Read(src string, r io.Reader) error {
 // maxLine is the longest line Read takes, as the results reader does.
 const maxLine = 64 << 20
 
-// decodeError turns the results reader's error for a one-line stream
-// ("line 1 (case): reason") into an *Error at the line's real place.
+// decodeError turns the results reader's error for a line (": reason"
+// or " (case): reason") into an *Error at the line's place.
 func decodeError(pos Pos, err error) error {
-	msg := strings.TrimPrefix(err.Error(), "line 1")
+	msg := err.Error()
 	e := &Error{Pos: pos}
 	if rest, ok := strings.CutPrefix(msg, " ("); ok {
 		if name, reason, ok := strings.Cut(rest, "): "); ok {

@@ -50,14 +50,32 @@ func (s *LatencySum) AddEncoded(enc string) error {
 		s.counts = make([]int64, latencyCountsLen())
 	}
 	p := sc.payload.Bytes()
-	added, end, err := addCounts(s.counts, p, 1, s.total)
+	added, end, err := addCounts(s.counts, len(s.counts), p, 1, s.total)
 	if err != nil {
 		// Take back what was added before the fault.
-		addCounts(s.counts, p[:end], -1, 0)
+		addCounts(s.counts, len(s.counts), p[:end], -1, 0)
 		return fmt.Errorf("stats: decode latency histogram: %w", err)
 	}
 	s.total += added
 	return nil
+}
+
+// CountEncoded checks that s is an encoded latency histogram (the
+// output of [Latency.Encode]) as [DecodeLatency] does, and returns how
+// many latencies it holds, without building the histogram: what a
+// reader checking many records needs, at the cost of the encoding's
+// size.
+func CountEncoded(s string) (int64, error) {
+	sc := addScratches.Get().(*addScratch)
+	defer addScratches.Put(sc)
+	if err := sc.decode(s); err != nil {
+		return 0, fmt.Errorf("stats: decode latency histogram: %w", err)
+	}
+	n, _, err := addCounts(nil, latencyCountsLen(), sc.payload.Bytes(), 1, 0)
+	if err != nil {
+		return 0, fmt.Errorf("stats: decode latency histogram: %w", err)
+	}
+	return n, nil
 }
 
 // Add adds the latencies of o to s; o is not changed.
@@ -161,10 +179,11 @@ func (sc *addScratch) inflate(compressed []byte) error {
 }
 
 // addCounts adds sign times the counts of payload p (ZigZag LEB128
-// numbers, a negative one a run of that many zeros) to counts, whose
-// total is total. It returns the count added and, on a fault, how far
-// into p the counts were added, so that they can be taken back.
-func addCounts(counts []int64, p []byte, sign, total int64) (added int64, end int, err error) {
+// numbers, a negative one a run of that many zeros) to counts, of
+// length size (nil: only checked and counted), whose total is total. It
+// returns the count added and, on a fault, how far into p the counts
+// were added, so that they can be taken back.
+func addCounts(counts []int64, size int, p []byte, sign, total int64) (added int64, end int, err error) {
 	idx, off := 0, 0
 	for off < len(p) {
 		var v int64
@@ -181,18 +200,20 @@ func addCounts(counts []int64, p []byte, sign, total int64) (added int64, end in
 		}
 		switch {
 		case v < 0:
-			if v == math.MinInt64 || -v > int64(len(counts)-idx) {
-				return added, end, fmt.Errorf("a run of %d zeros at index %d passes the %d counts", -v, idx, len(counts))
+			if v == math.MinInt64 || -v > int64(size-idx) {
+				return added, end, fmt.Errorf("a run of %d zeros at index %d passes the %d counts", -v, idx, size)
 			}
 			idx += int(-v)
 			end = off
 			continue
-		case idx >= len(counts):
-			return added, end, fmt.Errorf("count at index %d passes the %d counts", idx, len(counts))
+		case idx >= size:
+			return added, end, fmt.Errorf("count at index %d passes the %d counts", idx, size)
 		case v > math.MaxInt64-total-added:
 			return added, end, errors.New("counts add up past the largest count")
 		}
-		counts[idx] += sign * v
+		if counts != nil {
+			counts[idx] += sign * v
+		}
 		added += v
 		idx++
 		end = off

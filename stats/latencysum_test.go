@@ -49,6 +49,9 @@ func TestLatencySumMatchesMerge(t *testing.T) {
 		if err := got.AddEncoded(enc); err != nil {
 			t.Fatalf("fill %d: %v", i, err)
 		}
+		if n, err := CountEncoded(enc); err != nil || n != l.Count() {
+			t.Fatalf("fill %d: CountEncoded = %d, %v; want %d", i, n, err, l.Count())
+		}
 		d, err := DecodeLatency(enc)
 		if err != nil {
 			t.Fatal(err)
@@ -130,6 +133,9 @@ func TestLatencySumRefuses(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("err = %v, want one saying %q", err, c.want)
 			}
+			if _, err := CountEncoded(c.in); err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("CountEncoded: err = %v, want one saying %q", err, c.want)
+			}
 			if sum.Count() != good.Count() || !slices.Equal(sum.Latency().hist().Export().Counts, good.hist().Export().Counts) {
 				t.Errorf("count %d after a refusal, want %d", sum.Count(), good.Count())
 			}
@@ -148,6 +154,10 @@ func FuzzLatencySum(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		var got LatencySum
 		err := got.AddEncoded(s)
+		n, cerr := CountEncoded(s)
+		if (err == nil) != (cerr == nil) || err == nil && n != got.Count() {
+			t.Fatalf("AddEncoded: %v (%d values); CountEncoded: %v (%d)", err, got.Count(), cerr, n)
+		}
 		want, derr := DecodeLatency(s)
 		if err == nil && derr == nil && got.Count() != want.Count() {
 			t.Fatalf("added %d values, DecodeLatency reads %d", got.Count(), want.Count())
@@ -180,6 +190,9 @@ func TestLatencySumTakesBack(t *testing.T) {
 		"count past the end": appendZigZag(appendZigZag(appendZigZag(nil, 7), -int64(latencyCountsLen()-1)), 1),
 		"cut number":         append(appendZigZag(nil, 9), 0x80),
 	} {
+		if _, err := CountEncoded(encodeRawV2(t, counts)); err == nil {
+			t.Errorf("%s: CountEncoded accepts it", name)
+		}
 		err := sum.AddEncoded(encodeRawV2(t, counts))
 		if err == nil || sum.Count() != 1 || !slices.Equal(sum.counts, before) {
 			t.Errorf("%s: err %v, count %d: want a refusal and the sum as it was", name, err, sum.Count())
