@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
+	"sync"
 
 	"github.com/tlsbench/tlsbench/results"
 )
@@ -132,33 +134,86 @@ func (m *Merger) checkRun(pos Pos, rec *results.Record) error {
 }
 
 // Read adds every record of a JSON lines stream (a results file, or
-// several shards' files concatenated) as it reads it: one line at a
-// time, so that the stream is never held whole. src names it in errors.
-// A line that is not a record is an *Error naming the line.
+// several shards' files concatenated) as it reads it, a batch of lines
+// at a time (decoded on every CPU, added in order), so that the stream
+// is never held whole. src names it in errors. A line that is not a
+// record is an *Error naming the line.
 func (m *Merger) Read(src string, r io.Reader) error {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
+	b := &lineBatch{lanes: m.folder.lanes}
 	n := 0
 	for sc.Scan() {
 		n++
-		line := bytes.TrimSpace(sc.Bytes())
-		if len(line) == 0 {
-			continue
+		if line := bytes.TrimSpace(sc.Bytes()); len(line) > 0 {
+			b.push(n, line)
 		}
-		rec, err := results.DecodeLine(line)
-		pos := Pos{Source: src, Line: n}
-		if err != nil {
-			return decodeError(pos, err)
+		if b.full() {
+			if err := b.addTo(m, src); err != nil {
+				return err
+			}
 		}
-		if err := m.Add(pos, &rec); err != nil {
-			return err
-		}
+	}
+	if err := b.addTo(m, src); err != nil {
+		return err
 	}
 	if err := sc.Err(); err != nil {
 		if errors.Is(err, bufio.ErrTooLong) {
 			return &Error{Pos: Pos{Source: src, Line: n + 1}, Reason: fmt.Sprintf("not a tlsbench result: the line is longer than %d MiB", maxLine>>20)}
 		}
 		return fmt.Errorf("%s: %w", src, err)
+	}
+	return nil
+}
+
+// lineBatch is lines read and not yet added: decoding a record (parsing
+// its JSON, checking it) costs as much as merging it, so a batch is
+// decoded in parallel.
+type lineBatch struct {
+	lanes int
+	nums  []int
+	lines [][]byte
+	recs  []results.Record
+	errs  []error
+}
+
+// lineBatchSize is how many lines a batch holds: a few MiB of records.
+const lineBatchSize = 256
+
+func (b *lineBatch) push(num int, line []byte) {
+	b.nums = append(b.nums, num)
+	b.lines = append(b.lines, bytes.Clone(line))
+}
+
+func (b *lineBatch) full() bool { return len(b.lines) >= lineBatchSize }
+
+// addTo decodes the batch and adds its records to m in order, stopping
+// at the first line that is not a record or cannot be merged.
+func (b *lineBatch) addTo(m *Merger, src string) error {
+	defer func() {
+		clear(b.lines)
+		clear(b.recs)
+		b.nums, b.lines, b.recs, b.errs = b.nums[:0], b.lines[:0], b.recs[:0], b.errs[:0]
+	}()
+	b.recs = slices.Grow(b.recs[:0], len(b.lines))[:len(b.lines)]
+	b.errs = slices.Grow(b.errs[:0], len(b.lines))[:len(b.lines)]
+	var wg sync.WaitGroup
+	for lane := range b.lanes {
+		wg.Go(func() {
+			for i := lane; i < len(b.lines); i += b.lanes {
+				b.recs[i], b.errs[i] = results.DecodeLine(b.lines[i])
+			}
+		})
+	}
+	wg.Wait()
+	for i := range b.lines {
+		pos := Pos{Source: src, Line: b.nums[i]}
+		if b.errs[i] != nil {
+			return decodeError(pos, b.errs[i])
+		}
+		if err := m.Add(pos, &b.recs[i]); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -395,3 +395,48 @@ func TestMergeNothing(t *testing.T) {
 		t.Fatalf("Merge() = %v, %v", out, err)
 	}
 }
+
+// TestMergeReadBatches: a stream longer than a batch of lines is merged
+// whole, and its faults are reported in the order of the lines.
+func TestMergeReadBatches(t *testing.T) {
+	t.Parallel()
+	const shards = lineBatchSize + 44
+	it := [][]time.Duration{latencies(5, time.Millisecond, 0, 1, 1)}
+	walls := []time.Duration{5 * time.Millisecond}
+	var lines [][]byte
+	for s := range shards {
+		r := shardRecord(t, shards, shardSpec{shard: s, iters: it, walls: walls})
+		line, err := results.Marshal(&r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines = append(lines, line)
+	}
+	stream := func(edit func([][]byte) [][]byte) *bytes.Reader {
+		return bytes.NewReader(bytes.Join(edit(slices.Clone(lines)), nil))
+	}
+	m := New(Options{})
+	if err := m.Read("s", stream(func(l [][]byte) [][]byte { return l })); err != nil {
+		t.Fatal(err)
+	}
+	out, err := m.Records()
+	if err != nil || len(out) != 1 || out[0].Handshakes != 5*shards || len(out[0].ShardRuns) != shards {
+		t.Fatalf("Records: %v", err)
+	}
+	// A duplicate on line 6 is found before the garbage on line 290.
+	err = New(Options{}).Read("s", stream(func(l [][]byte) [][]byte {
+		l[5], l[289] = l[0], []byte("garbage\n")
+		return l
+	}))
+	var me *Error
+	if !errors.As(err, &me) || me.Pos.Line != 6 || me.Field != "shard" {
+		t.Fatalf("err = %v, want the duplicate on line 6", err)
+	}
+	err = New(Options{}).Read("s", stream(func(l [][]byte) [][]byte {
+		l[289] = []byte("garbage\n")
+		return l
+	}))
+	if !errors.As(err, &me) || me.Pos.Line != 290 {
+		t.Fatalf("err = %v, want line 290", err)
+	}
+}
