@@ -56,5 +56,7 @@
 // Records are folded into their case as they are added, so that a merge
 // holds one set of histograms per case, not every shard's: its memory
 // follows the histograms' size and the number of cases, not the number
-// of handshakes or shards.
+// of handshakes or shards. Decoding the shards' histograms (and, with
+// Merger.Read, their lines) is nearly all of a merge's work, so it is
+// done a batch at a time on every CPU, the records still added in order.
 package merge

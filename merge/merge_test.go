@@ -440,3 +440,41 @@ func TestMergeReadBatches(t *testing.T) {
 		t.Fatalf("err = %v, want line 290", err)
 	}
 }
+
+// TestMergeParts: each part of a mix is merged as the record is: its
+// handshakes summed, its phases from the merged histograms; a phase a
+// shard did not measure is left out of that part, with a note.
+func TestMergeParts(t *testing.T) {
+	t.Parallel()
+	recs, _ := twoShards(t)
+	lat := func(base time.Duration, n, seed int) *stats.Latency {
+		l := stats.NewLatency()
+		for _, d := range latencies(n, base, 0.1, 10, seed) {
+			l.Record(d)
+		}
+		return l
+	}
+	full := []*stats.Latency{lat(time.Millisecond, 300, 1), lat(3*time.Millisecond, 200, 2)}
+	resumed := []*stats.Latency{lat(200*time.Microsecond, 100, 3), lat(900*time.Microsecond, 50, 4)}
+	for i := range recs {
+		recs[i].ResumeRatio = results.Float(0.3)
+		recs[i].Parts = map[string]results.PartFigures{
+			results.PartFull:    {Handshakes: full[i].Count(), Phases: map[string]results.Phase{results.PhaseTotal: phase(t, full[i]), results.PhaseConnect: phase(t, full[i])}},
+			results.PartResumed: {Handshakes: resumed[i].Count(), Phases: map[string]results.Phase{results.PhaseTotal: phase(t, resumed[i])}},
+		}
+	}
+	delete(recs[1].Parts[results.PartFull].Phases, results.PhaseConnect)
+	got := mergeOne(t, Options{}, recs...)
+	for name, ls := range map[string][]*stats.Latency{results.PartFull: full, results.PartResumed: resumed} {
+		want := stats.NewLatency()
+		want.Merge(ls[0])
+		want.Merge(ls[1])
+		p := got.Parts[name]
+		if p.Handshakes != want.Count() || p.Phases[results.PhaseTotal].Histogram != encode(t, want) || p.Phases[results.PhaseTotal].P99US != want.PercentileUS(99) {
+			t.Errorf("part %s: %d handshakes, p99 %v; want %d, %v", name, p.Handshakes, p.Phases[results.PhaseTotal].P99US, want.Count(), want.PercentileUS(99))
+		}
+	}
+	if _, ok := got.Parts[results.PartFull].Phases[results.PhaseConnect]; ok || !hasNote(got, "full part's connect phase left out: shard 1") {
+		t.Errorf("full part's phases %v, notes %q", got.Parts[results.PartFull].Phases, got.Notes)
+	}
+}
