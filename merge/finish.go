@@ -139,7 +139,7 @@ func (c *caseState) finishCosts(rec *results.Record, notes *[]string) {
 		rec.Extra[k] = v
 	}
 	if len(dropped) > 0 {
-		*notes = append(*notes, "extra figures left out, which the shards' cannot be merged into exactly: "+strings.Join(dropped, ", "))
+		*notes = append(*notes, "extra figures left out, as the shards' cannot be merged into one exactly: "+strings.Join(dropped, ", "))
 	}
 	rec.MachineBusy, rec.OtherCPUShare = c.busy.any(), c.other.any()
 	rec.CPUsAvailable = c.cpus
@@ -330,34 +330,82 @@ func (e *extraAcc) value(key string, records int) (float64, bool) {
 }
 
 // noteAcc keeps the shards' notes once each, with the shards that wrote
-// them.
+// them, grouped by their shape (the text with its numbers left out), so
+// that a note every shard writes with its own figures ("other load took
+// 12%") stays one note however many shards there are.
 type noteAcc struct {
-	by    map[string][]int
-	order []string
+	shapes map[string]*noteShape
+	order  []string
 }
 
+type noteShape struct {
+	texts  []string // as first written, in order
+	shards map[string][]int
+	all    []int
+}
+
+// manyShards is how many shards' differing versions of a note are kept
+// each; beyond it, one stands for all.
+const manyShards = 3
+
 func (a *noteAcc) add(note string, shard int) {
-	if a.by == nil {
-		a.by = map[string][]int{}
+	if a.shapes == nil {
+		a.shapes = map[string]*noteShape{}
 	}
-	if _, ok := a.by[note]; !ok {
-		a.order = append(a.order, note)
+	key := noteShapeOf(note)
+	sh := a.shapes[key]
+	if sh == nil {
+		sh = &noteShape{shards: map[string][]int{}}
+		a.shapes[key] = sh
+		a.order = append(a.order, key)
 	}
-	a.by[note] = append(a.by[note], shard)
+	if _, ok := sh.shards[note]; !ok {
+		sh.texts = append(sh.texts, note)
+	}
+	sh.shards[note] = append(sh.shards[note], shard)
+	sh.all = append(sh.all, shard)
+}
+
+// noteShapeOf is a note with its runs of digits replaced by one mark.
+func noteShapeOf(note string) string {
+	var b strings.Builder
+	digits := false
+	for _, r := range note {
+		if r >= '0' && r <= '9' {
+			if !digits {
+				b.WriteByte('#')
+			}
+			digits = true
+			continue
+		}
+		digits = false
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 // finish writes each note once: as it is when every shard wrote it,
-// after the shards that did otherwise.
+// after the shards that did otherwise; a note many shards wrote, each
+// with its own figures, once with the first shard's figures.
 func (a *noteAcc) finish(records int) []string {
-	out := make([]string, 0, len(a.order))
-	for _, n := range a.order {
-		shards := a.by[n]
-		if len(shards) == records {
-			out = append(out, n)
+	var out []string
+	for _, key := range a.order {
+		sh := a.shapes[key]
+		if len(sh.texts) > 1 && len(sh.all) > manyShards {
+			slices.Sort(sh.all)
+			first := sh.shards[sh.texts[0]]
+			out = append(out, fmt.Sprintf("%s, each with its own figures (%s's here): %s", shardWord(sh.all), shardWord(first[:1]), sh.texts[0]))
 			continue
 		}
-		slices.Sort(shards)
-		out = append(out, shardWord(shards)+": "+n)
+		for _, n := range sh.texts {
+			shards := sh.shards[n]
+			if len(shards) == records {
+				out = append(out, n)
+				continue
+			}
+			slices.Sort(shards)
+			out = append(out, shardWord(shards)+": "+n)
+		}
 	}
 	return out
 }

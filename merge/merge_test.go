@@ -3,6 +3,7 @@ package merge
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -476,5 +477,33 @@ func TestMergeParts(t *testing.T) {
 	}
 	if _, ok := got.Parts[results.PartFull].Phases[results.PhaseConnect]; ok || !hasNote(got, "full part's connect phase left out: shard 1") {
 		t.Errorf("full part's phases %v, notes %q", got.Parts[results.PartFull].Phases, got.Notes)
+	}
+}
+
+// TestMergeNotesOfManyShards: a note every shard writes with its own
+// figures stays one note, however many shards.
+func TestMergeNotesOfManyShards(t *testing.T) {
+	t.Parallel()
+	const shards = 40
+	it := [][]time.Duration{latencies(5, time.Millisecond, 0, 1, 1)}
+	walls := []time.Duration{5 * time.Millisecond}
+	var in []results.Record
+	for s := range shards {
+		r := shardRecord(t, shards, shardSpec{shard: s, iters: it, walls: walls})
+		r.Extra = nil
+		r.Notes = []string{fmt.Sprintf("other load on the machine took %d%% of the CPU", 10+s), "the same everywhere"}
+		if s == 7 {
+			r.Notes = append(r.Notes, "failed: shard seven's own trouble at 12 ms")
+		}
+		in = append(in, r)
+	}
+	got := mergeOne(t, Options{}, in...)
+	want := []string{
+		"shards 0-39, each with its own figures (shard 0's here): other load on the machine took 10% of the CPU",
+		"the same everywhere",
+		"shard 7: failed: shard seven's own trouble at 12 ms",
+	}
+	if !slices.Equal(got.Notes, want) {
+		t.Errorf("notes\n%q\nwant\n%q", got.Notes, want)
 	}
 }
