@@ -174,7 +174,9 @@ func (c *caseState) add(f *folder, pos Pos, rec *results.Record) error {
 	if err := c.timing.add(pos, rec, shard); err != nil {
 		return err
 	}
-	c.addHistograms(f, pos, rec, shard)
+	if err := c.addHistograms(f, pos, rec, shard); err != nil {
+		return err
+	}
 	c.shards[shard] = pos
 	c.records++
 	if rec.Handshakes > 0 {
@@ -215,14 +217,19 @@ func (c *caseState) checkSamples(pos Pos, rec *results.Record) error {
 
 // addHistograms queues the shard's latency, service, start lateness
 // and phase histograms to be folded into the case's.
-func (c *caseState) addHistograms(f *folder, pos Pos, rec *results.Record, shard int) {
+func (c *caseState) addHistograms(f *folder, pos Pos, rec *results.Record, shard int) error {
 	c.total.add(f, rec.Histogram, rec.Handshakes > 0, shard, pos, rec.Name, "histogram")
 	c.service.add(f, rec.ServiceHistogram, rec.ServiceP50US != nil, shard, pos, rec.Name, "service_histogram")
 	c.lateness.add(f, rec.StartLatenessHistogram, rec.StartLatenessP50US != nil, shard, pos, rec.Name, "start_lateness_histogram")
-	c.phases.add(f, pos, rec.Name, rec.Phases, shard, "phases.", rec.Histogram)
+	if err := c.phases.add(f, pos, rec.Name, rec.Phases, shard, "phases.", rec.Histogram); err != nil {
+		return err
+	}
 	for _, name := range sortedKeys(rec.Parts) {
 		part := rec.Parts[name]
 		acc := c.parts[name]
+		if acc == nil && name != results.PartFull && name != results.PartResumed {
+			return &Error{Pos: pos, Case: rec.Name, Field: "parts", Reason: fmt.Sprintf("part %q: a mix has the parts %q and %q", name, results.PartFull, results.PartResumed)}
+		}
 		if acc == nil {
 			if c.parts == nil {
 				c.parts = map[string]*partAcc{}
@@ -235,8 +242,11 @@ func (c *caseState) addHistograms(f *folder, pos Pos, rec *results.Record, shard
 		if part.Handshakes > 0 {
 			acc.withHS = append(acc.withHS, shard)
 		}
-		acc.phases.add(f, pos, rec.Name, part.Phases, shard, "parts."+name+".phases.", "")
+		if err := acc.phases.add(f, pos, rec.Name, part.Phases, shard, "parts."+name+".phases.", ""); err != nil {
+			return err
+		}
 	}
+	return nil
 }
 
 // addCounts sums the shard's counts and rates.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/tlsbench/tlsbench/results"
 	"github.com/tlsbench/tlsbench/stats"
@@ -75,13 +76,16 @@ type phaseAcc struct {
 // add folds one shard's phases; prefix names the phases' field in
 // errors. latency is the record's latency histogram (Record.Histogram),
 // which its total phase repeats: that one is not decoded twice.
-func (s *phaseSet) add(f *folder, pos Pos, name string, phases map[string]results.Phase, shard int, prefix, latency string) {
+func (s *phaseSet) add(f *folder, pos Pos, name string, phases map[string]results.Phase, shard int, prefix, latency string) error {
 	if s.phases == nil {
 		s.phases = map[string]*phaseAcc{}
 	}
 	for _, pn := range slices.Sorted(maps.Keys(phases)) {
 		p := phases[pn]
 		acc := s.phases[pn]
+		if acc == nil && len(s.phases) >= maxPhases {
+			return &Error{Pos: pos, Case: name, Field: strings.TrimSuffix(prefix, "."), Reason: fmt.Sprintf("more than %d phases in the case's records; tlsbench records a handful", maxPhases)}
+		}
 		if acc == nil {
 			acc = &phaseAcc{}
 			s.phases[pn] = acc
@@ -97,7 +101,13 @@ func (s *phaseSet) add(f *folder, pos Pos, name string, phases map[string]result
 		}
 		acc.hist.add(f, p.Histogram, p.Count > 0, shard, pos, name, prefix+pn+".histogram")
 	}
+	return nil
 }
+
+// maxPhases bounds the phases of a case: each merged phase holds a
+// histogram (~140 KiB), and a record naming thousands of phases was
+// not written by tlsbench.
+const maxPhases = 32
 
 // finish returns the merged phases, leaving out (with a note) any phase
 // a shard that made handshakes did not measure. withHandshakes are those

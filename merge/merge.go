@@ -112,7 +112,9 @@ func (m *Merger) checkRun(pos Pos, rec *results.Record) error {
 			return refuse("shard", "the record is already merged (it lists shard_runs); merge the shards' own results")
 		}
 		return refuse("shard", "the record is not of a sharded run (no shard and shards); only the results of one run's shards are merged")
-	case rec.Shards < 1 || *rec.Shard < 0 || *rec.Shard >= rec.Shards:
+	case rec.Shards < 1 || rec.Shards > maxShards:
+		return refuse("shards", "%d: a run is split into 1 to %d shards", rec.Shards, maxShards)
+	case *rec.Shard < 0 || *rec.Shard >= rec.Shards:
 		return refuse("shard", "shard %d of %d: a shard's index is from 0 to shards-1", *rec.Shard, rec.Shards)
 	case rec.Kind != results.KindHandshake && rec.Kind != results.KindRateStep:
 		return refuse("kind", "%q: only handshake cases are measured in sharded runs", rec.Kind)
@@ -132,6 +134,11 @@ func (m *Merger) checkRun(pos Pos, rec *results.Record) error {
 	}
 	return nil
 }
+
+// maxShards is the most shards a run may be split into (tlsbench run
+// refuses more): a record claiming more was not written by it, and the
+// merge would list that many missing shards.
+const maxShards = 10_000
 
 // Read adds every record of a JSON lines stream (a results file, or
 // several shards' files concatenated) as it reads it, a batch of lines

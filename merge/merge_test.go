@@ -299,6 +299,9 @@ func TestMergeRefuses(t *testing.T) {
 		{"not sharded", []results.Record{a, edit(b, func(r *results.Record) { r.Shard = nil })}, "shard", "not of a sharded run"},
 		{"already merged", []results.Record{edit(a, func(r *results.Record) { r.Shard, r.ShardRuns = nil, []results.ShardRun{{}} })}, "shard", "already merged"},
 		{"index out of range", []results.Record{edit(a, func(r *results.Record) { s := 2; r.Shard = &s })}, "shard", "shard 2 of 2"},
+		{"negative index", []results.Record{edit(a, func(r *results.Record) { s := -1; r.Shard = &s })}, "shard", "shard -1 of 2"},
+		{"too many shards", []results.Record{edit(a, func(r *results.Record) { r.Shards = 2_000_000_000 })}, "shards", "1 to 10000 shards"},
+		{"no shards", []results.Record{edit(a, func(r *results.Record) { r.Shards = -3 })}, "shards", "1 to 10000 shards"},
 		{"other plan", []results.Record{a, edit(b, func(r *results.Record) { r.RunPlan = "plan-2" })}, "run_plan", "different runs"},
 		{"other version", []results.Record{a, edit(b, func(r *results.Record) { r.Env.TLSBenchVersion = "v2" })}, "env.tlsbench_version", "one tlsbench version"},
 		{"other shards", []results.Record{a, edit(b, func(r *results.Record) { r.Shards = 3 })}, "shards", "different runs"},
@@ -311,6 +314,15 @@ func TestMergeRefuses(t *testing.T) {
 			p.Histogram = "garbage!"
 			r.Phases = map[string]results.Phase{results.PhaseConnect: p}
 		})}, "phases.connect.histogram", "does not decode"},
+		{"many phases", []results.Record{edit(a, func(r *results.Record) {
+			r.Phases = map[string]results.Phase{}
+			for i := range 40 {
+				r.Phases[fmt.Sprintf("p%02d", i)] = results.Phase{}
+			}
+		})}, "phases", "more than 32 phases"},
+		{"other part", []results.Record{edit(a, func(r *results.Record) {
+			r.Parts = map[string]results.PartFigures{"sideways": {Handshakes: 1}}
+		})}, "parts", `part "sideways"`},
 		{"throughput", []results.Record{edit(a, func(r *results.Record) { r.Kind = results.KindThroughput })}, "kind", "only handshake cases"},
 		{"bad start", []results.Record{edit(a, func(r *results.Record) { r.CaseStarted = "yesterday" })}, "case_started", "RFC 3339"},
 	}
