@@ -47,7 +47,9 @@
 //
 // A merge refuses (an *Error naming the input, line and field) records
 // that are not a shard's, records of different runs (run_plan,
-// env.tlsbench_version, shards), a shard's record of a case given twice,
+// env.tlsbench_version, shards), what tlsbench never writes (over 10,000
+// shards, over 32 phases, parts other than full and resumed), a shard's
+// record of a case given twice,
 // records without sample_handshakes (written by a tlsbench too old to
 // merge) and histograms that do not decode. A case lacking some
 // shards' records is refused (a *MissingError), unless
