@@ -49,12 +49,11 @@
 // that are not a shard's, records of different runs (run_plan,
 // env.tlsbench_version, shards), what tlsbench never writes (over 10,000
 // shards, over 32 phases, parts other than full and resumed), a shard's
-// record of a case given twice,
-// records without sample_handshakes (written by a tlsbench too old to
-// merge) and histograms that do not decode. A case lacking some
-// shards' records is refused (a *MissingError), unless
-// Options.AllowMissing: then missing_shards lists them and a note says
-// so.
+// record of a case given twice, records without sample_handshakes
+// (written by a tlsbench too old to merge) and histograms that do not
+// decode. A case lacking some shards' records is refused (a
+// *MissingError), unless Options.AllowMissing: then missing_shards lists
+// them and a note says so.
 //
 // Records are folded into their case as they are added, so that a merge
 // holds one set of histograms per case, not every shard's: its memory
