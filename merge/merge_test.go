@@ -519,3 +519,15 @@ func TestMergeNotesOfManyShards(t *testing.T) {
 		t.Errorf("notes\n%q\nwant\n%q", got.Notes, want)
 	}
 }
+
+// TestMergeContradiction: records that merge into a record contradicting
+// itself (here one shard resumed, the other did not ask to) are refused.
+func TestMergeContradiction(t *testing.T) {
+	t.Parallel()
+	recs, _ := twoShards(t)
+	recs[0].Resume, recs[0].Resumed, recs[0].ResumptionRate = false, 0, 0
+	_, err := Merge(Options{}, Source{Name: "x", Records: recs})
+	if err == nil || !strings.Contains(err.Error(), "the merged record contradicts itself: resume is false but resumed is") {
+		t.Fatalf("err = %v", err)
+	}
+}
