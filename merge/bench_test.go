@@ -26,7 +26,8 @@ const (
 	benchLatency  = 20_000 // latencies recorded into each shard's histograms
 )
 
-// BenchmarkMerge merges 1,000 shards × 32 cases: "records" adds decoded
+// BenchmarkMerge merges 1,000 shards × 32 cases (and 100 × 32 beside
+// it): "records" adds decoded
 // records one at a time (the library's work: every histogram decoded
 // and folded into its case's), "jsonl" reads them as JSON lines as
 // tlsbench merge does (each line decoded and checked as the results
@@ -36,24 +37,28 @@ const (
 // bounded by their size and the number of cases, not by the handshakes.
 func BenchmarkMerge(b *testing.B) {
 	tmpl := benchTemplates(b)
-	b.Run("records", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			m := New(Options{})
-			for s := range benchShards {
-				for c := range benchCases {
-					rec := tmpl[c][s%benchVariants]
-					shard := s
-					rec.Shard = &shard
-					if err := m.Add(Pos{Source: "bench", Record: s*benchCases + c + 1}, &rec); err != nil {
-						b.Fatal(err)
+	// 100 shards beside 1,000: the merge's live memory stays that of
+	// the cases' histograms.
+	for _, shards := range []int{100, benchShards} {
+		b.Run(fmt.Sprintf("records/shards=%d", shards), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				m := New(Options{})
+				for s := range shards {
+					for c := range benchCases {
+						rec := tmpl[c][s%benchVariants]
+						shard := s
+						rec.Shard, rec.Shards = &shard, shards
+						if err := m.Add(Pos{Source: "bench", Record: s*benchCases + c + 1}, &rec); err != nil {
+							b.Fatal(err)
+						}
 					}
 				}
+				finishBench(b, m, shards)
 			}
-			finishBench(b, m)
-		}
-	})
-	b.Run("jsonl", func(b *testing.B) {
+		})
+	}
+	b.Run(fmt.Sprintf("jsonl/shards=%d", benchShards), func(b *testing.B) {
 		lines := benchLines(b, tmpl)
 		b.ReportAllocs()
 		for b.Loop() {
@@ -63,17 +68,17 @@ func BenchmarkMerge(b *testing.B) {
 			if err := m.Read("bench", pr); err != nil {
 				b.Fatal(err)
 			}
-			finishBench(b, m)
+			finishBench(b, m, benchShards)
 		}
 	})
 }
 
-func finishBench(b *testing.B, m *Merger) {
+func finishBench(b *testing.B, m *Merger, shards int) {
 	out, err := m.Records()
 	if err != nil {
 		b.Fatal(err)
 	}
-	if len(out) != benchCases || out[0].Shards != benchShards || len(out[0].ShardRuns) != benchShards {
+	if len(out) != benchCases || out[0].Shards != shards || len(out[0].ShardRuns) != shards {
 		b.Fatalf("%d merged records", len(out))
 	}
 	var ms runtime.MemStats
