@@ -54,6 +54,9 @@ type partAcc struct {
 	handshakes int64
 	withHS     []int
 	phases     phaseSet
+	// clientCPU and serverCPU are the part's CPU per handshake, over
+	// the shards whose part had handshakes.
+	clientCPU, serverCPU weighted
 }
 
 // optInt sums a count that may be absent; it is known when every
@@ -241,6 +244,8 @@ func (c *caseState) addHistograms(f *folder, pos Pos, rec *results.Record, shard
 		acc.handshakes += part.Handshakes
 		if part.Handshakes > 0 {
 			acc.withHS = append(acc.withHS, shard)
+			acc.clientCPU.add(part.ClientCPUUS, part.Handshakes)
+			acc.serverCPU.add(part.ServerCPUUS, part.Handshakes)
 		}
 		if err := acc.phases.add(f, pos, rec.Name, part.Phases, shard, "parts."+name+".phases.", ""); err != nil {
 			return err

@@ -189,7 +189,8 @@ func (c *caseState) finishLatency(rec *results.Record, notes *[]string) error {
 			if err != nil {
 				return err
 			}
-			rec.Parts[name] = results.PartFigures{Handshakes: p.handshakes, Phases: ph}
+			rec.Parts[name] = results.PartFigures{Handshakes: p.handshakes, Phases: ph,
+				ClientCPUUS: p.clientCPU.value(len(p.withHS)), ServerCPUUS: p.serverCPU.value(len(p.withHS))}
 		}
 	}
 	return nil

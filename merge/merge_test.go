@@ -455,8 +455,10 @@ func TestMergeReadBatches(t *testing.T) {
 }
 
 // TestMergeParts: each part of a mix is merged as the record is: its
-// handshakes summed, its phases from the merged histograms; a phase a
-// shard did not measure is left out of that part, with a note.
+// handshakes summed, its phases from the merged histograms, its CPU per
+// handshake weighted by each shard's handshakes of the part (unknown
+// when a shard did not have it); a phase a shard did not measure is
+// left out of that part, with a note.
 func TestMergeParts(t *testing.T) {
 	t.Parallel()
 	recs, _ := twoShards(t)
@@ -477,7 +479,23 @@ func TestMergeParts(t *testing.T) {
 		}
 	}
 	delete(recs[1].Parts[results.PartFull].Phases, results.PhaseConnect)
+	// Client CPU of the full part: 400 µs on 300 handshakes, 600 on
+	// 200: 480 merged. Server CPU of the resumed part: shard 1 has none.
+	cpu := func(name string, i int, client, server *float64) {
+		p := recs[i].Parts[name]
+		p.ClientCPUUS, p.ServerCPUUS = client, server
+		recs[i].Parts[name] = p
+	}
+	cpu(results.PartFull, 0, results.Float(400), results.Float(90))
+	cpu(results.PartFull, 1, results.Float(600), results.Float(110))
+	cpu(results.PartResumed, 0, results.Float(100), results.Float(30))
+	cpu(results.PartResumed, 1, results.Float(100), nil)
 	got := mergeOne(t, Options{}, recs...)
+	if f, r := got.Parts[results.PartFull], got.Parts[results.PartResumed]; f.ClientCPUUS == nil || *f.ClientCPUUS != 480 ||
+		f.ServerCPUUS == nil || *f.ServerCPUUS != 98 || r.ClientCPUUS == nil || *r.ClientCPUUS != 100 || r.ServerCPUUS != nil {
+		t.Errorf("parts' CPU: full client %v server %v, resumed client %v server %v; want 480, 98, 100, unknown",
+			f.ClientCPUUS, f.ServerCPUUS, r.ClientCPUUS, r.ServerCPUUS)
+	}
 	for name, ls := range map[string][]*stats.Latency{results.PartFull: full, results.PartResumed: resumed} {
 		want := stats.NewLatency()
 		want.Merge(ls[0])
