@@ -53,7 +53,19 @@ type Merger struct {
 	order   []*caseState
 	allSeen map[int]bool // shards with any record
 	folder  *folder
+	skipped []Skipped
 }
+
+// Skipped counts the lines of one input that were not records and were
+// passed over: what shards print besides their records (progress,
+// tables, messages), which kubectl logs delivers with them.
+type Skipped struct {
+	Source string
+	Lines  int
+}
+
+// Skipped lists, per input, the lines Read passed over.
+func (m *Merger) Skipped() []Skipped { return m.skipped }
 
 // runID is what every record of one run shares, and where it was first
 // read.
@@ -143,16 +155,31 @@ const maxShards = 10_000
 // Read adds every record of a JSON lines stream (a results file, or
 // several shards' files concatenated) as it reads it, a batch of lines
 // at a time (decoded on every CPU, added in order), so that the stream
-// is never held whole. src names it in errors. A line that is not a
-// record is an *Error naming the line.
+// is never held whole. src names it in errors. Lines that are not JSON
+// objects are passed over and counted (Skipped): the shards' own output
+// besides their records, as a pod's log holds it. A JSON line that is
+// not a record is an *Error naming the line.
 func (m *Merger) Read(src string, r io.Reader) error {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
 	b := &lineBatch{lanes: m.folder.lanes}
-	n := 0
+	n, skipped := 0, 0
+	defer func() {
+		if skipped > 0 {
+			m.skipped = append(m.skipped, Skipped{Source: src, Lines: skipped})
+		}
+	}()
 	for sc.Scan() {
 		n++
-		if line := bytes.TrimSpace(sc.Bytes()); len(line) > 0 {
+		line := bytes.TrimSpace(sc.Bytes())
+		switch {
+		case len(line) == 0:
+		case line[0] != '{':
+			// Not a JSON object, so not a record, nor a piece of one:
+			// a log line. A line that starts as one and is not a
+			// record is refused, as a record cut short or corrupted.
+			skipped++
+		default:
 			b.push(n, line)
 		}
 		if b.full() {

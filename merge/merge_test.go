@@ -367,8 +367,9 @@ func TestMergeMissing(t *testing.T) {
 	}
 }
 
-// TestMergeRead: a stream is read line by line; a line that is not a
-// record is refused with its line number.
+// TestMergeRead: a stream is read line by line; a JSON line that is not
+// a record is refused with its line number, a line that is not JSON
+// passed over and counted.
 func TestMergeRead(t *testing.T) {
 	t.Parallel()
 	recs, _ := twoShards(t)
@@ -385,7 +386,17 @@ func TestMergeRead(t *testing.T) {
 	if err != nil || len(out) != 1 || out[0].Handshakes != recs[0].Handshakes+recs[1].Handshakes {
 		t.Fatalf("Records: %v", err)
 	}
-	buf.WriteString("2026/12/01 06:00:00 starting shard 1\n")
+	// A shard's message is passed over and counted; a JSON line cut
+	// short is refused.
+	withLog := append([]byte("2026/12/01 06:00:00 starting shard 1\n"), buf.Bytes()...)
+	m = New(Options{})
+	if err := m.Read("standard input", bytes.NewReader(withLog)); err != nil {
+		t.Fatalf("a log line among the records: %v", err)
+	}
+	if got := m.Skipped(); len(got) != 1 || got[0] != (Skipped{Source: "standard input", Lines: 1}) {
+		t.Errorf("skipped %v, want the one log line", got)
+	}
+	buf.WriteString(`{"name":"handshake/tls1.3/full/c8","kin` + "\n")
 	err = New(Options{}).Read("standard input", bytes.NewReader(buf.Bytes()))
 	var me *Error
 	if !errors.As(err, &me) || me.Pos.Line != 3 || !strings.HasPrefix(err.Error(), "standard input: line 3: not a tlsbench result") {
@@ -438,7 +449,7 @@ func TestMergeReadBatches(t *testing.T) {
 	}
 	// A duplicate on line 6 is found before the garbage on line 290.
 	err = New(Options{}).Read("s", stream(func(l [][]byte) [][]byte {
-		l[5], l[289] = l[0], []byte("garbage\n")
+		l[5], l[289] = l[0], []byte("{garbage\n")
 		return l
 	}))
 	var me *Error
@@ -446,7 +457,7 @@ func TestMergeReadBatches(t *testing.T) {
 		t.Fatalf("err = %v, want the duplicate on line 6", err)
 	}
 	err = New(Options{}).Read("s", stream(func(l [][]byte) [][]byte {
-		l[289] = []byte("garbage\n")
+		l[289] = []byte("{garbage\n")
 		return l
 	}))
 	if !errors.As(err, &me) || me.Pos.Line != 290 {

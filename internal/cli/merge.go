@@ -19,7 +19,8 @@ one run split over several load generators) into the results of the whole
 run, in the form one machine's run writes them, so that report and compare
 read them as any other results file. Give every shard's results file, or
 all of them concatenated on standard input (-), as kubectl logs collects
-them from the shards' pods.
+them from the shards' pods. Lines that are not JSON (a shard's messages,
+which a pod's log holds beside its records) are passed over and counted.
 
 Per case: counts, errors and rates are summed; CPU and allocations per
 handshake are weighted by each shard's handshakes; every percentile (of
@@ -36,7 +37,7 @@ shards. Shards that began a case more than 100 ms apart get a note.
 
 Examples:
   tlsbench merge shard-0.jsonl shard-1.jsonl shard-2.jsonl -o run.jsonl
-  kubectl logs -l job-name=tlsbench --prefix=false | tlsbench merge - -o run.jsonl
+  kubectl logs -l job-name=tlsbench --prefix=false --tail=-1 | tlsbench merge - -o run.jsonl
   tlsbench merge shard-*.jsonl | tlsbench report -
 
 Flags:
@@ -68,9 +69,13 @@ func mergeCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		defer o.abandon()
 	}
-	recs, err := mergeFiles(files, merge.Options{AllowMissing: *allowMissing})
+	recs, skipped, err := mergeFiles(files, merge.Options{AllowMissing: *allowMissing})
 	if err != nil {
 		return err
+	}
+	for _, s := range skipped {
+		fmt.Fprintf(stderr, "tlsbench: %s: passed over %s other than records (the shards' messages, as their logs hold them)\n",
+			s.Source, plural(s.Lines, "line"))
 	}
 	if o == nil {
 		for i := range recs {
@@ -116,26 +121,26 @@ func checkMergeInputs(out string, files []string) error {
 
 // mergeFiles merges the records of files ("-": standard input), each
 // read line by line.
-func mergeFiles(files []string, opts merge.Options) ([]results.Record, error) {
+func mergeFiles(files []string, opts merge.Options) ([]results.Record, []merge.Skipped, error) {
 	m := merge.New(opts)
 	for _, name := range files {
 		if err := mergeFile(m, name); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	recs, err := m.Records()
 	var me *merge.MissingError
 	switch {
 	case errors.As(err, &me):
-		return nil, usagef("%s", strings.Replace(me.Error(), "or allow missing shards", "or give --allow-missing", 1))
+		return nil, nil, usagef("%s", strings.Replace(me.Error(), "or allow missing shards", "or give --allow-missing", 1))
 	case err != nil:
 		// A merged record that contradicts itself comes of records that
 		// do not belong together.
-		return nil, usagef("%v", err)
+		return nil, nil, usagef("%v", err)
 	case len(recs) == 0:
-		return nil, usagef("no results in %s; give the results files of a sharded run's shards (tlsbench run --shard I/N --out FILE)", strings.Join(displayNames(files), ", "))
+		return nil, nil, usagef("no results in %s; give the results files of a sharded run's shards (tlsbench run --shard I/N --out FILE)", strings.Join(displayNames(files), ", "))
 	}
-	return recs, nil
+	return recs, m.Skipped(), nil
 }
 
 func mergeFile(m *merge.Merger, name string) error {
