@@ -81,6 +81,9 @@ func kubernetesJobCmd(ctx context.Context, args []string, stdout, stderr io.Writ
 	}
 	s.RunArgs = runArgs[1:]
 	s.Spread = kubejob.Spread(*spread)
+	if err := checkZeroes(s); err != nil {
+		return err
+	}
 	if err := checkStartIn(*startIn, s.Deadline); err != nil {
 		return err
 	}
@@ -138,6 +141,24 @@ func checkRunWord(run []string, dashes bool) error {
 		return usagef("no run given; end with -- run --target HOST:PORT and the run's other flags")
 	case run[0] != "run":
 		return usagef("-- %s: only run can be sharded; end with -- run --target HOST:PORT and the run's other flags", run[0])
+	}
+	return nil
+}
+
+// checkZeroes refuses the flags given as zero or empty, which the Job's
+// library would take as "the default" rather than as typed.
+func checkZeroes(s kubejob.Spec) error {
+	switch {
+	case s.Name == "":
+		return usagef("--name: empty; name the Job, e.g. --name %s", kubejob.DefaultName)
+	case s.CPUs == 0:
+		return usagef("--cpus 0: must be a whole number of CPUs, at least 1")
+	case s.Memory == "":
+		return usagef("--memory: empty; give a size such as %s", kubejob.DefaultMemory)
+	case s.Spread == "":
+		return usagef("--spread: empty; want %s or %s", kubejob.SpreadRequired, kubejob.SpreadPreferred)
+	case s.Deadline <= 0:
+		return usagef("--deadline %s: must be positive, e.g. 2h", s.Deadline)
 	}
 	return nil
 }
