@@ -3,7 +3,9 @@ package kubejob
 import (
 	"path"
 	"slices"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/tlsbench/tlsbench/internal/field"
 )
@@ -34,10 +36,7 @@ type runFlag struct {
 func runFlags(args []string) []runFlag {
 	var flags []runFlag
 	for i, a := range args {
-		if a == "--" {
-			break
-		}
-		if len(a) < 2 || a[0] != '-' {
+		if len(a) < 2 || a[0] != '-' || a == "--" {
 			continue
 		}
 		typed, value, eq := strings.Cut(a, "=")
@@ -54,6 +53,18 @@ func runFlags(args []string) []runFlag {
 func checkRunArgs(args []string, haveSecret bool) error {
 	if len(args) > 0 && args[0] == "run" {
 		return field.Errorf("RunArgs", "run", "give the run's arguments without the word run: the Job adds it")
+	}
+	for _, a := range args {
+		// The API carries arguments as UTF-8 text (JSON), and a process
+		// argument ends at a NUL byte: either would reach the run changed.
+		if !utf8.ValidString(a) || strings.ContainsRune(a, 0) {
+			return field.Errorf("RunArgs", strconv.Quote(a), "an argument must be UTF-8 text without NUL bytes")
+		}
+	}
+	if slices.Contains(args, "--") {
+		// The flags the Job adds come after the user's: a "--" would make
+		// them arguments, which the run refuses.
+		return field.Errorf("RunArgs", "--", "the run takes flags only; leave it out of the run's arguments")
 	}
 	target := false
 	for _, f := range runFlags(args) {
