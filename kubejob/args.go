@@ -66,14 +66,13 @@ func checkRunArgs(args []string, haveSecret bool) error {
 		// them arguments, which the run refuses.
 		return field.Errorf("RunArgs", "--", "the run takes flags only; leave it out of the run's arguments")
 	}
-	target := false
+	target, duration := false, false
 	for _, f := range runFlags(args) {
 		if why, ok := setByJob[f.name]; ok {
 			return field.Errorf("RunArgs", f.typed, "%s; leave it out of the run's arguments", why)
 		}
-		if f.name == "target" {
-			target = true
-		}
+		target = target || f.name == "target"
+		duration = duration || f.name == "duration"
 		if err := checkPodFile(f, haveSecret); err != nil {
 			return err
 		}
@@ -81,6 +80,10 @@ func checkRunArgs(args []string, haveSecret bool) error {
 	if !target {
 		return field.Errorf("RunArgs", nil, "a sharded run needs {Target.Addr} HOST:PORT, the server every shard loads "+
 			"(the built-in server runs once per machine, so the shards would each measure their own)")
+	}
+	if !duration {
+		return field.Errorf("RunArgs", nil, "a sharded run needs {Duration}: cases of a fixed length, "+
+			"so that every shard computes the same case boundaries")
 	}
 	return nil
 }

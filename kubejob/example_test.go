@@ -31,7 +31,7 @@ func ExampleNew() {
 func ExampleSpec_errors() {
 	_, err := kubejob.New(kubejob.Spec{
 		Image: "tlsbench", Shards: 2, StartAt: time.Now(),
-		RunArgs: []string{"--target", "h:443", "--out", "r.jsonl"},
+		RunArgs: []string{"--target", "h:443", "--duration", "30s", "--out", "r.jsonl"},
 	})
 	fmt.Println(err)
 	// Output:

@@ -25,7 +25,7 @@ func FuzzRunArgs(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, joined string, secret bool) {
 		s := baseSpec()
-		s.RunArgs = append([]string{"--target", "h:443"}, strings.Split(joined, "\n")...)
+		s.RunArgs = append([]string{"--target", "h:443", "--duration", "10s"}, strings.Split(joined, "\n")...)
 		if secret {
 			s.Secret = "pki"
 		}

@@ -45,6 +45,7 @@ func TestSpecErrors(t *testing.T) {
 		{"deadline too long", func(s *kubejob.Spec) { s.Deadline = 30 * 24 * time.Hour }, "Deadline", "between 1s and"},
 		{"negative ttl", func(s *kubejob.Spec) { s.TTL = -time.Second }, "TTL", "between 0"},
 		{"no target", func(s *kubejob.Spec) { s.RunArgs = []string{"--tls", "1.3"} }, "RunArgs", "needs {Target.Addr} HOST:PORT"},
+		{"no duration", func(s *kubejob.Spec) { s.RunArgs = []string{"--target", "h:1", "--iterations", "5"} }, "RunArgs", "needs {Duration}: cases of a fixed length"},
 		{"no run args", func(s *kubejob.Spec) { s.RunArgs = nil }, "RunArgs", "needs {Target.Addr}"},
 		{"dashes", func(s *kubejob.Spec) { s.RunArgs = []string{"--target", "h:1", "--"} }, "RunArgs", "the run takes flags only"},
 		{"dashes before target", func(s *kubejob.Spec) { s.RunArgs = []string{"--", "--target", "h:1"} }, "RunArgs", "the run takes flags only"},
@@ -96,7 +97,7 @@ func TestSpecErrors(t *testing.T) {
 func TestSpecAccepts(t *testing.T) {
 	t.Parallel()
 	cases := map[string]func(*kubejob.Spec){
-		"single-dash target":    func(s *kubejob.Spec) { s.RunArgs = []string{"-target=h:443"} },
+		"single-dash target":    func(s *kubejob.Spec) { s.RunArgs = []string{"-target=h:443", "-duration=10s"} },
 		"flag values like ours": func(s *kubejob.Spec) { s.RunArgs = append(s.RunArgs, "--request", "http-get") },
 		"secret files": func(s *kubejob.Spec) {
 			s.Secret = "tls.pki-1"

@@ -16,8 +16,10 @@ Prints a Kubernetes Job (batch/v1, YAML) that runs 'tlsbench run RUN-FLAGS'
 as N shards, one pod each, against the same --target: an Indexed Job whose
 pod I runs shard I of N, every shard starting its first case at the same
 instant, --start-in from now (the time is written into the manifest: apply
-it at once). Each shard writes its results as JSON lines to its log, for
-'tlsbench merge' to combine into one run.
+it at once). The run needs --target, the server every shard loads, and
+--duration, so that its cases have a fixed length. Each shard writes its
+results as JSON lines to its log, for 'tlsbench merge' to combine into
+one run.
 
 The pods are spread over the nodes, at most one shard a node with --spread
 required (a shard that finds no free node waits, and starts late); they
