@@ -49,6 +49,7 @@ var rules = map[string]rule{
 	"results":           {may: []string{"stats"}},
 	"report":            {may: []string{"results", "stats"}},
 	"merge":             {may: []string{"results", "stats"}},
+	"kubejob":           {utilities: true},
 	"scripts":           {},
 	"internal/archtest": {},
 	// Utilities import nothing of tlsbench but each other.

@@ -89,6 +89,7 @@ func commands() []command {
 		{"report", "render results files as table, markdown, csv, json, benchfmt or html", reportCmd},
 		{"compare", "compare a candidate results file with a baseline, case by case", compareCmd},
 		{"merge", "merge the results of a sharded run's shards into the results of the whole run", mergeCmd},
+		{"kubernetes", "print a Kubernetes Job that runs a benchmark as shards on many nodes", kubernetesCmd},
 		{"version", "print the version", versionCmd},
 	}
 }
