@@ -317,10 +317,10 @@ func validateRun(fs *flagSet, f *runFlags) error {
 	if f.baseline == "" && !f.interleaved() && (fs.isSet("fail-on-regression") || fs.isSet("alpha") || fs.isSet("min-effect")) {
 		return usagef("--fail-on-regression, --alpha and --min-effect compare with a baseline: add --baseline FILE, or measure side b in the same run with --versus, --versus-server or --versus-self")
 	}
-	if err := checkMode(fs, f); err != nil {
+	if err := validateShard(fs, f, time.Now(), osGetenv); err != nil {
 		return err
 	}
-	if err := validateShard(fs, f, time.Now(), osGetenv); err != nil {
+	if err := checkMode(fs, f); err != nil {
 		return err
 	}
 	if err := validateOpenLoop(fs, f); err != nil {

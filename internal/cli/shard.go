@@ -116,9 +116,6 @@ func validateShard(fs *flagSet, f *runFlags, now time.Time, getenv func(string) 
 		if f.startAt, relative, err = parseStartAt(f.startAtText, now); err != nil {
 			return usagef("--start-at %s: %v", shownValue(f.startAtText), err)
 		}
-		if f.startAt.Sub(now) > maxStartAhead {
-			return usagef("--start-at %s is more than %v ahead: give a time closer to now", f.startAtText, maxStartAhead)
-		}
 	}
 	var err error
 	switch {
@@ -165,12 +162,16 @@ func shardRefusals(fs *flagSet, f *runFlags, relative bool) error {
 	return nil
 }
 
-// checkStartAt judges a --start-at already past: a shard started late
+// checkStartAt judges --start-at against now, once the plan is known:
+// far ahead is more likely a mistake; already past, a shard started late
 // begins at once and its records say how late, but one that could not
 // overlap any other shard (the whole run would be over) is refused.
 func checkStartAt(job *runJob, now time.Time, stderr io.Writer) error {
 	p := &job.plan
 	late := now.Sub(p.StartAt)
+	if !p.StartAt.IsZero() && -late > maxStartAhead {
+		return usagef("--start-at %s is more than %v ahead: give a time closer to now", job.f.startAtText, maxStartAhead)
+	}
 	if p.StartAt.IsZero() || late <= startAtSlack {
 		return nil
 	}
