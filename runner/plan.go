@@ -209,7 +209,7 @@ func (t Target) request() loadgen.Request {
 // *field.Error naming the field at fault; a reason refers to another
 // field as {Field}.
 func (p *Plan) Validate() error {
-	for _, check := range []func() error{p.validateOpen, p.validateFindRate, p.validateAxes, p.validateCounts, p.validateServer, p.validateVersus, p.validateShard} {
+	for _, check := range []func() error{p.validateShard, p.validateOpen, p.validateFindRate, p.validateAxes, p.validateCounts, p.validateServer, p.validateVersus} {
 		if err := check(); err != nil {
 			return err
 		}
