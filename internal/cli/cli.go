@@ -88,6 +88,7 @@ func commands() []command {
 		{"pki", "write a test PKI: CA, server and client identities as PEM and PKCS#12", pkiCmd},
 		{"report", "render results files as table, markdown, csv, json, benchfmt or html", reportCmd},
 		{"compare", "compare a candidate results file with a baseline, case by case", compareCmd},
+		{"merge", "merge the results of a sharded run's shards into the results of the whole run", mergeCmd},
 		{"version", "print the version", versionCmd},
 	}
 }

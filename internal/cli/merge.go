@@ -1,0 +1,203 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/tlsbench/tlsbench/merge"
+	"github.com/tlsbench/tlsbench/results"
+)
+
+const mergeUsage = `Usage: tlsbench merge [flags] FILE|- ...
+
+Joins the results of a sharded run (tlsbench run --shard I/N or --shards N:
+one run split over several load generators) into the results of the whole
+run, in the form one machine's run writes them, so that report and compare
+read them as any other results file. Give every shard's results file, or
+all of them concatenated on standard input (-), as kubectl logs collects
+them from the shards' pods.
+
+Per case: counts, errors and rates are summed; CPU and allocations per
+handshake are weighted by each shard's handshakes; every percentile (of
+the latency, of each phase, of the service time and start lateness) is
+drawn from the shards' HDR histograms merged, never averaged; the
+per-iteration samples are combined per iteration (window) index, so that
+the mean and its error keep their meaning. shard_runs lists every shard
+with its machine and environment.
+
+The shards must be of one run (the same run_plan, tlsbench version and
+number of shards), each given once. A shard missing from a case is refused
+unless --allow-missing is given; the merged records then list the missing
+shards. Shards that began a case more than 100 ms apart get a note.
+
+Examples:
+  tlsbench merge shard-0.jsonl shard-1.jsonl shard-2.jsonl -o run.jsonl
+  kubectl logs -l job-name=tlsbench --prefix=false | tlsbench merge - -o run.jsonl
+  tlsbench merge shard-*.jsonl | tlsbench report -
+
+Flags:
+`
+
+func mergeCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("merge", stdout, nil)
+	fs.usage = func(w io.Writer) {
+		io.WriteString(w, mergeUsage)
+		fs.printFlags(w)
+	}
+	out := fs.String("o", "", "write the merged results to `FILE` instead of standard output (replaced whole when the merge succeeds)")
+	fs.StringVar(out, "out", "", "the same as -o `FILE`")
+	allowMissing := fs.Bool("allow-missing", false, "merge when some shards' results are missing, listing them in the merged records, instead of refusing")
+	files, err := fs.parseWithArgs(args)
+	if err != nil {
+		return err
+	}
+	if len(files) == 0 {
+		return usagef("no results file given; usage: tlsbench merge [flags] FILE|- ... (see 'tlsbench merge --help')")
+	}
+	if err := checkMergeInputs(*out, files); err != nil {
+		return err
+	}
+	var o *outFile
+	if *out != "" && *out != "-" {
+		if o, err = createOutFile(*out); err != nil {
+			return usagef("-o: %v", err)
+		}
+		defer o.abandon()
+	}
+	recs, err := mergeFiles(files, merge.Options{AllowMissing: *allowMissing})
+	if err != nil {
+		return err
+	}
+	if o == nil {
+		for i := range recs {
+			line, err := results.Marshal(&recs[i])
+			if err != nil {
+				return err
+			}
+			if _, err := stdout.Write(line); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if err := writeMerged(o, recs); err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "tlsbench: merged %s of %d shards into %s\n", plural(len(recs), "case"), recs[0].Shards, *out)
+	return nil
+}
+
+// checkMergeInputs refuses standard input given twice and an output
+// that is one of the inputs.
+func checkMergeInputs(out string, files []string) error {
+	stdin := 0
+	for _, f := range files {
+		if f == "-" {
+			stdin++
+		}
+	}
+	if stdin > 1 {
+		return usagef("standard input (-) is given %d times; give it once", stdin)
+	}
+	if out == "" || out == "-" {
+		return nil
+	}
+	for _, in := range files {
+		if in != "-" && (sameFile(out, in) || samePath(out, in)) {
+			return usagef("-o %s is the results file %s: merging would overwrite it; write the merged results elsewhere", out, in)
+		}
+	}
+	return nil
+}
+
+// mergeFiles merges the records of files ("-": standard input), each
+// read line by line.
+func mergeFiles(files []string, opts merge.Options) ([]results.Record, error) {
+	m := merge.New(opts)
+	for _, name := range files {
+		if err := mergeFile(m, name); err != nil {
+			return nil, err
+		}
+	}
+	recs, err := m.Records()
+	var me *merge.MissingError
+	switch {
+	case errors.As(err, &me):
+		return nil, usagef("%s", strings.Replace(me.Error(), "or allow missing shards", "or give --allow-missing", 1))
+	case err != nil:
+		return nil, err
+	case len(recs) == 0:
+		return nil, usagef("no results in %s; give the results files of a sharded run's shards (tlsbench run --shard I/N --out FILE)", strings.Join(displayNames(files), ", "))
+	}
+	return recs, nil
+}
+
+func mergeFile(m *merge.Merger, name string) error {
+	var r io.Reader = os.Stdin
+	if name != "-" {
+		f, err := os.Open(name)
+		if err != nil {
+			var pe *os.PathError
+			if errors.As(err, &pe) {
+				return usagef("results file %s: %v", name, pe.Err)
+			}
+			return usagef("results file %s: %v", name, err)
+		}
+		defer f.Close()
+		r = f
+	}
+	err := m.Read(displayName(name), r)
+	var me *merge.Error
+	if errors.As(err, &me) {
+		return usagef("%s", me.Error())
+	}
+	if err != nil {
+		return usagef("results file %v", err)
+	}
+	return nil
+}
+
+func displayNames(files []string) []string {
+	out := make([]string, len(files))
+	for i, f := range files {
+		out[i] = displayName(f)
+	}
+	return out
+}
+
+// writeMerged writes the merged records to o and puts the file in place
+// of FILE; on a failure FILE stays as it was.
+func writeMerged(o *outFile, recs []results.Record) error {
+	for i := range recs {
+		o.write(&recs[i])
+	}
+	err := o.err
+	if err == nil && o.tmp != "" {
+		err = o.f.Sync()
+	}
+	if cerr := o.f.Close(); err == nil {
+		err = cerr
+	}
+	o.f = nil
+	if err == nil && o.tmp != "" {
+		err = os.Rename(o.tmp, o.target)
+	}
+	if err != nil {
+		if o.tmp != "" {
+			os.Remove(o.tmp)
+		}
+		return fmt.Errorf("-o %s: %v; %s", o.path, cause(err), o.unchanged())
+	}
+	return nil
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}

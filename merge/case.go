@@ -1,0 +1,399 @@
+package merge
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/tlsbench/tlsbench/results"
+)
+
+// caseState is one case's merge so far: the shards' figures folded as
+// they were read, and what the merged record needs of each shard.
+type caseState struct {
+	key     caseKey
+	tmpl    results.Record // the first record read, histograms dropped: the merged record's form
+	shards  map[int]Pos
+	runs    []results.ShardRun
+	withHS  []int // shards that made handshakes
+	records int
+
+	handshakes, errs, resumed int64
+	errorsByKind              map[string]int64
+	serverResumed, late       optInt
+	dropped, proxyMints       optInt
+	proxyMintHits, proxyRes   optInt
+	hps                       float64
+	rateTarget, rateAchieved  optFloat // summed
+	duration, busy, other     optFloat // the largest
+	concurrency, maxInflight  int
+	identities, cpus          int
+	sameConcurrency           bool
+	perHS                     map[string]*weighted
+	extra                     map[string]*extraAcc
+	extraOrder                []string
+	groups, ciphers           countedAcc
+	relays                    map[string][]int
+
+	total, service, lateness histAcc
+	phases                   phaseSet
+	parts                    map[string]*partAcc
+	partOrder                []string
+	samples                  sampleAcc
+
+	failed  bool
+	notes   noteAcc
+	stopped map[string][]int
+	timing  timing
+	env     results.Env
+	envOf   int // the shard env is from: the lowest
+}
+
+// partAcc is one part of a mix (full or resumed handshakes).
+type partAcc struct {
+	handshakes int64
+	withHS     []int
+	phases     phaseSet
+}
+
+// optInt sums a count that may be absent; it is known when every
+// record had it.
+type optInt struct {
+	sum int64
+	n   int
+}
+
+func (o *optInt) add(v *int64) {
+	if v != nil {
+		o.sum += *v
+		o.n++
+	}
+}
+
+func (o *optInt) value(records int) *int64 {
+	if o.n != records {
+		return nil
+	}
+	return results.Int(o.sum)
+}
+
+// optFloat sums, or keeps the largest of, a value that may be absent.
+type optFloat struct {
+	v float64
+	n int
+}
+
+func (o *optFloat) sum(v *float64) {
+	if v != nil {
+		o.v += *v
+		o.n++
+	}
+}
+
+func (o *optFloat) max(v *float64) {
+	if v != nil {
+		if o.n == 0 || *v > o.v {
+			o.v = *v
+		}
+		o.n++
+	}
+}
+
+// all is the value when every record had it.
+func (o *optFloat) all(records int) *float64 {
+	if o.n != records {
+		return nil
+	}
+	return results.Float(o.v)
+}
+
+// any is the value when some record had it.
+func (o *optFloat) any() *float64 {
+	if o.n == 0 {
+		return nil
+	}
+	return results.Float(o.v)
+}
+
+// weighted is a figure per handshake, weighted by each shard's
+// handshakes; known when every record had it.
+type weighted struct {
+	sum float64 // Σ value·handshakes
+	hs  int64
+	n   int
+}
+
+func (w *weighted) add(v *float64, hs int64) {
+	if v != nil {
+		w.sum += *v * float64(hs)
+		w.hs += hs
+		w.n++
+	}
+}
+
+func (w *weighted) value(records int) *float64 {
+	switch {
+	case w.n != records:
+		return nil
+	case w.hs == 0:
+		return results.Float(0)
+	}
+	return results.Float(w.sum / float64(w.hs))
+}
+
+func newCase(rec *results.Record) *caseState {
+	c := &caseState{
+		key:             caseKey{rec.Name, rec.Side},
+		tmpl:            *rec,
+		shards:          map[int]Pos{},
+		errorsByKind:    map[string]int64{},
+		perHS:           map[string]*weighted{},
+		extra:           map[string]*extraAcc{},
+		stopped:         map[string][]int{},
+		relays:          map[string][]int{},
+		sameConcurrency: true,
+		envOf:           -1,
+	}
+	c.samples.open = rec.RateTarget != nil
+	// The merged record's histograms and lists are rebuilt from all
+	// shards; the first's would only pin memory.
+	t := &c.tmpl
+	t.Histogram, t.ServiceHistogram, t.StartLatenessHistogram = "", "", ""
+	t.Phases, t.Parts, t.Notes, t.SamplesUS, t.SampleHandshakes = nil, nil, nil, nil, nil
+	t.ErrorsByKind, t.Extra = nil, nil
+	return c
+}
+
+// add folds one shard's record of the case.
+func (c *caseState) add(pos Pos, rec *results.Record) error {
+	shard := *rec.Shard
+	if err := c.checkSamples(pos, rec); err != nil {
+		return err
+	}
+	if err := c.addHistograms(pos, rec, shard); err != nil {
+		return err
+	}
+	if err := c.timing.add(pos, rec, shard); err != nil {
+		return err
+	}
+	c.shards[shard] = pos
+	c.records++
+	if rec.Handshakes > 0 {
+		c.withHS = append(c.withHS, shard)
+	}
+	c.addCounts(rec)
+	c.addCosts(rec)
+	c.addState(rec, shard)
+	c.samples.add(rec.SamplesUS, rec.SampleHandshakes)
+	c.runs = append(c.runs, results.ShardRun{Shard: shard, Handshakes: rec.Handshakes, CaseStarted: rec.CaseStarted,
+		CaseEnded: rec.CaseEnded, StartLateUS: rec.StartLateUS, Env: rec.Env})
+	if c.envOf < 0 || shard < c.envOf {
+		c.env, c.envOf = rec.Env, shard
+	}
+	return nil
+}
+
+// checkSamples refuses samples that cannot be combined per window.
+func (c *caseState) checkSamples(pos Pos, rec *results.Record) error {
+	refuse := func(format string, args ...any) error {
+		return &Error{Pos: pos, Case: rec.Name, Field: "sample_handshakes", Reason: fmt.Sprintf(format, args...)}
+	}
+	switch {
+	case rec.SampleHandshakes == nil && len(rec.SamplesUS) > 0:
+		return refuse("absent: the record was written by a tlsbench too old to merge (its samples cannot be combined per window); measure the run again with this version")
+	case len(rec.SampleHandshakes) != len(rec.SamplesUS):
+		return refuse("holds %d values but samples_us %d: one count per sample", len(rec.SampleHandshakes), len(rec.SamplesUS))
+	case (rec.RateTarget != nil) != c.samples.open:
+		return &Error{Pos: pos, Case: rec.Name, Field: "rate_target", Reason: "one shard's case is open loop, another's closed loop: the records are of different runs"}
+	}
+	for i, n := range rec.SampleHandshakes {
+		if n < 0 {
+			return refuse("value %d is %d: a count cannot be negative", i, n)
+		}
+	}
+	return nil
+}
+
+// addHistograms folds the shard's latency, service, start lateness and
+// phase histograms into the case's.
+func (c *caseState) addHistograms(pos Pos, rec *results.Record, shard int) error {
+	bad := func(field string, err error) error {
+		return &Error{Pos: pos, Case: rec.Name, Field: field, Reason: fmt.Sprintf("does not decode: %v; was the line edited?", err)}
+	}
+	if err := c.total.add(rec.Histogram, rec.Handshakes > 0, shard); err != nil {
+		return bad("histogram", err)
+	}
+	if err := c.service.add(rec.ServiceHistogram, rec.ServiceP50US != nil, shard); err != nil {
+		return bad("service_histogram", err)
+	}
+	if err := c.lateness.add(rec.StartLatenessHistogram, rec.StartLatenessP50US != nil, shard); err != nil {
+		return bad("start_lateness_histogram", err)
+	}
+	if err := c.phases.add(pos, rec.Name, rec.Phases, shard, "phases."); err != nil {
+		return err
+	}
+	for _, name := range sortedKeys(rec.Parts) {
+		part := rec.Parts[name]
+		acc := c.parts[name]
+		if acc == nil {
+			if c.parts == nil {
+				c.parts = map[string]*partAcc{}
+			}
+			acc = &partAcc{}
+			c.parts[name] = acc
+			c.partOrder = append(c.partOrder, name)
+		}
+		acc.handshakes += part.Handshakes
+		if part.Handshakes > 0 {
+			acc.withHS = append(acc.withHS, shard)
+		}
+		if err := acc.phases.add(pos, rec.Name, part.Phases, shard, "parts."+name+".phases."); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// addCounts sums the shard's counts and rates.
+func (c *caseState) addCounts(rec *results.Record) {
+	c.handshakes += rec.Handshakes
+	c.errs += rec.Errors
+	c.resumed += rec.Resumed
+	for k, v := range rec.ErrorsByKind {
+		c.errorsByKind[k] += v
+	}
+	c.serverResumed.add(rec.ServerResumed)
+	c.late.add(rec.Late)
+	c.dropped.add(rec.Dropped)
+	c.proxyMints.add(rec.ProxyMints)
+	c.proxyMintHits.add(rec.ProxyMintHits)
+	c.proxyRes.add(rec.ProxyResumed)
+	c.hps += rec.HandshakesPerSec
+	c.rateTarget.sum(rec.RateTarget)
+	c.rateAchieved.sum(rec.RateAchieved)
+	c.duration.max(rec.DurationUS)
+	if rec.Concurrency != c.tmpl.Concurrency {
+		c.sameConcurrency = false
+	}
+	c.concurrency += rec.Concurrency
+	c.maxInflight += rec.MaxInflight
+	c.identities += rec.ClientIdentities
+	c.groups.add(rec.Group, rec.Handshakes)
+	c.ciphers.add(rec.Cipher, rec.Handshakes)
+}
+
+// perHandshake are the figures per handshake, weighted by each shard's
+// handshakes when merged.
+var perHandshake = []string{"client_cpu_us", "server_cpu_us", "process_cpu_us", "alloc_bytes", "server_alloc_bytes", "proxy_cpu_us"}
+
+func perHandshakeFields(rec *results.Record) []*float64 {
+	return []*float64{rec.ClientCPUUS, rec.ServerCPUUS, rec.ProcessCPUUS, &rec.AllocBytes, rec.ServerAllocBytes, rec.ProxyCPUUS}
+}
+
+// addCosts folds the shard's figures per handshake and its extra
+// measurements.
+func (c *caseState) addCosts(rec *results.Record) {
+	for i, v := range perHandshakeFields(rec) {
+		w := c.perHS[perHandshake[i]]
+		if w == nil {
+			w = &weighted{}
+			c.perHS[perHandshake[i]] = w
+		}
+		w.add(v, rec.Handshakes)
+	}
+	for _, k := range sortedKeys(rec.Extra) {
+		acc := c.extra[k]
+		if acc == nil {
+			acc = &extraAcc{}
+			c.extra[k] = acc
+			c.extraOrder = append(c.extraOrder, k)
+		}
+		acc.add(rec.Extra[k], rec.Handshakes)
+	}
+	c.busy.max(rec.MachineBusy)
+	c.other.max(rec.OtherCPUShare)
+	c.cpus += rec.CPUsAvailable
+}
+
+// addState folds the shard's verdict, notes and how its case ended.
+func (c *caseState) addState(rec *results.Record, shard int) {
+	if rec.Verdict != "" {
+		c.failed = true
+	}
+	for _, n := range rec.Notes {
+		c.notes.add(n, shard)
+	}
+	c.stopped[rec.StoppedBy] = append(c.stopped[rec.StoppedBy], shard)
+	if rec.ProxyRelay != "" {
+		c.relays[rec.ProxyRelay] = append(c.relays[rec.ProxyRelay], shard)
+	}
+}
+
+// missing returns the shards of the run without a record of the case.
+func (c *caseState) missing(shards int) []int {
+	var out []int
+	for i := range shards {
+		if _, ok := c.shards[i]; !ok {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// timing is when the shards ran the case.
+type timing struct {
+	first, last         time.Time // the earliest and latest start
+	firstShard, lastOne int
+	ended               time.Time
+	started, endedStr   string
+	lateUS              optFloat
+	lateShards          []int
+}
+
+// lateLimitUS is how late a shard may begin a case before the merge
+// notes it: 100 ms.
+const lateLimitUS = 100_000
+
+func (t *timing) add(pos Pos, rec *results.Record, shard int) error {
+	if rec.CaseStarted != "" {
+		ts, err := time.Parse(time.RFC3339Nano, rec.CaseStarted)
+		if err != nil {
+			return &Error{Pos: pos, Case: rec.Name, Field: "case_started", Reason: fmt.Sprintf("%q is not an RFC 3339 time", rec.CaseStarted)}
+		}
+		if t.first.IsZero() || ts.Before(t.first) {
+			t.first, t.firstShard, t.started = ts, shard, rec.CaseStarted
+		}
+		if t.last.IsZero() || ts.After(t.last) {
+			t.last, t.lastOne = ts, shard
+		}
+	}
+	if rec.CaseEnded != "" {
+		ts, err := time.Parse(time.RFC3339Nano, rec.CaseEnded)
+		if err != nil {
+			return &Error{Pos: pos, Case: rec.Name, Field: "case_ended", Reason: fmt.Sprintf("%q is not an RFC 3339 time", rec.CaseEnded)}
+		}
+		if t.ended.IsZero() || ts.After(t.ended) {
+			t.ended, t.endedStr = ts, rec.CaseEnded
+		}
+	}
+	t.lateUS.max(rec.StartLateUS)
+	if rec.StartLateUS != nil && *rec.StartLateUS > lateLimitUS {
+		t.lateShards = append(t.lateShards, shard)
+	}
+	return nil
+}
+
+// notes says when the shards did not run the case at the same time.
+func (t *timing) notes() []string {
+	var out []string
+	if d := t.last.Sub(t.first); d > lateLimitUS*time.Microsecond {
+		out = append(out, fmt.Sprintf("the shards began the case %s apart (shard %d first, shard %d last): their windows were not measured at the same time, so the combined samples and rates mix different moments",
+			d.Round(time.Millisecond), t.firstShard, t.lastOne))
+	}
+	if len(t.lateShards) > 0 {
+		slices.Sort(t.lateShards)
+		out = append(out, fmt.Sprintf("%s began the case more than 100 ms after its common start (the latest by %.0f ms)",
+			shardWord(t.lateShards), t.lateUS.v/1e3))
+	}
+	return out
+}

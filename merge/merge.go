@@ -1,0 +1,218 @@
+package merge
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/tlsbench/tlsbench/results"
+)
+
+// Options change what a merge accepts.
+type Options struct {
+	// AllowMissing merges the records present when some shards' records
+	// of a case are missing; each merged record lists them in
+	// MissingShards and says so in a note.
+	AllowMissing bool
+}
+
+// Source is the records of one input, in its order, and its name for
+// messages.
+type Source struct {
+	Name    string
+	Records []results.Record
+}
+
+// Merge merges the records of sources, the shards of one run, into one
+// record per case: see the package documentation.
+func Merge(opts Options, sources ...Source) ([]results.Record, error) {
+	m := New(opts)
+	for _, s := range sources {
+		for i := range s.Records {
+			if err := m.Add(Pos{Source: s.Name, Record: i + 1}, &s.Records[i]); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return m.Records()
+}
+
+// Merger merges records fed to it one at a time: each record's figures
+// are folded into its case's as it is added (its histograms into the
+// case's merged ones), so that a merge holds one set of histograms per
+// case whatever the number of shards. Records returns the result.
+type Merger struct {
+	opts    Options
+	run     *runID
+	cases   map[caseKey]*caseState
+	order   []*caseState
+	allSeen map[int]bool // shards with any record
+}
+
+// runID is what every record of one run shares, and where it was first
+// read.
+type runID struct {
+	pos     Pos
+	shards  int
+	plan    string
+	version string
+}
+
+type caseKey struct{ name, side string }
+
+// New returns an empty Merger.
+func New(opts Options) *Merger {
+	return &Merger{opts: opts, cases: map[caseKey]*caseState{}, allSeen: map[int]bool{}}
+}
+
+// Add folds one shard's record into its case. It returns an *Error
+// when the record cannot be merged with those added before.
+func (m *Merger) Add(pos Pos, rec *results.Record) error {
+	if err := m.checkRun(pos, rec); err != nil {
+		return err
+	}
+	key := caseKey{rec.Name, rec.Side}
+	c := m.cases[key]
+	if c == nil {
+		c = newCase(rec)
+		m.cases[key] = c
+		m.order = append(m.order, c)
+	}
+	if prev, dup := c.shards[*rec.Shard]; dup {
+		return &Error{Pos: pos, Case: rec.Name, Field: "shard", Reason: fmt.Sprintf("shard %d's record of this case was already read at %s; give each shard's results once", *rec.Shard, prev)}
+	}
+	if err := c.add(pos, rec); err != nil {
+		return err
+	}
+	m.allSeen[*rec.Shard] = true
+	return nil
+}
+
+// checkRun refuses a record that is not a shard's, or of another run
+// than the records before it.
+func (m *Merger) checkRun(pos Pos, rec *results.Record) error {
+	refuse := func(field, format string, args ...any) error {
+		return &Error{Pos: pos, Case: rec.Name, Field: field, Reason: fmt.Sprintf(format, args...)}
+	}
+	switch {
+	case rec.Shard == nil || rec.Shards == 0:
+		if len(rec.ShardRuns) > 0 {
+			return refuse("shard", "the record is already merged (it lists shard_runs); merge the shards' own results")
+		}
+		return refuse("shard", "the record is not of a sharded run (no shard and shards); only the results of one run's shards are merged")
+	case rec.Shards < 1 || *rec.Shard < 0 || *rec.Shard >= rec.Shards:
+		return refuse("shard", "shard %d of %d: a shard's index is from 0 to shards-1", *rec.Shard, rec.Shards)
+	case rec.Kind != results.KindHandshake && rec.Kind != results.KindRateStep:
+		return refuse("kind", "%q: only handshake cases are measured in sharded runs", rec.Kind)
+	}
+	if m.run == nil {
+		m.run = &runID{pos: pos, shards: rec.Shards, plan: rec.RunPlan, version: rec.Env.TLSBenchVersion}
+		return nil
+	}
+	first := m.run
+	switch {
+	case rec.RunPlan != first.plan:
+		return refuse("run_plan", "%q, but %s has %q: the records are of different runs; merge the shards of one run", rec.RunPlan, first.pos, first.plan)
+	case rec.Env.TLSBenchVersion != first.version:
+		return refuse("env.tlsbench_version", "%q, but %s has %q: shards of one run are measured by one tlsbench version", rec.Env.TLSBenchVersion, first.pos, first.version)
+	case rec.Shards != first.shards:
+		return refuse("shards", "%d, but %s has %d: the records are of different runs", rec.Shards, first.pos, first.shards)
+	}
+	return nil
+}
+
+// Read adds every record of a JSON lines stream (a results file, or
+// several shards' files concatenated) as it reads it: one line at a
+// time, so that the stream is never held whole. src names it in errors.
+// A line that is not a record is an *Error naming the line.
+func (m *Merger) Read(src string, r io.Reader) error {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
+	n := 0
+	for sc.Scan() {
+		n++
+		line := bytes.TrimSpace(sc.Bytes())
+		if len(line) == 0 {
+			continue
+		}
+		recs, err := results.Decode(bytes.NewReader(line))
+		pos := Pos{Source: src, Line: n}
+		if err != nil {
+			return decodeError(pos, err)
+		}
+		if err := m.Add(pos, &recs[0]); err != nil {
+			return err
+		}
+	}
+	if err := sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			return &Error{Pos: Pos{Source: src, Line: n + 1}, Reason: fmt.Sprintf("not a tlsbench result: the line is longer than %d MiB", maxLine>>20)}
+		}
+		return fmt.Errorf("%s: %w", src, err)
+	}
+	return nil
+}
+
+// maxLine is the longest line Read takes, as the results reader does.
+const maxLine = 64 << 20
+
+// decodeError turns the results reader's error for a one-line stream
+// ("line 1 (case): reason") into an *Error at the line's real place.
+func decodeError(pos Pos, err error) error {
+	msg := strings.TrimPrefix(err.Error(), "line 1")
+	e := &Error{Pos: pos}
+	if rest, ok := strings.CutPrefix(msg, " ("); ok {
+		if name, reason, ok := strings.Cut(rest, "): "); ok {
+			e.Case, msg = name, ": "+reason
+		}
+	}
+	e.Reason = strings.TrimPrefix(msg, ": ")
+	return e
+}
+
+// Records returns the merged records, one per case in the order the
+// cases were first added. It returns a *MissingError when a case lacks
+// a shard's record (unless Options.AllowMissing), and an error when a
+// merged record contradicts itself, which records of one run cannot
+// give.
+func (m *Merger) Records() ([]results.Record, error) {
+	if m.run == nil {
+		return nil, nil
+	}
+	if !m.opts.AllowMissing {
+		if err := m.checkMissing(); err != nil {
+			return nil, err
+		}
+	}
+	out := make([]results.Record, 0, len(m.order))
+	for _, c := range m.order {
+		rec, err := c.finish(m.run.shards)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, rec)
+	}
+	return out, nil
+}
+
+// checkMissing finds the first case without every shard's record.
+func (m *Merger) checkMissing() error {
+	var nowhere []int
+	for i := range m.run.shards {
+		if !m.allSeen[i] {
+			nowhere = append(nowhere, i)
+		}
+	}
+	if len(nowhere) > 0 {
+		return &MissingError{Case: m.order[0].key.name, Missing: nowhere, Shards: m.run.shards, Everywhere: true}
+	}
+	for _, c := range m.order {
+		if miss := c.missing(m.run.shards); len(miss) > 0 {
+			return &MissingError{Case: c.key.name, Missing: miss, Shards: m.run.shards}
+		}
+	}
+	return nil
+}
