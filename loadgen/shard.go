@@ -17,9 +17,9 @@ import (
 // schedule's connections k ≡ Shard (mod Shards), so that the shards'
 // schedules together are the one asked for.
 
-// LateNote is how late a shard may begin a case (after its StartAt)
+// lateNote is how late a shard may begin a case (after its StartAt)
 // before its record says so.
-const LateNote = 100 * time.Millisecond
+const lateNote = 100 * time.Millisecond
 
 // ShareOf is index's share of total split over count parts: total/count,
 // the remainder going one each to the lowest indices, so that the shares
@@ -106,7 +106,7 @@ func (r *caseRunner) shardFigures(rec *results.Record, m *measured) {
 		return
 	}
 	rec.StartLateUS = results.Float(float64(r.late.Nanoseconds()) / 1e3)
-	if r.late > LateNote {
+	if r.late > lateNote {
 		rec.Notes = append(rec.Notes, fmt.Sprintf("began the case %v after its common start: the other shards measured without this one for that long",
 			r.late.Round(time.Millisecond)))
 	}

@@ -96,13 +96,13 @@ func shardFromEnv(count int, getenv func(string) string) (runner.Shard, error) {
 	if err := checkShardCount(fmt.Sprintf("--shards %d", count), count); err != nil {
 		return runner.Shard{}, err
 	}
-	v, ok := strings.TrimSpace(getenv(jobIndexEnv)), getenv(jobIndexEnv) != ""
-	if !ok {
+	raw := getenv(jobIndexEnv)
+	if raw == "" {
 		return runner.Shard{}, usagef("--shards %d takes this shard's index from %s, which Kubernetes Indexed Jobs set and which is not set here: give --shard INDEX/%d instead", count, jobIndexEnv, count)
 	}
-	index, err := strconv.Atoi(v)
+	index, err := strconv.Atoi(strings.TrimSpace(raw))
 	if err != nil || index < 0 || index >= count {
-		return runner.Shard{}, usagef("--shards %d: %s=%s is not a shard index from 0 to %d", count, jobIndexEnv, shownValue(v), count-1)
+		return runner.Shard{}, usagef("--shards %d: %s=%s is not a shard index from 0 to %d", count, jobIndexEnv, shownValue(raw), count-1)
 	}
 	return runner.Shard{Index: index, Count: count}, nil
 }
@@ -137,25 +137,25 @@ func validateShard(fs *flagSet, f *runFlags, now time.Time, getenv func(string) 
 // shardRefusals refuses, in a sharded run, the flags it cannot split
 // and the flags it cannot go without.
 func shardRefusals(fs *flagSet, f *runFlags, relative bool) error {
-	flag := "--shard"
+	by := "--shard"
 	if fs.isSet("shards") {
-		flag = "--shards"
+		by = "--shards"
 	}
 	if f.tp.mode != modeHandshake {
-		return usagef("%s: a sharded run measures handshake cases; throughput cases cannot be split: drop --mode throughput", flag)
+		return usagef("%s: a sharded run measures handshake cases; throughput cases cannot be split: drop --mode throughput", by)
 	}
 	for _, name := range []string{"versus", "versus-server", "versus-self", "proxy", "find-rate", "target-error"} {
 		if fs.isSet(name) {
-			return usagef("%s: --%s cannot be used in a sharded run, whose shards each measure one share of one server's load in cases of a fixed length: drop --%s", flag, name, name)
+			return usagef("%s: --%s cannot be used in a sharded run, whose shards each measure one share of one server's load in cases of a fixed length: drop --%s", by, name, name)
 		}
 	}
 	switch {
 	case f.target.Addr == "":
-		return usagef("%s needs --target HOST:PORT: the built-in server runs beside each shard, so the shards would each load their own instead of one server", flag)
+		return usagef("%s needs --target HOST:PORT: the built-in server runs beside each shard, so the shards would each load their own instead of one server", by)
 	case !fs.isSet("duration"):
-		return usagef("%s needs --duration (each case's measured time): the cases of a sharded run have a fixed length, from which every shard computes when each begins", flag)
+		return usagef("%s needs --duration (each case's measured time): the cases of a sharded run have a fixed length, from which every shard computes when each begins", by)
 	case !fs.isSet("start-at"):
-		return usagef("%s needs --start-at TIME, the same RFC 3339 time for every shard (e.g. a minute from now), at which they all begin", flag)
+		return usagef("%s needs --start-at TIME, the same RFC 3339 time for every shard (e.g. a minute from now), at which they all begin", by)
 	case relative:
 		return usagef("--start-at %s counts from when each shard starts, so the shards would not begin together: give them all one RFC 3339 time, e.g. %s", f.startAtText, f.startAt.UTC().Truncate(time.Second).Format(time.RFC3339))
 	}
