@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -190,5 +191,61 @@ func TestShardValidation(t *testing.T) {
 	p := base()
 	if err := p.Validate(); err != nil {
 		t.Errorf("a valid sharded plan: %v", err)
+	}
+}
+
+// TestLateShardSaysHowLate: a shard that begins after the common start
+// (a pod scheduled late) measures at once, and its record says how late,
+// with a note past 100 ms.
+func TestLateShardSaysHowLate(t *testing.T) {
+	t.Parallel()
+	addr, caFile, _ := countingTarget(t)
+	p := runner.Plan{Versions: []uint16{tls.VersionTLS13}, Resume: []bool{false}, Concurrency: []int{2},
+		Handshakes: 128, Iterations: 2, Duration: 200 * time.Millisecond, ConnTimeout: 20 * time.Second, MaxErrorRate: 1,
+		Target: runner.Target{Addr: addr, CAFile: caFile, ServerName: "localhost"},
+		Shard:  runner.Shard{Index: 1, Count: 2}, StartAt: time.Now().Add(-300 * time.Millisecond)}
+	recs := run(t, p)
+	r := recs[0]
+	if r.StartLateUS == nil || *r.StartLateUS < 300_000 {
+		t.Fatalf("start late %v µs, want at least 300000", r.StartLateUS)
+	}
+	noted := false
+	for _, n := range r.Notes {
+		noted = noted || strings.Contains(n, "after its common start")
+	}
+	if !noted {
+		t.Errorf("no note of the late start: %q", r.Notes)
+	}
+}
+
+// TestInterruptedWhileWaitingForTheStart: a shard interrupted before its
+// common start measures nothing and says it was interrupted.
+func TestInterruptedWhileWaitingForTheStart(t *testing.T) {
+	t.Parallel()
+	addr, caFile, served := countingTarget(t)
+	p := runner.Plan{Versions: []uint16{tls.VersionTLS13}, Resume: []bool{true}, Concurrency: []int{2},
+		Handshakes: 128, Iterations: 2, Duration: 200 * time.Millisecond, ConnTimeout: 20 * time.Second, MaxErrorRate: 1,
+		MinResumption: 0.99, Target: runner.Target{Addr: addr, CAFile: caFile, ServerName: "localhost"},
+		Shard: runner.Shard{Index: 0, Count: 2}, StartAt: time.Now().Add(time.Hour)}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	var recs int
+	go func() {
+		done <- runner.Run(ctx, p, func(*results.Record) error { recs++; return nil })
+	}()
+	// Priming (a resume case: one wave, of this shard's 1) happens
+	// before the wait: once the server has seen it, the shard waits.
+	deadline := time.Now().Add(time.Minute)
+	for served.Load() < 1 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.Canceled) || recs != 0 {
+			t.Errorf("interrupted while waiting: %v, %d records; want the interruption and none", err, recs)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("the shard kept waiting after the interruption")
 	}
 }
