@@ -164,16 +164,17 @@ func newCase(rec *results.Record) *caseState {
 	return c
 }
 
-// add folds one shard's record of the case.
-func (c *caseState) add(pos Pos, rec *results.Record) error {
+// add folds one shard's record of the case; its histograms are queued
+// on f.
+func (c *caseState) add(f *folder, pos Pos, rec *results.Record) error {
 	shard := *rec.Shard
 	if err := c.checkSamples(pos, rec); err != nil {
 		return err
 	}
-	if err := c.addHistograms(pos, rec, shard); err != nil {
+	if err := c.timing.add(pos, rec, shard); err != nil {
 		return err
 	}
-	if err := c.timing.add(pos, rec, shard); err != nil {
+	if err := c.addHistograms(f, pos, rec, shard); err != nil {
 		return err
 	}
 	c.shards[shard] = pos
@@ -214,27 +215,21 @@ func (c *caseState) checkSamples(pos Pos, rec *results.Record) error {
 	return nil
 }
 
-// addHistograms folds the shard's latency, service, start lateness and
-// phase histograms into the case's.
-func (c *caseState) addHistograms(pos Pos, rec *results.Record, shard int) error {
-	bad := func(field string, err error) error {
-		return &Error{Pos: pos, Case: rec.Name, Field: field, Reason: fmt.Sprintf("does not decode: %v; was the line edited?", err)}
-	}
-	if err := c.total.add(rec.Histogram, rec.Handshakes > 0, shard); err != nil {
-		return bad("histogram", err)
-	}
-	if err := c.service.add(rec.ServiceHistogram, rec.ServiceP50US != nil, shard); err != nil {
-		return bad("service_histogram", err)
-	}
-	if err := c.lateness.add(rec.StartLatenessHistogram, rec.StartLatenessP50US != nil, shard); err != nil {
-		return bad("start_lateness_histogram", err)
-	}
-	if err := c.phases.add(pos, rec.Name, rec.Phases, shard, "phases."); err != nil {
+// addHistograms queues the shard's latency, service, start lateness
+// and phase histograms to be folded into the case's.
+func (c *caseState) addHistograms(f *folder, pos Pos, rec *results.Record, shard int) error {
+	c.total.add(f, rec.Histogram, rec.Handshakes > 0, shard, pos, rec.Name, "histogram")
+	c.service.add(f, rec.ServiceHistogram, rec.ServiceP50US != nil, shard, pos, rec.Name, "service_histogram")
+	c.lateness.add(f, rec.StartLatenessHistogram, rec.StartLatenessP50US != nil, shard, pos, rec.Name, "start_lateness_histogram")
+	if err := c.phases.add(f, pos, rec.Name, rec.Phases, shard, "phases.", rec.Histogram); err != nil {
 		return err
 	}
 	for _, name := range sortedKeys(rec.Parts) {
 		part := rec.Parts[name]
 		acc := c.parts[name]
+		if acc == nil && name != results.PartFull && name != results.PartResumed {
+			return &Error{Pos: pos, Case: rec.Name, Field: "parts", Reason: fmt.Sprintf("part %q: a mix has the parts %q and %q", name, results.PartFull, results.PartResumed)}
+		}
 		if acc == nil {
 			if c.parts == nil {
 				c.parts = map[string]*partAcc{}
@@ -247,7 +242,7 @@ func (c *caseState) addHistograms(pos Pos, rec *results.Record, shard int) error
 		if part.Handshakes > 0 {
 			acc.withHS = append(acc.withHS, shard)
 		}
-		if err := acc.phases.add(pos, rec.Name, part.Phases, shard, "parts."+name+".phases."); err != nil {
+		if err := acc.phases.add(f, pos, rec.Name, part.Phases, shard, "parts."+name+".phases.", ""); err != nil {
 			return err
 		}
 	}

@@ -37,7 +37,8 @@
 //     note.
 //   - verdict is failed when any shard's is; notes are kept once each, as
 //     they are when every shard wrote them and after the shards' indices
-//     otherwise; stopped_by is the worst shard's; machine_busy and
+//     otherwise (a note many shards wrote each with its own figures once,
+//     with the first one's); stopped_by is the worst shard's; machine_busy and
 //     other_cpu_share the worst shard's; duration_us the longest.
 //   - env is the lowest shard's with host cleared (every shard's is in
 //     shard_runs); case_started is the earliest, case_ended the latest,
@@ -46,15 +47,18 @@
 //
 // A merge refuses (an *Error naming the input, line and field) records
 // that are not a shard's, records of different runs (run_plan,
-// env.tlsbench_version, shards), a shard's record of a case given twice,
-// records without sample_handshakes (written by a tlsbench too old to
-// merge) and histograms that do not decode. A case lacking some
-// shards' records is refused (a *MissingError), unless
-// Options.AllowMissing: then missing_shards lists them and a note says
-// so.
+// env.tlsbench_version, shards), what tlsbench never writes (over 10,000
+// shards, over 32 phases, parts other than full and resumed), a shard's
+// record of a case given twice, records without sample_handshakes
+// (written by a tlsbench too old to merge) and histograms that do not
+// decode. A case lacking some shards' records is refused (a
+// *MissingError), unless Options.AllowMissing: then missing_shards lists
+// them and a note says so.
 //
 // Records are folded into their case as they are added, so that a merge
 // holds one set of histograms per case, not every shard's: its memory
 // follows the histograms' size and the number of cases, not the number
-// of handshakes or shards.
+// of handshakes or shards. Decoding the shards' histograms (and, with
+// Merger.Read, their lines) is nearly all of a merge's work, so it is
+// done a batch at a time on every CPU, the records still added in order.
 package merge

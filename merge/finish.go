@@ -139,7 +139,7 @@ func (c *caseState) finishCosts(rec *results.Record, notes *[]string) {
 		rec.Extra[k] = v
 	}
 	if len(dropped) > 0 {
-		*notes = append(*notes, "extra figures left out, which the shards' cannot be merged into exactly: "+strings.Join(dropped, ", "))
+		*notes = append(*notes, "extra figures left out, as the shards' cannot be merged into one exactly: "+strings.Join(dropped, ", "))
 	}
 	rec.MachineBusy, rec.OtherCPUShare = c.busy.any(), c.other.any()
 	rec.CPUsAvailable = c.cpus
@@ -165,9 +165,9 @@ func (c *caseState) finishLatency(rec *results.Record, notes *[]string) error {
 	rec.P50US, rec.P90US, rec.P99US, rec.P999US, rec.Histogram = 0, 0, 0, 0, ""
 	if ok, note := c.total.known("p50_us to p999_us"); !ok {
 		*notes = append(*notes, note)
-	} else if l := c.total.lat; l != nil {
+	} else if l := c.total.latency(); l != nil {
 		rec.P50US, rec.P90US, rec.P99US, rec.P999US = l.PercentileUS(50), l.PercentileUS(90), l.PercentileUS(99), l.PercentileUS(99.9)
-		enc, err := c.total.encode()
+		enc, err := l.Encode()
 		if err != nil {
 			return err
 		}
@@ -176,7 +176,7 @@ func (c *caseState) finishLatency(rec *results.Record, notes *[]string) error {
 	if err := c.finishOpen(rec, notes); err != nil {
 		return err
 	}
-	phases, err := c.phases.finish(c.withHS, "", notes)
+	phases, err := c.phases.finish(c.withHS, "", &c.total, notes)
 	if err != nil {
 		return err
 	}
@@ -185,7 +185,7 @@ func (c *caseState) finishLatency(rec *results.Record, notes *[]string) error {
 		rec.Parts = map[string]results.PartFigures{}
 		for _, name := range c.partOrder {
 			p := c.parts[name]
-			ph, err := p.phases.finish(p.withHS, name+" part's ", notes)
+			ph, err := p.phases.finish(p.withHS, name+" part's ", nil, notes)
 			if err != nil {
 				return err
 			}
@@ -202,10 +202,10 @@ func (c *caseState) finishOpen(rec *results.Record, notes *[]string) error {
 	rec.StartLatenessP50US, rec.StartLatenessP99US = nil, nil
 	if ok, note := c.service.known("service_p50_us to service_p999_us"); !ok {
 		*notes = append(*notes, note)
-	} else if l := c.service.lat; l != nil {
+	} else if l := c.service.latency(); l != nil {
 		rec.ServiceP50US, rec.ServiceP90US = results.Float(l.PercentileUS(50)), results.Float(l.PercentileUS(90))
 		rec.ServiceP99US, rec.ServiceP999US = results.Float(l.PercentileUS(99)), results.Float(l.PercentileUS(99.9))
-		enc, err := c.service.encode()
+		enc, err := l.Encode()
 		if err != nil {
 			return err
 		}
@@ -213,9 +213,9 @@ func (c *caseState) finishOpen(rec *results.Record, notes *[]string) error {
 	}
 	if ok, note := c.lateness.known("start_lateness_p50_us and start_lateness_p99_us"); !ok {
 		*notes = append(*notes, note)
-	} else if l := c.lateness.lat; l != nil {
+	} else if l := c.lateness.latency(); l != nil {
 		rec.StartLatenessP50US, rec.StartLatenessP99US = results.Float(l.PercentileUS(50)), results.Float(l.PercentileUS(99))
-		enc, err := c.lateness.encode()
+		enc, err := l.Encode()
 		if err != nil {
 			return err
 		}
@@ -330,34 +330,82 @@ func (e *extraAcc) value(key string, records int) (float64, bool) {
 }
 
 // noteAcc keeps the shards' notes once each, with the shards that wrote
-// them.
+// them, grouped by their shape (the text with its numbers left out), so
+// that a note every shard writes with its own figures ("other load took
+// 12%") stays one note however many shards there are.
 type noteAcc struct {
-	by    map[string][]int
-	order []string
+	shapes map[string]*noteShape
+	order  []string
 }
 
+type noteShape struct {
+	texts  []string // as first written, in order
+	shards map[string][]int
+	all    []int
+}
+
+// manyShards is how many shards' differing versions of a note are kept
+// each; beyond it, one stands for all.
+const manyShards = 3
+
 func (a *noteAcc) add(note string, shard int) {
-	if a.by == nil {
-		a.by = map[string][]int{}
+	if a.shapes == nil {
+		a.shapes = map[string]*noteShape{}
 	}
-	if _, ok := a.by[note]; !ok {
-		a.order = append(a.order, note)
+	key := noteShapeOf(note)
+	sh := a.shapes[key]
+	if sh == nil {
+		sh = &noteShape{shards: map[string][]int{}}
+		a.shapes[key] = sh
+		a.order = append(a.order, key)
 	}
-	a.by[note] = append(a.by[note], shard)
+	if _, ok := sh.shards[note]; !ok {
+		sh.texts = append(sh.texts, note)
+	}
+	sh.shards[note] = append(sh.shards[note], shard)
+	sh.all = append(sh.all, shard)
+}
+
+// noteShapeOf is a note with its runs of digits replaced by one mark.
+func noteShapeOf(note string) string {
+	var b strings.Builder
+	digits := false
+	for _, r := range note {
+		if r >= '0' && r <= '9' {
+			if !digits {
+				b.WriteByte('#')
+			}
+			digits = true
+			continue
+		}
+		digits = false
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 // finish writes each note once: as it is when every shard wrote it,
-// after the shards that did otherwise.
+// after the shards that did otherwise; a note many shards wrote, each
+// with its own figures, once with the first shard's figures.
 func (a *noteAcc) finish(records int) []string {
-	out := make([]string, 0, len(a.order))
-	for _, n := range a.order {
-		shards := a.by[n]
-		if len(shards) == records {
-			out = append(out, n)
+	var out []string
+	for _, key := range a.order {
+		sh := a.shapes[key]
+		if len(sh.texts) > 1 && len(sh.all) > manyShards {
+			slices.Sort(sh.all)
+			first := sh.shards[sh.texts[0]]
+			out = append(out, fmt.Sprintf("%s, each with its own figures (%s's here): %s", shardWord(sh.all), shardWord(first[:1]), sh.texts[0]))
 			continue
 		}
-		slices.Sort(shards)
-		out = append(out, shardWord(shards)+": "+n)
+		for _, n := range sh.texts {
+			shards := sh.shards[n]
+			if len(shards) == records {
+				out = append(out, n)
+				continue
+			}
+			slices.Sort(shards)
+			out = append(out, shardWord(shards)+": "+n)
+		}
 	}
 	return out
 }

@@ -58,7 +58,7 @@ func shardRecord(t testing.TB, shards int, spec shardSpec) results.Record {
 		started = runStart
 	}
 	rec := results.Record{
-		Name: name, Kind: results.KindHandshake, TLSVersion: "1.3", Resume: true, Concurrency: 8 / shards,
+		Name: name, Kind: results.KindHandshake, TLSVersion: "1.3", Resume: true, Concurrency: max(8/shards, 1),
 		Group: "x25519", Transport: "tcp", Target: "example:443",
 		Params:     map[string]string{"concurrency": "8", "tls_version": "1.3"},
 		Handshakes: hs, Errors: 2, ErrorsByKind: map[string]int64{"timeout": 1, "reset": 1},

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/tlsbench/tlsbench/results"
 	"github.com/tlsbench/tlsbench/stats"
@@ -14,24 +15,22 @@ import (
 // one and did not (their latencies are unknown, so no percentile of the
 // whole may be drawn without them).
 type histAcc struct {
-	lat     *stats.Latency // nil until a shard brings a histogram
+	sum     *stats.LatencySum // nil until a shard brings a histogram
+	lane    int               // the folder's goroutine that folds into sum
 	unknown []int
 }
 
-// add folds one shard's encoded histogram: enc is empty when the shard
-// has none, and needed says whether it should have had one (it recorded
-// latencies).
-func (h *histAcc) add(enc string, needed bool, shard int) error {
+// add queues one shard's encoded histogram to be folded: enc is empty
+// when the shard has none, and needed says whether it should have had
+// one (it recorded latencies). pos, name and field say whose it is.
+func (h *histAcc) add(f *folder, enc string, needed bool, shard int, pos Pos, name, field string) {
 	if enc == "" {
 		if needed {
 			h.unknown = append(h.unknown, shard)
 		}
-		return nil
+		return
 	}
-	if h.lat == nil {
-		h.lat = stats.NewLatency()
-	}
-	return h.lat.AddEncoded(enc)
+	f.add(h, enc, pos, name, field)
 }
 
 // known reports whether every shard's latencies are in the histogram;
@@ -45,12 +44,12 @@ func (h *histAcc) known(what string) (bool, string) {
 		what, shardWord(h.unknown))
 }
 
-// encode encodes the merged histogram; "" with no histogram.
-func (h *histAcc) encode() (string, error) {
-	if h.lat == nil {
-		return "", nil
+// latency returns the merged histogram; nil when no shard had one.
+func (h *histAcc) latency() *stats.Latency {
+	if h.sum == nil {
+		return nil
 	}
-	return h.lat.Encode()
+	return h.sum.Latency()
 }
 
 func shardWord(shards []int) string {
@@ -68,36 +67,53 @@ type phaseSet struct {
 }
 
 type phaseAcc struct {
-	hist histAcc
-	seen []int // shards whose record has the phase
+	hist   histAcc
+	seen   []int // shards whose record has the phase
+	shared int   // records whose total phase is their latency histogram
+	other  int   // records whose total phase is not, with a latency histogram
 }
 
 // add folds one shard's phases; prefix names the phases' field in
-// errors.
-func (s *phaseSet) add(pos Pos, name string, phases map[string]results.Phase, shard int, prefix string) error {
+// errors. latency is the record's latency histogram (Record.Histogram),
+// which its total phase repeats: that one is not decoded twice.
+func (s *phaseSet) add(f *folder, pos Pos, name string, phases map[string]results.Phase, shard int, prefix, latency string) error {
 	if s.phases == nil {
 		s.phases = map[string]*phaseAcc{}
 	}
 	for _, pn := range slices.Sorted(maps.Keys(phases)) {
 		p := phases[pn]
 		acc := s.phases[pn]
+		if acc == nil && len(s.phases) >= maxPhases {
+			return &Error{Pos: pos, Case: name, Field: strings.TrimSuffix(prefix, "."), Reason: fmt.Sprintf("more than %d phases in the case's records; tlsbench records a handful", maxPhases)}
+		}
 		if acc == nil {
 			acc = &phaseAcc{}
 			s.phases[pn] = acc
 			s.order = append(s.order, pn)
 		}
 		acc.seen = append(acc.seen, shard)
-		if err := acc.hist.add(p.Histogram, p.Count > 0, shard); err != nil {
-			return &Error{Pos: pos, Case: name, Field: prefix + pn + ".histogram", Reason: fmt.Sprintf("does not decode: %v; was the line edited?", err)}
+		if pn == results.PhaseTotal && latency != "" && p.Histogram == latency {
+			acc.shared++
+			continue
 		}
+		if pn == results.PhaseTotal && latency != "" {
+			acc.other++
+		}
+		acc.hist.add(f, p.Histogram, p.Count > 0, shard, pos, name, prefix+pn+".histogram")
 	}
 	return nil
 }
 
+// maxPhases bounds the phases of a case: each merged phase holds a
+// histogram (~140 KiB), and a record naming thousands of phases was
+// not written by tlsbench.
+const maxPhases = 32
+
 // finish returns the merged phases, leaving out (with a note) any phase
 // a shard that made handshakes did not measure. withHandshakes are those
-// shards.
-func (s *phaseSet) finish(withHandshakes []int, what string, notes *[]string) (map[string]results.Phase, error) {
+// shards; latency is the case's merged latency histogram, which the
+// total phase repeats (nil for a part's phases).
+func (s *phaseSet) finish(withHandshakes []int, what string, latency *histAcc, notes *[]string) (map[string]results.Phase, error) {
 	if len(s.phases) == 0 {
 		return nil, nil
 	}
@@ -109,11 +125,23 @@ func (s *phaseSet) finish(withHandshakes []int, what string, notes *[]string) (m
 			*notes = append(*notes, fmt.Sprintf("%s%s phase left out: %s did not measure it", what, pn, shardWord(missing)))
 			continue
 		}
-		if ok, note := acc.hist.known(what + pn + " phase"); !ok {
+		h := &acc.hist
+		switch {
+		case acc.shared > 0 && acc.other == 0 && latency != nil:
+			// The shards that repeated their latency histogram are in
+			// latency, the others (without one) only in the phase.
+			h = &histAcc{sum: new(stats.LatencySum), unknown: acc.hist.unknown}
+			h.sum.Add(latency.sum)
+			h.sum.Add(acc.hist.sum)
+		case acc.shared > 0:
+			*notes = append(*notes, fmt.Sprintf("%s%s phase left out: some shards' records repeat their latency histogram in it, others do not", what, pn))
+			continue
+		}
+		if ok, note := h.known(what + pn + " phase"); !ok {
 			*notes = append(*notes, note)
 			continue
 		}
-		p, err := phaseOf(acc.hist.lat)
+		p, err := phaseOf(h.latency())
 		if err != nil {
 			return nil, err
 		}

@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
+	"sync"
 
 	"github.com/tlsbench/tlsbench/results"
 )
@@ -50,6 +52,7 @@ type Merger struct {
 	cases   map[caseKey]*caseState
 	order   []*caseState
 	allSeen map[int]bool // shards with any record
+	folder  *folder
 }
 
 // runID is what every record of one run shares, and where it was first
@@ -65,11 +68,14 @@ type caseKey struct{ name, side string }
 
 // New returns an empty Merger.
 func New(opts Options) *Merger {
-	return &Merger{opts: opts, cases: map[caseKey]*caseState{}, allSeen: map[int]bool{}}
+	return &Merger{opts: opts, cases: map[caseKey]*caseState{}, allSeen: map[int]bool{}, folder: newFolder()}
 }
 
 // Add folds one shard's record into its case. It returns an *Error
-// when the record cannot be merged with those added before.
+// when the record cannot be merged with those added before. Histograms
+// are folded in batches, on every CPU: one that does not decode is
+// reported by a later Add, or by Records, naming its own record. After
+// an error the Merger is of no further use.
 func (m *Merger) Add(pos Pos, rec *results.Record) error {
 	if err := m.checkRun(pos, rec); err != nil {
 		return err
@@ -84,10 +90,13 @@ func (m *Merger) Add(pos Pos, rec *results.Record) error {
 	if prev, dup := c.shards[*rec.Shard]; dup {
 		return &Error{Pos: pos, Case: rec.Name, Field: "shard", Reason: fmt.Sprintf("shard %d's record of this case was already read at %s; give each shard's results once", *rec.Shard, prev)}
 	}
-	if err := c.add(pos, rec); err != nil {
+	if err := c.add(m.folder, pos, rec); err != nil {
 		return err
 	}
 	m.allSeen[*rec.Shard] = true
+	if m.folder.full() {
+		return m.folder.flush()
+	}
 	return nil
 }
 
@@ -103,7 +112,9 @@ func (m *Merger) checkRun(pos Pos, rec *results.Record) error {
 			return refuse("shard", "the record is already merged (it lists shard_runs); merge the shards' own results")
 		}
 		return refuse("shard", "the record is not of a sharded run (no shard and shards); only the results of one run's shards are merged")
-	case rec.Shards < 1 || *rec.Shard < 0 || *rec.Shard >= rec.Shards:
+	case rec.Shards < 1 || rec.Shards > maxShards:
+		return refuse("shards", "%d: a run is split into 1 to %d shards", rec.Shards, maxShards)
+	case *rec.Shard < 0 || *rec.Shard >= rec.Shards:
 		return refuse("shard", "shard %d of %d: a shard's index is from 0 to shards-1", *rec.Shard, rec.Shards)
 	case rec.Kind != results.KindHandshake && rec.Kind != results.KindRateStep:
 		return refuse("kind", "%q: only handshake cases are measured in sharded runs", rec.Kind)
@@ -124,28 +135,34 @@ func (m *Merger) checkRun(pos Pos, rec *results.Record) error {
 	return nil
 }
 
+// maxShards is the most shards a run may be split into (tlsbench run
+// refuses more): a record claiming more was not written by it, and the
+// merge would list that many missing shards.
+const maxShards = 10_000
+
 // Read adds every record of a JSON lines stream (a results file, or
-// several shards' files concatenated) as it reads it: one line at a
-// time, so that the stream is never held whole. src names it in errors.
-// A line that is not a record is an *Error naming the line.
+// several shards' files concatenated) as it reads it, a batch of lines
+// at a time (decoded on every CPU, added in order), so that the stream
+// is never held whole. src names it in errors. A line that is not a
+// record is an *Error naming the line.
 func (m *Merger) Read(src string, r io.Reader) error {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
+	b := &lineBatch{lanes: m.folder.lanes}
 	n := 0
 	for sc.Scan() {
 		n++
-		line := bytes.TrimSpace(sc.Bytes())
-		if len(line) == 0 {
-			continue
+		if line := bytes.TrimSpace(sc.Bytes()); len(line) > 0 {
+			b.push(n, line)
 		}
-		recs, err := results.Decode(bytes.NewReader(line))
-		pos := Pos{Source: src, Line: n}
-		if err != nil {
-			return decodeError(pos, err)
+		if b.full() {
+			if err := b.addTo(m, src); err != nil {
+				return err
+			}
 		}
-		if err := m.Add(pos, &recs[0]); err != nil {
-			return err
-		}
+	}
+	if err := b.addTo(m, src); err != nil {
+		return err
 	}
 	if err := sc.Err(); err != nil {
 		if errors.Is(err, bufio.ErrTooLong) {
@@ -156,13 +173,65 @@ func (m *Merger) Read(src string, r io.Reader) error {
 	return nil
 }
 
+// lineBatch is lines read and not yet added: decoding a record (parsing
+// its JSON, checking it) costs as much as merging it, so a batch is
+// decoded in parallel.
+type lineBatch struct {
+	lanes int
+	nums  []int
+	lines [][]byte
+	recs  []results.Record
+	errs  []error
+}
+
+// lineBatchSize is how many lines a batch holds: a few MiB of records.
+const lineBatchSize = 256
+
+func (b *lineBatch) push(num int, line []byte) {
+	b.nums = append(b.nums, num)
+	b.lines = append(b.lines, bytes.Clone(line))
+}
+
+func (b *lineBatch) full() bool { return len(b.lines) >= lineBatchSize }
+
+// addTo decodes the batch and adds its records to m in order, stopping
+// at the first line that is not a record or cannot be merged.
+func (b *lineBatch) addTo(m *Merger, src string) error {
+	defer func() {
+		clear(b.lines)
+		clear(b.recs)
+		b.nums, b.lines, b.recs, b.errs = b.nums[:0], b.lines[:0], b.recs[:0], b.errs[:0]
+	}()
+	b.recs = slices.Grow(b.recs[:0], len(b.lines))[:len(b.lines)]
+	b.errs = slices.Grow(b.errs[:0], len(b.lines))[:len(b.lines)]
+	var wg sync.WaitGroup
+	for lane := range b.lanes {
+		wg.Go(func() {
+			for i := lane; i < len(b.lines); i += b.lanes {
+				b.recs[i], b.errs[i] = results.DecodeLine(b.lines[i])
+			}
+		})
+	}
+	wg.Wait()
+	for i := range b.lines {
+		pos := Pos{Source: src, Line: b.nums[i]}
+		if b.errs[i] != nil {
+			return decodeError(pos, b.errs[i])
+		}
+		if err := m.Add(pos, &b.recs[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // maxLine is the longest line Read takes, as the results reader does.
 const maxLine = 64 << 20
 
-// decodeError turns the results reader's error for a one-line stream
-// ("line 1 (case): reason") into an *Error at the line's real place.
+// decodeError turns the results reader's error for a line (": reason"
+// or " (case): reason") into an *Error at the line's place.
 func decodeError(pos Pos, err error) error {
-	msg := strings.TrimPrefix(err.Error(), "line 1")
+	msg := err.Error()
 	e := &Error{Pos: pos}
 	if rest, ok := strings.CutPrefix(msg, " ("); ok {
 		if name, reason, ok := strings.Cut(rest, "): "); ok {
@@ -181,6 +250,9 @@ func decodeError(pos Pos, err error) error {
 func (m *Merger) Records() ([]results.Record, error) {
 	if m.run == nil {
 		return nil, nil
+	}
+	if err := m.folder.flush(); err != nil {
+		return nil, err
 	}
 	if !m.opts.AllowMissing {
 		if err := m.checkMissing(); err != nil {

@@ -3,6 +3,7 @@ package merge
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -167,9 +168,11 @@ func TestMergeSamplesOpenLoop(t *testing.T) {
 	}
 	svc := stats.NewLatency()
 	for _, r := range []results.Record{a, b} {
-		if err := svc.AddEncoded(r.ServiceHistogram); err != nil {
+		l, err := stats.DecodeLatency(r.ServiceHistogram)
+		if err != nil {
 			t.Fatal(err)
 		}
+		svc.Merge(l)
 	}
 	if got.ServiceP50US == nil || *got.ServiceP50US != svc.PercentileUS(50) || *got.ServiceP999US != svc.PercentileUS(99.9) ||
 		got.StartLatenessP99US == nil || got.ServiceHistogram != encode(t, svc) {
@@ -296,6 +299,9 @@ func TestMergeRefuses(t *testing.T) {
 		{"not sharded", []results.Record{a, edit(b, func(r *results.Record) { r.Shard = nil })}, "shard", "not of a sharded run"},
 		{"already merged", []results.Record{edit(a, func(r *results.Record) { r.Shard, r.ShardRuns = nil, []results.ShardRun{{}} })}, "shard", "already merged"},
 		{"index out of range", []results.Record{edit(a, func(r *results.Record) { s := 2; r.Shard = &s })}, "shard", "shard 2 of 2"},
+		{"negative index", []results.Record{edit(a, func(r *results.Record) { s := -1; r.Shard = &s })}, "shard", "shard -1 of 2"},
+		{"too many shards", []results.Record{edit(a, func(r *results.Record) { r.Shards = 2_000_000_000 })}, "shards", "1 to 10000 shards"},
+		{"no shards", []results.Record{edit(a, func(r *results.Record) { r.Shards = -3 })}, "shards", "1 to 10000 shards"},
 		{"other plan", []results.Record{a, edit(b, func(r *results.Record) { r.RunPlan = "plan-2" })}, "run_plan", "different runs"},
 		{"other version", []results.Record{a, edit(b, func(r *results.Record) { r.Env.TLSBenchVersion = "v2" })}, "env.tlsbench_version", "one tlsbench version"},
 		{"other shards", []results.Record{a, edit(b, func(r *results.Record) { r.Shards = 3 })}, "shards", "different runs"},
@@ -308,6 +314,15 @@ func TestMergeRefuses(t *testing.T) {
 			p.Histogram = "garbage!"
 			r.Phases = map[string]results.Phase{results.PhaseConnect: p}
 		})}, "phases.connect.histogram", "does not decode"},
+		{"many phases", []results.Record{edit(a, func(r *results.Record) {
+			r.Phases = map[string]results.Phase{}
+			for i := range 40 {
+				r.Phases[fmt.Sprintf("p%02d", i)] = results.Phase{}
+			}
+		})}, "phases", "more than 32 phases"},
+		{"other part", []results.Record{edit(a, func(r *results.Record) {
+			r.Parts = map[string]results.PartFigures{"sideways": {Handshakes: 1}}
+		})}, "parts", `part "sideways"`},
 		{"throughput", []results.Record{edit(a, func(r *results.Record) { r.Kind = results.KindThroughput })}, "kind", "only handshake cases"},
 		{"bad start", []results.Record{edit(a, func(r *results.Record) { r.CaseStarted = "yesterday" })}, "case_started", "RFC 3339"},
 	}
@@ -391,5 +406,128 @@ func TestMergeNothing(t *testing.T) {
 	out, err := Merge(Options{})
 	if err != nil || out != nil {
 		t.Fatalf("Merge() = %v, %v", out, err)
+	}
+}
+
+// TestMergeReadBatches: a stream longer than a batch of lines is merged
+// whole, and its faults are reported in the order of the lines.
+func TestMergeReadBatches(t *testing.T) {
+	t.Parallel()
+	const shards = lineBatchSize + 44
+	it := [][]time.Duration{latencies(5, time.Millisecond, 0, 1, 1)}
+	walls := []time.Duration{5 * time.Millisecond}
+	var lines [][]byte
+	for s := range shards {
+		r := shardRecord(t, shards, shardSpec{shard: s, iters: it, walls: walls})
+		line, err := results.Marshal(&r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines = append(lines, line)
+	}
+	stream := func(edit func([][]byte) [][]byte) *bytes.Reader {
+		return bytes.NewReader(bytes.Join(edit(slices.Clone(lines)), nil))
+	}
+	m := New(Options{})
+	if err := m.Read("s", stream(func(l [][]byte) [][]byte { return l })); err != nil {
+		t.Fatal(err)
+	}
+	out, err := m.Records()
+	if err != nil || len(out) != 1 || out[0].Handshakes != 5*shards || len(out[0].ShardRuns) != shards {
+		t.Fatalf("Records: %v", err)
+	}
+	// A duplicate on line 6 is found before the garbage on line 290.
+	err = New(Options{}).Read("s", stream(func(l [][]byte) [][]byte {
+		l[5], l[289] = l[0], []byte("garbage\n")
+		return l
+	}))
+	var me *Error
+	if !errors.As(err, &me) || me.Pos.Line != 6 || me.Field != "shard" {
+		t.Fatalf("err = %v, want the duplicate on line 6", err)
+	}
+	err = New(Options{}).Read("s", stream(func(l [][]byte) [][]byte {
+		l[289] = []byte("garbage\n")
+		return l
+	}))
+	if !errors.As(err, &me) || me.Pos.Line != 290 {
+		t.Fatalf("err = %v, want line 290", err)
+	}
+}
+
+// TestMergeParts: each part of a mix is merged as the record is: its
+// handshakes summed, its phases from the merged histograms; a phase a
+// shard did not measure is left out of that part, with a note.
+func TestMergeParts(t *testing.T) {
+	t.Parallel()
+	recs, _ := twoShards(t)
+	lat := func(base time.Duration, n, seed int) *stats.Latency {
+		l := stats.NewLatency()
+		for _, d := range latencies(n, base, 0.1, 10, seed) {
+			l.Record(d)
+		}
+		return l
+	}
+	full := []*stats.Latency{lat(time.Millisecond, 300, 1), lat(3*time.Millisecond, 200, 2)}
+	resumed := []*stats.Latency{lat(200*time.Microsecond, 100, 3), lat(900*time.Microsecond, 50, 4)}
+	for i := range recs {
+		recs[i].ResumeRatio = results.Float(0.3)
+		recs[i].Parts = map[string]results.PartFigures{
+			results.PartFull:    {Handshakes: full[i].Count(), Phases: map[string]results.Phase{results.PhaseTotal: phase(t, full[i]), results.PhaseConnect: phase(t, full[i])}},
+			results.PartResumed: {Handshakes: resumed[i].Count(), Phases: map[string]results.Phase{results.PhaseTotal: phase(t, resumed[i])}},
+		}
+	}
+	delete(recs[1].Parts[results.PartFull].Phases, results.PhaseConnect)
+	got := mergeOne(t, Options{}, recs...)
+	for name, ls := range map[string][]*stats.Latency{results.PartFull: full, results.PartResumed: resumed} {
+		want := stats.NewLatency()
+		want.Merge(ls[0])
+		want.Merge(ls[1])
+		p := got.Parts[name]
+		if p.Handshakes != want.Count() || p.Phases[results.PhaseTotal].Histogram != encode(t, want) || p.Phases[results.PhaseTotal].P99US != want.PercentileUS(99) {
+			t.Errorf("part %s: %d handshakes, p99 %v; want %d, %v", name, p.Handshakes, p.Phases[results.PhaseTotal].P99US, want.Count(), want.PercentileUS(99))
+		}
+	}
+	if _, ok := got.Parts[results.PartFull].Phases[results.PhaseConnect]; ok || !hasNote(got, "full part's connect phase left out: shard 1") {
+		t.Errorf("full part's phases %v, notes %q", got.Parts[results.PartFull].Phases, got.Notes)
+	}
+}
+
+// TestMergeNotesOfManyShards: a note every shard writes with its own
+// figures stays one note, however many shards.
+func TestMergeNotesOfManyShards(t *testing.T) {
+	t.Parallel()
+	const shards = 40
+	it := [][]time.Duration{latencies(5, time.Millisecond, 0, 1, 1)}
+	walls := []time.Duration{5 * time.Millisecond}
+	var in []results.Record
+	for s := range shards {
+		r := shardRecord(t, shards, shardSpec{shard: s, iters: it, walls: walls})
+		r.Extra = nil
+		r.Notes = []string{fmt.Sprintf("other load on the machine took %d%% of the CPU", 10+s), "the same everywhere"}
+		if s == 7 {
+			r.Notes = append(r.Notes, "failed: shard seven's own trouble at 12 ms")
+		}
+		in = append(in, r)
+	}
+	got := mergeOne(t, Options{}, in...)
+	want := []string{
+		"shards 0-39, each with its own figures (shard 0's here): other load on the machine took 10% of the CPU",
+		"the same everywhere",
+		"shard 7: failed: shard seven's own trouble at 12 ms",
+	}
+	if !slices.Equal(got.Notes, want) {
+		t.Errorf("notes\n%q\nwant\n%q", got.Notes, want)
+	}
+}
+
+// TestMergeContradiction: records that merge into a record contradicting
+// itself (here one shard resumed, the other did not ask to) are refused.
+func TestMergeContradiction(t *testing.T) {
+	t.Parallel()
+	recs, _ := twoShards(t)
+	recs[0].Resume, recs[0].Resumed, recs[0].ResumptionRate = false, 0, 0
+	_, err := Merge(Options{}, Source{Name: "x", Records: recs})
+	if err == nil || !strings.Contains(err.Error(), "the merged record contradicts itself: resume is false but resumed is") {
+		t.Fatalf("err = %v", err)
 	}
 }

@@ -92,22 +92,9 @@ func Decode(r io.Reader) ([]Record, error) {
 		if len(line) == 0 {
 			continue
 		}
-		var rec Record
-		dec := json.NewDecoder(bytes.NewReader(line))
-		if err := dec.Decode(&rec); err != nil {
-			return recs, fmt.Errorf("line %d: %s", n, jsonProblem(err))
-		}
-		if dec.More() {
-			return recs, fmt.Errorf("line %d: more than one JSON value on the line", n)
-		}
-		if rec.Name == "" || rec.Kind == "" {
-			return recs, fmt.Errorf("line %d: not a tlsbench result (no name or kind)", n)
-		}
-		if err := checkFields(line); err != nil {
-			return recs, fmt.Errorf("line %d (%s): %w: %v", n, rec.Name, ErrIncomplete, err)
-		}
-		if err := rec.Validate(); err != nil {
-			return recs, fmt.Errorf("line %d (%s): %w: %v", n, rec.Name, ErrContradictory, err)
+		rec, err := DecodeLine(line)
+		if err != nil {
+			return recs, fmt.Errorf("line %d%w", n, err)
 		}
 		recs = append(recs, rec)
 	}
@@ -118,6 +105,41 @@ func Decode(r io.Reader) ([]Record, error) {
 		return recs, fmt.Errorf("reading results: %w", err)
 	}
 	return recs, nil
+}
+
+// lineError is a fault of one line; Decode prefixes it with the line's
+// number, so its text starts with what follows the number.
+type lineError struct {
+	prefix string
+	err    error
+}
+
+func (e *lineError) Error() string { return e.prefix + e.err.Error() }
+func (e *lineError) Unwrap() error { return e.err }
+
+// DecodeLine decodes one line of a results file (without its newline)
+// as Decode decodes each, with the same checks, for a reader that takes
+// a stream one record at a time. Its error's text follows the line's
+// number: ": not a tlsbench result ..." or " (case): ...".
+func DecodeLine(line []byte) (Record, error) {
+	var rec Record
+	dec := json.NewDecoder(bytes.NewReader(line))
+	if err := dec.Decode(&rec); err != nil {
+		return rec, &lineError{": ", errors.New(jsonProblem(err))}
+	}
+	if dec.More() {
+		return rec, &lineError{": ", errors.New("more than one JSON value on the line")}
+	}
+	if rec.Name == "" || rec.Kind == "" {
+		return rec, &lineError{": ", errors.New("not a tlsbench result (no name or kind)")}
+	}
+	if err := checkFields(line); err != nil {
+		return rec, &lineError{" (" + rec.Name + "): ", fmt.Errorf("%w: %v", ErrIncomplete, err)}
+	}
+	if err := rec.Validate(); err != nil {
+		return rec, &lineError{" (" + rec.Name + "): ", fmt.Errorf("%w: %v", ErrContradictory, err)}
+	}
+	return rec, nil
 }
 
 // maxLine is the longest line Decode reads. A record is a few KiB (its

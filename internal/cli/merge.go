@@ -129,7 +129,9 @@ func mergeFiles(files []string, opts merge.Options) ([]results.Record, error) {
 	case errors.As(err, &me):
 		return nil, usagef("%s", strings.Replace(me.Error(), "or allow missing shards", "or give --allow-missing", 1))
 	case err != nil:
-		return nil, err
+		// A merged record that contradicts itself comes of records that
+		// do not belong together.
+		return nil, usagef("%v", err)
 	case len(recs) == 0:
 		return nil, usagef("no results in %s; give the results files of a sharded run's shards (tlsbench run --shard I/N --out FILE)", strings.Join(displayNames(files), ", "))
 	}
