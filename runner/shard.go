@@ -103,6 +103,11 @@ func (p *Plan) validateShard() error {
 		if s.Index != 0 || s.Count < 0 {
 			return field.Errorf("Shard", shardText(s), "the number of shards must be at least 1")
 		}
+		if !p.StartAt.IsZero() && (p.Versus.enabled() || p.FindRate != nil) {
+			// Their cases are measured elsewhere than where the start
+			// is waited for: it would be ignored.
+			return field.Errorf("StartAt", nil, "{StartAt} delays handshake cases measured one after the other, not interleaved sides or a rate search")
+		}
 		return nil
 	}
 	switch {

@@ -192,6 +192,12 @@ func TestShardValidation(t *testing.T) {
 	if err := p.Validate(); err != nil {
 		t.Errorf("a valid sharded plan: %v", err)
 	}
+	single := base()
+	single.Shard, single.Target, single.Versus.Self = runner.Shard{}, runner.Target{}, true
+	var fe *field.Error
+	if err := single.Validate(); !errors.As(err, &fe) || fe.Field != "StartAt" {
+		t.Errorf("a start time for an interleaved run, where it would be ignored: %v, want an error of field StartAt", err)
+	}
 }
 
 // TestLateShardSaysHowLate: a shard that begins after the common start

@@ -131,12 +131,29 @@ func validateShard(fs *flagSet, f *runFlags, now time.Time, getenv func(string) 
 	case fs.isSet("shards"):
 		f.shard, err = shardFromEnv(f.shards, getenv)
 	default:
-		return nil
+		return startAtScope(fs, f)
 	}
 	if err != nil {
 		return err
 	}
 	return shardRefusals(fs, f, relative)
+}
+
+// startAtScope refuses --start-at where it would be ignored: it delays
+// the handshake cases of one server, measured one after the other.
+func startAtScope(fs *flagSet, f *runFlags) error {
+	if !fs.isSet("start-at") {
+		return nil
+	}
+	if f.tp.mode != modeHandshake {
+		return usagef("--start-at delays handshake cases; throughput cases begin at once: drop --start-at")
+	}
+	for _, name := range []string{"versus", "versus-server", "versus-self", "find-rate"} {
+		if fs.isSet(name) {
+			return usagef("--start-at cannot be combined with --%s, whose cases begin as soon as the one before ends: drop one of them", name)
+		}
+	}
+	return nil
 }
 
 // shardRefusals refuses, in a sharded run, the flags it cannot split
