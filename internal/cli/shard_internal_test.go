@@ -2,8 +2,11 @@ package cli
 
 import (
 	"strconv"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/tlsbench/tlsbench/runner"
 )
 
 // FuzzParseShard: whatever --shard is given, it is refused or names a
@@ -62,6 +65,41 @@ func TestShardFromEnv(t *testing.T) {
 	for _, v := range []string{"", "3", "-1", "x", "1.0"} {
 		if _, err := shardFromEnv(3, env(v)); err == nil {
 			t.Errorf("%s=%q accepted for 3 shards", jobIndexEnv, v)
+		}
+	}
+}
+
+// TestCheckStartAt: a start a little past is nothing to say; further past
+// it warns and runs late, unless the whole sharded run would be over;
+// far ahead is refused.
+func TestCheckStartAt(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 12, 1, 6, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		name    string
+		at      time.Duration // from now
+		sharded bool
+		warn    bool
+		refuse  bool
+	}{
+		{"now", 0, true, false, false},
+		{"half a second past", -500 * time.Millisecond, true, false, false},
+		{"two seconds past, sharded", -2 * time.Second, true, true, false},
+		{"two seconds past, single run", -2 * time.Second, false, true, false},
+		{"past the whole sharded run", -time.Hour, true, false, true},
+		{"an hour past, single run", -time.Hour, false, true, false},
+		{"a day and more ahead", 25 * time.Hour, true, false, true},
+	} {
+		job := &runJob{f: &runFlags{startAtText: "T"}}
+		job.plan = runner.Plan{Versions: []uint16{0x0304}, Resume: []bool{false}, Concurrency: []int{4},
+			Duration: 2 * time.Second, Iterations: 2, StartAt: now.Add(tc.at)}
+		if tc.sharded {
+			job.plan.Shard = runner.Shard{Index: 0, Count: 2}
+		}
+		var stderr strings.Builder
+		err := checkStartAt(job, now, &stderr)
+		if (err != nil) != tc.refuse || (stderr.Len() > 0) != tc.warn {
+			t.Errorf("%s: error %v, stderr %q; want refused %v, warned %v", tc.name, err, stderr.String(), tc.refuse, tc.warn)
 		}
 	}
 }
