@@ -129,7 +129,24 @@ type HandshakeCase struct {
 	// errors and notes.
 	Words Words
 
+	// Shard and Shards, when Shards is over 1, make the case one shard
+	// of a load split over Shards generators (see shard.go): in open
+	// loop, Rate is this shard's share of the whole rate and its
+	// schedule the whole schedule's connections k ≡ Shard (mod Shards);
+	// with Arrival poisson, its own random arrivals (seeded from the
+	// name and the shard), which together make a Poisson process of the
+	// whole rate. Shards 1 is a shard of a run of one: its record
+	// carries the times, as every shard's does.
+	Shard, Shards int
+	// StartAt, when set, is when the warm-up begins: once its sessions
+	// are primed, the case waits until then, or, past it, begins at once
+	// and records how late (Record.StartLateUS, in a sharded case).
+	StartAt time.Time
+
 	hooks *testHooks // nil outside tests
+	// wholeWindow is, in an open-loop shard, the connections a window of
+	// the whole schedule (every shard's) holds.
+	wholeWindow int
 }
 
 // Progress reports a finished iteration.
@@ -318,6 +335,9 @@ func (hc *HandshakeCase) validate() error {
 	if err := hc.validateOpen(); err != nil {
 		return err
 	}
+	if err := hc.validateShard(); err != nil {
+		return err
+	}
 	if err := hc.validateMix(); err != nil {
 		return err
 	}
@@ -368,6 +388,9 @@ func RunHandshakes(ctx context.Context, hc HandshakeCase) (*results.Record, erro
 		if err := r.prime(ctx); err != nil {
 			return nil, err
 		}
+	}
+	if err := r.waitStart(ctx); err != nil {
+		return nil, err
 	}
 	if err := r.warmup(ctx); err != nil {
 		return nil, err
@@ -432,6 +455,8 @@ type caseRunner struct {
 	// no session (see clientFor).
 	full, offer []*tls.Config
 	dry         atomic.Int64
+	// late is how long after StartAt the warm-up began.
+	late time.Duration
 }
 
 // startWorkers starts the concurrency-1 workers a wave needs besides the
@@ -560,6 +585,7 @@ func (r *caseRunner) finish(ctx context.Context, m *measured, f figures) (*resul
 		rec.ResumeRatio = results.Float(*hc.ResumeRatio)
 	}
 	rec.Notes = append(rec.Notes, m.notes...)
+	r.shardFigures(&rec, m)
 	r.setCosts(&rec, m)
 	identityErr := r.serverFigures(&rec, m, f)
 	r.partCPU(&rec, m, f)

@@ -123,6 +123,8 @@ type measured struct {
 	notes                 []string // how measuring went (stopped by the case time)
 	// stoppedBy is what ended the measured iterations (results.Stopped*).
 	stoppedBy string
+	// began and ended are when the measured iterations did.
+	began, ended time.Time
 }
 
 // release gives the histograms of a case whose record is made back for
@@ -217,6 +219,7 @@ func (r *caseRunner) measure(ctx context.Context) (*measured, error) {
 		return s.Error / s.Mean
 	})
 	began := time.Now()
+	m.began = began
 	for m.stoppedBy == "" {
 		p, err := r.runOne(ctx, m)
 		if err != nil {
@@ -226,6 +229,7 @@ func (r *caseRunner) measure(ctx context.Context) (*measured, error) {
 		r.keepOne(m, p)
 		m.stoppedBy = rule.after(len(m.samples), time.Since(began))
 	}
+	m.ended = time.Now()
 	m.notes = append(m.notes, rule.notes(m.stoppedBy, len(m.samples), "of the mean", "")...)
 	return r.measuredOrErr(ctx, m)
 }

@@ -2,6 +2,7 @@ package loadgen
 
 import (
 	"context"
+	"fmt"
 	"hash/fnv"
 	"math"
 	"math/rand/v2"
@@ -91,22 +92,32 @@ func (w *windowStats) offered() float64 {
 
 // openState is what an open-loop case keeps across its windows.
 type openState struct {
-	rng   *rand.Rand    // Poisson arrivals: seeded from the case name
+	rng   *rand.Rand    // Poisson arrivals: seeded from the case name (and shard)
 	slots chan struct{} // one per connection open (MaxInflight)
 	// idle hands a connection to a worker waiting for one; a start that
 	// finds none starts a worker, which then stays for the case: its
 	// stack, grown by its first handshake, stays grown (see caseRunner).
 	idle chan func()
+	// shard, shards and whole place a shard's constant arrivals in the
+	// whole schedule of whole connections per window (shards 0: not a
+	// shard).
+	shard, shards, whole int
 }
 
 func newOpenState(hc *HandshakeCase) *openState {
 	h := fnv.New64a()
 	h.Write([]byte(hc.Name))
+	if hc.sharded() {
+		// Each shard its own arrivals: independent Poisson processes
+		// of the shard's rate add up to one of the whole rate.
+		fmt.Fprintf(h, "/shard %d of %d", hc.Shard, hc.Shards)
+	}
 	seed := h.Sum64()
 	return &openState{
 		rng:   rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
 		slots: make(chan struct{}, hc.MaxInflight),
 		idle:  make(chan func()),
+		shard: hc.Shard, shards: hc.Shards, whole: hc.wholeWindow,
 	}
 }
 
@@ -138,6 +149,8 @@ func (o *openState) schedule(arrival string, n int, length time.Duration) []time
 	for i := range at {
 		if arrival == results.ArrivalPoisson {
 			at[i] = time.Duration(o.rng.Int64N(int64(length)))
+		} else if o.shards > 1 {
+			at[i] = shardAt(i, o.shard, o.shards, o.whole, length)
 		} else {
 			at[i] = time.Duration(int64(length) * int64(i) / int64(n))
 		}
@@ -162,7 +175,10 @@ func (hc *HandshakeCase) windowLength() time.Duration {
 // connections a window schedules: its length at the rate, in whole
 // connections.
 func (hc *HandshakeCase) openDefaults() {
-	if hc.Rate > 0 && hc.Duration > 0 {
+	switch {
+	case hc.Rate > 0 && hc.Duration > 0 && hc.sharded():
+		hc.shardWindow()
+	case hc.Rate > 0 && hc.Duration > 0:
 		hc.Handshakes = max(1, int(math.Round(hc.Rate*hc.windowLength().Seconds())))
 	}
 }

@@ -116,6 +116,16 @@ type Plan struct {
 	// FindRate).
 	FindRate *FindRate
 
+	// Shard, when its Count is set, makes the run one shard of a sharded
+	// run: it makes its share of each case's load (Shard.Index of
+	// Shard.Count) against Target, each case beginning at its common
+	// start (see CaseSlot). It needs Target, Duration and StartAt.
+	Shard Shard
+	// StartAt, when set, is when the first case begins (its warm-up,
+	// once its sessions are primed); in a sharded run, later cases begin
+	// one CaseSlot after another from it.
+	StartAt time.Time
+
 	// Per case.
 	Handshakes int
 	Iterations int
@@ -199,7 +209,7 @@ func (t Target) request() loadgen.Request {
 // *field.Error naming the field at fault; a reason refers to another
 // field as {Field}.
 func (p *Plan) Validate() error {
-	for _, check := range []func() error{p.validateOpen, p.validateFindRate, p.validateAxes, p.validateCounts, p.validateServer, p.validateVersus} {
+	for _, check := range []func() error{p.validateShard, p.validateOpen, p.validateFindRate, p.validateAxes, p.validateCounts, p.validateServer, p.validateVersus} {
 		if err := check(); err != nil {
 			return err
 		}

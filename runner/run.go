@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/tlsbench/tlsbench/internal/field"
 	"github.com/tlsbench/tlsbench/internal/procid"
@@ -86,6 +87,10 @@ type runState struct {
 	// envB is side b's environment when it names another server process
 	// (--versus-pid) than side a's; nil: st.env.
 	envB *results.Env
+	// starts are when the cases begin, by name (Plan.StartAt); runPlan
+	// is the plan's digest in a sharded run.
+	starts  map[string]time.Time
+	runPlan string
 }
 
 // withServerPeer is env naming the server process pid (when it can tell
@@ -123,6 +128,14 @@ func Run(ctx context.Context, p Plan, emit func(*results.Record) error) error {
 	if p.Env != nil {
 		st.env = *p.Env
 	}
+	cases := p.Cases()
+	st.starts = p.caseStarts(cases)
+	if p.Shard.Enabled() {
+		st.env.Host, st.runPlan = hostName(), p.RunPlan()
+	}
+	if !p.StartAt.IsZero() && p.Notice != nil {
+		p.Notice(fmt.Sprintf("the first case begins at %s", p.StartAt.UTC().Format(time.RFC3339Nano)))
+	}
 	base := st.env
 	st.env = *withServerPeer(base, p.Target.ServerPID)
 	if pid := p.Versus.Target.ServerPID; pid > 0 {
@@ -147,7 +160,7 @@ func Run(ctx context.Context, p Plan, emit func(*results.Record) error) error {
 		return err
 	}
 
-	return runCases(ctx, p.Cases(), st, emit)
+	return runCases(ctx, cases, st, emit)
 }
 
 // setupBuiltin makes the run's test PKI: the CA, and the client identities
@@ -276,6 +289,7 @@ func (st *runState) notRunnable(c *Case) []*results.Record {
 	var out []*results.Record
 	for _, sp := range st.plan.sides() {
 		rec := notRunnableRecord(c, results.Record{Env: st.envOf(&sp), Target: sp.target.Addr, SessionStore: sessionStore(st.plan, &sp), Side: sp.name})
+		st.shardRecord(rec)
 		if sp.name != "" {
 			rec.Versus = st.plan.Versus.describe()
 		}
@@ -429,7 +443,7 @@ func (st *runState) clients(c *Case, srv *builtin, external bool) ([]*tls.Config
 	if c.Resume {
 		size := p.SessionPool
 		if size == 0 {
-			size = c.Concurrency
+			size = p.Shard.share(c.Concurrency)
 			if c.Rate > 0 {
 				size = loadgen.OpenLoopSessions(p.MaxInflight)
 			}
@@ -444,7 +458,7 @@ func (st *runState) clients(c *Case, srv *builtin, external bool) ([]*tls.Config
 	}
 	var cfgs []*tls.Config
 	var keys []string
-	for _, id := range st.identities {
+	for _, id := range st.shardClients(st.identities) {
 		o := co
 		o.Certificate = id.cert
 		if pool != nil {
@@ -502,6 +516,10 @@ func (st *runState) measureCase(ctx context.Context, c *Case, index, total int, 
 		// families); the axis knows which.
 		c.record(got)
 		specs[i].recordSettings(got)
+		st.shardRecord(got)
+		if c.Rate == 0 {
+			got.Concurrency = hcs[i].Concurrency // the shard's wave
+		}
 		if c.Mutual {
 			got.ClientIdentities = len(hcs[i].Clients)
 		}
@@ -544,7 +562,12 @@ func (st *runState) handshakeCase(c *Case, sp *sideSpec, srv *builtin) loadgen.H
 		ConnTimeout: p.ConnTimeout, Clients: cfgs, ClientIdentities: keys,
 		Dialer: srv.caseDialer(), Server: srv.observer, Proxy: srv.proxyObserver(),
 		Record: rec, Words: p.Words,
-		Rate: c.Rate, Duration: p.Duration,
+		Rate: c.Rate, Duration: p.Duration, StartAt: st.starts[c.Name],
+	}
+	if s := p.Shard; s.Enabled() {
+		hc.Shard, hc.Shards = s.Index, s.Count
+		hc.Concurrency, hc.Handshakes = s.share(c.Concurrency), s.share(p.Handshakes)
+		hc.Rate = c.Rate / float64(s.Count)
 	}
 	if c.Rate > 0 {
 		hc.Arrival, hc.MaxInflight = c.Arrival, p.MaxInflight

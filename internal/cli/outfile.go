@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -71,6 +72,11 @@ func createOutFile(path string) (*outFile, error) {
 	return o, nil
 }
 
+// stdoutFile is --out -: the records written to w as they come.
+func stdoutFile(w io.Writer) *outFile {
+	return &outFile{path: "stdout", target: "-", w: results.NewWriter(w)}
+}
+
 // createTemp creates FILE.partial-RANDOM beside target, with the mode a
 // new results file gets (0644 less the umask).
 func createTemp(target string) (*os.File, string, error) {
@@ -132,7 +138,9 @@ func (o *outFile) finish(measured int, runOK bool) error {
 	if o.tmp != "" && err == nil {
 		err = o.f.Sync() // a full disk may only say so now
 	}
-	if cerr := o.f.Close(); err == nil {
+	if o.f == nil {
+		// stdout: nothing to close.
+	} else if cerr := o.f.Close(); err == nil {
 		err = cerr
 	}
 	o.f = nil // finished: nothing left for abandon

@@ -56,6 +56,7 @@ Examples:
   tlsbench run --tls 1.3 --resume off,on --rate 500,2000 --duration 20s --out open.jsonl
   tlsbench run --tls 1.3 --resume-ratio 0,0.8,1 --rate 2000 --out mix.jsonl
   tlsbench run --rate 1000 --arrival poisson --max-inflight 512 --target 127.0.0.1:8443 --ca ca.pem
+  tlsbench run --shard 0/4 --start-at 2026-12-01T06:00:00Z --target 10.0.0.5:443 --ca ca.pem --concurrency 64 --duration 10s --out -
   tlsbench run --find-rate --slo p99=20ms --tls 1.2,1.3 --resume off,on --out rates.jsonl
   tlsbench run --mode throughput --proxy builtin --buffer 4k,16k,64k --read-fill off,on --ktls off,auto
   tlsbench run --mode throughput --proxy http://127.0.0.1:3128 --proxy-ca squid-ca.pem --proxy-pid 1234 \
@@ -119,6 +120,11 @@ type runFlags struct {
 	resumeRatios     []float64 // --resume-ratio: shares of resumed connections
 	arrival          string
 	maxInflight      int
+	shardText        string       // --shard I/N as given
+	shards           int          // --shards N
+	shard            runner.Shard // from either
+	startAtText      string       // --start-at as given
+	startAt          time.Time
 }
 
 func defineRunFlags(fs *flagSet) *runFlags {
@@ -143,7 +149,7 @@ func defineRunFlags(fs *flagSet) *runFlags {
 	f.maxErrorRate = loadgen.DefaultMaxErrorRate
 	fs.Var(rateFlag{&f.maxErrorRate}, "max-error-rate", "largest `SHARE` of a case's connections that may fail, e.g. 0.1% or 0.001; 100% disables the check")
 	fs.DurationVar(&f.connTimeout, "conn-timeout", 10*time.Second, "limit for one connection: connect, handshake, ping, close")
-	fs.StringVar(&f.out, "out", "", "write results as JSON lines to `FILE`, each case as soon as it is measured")
+	fs.StringVar(&f.out, "out", "", "write results as JSON lines to `FILE`, each case as soon as it is measured; - writes them to stdout, and the table, progress and notes to stderr")
 	fs.StringVar(&f.format, "format", "table", "output on stdout: table, markdown, json, csv, benchfmt, html")
 	fs.BoolVar(&f.quick, "quick", false, "fewer iterations: the same matrix in about 15 seconds")
 	fs.StringVar(&f.baseline, "baseline", "", "after the run, compare its results with the results `FILE` (as tlsbench compare does)")
@@ -172,6 +178,7 @@ func defineRunFlags(fs *flagSet) *runFlags {
 	defineVersusFlags(fs, f)
 	defineOpenLoopFlags(fs, f)
 	defineMixFlags(fs, f)
+	defineShardFlags(fs, f)
 	fs.Var(listFlag[bool]{&f.mintCache, parseOnOff, showOnOff}, "mint-cache", "with --proxy builtin, handshake cases: the proxy's cache of minted certificates: on, off (one signature per connection), or on,off to compare")
 	return f
 }
@@ -209,6 +216,9 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
+	if err := checkStartAt(job, time.Now(), stderr); err != nil {
+		return err
+	}
 	return job.execute(ctx, stdout, stderr)
 }
 
@@ -222,6 +232,7 @@ func parseRun(args []string, stdout io.Writer) (*flagSet, *runFlags, error) {
 		io.WriteString(w, openLoopHelp)
 		io.WriteString(w, findRateHelp)
 		io.WriteString(w, mixHelp)
+		io.WriteString(w, shardHelp)
 		io.WriteString(w, "\nFlags:\n")
 		fs.printFlags(w)
 	}
@@ -306,6 +317,9 @@ func validateRun(fs *flagSet, f *runFlags) error {
 	}
 	if f.baseline == "" && !f.interleaved() && (fs.isSet("fail-on-regression") || fs.isSet("alpha") || fs.isSet("min-effect")) {
 		return usagef("--fail-on-regression, --alpha and --min-effect compare with a baseline: add --baseline FILE, or measure side b in the same run with --versus, --versus-server or --versus-self")
+	}
+	if err := validateShard(fs, f, time.Now(), osGetenv); err != nil {
+		return err
 	}
 	if err := checkMode(fs, f); err != nil {
 		return err
@@ -408,6 +422,7 @@ func planRun(fs *flagSet, f *runFlags) (*runJob, error) {
 	plan := &job.plan
 	applyOpenLoop(fs, f, plan)
 	applyMix(fs, f, plan)
+	applyShard(f, plan)
 	if err := f.server.apply(&plan.Server, fs.isSet); err != nil {
 		return nil, err
 	}
@@ -439,7 +454,11 @@ func planRun(fs *flagSet, f *runFlags) (*runJob, error) {
 // --out, and compares with the baseline at the end.
 func (job *runJob) execute(ctx context.Context, stdout, stderr io.Writer) error {
 	var out *outFile
-	if job.f.out != "" {
+	if job.f.out == "-" {
+		// The records alone on stdout (kubectl logs collects them);
+		// the report goes where the progress does.
+		out, stdout = stdoutFile(stdout), stderr
+	} else if job.f.out != "" {
 		var err error
 		if out, err = createOutFile(job.f.out); err != nil {
 			return usagef("--out: %v", err)

@@ -1,0 +1,214 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/tlsbench/tlsbench/runner"
+)
+
+// The flags of a sharded run (tlsbench run --shard I/N, --shards N) and
+// of a common start (--start-at).
+
+const shardHelp = `
+Sharded runs: one run split over N generators (usually N machines, e.g.
+a Kubernetes Indexed Job) against one server. Each shard runs the same
+command with --shard I/N (I from 0), or --shards N with I taken from
+JOB_COMPLETION_INDEX, and makes its share of the load: a wave of
+--concurrency/N (the remainder to the lowest shards), or --rate R/N on
+its part of the schedule, so that the shards together start connections
+as one generator would. All shards begin the first case at --start-at
+(one RFC 3339 time for all), and each later case one slot later: its
+warm-up and measured windows plus a gap of a tenth of that, at least a
+second, for the last connections, the record, and the next case's
+session priming. A shard that begins a case late starts at once and
+records how late (over 100 ms, with a note). A --start-at already past
+by more than a second starts at once with a warning; one so far past
+that the whole sharded run would be over is refused. A sharded run
+needs --target, --duration and --start-at; throughput cases, --versus,
+--proxy, --find-rate and --target-error do not split. Every shard's
+records carry the same run_plan, a digest of the cases, the load, the
+target, the number of shards and the start, by which tlsbench merge
+tells runs apart. --out - writes the records to stdout, for kubectl
+logs; join the shards' files with tlsbench merge.
+`
+
+// startAtSlack is how far in the past --start-at may be without a
+// warning: the shards were started a little late, nothing to say.
+const startAtSlack = time.Second
+
+// maxStartAhead is the furthest ahead --start-at may be: beyond it the
+// time is more likely a mistake than a plan.
+const maxStartAhead = 24 * time.Hour
+
+// jobIndexEnv is where a Kubernetes Indexed Job puts the pod's index.
+const jobIndexEnv = "JOB_COMPLETION_INDEX"
+
+// defineShardFlags defines them on fs, into f.
+func defineShardFlags(fs *flagSet, f *runFlags) {
+	fs.StringVar(&f.shardText, "shard", "", "run as shard `I/N` of a sharded run: this shard's index (from 0) and the number of shards (see above)")
+	fs.IntVar(&f.shards, "shards", 0, "run as one of `N` shards, the index from "+jobIndexEnv+" (set by Kubernetes Indexed Jobs)")
+	fs.StringVar(&f.startAtText, "start-at", "", "begin the first case at `TIME`: RFC 3339 (2026-12-01T06:00:00Z), or +DURATION from now (+30s, single runs only); in a sharded run, one time for every shard")
+}
+
+// parseStartAt reads --start-at: an RFC 3339 time, or +DURATION from
+// now. relative says which.
+func parseStartAt(s string, now time.Time) (at time.Time, relative bool, err error) {
+	if rest, ok := strings.CutPrefix(s, "+"); ok {
+		d, err := time.ParseDuration(rest)
+		if err != nil || d < 0 {
+			return time.Time{}, true, fmt.Errorf("want +DURATION, e.g. +30s")
+		}
+		return now.Add(d), true, nil
+	}
+	at, err = time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return time.Time{}, false, fmt.Errorf("want an RFC 3339 time, e.g. 2026-12-01T06:00:00Z, or +DURATION, e.g. +30s")
+	}
+	return at, false, nil
+}
+
+// parseShard reads --shard I/N.
+func parseShard(s string) (runner.Shard, error) {
+	i, n, ok := strings.Cut(s, "/")
+	index, err1 := strconv.Atoi(strings.TrimSpace(i))
+	count, err2 := strconv.Atoi(strings.TrimSpace(n))
+	if !ok || err1 != nil || err2 != nil {
+		return runner.Shard{}, usagef("--shard %s: want INDEX/COUNT, e.g. 0/4", shownValue(s))
+	}
+	if err := checkShardCount("--shard "+s, count); err != nil {
+		return runner.Shard{}, err
+	}
+	if index < 0 || index >= count {
+		return runner.Shard{}, usagef("--shard %s: the index counts from 0: want 0 to %d", s, count-1)
+	}
+	return runner.Shard{Index: index, Count: count}, nil
+}
+
+func checkShardCount(what string, count int) error {
+	if count < 1 || count > runner.MaxShards {
+		return usagef("%s: the number of shards must be from 1 to %d", what, runner.MaxShards)
+	}
+	return nil
+}
+
+// shardFromEnv is --shards N's shard: its index from JOB_COMPLETION_INDEX.
+func shardFromEnv(count int, getenv func(string) string) (runner.Shard, error) {
+	if err := checkShardCount(fmt.Sprintf("--shards %d", count), count); err != nil {
+		return runner.Shard{}, err
+	}
+	raw := getenv(jobIndexEnv)
+	if raw == "" {
+		return runner.Shard{}, usagef("--shards %d takes this shard's index from %s, which Kubernetes Indexed Jobs set and which is not set here: give --shard INDEX/%d instead", count, jobIndexEnv, count)
+	}
+	index, err := strconv.Atoi(strings.TrimSpace(raw))
+	if err != nil || index < 0 || index >= count {
+		return runner.Shard{}, usagef("--shards %d: %s=%s is not a shard index from 0 to %d", count, jobIndexEnv, shownValue(raw), count-1)
+	}
+	return runner.Shard{Index: index, Count: count}, nil
+}
+
+// validateShard checks --shard, --shards and --start-at, and refuses in
+// a sharded run what cannot be split.
+func validateShard(fs *flagSet, f *runFlags, now time.Time, getenv func(string) string) error {
+	relative := false
+	if fs.isSet("start-at") {
+		var err error
+		if f.startAt, relative, err = parseStartAt(f.startAtText, now); err != nil {
+			return usagef("--start-at %s: %v", shownValue(f.startAtText), err)
+		}
+	}
+	var err error
+	switch {
+	case fs.isSet("shard") && fs.isSet("shards"):
+		return usagef("--shard and --shards both say which shard this is: give one (--shards N takes the index from %s)", jobIndexEnv)
+	case fs.isSet("shard"):
+		f.shard, err = parseShard(f.shardText)
+	case fs.isSet("shards"):
+		f.shard, err = shardFromEnv(f.shards, getenv)
+	default:
+		return startAtScope(fs, f)
+	}
+	if err != nil {
+		return err
+	}
+	return shardRefusals(fs, f, relative)
+}
+
+// startAtScope refuses --start-at where it would be ignored: it delays
+// the handshake cases of one server, measured one after the other.
+func startAtScope(fs *flagSet, f *runFlags) error {
+	if !fs.isSet("start-at") {
+		return nil
+	}
+	if f.tp.mode != modeHandshake {
+		return usagef("--start-at delays handshake cases; throughput cases begin at once: drop --start-at")
+	}
+	for _, name := range []string{"versus", "versus-server", "versus-self", "find-rate"} {
+		if fs.isSet(name) {
+			return usagef("--start-at cannot be combined with --%s, whose cases begin as soon as the one before ends: drop one of them", name)
+		}
+	}
+	return nil
+}
+
+// shardRefusals refuses, in a sharded run, the flags it cannot split
+// and the flags it cannot go without.
+func shardRefusals(fs *flagSet, f *runFlags, relative bool) error {
+	by := "--shard"
+	if fs.isSet("shards") {
+		by = "--shards"
+	}
+	if f.tp.mode != modeHandshake {
+		return usagef("%s: a sharded run measures handshake cases; throughput cases cannot be split: drop --mode throughput", by)
+	}
+	for _, name := range []string{"versus", "versus-server", "versus-self", "proxy", "find-rate", "target-error"} {
+		if fs.isSet(name) {
+			return usagef("%s: --%s cannot be used in a sharded run, whose shards each measure one share of one server's load in cases of a fixed length: drop --%s", by, name, name)
+		}
+	}
+	switch {
+	case f.target.Addr == "":
+		return usagef("%s needs --target HOST:PORT: the built-in server runs beside each shard, so the shards would each load their own instead of one server", by)
+	case !fs.isSet("duration"):
+		return usagef("%s needs --duration (each case's measured time): the cases of a sharded run have a fixed length, from which every shard computes when each begins", by)
+	case !fs.isSet("start-at"):
+		return usagef("%s needs --start-at TIME, the same RFC 3339 time for every shard (e.g. a minute from now), at which they all begin", by)
+	case relative:
+		return usagef("--start-at %s counts from when each shard starts, so the shards would not begin together: give them all one RFC 3339 time, e.g. %s", f.startAtText, f.startAt.UTC().Truncate(time.Second).Format(time.RFC3339))
+	}
+	return nil
+}
+
+// checkStartAt judges --start-at against now, once the plan is known:
+// far ahead is more likely a mistake; already past, a shard started late
+// begins at once and its records say how late, but one that could not
+// overlap any other shard (the whole run would be over) is refused.
+func checkStartAt(job *runJob, now time.Time, stderr io.Writer) error {
+	p := &job.plan
+	late := now.Sub(p.StartAt)
+	if !p.StartAt.IsZero() && -late > maxStartAhead {
+		return usagef("--start-at %s is more than %v ahead: give a time closer to now", job.f.startAtText, maxStartAhead)
+	}
+	if p.StartAt.IsZero() || late <= startAtSlack {
+		return nil
+	}
+	if length := p.RunLength(); p.Shard.Enabled() && late >= length {
+		return usagef("--start-at %s was %v ago, longer than the whole sharded run takes (%v): its other shards are done; give a time ahead of now",
+			job.f.startAtText, late.Round(time.Second), length)
+	}
+	fmt.Fprintf(stderr, "tlsbench: WARNING: --start-at %s was %v ago: beginning now, late (each record says how late)\n", job.f.startAtText, late.Round(time.Millisecond))
+	return nil
+}
+
+// applyShard sets the plan's shard and start.
+func applyShard(f *runFlags, p *runner.Plan) {
+	p.Shard, p.StartAt = f.shard, f.startAt
+}
+
+// osGetenv is the environment a run reads its shard index from.
+var osGetenv = os.Getenv

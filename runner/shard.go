@@ -1,0 +1,237 @@
+package runner
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"math"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/tlsbench/tlsbench/internal/field"
+	"github.com/tlsbench/tlsbench/loadgen"
+	"github.com/tlsbench/tlsbench/results"
+)
+
+// A sharded run is one run split over several generator processes
+// (usually on as many machines), each a shard that makes its share of
+// the load against one external server. The shards do not talk to each
+// other: they agree because they compute the same things from the same
+// plan — its cases, each shard's share of each case's load, and when
+// each case begins (StartAt, then one fixed slot per case). Their
+// records are joined afterwards (tlsbench merge).
+
+// Shard places a run in a sharded run: shard Index (from 0) of Count.
+// The zero value is a run that is not sharded.
+type Shard struct{ Index, Count int }
+
+// MaxShards is the most shards a run may be split into.
+const MaxShards = 10_000
+
+// Enabled reports whether the run is a shard.
+func (s Shard) Enabled() bool { return s.Count > 0 }
+
+// share is the shard's share of total (the whole run's): total/Count,
+// the remainder one each to the lowest indices.
+func (s Shard) share(total int) int { return loadgen.ShareOf(total, s.Index, s.Count) }
+
+// The gap after each case of a sharded run, before the next begins:
+// the tail of the last window's connections, the record, and the next
+// case's priming (a resume case fills its session cache before its
+// common start) happen in it. A tenth of the case, at least a second.
+const (
+	minCaseGap   = time.Second
+	caseGapShare = 10 // the gap is 1/caseGapShare of the case
+)
+
+// CaseSlot is the time a sharded run gives each case: its warm-up and
+// measured windows (Duration/Iterations each) and the gap after them.
+// Every shard computes the same slots from the plan, so a case begins
+// at the same instant everywhere.
+func (p *Plan) CaseSlot() time.Duration {
+	if p.Duration <= 0 || p.Iterations <= 0 {
+		return 0
+	}
+	window := p.Duration / time.Duration(p.Iterations)
+	body := window * time.Duration(p.Warmup+p.Iterations)
+	return body + max(minCaseGap, body/caseGapShare)
+}
+
+// caseStarts is when each runnable case begins, by name: in a sharded
+// run StartAt and then one slot (CaseSlot) per runnable case; otherwise
+// only the first case waits for StartAt. Empty without StartAt.
+func (p *Plan) caseStarts(cases []Case) map[string]time.Time {
+	starts := map[string]time.Time{}
+	if p.StartAt.IsZero() {
+		return starts
+	}
+	at := p.StartAt
+	for _, c := range cases {
+		if c.NotRunnable != "" {
+			continue
+		}
+		starts[c.Name] = at
+		if !p.Shard.Enabled() {
+			break
+		}
+		at = at.Add(p.CaseSlot())
+	}
+	return starts
+}
+
+// RunLength is how long the run's cases take from StartAt in a sharded
+// run: the slots of its runnable cases together; 0 otherwise.
+func (p *Plan) RunLength() time.Duration {
+	if !p.Shard.Enabled() {
+		return 0
+	}
+	var n time.Duration
+	for _, c := range p.Cases() {
+		if c.NotRunnable == "" {
+			n++
+		}
+	}
+	return n * p.CaseSlot()
+}
+
+// validateShard checks a sharded plan: what it is given, and that every
+// shard gets a share of every case's load.
+func (p *Plan) validateShard() error {
+	s := p.Shard
+	if !s.Enabled() {
+		if s.Index != 0 || s.Count < 0 {
+			return field.Errorf("Shard", shardText(s), "the number of shards must be at least 1")
+		}
+		if !p.StartAt.IsZero() && (p.Versus.enabled() || p.FindRate != nil) {
+			// Their cases are measured elsewhere than where the start
+			// is waited for: it would be ignored.
+			return field.Errorf("StartAt", nil, "{StartAt} delays handshake cases measured one after the other, not interleaved sides or a rate search")
+		}
+		return nil
+	}
+	switch {
+	case s.Count > MaxShards:
+		return field.Errorf("Shard", shardText(s), "at most %d shards", MaxShards)
+	case s.Index < 0 || s.Index >= s.Count:
+		return field.Errorf("Shard", shardText(s), "the shard's index must be from 0 to %d", s.Count-1)
+	case p.Target.Addr == "":
+		return field.Errorf("Shard", nil, "a sharded run needs an external server, {Target.Addr}: the built-in server runs beside each shard, so each would load its own")
+	case p.Versus.enabled(), p.Proxy.URL != "", p.FindRate != nil, p.TargetError > 0:
+		return field.Errorf("Shard", nil, "a sharded run measures handshake cases of a fixed length against one server: interleaved sides, a proxy, a rate search and a target error cannot be split")
+	case p.Duration <= 0:
+		return field.Errorf("Shard", nil, "a sharded run needs a fixed case length, {Duration}, from which every shard computes when each case begins")
+	case p.StartAt.IsZero():
+		return field.Errorf("Shard", nil, "a sharded run needs a common start, {StartAt}")
+	case p.ClientIdentities > 1 && p.ClientIdentities < s.Count:
+		return field.Errorf("ClientIdentities", p.ClientIdentities, "fewer client identities than shards: each shard needs its own (identity-scoped sessions never cross shards)")
+	}
+	return p.validateShares()
+}
+
+// validateShares refuses a load too small to give every shard some.
+func (p *Plan) validateShares() error {
+	s := p.Shard
+	for _, c := range p.Concurrency {
+		if c < s.Count {
+			return field.Errorf("Concurrency", c, "a wave of %d split over %d shards leaves some shard none: raise {Concurrency} to at least %d, or use fewer shards", c, s.Count, s.Count)
+		}
+	}
+	window := (p.Duration / time.Duration(max(p.Iterations, 1))).Seconds()
+	for _, r := range p.Rates {
+		if math.Round(r*window) < float64(s.Count) {
+			return field.Errorf("Rates", RateName(r), "a window of %.3gs holds %.0f connections at this rate, fewer than the %d shards: raise {Rates}, lengthen {Duration}, or lower {Iterations} or the shards", window, math.Round(r*window), s.Count)
+		}
+	}
+	return nil
+}
+
+// shardText writes a shard as the flags take it: I/N.
+func shardText(s Shard) string {
+	return strconv.Itoa(s.Index) + "/" + strconv.Itoa(s.Count)
+}
+
+// planDigest is what RunPlan digests: everything that decides what a
+// shard measures, but not which shard it is nor where its records go.
+type planDigest struct {
+	Cases         []digestCase
+	Concurrency   []int
+	Rates         []float64
+	Arrival       string
+	MaxInflight   int
+	ResumeRatios  []float64
+	Duration      time.Duration
+	Iterations    int
+	Warmup        int
+	Handshakes    int
+	MinResumption float64
+	MaxErrorRate  float64
+	ConnTimeout   time.Duration
+	SessionPool   int
+	TicketReuse   int
+	Mutual        bool
+	Target        string
+	ServerName    string
+	Insecure      bool
+	ALPN          []string
+	Request       string
+	Shards        int
+	StartAt       string
+}
+
+type digestCase struct {
+	Name   string
+	Params map[string]string // encoding/json writes map keys sorted
+}
+
+// RunPlan is the run's plan digest (Record.RunPlan): the first 16 hex
+// digits of the SHA-256 of a canonical form of what the shards must
+// agree on, the same on every shard of one run.
+func (p *Plan) RunPlan() string {
+	d := planDigest{
+		Concurrency: p.Concurrency, Rates: p.Rates, Arrival: p.Arrival, MaxInflight: p.MaxInflight,
+		ResumeRatios: p.ResumeRatios, Duration: p.Duration, Iterations: p.Iterations, Warmup: p.Warmup,
+		Handshakes: p.Handshakes, MinResumption: p.MinResumption, MaxErrorRate: p.MaxErrorRate,
+		ConnTimeout: p.ConnTimeout, SessionPool: p.SessionPool, TicketReuse: int(p.TicketReuse), Mutual: p.Mutual,
+		Target: p.Target.Addr, ServerName: p.Target.ServerName, Insecure: p.Target.Insecure, ALPN: p.Target.ALPN,
+		Request: string(p.request()), Shards: p.Shard.Count, StartAt: p.StartAt.UTC().Format(time.RFC3339Nano),
+	}
+	for _, c := range p.Cases() {
+		d.Cases = append(d.Cases, digestCase{Name: c.Name, Params: c.Params})
+	}
+	b, _ := json.Marshal(d)
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:8])
+}
+
+// hostName is the machine's name for Env.Host ("" when unknown).
+func hostName() string {
+	h, _ := os.Hostname()
+	return h
+}
+
+// shardRecord marks a shard's record: which shard, of how many, of
+// which run.
+func (st *runState) shardRecord(rec *results.Record) {
+	s := st.plan.Shard
+	if !s.Enabled() {
+		return
+	}
+	i := s.Index
+	rec.Shard, rec.Shards, rec.RunPlan = &i, s.Count, st.runPlan
+}
+
+// shardClients keeps, in a sharded run with several client identities,
+// this shard's: identities k ≡ Index (mod Count), so that no identity's
+// sessions are used by two shards.
+func (st *runState) shardClients(ids []clientIdentity) []clientIdentity {
+	s := st.plan.Shard
+	if s.Count <= 1 || len(ids) <= 1 {
+		return ids
+	}
+	var out []clientIdentity
+	for k := s.Index; k < len(ids); k += s.Count {
+		out = append(out, ids[k])
+	}
+	return out
+}
