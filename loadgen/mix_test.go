@@ -46,9 +46,24 @@ func checkMix(t *testing.T, rec *results.Record, f float64, perIter, iters int) 
 			}
 		}
 	}
-	if rec.Verdict != "" {
+	if rec.Verdict != "" && !onlyScheduleMissed(rec) {
 		t.Errorf("verdict %q: %v", rec.Verdict, rec.Notes)
 	}
+}
+
+// onlyScheduleMissed reports whether an open-loop record failed only
+// because the machine could not hold the schedule (see runOpen).
+func onlyScheduleMissed(rec *results.Record) bool {
+	failed := 0
+	for _, n := range rec.Notes {
+		if strings.HasPrefix(n, "failed: ") {
+			if !strings.HasPrefix(n, "failed: the schedule was not held") {
+				return false
+			}
+			failed++
+		}
+	}
+	return rec.RateTarget != nil && failed > 0
 }
 
 // TestMixResumesItsShare runs mixes against the built-in server over

@@ -343,7 +343,8 @@ func startsEnd(starts []started, start time.Time) time.Duration {
 }
 
 // tailLateness is the median lateness of the last tenth of starts (at
-// least one), 0 when they were on time.
+// least one; of an even number, the mean of the middle two), 0 when they
+// were on time.
 func tailLateness(starts []started) time.Duration {
 	k := max(1, len(starts)/10)
 	tail := make([]time.Duration, k)
@@ -351,7 +352,7 @@ func tailLateness(starts []started) time.Duration {
 		tail[i] = s.actual.Sub(s.intended)
 	}
 	slices.Sort(tail)
-	return max(0, tail[k/2])
+	return max(0, (tail[(k-1)/2]+tail[k/2])/2)
 }
 
 // tallyWindow counts the connections of a window that started.

@@ -104,11 +104,14 @@ func TestTailLateness(t *testing.T) {
 			return time.Duration(i/99) * 50 * time.Millisecond
 		}), 0},
 		{"falling behind", starts(100, func(i int) time.Duration { return time.Duration(i) * 100 * time.Microsecond }),
-			95 * 100 * time.Microsecond},
+			9450 * time.Microsecond},
 		{"one start", starts(1, func(int) time.Duration { return 3 * time.Millisecond }), 3 * time.Millisecond},
 		{"half of the tail late", starts(100, func(i int) time.Duration {
 			return time.Duration(max(0, i-94)) * time.Millisecond
-		}), 1 * time.Millisecond},
+		}), 500 * time.Microsecond},
+		{"one of the two last starts late", starts(20, func(i int) time.Duration {
+			return time.Duration(i/19) * 6 * time.Millisecond
+		}), 3 * time.Millisecond},
 	} {
 		if len(tt.s) == 0 {
 			if got := startsEnd(tt.s, base); got != 0 {

@@ -31,7 +31,9 @@ func mixPlan(ratios ...float64) runner.Plan {
 // resumed (0, half, all); only the mix has parts, and they split each
 // side's CPU: a full handshake costs either side more than a resumed
 // one (a certificate signed and verified), and the parts add up to the
-// whole.
+// whole. (Where the two differ by a fraction, the server's TLS 1.3
+// handshakes, which key-exchange alike, are not compared: a loaded
+// machine blurs that much.)
 func TestMixAgainstChildServer(t *testing.T) {
 	t.Parallel()
 	recs := run(t, mixPlan(0, 0.5, 1))
@@ -55,22 +57,25 @@ func TestMixAgainstChildServer(t *testing.T) {
 			t.Errorf("%s: verdict %q, notes %v", rec.Name, rec.Verdict, rec.Notes)
 		}
 		if f == 0.5 {
-			checkPartCPU(t, rec)
+			checkPartCPU(t, rec, rec.TLSVersion == "1.2")
 		}
 	}
 }
 
-// checkPartCPU checks the CPU figures of a mix's parts.
-func checkPartCPU(t *testing.T, rec results.Record) {
+// checkPartCPU checks the CPU figures of a mix's parts: both sides have
+// them, they add up to the whole, and a full handshake costs the client
+// (and, with server set, the server) more than a resumed one.
+func checkPartCPU(t *testing.T, rec results.Record, server bool) {
 	t.Helper()
 	full, resumed := rec.Parts[results.PartFull], rec.Parts[results.PartResumed]
 	for _, side := range []struct {
 		name          string
 		whole         *float64
 		full, resumed *float64
+		costlier      bool
 	}{
-		{"client", rec.ClientCPUUS, full.ClientCPUUS, resumed.ClientCPUUS},
-		{"server", rec.ServerCPUUS, full.ServerCPUUS, resumed.ServerCPUUS},
+		{"client", rec.ClientCPUUS, full.ClientCPUUS, resumed.ClientCPUUS, true},
+		{"server", rec.ServerCPUUS, full.ServerCPUUS, resumed.ServerCPUUS, server},
 	} {
 		if side.whole == nil || side.full == nil || side.resumed == nil {
 			t.Errorf("%s: %s CPU whole %v, full %v, resumed %v: want all three (notes %v)", rec.Name, side.name, side.whole, side.full, side.resumed, rec.Notes)
@@ -81,7 +86,7 @@ func checkPartCPU(t *testing.T, rec results.Record) {
 			t.Errorf("%s: %s CPU parts %.1f (full) and %.1f (resumed) µs add up to %.3f µs per handshake, not the whole's %.3f",
 				rec.Name, side.name, *side.full, *side.resumed, sum, *side.whole)
 		}
-		if !(*side.full > *side.resumed && *side.resumed > 0) {
+		if *side.resumed <= 0 || side.costlier && *side.full <= *side.resumed {
 			t.Errorf("%s: %s CPU per full handshake %.1f µs, per resumed one %.1f µs: a full handshake must cost more",
 				rec.Name, side.name, *side.full, *side.resumed)
 		}
@@ -122,7 +127,13 @@ func TestMixFailsWhenTicketKeysRotate(t *testing.T) {
 	keys := filepath.Join(t.TempDir(), "ticket.keys")
 	writeTicketKey(t, keys)
 	p := mixPlan(0.5)
-	p.Versions, p.Iterations = []uint16{tls.VersionTLS13}, 3
+	// Waves of 16: the first wave after the rotation sends its 8 offers
+	// of old sessions while the connections that deposit new ones are
+	// still waiting for the server, so several are declined whatever
+	// order the machine runs them in (with waves of 4, a loaded machine
+	// could let a deposit come first and the one or two declined fall
+	// within the gate's slack).
+	p.Versions, p.Iterations, p.Concurrency = []uint16{tls.VersionTLS13}, 3, []int{16}
 	p.Server.TicketKeysFile = keys
 	p.Progress = func(pr runner.CaseProgress) {
 		if !pr.Warmup && pr.Iteration == 1 {
