@@ -288,6 +288,16 @@ section_openloop() {
 	run openloop --tls 1.3 --resume off,on --rate 200,800 --duration 10s
 }
 
+section_shards() {
+	echo "== shards: two shards on this machine, merged; BenchmarkMerge" >&2
+	local dir="$work/shards"
+	TLSBENCH="$bin" SHARDS_DIR="$dir" scripts/shards-local.sh 2 --tls 1.2,1.3 --resume off,on --concurrency 8 --duration 4s
+	cp "$dir/merged.jsonl" "$out/shards.jsonl"
+	for i in 0 1; do cp "$dir/shard-$i.jsonl" "$out/shards-$i.jsonl"; done
+	"$bin" report --format markdown "$out/shards.jsonl" >"$out/shards.md"
+	go test ./merge -run '^$' -bench Merge -benchtime 1x -count 3 | tee "$out/merge.txt"
+}
+
 section_findrate() {
 	# The highest rate with p99 under 20 ms, TLS 1.2 and 1.3, full and
 	# resumed: the built-in server, then nginx (X25519 in TLS 1.3, as
@@ -310,7 +320,7 @@ for f in sys.argv[1:]:
 
 sections=("$@")
 if ((${#sections[@]} == 0)); then
-	sections=(default harness mutual groups transport transports ciphers keycache nginx throughput proxy calibration stall openloop findrate)
+	sections=(default harness mutual groups transport transports ciphers keycache nginx throughput proxy calibration stall openloop findrate shards)
 fi
 for s in "${sections[@]}"; do
 	"section_$s"
