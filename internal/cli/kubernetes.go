@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -32,7 +33,7 @@ and no capabilities; the only files they see are those of --secret, at
 
 Examples:
   tlsbench kubernetes job --shards 4 --image registry.example.com/tlsbench:1.0 \
-      -- run --target server.example.com:443 --tls 1.3 --resume off,on --duration 30s | kubectl apply -f -
+      -- run --target server.example.com:443 --tls 1.3 --resume off,on --concurrency 64 --duration 30s | kubectl apply -f -
   kubectl create secret generic tlsbench-pki --from-file=ca.pem=pki/ca.pem
   tlsbench kubernetes job --shards 8 --image registry.example.com/tlsbench:1.0 --secret tlsbench-pki \
       --start-in 1m --cpus 2 -- run --target server.internal:8443 --ca /etc/tlsbench/ca.pem --rate 20000 --duration 1m
@@ -97,12 +98,42 @@ func kubernetesJobCmd(ctx context.Context, args []string, stdout, stderr io.Writ
 	if err != nil {
 		return planUsage(err)
 	}
+	if err := checkShardRun(s); err != nil {
+		return err
+	}
 	if _, err := stdout.Write(out); err != nil {
 		return err
 	}
 	fmt.Fprintf(stderr, "tlsbench: the shards start at %s (in %s): apply the manifest now\n",
 		s.StartAt.Format(time.RFC3339), *startIn)
 	return nil
+}
+
+// checkShardRun refuses here, with run's own reasons, a run every shard
+// would refuse when it starts: said in a pod's log minutes later, on a
+// cluster, it would cost a whole Job. Only the flags are judged: the
+// files the run names are the pods', under /etc/tlsbench.
+func checkShardRun(s kubejob.Spec) error {
+	args := append(slices.Clip(s.RunArgs), "--shard", fmt.Sprintf("0/%d", s.Shards),
+		"--start-at", s.StartAt.UTC().Format(time.RFC3339), "--out", "-")
+	fs, f, err := parseRun(args, io.Discard)
+	if err == nil {
+		err = validateRun(fs, f)
+	}
+	if err == nil {
+		// The plan's own checks (a wave or a rate too small to split);
+		// a baseline file is the pods' too, not read here.
+		f.baseline = ""
+		_, err = planRun(fs, f)
+	}
+	var ue *UsageError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &ue):
+		return usagef("the shards would refuse their run: %s", ue.Msg)
+	}
+	return err
 }
 
 // splitAtDashes splits args at the first "--": the command's own flags,

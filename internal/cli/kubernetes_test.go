@@ -22,7 +22,7 @@ func TestKubernetesJobStartTime(t *testing.T) {
 		var stdout, stderr bytes.Buffer
 		before := time.Now()
 		err := cli.Run(context.Background(), []string{"kubernetes", "job", "--shards", "5", "--image", "reg/tlsbench:1",
-			"--start-in", startIn.String(), "--", "run", "--target", "h:443", "--duration", "10s"}, &stdout, &stderr)
+			"--start-in", startIn.String(), "--", "run", "--target", "h:443", "--concurrency", "10", "--duration", "10s"}, &stdout, &stderr)
 		after := time.Now()
 		if err != nil {
 			t.Fatalf("--start-in %s: %v", startIn, err)
