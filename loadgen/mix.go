@@ -257,29 +257,26 @@ func (r *caseRunner) partCPU(rec *results.Record, m *measured, f figures) {
 	if rec.Parts == nil || len(m.phases.parts) != 2 {
 		return
 	}
-	set := func(client bool) func(p *results.PartFigures, us float64) {
-		return func(p *results.PartFigures, us float64) {
-			if client {
-				p.ClientCPUUS = results.Float(us)
-			} else {
-				p.ServerCPUUS = results.Float(us)
-			}
-		}
-	}
+	var client, server [2]*float64
 	if rec.ClientCPUUS != nil {
 		parts := m.phases.parts
-		split := cpuSplit{who: "client", total: *rec.ClientCPUUS * float64(m.total.ok),
+		client = cpuSplit{who: "client", total: *rec.ClientCPUUS * float64(m.total.ok),
 			handshakes: [2]int64{m.total.ok - m.total.resumed, m.total.resumed},
-			work:       [2]float64{us(parts[0].work), us(parts[1].work)}, lost: parts[0].workLost + parts[1].workLost}
-		split.apply(rec, set(true))
+			work:       [2]float64{us(parts[0].work), us(parts[1].work)}, lost: parts[0].workLost + parts[1].workLost,
+		}.perHandshake(rec)
 	}
 	srv := f.server
 	if f.serverErr == nil && srv.HasCPU && srv.HandshakeCPU != nil {
-		split := cpuSplit{who: "server", total: us(srv.CPU),
+		server = cpuSplit{who: "server", total: us(srv.CPU),
 			handshakes: [2]int64{srv.Handshakes - srv.Resumed, srv.Resumed},
 			work:       [2]float64{float64(srv.HandshakeCPU[results.PartFull]) / 1e3, float64(srv.HandshakeCPU[results.PartResumed]) / 1e3},
-			lost:       srv.HandshakeCPULost}
-		split.apply(rec, set(false))
+			lost:       srv.HandshakeCPULost,
+		}.perHandshake(rec)
+	}
+	for i, name := range []string{results.PartFull, results.PartResumed} {
+		p := rec.Parts[name]
+		p.ClientCPUUS, p.ServerCPUUS = client[i], server[i]
+		rec.Parts[name] = p
 	}
 }
 
@@ -297,29 +294,26 @@ type cpuSplit struct {
 	lost       int64
 }
 
-// apply sets each part's CPU per handshake through set, or notes why it
-// cannot.
-func (s cpuSplit) apply(rec *results.Record, set func(p *results.PartFigures, us float64)) {
+// perHandshake returns each part's CPU per handshake (full first; nil
+// for a part without handshakes), or none, with a note on rec saying why.
+func (s cpuSplit) perHandshake(rec *results.Record) (out [2]*float64) {
 	n := s.handshakes[0] + s.handshakes[1]
 	rest := s.total - s.work[0] - s.work[1]
 	switch {
 	case n == 0 || s.total <= 0:
-		return
+		return out
 	case s.work[0] == 0 && s.work[1] == 0:
 		rec.Notes = append(rec.Notes, "the "+s.who+"'s CPU per part of the mix is unknown: its connections' own CPU time cannot be measured here")
-		return
+		return out
 	case rest < 0:
 		rec.Notes = append(rec.Notes, fmt.Sprintf("the %s's CPU per part of the mix is unknown: its connections measured %.0f µs of work, more than the %.0f µs the process used",
 			s.who, s.work[0]+s.work[1], s.total))
-		return
+		return out
 	}
-	for i, name := range []string{results.PartFull, results.PartResumed} {
-		if s.handshakes[i] == 0 {
-			continue
+	for i := range out {
+		if s.handshakes[i] > 0 {
+			out[i] = results.Float(s.work[i]/float64(s.handshakes[i]) + rest/float64(n))
 		}
-		p := rec.Parts[name]
-		set(&p, s.work[i]/float64(s.handshakes[i])+rest/float64(n))
-		rec.Parts[name] = p
 	}
 	// A connection that waited on a lock (its session cache's, say)
 	// may go on on another thread: that stretch of its work falls into
@@ -329,6 +323,7 @@ func (s cpuSplit) apply(rec *results.Record, set func(p *results.PartFigures, us
 		rec.Notes = append(rec.Notes, fmt.Sprintf("the %s's CPU per part of the mix is blurred: %d of %d handshakes moved between threads while they computed, and that work is shared between the parts evenly",
 			s.who, s.lost, n))
 	}
+	return out
 }
 
 // us is d in microseconds.
