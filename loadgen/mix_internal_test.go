@@ -2,7 +2,10 @@ package loadgen
 
 import (
 	"math"
+	"strings"
 	"testing"
+
+	"github.com/tlsbench/tlsbench/results"
 )
 
 // TestOffersSpreadEvenly: the first n connections of an iteration hold
@@ -25,6 +28,42 @@ func TestOffersSpreadEvenly(t *testing.T) {
 			if want := int(math.Floor(float64(i+1)*f + 1e-9)); got != want {
 				t.Fatalf("share %g: %d offers among the first %d connections, want %d", f, got, i+1, want)
 			}
+		}
+	}
+}
+
+// TestCPUSplit: a part's CPU per handshake is its own work per handshake
+// plus an equal share of the rest, so the parts add up to the whole; with
+// no work measured, or more work than the process used, there is no
+// split, and a note says why.
+func TestCPUSplit(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name  string
+		s     cpuSplit
+		want  [2]float64 // -1: none
+		notes string
+	}{
+		// 1000 µs in all over 10 handshakes: 300 of work on 2 full,
+		// 200 on 8 resumed, 500 left: 50 each.
+		{"split", cpuSplit{total: 1000, handshakes: [2]int64{2, 8}, work: [2]float64{300, 200}}, [2]float64{200, 75}, ""},
+		{"no resumed", cpuSplit{total: 500, handshakes: [2]int64{5, 0}, work: [2]float64{400, 0}}, [2]float64{100, -1}, ""},
+		{"nothing measured", cpuSplit{who: "client", total: 500, handshakes: [2]int64{5, 5}}, [2]float64{-1, -1}, "cannot be measured"},
+		{"more work than the process", cpuSplit{who: "server", total: 100, handshakes: [2]int64{1, 1}, work: [2]float64{80, 80}}, [2]float64{-1, -1}, "more than the 100 µs"},
+		{"blurred", cpuSplit{who: "client", total: 1000, handshakes: [2]int64{5, 5}, work: [2]float64{300, 200}, lost: 2}, [2]float64{110, 90}, "2 of 10 handshakes moved between threads"},
+	} {
+		var rec results.Record
+		got := tt.s.perHandshake(&rec)
+		for i, w := range tt.want {
+			switch {
+			case w < 0 && got[i] != nil:
+				t.Errorf("%s: part %d: %v, want none", tt.name, i, *got[i])
+			case w >= 0 && (got[i] == nil || *got[i] != w):
+				t.Errorf("%s: part %d: %v, want %v", tt.name, i, got[i], w)
+			}
+		}
+		if notes := strings.Join(rec.Notes, "; "); (tt.notes == "") != (notes == "") || !strings.Contains(notes, tt.notes) {
+			t.Errorf("%s: notes %q, want %q", tt.name, notes, tt.notes)
 		}
 	}
 }
