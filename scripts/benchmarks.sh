@@ -15,6 +15,7 @@ bin=$(mktemp -d)/tlsbench
 work=$(mktemp -d)
 cleanup() {
 	[[ -n "${nginx_pid:-}" ]] && kill "$nginx_pid" 2>/dev/null
+	[[ -n "${serve_pid:-}" ]] && kill "$serve_pid" 2>/dev/null
 	[[ -n "${squid_dir:-}" ]] && scripts/squid-bump.sh stop "$squid_port" "$squid_dir" && rm -rf "$squid_dir"
 	rm -rf "$work" "$(dirname "$bin")"
 }
@@ -124,6 +125,32 @@ section_nginx() {
 	"$bin" report --format markdown "$out/nginx.jsonl" >"$out/nginx.md"
 	"$bin" report --format markdown "$out/builtin-vs-nginx.jsonl" >"$out/builtin-vs-nginx.md"
 	"$bin" compare "$out/nginx.jsonl" "$out/builtin-vs-nginx.jsonl" --format markdown >"$out/builtin-vs-nginx-compare.md"
+}
+
+section_server() {
+	# nginx and tlsbench serve (the built-in server on its own, with the
+	# same ECDSA P-256 identity) as the two sides of one interleaved run:
+	# the same client load alternates between them round by round, both
+	# answer the same HTTP request, and each one's CPU comes from /proc.
+	start_nginx
+	local port
+	port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+	"$bin" serve --listen "127.0.0.1:$port" --log-level warn \
+		--identity "$work/npki/server-ecdsa-p256.pem,$work/npki/server-ecdsa-p256-key.pem" >"$work/serve.log" 2>&1 &
+	serve_pid=$!
+	for _ in $(seq 50); do (echo >/dev/tcp/127.0.0.1/"$port") 2>/dev/null && break; sleep 0.1; done
+	local versus=(--versus "127.0.0.1:$port" --versus-pid "$serve_pid")
+	run server-tls12 "${nginx_target[@]}" "${versus[@]}" --tls 1.2 --concurrency 1,64
+	run server-tls13 "${nginx_target[@]}" "${versus[@]}" --tls 1.3 --groups x25519 --concurrency 1,64
+	kill "$serve_pid"
+	wait "$serve_pid" 2>/dev/null || true
+	serve_pid=
+	stop_nginx
+	cat "$out/server-tls12.jsonl" "$out/server-tls13.jsonl" >"$out/server.jsonl"
+	rm "$out"/server-tls1[23].{jsonl,md}
+	"$bin" report --format markdown "$out/server.jsonl" >"$out/server.md"
+	"$bin" compare "$out/server.jsonl" --format markdown >"$out/server-compare.md" || true
+	go test ./server -run '^$' -bench ServerOverhead -count 3 | tee "$out/server-overhead.txt"
 }
 
 section_throughput() {
@@ -320,7 +347,7 @@ for f in sys.argv[1:]:
 
 sections=("$@")
 if ((${#sections[@]} == 0)); then
-	sections=(default harness mutual groups transport transports ciphers keycache nginx throughput proxy calibration stall openloop findrate shards)
+	sections=(default harness mutual groups transport transports ciphers keycache nginx throughput proxy calibration stall openloop findrate shards server)
 fi
 for s in "${sections[@]}"; do
 	"section_$s"
