@@ -41,7 +41,9 @@ func TestServeProfiles(t *testing.T) {
 	dir := t.TempDir()
 	parent, child := net.Pipe()
 	done := make(chan error, 1)
-	go func() { done <- Serve(context.Background(), child, map[string]int{"pid": 1}, func() any { return struct{}{} }) }()
+	go func() {
+		done <- Serve(context.Background(), child, map[string]int{"pid": 1}, func() any { return struct{}{} })
+	}()
 	parent.SetDeadline(time.Now().Add(time.Minute))
 	r := bufio.NewReader(parent)
 	if _, err := r.ReadBytes('\n'); err != nil { // hello
