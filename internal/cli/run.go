@@ -125,6 +125,7 @@ type runFlags struct {
 	shard            runner.Shard // from either
 	startAtText      string       // --start-at as given
 	startAt          time.Time
+	profile          runner.Profiles // --profile DIR, --profile-alloc
 }
 
 func defineRunFlags(fs *flagSet) *runFlags {
@@ -180,6 +181,8 @@ func defineRunFlags(fs *flagSet) *runFlags {
 	defineMixFlags(fs, f)
 	defineShardFlags(fs, f)
 	fs.Var(listFlag[bool]{&f.mintCache, parseOnOff, showOnOff}, "mint-cache", "with --proxy builtin, handshake cases: the proxy's cache of minted certificates: on, off (one signature per connection), or on,off to compare")
+	fs.StringVar(&f.profile.Dir, "profile", "", "write CPU profiles of each case's measured iterations to `DIR` (created if missing): CASE.client.pprof, and CASE.server.pprof and CASE.proxy.pprof for the built-in server and proxy; CASE is the case name with / as _")
+	fs.BoolVar(&f.profile.Alloc, "profile-alloc", false, "with --profile: allocation profiles too, CASE.client.alloc.pprof ..., each with its start as CASE.client.alloc.base.pprof ... (go tool pprof -base)")
 	return f
 }
 
@@ -417,7 +420,7 @@ func planRun(fs *flagSet, f *runFlags) (*runJob, error) {
 		Groups: f.groups, Ciphers: handshakeCiphers(fs, f), Transports: f.transports,
 		Handshakes: f.handshakes, Iterations: f.iterations, Warmup: f.warmup, CaseTime: f.caseTime,
 		MinResumption: f.minResumption, MaxErrorRate: f.maxErrorRate, ConnTimeout: f.connTimeout,
-		TargetError: f.targetError, Versus: f.versus,
+		TargetError: f.targetError, Versus: f.versus, Profile: f.profile,
 	}
 	plan := &job.plan
 	applyOpenLoop(fs, f, plan)
