@@ -38,7 +38,7 @@ type Profiles struct {
 func (pr Profiles) validate() error {
 	if pr.Dir == "" {
 		if pr.Alloc {
-			return field.Errorf("Profile.Alloc", true, "allocation profiles need {Profile.Dir}, the directory they go to")
+			return field.Errorf("Profile.Alloc", true, "{Profile.Alloc} needs {Profile.Dir}, the directory the profiles go to")
 		}
 		return nil
 	}
@@ -46,11 +46,11 @@ func (pr Profiles) validate() error {
 		return field.Errorf("Profile.Dir", pr.Dir, "is a file, not a directory: give a directory for the profiles")
 	}
 	if err := os.MkdirAll(pr.Dir, 0o700); err != nil {
-		return field.Errorf("Profile.Dir", pr.Dir, "cannot be created: %v", unwrapPath(err))
+		return field.Errorf("Profile.Dir", pr.Dir, "cannot be created: %v; give a directory you can write", unwrapPath(err))
 	}
 	f, err := os.CreateTemp(pr.Dir, ".tlsbench-profile-*")
 	if err != nil {
-		return field.Errorf("Profile.Dir", pr.Dir, "cannot be written: %v", unwrapPath(err))
+		return field.Errorf("Profile.Dir", pr.Dir, "cannot be written: %v; give a directory you can write", unwrapPath(err))
 	}
 	f.Close()
 	os.Remove(f.Name())

@@ -144,7 +144,7 @@ func TestProfilesValidate(t *testing.T) {
 		want  string
 	}{
 		{"none", Profiles{}, "", ""},
-		{"alloc alone", Profiles{Alloc: true}, "Profile.Alloc", "need {Profile.Dir}"},
+		{"alloc alone", Profiles{Alloc: true}, "Profile.Alloc", "needs {Profile.Dir}"},
 		{"a file", Profiles{Dir: file}, "Profile.Dir", "is a file, not a directory"},
 		{"under a file", Profiles{Dir: filepath.Join(file, "sub")}, "Profile.Dir", "cannot be created: not a directory"},
 		{"made", Profiles{Dir: filepath.Join(dir, "a", "b")}, "", ""},
