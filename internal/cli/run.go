@@ -58,6 +58,7 @@ Examples:
   tlsbench run --rate 1000 --arrival poisson --max-inflight 512 --target 127.0.0.1:8443 --ca ca.pem
   tlsbench run --shard 0/4 --start-at 2026-12-01T06:00:00Z --target 10.0.0.5:443 --ca ca.pem --concurrency 64 --duration 10s --out -
   tlsbench run --find-rate --slo p99=20ms --tls 1.2,1.3 --resume off,on --out rates.jsonl
+  tlsbench run --quick --tls 1.3 --profile prof --profile-alloc   # go tool pprof prof/handshake_tls1.3_full_c8.server.pprof
   tlsbench run --mode throughput --proxy builtin --buffer 4k,16k,64k --read-fill off,on --ktls off,auto
   tlsbench run --mode throughput --proxy http://127.0.0.1:3128 --proxy-ca squid-ca.pem --proxy-pid 1234 \
       --identity pki/server-ecdsa-p256.pem,pki/server-ecdsa-p256-key.pem --cipher aes128gcm
