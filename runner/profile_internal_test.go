@@ -58,9 +58,10 @@ func isPprof(t *testing.T, file string) bool {
 }
 
 // TestCaseProfile profiles a case with this process and two children:
-// the children start before the client's own profile and stop after it,
-// every file is noted, and a second end changes nothing. Not parallel:
-// a process has one CPU profile at a time.
+// each child is asked once to start and once to stop each profile, in
+// the order the hook promises, every file is written and noted, and a
+// second end changes nothing. Not parallel: a process has one CPU
+// profile at a time.
 func TestCaseProfile(t *testing.T) {
 	dir := t.TempDir()
 	var log []string
