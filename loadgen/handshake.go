@@ -125,6 +125,13 @@ type HandshakeCase struct {
 	Record results.Record
 	// Progress, when set, is called after every iteration.
 	Progress func(Progress)
+	// Measuring, when set, is called with true just before the first
+	// measured iteration (after priming and the warm-up) and with false
+	// just after the last: what a profile of the measured iterations
+	// alone starts and stops on. In an interleaved case every side's is
+	// called, in the sides' order, before the first round and after the
+	// last.
+	Measuring func(begin bool)
 	// Words names the settings and gives the advice in the case's
 	// errors and notes.
 	Words Words

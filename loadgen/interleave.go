@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime/pprof"
 	"time"
 
 	"github.com/tlsbench/tlsbench/internal/field"
@@ -44,8 +45,15 @@ func RunInterleaved(ctx context.Context, sides []HandshakeCase) ([]*results.Reco
 	if err != nil {
 		return nil, err
 	}
+	labels := profiled(ss)
 	for _, s := range ss {
+		if labels {
+			s.label(ctx)
+		}
 		defer s.r.startWorkers()()
+	}
+	if labels {
+		defer pprof.SetGoroutineLabels(ctx)
 	}
 	recs := make([]*results.Record, len(ss))
 	if err := warmupInterleaved(ctx, ss); err != nil {
@@ -176,6 +184,9 @@ func measureInterleaved(ctx context.Context, ss []*side) (failed *side) {
 	rule := a.r.stopRule(len(ss), func() float64 {
 		return a.r.hc.comparePaired(ss[0].m.samples, ss[1].m.samples, pairedAlpha).RelError
 	})
+	for _, s := range ss {
+		s.r.measuring(true)
+	}
 	began := time.Now()
 	stoppedBy := ""
 	for stoppedBy == "" {
@@ -190,6 +201,9 @@ func measureInterleaved(ctx context.Context, ss []*side) (failed *side) {
 		}
 		stoppedBy = rule.after(len(a.m.samples), time.Since(began))
 	}
+	for _, s := range ss {
+		s.r.measuring(false)
+	}
 	notes := rule.notes(stoppedBy, len(a.m.samples), "of the ratio of side b to side a", " per side")
 	for _, s := range ss {
 		s.m.stoppedBy = stoppedBy
@@ -203,7 +217,11 @@ func measureInterleaved(ctx context.Context, ss []*side) (failed *side) {
 // the round's iterations are then dropped, on every side.
 func runRound(ctx context.Context, ss []*side, r int) ([]pending, int, error) {
 	ps := make([]pending, len(ss))
+	labels := profiled(ss)
 	for _, i := range order(r, len(ss)) {
+		if labels {
+			ss[i].label(ctx)
+		}
 		p, err := ss[i].r.runOne(ctx, ss[i].m)
 		if err != nil {
 			return nil, i, err
@@ -244,6 +262,24 @@ type side struct {
 	name string // a, b, a2
 	r    *caseRunner
 	m    *measured
+}
+
+// label marks the calling goroutine, and those it starts, as side s's
+// in a CPU profile (label "side"): a profile of the client, one process
+// running every side's connections, can then be split by side.
+func (s *side) label(ctx context.Context) {
+	pprof.SetGoroutineLabels(pprof.WithLabels(ctx, pprof.Labels("side", s.name)))
+}
+
+// profiled reports whether a side's measured iterations are profiled
+// (one has a Measuring hook): only then are goroutines labelled.
+func profiled(ss []*side) bool {
+	for _, s := range ss {
+		if s.r.hc.Measuring != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // wrap names the side in err.

@@ -218,6 +218,7 @@ func (r *caseRunner) measure(ctx context.Context) (*measured, error) {
 		s := stats.Summarize(m.samples)
 		return s.Error / s.Mean
 	})
+	r.measuring(true)
 	began := time.Now()
 	m.began = began
 	for m.stoppedBy == "" {
@@ -230,8 +231,16 @@ func (r *caseRunner) measure(ctx context.Context) (*measured, error) {
 		m.stoppedBy = rule.after(len(m.samples), time.Since(began))
 	}
 	m.ended = time.Now()
+	r.measuring(false)
 	m.notes = append(m.notes, rule.notes(m.stoppedBy, len(m.samples), "of the mean", "")...)
 	return r.measuredOrErr(ctx, m)
+}
+
+// measuring calls the case's Measuring hook, when it has one.
+func (r *caseRunner) measuring(begin bool) {
+	if r.hc.Measuring != nil {
+		r.hc.Measuring(begin)
+	}
 }
 
 // measuredOrErr returns m, or the error that stopped the case when it

@@ -87,6 +87,11 @@ type ThroughputCase struct {
 	Record results.Record
 	// Progress, when set, is called after every iteration.
 	Progress func(ThroughputProgress)
+	// Measuring, when set, is called with true just before the first
+	// measured iteration (the connections open and warmed up) and with
+	// false just after the last: what a profile of the measured
+	// iterations alone starts and stops on.
+	Measuring func(begin bool)
 	// Words names the settings in the case's errors and notes.
 	Words Words
 	// Request is the request form: ThroughputRequestBulk (default, "")
@@ -790,6 +795,10 @@ type tpMeasured struct {
 func (r *tpRunner) measure(ctx context.Context) (*tpMeasured, error) {
 	tc := r.tc
 	m := &tpMeasured{meter: newMeter(tc.Server, tc.Proxy)}
+	if tc.Measuring != nil {
+		tc.Measuring(true)
+		defer tc.Measuring(false)
+	}
 	began := time.Now()
 	var deadline time.Time
 	if tc.MaxDuration > 0 {

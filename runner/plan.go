@@ -157,6 +157,10 @@ type Plan struct {
 	ProxyArgs  []string
 	ChildEnv   []string
 
+	// Profile, when its Dir is set, writes profiles of each case's
+	// measured iterations (see Profiles).
+	Profile Profiles
+
 	// Env is recorded in every result (default results.CurrentEnv()).
 	Env *results.Env
 	// Progress receives every finished iteration, and Notice one-line
@@ -209,12 +213,22 @@ func (t Target) request() loadgen.Request {
 // *field.Error naming the field at fault; a reason refers to another
 // field as {Field}.
 func (p *Plan) Validate() error {
-	for _, check := range []func() error{p.validateShard, p.validateOpen, p.validateFindRate, p.validateAxes, p.validateCounts, p.validateServer, p.validateVersus} {
+	for _, check := range []func() error{p.validateShard, p.validateOpen, p.validateFindRate, p.validateAxes, p.validateCounts, p.validateServer, p.validateVersus, p.validateProfile} {
 		if err := check(); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// validateProfile checks the profiles' directory (creating it): a rate
+// search measures each case many times, which profiles of a case's
+// measured iterations cannot tell apart.
+func (p *Plan) validateProfile() error {
+	if p.Profile.Dir != "" && p.FindRate != nil {
+		return field.Errorf("Profile.Dir", p.Profile.Dir, "profiles are of measured cases and a rate search measures each case many times: leave out {FindRate} or {Profile.Dir}")
+	}
+	return p.Profile.validate()
 }
 
 // validateAxes checks the values of the axes.

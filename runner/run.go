@@ -498,6 +498,13 @@ func (st *runState) measureCase(ctx context.Context, c *Case, index, total int, 
 			p.Progress(CaseProgress{Index: index, Total: total, Progress: pr})
 		}
 	}
+	profs := make([]*caseProfile, len(hcs))
+	for i := range hcs {
+		// The client is one process for every side: side a holds its
+		// profile.
+		profs[i] = servers[i].profiles(st.plan.Profile, c.Name, specs[i].name, i == 0)
+		hcs[i].Measuring = profs[i].hook()
+	}
 	var recs []*results.Record
 	var err error
 	if len(hcs) == 1 {
@@ -508,6 +515,7 @@ func (st *runState) measureCase(ctx context.Context, c *Case, index, total int, 
 		recs, err = loadgen.RunInterleaved(ctx, hcs)
 	}
 	st.addHints(err)
+	profileNotes(recs, profs)
 	for i, got := range recs {
 		if got == nil {
 			continue

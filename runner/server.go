@@ -29,6 +29,9 @@ type builtin struct {
 	// child server that said which it is (Hello.Build).
 	sides []*builtin
 	build string
+	// child is the built-in server's child process, profiled on
+	// request; nil for a server in this process or a target.
+	child profiledChild
 }
 
 // close stops the proxy, the server and the other sides' servers once.
@@ -111,7 +114,20 @@ func startBuiltin(ctx context.Context, opts server.Options, at where, child chil
 		observer: ChildServer{Child: c},
 		stop:     c.Close,
 		build:    c.Hello().Build,
+		child:    c,
 	}, nil
+}
+
+// profiles is the profile of case name's measured iterations on side
+// side ("" alone): this process when client is set, the child server
+// and the built-in proxy's child when there are. Nil when the run takes
+// no profiles.
+func (b *builtin) profiles(pr Profiles, name, side string, client bool) *caseProfile {
+	var proxy profiledChild
+	if b.proxy != nil {
+		proxy, _ = b.proxy.child.(profiledChild)
+	}
+	return pr.newCaseProfile(name, side, client, b.child, proxy)
 }
 
 // startInProcess serves opts from this process on a loopback socket.

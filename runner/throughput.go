@@ -72,6 +72,8 @@ type ThroughputPlan struct {
 	ChildArgs  []string
 	ProxyArgs  []string
 	ChildEnv   []string
+	// Profile: as Plan.Profile.
+	Profile Profiles
 
 	Env      *results.Env
 	Progress func(TransferProgress)
@@ -89,7 +91,7 @@ type TransferProgress struct {
 // kernel once: KTLS on, on a kernel without kTLS, is refused here, before
 // the run starts.
 func (p *ThroughputPlan) Validate() error {
-	for _, check := range []func() error{p.validateAxes, p.validateAmount, p.validateServer} {
+	for _, check := range []func() error{p.validateAxes, p.validateAmount, p.validateServer, p.Profile.validate} {
 		if err := check(); err != nil {
 			return err
 		}
@@ -418,7 +420,10 @@ func (tr *tpRun) runOne(ctx context.Context, c *Case, index, total int, srv *bui
 			p.Progress(TransferProgress{Index: index, Total: total, ThroughputProgress: pr})
 		}
 	}
+	prof := srv.profiles(p.Profile, c.Name, "", true)
+	tc.Measuring = prof.hook()
 	rec, err := loadgen.RunThroughput(ctx, tc)
+	profileNotes([]*results.Record{rec}, []*caseProfile{prof})
 	if rec != nil {
 		rec.Params = c.Params
 		c.record(rec)

@@ -37,7 +37,9 @@ func Fail(control net.Conn, err error) error {
 
 // Serve answers the parent on conn until it says quit, closes the channel
 // (the parent died), or ctx ends. It sends hello first; counters makes
-// the answer to each "counters" request.
+// the answer to each "counters" request. It answers the profile requests
+// (see ReqCPUProfileStart) itself, and stops a CPU profile left running
+// when it returns.
 func Serve(ctx context.Context, conn net.Conn, hello any, counters func() any) error {
 	stop := context.AfterFunc(ctx, func() { conn.Close() })
 	defer stop()
@@ -46,6 +48,8 @@ func Serve(ctx context.Context, conn net.Conn, hello any, counters func() any) e
 	if err := enc.Encode(hello); err != nil {
 		return fmt.Errorf("control channel: %w", err)
 	}
+	var prof profiles
+	defer prof.close()
 	sc := bufio.NewScanner(conn)
 	for sc.Scan() {
 		switch req := strings.TrimSpace(sc.Text()); req {
@@ -56,7 +60,11 @@ func Serve(ctx context.Context, conn net.Conn, hello any, counters func() any) e
 		case ReqQuit:
 			return nil
 		default:
-			if err := enc.Encode(map[string]string{"error": "unknown request " + req}); err != nil {
+			ans, ok := prof.answer(req)
+			if !ok {
+				ans = answered{Error: "unknown request " + req}
+			}
+			if err := enc.Encode(ans); err != nil {
 				return fmt.Errorf("control channel: %w", err)
 			}
 		}

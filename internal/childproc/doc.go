@@ -6,7 +6,11 @@
 // The protocol is lines of JSON. The parent sends the child's
 // configuration as the first line; the child answers with its hello (where
 // it listens, what to trust) or the reason it could not start, then
-// answers "counters" with one line and "quit" by closing the channel. The
+// answers "counters" with one line and "quit" by closing the channel.
+// Four more requests start and stop CPU and allocation profiles of the
+// child into files the parent names (see ReqCPUProfileStart); each is
+// answered with one line, {} or {"error": "..."}, a stop once its file
+// is complete. The
 // child runs in a process group of its own, so that Ctrl-C in a terminal
 // reaches the parent alone, which takes its last counters and then stops
 // it. A child whose channel closes (the parent died) exits by itself.

@@ -2,8 +2,10 @@ package cli_test
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -46,6 +48,7 @@ func TestScripts(t *testing.T) {
 			"resultfields": cmdResultFields,
 			"waitlines":    cmdWaitLines,
 			"globcount":    cmdGlobCount,
+			"pprof":        cmdPprof,
 		},
 		RequireExplicitExec: true,
 	})
@@ -124,11 +127,30 @@ func cmdGlobCount(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
+// cmdPprof checks that each FILE is a profile as runtime/pprof writes
+// them: gzip-compressed, not empty: pprof FILE...
+func cmdPprof(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) == 0 || neg {
+		ts.Fatalf("usage: pprof FILE...")
+	}
+	for _, f := range args {
+		zr, err := gzip.NewReader(strings.NewReader(ts.ReadFile(f)))
+		if err != nil {
+			ts.Fatalf("%s: not gzip-compressed: %v", f, err)
+		}
+		raw, err := io.ReadAll(zr)
+		if err != nil || len(raw) == 0 {
+			ts.Fatalf("%s: %d bytes decompressed (%v)", f, len(raw), err)
+		}
+	}
+}
+
 // TestExitCodes pins the exit status and the one-line message of bad
 // input: exit 2, naming the flag.
 func TestExitCodes(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "afile"), nil, 0o600)
 	tests := []struct {
 		args []string
 		code int
@@ -154,6 +176,10 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"run", "--nope"}, 2, "unknown flag --nope"},
 		{[]string{"run", "--iterations"}, 2, "--iterations needs a value"},
 		{[]string{"run", "--out", filepath.Join(dir, "missing", "r.jsonl")}, 2, "--out:"},
+		{[]string{"run", "--profile", filepath.Join(dir, "afile", "sub")}, 2, "--profile " + filepath.Join(dir, "afile", "sub") + ": cannot be created"},
+		{[]string{"run", "--profile-alloc"}, 2, "--profile-alloc needs --profile"},
+		{[]string{"serve", "--profile", filepath.Join(dir, "afile", "x.pprof")}, 2, "--profile " + filepath.Join(dir, "afile", "x.pprof") + ": cannot be written"},
+		{[]string{"proxy", "--listen", "127.0.0.1:0", "--pki-dir", filepath.Join(dir, "ppki"), "--profile", filepath.Join(dir, "missing", "x.pprof")}, 2, "--profile " + filepath.Join(dir, "missing", "x.pprof") + ": cannot be written"},
 		{[]string{"run", "extra"}, 2, `unexpected argument "extra"`},
 		{[]string{"serve", "--listen", "nonsense"}, 2, "--listen"},
 		{[]string{"run", "--help"}, 0, ""},

@@ -371,6 +371,7 @@ var fieldFlags = map[string]string{
 	"ResumeRatios": "--resume-ratio", "ResumeRatio": "--resume-ratio",
 	"MaxInflight": "--max-inflight", "Shard": "--shard", "StartAt": "--start-at", "Server.Listen": "--listen", "TargetError": "--target-error",
 	"FindRate.SLO": "--slo", "FindRate.Search.MaxRate": "--max-rate",
+	"Profile.Dir": "--profile", "Profile.Alloc": "--profile-alloc", "FindRate": "--find-rate",
 	// The other side of an interleaved run.
 	"Versus.Target.Addr": "--versus", "Versus.Target.ServerPID": "--versus-pid", "Versus.Executable": "--versus-server",
 	"Versus.Self": "--versus-self", "Versus.Settings": "--versus-set", "Versus": "--versus, --versus-server or --versus-self",

@@ -58,6 +58,7 @@ Examples:
   tlsbench run --rate 1000 --arrival poisson --max-inflight 512 --target 127.0.0.1:8443 --ca ca.pem
   tlsbench run --shard 0/4 --start-at 2026-12-01T06:00:00Z --target 10.0.0.5:443 --ca ca.pem --concurrency 64 --duration 10s --out -
   tlsbench run --find-rate --slo p99=20ms --tls 1.2,1.3 --resume off,on --out rates.jsonl
+  tlsbench run --quick --tls 1.3 --profile prof --profile-alloc   # go tool pprof prof/handshake_tls1.3_full_c8.server.pprof
   tlsbench run --mode throughput --proxy builtin --buffer 4k,16k,64k --read-fill off,on --ktls off,auto
   tlsbench run --mode throughput --proxy http://127.0.0.1:3128 --proxy-ca squid-ca.pem --proxy-pid 1234 \
       --identity pki/server-ecdsa-p256.pem,pki/server-ecdsa-p256-key.pem --cipher aes128gcm
@@ -125,6 +126,7 @@ type runFlags struct {
 	shard            runner.Shard // from either
 	startAtText      string       // --start-at as given
 	startAt          time.Time
+	profile          runner.Profiles // --profile DIR, --profile-alloc
 }
 
 func defineRunFlags(fs *flagSet) *runFlags {
@@ -180,6 +182,8 @@ func defineRunFlags(fs *flagSet) *runFlags {
 	defineMixFlags(fs, f)
 	defineShardFlags(fs, f)
 	fs.Var(listFlag[bool]{&f.mintCache, parseOnOff, showOnOff}, "mint-cache", "with --proxy builtin, handshake cases: the proxy's cache of minted certificates: on, off (one signature per connection), or on,off to compare")
+	fs.StringVar(&f.profile.Dir, "profile", "", "write CPU profiles of each case's measured iterations to `DIR` (created if missing): CASE.client.pprof, and CASE.server.pprof and CASE.proxy.pprof for the built-in server and proxy; CASE is the case name with / as _")
+	fs.BoolVar(&f.profile.Alloc, "profile-alloc", false, "with --profile: allocation profiles too, CASE.client.alloc.pprof ..., each with its start as CASE.client.alloc.base.pprof ... (go tool pprof -base)")
 	return f
 }
 
@@ -417,7 +421,7 @@ func planRun(fs *flagSet, f *runFlags) (*runJob, error) {
 		Groups: f.groups, Ciphers: handshakeCiphers(fs, f), Transports: f.transports,
 		Handshakes: f.handshakes, Iterations: f.iterations, Warmup: f.warmup, CaseTime: f.caseTime,
 		MinResumption: f.minResumption, MaxErrorRate: f.maxErrorRate, ConnTimeout: f.connTimeout,
-		TargetError: f.targetError, Versus: f.versus,
+		TargetError: f.targetError, Versus: f.versus, Profile: f.profile,
 	}
 	plan := &job.plan
 	applyOpenLoop(fs, f, plan)

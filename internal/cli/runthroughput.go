@@ -107,6 +107,7 @@ func throughputPlan(fs *flagSet, f *runFlags) (*runner.ThroughputPlan, error) {
 		Warmup:      f.warmup,
 		CaseTime:    f.caseTime,
 		ConnTimeout: f.connTimeout,
+		Profile:     f.profile,
 	}
 	if !fs.isSet("concurrency") {
 		p.Concurrency = []int{1} // parallel connections, not a wave of handshakes

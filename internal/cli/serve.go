@@ -53,6 +53,7 @@ Flags:
 type serveFlags struct {
 	*serverFlags
 	keyType, clientCA, keyCache, pkiDir, logLevel string
+	profile                                       string
 	controlFD                                     int
 	idleTimeout                                   time.Duration
 	versions                                      []uint16
@@ -94,12 +95,20 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	// Warnings worth a human's attention (why no identity fit a
 	// ClientHello, a watched file that failed to reload) go to stderr.
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: st.level}))
+	stopProfile, err := wholeProfile(f.profile, stderr)
+	if err != nil {
+		return err
+	}
 	srv, ln, err := startServe(st.opts, logger)
 	if err != nil {
+		stopProfile()
 		return err
 	}
 	st.printBanner(stdout, srv, ln.Addr())
 	err = srv.Serve(ctx, ln)
+	if perr := stopProfile(); err == nil {
+		err = perr
+	}
 	c := srv.Counters()
 	fmt.Fprintf(stderr, "served %d handshakes (%d resumed), %d failed", c.Handshakes, c.Resumed, sumCounts(c.Failures))
 	if !st.keyCache {
@@ -122,6 +131,7 @@ func parseServeFlags(args []string, stdout io.Writer) (*serveFlags, error) {
 	fs.StringVar(&f.keyCache, "key-cache", "on", "on: private keys decrypted once at load; off: on every full handshake (to measure what decrypting a PKCS#12 key costs)")
 	fs.StringVar(&f.pkiDir, "pki-dir", "", "`DIR` for the test PKI (reused if it has one; default: a new temporary directory)")
 	fs.IntVar(&f.controlFD, "control-fd", -1, "internal: serve as tlsbench run's child on this control channel")
+	fs.StringVar(&f.profile, "profile", "", "write a CPU profile of the whole run to `FILE` (go tool pprof), complete when the server stops")
 	fs.StringVar(&f.logLevel, "log-level", "info", "what goes to stderr: error, warn (handshakes refused), info (also handshakes clients gave up), debug (also idle connections closed, HTTP requests)")
 	fs.DurationVar(&f.idleTimeout, "idle-timeout", server.DefaultIdleTimeout, "close a connection that sends nothing (or does not read what it is sent) for this long after its handshake")
 	f.versions = []uint16{tls.VersionTLS12, tls.VersionTLS13}
