@@ -45,7 +45,7 @@ func ServeChild(ctx context.Context, control net.Conn, opts ...Option) error {
 	if addr == "" {
 		addr = "127.0.0.1:0"
 	}
-	ln, err := net.Listen("tcp", addr)
+	ln, err := Listen(ctx, addr)
 	if err != nil {
 		return childproc.Fail(control, err)
 	}
