@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"testing"
 	"time"
 
@@ -89,66 +90,99 @@ const overheadConcurrency = 16
 // reseeding its randomness before each replay (negligible beside it).
 //
 // Each benchmark round runs a block of each, alternating which goes
-// first, so that a noisy neighbour slows both alike. Metrics:
-// full-path-cpu-us/hs, floor-cpu-us/hs and full/floor, the overhead.
+// first, so that a noisy neighbour slows both alike (with
+// TLSBENCH_OVERHEAD_BASE, a third block of another build's server: see
+// overheadBaseEnv). Metrics:
+// full-path-cpu-us/hs, floor-cpu-us/hs and full/floor, the overhead, and
+// full-path-B/hs, the server's heap allocation per handshake.
 func BenchmarkServerOverhead(b *testing.B) {
 	ca, _, files := testpki.ServerFiles(b)
-	child, err := server.StartChild(context.Background(), childOptions(server.Options{
-		Identities: []server.IdentityFiles{{Cert: files.Cert, Key: files.Key}},
-	}))
-	if err != nil {
-		b.Fatal(err)
+	opts := server.Options{Identities: []server.IdentityFiles{{Cert: files.Cert, Key: files.Key}}}
+	child := startOverheadChild(b, childOptions(opts))
+	var base *server.Child
+	if exe := os.Getenv(overheadBaseEnv); exe != "" {
+		o := childOptions(opts)
+		o.Path = exe
+		base = startOverheadChild(b, o)
 	}
-	b.Cleanup(func() { child.Close() })
 	for _, oc := range overheadConfigs {
 		b.Run(oc.name, func(b *testing.B) {
-			benchmarkOverhead(b, oc, child, startFloor(b, oc, files, ca.Pool()), ca.Pool())
+			benchmarkOverhead(b, oc, startFloor(b, oc, files, ca.Pool()), ca.Pool(), child, base)
 		})
 	}
 }
 
-func benchmarkOverhead(b *testing.B, oc overheadConfig, child *server.Child, floor *floorProc, roots *x509.CertPool) {
-	cfg := oc.client(roots)
-	addr := child.Hello().Addr
-	full := func() time.Duration {
-		d, err := fullPathBlock(child, addr, cfg, oc, overheadConcurrency)
-		if err != nil {
-			b.Fatal(err)
-		}
-		return d
+// overheadBaseEnv names another build of this test binary (go test -c)
+// whose server BenchmarkServerOverhead measures beside this one's, in the
+// same rounds: a change to the server is judged within one run, as
+// base-cpu-us/hs and full/base.
+const overheadBaseEnv = "TLSBENCH_OVERHEAD_BASE"
+
+func startOverheadChild(b *testing.B, o server.ChildOptions) *server.Child {
+	child, err := server.StartChild(context.Background(), o)
+	if err != nil {
+		b.Fatal(err)
 	}
-	replay := func() time.Duration {
+	b.Cleanup(func() { child.Close() })
+	return child
+}
+
+func benchmarkOverhead(b *testing.B, oc overheadConfig, floor *floorProc, roots *x509.CertPool, child, base *server.Child) {
+	cfg := oc.client(roots)
+	var allocs uint64
+	var fullCPU, floorCPU, baseCPU time.Duration
+	full := func(c *server.Child, sum *time.Duration) func() {
+		return func() {
+			d, err := fullPathBlock(c, c.Hello().Addr, cfg, oc, overheadConcurrency)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if c == child {
+				allocs += d.AllocBytes
+			}
+			*sum += time.Duration(d.CPUNanos)
+		}
+	}
+	replay := func() {
 		d, err := floor.replay(overheadBlock)
 		if err != nil {
 			b.Fatal(err)
 		}
-		return d
+		floorCPU += d
 	}
-	full() // warm both: the child's first connections, the floor's first replays
-	replay()
-	var fullCPU, floorCPU time.Duration
+	blocks := []func(){full(child, &fullCPU), replay}
+	if base != nil {
+		blocks = append(blocks, full(base, &baseCPU))
+	}
+	for _, block := range blocks { // warm: the children's first connections, the floor's first replays
+		block()
+	}
+	fullCPU, floorCPU, baseCPU, allocs = 0, 0, 0, 0
 	for i := 0; b.Loop(); i++ {
-		if i%2 == 0 {
-			fullCPU += full()
-			floorCPU += replay()
-		} else {
-			floorCPU += replay()
-			fullCPU += full()
+		// Rotate which block goes first, so that none always follows
+		// another.
+		for k := range blocks {
+			blocks[(i+k)%len(blocks)]()
 		}
 	}
 	n := float64(b.N * overheadBlock)
 	b.ReportMetric(float64(fullCPU.Nanoseconds())/1e3/n, "full-path-cpu-us/hs")
 	b.ReportMetric(float64(floorCPU.Nanoseconds())/1e3/n, "floor-cpu-us/hs")
 	b.ReportMetric(float64(fullCPU)/float64(floorCPU), "full/floor")
+	b.ReportMetric(float64(allocs)/n, "full-path-B/hs")
+	if base != nil {
+		b.ReportMetric(float64(baseCPU.Nanoseconds())/1e3/n, "base-cpu-us/hs")
+		b.ReportMetric(float64(fullCPU)/float64(baseCPU), "full/base")
+	}
 }
 
 // fullPathBlock makes a block of handshakes with the child server and
-// returns the child's CPU time for them, checking that it counted each
+// returns the child's counters for them, checking that it counted each
 // one in oc's version and group.
-func fullPathBlock(child *server.Child, addr string, cfg *tls.Config, oc overheadConfig, concurrency int) (time.Duration, error) {
+func fullPathBlock(child *server.Child, addr string, cfg *tls.Config, oc overheadConfig, concurrency int) (server.Counters, error) {
 	before, err := child.Counters()
 	if err != nil {
-		return 0, err
+		return server.Counters{}, err
 	}
 	errs := make(chan error, concurrency)
 	for range concurrency {
@@ -162,20 +196,20 @@ func fullPathBlock(child *server.Child, addr string, cfg *tls.Config, oc overhea
 	}
 	for range concurrency {
 		if err := <-errs; err != nil {
-			return 0, err
+			return server.Counters{}, err
 		}
 	}
 	after, err := child.Counters()
 	if err != nil {
-		return 0, err
+		return server.Counters{}, err
 	}
 	d := after.Sub(before)
 	version, group := tlsconf.VersionName(oc.version), tlsconf.GroupName(oc.group)
 	if d.Handshakes != overheadBlock || d.Versions[version] != overheadBlock || d.Groups[group] != overheadBlock {
-		return 0, fmt.Errorf("the server counted %d handshakes (%v, %v), want %d in %s with %s",
+		return server.Counters{}, fmt.Errorf("the server counted %d handshakes (%v, %v), want %d in %s with %s",
 			d.Handshakes, d.Versions, d.Groups, overheadBlock, version, group)
 	}
-	return time.Duration(d.CPUNanos), nil
+	return d, nil
 }
 
 // fullPathHandshake is one connection of the full path: connect,
