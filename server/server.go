@@ -144,16 +144,14 @@ func (s *Server) ServeConn(ctx context.Context, c net.Conn) {
 	}
 	hc := s.trackHandshake(under)
 	tc := tls.Server(hc, s.tls)
-	hctx, cancel := context.WithTimeout(ctx, s.handshakeTimeout)
 	if s.handshakeCPU != nil {
 		hc.work = new(usage.Work)
 		hc.work.Resume()
 	}
-	err := tc.HandshakeContext(hctx)
+	err := s.handshake(ctx, c, tc, accepted)
 	if hc.work != nil {
 		hc.work.Pause()
 	}
-	cancel()
 	if err != nil {
 		if desc, ok := hc.plainAlert(); ok && strings.Contains(err.Error(), "bad record MAC") {
 			err = fmt.Errorf("the client refused the handshake: %w (sent unencrypted)", tls.AlertError(desc))
@@ -173,6 +171,28 @@ func (s *Server) ServeConn(ctx context.Context, c net.Conn) {
 	s.countHandshake(tc.ConnectionState())
 	s.handshakeCounted(hc)
 	s.echo(ctx, tc, rc)
+}
+
+// handshake runs tc's handshake over c until the handshake timeout
+// after accepted, or until ctx ends. It bounds the handshake with a
+// deadline on c rather than a context with a timeout, for which crypto/tls
+// would start a goroutine per handshake to watch it, and clears the
+// deadline after.
+func (s *Server) handshake(ctx context.Context, c net.Conn, tc *tls.Conn, accepted time.Time) error {
+	c.SetDeadline(accepted.Add(s.handshakeTimeout))
+	// Registered after the deadline above, so that it cannot be undone
+	// by it; it runs at once if ctx has already ended.
+	stop := context.AfterFunc(ctx, func() { c.SetDeadline(time.Now()) })
+	err := tc.Handshake()
+	stop()
+	if err != nil {
+		if cerr := ctx.Err(); cerr != nil {
+			return fmt.Errorf("%w: %w", cerr, err)
+		}
+		return err
+	}
+	c.SetDeadline(time.Time{})
+	return nil
 }
 
 // logFailure writes the one line a failed handshake gets: warning level
