@@ -231,6 +231,11 @@ func (s *Server) countHandshake(st tls.ConnectionState) {
 	s.mu.Unlock()
 }
 
+// echoBuffers hold the echo's read buffers, a record's size each: a new
+// one per connection was over a quarter of the server's heap allocation
+// per handshake, and so of its garbage collection.
+var echoBuffers = sync.Pool{New: func() any { b := make([]byte, 16*1024); return &b }}
+
 // echo writes back what it reads until EOF, an error, idle timeout or ctx
 // ending; a connection that starts with an HTTP/1.x request gets an HTTP
 // answer instead (serveHTTP). Errors here are the client's abortive close
@@ -241,7 +246,9 @@ func (s *Server) countHandshake(st tls.ConnectionState) {
 func (s *Server) echo(ctx context.Context, tc *tls.Conn, rc *ktls.RecordConn) {
 	stop := context.AfterFunc(ctx, func() { tc.NetConn().SetDeadline(time.Now()) })
 	defer stop()
-	buf := make([]byte, 16*1024)
+	bp := echoBuffers.Get().(*[]byte)
+	defer echoBuffers.Put(bp)
+	buf := *bp
 	for first := true; ; first = false {
 		tc.NetConn().SetReadDeadline(time.Now().Add(s.idleTimeout))
 		if ctx.Err() != nil {
