@@ -88,6 +88,8 @@ const overheadConcurrency = 16
 // of its own). Both figures thus include the garbage collector and the
 // runtime of a process doing only that work; the floor's include
 // reseeding its randomness before each replay (negligible beside it).
+// The floor runs at Go's default GOGC, the child server at its own (see
+// childGCPercent); GOGC=400 in the environment sets both alike.
 //
 // Each benchmark round runs a block of each, alternating which goes
 // first, so that a noisy neighbour slows both alike (with
