@@ -27,7 +27,8 @@ import (
 // Replaying needs the server to write the same bytes every time (the
 // client's recorded Finished is bound to the server's key share and
 // signature). Since Go 1.26 crypto/ecdh and crypto/ecdsa ignore
-// tls.Config.Rand, and ML-KEM's encapsulation never read it, so the only
+// tls.Config.Rand (unless GODEBUG=cryptocustomrand=1, which crypto/tls's
+// own tests set), and ML-KEM's encapsulation never read it, so the only
 // way to fix the server's randomness is testing/cryptotest.SetGlobalRandom,
 // which takes a *testing.T: the floor runs as this test, in a process of
 // its own (the test binary run again with floorEnv set), which is also
