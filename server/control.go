@@ -4,6 +4,7 @@ import (
 	"context"
 	"net"
 	"os"
+	"runtime/debug"
 
 	"github.com/tlsbench/tlsbench/internal/childproc"
 )
@@ -28,6 +29,14 @@ func ServeControl(ctx context.Context, conn net.Conn, srv *Server, hello Hello) 
 	return childproc.Serve(ctx, conn, hello, func() any { return srv.Counters() })
 }
 
+// childGCPercent is the child server's GOGC unless its environment sets
+// one. Its live heap is small (identities, session policy, histograms,
+// the connections in flight), so at Go's default of 100 it collects
+// every few hundred handshakes, each collection a fixed cost: the
+// garbage collector was 5% of a loaded child's CPU. Four times the live
+// heap is cheap beside that, and bounded by the connections in flight.
+const childGCPercent = 400
+
 // ServeChild is the body of a child server process. It reads its Options
 // from the control channel, listens, answers with Hello (or the reason it
 // cannot start), and serves until the parent says quit or goes away.
@@ -41,11 +50,14 @@ func ServeChild(ctx context.Context, control net.Conn, opts ...Option) error {
 	if err != nil {
 		return childproc.Fail(control, err)
 	}
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(childGCPercent)
+	}
 	addr := o.Listen
 	if addr == "" {
 		addr = "127.0.0.1:0"
 	}
-	ln, err := net.Listen("tcp", addr)
+	ln, err := Listen(ctx, addr)
 	if err != nil {
 		return childproc.Fail(control, err)
 	}

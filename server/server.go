@@ -144,16 +144,14 @@ func (s *Server) ServeConn(ctx context.Context, c net.Conn) {
 	}
 	hc := s.trackHandshake(under)
 	tc := tls.Server(hc, s.tls)
-	hctx, cancel := context.WithTimeout(ctx, s.handshakeTimeout)
 	if s.handshakeCPU != nil {
 		hc.work = new(usage.Work)
 		hc.work.Resume()
 	}
-	err := tc.HandshakeContext(hctx)
+	err := s.handshake(ctx, c, tc, accepted)
 	if hc.work != nil {
 		hc.work.Pause()
 	}
-	cancel()
 	if err != nil {
 		if desc, ok := hc.plainAlert(); ok && strings.Contains(err.Error(), "bad record MAC") {
 			err = fmt.Errorf("the client refused the handshake: %w (sent unencrypted)", tls.AlertError(desc))
@@ -173,6 +171,28 @@ func (s *Server) ServeConn(ctx context.Context, c net.Conn) {
 	s.countHandshake(tc.ConnectionState())
 	s.handshakeCounted(hc)
 	s.echo(ctx, tc, rc)
+}
+
+// handshake runs tc's handshake over c until the handshake timeout
+// after accepted, or until ctx ends. It bounds the handshake with a
+// deadline on c rather than a context with a timeout, for which crypto/tls
+// would start a goroutine per handshake to watch it, and clears the
+// deadline after.
+func (s *Server) handshake(ctx context.Context, c net.Conn, tc *tls.Conn, accepted time.Time) error {
+	c.SetDeadline(accepted.Add(s.handshakeTimeout))
+	// Registered after the deadline above, so that it cannot be undone
+	// by it; it runs at once if ctx has already ended.
+	stop := context.AfterFunc(ctx, func() { c.SetDeadline(time.Now()) })
+	err := tc.Handshake()
+	stop()
+	if err != nil {
+		if cerr := ctx.Err(); cerr != nil {
+			return fmt.Errorf("%w: %w", cerr, err)
+		}
+		return err
+	}
+	c.SetDeadline(time.Time{})
+	return nil
 }
 
 // logFailure writes the one line a failed handshake gets: warning level
@@ -211,6 +231,11 @@ func (s *Server) countHandshake(st tls.ConnectionState) {
 	s.mu.Unlock()
 }
 
+// echoBuffers hold the echo's read buffers, a record's size each: a new
+// one per connection was over a quarter of the server's heap allocation
+// per handshake, and so of its garbage collection.
+var echoBuffers = sync.Pool{New: func() any { b := make([]byte, 16*1024); return &b }}
+
 // echo writes back what it reads until EOF, an error, idle timeout or ctx
 // ending; a connection that starts with an HTTP/1.x request gets an HTTP
 // answer instead (serveHTTP). Errors here are the client's abortive close
@@ -221,7 +246,9 @@ func (s *Server) countHandshake(st tls.ConnectionState) {
 func (s *Server) echo(ctx context.Context, tc *tls.Conn, rc *ktls.RecordConn) {
 	stop := context.AfterFunc(ctx, func() { tc.NetConn().SetDeadline(time.Now()) })
 	defer stop()
-	buf := make([]byte, 16*1024)
+	bp := echoBuffers.Get().(*[]byte)
+	defer echoBuffers.Put(bp)
+	buf := *bp
 	for first := true; ; first = false {
 		tc.NetConn().SetReadDeadline(time.Now().Add(s.idleTimeout))
 		if ctx.Err() != nil {

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"log/slog"
 	"net"
+	"runtime"
+	"strings"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -74,5 +76,56 @@ func TestServe(t *testing.T) {
 	ln2.Close()
 	if err := Serve(context.Background(), ln2, slog.New(slog.DiscardHandler), nil); err == nil || !errors.Is(err, net.ErrClosed) {
 		t.Errorf("Serve on a closed listener = %v, want net.ErrClosed", err)
+	}
+}
+
+// TestServeReusesWorkers: connections that come one after another are
+// handled on the same goroutine (its stack kept), every one of them is
+// handled, and Serve, ended by an accept failure rather than ctx, ends
+// its idle workers rather than wait for them (here for an hour).
+func TestServeReusesWorkers(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := make(chan string, 100)
+	served := make(chan error, 1)
+	go func() {
+		served <- serve(context.Background(), ln, slog.New(slog.DiscardHandler), func(ctx context.Context, c net.Conn) {
+			buf := make([]byte, 64)
+			n := runtime.Stack(buf, false) // "goroutine N [running]:"
+			ids <- strings.Fields(string(buf[:n]))[1]
+			c.Write([]byte{1})
+			c.Close()
+		}, time.Hour)
+	}()
+	const conns = 20
+	seen := map[string]bool{}
+	for range conns {
+		c, err := net.Dial("tcp", ln.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.SetReadDeadline(time.Now().Add(30 * time.Second))
+		if _, err := c.Read(make([]byte, 1)); err != nil {
+			t.Fatal(err)
+		}
+		c.Close()
+		seen[<-ids] = true
+	}
+	// A worker may still be between its handle and its wait when the next
+	// connection arrives; one per connection would be conns.
+	if len(seen) > conns/2 {
+		t.Errorf("%d connections one after another were handled on %d goroutines, want them reused", conns, len(seen))
+	}
+	ln.Close()
+	select {
+	case err := <-served:
+		if !errors.Is(err, net.ErrClosed) {
+			t.Errorf("Serve = %v after its listener closed, want net.ErrClosed", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("Serve did not return after its listener closed: it waits for its idle workers")
 	}
 }
