@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 
 	"github.com/tlsbench/tlsbench/loadgen"
@@ -136,7 +135,7 @@ func startInProcess(ctx context.Context, opts server.Options) (*builtin, error) 
 	if err != nil {
 		return nil, err
 	}
-	ln, err := net.Listen("tcp", opts.Listen)
+	ln, err := server.Listen(ctx, opts.Listen)
 	if err != nil {
 		return nil, err
 	}

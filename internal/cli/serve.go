@@ -244,7 +244,7 @@ func startServe(opts server.Options, logger *slog.Logger) (*server.Server, net.L
 	if err != nil {
 		return nil, nil, usagef("%s", userText(err))
 	}
-	ln, err := net.Listen("tcp", opts.Listen)
+	ln, err := server.Listen(context.Background(), opts.Listen)
 	if err != nil {
 		if errors.Is(err, syscall.EADDRINUSE) {
 			return nil, nil, usagef("--listen %s: address already in use; choose another port (or 127.0.0.1:0 for a free one)", opts.Listen)
