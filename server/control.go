@@ -29,13 +29,23 @@ func ServeControl(ctx context.Context, conn net.Conn, srv *Server, hello Hello) 
 	return childproc.Serve(ctx, conn, hello, func() any { return srv.Counters() })
 }
 
-// childGCPercent is the child server's GOGC unless its environment sets
-// one. Its live heap is small (identities, session policy, histograms,
-// the connections in flight), so at Go's default of 100 it collects
-// every few hundred handshakes, each collection a fixed cost: the
-// garbage collector was 5% of a loaded child's CPU. Four times the live
-// heap is cheap beside that, and bounded by the connections in flight.
-const childGCPercent = 400
+// gcPercent is a server process's GOGC unless its environment sets one
+// (SetProcessGC). Its live heap is small (identities, session policy,
+// histograms, the connections in flight), so at Go's default of 100 it
+// collects every few hundred handshakes, each collection a fixed cost:
+// the garbage collector was 5% of a loaded child's CPU. Four times the
+// live heap is cheap beside that, and bounded by the connections in
+// flight.
+const gcPercent = 400
+
+// SetProcessGC sets the garbage collector of a process that is the
+// built-in server and nothing else (the child server, tlsbench serve) to
+// gcPercent, unless the environment's GOGC says otherwise.
+func SetProcessGC() {
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(gcPercent)
+	}
+}
 
 // ServeChild is the body of a child server process. It reads its Options
 // from the control channel, listens, answers with Hello (or the reason it
@@ -50,9 +60,7 @@ func ServeChild(ctx context.Context, control net.Conn, opts ...Option) error {
 	if err != nil {
 		return childproc.Fail(control, err)
 	}
-	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(childGCPercent)
-	}
+	SetProcessGC()
 	addr := o.Listen
 	if addr == "" {
 		addr = "127.0.0.1:0"

@@ -78,6 +78,9 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if f.controlFD >= 0 {
 		return serveChild(ctx, f.controlFD, stderr)
 	}
+	// The process is the server alone: it collects garbage as the child
+	// server does, so that both measure alike.
+	server.SetProcessGC()
 	// A closed terminal (SIGHUP) stops the server as Ctrl-C does, so
 	// that it still removes its temporary PKI.
 	ctx, stopHup := signal.NotifyContext(ctx, syscall.SIGHUP)
