@@ -150,7 +150,7 @@ section_server() {
 	rm "$out"/server-tls1[23].{jsonl,md}
 	"$bin" report --format markdown "$out/server.jsonl" >"$out/server.md"
 	"$bin" compare "$out/server.jsonl" --format markdown >"$out/server-compare.md" || true
-	go test ./server -run '^$' -bench ServerOverhead -count 3 | tee "$out/server-overhead.txt"
+	go test ./server -run '^$' -bench ServerOverhead -count 3 | tee "$out/server-floor.txt"
 }
 
 section_throughput() {
