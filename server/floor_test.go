@@ -119,7 +119,11 @@ func floorConfig(cert tls.Certificate) *tls.Config {
 		Certificates: []tls.Certificate{cert},
 		Time:         func() time.Time { return time.Unix(1_700_000_000, 0) },
 		// A ticket key of its own, or crypto/tls draws one at its
-		// first ticket, which only the recording would do.
+		// first ticket, which only the recording would do. The field,
+		// not SetSessionTicketKeys: with the keys set that way the
+		// replay departed from the recording (measured: the server's
+		// random differed), and the field is what the replay needs.
+		//lint:ignore SA1019 the deprecated field keeps the replay byte for byte
 		SessionTicketKey: [32]byte{16},
 	}
 }
