@@ -203,10 +203,14 @@ type ServerSnapshot struct {
 	// CPU then).
 	HandshakeCPU     map[string]int64
 	HandshakeCPULost int64
-	HasCPU           bool
-	CPU              time.Duration
-	HasAlloc         bool
-	AllocBytes       uint64
+	// EarlyDataAccepted and EarlyDataRejected are the server's counts
+	// of early data it accepted and refused, when HasEarlyData.
+	HasEarlyData                         bool
+	EarlyDataAccepted, EarlyDataRejected int64
+	HasCPU                               bool
+	CPU                                  time.Duration
+	HasAlloc                             bool
+	AllocBytes                           uint64
 }
 
 // CaseError is a case that could not be measured at all (every handshake

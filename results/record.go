@@ -66,7 +66,7 @@ type Record struct {
 	// (a TLS 1.2 resumption); empty when no handshake succeeded. A
 	// throughput case records its first connection's group.
 	Group     string `json:"group"`
-	Transport string `json:"transport"` // tcp or memory
+	Transport string `json:"transport"` // tcp, tcp6, memory or quic
 	Target    string `json:"target,omitempty"`
 	// Request is the exchange after each handshake with an external
 	// target (ping, line, http, http-get, none); absent for the built-in
@@ -342,6 +342,34 @@ type Record struct {
 	ShardRuns     []ShardRun `json:"shard_runs,omitempty"`
 	MissingShards []int      `json:"missing_shards,omitempty"`
 
+	// QUIC and TLS 1.3 early data (--transport quic, --early-data).
+	//
+	// QUICVersion is the QUIC version the case's handshakes negotiated
+	// ("v1", "v2"; each with its count of handshakes, sorted, when they
+	// differed); absent outside QUIC cases. EarlyData says whether the
+	// clients sent their request as early data (0-RTT) when resuming;
+	// absent unless the plan has the early-data axis. EarlyDataPolicy is
+	// the built-in server's policy for early data (accept, reject,
+	// single-use); absent for an external target.
+	QUICVersion     string `json:"quic_version,omitempty"`
+	EarlyData       *bool  `json:"early_data,omitempty"`
+	EarlyDataPolicy string `json:"early_data_policy,omitempty"`
+	// EarlyDataOffered counts, over the kept iterations, the client's
+	// connections that sent early data, and EarlyDataAccepted and
+	// EarlyDataRejected how many of those the client found accepted
+	// (the handshake completed as 0-RTT) or rejected (the request was
+	// sent again after the handshake). ServerEarlyDataAccepted and
+	// ServerEarlyDataRejected are the built-in server's own counts of
+	// the same; a case fails when the client saw early data accepted
+	// that the server did not count. Absent (null) when not measured:
+	// outside early-data cases, and the server's with an external
+	// target.
+	EarlyDataOffered        *int64 `json:"early_data_offered,omitempty"`
+	EarlyDataAccepted       *int64 `json:"early_data_accepted,omitempty"`
+	EarlyDataRejected       *int64 `json:"early_data_rejected,omitempty"`
+	ServerEarlyDataAccepted *int64 `json:"server_early_data_accepted,omitempty"`
+	ServerEarlyDataRejected *int64 `json:"server_early_data_rejected,omitempty"`
+
 	// Verdict is "failed" when the case was measured but failed a gate
 	// (resumption below the minimum in a measured iteration, a mix that
 	// missed its share of resumed handshakes in one, more failed
@@ -369,6 +397,11 @@ const (
 	// PhaseFirstByte: from the end of the handshake to the first byte
 	// read after it (application data, or a TLS 1.3 ticket).
 	PhaseFirstByte = "first_byte"
+	// PhaseFirstResponse: from the connection's actual start (the dial)
+	// to the first byte of the answer to the request sent after (or, as
+	// early data, during) the handshake: the time to the first response
+	// byte, which 0-RTT exists to cut.
+	PhaseFirstResponse = "first_response"
 	// PhaseServerHandshake: the built-in server's own time from accept
 	// to the end of its handshake; PhaseServerKey the time its key
 	// manager took inside it (one value per handshake that asked it for

@@ -24,6 +24,9 @@ const (
 	TransportTCP4   = "tcp4"
 	TransportTCP6   = "tcp6"
 	TransportMemory = "memory"
+	// TransportQUIC runs handshake cases over QUIC on UDP (TLS 1.3
+	// only): the built-in server's QUIC listener, or a QUIC target.
+	TransportQUIC = "quic"
 )
 
 // The built-in server's default listen addresses: loopback, IPv4 or IPv6.
@@ -57,7 +60,13 @@ type Plan struct {
 	// Ciphers, one case each (tlsconf.Cipher*); empty offers Go's
 	// defaults.
 	Ciphers    []string
-	Transports []string // TransportTCP4 (default), TransportTCP6, TransportMemory
+	Transports []string // TransportTCP4 (default), TransportTCP6, TransportMemory, TransportQUIC
+	// EarlyData, when set, is the early-data axis: with true the
+	// clients send their request as TLS 1.3 early data (0-RTT) when they
+	// resume (QUIC cases only). EarlyDataPolicy is the built-in server's
+	// (server.EarlyData*; default accept).
+	EarlyData       []bool
+	EarlyDataPolicy string
 
 	// Mutual makes the server require client certificates; the clients
 	// rotate among ClientIdentities certificates (default 1).

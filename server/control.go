@@ -14,6 +14,9 @@ import (
 type Hello struct {
 	PID  int    `json:"pid"`
 	Addr string `json:"addr"`
+	// QUICAddr is the UDP address the server accepts QUIC on, when
+	// Options.QUIC is set.
+	QUICAddr string `json:"quic_addr,omitempty"`
 	// CAFile is the CA certificate clients should verify the server with,
 	// when the server wrote one.
 	CAFile string `json:"ca_file,omitempty"`

@@ -51,6 +51,16 @@ type Options struct {
 	// means the environment variable keys.PasswordEnv. The password
 	// itself is never part of Options, which travel to a child process.
 	P12PasswordFile string `json:"p12_password_file,omitempty"`
+	// QUIC makes the server also accept QUIC connections (TLS 1.3 only),
+	// on UDP at Listen's address and port (with port 0, the port the TCP
+	// listener was given); the child's Hello says where (QUICAddr). Both
+	// transports share the identities, key manager, session store and
+	// counters.
+	QUIC bool `json:"quic,omitempty"`
+	// EarlyDataPolicy is what the server does with TLS 1.3 early data
+	// (0-RTT) on QUIC: EarlyDataAccept (default), EarlyDataReject or
+	// EarlyDataSingleUse.
+	EarlyDataPolicy string `json:"early_data_policy,omitempty"`
 	// DisableKeyCache makes the key manager read and decrypt the private
 	// key on every full handshake instead of once at load.
 	DisableKeyCache bool `json:"disable_key_cache,omitempty"`
@@ -68,6 +78,20 @@ type Options struct {
 	// parts.
 	MeasureHandshakeCPU bool `json:"measure_handshake_cpu,omitempty"`
 }
+
+// Early-data policies (Options.EarlyDataPolicy).
+const (
+	// EarlyDataAccept accepts early data on every resumption whose
+	// ticket allows it (the tickets it issues do).
+	EarlyDataAccept = "accept"
+	// EarlyDataReject issues tickets that allow early data but refuses
+	// it on every resumption: the client resumes, and sends its request
+	// again after the handshake.
+	EarlyDataReject = "reject"
+	// EarlyDataSingleUse accepts early data on a ticket's first use only
+	// and refuses it when the same ticket comes again (a replay).
+	EarlyDataSingleUse = "single-use"
+)
 
 // IdentityFiles name one identity on disk: a PEM chain (leaf first) and
 // its PEM private key, or a PKCS#12 file.
@@ -101,6 +125,11 @@ func (o Options) Validate() error {
 	}
 	if o.SessionTTL < 0 {
 		return field.Errorf("SessionTTL", o.SessionTTL, "must be positive")
+	}
+	switch o.EarlyDataPolicy {
+	case "", EarlyDataAccept, EarlyDataReject, EarlyDataSingleUse:
+	default:
+		return field.Errorf("EarlyDataPolicy", strconv.Quote(o.EarlyDataPolicy), "must be %s, %s or %s", EarlyDataAccept, EarlyDataReject, EarlyDataSingleUse)
 	}
 	if o.Mutual && o.ClientCA == "" {
 		return field.Errorf("Mutual", nil, "{Mutual} needs the CA that issues client certificates ({ClientCA} FILE)")

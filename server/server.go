@@ -339,6 +339,16 @@ type Counters struct {
 	// measured whole; both only with WithHandshakeCPU.
 	HandshakeCPU     map[string]int64 `json:"handshake_cpu_ns,omitempty"`
 	HandshakeCPULost int64            `json:"handshake_cpu_lost,omitempty"`
+	// QUICVersions counts completed QUIC handshakes by QUIC version
+	// ("v1", "v2"). EarlyDataOffered counts QUIC handshakes whose
+	// ClientHello offered early data, and EarlyDataAccepted and
+	// EarlyDataRejected how many of those the server accepted (the
+	// handshake completed as 0-RTT) or refused (by its policy, or QUIC's
+	// own checks).
+	QUICVersions      map[string]int64 `json:"quic_versions,omitempty"`
+	EarlyDataOffered  int64            `json:"early_data_offered,omitempty"`
+	EarlyDataAccepted int64            `json:"early_data_accepted,omitempty"`
+	EarlyDataRejected int64            `json:"early_data_rejected,omitempty"`
 	// CPUNanos and AllocBytes are the whole server process's CPU time and
 	// cumulative heap allocation; meaningful only when the server runs
 	// in a process of its own.

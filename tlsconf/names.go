@@ -135,3 +135,11 @@ func CipherRunnable(version uint16, cipher string) error {
 	}
 	return nil
 }
+
+// ALPNQUICPing is the application protocol of tlsbench's own exchange
+// over QUIC: on one bidirectional stream, the client writes one byte
+// and ends its side; the server writes the byte back and ends its side
+// once its handshake is complete, so that its session ticket goes out
+// before the stream ends. A client that reads to the stream's end has
+// read the ticket.
+const ALPNQUICPing = "tlsbench-ping"
