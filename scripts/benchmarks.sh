@@ -16,6 +16,7 @@ work=$(mktemp -d)
 cleanup() {
 	[[ -n "${nginx_pid:-}" ]] && kill "$nginx_pid" 2>/dev/null
 	[[ -n "${serve_pid:-}" ]] && kill "$serve_pid" 2>/dev/null
+	[[ -n "${serve2_pid:-}" ]] && kill "$serve2_pid" 2>/dev/null
 	[[ -n "${squid_dir:-}" ]] && scripts/squid-bump.sh stop "$squid_port" "$squid_dir" && rm -rf "$squid_dir"
 	rm -rf "$work" "$(dirname "$bin")"
 }
@@ -151,6 +152,39 @@ section_server() {
 	"$bin" report --format markdown "$out/server.jsonl" >"$out/server.md"
 	"$bin" compare "$out/server.jsonl" --format markdown >"$out/server-compare.md" || true
 	go test ./server -run '^$' -bench ServerOverhead -count 3 | tee "$out/server-floor.txt"
+}
+
+# start_serve VAR ENV...: starts tlsbench serve with the environment ENV
+# (GOMAXPROCS=1, say) on a free loopback port with the identity of
+# $work/npki, sets VAR to its PID and serve_port to its port.
+start_serve() {
+	local var=$1
+	shift
+	[[ -d "$work/npki" ]] || "$bin" pki init --dir "$work/npki" --server-keys ecdsa-p256 >/dev/null
+	serve_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+	env "$@" "$bin" serve --listen "127.0.0.1:$serve_port" --log-level warn \
+		--identity "$work/npki/server-ecdsa-p256.pem,$work/npki/server-ecdsa-p256-key.pem" >"$work/serve-$var.log" 2>&1 &
+	printf -v "$var" '%s' "$!"
+	for _ in $(seq 50); do (echo >/dev/tcp/127.0.0.1/"$serve_port") 2>/dev/null && break; sleep 0.1; done
+}
+
+section_procs() {
+	# tlsbench serve with one processor (side a) and with two (side b),
+	# the same load alternating between them round by round from a
+	# separate tlsbench run process: what a second CPU buys the server.
+	# On a 2-core machine the load generator needs CPU too, so side b
+	# shares its second CPU with the client: the figures say how much.
+	start_serve serve_pid GOMAXPROCS=1
+	local a=$serve_port
+	start_serve serve2_pid GOMAXPROCS=2
+	local b=$serve_port
+	run procs --target "127.0.0.1:$a" --server-pid "$serve_pid" --versus "127.0.0.1:$b" --versus-pid "$serve2_pid" \
+		--sni localhost --ca "$work/npki/ca.pem" --request ping \
+		--tls 1.2,1.3 --resume off,on --concurrency 64,128
+	"$bin" compare "$out/procs.jsonl" --format markdown >"$out/procs-compare.md" || true
+	kill "$serve_pid" "$serve2_pid"
+	wait "$serve_pid" "$serve2_pid" 2>/dev/null || true
+	serve_pid= serve2_pid=
 }
 
 section_throughput() {
@@ -347,7 +381,7 @@ for f in sys.argv[1:]:
 
 sections=("$@")
 if ((${#sections[@]} == 0)); then
-	sections=(default harness mutual groups transport transports ciphers keycache nginx throughput proxy calibration stall openloop findrate shards server)
+	sections=(default harness mutual groups transport transports ciphers keycache nginx throughput proxy calibration stall openloop findrate shards server procs)
 fi
 for s in "${sections[@]}"; do
 	"section_$s"
