@@ -69,8 +69,8 @@ type weighted struct {
 
 func (w *weighted) add(a *adder, field string, v *float64, hs int64) {
 	if v != nil {
-		add(a, field, &w.sum, perHandshakeTotal(a, field, *v, hs))
-		add(a, field, &w.hs, hs)
+		w.sum = add(a, field, w.sum, perHandshakeTotal(a, field, *v, hs))
+		w.hs = add(a, field, w.hs, hs)
 		w.n++
 	}
 }
@@ -205,7 +205,7 @@ func (c *caseState) addHistograms(f *folder, a *adder, rec *results.Record, shar
 			c.partOrder = append(c.partOrder, name)
 		}
 		field := "parts." + name + "."
-		add(a, field+"handshakes", &acc.handshakes, part.Handshakes)
+		acc.handshakes = add(a, field+"handshakes", acc.handshakes, part.Handshakes)
 		if part.Handshakes > 0 {
 			acc.withHS = append(acc.withHS, shard)
 			acc.clientCPU.add(a, field+"client_cpu_us", part.ClientCPUUS, part.Handshakes)
@@ -220,13 +220,11 @@ func (c *caseState) addHistograms(f *folder, a *adder, rec *results.Record, shar
 
 // addCounts sums the shard's counts and rates.
 func (c *caseState) addCounts(a *adder, rec *results.Record) {
-	add(a, "handshakes", &c.handshakes, rec.Handshakes)
-	add(a, "errors", &c.errs, rec.Errors)
-	add(a, "resumed", &c.resumed, rec.Resumed)
-	for _, k := range sortedKeys(rec.ErrorsByKind) {
-		n := c.errorsByKind[k]
-		add(a, "errors_by_kind."+k, &n, rec.ErrorsByKind[k])
-		c.errorsByKind[k] = n
+	c.handshakes = add(a, "handshakes", c.handshakes, rec.Handshakes)
+	c.errs = add(a, "errors", c.errs, rec.Errors)
+	c.resumed = add(a, "resumed", c.resumed, rec.Resumed)
+	for k, v := range rec.ErrorsByKind {
+		c.errorsByKind[k] = addKey(a, "errors_by_kind.", k, c.errorsByKind[k], v)
 	}
 	c.serverResumed.sum(a, "server_resumed", rec.ServerResumed)
 	c.late.sum(a, "late", rec.Late)
@@ -234,16 +232,16 @@ func (c *caseState) addCounts(a *adder, rec *results.Record) {
 	c.proxyMints.sum(a, "proxy_mints", rec.ProxyMints)
 	c.proxyMintHits.sum(a, "proxy_mint_hits", rec.ProxyMintHits)
 	c.proxyRes.sum(a, "proxy_resumed", rec.ProxyResumed)
-	add(a, "handshakes_per_sec", &c.hps, rec.HandshakesPerSec)
+	c.hps = add(a, "handshakes_per_sec", c.hps, rec.HandshakesPerSec)
 	c.rateTarget.sum(a, "rate_target", rec.RateTarget)
 	c.rateAchieved.sum(a, "rate_achieved", rec.RateAchieved)
 	c.duration.max(rec.DurationUS)
 	if rec.Concurrency != c.tmpl.Concurrency {
 		c.sameConcurrency = false
 	}
-	add(a, "concurrency", &c.concurrency, rec.Concurrency)
-	add(a, "max_inflight", &c.maxInflight, rec.MaxInflight)
-	add(a, "client_identities", &c.identities, rec.ClientIdentities)
+	c.concurrency = add(a, "concurrency", c.concurrency, rec.Concurrency)
+	c.maxInflight = add(a, "max_inflight", c.maxInflight, rec.MaxInflight)
+	c.identities = add(a, "client_identities", c.identities, rec.ClientIdentities)
 	c.groups.add(a, "group", rec.Group, rec.Handshakes)
 	c.ciphers.add(a, "cipher", rec.Cipher, rec.Handshakes)
 }
@@ -274,11 +272,11 @@ func (c *caseState) addCosts(a *adder, rec *results.Record) {
 			c.extra[k] = acc
 			c.extraOrder = append(c.extraOrder, k)
 		}
-		acc.add(a, "extra."+k, rec.Extra[k], rec.Handshakes)
+		acc.add(a, k, rec.Extra[k], rec.Handshakes)
 	}
 	c.busy.max(rec.MachineBusy)
 	c.other.max(rec.OtherCPUShare)
-	add(a, "cpus_available", &c.cpus, rec.CPUsAvailable)
+	c.cpus = add(a, "cpus_available", c.cpus, rec.CPUsAvailable)
 }
 
 // addState folds the shard's verdict, notes and how its case ended.

@@ -269,9 +269,7 @@ func (acc *countedAcc) add(a *adder, field, v string, handshakes int64) {
 		if !ok || err != nil {
 			name, n = part, handshakes
 		}
-		sum := (*acc)[name]
-		add(a, field, &sum, n)
-		(*acc)[name] = sum
+		(*acc)[name] = add(a, field, (*acc)[name], n)
 	}
 }
 
@@ -303,10 +301,15 @@ type extraAcc struct {
 	n             int
 }
 
-func (e *extraAcc) add(a *adder, field string, v float64, hs int64) {
-	add(a, field, &e.sum, v)
-	add(a, field, &e.weighted, perHandshakeTotal(a, field, v, hs))
-	add(a, field, &e.hs, hs)
+// add folds one record's value of extra figure key.
+func (e *extraAcc) add(a *adder, key string, v float64, hs int64) {
+	e.sum = addKey(a, "extra.", key, e.sum, v)
+	if p := v * float64(hs); !overflows(0, p, p) {
+		e.weighted = addKey(a, "extra.", key, e.weighted, p)
+	} else {
+		perHandshakeTotal(a, "extra."+key, v, hs) // refuses
+	}
+	e.hs = addKey(a, "extra.", key, e.hs, hs)
 	e.n++
 }
 

@@ -39,11 +39,11 @@ func (a *sampleAcc) add(ad *adder, samples []float64, n []int64) {
 			return
 		}
 		if a.open {
-			addAt(ad, "samples_us", i, &a.num[i], v)
+			a.num[i] = addAt(ad, "samples_us", i, a.num[i], v)
 		} else {
 			a.num[i] = max(a.num[i], v)
 		}
-		addAt(ad, "sample_handshakes", i, &a.den[i], n[i])
+		a.den[i] = addAt(ad, "sample_handshakes", i, a.den[i], n[i])
 	}
 }
 

@@ -22,25 +22,33 @@ func (a *adder) refuse(field, format string, args ...any) {
 // number is what the merge adds up: counts and measurements.
 type number interface{ int | int64 | float64 }
 
-// add adds v to *total, the sum of field over the records before, unless
-// the sum overflows.
-func add[T number](a *adder, field string, total *T, v T) {
-	sum := *total + v
-	if overflows(*total, v, sum) {
-		a.refuse(field, "%v, added to the %v of the records before, overflows the sum: no run measures that much; was the line edited?", v, *total)
-		return
+// add returns total, the sum of field over the records before, plus v;
+// when that overflows, it refuses the record and returns total.
+func add[T number](a *adder, field string, total, v T) T {
+	sum := total + v
+	if overflows(total, v, sum) {
+		a.refuse(field, "%v, added to the %v of the records before, overflows the sum: no run measures that much; was the line edited?", v, total)
+		return total
 	}
-	*total = sum
+	return sum
 }
 
 // addAt is add for element i of a list field, whose name is only
 // written when the sum overflows: samples are many.
-func addAt[T number](a *adder, field string, i int, total *T, v T) {
-	if sum := *total + v; !overflows(*total, v, sum) {
-		*total = sum
-		return
+func addAt[T number](a *adder, field string, i int, total, v T) T {
+	if sum := total + v; !overflows(total, v, sum) {
+		return sum
 	}
-	add(a, fmt.Sprintf("%s[%d]", field, i), total, v)
+	return add(a, fmt.Sprintf("%s[%d]", field, i), total, v)
+}
+
+// addKey is add for field prefix+key, a key of a map field, whose name
+// is only written when the sum overflows: every record has some.
+func addKey[T number](a *adder, prefix, key string, total, v T) T {
+	if sum := total + v; !overflows(total, v, sum) {
+		return sum
+	}
+	return add(a, prefix+key, total, v)
 }
 
 // overflows reports whether sum, computed as a+b, is not their sum:
@@ -60,7 +68,7 @@ type opt[T int64 | float64] struct {
 
 func (o *opt[T]) sum(a *adder, field string, v *T) {
 	if v != nil {
-		add(a, field, &o.v, *v)
+		o.v = add(a, field, o.v, *v)
 		o.n++
 	}
 }
