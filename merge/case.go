@@ -20,12 +20,12 @@ type caseState struct {
 
 	handshakes, errs, resumed int64
 	errorsByKind              map[string]int64
-	serverResumed, late       optInt
-	dropped, proxyMints       optInt
-	proxyMintHits, proxyRes   optInt
+	serverResumed, late       opt[int64]
+	dropped, proxyMints       opt[int64]
+	proxyMintHits, proxyRes   opt[int64]
 	hps                       float64
-	rateTarget, rateAchieved  optFloat // summed
-	duration, busy, other     optFloat // the largest
+	rateTarget, rateAchieved  opt[float64] // summed
+	duration, busy, other     opt[float64] // the largest
 	concurrency, maxInflight  int
 	identities, cpus          int
 	sameConcurrency           bool
@@ -59,65 +59,6 @@ type partAcc struct {
 	clientCPU, serverCPU weighted
 }
 
-// optInt sums a count that may be absent; it is known when every
-// record had it.
-type optInt struct {
-	sum int64
-	n   int
-}
-
-func (o *optInt) add(v *int64) {
-	if v != nil {
-		o.sum += *v
-		o.n++
-	}
-}
-
-func (o *optInt) value(records int) *int64 {
-	if o.n != records {
-		return nil
-	}
-	return results.Int(o.sum)
-}
-
-// optFloat sums, or keeps the largest of, a value that may be absent.
-type optFloat struct {
-	v float64
-	n int
-}
-
-func (o *optFloat) sum(v *float64) {
-	if v != nil {
-		o.v += *v
-		o.n++
-	}
-}
-
-func (o *optFloat) max(v *float64) {
-	if v != nil {
-		if o.n == 0 || *v > o.v {
-			o.v = *v
-		}
-		o.n++
-	}
-}
-
-// all is the value when every record had it.
-func (o *optFloat) all(records int) *float64 {
-	if o.n != records {
-		return nil
-	}
-	return results.Float(o.v)
-}
-
-// any is the value when some record had it.
-func (o *optFloat) any() *float64 {
-	if o.n == 0 {
-		return nil
-	}
-	return results.Float(o.v)
-}
-
 // weighted is a figure per handshake, weighted by each shard's
 // handshakes; known when every record had it.
 type weighted struct {
@@ -126,12 +67,23 @@ type weighted struct {
 	n   int
 }
 
-func (w *weighted) add(v *float64, hs int64) {
+func (w *weighted) add(a *adder, field string, v *float64, hs int64) {
 	if v != nil {
-		w.sum += *v * float64(hs)
-		w.hs += hs
+		w.sum = add(a, field, w.sum, perHandshakeTotal(a, field, *v, hs))
+		w.hs = add(a, field, w.hs, hs)
 		w.n++
 	}
+}
+
+// perHandshakeTotal is a figure per handshake times the handshakes,
+// refused when the product is beyond the largest number.
+func perHandshakeTotal(a *adder, field string, v float64, hs int64) float64 {
+	p := v * float64(hs)
+	if overflows(0, p, p) {
+		a.refuse(field, "%v per handshake over %d handshakes is beyond the largest number: no run measures that much; was the line edited?", v, hs)
+		return 0
+	}
+	return p
 }
 
 func (w *weighted) value(records int) *float64 {
@@ -168,7 +120,8 @@ func newCase(rec *results.Record) *caseState {
 }
 
 // add folds one shard's record of the case; its histograms are queued
-// on f.
+// on f. A sum that overflows refuses the record (and leaves the case
+// half-added: the merge is over).
 func (c *caseState) add(f *folder, pos Pos, rec *results.Record) error {
 	shard := *rec.Shard
 	if err := c.checkSamples(pos, rec); err != nil {
@@ -177,7 +130,8 @@ func (c *caseState) add(f *folder, pos Pos, rec *results.Record) error {
 	if err := c.timing.add(pos, rec, shard); err != nil {
 		return err
 	}
-	if err := c.addHistograms(f, pos, rec, shard); err != nil {
+	a := &adder{pos: pos, name: rec.Name}
+	if err := c.addHistograms(f, a, rec, shard); err != nil {
 		return err
 	}
 	c.shards[shard] = pos
@@ -185,16 +139,16 @@ func (c *caseState) add(f *folder, pos Pos, rec *results.Record) error {
 	if rec.Handshakes > 0 {
 		c.withHS = append(c.withHS, shard)
 	}
-	c.addCounts(rec)
-	c.addCosts(rec)
+	c.addCounts(a, rec)
+	c.addCosts(a, rec)
 	c.addState(rec, shard)
-	c.samples.add(rec.SamplesUS, rec.SampleHandshakes)
+	c.samples.add(a, rec.SamplesUS, rec.SampleHandshakes)
 	c.runs = append(c.runs, results.ShardRun{Shard: shard, Handshakes: rec.Handshakes, CaseStarted: rec.CaseStarted,
 		CaseEnded: rec.CaseEnded, StartLateUS: rec.StartLateUS, Env: rec.Env})
 	if c.envOf < 0 || shard < c.envOf {
 		c.env, c.envOf = rec.Env, shard
 	}
-	return nil
+	return a.err
 }
 
 // checkSamples refuses samples that cannot be combined per window.
@@ -219,11 +173,20 @@ func (c *caseState) checkSamples(pos Pos, rec *results.Record) error {
 }
 
 // addHistograms queues the shard's latency, service, start lateness
-// and phase histograms to be folded into the case's.
-func (c *caseState) addHistograms(f *folder, pos Pos, rec *results.Record, shard int) error {
-	c.total.add(f, rec.Histogram, rec.Handshakes > 0, shard, pos, rec.Name, "histogram")
-	c.service.add(f, rec.ServiceHistogram, rec.ServiceP50US != nil, shard, pos, rec.Name, "service_histogram")
-	c.lateness.add(f, rec.StartLatenessHistogram, rec.StartLatenessP50US != nil, shard, pos, rec.Name, "start_lateness_histogram")
+// and phase histograms to be folded into the case's. The latency
+// histogram is required of a record with handshakes: its percentiles
+// (p50_us to p999_us, never null) could not be drawn without it.
+func (c *caseState) addHistograms(f *folder, a *adder, rec *results.Record, shard int) error {
+	pos := a.pos
+	if rec.Histogram == "" && rec.Handshakes > 0 {
+		return &Error{Pos: pos, Case: rec.Name, Field: "histogram", Reason: fmt.Sprintf("absent, but the record has %d handshakes, whose latencies the merged percentiles (p50_us to p999_us) are drawn from; give the shard's results as tlsbench wrote them", rec.Handshakes)}
+	}
+	// The histogram holds the latency of every successful handshake of
+	// the measured iterations, as handshakes counts them: the merge
+	// checks that they agree as it decodes it.
+	c.total.add(f, rec.Histogram, rec.Handshakes, true, shard, pos, rec.Name, "histogram")
+	c.service.add(f, rec.ServiceHistogram, -1, rec.ServiceP50US != nil, shard, pos, rec.Name, "service_histogram")
+	c.lateness.add(f, rec.StartLatenessHistogram, -1, rec.StartLatenessP50US != nil, shard, pos, rec.Name, "start_lateness_histogram")
 	if err := c.phases.add(f, pos, rec.Name, rec.Phases, shard, "phases.", rec.Histogram); err != nil {
 		return err
 	}
@@ -241,11 +204,12 @@ func (c *caseState) addHistograms(f *folder, pos Pos, rec *results.Record, shard
 			c.parts[name] = acc
 			c.partOrder = append(c.partOrder, name)
 		}
-		acc.handshakes += part.Handshakes
+		field := "parts." + name + "."
+		acc.handshakes = add(a, field+"handshakes", acc.handshakes, part.Handshakes)
 		if part.Handshakes > 0 {
 			acc.withHS = append(acc.withHS, shard)
-			acc.clientCPU.add(part.ClientCPUUS, part.Handshakes)
-			acc.serverCPU.add(part.ServerCPUUS, part.Handshakes)
+			acc.clientCPU.add(a, field+"client_cpu_us", part.ClientCPUUS, part.Handshakes)
+			acc.serverCPU.add(a, field+"server_cpu_us", part.ServerCPUUS, part.Handshakes)
 		}
 		if err := acc.phases.add(f, pos, rec.Name, part.Phases, shard, "parts."+name+".phases.", ""); err != nil {
 			return err
@@ -255,31 +219,31 @@ func (c *caseState) addHistograms(f *folder, pos Pos, rec *results.Record, shard
 }
 
 // addCounts sums the shard's counts and rates.
-func (c *caseState) addCounts(rec *results.Record) {
-	c.handshakes += rec.Handshakes
-	c.errs += rec.Errors
-	c.resumed += rec.Resumed
+func (c *caseState) addCounts(a *adder, rec *results.Record) {
+	c.handshakes = add(a, "handshakes", c.handshakes, rec.Handshakes)
+	c.errs = add(a, "errors", c.errs, rec.Errors)
+	c.resumed = add(a, "resumed", c.resumed, rec.Resumed)
 	for k, v := range rec.ErrorsByKind {
-		c.errorsByKind[k] += v
+		c.errorsByKind[k] = addKey(a, "errors_by_kind.", k, c.errorsByKind[k], v)
 	}
-	c.serverResumed.add(rec.ServerResumed)
-	c.late.add(rec.Late)
-	c.dropped.add(rec.Dropped)
-	c.proxyMints.add(rec.ProxyMints)
-	c.proxyMintHits.add(rec.ProxyMintHits)
-	c.proxyRes.add(rec.ProxyResumed)
-	c.hps += rec.HandshakesPerSec
-	c.rateTarget.sum(rec.RateTarget)
-	c.rateAchieved.sum(rec.RateAchieved)
+	c.serverResumed.sum(a, "server_resumed", rec.ServerResumed)
+	c.late.sum(a, "late", rec.Late)
+	c.dropped.sum(a, "dropped", rec.Dropped)
+	c.proxyMints.sum(a, "proxy_mints", rec.ProxyMints)
+	c.proxyMintHits.sum(a, "proxy_mint_hits", rec.ProxyMintHits)
+	c.proxyRes.sum(a, "proxy_resumed", rec.ProxyResumed)
+	c.hps = add(a, "handshakes_per_sec", c.hps, rec.HandshakesPerSec)
+	c.rateTarget.sum(a, "rate_target", rec.RateTarget)
+	c.rateAchieved.sum(a, "rate_achieved", rec.RateAchieved)
 	c.duration.max(rec.DurationUS)
 	if rec.Concurrency != c.tmpl.Concurrency {
 		c.sameConcurrency = false
 	}
-	c.concurrency += rec.Concurrency
-	c.maxInflight += rec.MaxInflight
-	c.identities += rec.ClientIdentities
-	c.groups.add(rec.Group, rec.Handshakes)
-	c.ciphers.add(rec.Cipher, rec.Handshakes)
+	c.concurrency = add(a, "concurrency", c.concurrency, rec.Concurrency)
+	c.maxInflight = add(a, "max_inflight", c.maxInflight, rec.MaxInflight)
+	c.identities = add(a, "client_identities", c.identities, rec.ClientIdentities)
+	c.groups.add(a, "group", rec.Group, rec.Handshakes)
+	c.ciphers.add(a, "cipher", rec.Cipher, rec.Handshakes)
 }
 
 // perHandshake are the figures per handshake, weighted by each shard's
@@ -292,14 +256,14 @@ func perHandshakeFields(rec *results.Record) []*float64 {
 
 // addCosts folds the shard's figures per handshake and its extra
 // measurements.
-func (c *caseState) addCosts(rec *results.Record) {
+func (c *caseState) addCosts(a *adder, rec *results.Record) {
 	for i, v := range perHandshakeFields(rec) {
 		w := c.perHS[perHandshake[i]]
 		if w == nil {
 			w = &weighted{}
 			c.perHS[perHandshake[i]] = w
 		}
-		w.add(v, rec.Handshakes)
+		w.add(a, perHandshake[i], v, rec.Handshakes)
 	}
 	for _, k := range sortedKeys(rec.Extra) {
 		acc := c.extra[k]
@@ -308,11 +272,11 @@ func (c *caseState) addCosts(rec *results.Record) {
 			c.extra[k] = acc
 			c.extraOrder = append(c.extraOrder, k)
 		}
-		acc.add(rec.Extra[k], rec.Handshakes)
+		acc.add(a, k, rec.Extra[k], rec.Handshakes)
 	}
 	c.busy.max(rec.MachineBusy)
 	c.other.max(rec.OtherCPUShare)
-	c.cpus += rec.CPUsAvailable
+	c.cpus = add(a, "cpus_available", c.cpus, rec.CPUsAvailable)
 }
 
 // addState folds the shard's verdict, notes and how its case ended.
@@ -346,7 +310,7 @@ type timing struct {
 	firstShard, lastOne int
 	ended               time.Time
 	started, endedStr   string
-	lateUS              optFloat
+	lateUS              opt[float64]
 	lateShards          []int
 }
 

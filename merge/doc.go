@@ -24,9 +24,11 @@
 //   - Percentiles are never averaged: p50_us to p999_us, every phase (of
 //     phases and of each part of a mix), service_p* and start_lateness_p*
 //     are drawn from the merged HDR histograms, which are recorded too.
-//     When a shard that recorded latencies lacks a histogram the others
-//     have, the figures drawn from it are left out (absent, or 0 with no
-//     histogram for p50_us to p999_us) with a note, rather than wrong.
+//     When a shard that recorded latencies lacks a phase, service or
+//     start lateness histogram the others have, the figures drawn from
+//     it are left out (absent) with a note, rather than wrong; a record
+//     with handshakes and no latency histogram is refused, as p50_us to
+//     p999_us cannot be absent.
 //   - Samples are combined per window index, using sample_handshakes (n):
 //     open loop, sample_i = Σ sample·n / Σ n (a mean latency over every
 //     shard's successes); closed loop, sample_i = max(sample·n) / Σ n (the
@@ -50,10 +52,14 @@
 // env.tlsbench_version, shards), what tlsbench never writes (over 10,000
 // shards, over 32 phases, parts other than full and resumed), a shard's
 // record of a case given twice, records without sample_handshakes
-// (written by a tlsbench too old to merge) and histograms that do not
-// decode. A case lacking some shards' records is refused (a
-// *MissingError), unless Options.AllowMissing: then missing_shards lists
-// them and a note says so.
+// (written by a tlsbench too old to merge), histograms that do not
+// decode, a latency histogram absent from a record with handshakes or
+// holding another number of latencies than its handshakes (a phase's
+// histogram, than its count), and figures whose sum over the shards
+// overflows (the input's doing, not the merge's). A case lacking some
+// shards' records is refused (a *MissingError), unless
+// Options.AllowMissing: then missing_shards lists them and a note says
+// so; Merger.Coverage says which shards were merged.
 //
 // Records are folded into their case as they are added, so that a merge
 // holds one set of histograms per case, not every shard's: its memory

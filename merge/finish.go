@@ -91,13 +91,13 @@ func (c *caseState) finishCounts(rec *results.Record) {
 	if len(c.errorsByKind) > 0 {
 		rec.ErrorsByKind = c.errorsByKind
 	}
-	rec.ServerResumed = c.serverResumed.value(c.records)
+	rec.ServerResumed = c.serverResumed.all(c.records)
 	if c.tmpl.Late != nil {
-		rec.Late, rec.Dropped = c.late.value(c.records), c.dropped.value(c.records)
+		rec.Late, rec.Dropped = c.late.all(c.records), c.dropped.all(c.records)
 	}
 	if c.tmpl.ProxyMints != nil {
-		rec.ProxyMints, rec.ProxyMintHits = c.proxyMints.value(c.records), c.proxyMintHits.value(c.records)
-		rec.ProxyResumed = c.proxyRes.value(c.records)
+		rec.ProxyMints, rec.ProxyMintHits = c.proxyMints.all(c.records), c.proxyMintHits.all(c.records)
+		rec.ProxyResumed = c.proxyRes.all(c.records)
 	}
 	rec.HandshakesPerSec = c.hps
 	if c.tmpl.RateTarget != nil {
@@ -160,12 +160,12 @@ func (c *caseState) finishTiming(rec *results.Record, notes *[]string) {
 }
 
 // finishLatency draws every percentile from the merged histograms; a
-// histogram a shard lacked leaves its percentiles out, with a note.
+// histogram a shard lacked leaves its percentiles out, with a note. (A
+// record with handshakes and no latency histogram was refused: p50_us to
+// p999_us cannot be left out.)
 func (c *caseState) finishLatency(rec *results.Record, notes *[]string) error {
 	rec.P50US, rec.P90US, rec.P99US, rec.P999US, rec.Histogram = 0, 0, 0, 0, ""
-	if ok, note := c.total.known("p50_us to p999_us"); !ok {
-		*notes = append(*notes, note)
-	} else if l := c.total.latency(); l != nil {
+	if l := c.total.latency(); l != nil {
 		rec.P50US, rec.P90US, rec.P99US, rec.P999US = l.PercentileUS(50), l.PercentileUS(90), l.PercentileUS(99), l.PercentileUS(99.9)
 		enc, err := l.Encode()
 		if err != nil {
@@ -256,20 +256,20 @@ func (c *caseState) finishState(rec *results.Record, notes *[]string) {
 // with their counts ("p256:8,x25519:120"), by handshakes.
 type countedAcc map[string]int64
 
-func (a *countedAcc) add(v string, handshakes int64) {
+func (acc *countedAcc) add(a *adder, field, v string, handshakes int64) {
 	if v == "" {
 		return
 	}
-	if *a == nil {
-		*a = countedAcc{}
+	if *acc == nil {
+		*acc = countedAcc{}
 	}
 	for _, part := range strings.Split(v, ",") {
 		name, num, ok := cutLast(part, ":")
-		if n, err := strconv.ParseInt(num, 10, 64); ok && err == nil {
-			(*a)[name] += n
-			continue
+		n, err := strconv.ParseInt(num, 10, 64)
+		if !ok || err != nil {
+			name, n = part, handshakes
 		}
-		(*a)[part] += handshakes
+		(*acc)[name] = add(a, field, (*acc)[name], n)
 	}
 }
 
@@ -301,10 +301,15 @@ type extraAcc struct {
 	n             int
 }
 
-func (e *extraAcc) add(v float64, hs int64) {
-	e.sum += v
-	e.weighted += v * float64(hs)
-	e.hs += hs
+// add folds one record's value of extra figure key.
+func (e *extraAcc) add(a *adder, key string, v float64, hs int64) {
+	e.sum = addKey(a, "extra.", key, e.sum, v)
+	if p := v * float64(hs); !overflows(0, p, p) {
+		e.weighted = addKey(a, "extra.", key, e.weighted, p)
+	} else {
+		perHandshakeTotal(a, "extra."+key, v, hs) // refuses
+	}
+	e.hs = addKey(a, "extra.", key, e.hs, hs)
 	e.n++
 }
 

@@ -3,6 +3,7 @@ package merge
 import (
 	"fmt"
 	"runtime"
+	"strings"
 	"sync"
 
 	"github.com/tlsbench/tlsbench/stats"
@@ -19,11 +20,13 @@ type folder struct {
 	queue []fold
 }
 
-// fold is one shard's histogram to fold into a merged one, and the
-// record and field to blame if it does not decode.
+// fold is one shard's histogram to fold into a merged one, how many
+// latencies its record says it holds (-1: not said), and the record and
+// field to blame if it does not decode or holds another number.
 type fold struct {
 	into  *histAcc
 	enc   string
+	count int64
 	pos   Pos
 	name  string
 	field string
@@ -38,21 +41,23 @@ func newFolder() *folder {
 	return &folder{lanes: min(runtime.GOMAXPROCS(0), 8)}
 }
 
-// add queues enc to be folded into h.
-func (f *folder) add(h *histAcc, enc string, pos Pos, name, field string) {
+// add queues enc to be folded into h; count is how many latencies it
+// should hold (-1: any number).
+func (f *folder) add(h *histAcc, enc string, count int64, pos Pos, name, field string) {
 	if h.sum == nil {
 		h.sum = new(stats.LatencySum)
 		h.lane = f.next % f.lanes
 		f.next++
 	}
-	f.queue = append(f.queue, fold{into: h, enc: enc, pos: pos, name: name, field: field})
+	f.queue = append(f.queue, fold{into: h, enc: enc, count: count, pos: pos, name: name, field: field})
 }
 
 // full reports whether the queue holds a batch.
 func (f *folder) full() bool { return len(f.queue) >= foldBatch }
 
 // flush folds every queued histogram. It returns an *Error for the
-// first (in the order they were added) that does not decode.
+// first (in the order they were added) that does not decode, or that
+// holds another number of latencies than its record says.
 func (f *folder) flush() error {
 	defer func() {
 		clear(f.queue) // the records' strings may go
@@ -67,7 +72,7 @@ func (f *folder) flush() error {
 			if j.into.lane != lane {
 				continue
 			}
-			if err := j.into.sum.AddEncoded(j.enc); err != nil {
+			if err := j.fold(); err != nil {
 				failed[lane], errs[lane] = i, err
 				return
 			}
@@ -91,9 +96,27 @@ func (f *folder) flush() error {
 			first, err = i, errs[lane]
 		}
 	}
-	if first < 0 {
-		return nil
+	return err
+}
+
+// fold adds the histogram to its merged one. Only its lane's goroutine
+// touches that one, so the latencies it added are the count's change.
+func (j *fold) fold() error {
+	before := j.into.sum.Count()
+	if err := j.into.sum.AddEncoded(j.enc); err != nil {
+		return &Error{Pos: j.pos, Case: j.name, Field: j.field, Reason: fmt.Sprintf("does not decode: %v; was the line edited?", err)}
 	}
-	j := f.queue[first]
-	return &Error{Pos: j.pos, Case: j.name, Field: j.field, Reason: fmt.Sprintf("does not decode: %v; was the line edited?", err)}
+	if n := j.into.sum.Count() - before; j.count >= 0 && n != j.count {
+		return &Error{Pos: j.pos, Case: j.name, Field: j.field, Reason: fmt.Sprintf("holds %d latencies, but %s says %d: a histogram holds one latency per handshake counted; was the line edited?", n, j.countField(), j.count)}
+	}
+	return nil
+}
+
+// countField names the field that counts what the histogram holds:
+// handshakes for the case's latency histogram, count for a phase's.
+func (j *fold) countField() string {
+	if base, ok := strings.CutSuffix(j.field, ".histogram"); ok {
+		return base + ".count"
+	}
+	return "handshakes"
 }

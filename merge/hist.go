@@ -22,15 +22,17 @@ type histAcc struct {
 
 // add queues one shard's encoded histogram to be folded: enc is empty
 // when the shard has none, and needed says whether it should have had
-// one (it recorded latencies). pos, name and field say whose it is.
-func (h *histAcc) add(f *folder, enc string, needed bool, shard int, pos Pos, name, field string) {
+// one (it recorded latencies); count is how many latencies the record
+// says it holds (-1: it does not say). pos, name and field say whose it
+// is.
+func (h *histAcc) add(f *folder, enc string, count int64, needed bool, shard int, pos Pos, name, field string) {
 	if enc == "" {
 		if needed {
 			h.unknown = append(h.unknown, shard)
 		}
 		return
 	}
-	f.add(h, enc, pos, name, field)
+	f.add(h, enc, count, pos, name, field)
 }
 
 // known reports whether every shard's latencies are in the histogram;
@@ -99,7 +101,7 @@ func (s *phaseSet) add(f *folder, pos Pos, name string, phases map[string]result
 		if pn == results.PhaseTotal && latency != "" {
 			acc.other++
 		}
-		acc.hist.add(f, p.Histogram, p.Count > 0, shard, pos, name, prefix+pn+".histogram")
+		acc.hist.add(f, p.Histogram, p.Count, p.Count > 0, shard, pos, name, prefix+pn+".histogram")
 	}
 	return nil
 }

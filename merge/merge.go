@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -296,6 +297,60 @@ func (m *Merger) Records() ([]results.Record, error) {
 	}
 	return out, nil
 }
+
+// Coverage is which of a run's shards a merge had records of.
+type Coverage struct {
+	Shards  int   // the run's number of shards
+	Merged  int   // shards with a record of some case
+	Missing []int // shards without any record
+	Partial []int // shards merged, but without a record of some case
+}
+
+// Coverage says which shards the records added came from; the zero
+// Coverage when none was added.
+func (m *Merger) Coverage() Coverage {
+	if m.run == nil {
+		return Coverage{}
+	}
+	c := Coverage{Shards: m.run.shards, Merged: len(m.allSeen)}
+	partial := map[int]bool{}
+	for i := range m.run.shards {
+		if !m.allSeen[i] {
+			c.Missing = append(c.Missing, i)
+		}
+	}
+	for _, cs := range m.order {
+		for _, s := range cs.missing(m.run.shards) {
+			if m.allSeen[s] {
+				partial[s] = true
+			}
+		}
+	}
+	c.Partial = slices.Sorted(maps.Keys(partial))
+	return c
+}
+
+// String says it as a merge's message does: "2 shards", or "1 of 2
+// shards (shard 1 missing)".
+func (c Coverage) String() string {
+	if len(c.Missing) == 0 && len(c.Partial) == 0 {
+		if c.Shards == 1 {
+			return "1 shard"
+		}
+		return fmt.Sprintf("%d shards", c.Shards)
+	}
+	var gaps []string
+	if len(c.Missing) > 0 {
+		gaps = append(gaps, shardWord(c.Missing)+" missing")
+	}
+	if len(c.Partial) > 0 {
+		gaps = append(gaps, shardWord(c.Partial)+" missing from some cases")
+	}
+	return fmt.Sprintf("%d of %d shards (%s)", c.Merged, c.Shards, strings.Join(gaps, "; "))
+}
+
+// Complete reports whether every shard has a record of every case.
+func (c Coverage) Complete() bool { return len(c.Missing) == 0 && len(c.Partial) == 0 }
 
 // checkMissing finds the first case without every shard's record.
 func (m *Merger) checkMissing() error {

@@ -219,23 +219,40 @@ func TestMergeState(t *testing.T) {
 	}
 }
 
-// TestMergeMissingHistogram: a shard without a histogram the others
-// have leaves the figures drawn from it out, with a note.
+// TestMergeMissingHistogram: a shard with handshakes and no latency
+// histogram is refused, naming it: p50_us to p999_us are never null, and
+// 0 would be wrong. A shard without a phase the others measured leaves
+// that phase out, with a note; one that made no handshake needs no
+// histogram.
 func TestMergeMissingHistogram(t *testing.T) {
 	t.Parallel()
 	recs, _ := twoShards(t)
 	a, b := recs[0], recs[1]
-	b.Histogram = ""
+	noHist := b
+	noHist.Histogram = ""
+	_, err := Merge(Options{}, Source{Name: "shards.jsonl", Records: []results.Record{a, noHist}})
+	var me *Error
+	if !errors.As(err, &me) || me.Field != "histogram" || me.Pos.Record != 2 || me.Case != b.Name ||
+		!strings.Contains(err.Error(), "absent, but the record has 550 handshakes") {
+		t.Errorf("err = %v, want record 2's histogram refused", err)
+	}
 	b.Phases = map[string]results.Phase{results.PhaseTotal: b.Phases[results.PhaseTotal]}
 	got := mergeOne(t, Options{}, a, b)
-	if got.Histogram != "" || got.P99US != 0 || !hasNote(got, "p50_us to p999_us unknown: shard 1") {
-		t.Errorf("histogram %d bytes, p99 %v, notes %q", len(got.Histogram), got.P99US, got.Notes)
+	if got.Histogram == "" || got.P99US == 0 {
+		t.Errorf("histogram %d bytes, p99 %v", len(got.Histogram), got.P99US)
 	}
 	if _, ok := got.Phases[results.PhaseConnect]; ok || !hasNote(got, "connect phase left out: shard 1") {
 		t.Errorf("phases %v, notes %q", got.Phases, got.Notes)
 	}
 	if got.Phases[results.PhaseTotal].Count != a.Handshakes+b.Handshakes {
 		t.Errorf("total phase %+v", got.Phases[results.PhaseTotal])
+	}
+	none := shardRecord(t, 2, shardSpec{shard: 1, iters: nil, walls: nil})
+	none.Histogram, none.Phases = "", nil
+	none.P50US, none.P90US, none.P99US, none.P999US = 0, 0, 0, 0
+	got = mergeOne(t, Options{}, a, none)
+	if got.Handshakes != a.Handshakes || got.P50US != a.P50US || got.P999US != a.P999US {
+		t.Errorf("with a shard of no handshakes: %d handshakes, p50 %v p99.9 %v; want shard 0's %v %v", got.Handshakes, got.P50US, got.P999US, a.P50US, a.P999US)
 	}
 }
 

@@ -19,7 +19,7 @@ type sampleAcc struct {
 	records int
 }
 
-func (a *sampleAcc) add(samples []float64, n []int64) {
+func (a *sampleAcc) add(ad *adder, samples []float64, n []int64) {
 	if a.records == 0 || len(samples) < a.minLen {
 		a.minLen = len(samples)
 	}
@@ -34,12 +34,16 @@ func (a *sampleAcc) add(samples []float64, n []int64) {
 			continue // no handshake: no time per handshake to weigh
 		}
 		v := s * float64(n[i])
+		if overflows(0, v, v) {
+			ad.refuse(fmt.Sprintf("samples_us[%d]", i), "%v µs per handshake over the %d handshakes of sample_handshakes[%d] is beyond the largest time: no iteration takes that long; was the line edited?", s, n[i], i)
+			return
+		}
 		if a.open {
-			a.num[i] += v
+			a.num[i] = addAt(ad, "samples_us", i, a.num[i], v)
 		} else {
 			a.num[i] = max(a.num[i], v)
 		}
-		a.den[i] += n[i]
+		a.den[i] = addAt(ad, "sample_handshakes", i, a.den[i], n[i])
 	}
 }
 

@@ -572,14 +572,10 @@ func (st *runState) handshakeCase(c *Case, sp *sideSpec, srv *builtin) loadgen.H
 		Record: rec, Words: p.Words,
 		Rate: c.Rate, Duration: p.Duration, StartAt: st.starts[c.Name],
 	}
-	if s := p.Shard; s.Enabled() {
-		hc.Shard, hc.Shards = s.Index, s.Count
-		hc.Concurrency, hc.Handshakes = s.share(c.Concurrency), s.share(p.Handshakes)
-		hc.Rate = c.Rate / float64(s.Count)
-	}
 	if c.Rate > 0 {
 		hc.Arrival, hc.MaxInflight = c.Arrival, p.MaxInflight
 	}
+	p.shardLoad(&hc)
 	if f := c.ResumeRatio; f != nil && *f > 0 && *f < 1 {
 		// 0 and 1 run as full and resume cases do (1 held to the
 		// minimum resumption); a share between them is a mix.

@@ -45,6 +45,23 @@ const (
 	caseGapShare = 10 // the gap is 1/caseGapShare of the case
 )
 
+// shardLoad gives a sharded run's case (hc, set up with the whole run's
+// load) this shard's share of it: of the wave, of the handshakes per
+// iteration, of the rate and of the cap on open connections, so that
+// the shards together make the load one generator would.
+func (p *Plan) shardLoad(hc *loadgen.HandshakeCase) {
+	s := p.Shard
+	if !s.Enabled() {
+		return
+	}
+	hc.Shard, hc.Shards = s.Index, s.Count
+	hc.Concurrency, hc.Handshakes = s.share(hc.Concurrency), s.share(hc.Handshakes)
+	if hc.Rate > 0 {
+		hc.Rate /= float64(s.Count)
+		hc.MaxInflight = s.share(p.inflightCap())
+	}
+}
+
 // CaseSlot is the time a sharded run gives each case: its warm-up and
 // measured windows (Duration/Iterations each) and the gap after them.
 // Every shard computes the same slots from the plan, so a case begins
@@ -137,6 +154,9 @@ func (p *Plan) validateShares() error {
 			return field.Errorf("Concurrency", c, "a wave of %d split over %d shards leaves some shard none: raise {Concurrency} to at least %d, or use fewer shards", c, s.Count, s.Count)
 		}
 	}
+	if mi := p.inflightCap(); len(p.Rates) > 0 && mi < s.Count {
+		return field.Errorf("MaxInflight", mi, "split over %d shards leaves some shard no connection to open: raise {MaxInflight} to at least %d, or use fewer shards ({Shard.Count})", s.Count, s.Count)
+	}
 	window := (p.Duration / time.Duration(max(p.Iterations, 1))).Seconds()
 	for _, r := range p.Rates {
 		if math.Round(r*window) < float64(s.Count) {
@@ -144,6 +164,15 @@ func (p *Plan) validateShares() error {
 		}
 	}
 	return nil
+}
+
+// inflightCap is the run's cap on open connections in open-loop cases:
+// MaxInflight, or the load generator's default.
+func (p *Plan) inflightCap() int {
+	if p.MaxInflight > 0 {
+		return p.MaxInflight
+	}
+	return loadgen.DefaultMaxInflight
 }
 
 // shardText writes a shard as the flags take it: I/N.

@@ -1,9 +1,12 @@
 package runner
 
 import (
+	"cmp"
 	"crypto/tls"
 	"testing"
 	"time"
+
+	"github.com/tlsbench/tlsbench/loadgen"
 )
 
 func shardedPlan() Plan {
@@ -121,5 +124,61 @@ func TestShardClientIdentities(t *testing.T) {
 	p := Plan{}
 	if got := (&runState{plan: &p}).shardClients(ids); len(got) != len(ids) {
 		t.Errorf("unsharded: %d identities, want %d", len(got), len(ids))
+	}
+}
+
+// TestShardLoadShares: each shard of a sharded case makes its share of
+// the wave, the handshakes, the rate and the cap on open connections
+// (the default cap when none is given); the shares add up to the run's,
+// every shard has some, and a run that is not sharded keeps its load.
+func TestShardLoadShares(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name                  string
+		shards                int
+		concurrency, inflight int // the run's; inflight 0: the default
+		rate                  float64
+		wantInflight          []int // per shard, open loop only
+		wantConcurrency       []int // per shard, closed loop only
+	}{
+		{"open loop, cap split with a remainder", 3, 0, 10, 300, []int{4, 3, 3}, nil},
+		{"open loop, cap of one each", 4, 0, 4, 100, []int{1, 1, 1, 1}, nil},
+		{"open loop, the default cap split", 3, 0, 0, 300, []int{1366, 1365, 1365}, nil},
+		{"open loop, one shard", 1, 0, 7, 100, []int{7}, nil},
+		{"closed loop", 3, 8, 0, 0, nil, []int{3, 3, 2}},
+	} {
+		var inflight, concurrency int
+		for i := range tc.shards {
+			p := Plan{MaxInflight: tc.inflight, Shard: Shard{Index: i, Count: tc.shards}}
+			hc := loadgen.HandshakeCase{Concurrency: tc.concurrency, Handshakes: 128, Rate: tc.rate}
+			if tc.rate > 0 {
+				hc.MaxInflight = tc.inflight
+			}
+			p.shardLoad(&hc)
+			if hc.Shard != i || hc.Shards != tc.shards {
+				t.Errorf("%s, shard %d: placed as %d of %d", tc.name, i, hc.Shard, hc.Shards)
+			}
+			if tc.rate > 0 {
+				if hc.MaxInflight != tc.wantInflight[i] || hc.Rate != tc.rate/float64(tc.shards) {
+					t.Errorf("%s, shard %d: cap %d, rate %v; want %d, %v", tc.name, i, hc.MaxInflight, hc.Rate, tc.wantInflight[i], tc.rate/float64(tc.shards))
+				}
+			} else if hc.MaxInflight != 0 || hc.Concurrency != tc.wantConcurrency[i] {
+				t.Errorf("%s, shard %d: concurrency %d, cap %d; want %d and no cap", tc.name, i, hc.Concurrency, hc.MaxInflight, tc.wantConcurrency[i])
+			}
+			inflight += hc.MaxInflight
+			concurrency += hc.Concurrency
+		}
+		if want := cmp.Or(tc.inflight, loadgen.DefaultMaxInflight); tc.rate > 0 && inflight != want {
+			t.Errorf("%s: the shards' caps add up to %d, want the run's %d", tc.name, inflight, want)
+		}
+		if concurrency != tc.concurrency {
+			t.Errorf("%s: the shards' waves add up to %d, want %d", tc.name, concurrency, tc.concurrency)
+		}
+	}
+	single := Plan{MaxInflight: 10}
+	hc := loadgen.HandshakeCase{Rate: 100, MaxInflight: 10, Handshakes: 128}
+	single.shardLoad(&hc)
+	if hc.MaxInflight != 10 || hc.Rate != 100 || hc.Handshakes != 128 || hc.Shards != 0 {
+		t.Errorf("unsharded: %+v", hc)
 	}
 }

@@ -119,15 +119,16 @@ func TestShardsSplitTheWaveAndBeginTogether(t *testing.T) {
 }
 
 // TestOpenLoopShardsShareTheSchedule: two shards of 200 starts per
-// second each schedule half of every window (rate_target 100 each) and
-// account for every connection they scheduled.
+// second each schedule half of every window (rate_target 100 each),
+// keep their share of the cap on open connections, and account for
+// every connection they scheduled.
 func TestOpenLoopShardsShareTheSchedule(t *testing.T) {
 	t.Parallel()
 	addr, caFile, served := countingTarget(t)
 	p := runner.Plan{Versions: []uint16{tls.VersionTLS13}, Resume: []bool{false}, Rates: []float64{200},
 		Handshakes: 128, Iterations: 2, Warmup: 0, Duration: 400 * time.Millisecond, ConnTimeout: 20 * time.Second,
 		MaxErrorRate: 1, Target: runner.Target{Addr: addr, CAFile: caFile, ServerName: "localhost"},
-		StartAt: time.Now().Add(time.Second)}
+		MaxInflight: 41, StartAt: time.Now().Add(time.Second)}
 	recs := runShards(t, p, 2)
 	var made int64
 	for i, rs := range recs {
@@ -137,6 +138,9 @@ func TestOpenLoopShardsShareTheSchedule(t *testing.T) {
 		r := rs[0]
 		if r.RateTarget == nil || *r.RateTarget != 100 || r.Name != "handshake/tls1.3/full/r200" {
 			t.Errorf("shard %d: %s, rate target %v, want the shard's share, 100", i, r.Name, r.RateTarget)
+		}
+		if want := []int{21, 20}[i]; r.MaxInflight != want {
+			t.Errorf("shard %d: max_inflight %d, want its share of 41, %d", i, r.MaxInflight, want)
 		}
 		// Each 200 ms window of the whole schedule holds 40 starts, 20
 		// a shard: every one succeeded, failed or was dropped.
@@ -179,6 +183,10 @@ func TestShardValidation(t *testing.T) {
 		{"proxy", func(p *runner.Plan) { p.Proxy.URL = "http://127.0.0.1:3128" }, "Shard"},
 		{"wave smaller than the shards", func(p *runner.Plan) { p.Concurrency = []int{1} }, "Concurrency"},
 		{"window smaller than the shards", func(p *runner.Plan) { p.Concurrency, p.Rates = nil, []float64{1} }, "Rates"},
+		{"in-flight cap smaller than the shards", func(p *runner.Plan) { p.Concurrency, p.Rates, p.MaxInflight = nil, []float64{1000}, 1 }, "MaxInflight"},
+		{"default in-flight cap smaller than the shards", func(p *runner.Plan) {
+			p.Concurrency, p.Rates, p.Shard.Count = nil, []float64{1e6}, runner.MaxShards
+		}, "MaxInflight"},
 	}
 	for _, tc := range tests {
 		p := base()
@@ -191,6 +199,11 @@ func TestShardValidation(t *testing.T) {
 	p := base()
 	if err := p.Validate(); err != nil {
 		t.Errorf("a valid sharded plan: %v", err)
+	}
+	open := base()
+	open.Concurrency, open.Rates, open.MaxInflight = nil, []float64{1000}, 2
+	if err := open.Validate(); err != nil {
+		t.Errorf("an in-flight cap of one connection a shard: %v", err)
 	}
 	single := base()
 	single.Shard, single.Target, single.Versus.Self = runner.Shard{}, runner.Target{}, true

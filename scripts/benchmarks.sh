@@ -3,7 +3,8 @@
 # when none is given): results go to benchmarks/<section>.jsonl and the
 # rendered tables to benchmarks/<section>.md. Needs openssl and nginx for
 # the nginx section, squid-openssl for the proxy section (.ci/run installs
-# them). Load stays on 127.0.0.1.
+# them). Load stays on 127.0.0.1. serverprofile (perf, as root) runs only
+# when named.
 #
 #   scripts/benchmarks.sh                  # everything, about 70 minutes
 #   scripts/benchmarks.sh default harness  # some sections
@@ -185,6 +186,48 @@ section_procs() {
 	kill "$serve_pid" "$serve2_pid"
 	wait "$serve_pid" "$serve2_pid" 2>/dev/null || true
 	serve_pid= serve2_pid=
+}
+
+section_serverprofile() {
+	# Where the built-in server's CPU goes: perf record -g on the child
+	# server of a tlsbench run making full TLS 1.3 handshakes (X25519,
+	# the default ECDSA P-256 key), 16 at a time, for 15 s of its
+	# measured part; the samples are then sorted by symbol into the
+	# cryptography, the kernel, Go's runtime and the rest. Needs perf and
+	# the right to profile a process (root, or kernel.perf_event_paranoid
+	# at most 1).
+	local pid child data=$work/server.perf
+	echo "== serverprofile: perf record -g on the child server" >&2
+	"$bin" run --tls 1.3 --resume off --groups x25519 --concurrency 16 --duration 25s --iterations 5 --warmup 1 \
+		--out "$work/serverprofile.jsonl" >/dev/null &
+	pid=$!
+	sleep 8 # the child started, the warm-up window over
+	child=$(pgrep -P "$pid" | head -1)
+	perf record -g -p "$child" -o "$data" -- sleep 15
+	wait "$pid" || true
+	perf report -i "$data" --no-children --sort dso,sym --stdio -g none 2>/dev/null | python3 -c '
+import collections, re, sys
+parts, rest = collections.Counter(), collections.Counter()
+for line in sys.stdin:
+    m = re.match(r"\s+([\d.]+)%\s+(\S+)\s+\[(.)\]\s+(.*)$", line)
+    if not m:
+        continue
+    pct, dso, kind, sym = float(m[1]), m[2], m[3], m[4].strip()
+    if kind == "k" or dso.startswith("[kernel"):
+        part = "kernel"
+    elif sym.startswith("crypto/") and not sym.startswith("crypto/tls.") or sym.startswith("p256"):
+        part = "cryptography"
+    elif sym.startswith(("runtime.", "internal/runtime/")):
+        part = "Go runtime"
+    else:
+        part = "the rest (crypto/tls protocol, net, the server)"
+        rest[sym] += pct
+    parts[part] += pct
+for part, pct in parts.most_common():
+    print("%5.1f%%  %s" % (pct, part))
+print("largest of the rest:")
+for sym, pct in rest.most_common(10):
+    print("%5.1f%%  %s" % (pct, sym))' | tee "$out/server-perf.txt"
 }
 
 section_throughput() {

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -49,6 +50,7 @@ func TestScripts(t *testing.T) {
 			"waitlines":    cmdWaitLines,
 			"globcount":    cmdGlobCount,
 			"pprof":        cmdPprof,
+			"busyport":     cmdBusyPort,
 		},
 		RequireExplicitExec: true,
 	})
@@ -125,6 +127,21 @@ func cmdGlobCount(ts *testscript.TestScript, neg bool, args []string) {
 	if strconv.Itoa(len(matches)) != args[1] {
 		ts.Fatalf("%d files match %s (%v), want %s", len(matches), args[0], matches, args[1])
 	}
+}
+
+// cmdBusyPort listens on a free loopback port until the script ends and
+// puts its address in the environment: busyport VAR. A command told to
+// listen there fails as on a port in use.
+func cmdBusyPort(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 || neg {
+		ts.Fatalf("usage: busyport VAR")
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		ts.Fatalf("busyport: %v", err)
+	}
+	ts.Defer(func() { ln.Close() })
+	ts.Setenv(args[0], ln.Addr().String())
 }
 
 // cmdPprof checks that each FILE is a profile as runtime/pprof writes

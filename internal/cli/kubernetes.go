@@ -20,7 +20,14 @@ instant, --start-in from now (the time is written into the manifest: apply
 it at once). The run needs --target, the server every shard loads, and
 --duration, so that its cases have a fixed length. Each shard writes its
 results as JSON lines to its log, for 'tlsbench merge' to combine into
-one run.
+one run. It says on stderr when the shards start and when they end: wait
+for the Job (kubectl wait --timeout) longer than that.
+
+The Job is stopped --deadline after it is created, whatever its pods are
+doing. A deadline given must cover --start-in, the run's length and a
+tenth of the run to spare (at least 5 minutes), and a shorter one is
+refused; without --deadline it is 2h, or that sum when the run needs
+longer.
 
 The pods are spread over the nodes, at most one shard a node with --spread
 required (a shard that finds no free node waits, and starts late); they
@@ -72,7 +79,7 @@ func kubernetesJobCmd(ctx context.Context, args []string, stdout, stderr io.Writ
 	fs.StringVar(&s.Memory, "memory", kubejob.DefaultMemory, "memory `SIZE` each pod requests and is limited to, e.g. 1Gi")
 	fs.StringVar(&s.Secret, "secret", "", "`NAME` of a Secret mounted read-only at /etc/tlsbench: the CA and client identity files")
 	spread := fs.String("spread", string(kubejob.SpreadRequired), "required: never two shards on one node (a shard with no free node waits); preferred: spread them where there are nodes enough")
-	fs.DurationVar(&s.Deadline, "deadline", kubejob.DefaultDeadline, "the Job and its pods are stopped this long after it is created")
+	fs.DurationVar(&s.Deadline, "deadline", kubejob.DefaultDeadline, "the Job and its pods are stopped this long after it is created; it must cover --start-in, the run's length and a tenth of the run to spare (at least 5m); when not given, 2h, or that sum when the run needs longer")
 	fs.DurationVar(&s.TTL, "ttl", 0, "delete the finished Job this long after it ends, its pods and logs with it (default: keep it)")
 
 	kubeArgs, runArgs, dashes := splitAtDashes(args)
@@ -87,53 +94,103 @@ func kubernetesJobCmd(ctx context.Context, args []string, stdout, stderr io.Writ
 	if err := checkZeroes(s); err != nil {
 		return err
 	}
-	if err := checkStartIn(*startIn, s.Deadline); err != nil {
+	if err := checkStartIn(*startIn); err != nil {
 		return err
 	}
 	s.StartAt = startAt(time.Now(), *startIn)
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	// The Job's own settings and the run's arguments first: their
+	// messages say more than the run's own refusal of the same mistake.
+	if _, err := kubejob.Manifest(s); err != nil {
+		return planUsage(err)
+	}
+	length, err := checkShardRun(s)
+	if err != nil {
+		return err
+	}
+	raised, err := fitDeadline(&s, *startIn, length, fs.isSet("deadline"))
+	if err != nil {
+		return err
+	}
 	out, err := kubejob.Manifest(s)
 	if err != nil {
 		return planUsage(err)
 	}
-	if err := checkShardRun(s); err != nil {
-		return err
-	}
 	if _, err := stdout.Write(out); err != nil {
 		return err
 	}
-	fmt.Fprintf(stderr, "tlsbench: the shards start at %s (in %s): apply the manifest now\n",
-		s.StartAt.Format(time.RFC3339), *startIn)
+	fmt.Fprintf(stderr, "tlsbench: the shards start at %s (in %s) and end by %s (the run takes %s): apply the manifest now\n",
+		s.StartAt.Format(time.RFC3339), *startIn, s.StartAt.Add(length).Format(time.RFC3339), length)
+	if raised {
+		fmt.Fprintf(stderr, "tlsbench: --deadline not given: the Job may run for %s (the start, the run and time to spare), longer than the default %s\n",
+			s.Deadline, kubejob.DefaultDeadline)
+	}
 	return nil
+}
+
+// minDeadline is the shortest --deadline a run of length that starts
+// startIn after the Job is created may have: the start, the run, and a
+// tenth of the run (at least deadlineSpare) for pods that start late and
+// for the last records, rounded up to a minute.
+func minDeadline(startIn, length time.Duration) time.Duration {
+	d := startIn + length + max(deadlineSpare, length/10)
+	if r := d.Truncate(time.Minute); r < d {
+		return r + time.Minute
+	}
+	return d
+}
+
+// deadlineSpare is the least time a Job's deadline leaves beyond its
+// start and its run.
+const deadlineSpare = 5 * time.Minute
+
+// fitDeadline holds the Job's deadline to what the run needs: a deadline
+// given shorter is refused; the default grows to it (raised).
+func fitDeadline(s *kubejob.Spec, startIn, length time.Duration, given bool) (raised bool, err error) {
+	need := minDeadline(startIn, length)
+	switch {
+	case need > kubejob.MaxDeadline:
+		return false, usagef("the run takes %s from the manifest (--start-in %s and the run's %s, with time to spare): more than a Job may run, %s; split the cases over several Jobs or shorten --duration",
+			need, startIn, length, kubejob.MaxDeadline)
+	case given && s.Deadline < need:
+		return false, usagef("--deadline %s: too short: it must cover --start-in %s, the run (%s) and a tenth of the run to spare (at least %s); give --deadline %s or more",
+			s.Deadline, startIn, length, deadlineSpare, need)
+	case !given && s.Deadline < need:
+		s.Deadline = need
+		return true, nil
+	}
+	return false, nil
 }
 
 // checkShardRun refuses here, with run's own reasons, a run every shard
 // would refuse when it starts: said in a pod's log minutes later, on a
 // cluster, it would cost a whole Job. Only the flags are judged: the
-// files the run names are the pods', under /etc/tlsbench.
-func checkShardRun(s kubejob.Spec) error {
+// files the run names are the pods', under /etc/tlsbench. It returns
+// how long the run takes from its start.
+func checkShardRun(s kubejob.Spec) (time.Duration, error) {
 	args := append(slices.Clip(s.RunArgs), "--shard", fmt.Sprintf("0/%d", s.Shards),
 		"--start-at", s.StartAt.UTC().Format(time.RFC3339), "--out", "-")
 	fs, f, err := parseRun(args, io.Discard)
 	if err == nil {
 		err = validateRun(fs, f)
 	}
+	var job *runJob
 	if err == nil {
 		// The plan's own checks (a wave or a rate too small to split);
 		// a baseline file is the pods' too, not read here.
 		f.baseline = ""
-		_, err = planRun(fs, f)
+		job, err = planRun(fs, f)
 	}
 	var ue *UsageError
 	switch {
 	case err == nil:
-		return nil
+		return job.plan.RunLength(), nil
 	case errors.As(err, &ue):
-		return usagef("the shards would refuse their run: %s", ue.Msg)
+		return 0, usagef("the shards would refuse their run: %s", ue.Msg)
 	}
-	return err
+	return 0, err
 }
 
 // splitAtDashes splits args at the first "--": the command's own flags,
@@ -196,14 +253,12 @@ func checkZeroes(s kubejob.Spec) error {
 	return nil
 }
 
-// checkStartIn holds --start-in to what the Job can wait for: its
-// deadline runs from its creation, the start included.
-func checkStartIn(startIn, deadline time.Duration) error {
-	switch {
-	case startIn <= 0:
+// checkStartIn refuses a start that is not ahead: the pods need the
+// time to be scheduled and to pull the image. The deadline, which
+// counts from the Job's creation, must cover it (fitDeadline).
+func checkStartIn(startIn time.Duration) error {
+	if startIn <= 0 {
 		return usagef("--start-in %s: must be positive: the time to apply the manifest, schedule the pods and pull the image (e.g. 30s)", startIn)
-	case startIn >= deadline:
-		return usagef("--start-in %s: must be shorter than --deadline %s, which counts from the Job's creation", startIn, deadline)
 	}
 	return nil
 }

@@ -33,7 +33,11 @@ with its machine and environment.
 The shards must be of one run (the same run_plan, tlsbench version and
 number of shards), each given once. A shard missing from a case is refused
 unless --allow-missing is given; the merged records then list the missing
-shards. Shards that began a case more than 100 ms apart get a note.
+shards, and the merge says on stderr how many shards it merged and which
+are missing. Shards that began a case more than 100 ms apart get a note.
+A record that cannot be merged (counts that do not fit its latency
+histogram, or whose sum over the shards overflows) is refused, naming its
+file, line and field.
 
 Examples:
   tlsbench merge shard-0.jsonl shard-1.jsonl shard-2.jsonl -o run.jsonl
@@ -69,10 +73,11 @@ func mergeCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		defer o.abandon()
 	}
-	recs, skipped, err := mergeFiles(files, merge.Options{AllowMissing: *allowMissing})
+	recs, m, err := mergeFiles(files, merge.Options{AllowMissing: *allowMissing})
 	if err != nil {
 		return err
 	}
+	skipped, cov := m.Skipped(), m.Coverage()
 	for _, s := range skipped {
 		fmt.Fprintf(stderr, "tlsbench: %s: passed over %s other than records (the shards' messages, as their logs hold them)\n",
 			s.Source, plural(s.Lines, "line"))
@@ -87,12 +92,16 @@ func mergeCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 				return err
 			}
 		}
+		if !cov.Complete() {
+			// Only --allow-missing gets here: say what the records lack.
+			fmt.Fprintf(stderr, "tlsbench: merged %s from %s; the merged records list the missing shards (missing_shards)\n", plural(len(recs), "case"), cov)
+		}
 		return nil
 	}
 	if err := writeMerged(o, recs); err != nil {
 		return err
 	}
-	fmt.Fprintf(stderr, "tlsbench: merged %s of %d shards into %s\n", plural(len(recs), "case"), recs[0].Shards, *out)
+	fmt.Fprintf(stderr, "tlsbench: merged %s from %s into %s\n", plural(len(recs), "case"), cov, *out)
 	return nil
 }
 
@@ -120,8 +129,9 @@ func checkMergeInputs(out string, files []string) error {
 }
 
 // mergeFiles merges the records of files ("-": standard input), each
-// read line by line.
-func mergeFiles(files []string, opts merge.Options) ([]results.Record, []merge.Skipped, error) {
+// read line by line; the Merger says what it passed over and which shards
+// it had.
+func mergeFiles(files []string, opts merge.Options) ([]results.Record, *merge.Merger, error) {
 	m := merge.New(opts)
 	for _, name := range files {
 		if err := mergeFile(m, name); err != nil {
@@ -140,7 +150,7 @@ func mergeFiles(files []string, opts merge.Options) ([]results.Record, []merge.S
 	case len(recs) == 0:
 		return nil, nil, usagef("no results in %s; give the results files of a sharded run's shards (tlsbench run --shard I/N --out FILE)", strings.Join(displayNames(files), ", "))
 	}
-	return recs, m.Skipped(), nil
+	return recs, m, nil
 }
 
 func mergeFile(m *merge.Merger, name string) error {

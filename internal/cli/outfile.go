@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
 
 	"github.com/tlsbench/tlsbench/results"
 )
@@ -34,42 +35,55 @@ type outFile struct {
 // itself if it exists) and opens the temporary file, before anything is
 // measured.
 func createOutFile(path string) (*outFile, error) {
-	o := &outFile{path: path, target: path}
-	if real, err := filepath.EvalSymlinks(path); err == nil {
-		o.target = real
-	}
-	fi, err := os.Stat(o.target)
-	switch {
-	case err == nil && fi.IsDir():
-		return nil, fmt.Errorf("%s is a directory; name a file, e.g. %s", path, filepath.Join(path, "results.jsonl"))
-	case err == nil && !fi.Mode().IsRegular():
-		// A device or a pipe: nothing to keep, nothing to rename.
-		f, err := os.OpenFile(o.target, os.O_WRONLY, 0)
-		if err != nil {
-			return nil, err
-		}
-		o.f, o.w = f, results.NewWriter(f)
-		return o, nil
-	case err == nil:
-		// Refuse now what the user could not overwrite, rather than
-		// replace a write-protected file at the end.
-		f, err := os.OpenFile(o.target, os.O_WRONLY, 0)
-		if err != nil {
-			return nil, err
-		}
-		f.Close()
-	case !errors.Is(err, fs.ErrNotExist):
-		return nil, err
-	}
-	f, tmp, err := createTemp(o.target)
+	b, err := openBeside(path, "results.jsonl", 0o644)
 	if err != nil {
 		return nil, err
 	}
-	if fi != nil {
-		f.Chmod(fi.Mode().Perm()) // the new results keep the old file's mode
+	return &outFile{path: path, target: b.target, tmp: b.tmp, f: b.f, w: results.NewWriter(b.f)}, nil
+}
+
+// beside is a file written in place of FILE: a temporary file beside it
+// (tmp), which is to be renamed to target, FILE with symbolic links
+// resolved, when it is complete; or, for a FILE that is not a regular
+// file (/dev/stdout, a pipe), FILE itself (tmp empty).
+type beside struct {
+	target, tmp string
+	f           *os.File
+}
+
+// openBeside checks that path can be replaced (its directory, and the
+// file itself if it exists) and opens what is written in its place: a new
+// file gets mode (less the umask), one that replaces a file that file's
+// mode. example names a file, for the message when path is a directory.
+func openBeside(path, example string, mode os.FileMode) (beside, error) {
+	b := beside{target: path}
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		b.target = real
 	}
-	o.f, o.tmp, o.w = f, tmp, results.NewWriter(f)
-	return o, nil
+	fi, err := os.Stat(b.target)
+	switch {
+	case err == nil && fi.IsDir():
+		return b, fmt.Errorf("%s is a directory; name a file, e.g. %s", path, filepath.Join(path, example))
+	case err == nil && !fi.Mode().IsRegular():
+		// A device or a pipe: nothing to keep, nothing to rename.
+		b.f, err = os.OpenFile(b.target, os.O_WRONLY, 0)
+		return b, err
+	case err == nil:
+		// Refuse now what the user could not overwrite, rather than
+		// replace a write-protected file at the end.
+		f, err := os.OpenFile(b.target, os.O_WRONLY, 0)
+		if err != nil {
+			return b, err
+		}
+		f.Close()
+	case !errors.Is(err, fs.ErrNotExist):
+		return b, err
+	}
+	b.f, b.tmp, err = createTemp(b.target, mode)
+	if err == nil && fi != nil {
+		b.f.Chmod(fi.Mode().Perm()) // the new file keeps the old one's mode
+	}
+	return b, err
 }
 
 // stdoutFile is --out -: the records written to w as they come.
@@ -77,14 +91,14 @@ func stdoutFile(w io.Writer) *outFile {
 	return &outFile{path: "stdout", target: "-", w: results.NewWriter(w)}
 }
 
-// createTemp creates FILE.partial-RANDOM beside target, with the mode a
-// new results file gets (0644 less the umask).
-func createTemp(target string) (*os.File, string, error) {
+// createTemp creates FILE.partial-RANDOM beside target, with mode less
+// the umask.
+func createTemp(target string, mode os.FileMode) (*os.File, string, error) {
 	for i := 0; ; i++ {
 		var b [6]byte
 		rand.Read(b[:])
 		name := target + ".partial-" + hex.EncodeToString(b[:])
-		f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
 		if errors.Is(err, fs.ErrExist) && i < 10 {
 			continue
 		}
@@ -93,7 +107,7 @@ func createTemp(target string) (*os.File, string, error) {
 			// directory that cannot be written.
 			var pe *fs.PathError
 			if errors.As(err, &pe) {
-				return nil, "", fmt.Errorf("cannot create a file in %s: %v", filepath.Dir(target), pe.Err)
+				return nil, "", fmt.Errorf("cannot create a file in %s: %w", filepath.Dir(target), pe.Err)
 			}
 			return nil, "", err
 		}
@@ -169,11 +183,14 @@ func (o *outFile) finish(measured int, runOK bool) error {
 func cause(err error) error {
 	var pe *fs.PathError
 	var le *os.LinkError
+	var errno syscall.Errno
 	switch {
 	case errors.As(err, &pe):
 		return pe.Err
 	case errors.As(err, &le):
 		return le.Err
+	case errors.As(err, &errno):
+		return errno
 	}
 	return err
 }
@@ -208,4 +225,24 @@ func (o *outFile) summary() string {
 		return "the 1 case measured is in " + o.path
 	}
 	return fmt.Sprintf("the %d cases measured are in %s", len(o.cases), o.path)
+}
+
+// commit closes the file and puts it in FILE's place.
+func (b beside) commit() error {
+	err := b.f.Close()
+	if err == nil && b.tmp != "" {
+		err = os.Rename(b.tmp, b.target)
+	}
+	if err != nil && b.tmp != "" {
+		os.Remove(b.tmp)
+	}
+	return err
+}
+
+// discard closes the file and removes it: FILE stays as it was.
+func (b beside) discard() {
+	b.f.Close()
+	if b.tmp != "" {
+		os.Remove(b.tmp)
+	}
 }

@@ -1,38 +1,39 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
 	"io"
-	"os"
 	"runtime/pprof"
 )
 
-// wholeProfile starts a CPU profile of this process into file (serve's
-// and proxy's --profile): a file that cannot be created is a usage
-// error, said at once. stop ends the profile and closes the file, saying
-// on w where it went; it is to run when the command ends, however it
-// ends (Ctrl-C and SIGTERM end its context, not the process).
-func wholeProfile(file string, w io.Writer) (stop func() error, err error) {
+// wholeProfile starts a CPU profile of this process for file (serve's
+// and proxy's --profile). It is written beside file and put in its place
+// when the command ends, so that a command that fails to start (a port
+// in use) leaves an older file as it was; a file that cannot be written
+// is a usage error, said at once. stop ends the profile: with keep, it
+// puts it in place, saying on w where it went; without, it removes it.
+// It is to run when the command ends, however it ends (Ctrl-C and
+// SIGTERM end its context, not the process).
+func wholeProfile(file string, w io.Writer) (stop func(keep bool) error, err error) {
 	if file == "" {
-		return func() error { return nil }, nil
+		return func(bool) error { return nil }, nil
 	}
-	f, err := os.OpenFile(file, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	b, err := openBeside(file, "cpu.pprof", 0o600)
 	if err != nil {
-		var pe *os.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
-		return nil, usagef("--profile %s: cannot be written: %v; give a file in a directory you can write", file, err)
+		return nil, usagef("--profile %s: cannot be written: %v; give a file in a directory you can write", file, cause(err))
 	}
-	if err := pprof.StartCPUProfile(f); err != nil {
-		f.Close()
+	if err := pprof.StartCPUProfile(b.f); err != nil {
+		b.discard()
 		return nil, fmt.Errorf("--profile %s: %w", file, err)
 	}
-	return func() error {
+	return func(keep bool) error {
 		pprof.StopCPUProfile()
-		if err := f.Close(); err != nil {
-			return fmt.Errorf("writing the CPU profile %s: %w", file, err)
+		if !keep {
+			b.discard()
+			return nil
+		}
+		if err := b.commit(); err != nil {
+			return fmt.Errorf("writing the CPU profile %s: %v", file, cause(err))
 		}
 		fmt.Fprintf(w, "CPU profile written to %s\n", file)
 		return nil

@@ -83,7 +83,7 @@ func proxyCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	ln, err := proxy.Listen(o.Listen)
 	if err != nil {
-		stopProfile()
+		stopProfile(false)
 		if errors.Is(err, syscall.EADDRINUSE) {
 			return usagef("--listen %s: address already in use; choose another port (or 127.0.0.1:0 for a free one)", o.Listen)
 		}
@@ -93,7 +93,7 @@ func proxyCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		ln.Addr(), joinInts(o.ConnectPorts), runner.SizeName(o.Buffer), showOnOff(o.ReadFill), o.KTLS, f.mintCache, f.originSessions)
 	fmt.Fprintf(stdout, "CA certificate: %s\n", p.CAFile())
 	err = p.Serve(ctx, ln)
-	if perr := stopProfile(); err == nil {
+	if perr := stopProfile(true); err == nil {
 		err = perr
 	}
 	c := p.Counters()
@@ -125,7 +125,7 @@ func parseProxyFlags(args []string, stdout io.Writer) (*proxyFlags, error) {
 	fs.StringVar(&f.mintCache, "mint-cache", "on", "on: keep issued certificates (least recently used dropped first); off: issue one per connection")
 	fs.StringVar(&f.originSessions, "origin-sessions", "on", "on: resume sessions with origins (a session cache per proxy); off: a full handshake with the origin on every connection")
 	fs.IntVar(&f.o.MintCacheSize, "mint-cache-size", proxy.DefaultMintCacheSize, "certificates the mint cache keeps")
-	fs.StringVar(&f.profile, "profile", "", "write a CPU profile of the whole run to `FILE` (go tool pprof), complete when the proxy stops")
+	fs.StringVar(&f.profile, "profile", "", "write a CPU profile of the whole run to `FILE` (go tool pprof), put in place when the proxy stops; one that fails to start leaves an existing FILE as it was")
 	fs.IntVar(&f.o.MaxConns, "max-conns", proxy.DefaultMaxConns, "connections served at once; more are answered 503")
 	fs.DurationVar(&f.o.HandshakeTimeout, "handshake-timeout", proxy.DefaultHandshakeTimeout, "limit for the CONNECT request and both TLS handshakes")
 	fs.DurationVar(&f.o.IdleTimeout, "idle-timeout", proxy.DefaultIdleTimeout, "close a tunnel in which neither side sent anything for this long")

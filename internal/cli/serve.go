@@ -104,12 +104,12 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	srv, ln, err := startServe(st.opts, logger)
 	if err != nil {
-		stopProfile()
+		stopProfile(false)
 		return err
 	}
 	st.printBanner(stdout, srv, ln.Addr())
 	err = srv.Serve(ctx, ln)
-	if perr := stopProfile(); err == nil {
+	if perr := stopProfile(true); err == nil {
 		err = perr
 	}
 	c := srv.Counters()
@@ -134,7 +134,7 @@ func parseServeFlags(args []string, stdout io.Writer) (*serveFlags, error) {
 	fs.StringVar(&f.keyCache, "key-cache", "on", "on: private keys decrypted once at load; off: on every full handshake (to measure what decrypting a PKCS#12 key costs)")
 	fs.StringVar(&f.pkiDir, "pki-dir", "", "`DIR` for the test PKI (reused if it has one; default: a new temporary directory)")
 	fs.IntVar(&f.controlFD, "control-fd", -1, "internal: serve as tlsbench run's child on this control channel")
-	fs.StringVar(&f.profile, "profile", "", "write a CPU profile of the whole run to `FILE` (go tool pprof), complete when the server stops")
+	fs.StringVar(&f.profile, "profile", "", "write a CPU profile of the whole run to `FILE` (go tool pprof), put in place when the server stops; one that fails to start leaves an existing FILE as it was")
 	fs.StringVar(&f.logLevel, "log-level", "info", "what goes to stderr: error, warn (handshakes refused), info (also handshakes clients gave up), debug (also idle connections closed, HTTP requests)")
 	fs.DurationVar(&f.idleTimeout, "idle-timeout", server.DefaultIdleTimeout, "close a connection that sends nothing (or does not read what it is sent) for this long after its handshake")
 	f.versions = []uint16{tls.VersionTLS12, tls.VersionTLS13}

@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -20,21 +21,22 @@ a Kubernetes Indexed Job) against one server. Each shard runs the same
 command with --shard I/N (I from 0), or --shards N with I taken from
 JOB_COMPLETION_INDEX, and makes its share of the load: a wave of
 --concurrency/N (the remainder to the lowest shards), or --rate R/N on
-its part of the schedule, so that the shards together start connections
-as one generator would. All shards begin the first case at --start-at
-(one RFC 3339 time for all), and each later case one slot later: its
-warm-up and measured windows plus a gap of a tenth of that, at least a
-second, for the last connections, the record, and the next case's
-session priming. A shard that begins a case late starts at once and
-records how late (over 100 ms, with a note). A --start-at already past
-by more than a second starts at once with a warning; one so far past
-that the whole sharded run would be over is refused. A sharded run
-needs --target, --duration and --start-at; throughput cases, --versus,
---proxy, --find-rate and --target-error do not split. Every shard's
-records carry the same run_plan, a digest of the cases, the load, the
-target, the number of shards and the start, by which tlsbench merge
-tells runs apart. --out - writes the records to stdout, for kubectl
-logs; join the shards' files with tlsbench merge.
+its part of the schedule with --max-inflight/N connections open at most,
+so that the shards together start connections as one generator would.
+All shards begin the first case at --start-at (one RFC 3339 time for
+all), and each later case one slot later: its warm-up and measured
+windows plus a gap of a tenth of that, at least a second, for the last
+connections, the record, and the next case's session priming. A shard
+that begins a case late starts at once and records how late (over
+100 ms, with a note). A --start-at already past by more than a second
+starts at once with a warning; one so far past that the whole sharded
+run would be over is refused. A sharded run needs --target, --duration
+and --start-at; throughput cases, --versus, --proxy, --find-rate and
+--target-error do not split. Every shard's records carry the same
+run_plan, a digest of the cases, the load, the target, the number of
+shards and the start, by which tlsbench merge tells runs apart. --out -
+writes the records to stdout, for kubectl logs; join the shards' files
+with tlsbench merge.
 `
 
 // startAtSlack is how far in the past --start-at may be without a
@@ -66,7 +68,8 @@ func parseStartAt(s string, now time.Time) (at time.Time, relative bool, err err
 		return now.Add(d), true, nil
 	}
 	at, err = time.Parse(time.RFC3339Nano, s)
-	if err != nil {
+	if err != nil || at.IsZero() {
+		// The zero time (year 1, in UTC) would read as no --start-at.
 		return time.Time{}, false, fmt.Errorf("want an RFC 3339 time, e.g. 2026-12-01T06:00:00Z, or +DURATION, e.g. +30s")
 	}
 	return at, false, nil
@@ -188,21 +191,35 @@ func shardRefusals(fs *flagSet, f *runFlags, relative bool) error {
 // far ahead is more likely a mistake; already past, a shard started late
 // begins at once and its records say how late, but one that could not
 // overlap any other shard (the whole run would be over) is refused.
+// Times are compared, not their distance from now: a distance of
+// centuries does not fit in a time.Duration.
 func checkStartAt(job *runJob, now time.Time, stderr io.Writer) error {
 	p := &job.plan
-	late := now.Sub(p.StartAt)
-	if !p.StartAt.IsZero() && -late > maxStartAhead {
-		return usagef("--start-at %s is more than %v ahead: give a time closer to now", job.f.startAtText, maxStartAhead)
-	}
-	if p.StartAt.IsZero() || late <= startAtSlack {
+	if p.StartAt.IsZero() {
 		return nil
 	}
-	if length := p.RunLength(); p.Shard.Enabled() && late >= length {
-		return usagef("--start-at %s was %v ago, longer than the whole sharded run takes (%v): its other shards are done; give a time ahead of now",
-			job.f.startAtText, late.Round(time.Second), length)
+	if p.StartAt.After(now.Add(maxStartAhead)) {
+		return usagef("--start-at %s is more than %v ahead: give a time closer to now", job.f.startAtText, maxStartAhead)
 	}
-	fmt.Fprintf(stderr, "tlsbench: WARNING: --start-at %s was %v ago: beginning now, late (each record says how late)\n", job.f.startAtText, late.Round(time.Millisecond))
+	if !p.StartAt.Before(now.Add(-startAtSlack)) {
+		return nil
+	}
+	if length := p.RunLength(); p.Shard.Enabled() && !now.Before(p.StartAt.Add(length)) {
+		return usagef("--start-at %s was %s ago, longer than the whole sharded run takes (%v): its other shards are done; give a time ahead of now",
+			job.f.startAtText, agoText(now, p.StartAt, time.Second), length)
+	}
+	fmt.Fprintf(stderr, "tlsbench: WARNING: --start-at %s was %s ago: beginning now, late (each record says how late)\n", job.f.startAtText, agoText(now, p.StartAt, time.Millisecond))
 	return nil
+}
+
+// agoText is how long before now at was, rounded to unit; a time too far
+// past for a time.Duration is said to be so.
+func agoText(now, at time.Time, unit time.Duration) string {
+	d := now.Sub(at)
+	if d == math.MaxInt64 {
+		return "more than 292 years"
+	}
+	return d.Round(unit).String()
 }
 
 // applyShard sets the plan's shard and start.

@@ -71,35 +71,54 @@ func TestShardFromEnv(t *testing.T) {
 
 // TestCheckStartAt: a start a little past is nothing to say; further past
 // it warns and runs late, unless the whole sharded run would be over;
-// far ahead is refused.
+// far ahead is refused. Times centuries away, whose distance from now
+// does not fit in a time.Duration, are judged as well.
 func TestCheckStartAt(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2026, 12, 1, 6, 0, 0, 0, time.UTC)
+	date := func(year int) time.Time { return time.Date(year, 1, 1, 0, 0, 0, 0, time.UTC) }
 	for _, tc := range []struct {
 		name    string
-		at      time.Duration // from now
+		at      time.Time
 		sharded bool
 		warn    bool
-		refuse  bool
+		refuse  string // in the error; "" when accepted
 	}{
-		{"now", 0, true, false, false},
-		{"half a second past", -500 * time.Millisecond, true, false, false},
-		{"two seconds past, sharded", -2 * time.Second, true, true, false},
-		{"two seconds past, single run", -2 * time.Second, false, true, false},
-		{"past the whole sharded run", -time.Hour, true, false, true},
-		{"an hour past, single run", -time.Hour, false, true, false},
-		{"a day and more ahead", 25 * time.Hour, true, false, true},
+		{"now", now, true, false, ""},
+		{"half a second past", now.Add(-500 * time.Millisecond), true, false, ""},
+		{"two seconds past, sharded", now.Add(-2 * time.Second), true, true, ""},
+		{"two seconds past, single run", now.Add(-2 * time.Second), false, true, ""},
+		{"past the whole sharded run", now.Add(-time.Hour), true, false, "was 1h0m0s ago, longer than the whole sharded run"},
+		{"an hour past, single run", now.Add(-time.Hour), false, true, ""},
+		{"a day and more ahead", now.Add(25 * time.Hour), true, false, "more than 24h0m0s ahead"},
+		{"a day ahead", now.Add(24 * time.Hour), true, false, ""},
+		{"year 3000, sharded", date(3000), true, false, "more than 24h0m0s ahead"},
+		{"year 3000, single run", date(3000), false, false, "more than 24h0m0s ahead"},
+		{"year 9999", time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC), false, false, "more than 24h0m0s ahead"},
+		{"year 1000, sharded", date(1000), true, false, "was more than 292 years ago, longer than the whole sharded run"},
+		{"year 1000, single run", date(1000), false, true, ""},
+		{"year 0, sharded", date(0), true, false, "was more than 292 years ago"},
 	} {
 		job := &runJob{f: &runFlags{startAtText: "T"}}
 		job.plan = runner.Plan{Versions: []uint16{0x0304}, Resume: []bool{false}, Concurrency: []int{4},
-			Duration: 2 * time.Second, Iterations: 2, StartAt: now.Add(tc.at)}
+			Duration: 2 * time.Second, Iterations: 2, StartAt: tc.at}
 		if tc.sharded {
 			job.plan.Shard = runner.Shard{Index: 0, Count: 2}
 		}
 		var stderr strings.Builder
 		err := checkStartAt(job, now, &stderr)
-		if (err != nil) != tc.refuse || (stderr.Len() > 0) != tc.warn {
-			t.Errorf("%s: error %v, stderr %q; want refused %v, warned %v", tc.name, err, stderr.String(), tc.refuse, tc.warn)
+		refused := err != nil && tc.refuse != "" && strings.Contains(err.Error(), tc.refuse)
+		if (err == nil) != (tc.refuse == "") || (err != nil && !refused) || (stderr.Len() > 0) != tc.warn {
+			t.Errorf("%s: error %v, stderr %q; want refused with %q, warned %v", tc.name, err, stderr.String(), tc.refuse, tc.warn)
 		}
+	}
+}
+
+// TestParseStartAtZero: the zero time would read as no --start-at at
+// all, so it is refused as a time.
+func TestParseStartAtZero(t *testing.T) {
+	t.Parallel()
+	if at, _, err := parseStartAt("0001-01-01T00:00:00Z", time.Now()); err == nil {
+		t.Errorf("the zero time accepted as %v", at)
 	}
 }

@@ -1,0 +1,101 @@
+package merge
+
+import "fmt"
+
+// adder adds one record's figures into its case's. A sum that overflows
+// comes of the input, not of the merge (no run makes 2^63 handshakes, nor
+// takes 1e308 µs): the first is kept as an *Error naming the record and
+// the field, and the record is refused.
+type adder struct {
+	pos  Pos
+	name string
+	err  error
+}
+
+// refuse keeps the first reason the record cannot be added.
+func (a *adder) refuse(field, format string, args ...any) {
+	if a.err == nil {
+		a.err = &Error{Pos: a.pos, Case: a.name, Field: field, Reason: fmt.Sprintf(format, args...)}
+	}
+}
+
+// number is what the merge adds up: counts and measurements.
+type number interface{ int | int64 | float64 }
+
+// add returns total, the sum of field over the records before, plus v;
+// when that overflows, it refuses the record and returns total.
+func add[T number](a *adder, field string, total, v T) T {
+	sum := total + v
+	if overflows(total, v, sum) {
+		a.refuse(field, "%v, added to the %v of the records before, overflows the sum: no run measures that much; was the line edited?", v, total)
+		return total
+	}
+	return sum
+}
+
+// addAt is add for element i of a list field, whose name is only
+// written when the sum overflows: samples are many.
+func addAt[T number](a *adder, field string, i int, total, v T) T {
+	if sum := total + v; !overflows(total, v, sum) {
+		return sum
+	}
+	return add(a, fmt.Sprintf("%s[%d]", field, i), total, v)
+}
+
+// addKey is add for field prefix+key, a key of a map field, whose name
+// is only written when the sum overflows: every record has some.
+func addKey[T number](a *adder, prefix, key string, total, v T) T {
+	if sum := total + v; !overflows(total, v, sum) {
+		return sum
+	}
+	return add(a, prefix+key, total, v)
+}
+
+// overflows reports whether sum, computed as a+b, is not their sum:
+// integers wrap around; a floating-point sum becomes infinite, and then
+// sum-sum is NaN, unequal to itself (for an integer or a finite number it
+// is 0).
+func overflows[T number](a, b, sum T) bool {
+	return b > 0 && sum < a || b < 0 && sum > a || sum-sum != sum-sum
+}
+
+// opt sums, or keeps the largest of, a figure that may be absent from a
+// record: known when every record had it (all), or some record (any).
+type opt[T int64 | float64] struct {
+	v T
+	n int // records that had it
+}
+
+func (o *opt[T]) sum(a *adder, field string, v *T) {
+	if v != nil {
+		o.v = add(a, field, o.v, *v)
+		o.n++
+	}
+}
+
+func (o *opt[T]) max(v *T) {
+	if v != nil {
+		if o.n == 0 || *v > o.v {
+			o.v = *v
+		}
+		o.n++
+	}
+}
+
+// all is the figure when every record had it.
+func (o *opt[T]) all(records int) *T {
+	if o.n != records {
+		return nil
+	}
+	v := o.v
+	return &v
+}
+
+// any is the figure when some record had it.
+func (o *opt[T]) any() *T {
+	if o.n == 0 {
+		return nil
+	}
+	v := o.v
+	return &v
+}
