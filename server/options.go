@@ -225,7 +225,7 @@ func (o Options) tlsConfig() (*tls.Config, *keys.Manager, error) {
 // sessionPolicy is the session store, the watched ticket keys and the
 // revocation list that cfg's sessions go through.
 func (o Options) sessionPolicy(cfg *tls.Config, log func(error)) (*sessionPolicy, error) {
-	p := &sessionPolicy{cfg: cfg}
+	p := &sessionPolicy{cfg: cfg, earlyData: newEarlyData(o.EarlyDataPolicy)}
 	if o.SessionStore == StoreStateful {
 		capacity, ttl := o.SessionCapacity, o.SessionTTL
 		if capacity == 0 {
