@@ -137,8 +137,12 @@ func (o Options) Validate() error {
 	if o.RevokedFile != "" && !o.Mutual {
 		return field.Errorf("RevokedFile", nil, "{RevokedFile} applies to client certificates: add {Mutual}")
 	}
-	if _, _, err := versionRange(o.Versions); err != nil {
+	_, maxV, err := versionRange(o.Versions)
+	if err != nil {
 		return err
+	}
+	if o.QUIC && maxV < tls.VersionTLS13 {
+		return field.Errorf("QUIC", nil, "{QUIC} needs TLS 1.3: add 1.3 to {Versions}")
 	}
 	if _, err := keys.ParseConstraints(o.Constraints); err != nil {
 		return &field.Error{Field: "Constraints", Reason: err.Error()}
