@@ -3,12 +3,18 @@ package server_test
 import (
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
 	"crypto/tls"
+	"encoding/hex"
 	"errors"
 	"io"
+	"log/slog"
 	"maps"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -500,4 +506,79 @@ func TestQUICHTTP3(t *testing.T) {
 	if c := s.srv.Counters(); c.Handshakes != 1 || len(c.Failures) != 0 {
 		t.Errorf("counters %+v: want the one connection's handshake", c)
 	}
+}
+
+// TestQUICRevoked: with mutual TLS over QUIC, a revoked client
+// certificate's handshake is refused and counted as revoked, a good one
+// completes and is counted by identity, and the refusal is logged once
+// with the certificate it was about.
+func TestQUICRevoked(t *testing.T) {
+	t.Parallel()
+	ca, _, f := testpki.ServerFiles(t)
+	good, err := ca.IssueClient("good")
+	if err != nil {
+		t.Fatal(err)
+	}
+	revoked, err := ca.IssueClient("revoked")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(revoked.Chain[0].Raw)
+	list := filepath.Join(t.TempDir(), "revoked.txt")
+	if err := os.WriteFile(list, []byte(hex.EncodeToString(sum[:])+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var log syncLog
+	srv, err := server.NewFromOptions(server.Options{Identities: []server.IdentityFiles{{Cert: f.Cert, Key: f.Key}},
+		Mutual: true, ClientCA: f.CA, RevokedFile: list}, server.WithLogger(slog.New(slog.NewTextHandler(&log, nil))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := srv.ListenQUIC("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- srv.ServeQUIC(ctx, l) }()
+	defer func() { cancel(); <-served }()
+	cfg := func(id *pki.Identity) *tls.Config {
+		return &tls.Config{RootCAs: ca.Pool(), ServerName: "localhost", NextProtos: []string{tlsconf.ALPNQUICPing},
+			Certificates: []tls.Certificate{id.TLSCertificate()}}
+	}
+	ping(t, l.Addr().String(), cfg(good))
+	dctx, dcancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer dcancel()
+	if c, err := quic.DialAddr(dctx, l.Addr().String(), cfg(revoked), nil); err == nil {
+		if _, err := exchange(dctx, c); err == nil {
+			t.Error("a revoked certificate's exchange went through")
+		}
+		c.CloseWithError(0, "")
+	}
+	waitQUICFailures(t, srv, server.FailureRevoked, 1)
+	c := srv.Counters()
+	if c.Handshakes != 1 || c.Identities[server.IdentityKey(good.Chain[0])] != 1 || len(c.Failures) != 1 {
+		t.Errorf("counters %+v: want the good client's handshake and the revoked one's failure", c)
+	}
+	if lines := strings.Count(log.String(), `msg="handshake rejected"`); lines != 1 || !strings.Contains(log.String(), "CN=revoked") {
+		t.Errorf("log:\n%s\nwant one line for the revoked certificate", log.String())
+	}
+}
+
+// syncLog is a log destination safe for the server's goroutines.
+type syncLog struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *syncLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *syncLog) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }

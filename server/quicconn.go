@@ -317,7 +317,8 @@ func quicVersionName(v quic.Version) string {
 // quicFailureKind classifies a failed QUIC handshake with the kinds of
 // the TCP path: the client's alert (a CONNECTION_CLOSE with a TLS alert
 // code), the server's own refusal as crypto/tls explains it, a client
-// that gave up (eof), a timeout, or the server stopping (canceled).
+// that gave up (eof), a timeout, the server stopping (canceled) or too
+// busy to take the connection (refused).
 func (s *Server) quicFailureKind(qc *quicConn, err error) string {
 	if s.quicStopping.Load() {
 		return connerr.Canceled
@@ -329,6 +330,10 @@ func (s *Server) quicFailureKind(qc *quicConn, err error) string {
 			return "alert:" + strings.TrimPrefix(tls.AlertError(te.ErrorCode-0x100).Error(), "tls: ")
 		case te.Remote:
 			return connerr.Reset
+		case te.ErrorCode == quic.ConnectionRefused:
+			// quic-go's own refusal: its queue of connections the
+			// server has yet to take was full.
+			return connerr.Refused
 		}
 		return failureKind(tlsCause(te), noIdentity)
 	}
