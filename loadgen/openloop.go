@@ -301,8 +301,8 @@ func (r *caseRunner) paceWindow(ctx context.Context, p *pacer, plan []time.Durat
 		}
 		intended := start.Add(off)
 		s := started{intended: intended, late: intended.Before(blockedUntil)}
-		if !s.late {
-			p.sleepUntil(intended)
+		if !s.late && !p.sleepUntil(ctx, intended) {
+			return i
 		}
 		select {
 		case r.open.slots <- struct{}{}:

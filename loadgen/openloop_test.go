@@ -334,3 +334,38 @@ func TestOpenLoopHostileServers(t *testing.T) {
 		}
 	})
 }
+
+// TestLowRateStopsOnCancel: a case at a quarter of a start per second
+// (4 s between starts) cancelled while waiting for a start ends at once,
+// not at the start, and returns the window it measured before.
+func TestLowRateStopsOnCancel(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("waits for a gap of 4 s between two starts")
+	}
+	s := startServer(t, nil)
+	const gap = 4 * time.Second
+	hc := s.openCase("handshake/tls1.3/full/r0.25", tls.VersionTLS13, false, 0.25, 2)
+	hc.Warmup, hc.Iterations = 0, 3
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	cancelled := make(chan time.Time, 1)
+	hc.Progress = func(p loadgen.Progress) {
+		if !p.Warmup && p.Iteration == 1 {
+			// The second window has made its first start and waits
+			// for its second.
+			time.AfterFunc(200*time.Millisecond, func() { cancelled <- time.Now(); cancel() })
+		}
+	}
+	rec, err := loadgen.RunHandshakes(ctx, hc)
+	took := time.Since(<-cancelled)
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("error %v, want the cancellation", err)
+	}
+	if took > gap/2 {
+		t.Errorf("returned %v after the cancellation: it waited for the next start, %v after the last", took, gap)
+	}
+	if rec == nil || rec.Handshakes+rec.Errors != 2 {
+		t.Fatalf("record %+v: want the first window's 2 connections", rec)
+	}
+}
