@@ -389,7 +389,11 @@ func (r *caseRunner) tallyWindow(ctx context.Context, out iterResult, res []conn
 		if ctx.Err() != nil {
 			return out, ctx.Err()
 		}
-		return out, hc.caseError(out.firstKind, out.firstErr, max(len(res), 1))
+		if len(res) == 0 {
+			return out, fmt.Errorf("%s: a window started none of its %d connections: %d were still open (%s) until it ended",
+				hc.Name, ws.scheduled, hc.MaxInflight, hc.Words.name("MaxInflight"))
+		}
+		return out, hc.noneSucceeded(out)
 	}
 	return out, nil
 }

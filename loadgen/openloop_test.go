@@ -369,3 +369,50 @@ func TestLowRateStopsOnCancel(t *testing.T) {
 		t.Fatalf("record %+v: want the first window's 2 connections", rec)
 	}
 }
+
+// TestRefusedTargetStopsOnCancel: a timed case against a port that
+// refuses connections makes a wave every few microseconds; cancelled in
+// its warm-up or its measured iterations it stops at once rather than
+// at the end of its hour-long window, and says it was cancelled.
+func TestRefusedTargetStopsOnCancel(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, nil)
+	addr := refusingAddr(t)
+	for _, warmup := range []int{1, 0} {
+		hc := s.handshakeCase("refused", tls.VersionTLS13, false, 2)
+		hc.Dialer = loadgen.TCPDialer{Addr: addr}
+		hc.Server, hc.Duration, hc.Iterations, hc.Warmup, hc.MaxErrorRate = nil, 2*time.Hour, 2, warmup, 1
+		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+		defer cancel()
+		type outcome struct {
+			rec *results.Record
+			err error
+		}
+		done := make(chan outcome, 1)
+		go func() {
+			rec, err := loadgen.RunHandshakes(ctx, hc)
+			done <- outcome{rec, err}
+		}()
+		select {
+		case o := <-done:
+			if !errors.Is(o.err, context.DeadlineExceeded) || o.rec != nil {
+				t.Errorf("warm-up %d: record %v, error %v: want none, and the cancellation", warmup, o.rec, o.err)
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatalf("warm-up %d: still connecting 30 s after the cancellation at 200ms", warmup)
+		}
+	}
+}
+
+// refusingAddr returns a loopback address that refuses connections: a
+// port listened on, then closed.
+func refusingAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	return addr
+}
