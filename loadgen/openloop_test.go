@@ -149,6 +149,12 @@ func TestOpenLoopValidation(t *testing.T) {
 		{"target error", "TargetError", func(hc *loadgen.HandshakeCase) { hc.TargetError = 0.02 }},
 		{"empty windows", "Duration", func(hc *loadgen.HandshakeCase) { hc.Rate, hc.Duration, hc.Iterations = 1, 100*time.Millisecond, 10 }},
 		{"negative duration", "Duration", func(hc *loadgen.HandshakeCase) { hc.Duration = -time.Second }},
+		{"windows too short", "Duration", func(hc *loadgen.HandshakeCase) {
+			hc.Rate, hc.Concurrency, hc.Duration, hc.Iterations = 0, 1, 50*time.Millisecond, 10
+		}},
+		{"windows too short at a high rate", "Duration", func(hc *loadgen.HandshakeCase) {
+			hc.Rate, hc.Duration, hc.Iterations = 1e5, 9*time.Millisecond, 1
+		}},
 		{"duration and target error", "TargetError", func(hc *loadgen.HandshakeCase) {
 			hc.Rate, hc.Concurrency, hc.Duration, hc.TargetError = 0, 1, time.Second, 0.02
 		}},
