@@ -413,12 +413,14 @@ const (
 // ClientCPUUS and ServerCPUUS are each process's CPU time per handshake
 // of the part. The operating system counts a process's CPU, not a
 // connection's: each connection's own work is measured on its thread
-// (its handshake, with the waits for the peer left out), and the rest
-// of the process's CPU time (dials, closes, the runtime) is shared
-// equally per handshake, so that the parts add up to the whole's
-// client_cpu_us and server_cpu_us. Absent where the record has no such
-// figure, or the work could not be measured (the server's: any server
-// but the built-in one).
+// (its handshake, with the waits for the peer left out), and the
+// process's CPU time, the rest of it (dials, closes, the runtime)
+// included, is shared between the parts in proportion to that work, so
+// that the parts add up to the whole's client_cpu_us and server_cpu_us.
+// Both ends measure the work in mix cases only, at a few system calls
+// per read: a cost in the mix's figures, not in full or resume cases.
+// Absent where the record has no such figure, or the work could not be
+// measured (the server's: any server but the built-in one).
 type PartFigures struct {
 	Handshakes  int64            `json:"handshakes"`
 	Phases      map[string]Phase `json:"phases,omitempty"`
