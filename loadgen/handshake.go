@@ -232,6 +232,17 @@ func (e *CaseError) Error() string {
 	return msg
 }
 
+// noneSucceeded is the error of an iteration in which no handshake
+// succeeded: a CaseError naming the first failure, or, when it made no
+// connection at all, an error that says so (a CaseError would read "all
+// 0 handshakes failed" and name no failure).
+func (hc *HandshakeCase) noneSucceeded(it iterResult) error {
+	if n := it.conns(); n > 0 && it.firstErr != nil {
+		return hc.caseError(it.firstKind, it.firstErr, n)
+	}
+	return fmt.Errorf("%s: an iteration made no connection", hc.Name)
+}
+
 // caseError returns the CaseError of an iteration of n handshakes that
 // all failed, the first with kind and err, with the advice for it.
 func (hc *HandshakeCase) caseError(kind string, err error, n int) *CaseError {
@@ -858,14 +869,20 @@ func (r *caseRunner) progress(warm bool, i, of int, it iterResult) {
 }
 
 // iteration runs n handshakes in waves of hc.Concurrency and records the
-// successful handshakes' latencies in lat (when not nil).
+// successful handshakes' latencies in lat (when not nil). A timed
+// iteration (r.until) makes at least one wave, so that it always has
+// connections to count even when a pause of the machine let its window
+// end before the first. It stops between waves once ctx ends: against a
+// target that refuses, a wave takes microseconds and a timed iteration
+// would otherwise make them until its window ends, a CPU spent for
+// nothing after the user asked to stop.
 func (r *caseRunner) iteration(ctx context.Context, n int, lat *stats.Latency) (iterResult, error) {
 	hc := r.hc
 	out := newIterResult()
 	res := make([]connResult, hc.Concurrency)
 	var wg sync.WaitGroup
 	start := time.Now()
-	for done := 0; done < n && !r.windowOver(); {
+	for done := 0; done < n && (done == 0 || !r.windowOver()) && ctx.Err() == nil; {
 		wave := min(hc.Concurrency, n-done)
 		for j := 0; j < wave; j++ {
 			client := r.next % len(hc.Clients)
@@ -907,7 +924,7 @@ func (r *caseRunner) iteration(ctx context.Context, n int, lat *stats.Latency) (
 		if ctx.Err() != nil {
 			return out, ctx.Err()
 		}
-		return out, hc.caseError(out.firstKind, out.firstErr, out.conns())
+		return out, hc.noneSucceeded(out)
 	}
 	return out, nil
 }

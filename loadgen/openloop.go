@@ -183,12 +183,31 @@ func (hc *HandshakeCase) openDefaults() {
 	}
 }
 
+// MinWindow is the shortest window (Duration over Iterations) a case
+// may be split into: shorter ones would measure the edges of the windows
+// more than the handshakes in them, and a window of nothing would start
+// no connection.
+const MinWindow = 10 * time.Millisecond
+
+// ShortWindow says why duration split into iterations windows is too
+// short (below MinWindow) and how to fix it, naming the two settings as
+// given.
+func ShortWindow(duration time.Duration, iterations int, durationName, iterationsName string) string {
+	if iterations <= 1 {
+		return fmt.Sprintf("shorter than the %v a window needs: lengthen %s to at least %v", MinWindow, durationName, MinWindow)
+	}
+	return fmt.Sprintf("split into %d windows of %v, each shorter than the %v a window needs: lengthen %s to at least %v or lower %s",
+		iterations, duration/time.Duration(iterations), MinWindow, durationName, MinWindow*time.Duration(iterations), iterationsName)
+}
+
 // validateOpen checks the open-loop settings (Rate, Arrival,
 // MaxInflight) and Duration.
 func (hc *HandshakeCase) validateOpen() error {
 	switch {
 	case hc.Duration < 0:
 		return field.Errorf("Duration", hc.Duration, "must be positive, or 0 for none")
+	case hc.Duration > 0 && hc.Iterations > 0 && hc.Duration/time.Duration(hc.Iterations) < MinWindow:
+		return field.Errorf("Duration", hc.Duration, "%s", ShortWindow(hc.Duration, hc.Iterations, "{Duration}", "{Iterations}"))
 	case hc.Duration > 0 && hc.TargetError > 0:
 		return field.Errorf("TargetError", nil, "a case given {Duration} measures that long: it has no target error")
 	case hc.Rate == 0 && (hc.Arrival != "" || hc.MaxInflight != 0):
@@ -301,8 +320,8 @@ func (r *caseRunner) paceWindow(ctx context.Context, p *pacer, plan []time.Durat
 		}
 		intended := start.Add(off)
 		s := started{intended: intended, late: intended.Before(blockedUntil)}
-		if !s.late {
-			p.sleepUntil(intended)
+		if !s.late && !p.sleepUntil(ctx, intended) {
+			return i
 		}
 		select {
 		case r.open.slots <- struct{}{}:
@@ -389,7 +408,11 @@ func (r *caseRunner) tallyWindow(ctx context.Context, out iterResult, res []conn
 		if ctx.Err() != nil {
 			return out, ctx.Err()
 		}
-		return out, hc.caseError(out.firstKind, out.firstErr, max(len(res), 1))
+		if len(res) == 0 {
+			return out, fmt.Errorf("%s: a window started none of its %d connections: %d were still open (%s) until it ended",
+				hc.Name, ws.scheduled, hc.MaxInflight, hc.Words.name("MaxInflight"))
+		}
+		return out, hc.noneSucceeded(out)
 	}
 	return out, nil
 }

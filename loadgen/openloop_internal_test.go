@@ -1,6 +1,7 @@
 package loadgen
 
 import (
+	"context"
 	"runtime"
 	"slices"
 	"strings"
@@ -141,15 +142,39 @@ func TestPacerNeverEarly(t *testing.T) {
 	at := time.Now()
 	for i, gap := range []time.Duration{0, time.Microsecond, 10 * time.Microsecond, wakeEarly, 2 * wakeEarly, 300 * time.Microsecond, 2 * time.Millisecond} {
 		at = at.Add(gap)
-		p.sleepUntil(at)
+		if !p.sleepUntil(context.Background(), at) {
+			t.Fatalf("start %d: the pacer gave up without a cancellation", i)
+		}
 		if now := time.Now(); now.Before(at) {
 			t.Errorf("start %d: returned %v early", i, at.Sub(now))
 		}
 	}
 	past := time.Now().Add(-time.Second)
 	begun := time.Now()
-	p.sleepUntil(past)
+	p.sleepUntil(context.Background(), past)
 	if time.Since(begun) > 100*time.Millisecond {
 		t.Errorf("a start past took %v to return", time.Since(begun))
+	}
+}
+
+// TestPacerStopsOnCancel: a sleep towards a start far ahead ends as soon
+// as its context does, and so does the spin before a start due within
+// the early wakeup; neither reports the start as reached.
+func TestPacerStopsOnCancel(t *testing.T) {
+	t.Parallel()
+	p := newPacer()
+	defer p.close()
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(50*time.Millisecond, cancel)
+	begun := time.Now()
+	if p.sleepUntil(ctx, begun.Add(time.Hour)) {
+		t.Error("a sleep cut short by its context reported the start reached")
+	}
+	if took := time.Since(begun); took > 10*time.Second {
+		t.Errorf("the sleep took %v to end after its context was cancelled at 50ms", took)
+	}
+	// The spin: due within the early wakeup, context already ended.
+	if p.sleepUntil(ctx, time.Now().Add(wakeEarly/2)) {
+		t.Error("a spin with its context ended reported the start reached")
 	}
 }

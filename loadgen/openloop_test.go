@@ -149,6 +149,12 @@ func TestOpenLoopValidation(t *testing.T) {
 		{"target error", "TargetError", func(hc *loadgen.HandshakeCase) { hc.TargetError = 0.02 }},
 		{"empty windows", "Duration", func(hc *loadgen.HandshakeCase) { hc.Rate, hc.Duration, hc.Iterations = 1, 100*time.Millisecond, 10 }},
 		{"negative duration", "Duration", func(hc *loadgen.HandshakeCase) { hc.Duration = -time.Second }},
+		{"windows too short", "Duration", func(hc *loadgen.HandshakeCase) {
+			hc.Rate, hc.Concurrency, hc.Duration, hc.Iterations = 0, 1, 50*time.Millisecond, 10
+		}},
+		{"windows too short at a high rate", "Duration", func(hc *loadgen.HandshakeCase) {
+			hc.Rate, hc.Duration, hc.Iterations = 1e5, 9*time.Millisecond, 1
+		}},
 		{"duration and target error", "TargetError", func(hc *loadgen.HandshakeCase) {
 			hc.Rate, hc.Concurrency, hc.Duration, hc.TargetError = 0, 1, time.Second, 0.02
 		}},
@@ -333,4 +339,86 @@ func TestOpenLoopHostileServers(t *testing.T) {
 			t.Errorf("returned %v after the interruption: it waited for the window or the slow server", took)
 		}
 	})
+}
+
+// TestLowRateStopsOnCancel: a case at a quarter of a start per second
+// (4 s between starts) cancelled while waiting for a start ends at once,
+// not at the start, and returns the window it measured before.
+func TestLowRateStopsOnCancel(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("waits for a gap of 4 s between two starts")
+	}
+	s := startServer(t, nil)
+	const gap = 4 * time.Second
+	hc := s.openCase("handshake/tls1.3/full/r0.25", tls.VersionTLS13, false, 0.25, 2)
+	hc.Warmup, hc.Iterations = 0, 3
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	cancelled := make(chan time.Time, 1)
+	hc.Progress = func(p loadgen.Progress) {
+		if !p.Warmup && p.Iteration == 1 {
+			// The second window has made its first start and waits
+			// for its second.
+			time.AfterFunc(200*time.Millisecond, func() { cancelled <- time.Now(); cancel() })
+		}
+	}
+	rec, err := loadgen.RunHandshakes(ctx, hc)
+	took := time.Since(<-cancelled)
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("error %v, want the cancellation", err)
+	}
+	if took > gap/2 {
+		t.Errorf("returned %v after the cancellation: it waited for the next start, %v after the last", took, gap)
+	}
+	if rec == nil || rec.Handshakes+rec.Errors != 2 {
+		t.Fatalf("record %+v: want the first window's 2 connections", rec)
+	}
+}
+
+// TestRefusedTargetStopsOnCancel: a timed case against a port that
+// refuses connections makes a wave every few microseconds; cancelled in
+// its warm-up or its measured iterations it stops at once rather than
+// at the end of its hour-long window, and says it was cancelled.
+func TestRefusedTargetStopsOnCancel(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, nil)
+	addr := refusingAddr(t)
+	for _, warmup := range []int{1, 0} {
+		hc := s.handshakeCase("refused", tls.VersionTLS13, false, 2)
+		hc.Dialer = loadgen.TCPDialer{Addr: addr}
+		hc.Server, hc.Duration, hc.Iterations, hc.Warmup, hc.MaxErrorRate = nil, 2*time.Hour, 2, warmup, 1
+		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+		defer cancel()
+		type outcome struct {
+			rec *results.Record
+			err error
+		}
+		done := make(chan outcome, 1)
+		go func() {
+			rec, err := loadgen.RunHandshakes(ctx, hc)
+			done <- outcome{rec, err}
+		}()
+		select {
+		case o := <-done:
+			if !errors.Is(o.err, context.DeadlineExceeded) || o.rec != nil {
+				t.Errorf("warm-up %d: record %v, error %v: want none, and the cancellation", warmup, o.rec, o.err)
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatalf("warm-up %d: still connecting 30 s after the cancellation at 200ms", warmup)
+		}
+	}
+}
+
+// refusingAddr returns a loopback address that refuses connections: a
+// port listened on, then closed.
+func refusingAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	return addr
 }

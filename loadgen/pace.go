@@ -1,6 +1,9 @@
 package loadgen
 
-import "time"
+import (
+	"context"
+	"time"
+)
 
 // The schedule's timing. A window's starts are paced by one ordinary
 // goroutine that sleeps on Go's timers until each start and hands the
@@ -30,21 +33,46 @@ const wakeEarly = 30 * time.Microsecond
 
 // pacer sleeps until a window's starts.
 type pacer struct {
-	alarm *alarm // nil where there is none
+	alarm *alarm      // nil where there is none
+	timer *time.Timer // the sleeps', reused: no allocation per start
 }
 
 func newPacer() *pacer { return &pacer{alarm: newAlarm()} }
 
-// sleepUntil returns at t or shortly after, or at once when t is past.
-func (p *pacer) sleepUntil(t time.Time) {
-	d := time.Until(t) - wakeEarly
-	if d > 0 {
+// sleepUntil returns true at t or shortly after, or at once when t is
+// past; false as soon as ctx ends, spinning or not. At a low rate the
+// gap between two starts is long (50 s at 0.02 per second): an
+// interrupted run must not wait it out.
+func (p *pacer) sleepUntil(ctx context.Context, t time.Time) bool {
+	done := ctx.Done()
+	if d := time.Until(t) - wakeEarly; d > 0 {
 		p.alarm.set(d + alarmLag)
-		time.Sleep(d)
+		if p.timer == nil {
+			p.timer = time.NewTimer(d)
+		} else {
+			p.timer.Reset(d) // no stale expiry to drain since Go 1.23
+		}
+		select {
+		case <-p.timer.C:
+		case <-done:
+			p.timer.Stop()
+			return false
+		}
 	}
 	for time.Now().Before(t) {
+		select {
+		case <-done:
+			return false
+		default:
+		}
 	}
+	return ctx.Err() == nil
 }
 
-// close releases the alarm.
-func (p *pacer) close() { p.alarm.close() }
+// close releases the alarm and the timer.
+func (p *pacer) close() {
+	p.alarm.close()
+	if p.timer != nil {
+		p.timer.Stop()
+	}
+}

@@ -449,9 +449,11 @@ const (
 // (its handshake, with the waits for the peer left out), and the rest
 // of the process's CPU time (dials, closes, the runtime) is shared
 // equally per handshake, so that the parts add up to the whole's
-// client_cpu_us and server_cpu_us. Absent where the record has no such
-// figure, or the work could not be measured (the server's: any server
-// but the built-in one).
+// client_cpu_us and server_cpu_us: an estimate (see docs/results.md).
+// Both ends measure the work in mix cases only, at a few system calls
+// per read: a cost in the mix's figures, not in full or resume cases.
+// Absent where the record has no such figure, or the work could not be
+// measured (the server's: any server but the built-in one).
 type PartFigures struct {
 	Handshakes  int64            `json:"handshakes"`
 	Phases      map[string]Phase `json:"phases,omitempty"`

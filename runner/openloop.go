@@ -2,8 +2,10 @@ package runner
 
 import (
 	"math"
+	"time"
 
 	"github.com/tlsbench/tlsbench/internal/field"
+	"github.com/tlsbench/tlsbench/loadgen"
 	"github.com/tlsbench/tlsbench/results"
 )
 
@@ -15,6 +17,9 @@ func (p *Plan) validateOpen() error {
 	}
 	if p.Duration > 0 && p.TargetError > 0 {
 		return field.Errorf("TargetError", nil, "{Duration} fixes each case's measured time: drop {TargetError} or {Duration}")
+	}
+	if p.Duration > 0 && p.Iterations > 0 && p.Duration/time.Duration(p.Iterations) < loadgen.MinWindow {
+		return field.Errorf("Duration", p.Duration, "%s", loadgen.ShortWindow(p.Duration, p.Iterations, "{Duration}", "{Iterations}"))
 	}
 	if len(p.Rates) == 0 {
 		if p.Arrival != "" || p.MaxInflight != 0 {

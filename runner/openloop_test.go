@@ -77,6 +77,9 @@ func TestValidateOpenLoop(t *testing.T) {
 		{"proxy", func(p *runner.Plan) { p.Proxy.URL = runner.ProxyBuiltin }, "Rates"},
 		{"empty windows", func(p *runner.Plan) { p.Rates, p.Duration, p.Iterations = []float64{1}, time.Second, 10 }, "Duration"},
 		{"negative duration", func(p *runner.Plan) { p.Duration = -time.Second }, "Duration"},
+		{"windows too short", func(p *runner.Plan) {
+			p.Rates, p.Concurrency, p.Duration, p.Iterations = nil, []int{1}, 90*time.Millisecond, 10
+		}, "Duration"},
 		{"duration and target error", func(p *runner.Plan) {
 			p.Rates, p.Concurrency, p.Duration, p.TargetError = nil, []int{1}, time.Second, 0.02
 		}, "TargetError"},

@@ -198,6 +198,7 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"serve", "--profile", filepath.Join(dir, "afile", "x.pprof")}, 2, "--profile " + filepath.Join(dir, "afile", "x.pprof") + ": cannot be written"},
 		{[]string{"proxy", "--listen", "127.0.0.1:0", "--pki-dir", filepath.Join(dir, "ppki"), "--profile", filepath.Join(dir, "missing", "x.pprof")}, 2, "--profile " + filepath.Join(dir, "missing", "x.pprof") + ": cannot be written"},
 		{[]string{"run", "extra"}, 2, `unexpected argument "extra"`},
+		{[]string{"run", "--duration", "90ms", "--iterations", "10"}, 2, "--duration 90ms: split into 10 windows of 9ms, each shorter than the 10ms a window needs: lengthen --duration to at least 100ms or lower --iterations"},
 		{[]string{"serve", "--listen", "nonsense"}, 2, "--listen"},
 		{[]string{"serve", "--quic", "--early-data-policy", "maybe"}, 2, `--early-data-policy "maybe": must be accept, reject or single-use`},
 		{[]string{"serve", "--early-data-policy", "reject"}, 2, "--early-data-policy applies to QUIC: add --quic"},
