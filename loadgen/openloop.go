@@ -295,6 +295,12 @@ func (r *caseRunner) window(ctx context.Context, lat *stats.Latency) (iterResult
 	p := newPacer()
 	start := time.Now()
 	n := r.paceWindow(ctx, p, plan, start, ws, begin)
+	// The next window's schedule begins where this one's ends, not when
+	// its last connection does: a window's last start comes before its
+	// end (by the gap between two starts, for a constant schedule), and
+	// a window begun right after it would start its connections early,
+	// above the rate asked (at 2 starts a window, twice it).
+	p.sleepUntil(ctx, start.Add(ws.length))
 	p.close()
 	wg.Wait()
 	ws.elapsed = max(ws.length, startsEnd(starts[:n], start))

@@ -376,6 +376,31 @@ func TestLowRateStopsOnCancel(t *testing.T) {
 	}
 }
 
+// TestWindowsKeepTheRate: consecutive windows follow one schedule, each
+// beginning where the last ended, so that the connections start at the
+// rate asked for: 4 windows of 2 starts at 4 starts a second span at
+// least 1.75 s from the first start to the last (a window begun as soon
+// as its predecessor's connections ended would take half that).
+func TestWindowsKeepTheRate(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, nil)
+	hc := s.openCase("handshake/tls1.3/full/r4", tls.VersionTLS13, false, 4, 2)
+	hc.Warmup, hc.Iterations = 0, 4
+	var last time.Time
+	hc.Progress = func(loadgen.Progress) { last = time.Now() }
+	began := time.Now()
+	rec := runOpen(t, hc)
+	if rec.Handshakes != 8 {
+		t.Fatalf("%d handshakes, want 8", rec.Handshakes)
+	}
+	// The last window's last start is 7 gaps of 250 ms after the first
+	// window's first: the whole case cannot take less. (Progress is
+	// called as each window ends.)
+	if took := last.Sub(began); took < 1750*time.Millisecond {
+		t.Errorf("4 windows of 2 starts at 4/s took %v, want at least 1.75 s: windows began early, above the rate", took)
+	}
+}
+
 // TestRefusedTargetStopsOnCancel: a timed case against a port that
 // refuses connections makes a wave every few microseconds; cancelled in
 // its warm-up or its measured iterations it stops at once rather than
