@@ -376,7 +376,15 @@ func (st *runState) startSide(ctx context.Context, c *Case, sp *sideSpec) (*buil
 	if sp.name != "" {
 		describe += ", side " + sp.name
 	}
-	return startBuiltin(ctx, opts, at, child, p.Notice, describe)
+	if opts.QUIC && p.EarlyDataPolicy != "" {
+		opts.EarlyDataPolicy = p.EarlyDataPolicy
+	}
+	b, err := startBuiltin(ctx, opts, at, child, p.Notice, describe)
+	if err == nil && opts.QUIC && b.quicAddr == "" {
+		b.close()
+		return nil, errNoQUICListener
+	}
+	return b, err
 }
 
 // checkServerPID refuses a --server-pid whose process tree does not
@@ -572,6 +580,7 @@ func (st *runState) handshakeCase(c *Case, sp *sideSpec, srv *builtin) loadgen.H
 		Record: rec, Words: p.Words,
 		Rate: c.Rate, Duration: p.Duration, StartAt: st.starts[c.Name],
 	}
+	st.quicCase(&hc, c, sp, srv)
 	if s := p.Shard; s.Enabled() {
 		hc.Shard, hc.Shards = s.Index, s.Count
 		hc.Concurrency, hc.Handshakes = s.share(c.Concurrency), s.share(p.Handshakes)
