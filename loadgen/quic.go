@@ -1,20 +1,21 @@
 package loadgen
 
 import (
+	"bytes"
 	"context"
 	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"sort"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/quic-go/qpack"
 	"github.com/quic-go/quic-go"
-	"github.com/quic-go/quic-go/http3"
+	"github.com/quic-go/quic-go/quicvarint"
 
 	"github.com/tlsbench/tlsbench/internal/connerr"
 	"github.com/tlsbench/tlsbench/internal/field"
@@ -57,7 +58,7 @@ type QUICDialer struct {
 // alpn is the application protocol of the dialer's request.
 func (q *QUICDialer) alpn() string {
 	if q.http() {
-		return http3.NextProtoH3
+		return "h3"
 	}
 	return tlsconf.ALPNQUICPing
 }
@@ -227,6 +228,13 @@ func (c *quicConn) exchange(ctx context.Context, q *QUICDialer) (time.Time, erro
 		if herr := c.waitHandshake(ctx); herr != nil {
 			return time.Time{}, herr
 		}
+		if !c.conn.ConnectionState().Used0RTT {
+			// Rejected. The first exchange is left alone: its
+			// streams are gone, and cancelling one (as an HTTP/3
+			// read that fails does) would reset the stream of the
+			// same number that the request sent again opens.
+			err = quic.Err0RTTRejected
+		}
 	}
 	if err == nil {
 		err = ex.answer()
@@ -322,7 +330,7 @@ func quicKind(err error) string {
 // tlsbench's own protocol, H3_NO_ERROR for HTTP/3.
 func (q *QUICDialer) closeCode() quic.ApplicationErrorCode {
 	if q.http() {
-		return quic.ApplicationErrorCode(http3.ErrCodeNoError)
+		return h3NoError
 	}
 	return 0
 }
@@ -412,32 +420,85 @@ func (p *pingExchange) finish() error {
 	return err
 }
 
-// h3Exchange is a HEAD or GET / over HTTP/3.
+// h3Exchange is a HEAD or GET / over HTTP/3 (RFC 9114), spoken here
+// rather than through quic-go's http3.ClientConn, whose own goroutine
+// opens the control stream whenever it gets to run: after early data
+// was rejected, that may be on the connection's new streams, beside the
+// control stream of the request sent again, and the server closes the
+// connection for the second (H3_STREAM_CREATION_ERROR). Here the streams
+// are opened in order, on the connection's goroutine. The field section
+// uses QPACK's static table only, so there are no QPACK streams.
 type h3Exchange struct {
 	host, method string
-	str          *http3.RequestStream
+	str          *quic.Stream
 }
 
-func (h *h3Exchange) send(ctx context.Context, conn *quic.Conn) error {
-	cc := (&http3.Transport{DisableCompression: true}).NewClientConn(conn)
-	str, err := cc.OpenRequestStream(ctx)
+// HTTP/3 frame and stream types.
+const (
+	h3FrameHeaders   = 0x01
+	h3FrameSettings  = 0x04
+	h3StreamControl  = 0x00
+	h3NoError        = 0x100
+	h3MaxHeaderBytes = maxAnswer
+)
+
+func (h *h3Exchange) send(_ context.Context, conn *quic.Conn) error {
+	ctrl, err := conn.OpenUniStream()
+	if err != nil {
+		return err
+	}
+	// The control stream's type, then its first frame: SETTINGS, empty.
+	if _, err := ctrl.Write([]byte{h3StreamControl, h3FrameSettings, 0}); err != nil {
+		return err
+	}
+	str, err := conn.OpenStream()
 	if err != nil {
 		return err
 	}
 	h.str = str
-	req := &http.Request{Method: h.method, URL: &url.URL{Scheme: "https", Host: h.host, Path: "/"}, Host: h.host,
-		Header: http.Header{"User-Agent": {"tlsbench"}}, Proto: "HTTP/3", ProtoMajor: 3}
-	if err := str.SendRequestHeader(req.WithContext(ctx)); err != nil {
+	var fields bytes.Buffer
+	enc := qpack.NewEncoder(&fields)
+	for _, f := range []qpack.HeaderField{{Name: ":method", Value: h.method}, {Name: ":scheme", Value: "https"},
+		{Name: ":authority", Value: h.host}, {Name: ":path", Value: "/"}, {Name: "user-agent", Value: "tlsbench"}} {
+		if err := enc.WriteField(f); err != nil {
+			return err
+		}
+	}
+	frame := quicvarint.Append(nil, h3FrameHeaders)
+	frame = quicvarint.Append(frame, uint64(fields.Len()))
+	if _, err := str.Write(append(frame, fields.Bytes()...)); err != nil {
 		return err
 	}
 	return str.Close()
 }
 
-// answer reads the response head (its HEADERS frame): any status will
+// answer reads the response's HEADERS frame, skipping frames of types it
+// does not know (RFC 9114 reserves some to be ignored): any status will
 // do, the answer only proves the connection carries data.
 func (h *h3Exchange) answer() error {
-	_, err := h.str.ReadResponse()
-	return err
+	r := quicvarint.NewReader(h.str)
+	for {
+		typ, err := quicvarint.Read(r)
+		if err != nil {
+			return err
+		}
+		n, err := quicvarint.Read(r)
+		switch {
+		case err != nil:
+			return err
+		case n > h3MaxHeaderBytes:
+			return fmt.Errorf("%w: a %d-byte HTTP/3 frame (type %#x) before the response head", errBadEcho, n, typ)
+		case typ == 0x00 || typ == 0x03 || typ == 0x05 || typ == 0x07 || typ == 0x0d:
+			// DATA, CANCEL_PUSH, PUSH_PROMISE, GOAWAY, MAX_PUSH_ID.
+			return fmt.Errorf("%w: HTTP/3 frame type %#x before the response head", errBadEcho, typ)
+		}
+		if _, err := io.CopyN(io.Discard, h.str, int64(n)); err != nil {
+			return err
+		}
+		if typ == h3FrameHeaders {
+			return nil
+		}
+	}
 }
 
 func (h *h3Exchange) finish() error {
