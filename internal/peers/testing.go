@@ -12,6 +12,8 @@ var debianPackages = map[string]string{
 	"openssl": "openssl",
 	"nginx":   "nginx-light",
 	"squid":   "squid-openssl",
+	// ngtcp2's example servers and clients, HTTP/3 over QUIC.
+	"gtlsserver": "ngtcp2-server",
 }
 
 // Require returns the path of tool (openssl, nginx, squid...). When it is missing
@@ -70,6 +72,26 @@ func NginxT(t testing.TB, c NginxConfig) *Nginx {
 		}
 	})
 	return n
+}
+
+// NGTCP2T starts gtlsserver for the test (see StartNGTCP2) and stops it
+// when the test ends; its last output is attached to a failed test's.
+func NGTCP2T(t testing.TB, c NGTCP2Config) *NGTCP2Server {
+	t.Helper()
+	Require(t, "gtlsserver")
+	s, err := StartNGTCP2(context.Background(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("gtlsserver output:\n%s", s.Output())
+		}
+		if err := s.Stop(); err != nil {
+			t.Errorf("stopping gtlsserver: %v", err)
+		}
+	})
+	return s
 }
 
 // Versions returns the versions of the peers that are installed, keyed
