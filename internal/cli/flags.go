@@ -369,7 +369,7 @@ var fieldFlags = map[string]string{
 	"Buffers": "--buffer", "Directions": "--direction", "Source": "--source", "KTLS": "--ktls",
 	"Bytes": "--bytes", "Duration": "--duration", "Rates": "--rate", "Rate": "--rate", "Arrival": "--arrival",
 	"ResumeRatios": "--resume-ratio", "ResumeRatio": "--resume-ratio",
-	"EarlyData": "--early-data", "EarlyDataPolicy": "--early-data-policy",
+	"EarlyData": "--early-data",
 	"MaxInflight": "--max-inflight", "Shard": "--shard", "StartAt": "--start-at", "Server.Listen": "--listen", "TargetError": "--target-error",
 	"FindRate.SLO": "--slo", "FindRate.Search.MaxRate": "--max-rate",
 	"Profile.Dir": "--profile", "Profile.Alloc": "--profile-alloc", "FindRate": "--find-rate",
@@ -381,7 +381,7 @@ var fieldFlags = map[string]string{
 	"SessionStore": "--session-store", "SessionCapacity": "--session-capacity", "SessionTTL": "--session-ttl",
 	"ClientCA": "--client-ca", "RevokedFile": "--revoked", "TicketKeysFile": "--ticket-keys",
 	"Constraints": "--constraints", "Identities": "--identity", "P12PasswordFile": "--p12-password-file",
-	"Listen": "--listen",
+	"Listen": "--listen", "QUIC": "--quic", "EarlyDataPolicy": "--early-data-policy",
 	// The proxy between client and server (run --proxy).
 	"Proxy.URL": "--proxy", "Proxy.CAFile": "--proxy-ca", "Proxy.PID": "--proxy-pid", "Request": "--request",
 	// The built-in proxy's settings (proxy.Options).

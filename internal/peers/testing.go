@@ -12,7 +12,8 @@ var debianPackages = map[string]string{
 	"openssl": "openssl",
 	"nginx":   "nginx-light",
 	"squid":   "squid-openssl",
-	// ngtcp2's example servers and clients, HTTP/3 over QUIC.
+	// ngtcp2's example HTTP/3 client and server over GnuTLS.
+	"gtlsclient": "ngtcp2-client",
 	"gtlsserver": "ngtcp2-server",
 }
 
