@@ -176,6 +176,15 @@ type Plan struct {
 	// remarks for the user (a server started, a case skipped).
 	Progress func(CaseProgress)
 	Notice   func(string)
+
+	hooks *planHooks // nil outside tests
+}
+
+// planHooks change what a run sees, for tests.
+type planHooks struct {
+	// serverObserver wraps the observer of every case's server (a
+	// server whose counts are wrong).
+	serverObserver func(loadgen.ServerObserver) loadgen.ServerObserver
 }
 
 // CaseProgress reports progress within a run.

@@ -64,6 +64,15 @@ func (p *Plan) validatePolicy(quic bool) error {
 	return field.Errorf("EarlyDataPolicy", strconv.Quote(p.EarlyDataPolicy), "must be %s, %s or %s", server.EarlyDataAccept, server.EarlyDataReject, server.EarlyDataSingleUse)
 }
 
+// serverObserver is how the run's cases see obs: through the tests' hook,
+// when one is set.
+func (p *Plan) serverObserver(obs loadgen.ServerObserver) loadgen.ServerObserver {
+	if p.hooks == nil || p.hooks.serverObserver == nil || obs == nil {
+		return obs
+	}
+	return p.hooks.serverObserver(obs)
+}
+
 // errNoQUICListener is a built-in server asked for QUIC that did not say
 // where it listens: a program without QUIC (an older tlsbench as side
 // b, say).

@@ -576,7 +576,7 @@ func (st *runState) handshakeCase(c *Case, sp *sideSpec, srv *builtin) loadgen.H
 		Handshakes: p.Handshakes, Iterations: p.Iterations, Warmup: p.Warmup, MaxDuration: p.CaseTime,
 		TargetError: p.TargetError, MinResumption: &p.MinResumption, MaxErrorRate: p.MaxErrorRate,
 		ConnTimeout: p.ConnTimeout, Clients: cfgs, ClientIdentities: keys,
-		Dialer: srv.caseDialer(), Server: srv.observer, Proxy: srv.proxyObserver(),
+		Dialer: srv.caseDialer(), Server: p.serverObserver(srv.observer), Proxy: srv.proxyObserver(),
 		Record: rec, Words: p.Words,
 		Rate: c.Rate, Duration: p.Duration, StartAt: st.starts[c.Name],
 	}
