@@ -2,7 +2,6 @@ package cli
 
 import (
 	"github.com/tlsbench/tlsbench/runner"
-	"github.com/tlsbench/tlsbench/server"
 )
 
 // The flags of QUIC handshake cases and TLS 1.3 early data (tlsbench run
@@ -35,7 +34,7 @@ Go's TLS over TCP has no 0-RTT: --early-data on needs --transport quic.
 // defineQUICFlags defines --early-data and --early-data-policy on fs.
 func defineQUICFlags(fs *flagSet, f *runFlags) {
 	fs.Var(listFlag[bool]{&f.earlyData, parseOnOff, showOnOff}, "early-data", "with --transport quic: send the request as TLS 1.3 early data (0-RTT) when resuming: off, on, or off,on for both")
-	fs.StringVar(&f.earlyDataPolicy, "early-data-policy", "", "with --transport quic: what the built-in server does with early data: accept, reject or single-use (default accept)")
+	fs.StringVar(&f.earlyDataPolicy, "early-data-policy", "", "with --transport quic: "+earlyDataPolicyUsage+" (default accept)")
 }
 
 // validateQUIC checks the values of the early-data flags; the plan checks
@@ -44,11 +43,7 @@ func validateQUIC(fs *flagSet, f *runFlags) error {
 	if !fs.isSet("early-data-policy") {
 		return nil
 	}
-	switch f.earlyDataPolicy {
-	case server.EarlyDataAccept, server.EarlyDataReject, server.EarlyDataSingleUse:
-		return nil
-	}
-	return usagef("--early-data-policy %q: want %s, %s or %s", f.earlyDataPolicy, server.EarlyDataAccept, server.EarlyDataReject, server.EarlyDataSingleUse)
+	return checkEarlyDataPolicy(f.earlyDataPolicy)
 }
 
 // applyQUIC sets the plan's early-data axis and policy from valid flags.
