@@ -157,10 +157,9 @@ func (e *earlyCounts) add(o earlyCounts) {
 
 // quicConn is one QUIC connection in progress.
 type quicConn struct {
-	conn     *quic.Conn
-	dialed   time.Time
-	deadline time.Time
-	hsEnd    time.Time // the end of the client's handshake
+	conn   *quic.Conn
+	dialed time.Time
+	hsEnd  time.Time // the end of the client's handshake
 	// offered says the ClientHello offered early data: the dial
 	// returned with 0-RTT keys, before the handshake ended; rejected
 	// that the server refused it (quic.Err0RTTRejected was seen).
@@ -172,8 +171,7 @@ type quicConn struct {
 func (r *caseRunner) connectQUIC(ctx context.Context, cfg *tls.Config) connResult {
 	hc, q := r.hc, r.hc.QUIC
 	c := &quicConn{dialed: time.Now()}
-	c.deadline = c.dialed.Add(hc.ConnTimeout)
-	cctx, cancel := context.WithDeadline(ctx, c.deadline)
+	cctx, cancel := context.WithDeadline(ctx, c.dialed.Add(hc.ConnTimeout))
 	defer cancel()
 	var ticket *ticketNotice
 	if q.http() && cfg.ClientSessionCache != nil {
