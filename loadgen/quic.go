@@ -158,6 +158,7 @@ func (e *earlyCounts) add(o earlyCounts) {
 // quicConn is one QUIC connection in progress.
 type quicConn struct {
 	conn   *quic.Conn
+	gate   *dialGate // nil outside the race detector's build
 	dialed time.Time
 	hsEnd  time.Time // the end of the client's handshake
 	// offered says the ClientHello offered early data: the dial
@@ -179,17 +180,15 @@ func (r *caseRunner) connectQUIC(ctx context.Context, cfg *tls.Config) connResul
 		// ticket: wait for the ticket after the answer.
 		cfg, ticket = withTicketNotice(cfg)
 	}
-	dial := quic.DialAddr
-	if q.EarlyData {
-		// Returns as soon as the 0-RTT keys are there when the session
-		// allows early data, otherwise once the handshake is complete.
-		dial = quic.DialAddrEarly
-	}
-	conn, err := dial(cctx, q.Addr, cfg, q.conf)
+	// With early data, the dial returns as soon as the 0-RTT keys are
+	// there when the session permits early data, otherwise once the
+	// handshake is complete.
+	conn, gate, err := dialQUIC(cctx, q, cfg)
 	if err != nil {
 		return quicFailure(cctx, "handshake", fmt.Errorf("handshake: %w", err))
 	}
-	c.conn = conn
+	c.conn, c.gate = conn, gate
+	defer gate.close()
 	defer func() { c.conn.CloseWithError(q.closeCode(), "") }()
 	stop := context.AfterFunc(cctx, func() { conn.CloseWithError(q.closeCode(), "") })
 	defer stop()
@@ -222,6 +221,7 @@ func (r *caseRunner) connectQUIC(ctx context.Context, cfg *tls.Config) connResul
 func (c *quicConn) exchange(ctx context.Context, q *QUICDialer) (time.Time, error) {
 	ex := q.newExchange()
 	err := ex.send(ctx, c.conn)
+	c.gate.sent()
 	if c.hsEnd.IsZero() {
 		if herr := c.waitHandshake(ctx); herr != nil {
 			return time.Time{}, herr
