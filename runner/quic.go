@@ -36,6 +36,11 @@ func (p *Plan) validateQUIC() error {
 	if err := p.validatePolicy(quic); err != nil {
 		return err
 	}
+	for _, s := range p.Versus.Settings {
+		if s.Name == "early-data-policy" && !quic {
+			return field.Errorf("Versus.Settings", s.String(), "the early-data policy is the built-in server's answer to early data, which comes over QUIC: add {Transports} quic")
+		}
+	}
 	if !quic || p.Target.Addr == "" {
 		return nil
 	}
@@ -98,6 +103,18 @@ func (st *runState) quicCase(hc *loadgen.HandshakeCase, c *Case, sp *sideSpec, s
 	}
 	hc.QUIC = st.quicDialer(c, sp, srv)
 	if sp.target.Addr == "" {
-		hc.Record.EarlyDataPolicy = cmp.Or(st.plan.EarlyDataPolicy, server.EarlyDataAccept)
+		hc.Record.EarlyDataPolicy = sp.earlyDataPolicy(st.plan)
 	}
+}
+
+// earlyDataPolicy is the policy of sp's built-in server: the plan's, or
+// the one side b's settings give it.
+func (sp *sideSpec) earlyDataPolicy(p *Plan) string {
+	policy := cmp.Or(p.EarlyDataPolicy, server.EarlyDataAccept)
+	for _, s := range sp.settings {
+		if s.Name == "early-data-policy" {
+			policy = s.Value
+		}
+	}
+	return policy
 }

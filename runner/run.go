@@ -344,6 +344,9 @@ func (st *runState) startSide(ctx context.Context, c *Case, sp *sideSpec) (*buil
 	}
 	opts := p.Server
 	c.configureServer(&opts)
+	if opts.QUIC && p.EarlyDataPolicy != "" {
+		opts.EarlyDataPolicy = p.EarlyDataPolicy
+	}
 	sp.applySettings(&opts)
 	if len(opts.Identities) == 0 {
 		files, err := st.writeServerIdentity(c.KeyType)
@@ -375,9 +378,6 @@ func (st *runState) startSide(ctx context.Context, c *Case, sp *sideSpec) (*buil
 	describe := string(c.KeyType)
 	if sp.name != "" {
 		describe += ", side " + sp.name
-	}
-	if opts.QUIC && p.EarlyDataPolicy != "" {
-		opts.EarlyDataPolicy = p.EarlyDataPolicy
 	}
 	b, err := startBuiltin(ctx, opts, at, child, p.Notice, describe)
 	if err == nil && opts.QUIC && b.quicAddr == "" {

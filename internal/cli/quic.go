@@ -27,8 +27,10 @@ the server did not count. A server whose tickets do not permit early data
 gets none: its record and the table say so. --early-data-policy says what
 the built-in server does with early data: accept it, reject it (the
 client resumes, then sends its request again, a round trip later) or
-single-use (accepted on a ticket's first use, rejected on a replay).
-Go's TLS over TCP has no 0-RTT: --early-data on needs --transport quic.
+single-use (accepted on a ticket's first use, rejected on a replay);
+--versus-self --versus-set early-data-policy=reject measures accepted and
+rejected early data in one interleaved run. Go's TLS over TCP has no
+0-RTT: --early-data on needs --transport quic.
 `
 
 // defineQUICFlags defines --early-data and --early-data-policy on fs.
