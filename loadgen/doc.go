@@ -35,6 +35,18 @@
 // (the built-in one) reports cumulative histograms in its snapshots,
 // which are differenced at the iteration boundaries like its counts.
 //
+// A QUIC case (HandshakeCase.QUIC) runs each connection over QUIC on
+// UDP: no connect, a timed handshake from the dial, and tlsbench's own
+// exchange on a stream (or an HTTP/3 request), read to the stream's end
+// so that the TLS 1.3 ticket is stored. With early data on, a connection
+// that resumes a session whose ticket permits it sends its request in
+// its first flight (0-RTT); each connection records whether early data
+// was offered, accepted or rejected (the request then sent again a
+// round trip later), and the time from its dial to the first byte of
+// the answer, which 0-RTT exists to cut. A case whose client saw early
+// data accepted that the server did not count (or the reverse) fails
+// with an EarlyDataError. See quic.go.
+//
 // A throughput case (RunThroughput) keeps its connections open and moves
 // data over them in the wire protocol of package bulk.
 //

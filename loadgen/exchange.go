@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 )
 
 // Exchange runs on a connection after its handshake. It must prove the
@@ -115,6 +116,7 @@ func (r Request) Send(tc *tls.Conn, host string) (string, error) {
 		if _, err := io.ReadFull(tc, b[:]); err != nil {
 			return "", err
 		}
+		answered(tc)
 		if b[0] != 'p' {
 			return fmt.Sprintf("%q", b[0]), fmt.Errorf("%w: ping answered with %q, not echoed", errBadEcho, b[0])
 		}
@@ -128,6 +130,9 @@ func (r Request) Send(tc *tls.Conn, host string) (string, error) {
 		for {
 			if _, err := io.ReadFull(tc, b[:]); err != nil {
 				return firstLine(line), err
+			}
+			if len(line) == 0 {
+				answered(tc)
 			}
 			if b[0] == '\n' {
 				return firstLine(line), nil
@@ -162,6 +167,9 @@ func readHTTPHead(tc *tls.Conn) (string, error) {
 	tmp := make([]byte, 4096)
 	for !bytes.Contains(buf, []byte("\r\n\r\n")) && len(buf) < maxAnswer {
 		n, err := tc.Read(tmp)
+		if n > 0 && len(buf) == 0 {
+			answered(tc)
+		}
 		buf = append(buf, tmp[:n]...)
 		if err != nil {
 			if len(buf) > 0 && errors.Is(err, io.EOF) {
@@ -181,12 +189,24 @@ func sendH2Preface(tc *tls.Conn) (string, error) {
 	if _, err := io.ReadFull(tc, hdr[:]); err != nil {
 		return "", err
 	}
+	answered(tc)
 	names := []string{"DATA", "HEADERS", "PRIORITY", "RST_STREAM", "SETTINGS", "PUSH_PROMISE", "PING", "GOAWAY", "WINDOW_UPDATE", "CONTINUATION"}
 	name := fmt.Sprintf("type-%d", hdr[3])
 	if int(hdr[3]) < len(names) {
 		name = names[hdr[3]]
 	}
 	return "HTTP/2 " + name + " frame", nil
+}
+
+// answered notes the arrival of the answer's first byte on a connection
+// whose phases are recorded (its raw connection is a phaseConn): the end
+// of the first-response phase. It is taken where the exchange reads the
+// answer, not where the raw connection first reads after the handshake,
+// which in TLS 1.3 may be the server's session ticket.
+func answered(tc *tls.Conn) {
+	if pc, ok := tc.NetConn().(*phaseConn); ok && pc.answer.IsZero() {
+		pc.answer = time.Now()
+	}
 }
 
 // firstLine is the first line of b, cut to 120 bytes of valid UTF-8, for

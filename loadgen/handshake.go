@@ -102,6 +102,10 @@ type HandshakeCase struct {
 	// another identity than the one presented fails the case.
 	ClientIdentities []string
 	Dialer           Dialer
+	// QUIC, when set, runs every connection over QUIC to its address
+	// instead of through Dialer (which may then be nil), with its own
+	// exchange: see QUICDialer. The case must be TLS 1.3.
+	QUIC *QUICDialer
 	// Exchange runs after each handshake (default PingPong).
 	Exchange Exchange
 	// LatencyFromDial starts each connection's latency when its dial
@@ -293,11 +297,18 @@ type connResult struct {
 	// client's handshake (from the dial with LatencyFromDial).
 	latency time.Duration
 	// The connection's phases (see phaseConn), set when phases is:
-	// connect is the dial, handshake from the first byte written to the
-	// end of the client's handshake, firstByte from there to the first
-	// byte read after it (negative when nothing was read).
-	phases                        bool
-	connect, handshake, firstByte time.Duration
+	// connect is the dial (negative over QUIC, which has none),
+	// handshake from the first byte written to the end of the client's
+	// handshake, firstByte from there to the first byte read after it
+	// (negative when nothing was read), firstResponse from the dial to
+	// the first byte of the answer to the request (negative when none
+	// was read).
+	phases                                       bool
+	connect, handshake, firstByte, firstResponse time.Duration
+	// quicVersion names the QUIC version of a QUIC connection ("" over
+	// TCP), and early what became of its early data.
+	quicVersion string
+	early       earlyOutcome
 	// work is the CPU time the connection's own goroutine measured from
 	// its handshake's start to its end (in a mix: see partCPU);
 	// workLost that part of it could not be measured.
@@ -320,6 +331,10 @@ type iterResult struct {
 	ciphers   map[uint16]int64
 	perClient map[int]int64 // successful handshakes by client index
 	failedBy  map[int]int64 // failed connections by client index
+	// quicVersions counts QUIC handshakes by version, and early the
+	// early data of successful connections (QUIC cases).
+	quicVersions map[string]int64
+	early        earlyCounts
 	// open is an open-loop window's schedule and timing (nil in closed
 	// loop); in the totals, the kept windows' together.
 	open *windowStats
@@ -345,6 +360,7 @@ func (hc *HandshakeCase) setDefaults() error {
 	if hc.ConnTimeout <= 0 {
 		hc.ConnTimeout = 10 * time.Second
 	}
+	hc.quicDefaults()
 	if hc.TrackTicketUse && hc.Resume {
 		hc.Clients = trackTicketUse(hc.Clients)
 	}
@@ -370,7 +386,7 @@ func (hc *HandshakeCase) validate() error {
 		return field.Errorf("Iterations", hc.Iterations, "must be at least 1")
 	case len(hc.Clients) == 0:
 		return field.Errorf("Clients", nil, "no client configuration")
-	case hc.Dialer == nil:
+	case hc.Dialer == nil && hc.QUIC == nil:
 		return field.Errorf("Dialer", nil, "no dialer")
 	case len(hc.ClientIdentities) > 0 && len(hc.ClientIdentities) != len(hc.Clients):
 		return field.Errorf("ClientIdentities", len(hc.ClientIdentities), "one per client: there are %d clients", len(hc.Clients))
@@ -386,7 +402,7 @@ func (hc *HandshakeCase) validate() error {
 			return field.Errorf("Clients", nil, "a client session cache must be set exactly when Resume is")
 		}
 	}
-	return nil
+	return hc.validateQUIC()
 }
 
 // RunHandshakes measures hc and returns its record. The record is returned
@@ -528,7 +544,7 @@ func (r *caseRunner) summarise(m *measured) figures {
 		f.perSec = float64(m.total.ok) / m.total.wall.Seconds()
 	}
 	f.server, f.serverErr = m.meter.serverTotal()
-	f.load, f.hasLoad = m.meter.load(m.total.wall, f.server, r.hc.Dialer.Transport() == "memory")
+	f.load, f.hasLoad = m.meter.load(m.total.wall, f.server, r.hc.transport() == "memory")
 	return f
 }
 
@@ -551,7 +567,8 @@ func (it iterResult) conns() int {
 }
 
 func newIterResult() iterResult {
-	return iterResult{failures: map[string]int64{}, groups: map[tls.CurveID]int64{}, ciphers: map[uint16]int64{}, perClient: map[int]int64{}, failedBy: map[int]int64{}}
+	return iterResult{failures: map[string]int64{}, groups: map[tls.CurveID]int64{}, ciphers: map[uint16]int64{}, perClient: map[int]int64{}, failedBy: map[int]int64{},
+		quicVersions: map[string]int64{}}
 }
 
 // keep adds a measured iteration to the totals.
@@ -582,6 +599,10 @@ func (m *measured) keep(it iterResult, sp span) {
 	for k, v := range it.failedBy {
 		t.failedBy[k] += v
 	}
+	for k, v := range it.quicVersions {
+		t.quicVersions[k] += v
+	}
+	t.early.add(it.early)
 	if m.firstErr == nil && it.firstErr != nil {
 		m.firstErr, m.firstKnd = it.firstErr, it.firstKind
 	}
@@ -610,6 +631,7 @@ func (r *caseRunner) finish(ctx context.Context, m *measured, f figures) (*resul
 	r.shardFigures(&rec, m)
 	r.setCosts(&rec, m)
 	identityErr := r.serverFigures(&rec, m, f)
+	earlyErr := r.quicFigures(&rec, m, f)
 	r.partCPU(&rec, m, f)
 	rec.Notes = append(rec.Notes, m.meter.back.notes()...)
 	if f.hasLoad {
@@ -634,10 +656,12 @@ func (r *caseRunner) finish(ctx context.Context, m *measured, f figures) (*resul
 		rec.Notes = append(rec.Notes, proxyLegNote)
 		gateErr = errors.Join(gateErr, hc.proxyResumedGate(&rec, prx, prxErr))
 	}
-	if identityErr != nil {
-		rec.Verdict = VerdictFailed
-		rec.Notes = append(rec.Notes, "failed: "+identityErr.Error())
-		gateErr = errors.Join(gateErr, identityErr)
+	for _, e := range []error{identityErr, earlyErr} {
+		if e != nil {
+			rec.Verdict = VerdictFailed
+			rec.Notes = append(rec.Notes, "failed: "+e.Error())
+			gateErr = errors.Join(gateErr, e)
+		}
 	}
 	if m.stopErr != nil {
 		kept := len(m.samples)
@@ -665,7 +689,7 @@ func (r *caseRunner) baseRecord(m *measured, f figures) results.Record {
 	rec.Resume = hc.Resume
 	rec.Mutual = hc.Mutual
 	rec.Concurrency = hc.Concurrency
-	rec.Transport = hc.Dialer.Transport()
+	rec.Transport = hc.transport()
 	rec.Group = groupOf(total.groups)
 	rec.Cipher = cipherOf(total.ciphers)
 	rec.Handshakes = total.ok
@@ -854,6 +878,9 @@ func (s ServerSnapshot) sub(earlier ServerSnapshot) ServerSnapshot {
 	d.Phases, d.phasesLost = subPhases(s.Phases, earlier.Phases)
 	d.HandshakeCPU = counts.Sub(s.HandshakeCPU, earlier.HandshakeCPU)
 	d.HandshakeCPULost -= earlier.HandshakeCPULost
+	d.EarlyDataAccepted -= earlier.EarlyDataAccepted
+	d.EarlyDataRejected -= earlier.EarlyDataRejected
+	d.HasEarlyData = s.HasEarlyData && earlier.HasEarlyData
 	return d
 }
 
@@ -951,6 +978,10 @@ func (r *caseRunner) tally(out *iterResult, c connResult, lat *stats.Latency) {
 	out.groups[c.group]++
 	out.ciphers[c.cipher]++
 	out.perClient[c.client]++
+	if c.quicVersion != "" {
+		out.quicVersions[c.quicVersion]++
+	}
+	out.early.count(c.early)
 	if lat != nil {
 		lat.Record(c.latency)
 		if r.phases != nil {
@@ -963,6 +994,9 @@ func (r *caseRunner) tally(out *iterResult, c connResult, lat *stats.Latency) {
 // close.
 func (r *caseRunner) connect(ctx context.Context, cfg *tls.Config) connResult {
 	hc := r.hc
+	if hc.QUIC != nil {
+		return r.connectQUIC(ctx, cfg)
+	}
 	dialed := time.Now()
 	deadline := dialed.Add(hc.ConnTimeout)
 	raw, err := hc.Dialer.Dial(ctx, deadline)
@@ -1024,9 +1058,12 @@ func (r *caseRunner) connect(ctx context.Context, cfg *tls.Config) connResult {
 	if pc != nil {
 		pc.work.Pause()
 		res.work, res.workLost = pc.work.CPU, pc.work.Lost > 0
-		res.phases, res.connect, res.handshake, res.firstByte = true, connected.Sub(dialed), end.Sub(pc.wrote), -1
+		res.phases, res.connect, res.handshake, res.firstByte, res.firstResponse = true, connected.Sub(dialed), end.Sub(pc.wrote), -1, -1
 		if !pc.read.IsZero() {
 			res.firstByte = pc.read.Sub(end)
+		}
+		if !pc.answer.IsZero() {
+			res.firstResponse = pc.answer.Sub(dialed)
 		}
 	}
 	return res

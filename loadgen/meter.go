@@ -103,7 +103,7 @@ func serverDelta(now, earlier ServerSnapshot) (ServerSnapshot, backwards) {
 	if d.HasAlloc && now.AllocBytes < earlier.AllocBytes {
 		b.serverAlloc, d.HasAlloc, d.AllocBytes = true, false, 0
 	}
-	if d.HasCounts && (d.Handshakes < 0 || d.Resumed < 0 || d.KeyDecryptions < 0 ||
+	if d.HasCounts && (d.Handshakes < 0 || d.Resumed < 0 || d.KeyDecryptions < 0 || d.EarlyDataAccepted < 0 || d.EarlyDataRejected < 0 ||
 		anyNegative(d.Failures) || anyNegative(d.Identities) || anyNegative(d.Declined)) {
 		b.serverCounts, d.HasCounts = true, false
 	}
@@ -344,6 +344,8 @@ func (s ServerSnapshot) add(o ServerSnapshot) ServerSnapshot {
 	d.Phases = addPhases(s.Phases, o.Phases)
 	d.HandshakeCPU = addCounts(s.HandshakeCPU, o.HandshakeCPU)
 	d.HandshakeCPULost += s.HandshakeCPULost
+	d.EarlyDataAccepted += s.EarlyDataAccepted
+	d.EarlyDataRejected += s.EarlyDataRejected
 	return d
 }
 

@@ -222,11 +222,7 @@ func (r *caseRunner) partFigures(m *measured) map[string]results.PartFigures {
 		p := out[name]
 		ph := m.phases.parts[i]
 		p.Phases = map[string]results.Phase{results.PhaseTotal: phaseOf(ph.total, "")}
-		if r.recordsPhases() {
-			p.Phases[results.PhaseConnect] = phaseOf(ph.connect, "")
-			p.Phases[results.PhaseHandshake] = phaseOf(ph.handshake, "")
-			p.Phases[results.PhaseFirstByte] = phaseOf(ph.firstByte, "")
-		}
+		r.clientPhaseRecords(p.Phases, ph)
 		out[name] = p
 	}
 	return out

@@ -10,8 +10,10 @@ import (
 )
 
 // A connection's time is split into phases (results.Phase*): the dial,
-// the client's handshake from its first byte written, and the wait from
-// the handshake's end to the first byte read after it. Each phase has an
+// the client's handshake from its first byte written, the wait from the
+// handshake's end to the first byte read after it, and the time from the
+// dial to the first byte of the answer to the request (which, in TLS
+// 1.3, may come after the session ticket, the first byte read). Each phase has an
 // HDR histogram per iteration, merged into the case's over the kept
 // iterations only, as the latency histogram is.
 
@@ -26,6 +28,10 @@ type phaseConn struct {
 	wrote    time.Time // start of the first Write
 	watching bool      // the handshake has ended
 	read     time.Time // end of the first Read after it that returned bytes
+	// answer is when the exchange read the first byte of the answer to
+	// its request (see answered): a TLS 1.3 ticket read before it is not
+	// the answer.
+	answer time.Time
 	// measure, in a mix, has work measure the connection's CPU time:
 	// paused in each Read, which may wait for the server.
 	measure bool
@@ -80,6 +86,8 @@ func (r *caseRunner) wrap(raw net.Conn) *phaseConn {
 // the kept iterations.
 type clientPhases struct {
 	connect, handshake, firstByte *stats.Latency
+	// firstResponse runs from the dial to the first byte of the answer.
+	firstResponse *stats.Latency
 	// total is the latency of a part of a mix (the case's own is
 	// measured.lat); nil otherwise.
 	total *stats.Latency
@@ -96,7 +104,7 @@ type clientPhases struct {
 // newClientPhases returns empty phases, with a part for each kind of
 // handshake when mix is set.
 func newClientPhases(mix bool) *clientPhases {
-	p := &clientPhases{connect: newHistogram(), handshake: newHistogram(), firstByte: newHistogram()}
+	p := &clientPhases{connect: newHistogram(), handshake: newHistogram(), firstByte: newHistogram(), firstResponse: newHistogram()}
 	if mix {
 		for range 2 {
 			part := newClientPhases(false)
@@ -109,7 +117,7 @@ func newClientPhases(mix bool) *clientPhases {
 
 // release gives p's histograms back for reuse (see freeHistograms).
 func (p *clientPhases) release() {
-	releaseHistograms(p.connect, p.handshake, p.firstByte, p.total)
+	releaseHistograms(p.connect, p.handshake, p.firstByte, p.firstResponse, p.total)
 	for _, part := range p.parts {
 		part.release()
 	}
@@ -119,6 +127,7 @@ func (p *clientPhases) reset() {
 	p.connect.Reset()
 	p.handshake.Reset()
 	p.firstByte.Reset()
+	p.firstResponse.Reset()
 	if p.total != nil {
 		p.total.Reset()
 	}
@@ -132,6 +141,7 @@ func (p *clientPhases) merge(o *clientPhases) {
 	p.connect.Merge(o.connect)
 	p.handshake.Merge(o.handshake)
 	p.firstByte.Merge(o.firstByte)
+	p.firstResponse.Merge(o.firstResponse)
 	if p.total != nil {
 		p.total.Merge(o.total)
 	}
@@ -160,10 +170,15 @@ func (p *clientPhases) record(c *connResult) {
 	if !c.phases {
 		return
 	}
-	p.connect.Record(c.connect)
+	if c.connect >= 0 {
+		p.connect.Record(c.connect)
+	}
 	p.handshake.Record(c.handshake)
 	if c.firstByte >= 0 {
 		p.firstByte.Record(c.firstByte)
+	}
+	if c.firstResponse >= 0 {
+		p.firstResponse.Record(c.firstResponse)
 	}
 }
 
@@ -188,17 +203,29 @@ func phaseOf(l *stats.Latency, encoded string) results.Phase {
 // f), and the server's over the kept iterations when it reported them.
 func (r *caseRunner) phaseRecords(m *measured, f figures) map[string]results.Phase {
 	out := map[string]results.Phase{results.PhaseTotal: phaseOf(m.lat, f.histogram)}
-	if r.recordsPhases() {
-		out[results.PhaseConnect] = phaseOf(m.phases.connect, "")
-		out[results.PhaseHandshake] = phaseOf(m.phases.handshake, "")
-		out[results.PhaseFirstByte] = phaseOf(m.phases.firstByte, "")
-	}
+	r.clientPhaseRecords(out, m.phases)
 	if f.serverErr == nil {
 		for name, l := range f.server.Phases {
 			out[name] = phaseOf(l, "")
 		}
 	}
 	return out
+}
+
+// clientPhaseRecords adds the client's phases of p to out, when the case
+// records them. A QUIC connection has no connect: its dial is the first
+// packet of its handshake, so the phase is left out rather than shown
+// as a zero.
+func (r *caseRunner) clientPhaseRecords(out map[string]results.Phase, p *clientPhases) {
+	if !r.recordsPhases() {
+		return
+	}
+	if r.hc.QUIC == nil {
+		out[results.PhaseConnect] = phaseOf(p.connect, "")
+	}
+	out[results.PhaseHandshake] = phaseOf(p.handshake, "")
+	out[results.PhaseFirstByte] = phaseOf(p.firstByte, "")
+	out[results.PhaseFirstResponse] = phaseOf(p.firstResponse, "")
 }
 
 // freeHistograms holds histograms for cases to reuse. A case uses a

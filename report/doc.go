@@ -24,6 +24,12 @@
 //     handshake. Rows are flagged, with a legend, when the case failed a
 //     gate (FAILED), had failed connections (errors) or an error above 10%
 //     of its mean (noisy); a table without flags has no flags column.
+//     When some case ran over QUIC, two columns follow the resumption
+//     rate: the share of the early data offered that the server accepted
+//     (client/server, "!" where they differ; "none offered" when the
+//     sessions permitted none, so the case measured 1-RTT resumptions;
+//     "off" for a QUIC case that sent none) and the median time from
+//     the dial to the first byte of the answer.
 //     Unknown (null) values are "—", never 0. Numbers are marked "!" where
 //     a footnote says more. Open-loop cases (a start rate, no concurrency)
 //     have a table of their own: rate asked for and made, handshakes/s,

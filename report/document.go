@@ -98,6 +98,9 @@ func buildDocument(recs []results.Record) document {
 		if slices.ContainsFunc(ol, func(r *results.Record) bool { return len(r.Phases) > 0 }) {
 			items = append(slices.Clip(items), openLoopPhaseNote)
 		}
+		if slices.ContainsFunc(t.cols, func(c column) bool { return c.title == firstResponseTitle }) {
+			items = append(slices.Clip(items), firstResponseNote)
+		}
 		d.blocks = append(d.blocks, block{title: "Phases of a handshake", table: t, items: items})
 	}
 	if t := partsTable(append(slices.Clip(hs), ol...)); t != nil {
@@ -318,6 +321,7 @@ func handshakeTable(recs []*results.Record, achieved map[*results.Record]float64
 		}
 	}
 	addProxyColumns(t, recs)
+	addQUICColumns(t, recs)
 	flags := make([][]string, len(recs))
 	for i, r := range recs {
 		flags[i] = rowFlags(r)

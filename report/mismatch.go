@@ -66,6 +66,10 @@ var costFields = []costField{
 		return orNotRecorded(r.SessionStore)
 	}},
 	{name: "cipher", value: func(r *results.Record) string { return orNotRecorded(r.Cipher) }, recordedSince: true},
+	// A QUIC version, and what the built-in server did with early data,
+	// change what a handshake and its first response cost.
+	{name: "quic_version", value: func(r *results.Record) string { return orNone(r.QUICVersion) }},
+	{name: "early_data_policy", value: func(r *results.Record) string { return orNone(r.EarlyDataPolicy) }},
 	{name: "buffer_bytes", value: func(r *results.Record) string { return strconv.Itoa(r.BufferBytes) }, throughputOnly: true},
 	{name: "direction", value: func(r *results.Record) string { return orNotRecorded(r.Direction) }, throughputOnly: true},
 	{name: "ktls_tx", value: func(r *results.Record) string { return boolOrNotRecorded(r.KTLSTX) }, throughputOnly: true},
@@ -74,6 +78,15 @@ var costFields = []costField{
 	{name: "client kTLS rx", value: extraShare("client_ktls_rx"), throughputOnly: true},
 	{name: "server kTLS tx", value: extraShare("server_ktls_tx"), throughputOnly: true},
 	{name: "server kTLS rx", value: extraShare("server_ktls_rx"), throughputOnly: true},
+}
+
+// orNone is s, or "none" for a field a case does not have (the QUIC
+// version of a TCP case).
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
 }
 
 // effectiveRequest is the exchange a case used: as recorded, or the

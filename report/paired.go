@@ -137,13 +137,17 @@ func versusOf(recs []results.Record) string {
 
 // pairedSkip are the differences an interleaved run makes between its
 // sides on purpose: side b's address (--versus), and a setting side b
-// overrides (--versus-set key-cache=off), which its Versus names.
+// overrides (--versus-set key-cache=off, early-data-policy=reject),
+// which its Versus names.
 func pairedSkip(a, b []*results.Record) map[string]bool {
 	skip := map[string]bool{"target": true, "params.target": true, "params.versus": true}
 	for _, r := range append(append([]*results.Record{}, a...), b...) {
 		if strings.Contains(r.Versus, "key-cache") || strings.Contains(r.Versus, "key_cache") {
 			skip["key_cache"] = true
 			skip["params.key_cache"] = true
+		}
+		if strings.Contains(r.Versus, "early-data-policy") {
+			skip["early_data_policy"] = true
 		}
 	}
 	return skip

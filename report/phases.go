@@ -16,6 +16,7 @@ var phaseColumns = []struct{ name, title string }{
 	{results.PhaseConnect, "connect"},
 	{results.PhaseHandshake, "handshake"},
 	{results.PhaseFirstByte, "first byte"},
+	{results.PhaseFirstResponse, firstResponseTitle},
 	{results.PhaseTotal, "total"},
 	{results.PhaseServerHandshake, "server handshake"},
 	{results.PhaseServerKey, "server key"},
@@ -27,6 +28,13 @@ var phaseLegend = []string{
 	"p50 / p99 of each phase of single handshakes, µs: connect (from the connection's start), handshake (from the first byte the client wrote), first byte (from the end of the handshake to the first byte read after it), total (the latency of the Handshakes table)",
 	"server handshake: the built-in server's own time from accept to the end of its handshake; server key and server session store: its key manager's time per handshake that used it and its session store's time per operation; absent for other servers",
 }
+
+// firstResponseTitle is the phase table's column of the first-response
+// phase, and firstResponseNote what it means, said when it is shown.
+const (
+	firstResponseTitle = "first response"
+	firstResponseNote  = "first response: from the connection's start to the first byte of the answer to the request (its time to first response byte, which TLS 1.3 early data cuts); over QUIC there is no connect, and the handshake runs from the dial"
+)
 
 // phaseTable is one row per handshake case that has phases, one column
 // per phase any of them has: "p50 / p99" in µs, "-" where a case lacks

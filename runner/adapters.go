@@ -62,6 +62,8 @@ func (o ChildServer) Snapshot() (loadgen.ServerSnapshot, error) {
 		HasCounts: true, Handshakes: c.Handshakes, Resumed: c.Resumed, Failures: c.Failures, Identities: c.Identities,
 		KeyDecryptions: c.KeyDecryptions, Declined: c.Declined, Phases: serverPhases(c.Phases),
 		HandshakeCPU: handshakeCPU(c.HandshakeCPU), HandshakeCPULost: c.HandshakeCPULost,
+		// A server that serves QUIC counts the early data it takes.
+		HasEarlyData: o.Child.Hello().QUICAddr != "", EarlyDataAccepted: c.EarlyDataAccepted, EarlyDataRejected: c.EarlyDataRejected,
 		HasCPU: true, CPU: time.Duration(c.CPUNanos),
 		HasAlloc: true, AllocBytes: c.AllocBytes,
 	}, nil

@@ -38,6 +38,9 @@ type Case struct {
 	Group       tls.CurveID // 0: Go's defaults
 	Cipher      string      // "": Go's defaults (handshake cases)
 	Transport   string
+	// EarlyData sends the request as TLS 1.3 early data (0-RTT) on
+	// resumed connections (QUIC cases).
+	EarlyData   bool
 	Buffer      int
 	Direction   string
 	KTLS        ktls.Mode
@@ -84,10 +87,12 @@ type matrix struct {
 	groups       []tls.CurveID
 	ciphers      []string
 	transports   []string
-	buffers      []int
-	directions   []string
-	ktls         []ktls.Mode
-	concurrency  []int
+	// earlyData, when set, is the early-data axis (QUIC cases).
+	earlyData   []bool
+	buffers     []int
+	directions  []string
+	ktls        []ktls.Mode
+	concurrency []int
 	// rates, when set, replace concurrency: open-loop cases on a
 	// schedule of arrival's shape.
 	rates   []float64
@@ -357,7 +362,25 @@ var axes = []axis{
 			if c.Transport == TransportTCP6 && (o.Listen == "" || o.Listen == defaultListen) {
 				o.Listen = defaultListen6
 			}
+			// A QUIC server listens on TCP too (its control of the
+			// child and the dial that detects its death).
+			o.QUIC = c.Transport == TransportQUIC
 		}},
+	// Early data is the client's choice (the server's policy is one
+	// setting of the run, not an axis): the runner gives it to the QUIC
+	// dialer (handshakeCase).
+	{param: "early_data", field: "EarlyData", modes: handshakeOnly, rank: 8,
+		used:   func(m *matrix) bool { return len(m.earlyData) > 0 },
+		values: func(m *matrix) []any { return anys(m.earlyData) },
+		set:    func(c *Case, v any) { c.EarlyData = v.(bool) },
+		label:  func(c *Case) string { return onOff(c.EarlyData) },
+		segment: func(c *Case) string {
+			if c.EarlyData {
+				return "0rtt"
+			}
+			return ""
+		},
+		record: func(c *Case, r *results.Record) { r.EarlyData = results.Bool(c.EarlyData) }},
 	{param: "read_fill", field: "ReadFill", modes: throughputOnly, rank: 9, proxy: true,
 		used:    func(m *matrix) bool { return len(m.readFill) > 0 },
 		values:  func(m *matrix) []any { return anys(m.readFill) },
@@ -408,6 +431,13 @@ const notRunnableTLS13AES256 = "not runnable: TLS 1.3 with AES-256-GCM cannot be
 // notRunnableHTTPBoth is the note of a throughput case over HTTP that
 // moves data both ways at once.
 const notRunnableHTTPBoth = "not runnable: over HTTP each request moves data one way (GET downloads, POST uploads), so direction both cannot be measured; use direction download or upload, or the bulk wire without a proxy given by URL"
+
+// notRunnableQUICTLS12 is the note of a TLS 1.2 case over QUIC.
+const notRunnableQUICTLS12 = "not runnable: QUIC carries TLS 1.3 only (RFC 9001); not measured"
+
+// notRunnableEarlyFull is the note of a full-handshake case with early
+// data on.
+const notRunnableEarlyFull = "not runnable: early data is sent when resuming a session, and a full handshake has none; not measured"
 
 // curveNotOffered says why a TLS 1.2 handshake case with an ECDSA server
 // certificate cannot run when its one group is not the certificate's
@@ -483,6 +513,10 @@ func (m *matrix) cases() []Case {
 			c.NotRunnable, c.notRunnableBy = why, "Versions/Groups/KeyTypes"
 		} else if c.Request == RequestHTTP && c.Direction == loadgen.DirectionBoth {
 			c.NotRunnable, c.notRunnableBy = notRunnableHTTPBoth, "Request/Directions"
+		} else if c.Transport == TransportQUIC && c.Version != tls.VersionTLS13 {
+			c.NotRunnable, c.notRunnableBy = notRunnableQUICTLS12, "Versions/Transports"
+		} else if c.EarlyData && !c.Resume {
+			c.NotRunnable, c.notRunnableBy = notRunnableEarlyFull, "EarlyData/Resume"
 		}
 	}
 	return out

@@ -7,9 +7,9 @@
 //
 // Case axes are data: one table (axes.go) lists every dimension of both
 // modes (TLS version, resumption, mutual TLS, key type, key cache, group,
-// cipher, transport, buffer, direction, source, kTLS, concurrency or
-// rate and arrival) with
-// its values, its segment of the case name, its record parameter and how
+// cipher, transport (QUIC among them), early data, buffer, direction,
+// source, kTLS, concurrency or rate and arrival) with its values, its
+// segment of the case name, its record parameter and how
 // it configures the client and the built-in server. Cases, names,
 // params, the grouping of cases by server and the configurations derive
 // from it; a new dimension is one entry. One loop (runCases) runs the

@@ -176,6 +176,15 @@ type Plan struct {
 	// remarks for the user (a server started, a case skipped).
 	Progress func(CaseProgress)
 	Notice   func(string)
+
+	hooks *planHooks // nil outside tests
+}
+
+// planHooks change what a run sees, for tests.
+type planHooks struct {
+	// serverObserver wraps the observer of every case's server (a
+	// server whose counts are wrong).
+	serverObserver func(loadgen.ServerObserver) loadgen.ServerObserver
 }
 
 // CaseProgress reports progress within a run.
@@ -201,7 +210,7 @@ type Target struct {
 	// ALPN protocols offered, e.g. ["http/1.1"].
 	ALPN []string
 	// Request is the exchange after each handshake: default http when
-	// ALPN offers http/1.1 or h2, ping otherwise.
+	// ALPN offers http/1.1, h2 or h3, ping otherwise.
 	Request loadgen.Request
 }
 
@@ -211,7 +220,7 @@ func (t Target) request() loadgen.Request {
 		return t.Request
 	}
 	for _, p := range t.ALPN {
-		if p == "http/1.1" || p == "h2" {
+		if p == "http/1.1" || p == "h2" || p == "h3" {
 			return loadgen.RequestHTTP
 		}
 	}
@@ -261,10 +270,13 @@ func (p *Plan) validateAxes() error {
 	}
 	for _, t := range p.Transports {
 		switch t {
-		case TransportTCP, TransportTCP4, TransportTCP6, TransportMemory:
+		case TransportTCP, TransportTCP4, TransportTCP6, TransportMemory, TransportQUIC:
 		default:
-			return field.Errorf("Transports", strconv.Quote(t), "must be tcp4, tcp6 or memory")
+			return field.Errorf("Transports", strconv.Quote(t), "must be tcp4, tcp6, memory or quic")
 		}
+	}
+	if err := p.validateQUIC(); err != nil {
+		return err
 	}
 	for _, c := range p.Ciphers {
 		if _, err := tlsconf.ParseCipher(c); err != nil {
@@ -403,6 +415,7 @@ func (p *Plan) matrix() *matrix {
 		nameKeyCache: len(p.Server.Identities) > 0 || len(p.KeyCache) > 1,
 		proxy:        p.Proxy.URL,
 		mintCache:    p.MintCache,
+		earlyData:    p.EarlyData,
 	}
 	if p.Target.Addr != "" {
 		// The target's own certificate is what it is.
@@ -450,7 +463,7 @@ func (p *Plan) validateTarget() error {
 		return field.Errorf("ClientIdentities", nil, "an external target is measured with the one identity of {Target.CertFile} and {Target.KeyFile}")
 	}
 	for _, t := range p.Transports {
-		if t != TransportTCP && t != TransportTCP4 {
+		if t != TransportTCP && t != TransportTCP4 && t != TransportQUIC {
 			// The target's address says which family it is dialled over.
 			return field.Errorf("Transports", nil, "{Transports} %s needs the built-in server: drop {Target.Addr} or use {Transports} tcp", t)
 		}

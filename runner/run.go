@@ -344,6 +344,9 @@ func (st *runState) startSide(ctx context.Context, c *Case, sp *sideSpec) (*buil
 	}
 	opts := p.Server
 	c.configureServer(&opts)
+	if opts.QUIC && p.EarlyDataPolicy != "" {
+		opts.EarlyDataPolicy = p.EarlyDataPolicy
+	}
 	sp.applySettings(&opts)
 	if len(opts.Identities) == 0 {
 		files, err := st.writeServerIdentity(c.KeyType)
@@ -376,7 +379,12 @@ func (st *runState) startSide(ctx context.Context, c *Case, sp *sideSpec) (*buil
 	if sp.name != "" {
 		describe += ", side " + sp.name
 	}
-	return startBuiltin(ctx, opts, at, child, p.Notice, describe)
+	b, err := startBuiltin(ctx, opts, at, child, p.Notice, describe)
+	if err == nil && opts.QUIC && b.quicAddr == "" {
+		b.close()
+		return nil, errNoQUICListener
+	}
+	return b, err
 }
 
 // checkServerPID refuses a --server-pid whose process tree does not
@@ -568,10 +576,11 @@ func (st *runState) handshakeCase(c *Case, sp *sideSpec, srv *builtin) loadgen.H
 		Handshakes: p.Handshakes, Iterations: p.Iterations, Warmup: p.Warmup, MaxDuration: p.CaseTime,
 		TargetError: p.TargetError, MinResumption: &p.MinResumption, MaxErrorRate: p.MaxErrorRate,
 		ConnTimeout: p.ConnTimeout, Clients: cfgs, ClientIdentities: keys,
-		Dialer: srv.caseDialer(), Server: srv.observer, Proxy: srv.proxyObserver(),
+		Dialer: srv.caseDialer(), Server: p.serverObserver(srv.observer), Proxy: srv.proxyObserver(),
 		Record: rec, Words: p.Words,
 		Rate: c.Rate, Duration: p.Duration, StartAt: st.starts[c.Name],
 	}
+	st.quicCase(&hc, c, sp, srv)
 	if c.Rate > 0 {
 		hc.Arrival, hc.MaxInflight = c.Arrival, p.MaxInflight
 	}

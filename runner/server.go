@@ -19,6 +19,9 @@ type builtin struct {
 	observer loadgen.ServerObserver
 	stop     func() error
 	closed   bool
+	// quicAddr is the built-in server's QUIC address (UDP host:port),
+	// when it serves QUIC.
+	quicAddr string
 	// origin is what a proxy is asked to CONNECT to (host:port), and
 	// proxy the proxy of the case in progress (nil: none).
 	origin string
@@ -105,9 +108,14 @@ func startBuiltin(ctx context.Context, opts server.Options, at where, child chil
 		return nil, err
 	}
 	if notice != nil {
-		notice(fmt.Sprintf("built-in server (%s) pid %d on %s", describe, c.PID(), c.Hello().Addr))
+		where := c.Hello().Addr
+		if q := c.Hello().QUICAddr; q != "" {
+			where += " (QUIC: udp " + q + ")"
+		}
+		notice(fmt.Sprintf("built-in server (%s) pid %d on %s", describe, c.PID(), where))
 	}
 	return &builtin{
+		quicAddr: c.Hello().QUICAddr,
 		dialer:   &childDialer{Dialer: loadgen.TCPDialer{Addr: c.Hello().Addr}, child: c},
 		origin:   originTarget(c.Hello().Addr, ""),
 		observer: ChildServer{Child: c},
@@ -258,10 +266,11 @@ func isCaseFailure(err error) bool {
 		pr *loadgen.ProxyResumedError
 		ra *loadgen.RateError
 		me *loadgen.MixError
+		ed *loadgen.EarlyDataError
 	)
 	return errors.As(err, &re) || errors.As(err, &ce) || errors.As(err, &ie) || errors.As(err, &ee) ||
 		errors.As(err, &se) || errors.As(err, &te) || errors.As(err, &pd) || errors.As(err, &pr) || errors.As(err, &ra) ||
-		errors.As(err, &me)
+		errors.As(err, &me) || errors.As(err, &ed)
 }
 
 // notRunnableRecord is the record of a case that cannot be measured: its

@@ -86,6 +86,16 @@ var VersusSettings = map[string]versusSetter{
 		o.SessionTTL = d
 		return nil
 	}},
+	// What the server does with early data over QUIC: what the first
+	// response costs with each policy, measured in one run.
+	"early-data-policy": {takes: "accept, reject or single-use", apply: func(o *server.Options, v string) error {
+		switch v {
+		case server.EarlyDataAccept, server.EarlyDataReject, server.EarlyDataSingleUse:
+			o.EarlyDataPolicy = v
+			return nil
+		}
+		return fmt.Errorf("want %s, %s or %s", server.EarlyDataAccept, server.EarlyDataReject, server.EarlyDataSingleUse)
+	}},
 	"handshake-timeout": {takes: "a duration, e.g. 10s", apply: func(o *server.Options, v string) error {
 		d, err := time.ParseDuration(v)
 		if err != nil || d <= 0 {

@@ -369,6 +369,7 @@ var fieldFlags = map[string]string{
 	"Buffers": "--buffer", "Directions": "--direction", "Source": "--source", "KTLS": "--ktls",
 	"Bytes": "--bytes", "Duration": "--duration", "Rates": "--rate", "Rate": "--rate", "Arrival": "--arrival",
 	"ResumeRatios": "--resume-ratio", "ResumeRatio": "--resume-ratio",
+	"EarlyData":   "--early-data",
 	"MaxInflight": "--max-inflight", "Shard": "--shard", "Shard.Count": "--shards N or --shard I/N", "StartAt": "--start-at", "Server.Listen": "--listen", "TargetError": "--target-error",
 	"FindRate.SLO": "--slo", "FindRate.Search.MaxRate": "--max-rate",
 	"Profile.Dir": "--profile", "Profile.Alloc": "--profile-alloc", "FindRate": "--find-rate",

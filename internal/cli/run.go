@@ -42,6 +42,9 @@ Examples:
   tlsbench run --tls 1.3 --resume on --concurrency 128 --out r.jsonl
   tlsbench run --key rsa-2048,ecdsa-p256 --groups x25519,x25519mlkem768 --tls 1.3
   tlsbench run --transport tcp4,tcp6,memory --format markdown
+  tlsbench run --transport tcp,quic --tls 1.3 --resume off,on
+  tlsbench run --transport quic --tls 1.3 --resume on --early-data off,on --early-data-policy reject
+  tlsbench run --target 127.0.0.1:4433 --transport quic --request http --ca ca.pem --tls 1.3 --resume on --early-data on
   tlsbench run --tls 1.2 --cipher aes128gcm,chacha20poly1305 --resume off,on
   tlsbench run --mutual --client-identities 16 --resume off,on
   tlsbench run --session-store stateful --ticket-reuse single --tls 1.3
@@ -127,6 +130,8 @@ type runFlags struct {
 	startAtText      string       // --start-at as given
 	startAt          time.Time
 	profile          runner.Profiles // --profile DIR, --profile-alloc
+	earlyData        []bool          // --early-data
+	earlyDataPolicy  string          // --early-data-policy
 }
 
 func defineRunFlags(fs *flagSet) *runFlags {
@@ -142,7 +147,7 @@ func defineRunFlags(fs *flagSet) *runFlags {
 	fs.Var(listFlag[int]{&f.concurrency, parsePositiveInt, nil}, "concurrency", "handshakes started at once (wave size), comma-separated")
 	fs.Var(listFlag[pki.KeyType]{&f.keys, pki.ParseKeyType, nil}, "key", "server key types: ecdsa-p256, ecdsa-p384, rsa-2048, rsa-3072, ed25519")
 	fs.Var(listFlag[tls.CurveID]{&f.groups, tlsconf.ParseGroup, tlsconf.GroupName}, "groups", "key-exchange groups, one case each (default: Go's defaults), e.g. x25519,x25519mlkem768,p256")
-	fs.Var(listFlag[string]{&f.transports, parseTransport, nil}, "transport", "tcp4 (IPv4 loopback sockets; tcp is the same), tcp6 (IPv6, the built-in server on [::1]) or memory (in-process pipes), comma-separated")
+	fs.Var(listFlag[string]{&f.transports, parseTransport, nil}, "transport", "tcp4 (IPv4 loopback sockets; tcp is the same), tcp6 (IPv6, the built-in server on [::1]), memory (in-process pipes) or quic (QUIC over UDP, TLS 1.3 only), comma-separated")
 	fs.IntVar(&f.handshakes, "handshakes", 128, "handshakes per iteration (with --rate: starts per window)")
 	fs.IntVar(&f.iterations, "iterations", 20, "measured iterations per case (with --rate: windows, 10 unless given)")
 	fs.IntVar(&f.warmup, "warmup", 2, "discarded warm-up iterations per case")
@@ -180,6 +185,7 @@ func defineRunFlags(fs *flagSet) *runFlags {
 	defineVersusFlags(fs, f)
 	defineOpenLoopFlags(fs, f)
 	defineMixFlags(fs, f)
+	defineQUICFlags(fs, f)
 	defineShardFlags(fs, f)
 	fs.Var(listFlag[bool]{&f.mintCache, parseOnOff, showOnOff}, "mint-cache", "with --proxy builtin, handshake cases: the proxy's cache of minted certificates: on, off (one signature per connection), or on,off to compare")
 	fs.StringVar(&f.profile.Dir, "profile", "", "write CPU profiles of each case's measured iterations to `DIR` (created if missing): CASE.client.pprof, and CASE.server.pprof and CASE.proxy.pprof for the built-in server and proxy; CASE is the case name with / as _")
@@ -200,10 +206,10 @@ func parseTransport(s string) (string, error) {
 	switch s {
 	case runner.TransportTCP, runner.TransportTCP4:
 		return runner.TransportTCP4, nil
-	case runner.TransportTCP6, runner.TransportMemory:
+	case runner.TransportTCP6, runner.TransportMemory, runner.TransportQUIC:
 		return s, nil
 	}
-	return "", fmt.Errorf("%q is not tcp4, tcp6 or memory", s)
+	return "", fmt.Errorf("%q is not tcp4, tcp6, memory or quic", s)
 }
 
 // runCmd is tlsbench run: parse the flags, validate them, plan the run
@@ -237,6 +243,7 @@ func parseRun(args []string, stdout io.Writer) (*flagSet, *runFlags, error) {
 		io.WriteString(w, findRateHelp)
 		io.WriteString(w, mixHelp)
 		io.WriteString(w, shardHelp)
+		io.WriteString(w, quicHelp)
 		io.WriteString(w, "\nFlags:\n")
 		fs.printFlags(w)
 	}
@@ -334,6 +341,9 @@ func validateRun(fs *flagSet, f *runFlags) error {
 	if err := validateMix(fs); err != nil {
 		return err
 	}
+	if err := validateQUIC(fs, f); err != nil {
+		return err
+	}
 	if err := validateVersus(fs, f); err != nil {
 		return err
 	}
@@ -362,7 +372,7 @@ func validateRun(fs *flagSet, f *runFlags) error {
 func checkScope(fs *flagSet, f *runFlags) error {
 	if f.target.Addr != "" {
 		for _, name := range []string{"listen", "session-store", "session-capacity", "session-ttl", "ticket-keys",
-			"handshake-timeout", "identity", "p12-password-file", "constraints", "key-cache", "key"} {
+			"handshake-timeout", "identity", "p12-password-file", "constraints", "key-cache", "key", "early-data-policy"} {
 			if fs.isSet(name) {
 				return usagef("--%s configures the built-in server; it does not apply with --target", name)
 			}
@@ -426,6 +436,7 @@ func planRun(fs *flagSet, f *runFlags) (*runJob, error) {
 	plan := &job.plan
 	applyOpenLoop(fs, f, plan)
 	applyMix(fs, f, plan)
+	applyQUIC(fs, f, plan)
 	applyShard(f, plan)
 	if err := f.server.apply(&plan.Server, fs.isSet); err != nil {
 		return nil, err

@@ -57,7 +57,7 @@ var (
 		"client-identities", "session-pool", "ticket-reuse", "session-store", "session-capacity", "session-ttl",
 		"ticket-keys", "key-cache", "identity", "p12-password-file", "constraints",
 		"target", "sni", "ca", "insecure", "client-cert", "client-key", "server-pid", "alpn", "mint-cache",
-		"rate", "arrival", "max-inflight", "resume-ratio"}
+		"rate", "arrival", "max-inflight", "resume-ratio", "early-data", "early-data-policy"}
 )
 
 // checkMode checks --mode and refuses the flags of the other mode.

@@ -22,7 +22,9 @@ alike. Side a is the built-in server (or --target); side b is
 e.g. one built with another Go), or --versus-self (the same server again:
 an A/A run, whose differences are the noise of this machine).
 --versus-set NAME=VALUE changes side b's built-in server (key-cache=off,
-ticket-keys=FILE, session-capacity=N, session-ttl=D, handshake-timeout=D).
+ticket-keys=FILE, session-capacity=N, session-ttl=D, handshake-timeout=D,
+early-data-policy=reject: with --transport quic --early-data on, what the
+round trip of rejected early data costs).
 --versus-self beside --versus or --versus-server measures side a twice
 (a and a2): their difference is the noise floor of the same run. After
 the run, side b is compared with side a on the paired per-iteration

@@ -75,6 +75,26 @@ func NginxT(t testing.TB, c NginxConfig) *Nginx {
 	return n
 }
 
+// NGTCP2T starts gtlsserver for the test (see StartNGTCP2) and stops it
+// when the test ends; its last output is attached to a failed test's.
+func NGTCP2T(t testing.TB, c NGTCP2Config) *NGTCP2Server {
+	t.Helper()
+	Require(t, "gtlsserver")
+	s, err := StartNGTCP2(context.Background(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("gtlsserver output:\n%s", s.Output())
+		}
+		if err := s.Stop(); err != nil {
+			t.Errorf("stopping gtlsserver: %v", err)
+		}
+	})
+	return s
+}
+
 // Versions returns the versions of the peers that are installed, keyed
 // "openssl", "nginx" and "squid", for results.Env.Peers.
 func Versions() map[string]string {

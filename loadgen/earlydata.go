@@ -1,0 +1,74 @@
+package loadgen
+
+import (
+	"fmt"
+
+	"github.com/tlsbench/tlsbench/results"
+)
+
+// EarlyDataError is a QUIC case in which the client and the server
+// disagree on the early data the server accepted: a client that counts
+// 0-RTT handshakes the server did not accept reports a saving that did
+// not happen, and a server that accepted early data the client took for
+// rejected had the request twice. Its record is returned with it, marked
+// failed.
+type EarlyDataError struct {
+	Case                           string
+	ClientAccepted, ServerAccepted int64
+	// Failed counts the client's failed connections over the same
+	// iterations: a connection that failed after its handshake may
+	// have had its early data accepted by the server.
+	Failed int64
+}
+
+func (e *EarlyDataError) Error() string {
+	if e.ClientAccepted > e.ServerAccepted {
+		return fmt.Sprintf("%s: the client saw its early data accepted on %d connections, the server counted %d accepted: handshakes the client took for 0-RTT were not accepted as such by the server",
+			e.Case, e.ClientAccepted, e.ServerAccepted)
+	}
+	return fmt.Sprintf("%s: the server counted %d connections' early data accepted, the client saw %d accepted and %d connections fail: the server accepted requests that the client took for rejected and sent again",
+		e.Case, e.ServerAccepted, e.ClientAccepted, e.Failed)
+}
+
+// quicFigures fills a QUIC case's version and early data over the kept
+// iterations, with the server's own counts when it reports them, and
+// returns an EarlyDataError when the two disagree on what the server
+// accepted.
+func (r *caseRunner) quicFigures(rec *results.Record, m *measured, f figures) error {
+	hc := r.hc
+	if hc.QUIC == nil {
+		return nil
+	}
+	rec.QUICVersion = versionsOf(m.total.quicVersions)
+	if !hc.QUIC.EarlyData {
+		return nil
+	}
+	e := m.total.early
+	rec.EarlyDataOffered, rec.EarlyDataAccepted, rec.EarlyDataRejected = results.Int(e.offered), results.Int(e.accepted), results.Int(e.rejected)
+	switch {
+	case e.offered == 0 && rec.Resumed > 0:
+		rec.Notes = append(rec.Notes, "no early data offered: none of the sessions resumed allowed it (the server's session tickets do not permit early data), so these are 1-RTT resumptions, not 0-RTT")
+	case e.offered < rec.Resumed:
+		rec.Notes = append(rec.Notes, fmt.Sprintf("early data offered on %d of %d resumed handshakes: the other sessions did not permit it, and those resumed in one round trip",
+			e.offered, rec.Resumed))
+	}
+	srv := f.server
+	if hc.Server == nil || f.serverErr != nil || !srv.HasCounts || !srv.HasEarlyData {
+		return nil
+	}
+	rec.ServerEarlyDataAccepted, rec.ServerEarlyDataRejected = results.Int(srv.EarlyDataAccepted), results.Int(srv.EarlyDataRejected)
+	var failed int64
+	for _, n := range m.total.failures {
+		failed += n
+	}
+	if srv.EarlyDataRejected != e.rejected {
+		rec.Notes = append(rec.Notes, fmt.Sprintf("the server counted %d early-data rejections, the client %d", srv.EarlyDataRejected, e.rejected))
+	}
+	// Every early data the client saw accepted, the server must have
+	// counted; the server may count more only by the connections that
+	// failed on the client after their handshake.
+	if e.accepted > srv.EarlyDataAccepted || srv.EarlyDataAccepted > e.accepted+failed {
+		return &EarlyDataError{Case: hc.Name, ClientAccepted: e.accepted, ServerAccepted: srv.EarlyDataAccepted, Failed: failed}
+	}
+	return nil
+}

@@ -1,0 +1,26 @@
+package loadgen
+
+import (
+	"testing"
+
+	"github.com/quic-go/quic-go"
+)
+
+// TestQUICVersionNames: a case's QUIC version is one name, or each
+// version with its count, sorted, when they differed.
+func TestQUICVersionNames(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		counts map[string]int64
+		want   string
+	}{
+		{map[string]int64{quicVersionName(quic.Version1): 128}, "v1"},
+		{map[string]int64{quicVersionName(quic.Version2): 10, quicVersionName(quic.Version1): 118}, "v1:118,v2:10"},
+		{map[string]int64{quicVersionName(0xff00001d): 1}, "0xff00001d"},
+		{map[string]int64{}, ""},
+	} {
+		if got := versionsOf(tt.counts); got != tt.want {
+			t.Errorf("versionsOf(%v) = %q, want %q", tt.counts, got, tt.want)
+		}
+	}
+}

@@ -1,0 +1,120 @@
+package runner
+
+import (
+	"cmp"
+	"errors"
+	"net"
+	"slices"
+	"strconv"
+
+	"github.com/tlsbench/tlsbench/internal/field"
+	"github.com/tlsbench/tlsbench/loadgen"
+	"github.com/tlsbench/tlsbench/server"
+)
+
+// QUIC cases (TransportQUIC) run against the built-in server's QUIC
+// listener, which the child opens beside its TCP one when a case of its
+// group is a QUIC case, or against a QUIC target. Early data (the
+// EarlyData axis) is the client's: it sends its request as 0-RTT when it
+// resumes; the built-in server's answer to it is the run's
+// EarlyDataPolicy.
+
+// validateQUIC checks the early-data axis and policy, and what a QUIC
+// case needs of the plan.
+func (p *Plan) validateQUIC() error {
+	quic := slices.Contains(p.Transports, TransportQUIC)
+	if slices.Contains(p.EarlyData, true) {
+		for _, t := range orDefault(p.Transports, TransportTCP4) {
+			if t != TransportQUIC {
+				return field.Errorf("EarlyData", "on", "Go's TLS over TCP has no 0-RTT: early data needs {Transports} quic")
+			}
+		}
+	}
+	if len(p.EarlyData) > 0 && !quic {
+		return field.Errorf("EarlyData", nil, "early data is sent over QUIC: add {Transports} quic")
+	}
+	if err := p.validatePolicy(quic); err != nil {
+		return err
+	}
+	for _, s := range p.Versus.Settings {
+		if s.Name == "early-data-policy" && !quic {
+			return field.Errorf("Versus.Settings", s.String(), "the early-data policy is the built-in server's answer to early data, which comes over QUIC: add {Transports} quic")
+		}
+	}
+	if !quic || p.Target.Addr == "" {
+		return nil
+	}
+	switch r := p.Target.request(); r {
+	case loadgen.RequestPing, loadgen.RequestHTTP, loadgen.RequestHTTPGet:
+	default:
+		return field.Errorf("Target.Request", string(r), "over QUIC the request is ping (a tlsbench serve --quic) or http or http-get (HTTP/3)")
+	}
+	return nil
+}
+
+// validatePolicy checks the built-in server's early-data policy.
+func (p *Plan) validatePolicy(quic bool) error {
+	switch {
+	case p.EarlyDataPolicy == "":
+		return nil
+	case p.Target.Addr != "":
+		return field.Errorf("EarlyDataPolicy", nil, "{EarlyDataPolicy} configures the built-in server; it does not apply with {Target.Addr}")
+	case !quic:
+		return field.Errorf("EarlyDataPolicy", nil, "{EarlyDataPolicy} is the built-in server's answer to early data, which comes over QUIC: add {Transports} quic")
+	}
+	switch p.EarlyDataPolicy {
+	case server.EarlyDataAccept, server.EarlyDataReject, server.EarlyDataSingleUse:
+		return nil
+	}
+	return field.Errorf("EarlyDataPolicy", strconv.Quote(p.EarlyDataPolicy), "must be %s, %s or %s", server.EarlyDataAccept, server.EarlyDataReject, server.EarlyDataSingleUse)
+}
+
+// serverObserver is how the run's cases see obs: through the tests' hook,
+// when one is set.
+func (p *Plan) serverObserver(obs loadgen.ServerObserver) loadgen.ServerObserver {
+	if p.hooks == nil || p.hooks.serverObserver == nil || obs == nil {
+		return obs
+	}
+	return p.hooks.serverObserver(obs)
+}
+
+// errNoQUICListener is a built-in server asked for QUIC that did not say
+// where it listens: a program without QUIC (an older tlsbench as side
+// b, say).
+var errNoQUICListener = errors.New("the built-in server opened no QUIC listener: is it a tlsbench that serves QUIC?")
+
+// quicDialer is how case c reaches sp's server over QUIC (srv, or the
+// side's target), with the exchange the plan asks for.
+func (st *runState) quicDialer(c *Case, sp *sideSpec, srv *builtin) *loadgen.QUICDialer {
+	if sp.target.Addr == "" {
+		return &loadgen.QUICDialer{Addr: srv.quicAddr, EarlyData: c.EarlyData, Request: loadgen.RequestPing}
+	}
+	host := st.serverName
+	if net.ParseIP(host) != nil {
+		host = sp.target.Addr
+	}
+	return &loadgen.QUICDialer{Addr: sp.target.Addr, EarlyData: c.EarlyData, Request: st.plan.Target.request(), Host: host}
+}
+
+// quicCase makes hc, of case c on side sp, a QUIC case.
+func (st *runState) quicCase(hc *loadgen.HandshakeCase, c *Case, sp *sideSpec, srv *builtin) {
+	if c.Transport != TransportQUIC {
+		return
+	}
+	hc.QUIC = st.quicDialer(c, sp, srv)
+	if sp.target.Addr == "" {
+		hc.Record.EarlyDataPolicy = sp.earlyDataPolicy(st.plan)
+	}
+}
+
+// earlyDataPolicy is the policy of sp's built-in server: the plan's, or
+// the one side b's settings give it.
+func (sp *sideSpec) earlyDataPolicy(p *Plan) string {
+	policy := cmp.Or(p.EarlyDataPolicy, server.EarlyDataAccept)
+	for _, s := range sp.settings {
+		if s.Name == "early-data-policy" {
+			policy = s.Value
+		}
+	}
+	return policy
+}
