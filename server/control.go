@@ -51,8 +51,10 @@ func SetProcessGC() {
 }
 
 // ServeChild is the body of a child server process. It reads its Options
-// from the control channel, listens, answers with Hello (or the reason it
-// cannot start), and serves until the parent says quit or goes away.
+// from the control channel, listens (on TCP, and with Options.QUIC on
+// UDP at the same address and port), answers with Hello (or the reason
+// it cannot start, such as the UDP port taken), and serves until the
+// parent says quit or goes away.
 func ServeChild(ctx context.Context, control net.Conn, opts ...Option) error {
 	var o Options
 	conn, err := childproc.ReadConfig(control, &o)
@@ -72,14 +74,32 @@ func ServeChild(ctx context.Context, control net.Conn, opts ...Option) error {
 	if err != nil {
 		return childproc.Fail(control, err)
 	}
+	hello := Hello{PID: os.Getpid(), Addr: ln.Addr().String(), Build: srv.build}
+	var ql *QUICListener
+	if o.QUIC {
+		// The TCP listener's address and port, on UDP.
+		if ql, err = srv.ListenQUIC(hello.Addr); err != nil {
+			ln.Close()
+			return childproc.Fail(control, err)
+		}
+		hello.QUICAddr = ql.Addr().String()
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	served := make(chan error, 1)
+	served := make(chan error, 2)
 	go func() { served <- srv.Serve(ctx, ln) }()
-	err = ServeControl(ctx, conn, srv, Hello{PID: os.Getpid(), Addr: ln.Addr().String(), Build: srv.build})
+	if ql != nil {
+		go func() { served <- srv.ServeQUIC(ctx, ql) }()
+	}
+	err = ServeControl(ctx, conn, srv, hello)
 	cancel()
 	if serr := <-served; err == nil {
 		err = serr
+	}
+	if ql != nil {
+		if serr := <-served; err == nil {
+			err = serr
+		}
 	}
 	return err
 }

@@ -34,11 +34,44 @@
 // operator allowed (WithSources), verifies what arrives and, when
 // allowed (WithKTLS), switches the connection to kernel TLS first.
 //
+// # QUIC and early data
+//
+// ListenQUIC and ServeQUIC serve QUIC (quic-go, TLS 1.3) with the same
+// identities, key manager, session policy and counters as TCP; a child
+// server does with Options.QUIC, on UDP at its TCP address and port. A
+// connection speaks tlsconf.ALPNQUICPing (a byte echoed, the stream
+// ended once the handshake is counted and its session ticket is out) or
+// HTTP/3 (a short answer to GET and HEAD). The server learns of a QUIC
+// handshake through quic-go's and crypto/tls's callbacks rather than on
+// a goroutine of its own (see quicConn): it counts it when it completes
+// or fails, with the QUIC version and whether its ClientHello offered
+// early data and the server accepted it (Counters.QUICVersions,
+// EarlyData*). Two things the TCP path measures it cannot: the
+// handshake's own CPU time (WithHandshakeCPU counts QUIC handshakes as
+// not measured), and the ClientHello's bytes, from which the key manager
+// reads signature_algorithms_cert (without them it ranks chains by
+// signature_algorithms, and refuses none for it).
+//
+// Early data is decided per resumption by the session policy
+// (Options.EarlyDataPolicy; see earlyData): the tickets issued over QUIC
+// always allow it, and the server accepts it, refuses it, or accepts it
+// on a ticket's first use only, remembering each such ticket for the
+// minute its early data may be accepted at all.
+//
+// Hostile QUIC peers meet bounds: the handshake timeout (quic-go's idle
+// timeout and the server's own), the idle timeout after it, a few
+// streams with windows of a few KiB each, and address validation (a
+// Retry) for new clients once thousands of handshakes are in flight.
+// Datagrams that are not QUIC are dropped by quic-go unseen; an Initial
+// packet the server cannot decrypt is a connection attempt that fails as
+// a timeout, as a TCP connection sending garbage fails its handshake.
+//
 // # Imports
 //
 // server owns the server side only. It may import bulk (the protocol it
-// shares with the client), keys, pki, tlsconf, internal/ktls and the
-// small internal packages; never loadgen, runner, probe or internal/cli.
+// shares with the client), keys, pki, tlsconf, internal/ktls, quic-go
+// and the small internal packages; never loadgen, runner, probe or
+// internal/cli.
 // Bad Options are *field.Error naming the field (SessionStore,
 // TicketKeysFile); the command line maps them to its flags.
 package server

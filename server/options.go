@@ -137,8 +137,12 @@ func (o Options) Validate() error {
 	if o.RevokedFile != "" && !o.Mutual {
 		return field.Errorf("RevokedFile", nil, "{RevokedFile} applies to client certificates: add {Mutual}")
 	}
-	if _, _, err := versionRange(o.Versions); err != nil {
+	_, maxV, err := versionRange(o.Versions)
+	if err != nil {
 		return err
+	}
+	if o.QUIC && maxV < tls.VersionTLS13 {
+		return field.Errorf("QUIC", nil, "{QUIC} needs TLS 1.3: add 1.3 to {Versions}")
 	}
 	if _, err := keys.ParseConstraints(o.Constraints); err != nil {
 		return &field.Error{Field: "Constraints", Reason: err.Error()}
@@ -225,7 +229,7 @@ func (o Options) tlsConfig() (*tls.Config, *keys.Manager, error) {
 // sessionPolicy is the session store, the watched ticket keys and the
 // revocation list that cfg's sessions go through.
 func (o Options) sessionPolicy(cfg *tls.Config, log func(error)) (*sessionPolicy, error) {
-	p := &sessionPolicy{cfg: cfg}
+	p := &sessionPolicy{cfg: cfg, earlyData: newEarlyData(o.EarlyDataPolicy)}
 	if o.SessionStore == StoreStateful {
 		capacity, ttl := o.SessionCapacity, o.SessionTTL
 		if capacity == 0 {

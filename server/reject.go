@@ -44,7 +44,8 @@ func peerCaused(kind string) bool {
 
 // rejectedIdentity describes the client certificate of a failed handshake
 // (subject and short thumbprint), or "" when the client sent none or the
-// handshake failed before it.
+// handshake failed before it. tc is the connection of a TCP handshake,
+// nil for QUIC, whose error alone says.
 func rejectedIdentity(err error, tc *tls.Conn) string {
 	var cert *x509.Certificate
 	var cve *tls.CertificateVerificationError
@@ -54,7 +55,7 @@ func rejectedIdentity(err error, tc *tls.Conn) string {
 		cert = cve.UnverifiedCertificates[0]
 	case errors.As(err, &rev):
 		cert = rev.cert
-	default:
+	case tc != nil:
 		if pc := tc.ConnectionState().PeerCertificates; len(pc) > 0 {
 			cert = pc[0]
 		}

@@ -53,8 +53,18 @@ type Server struct {
 
 	hsMu        sync.Mutex
 	inHandshake map[*handshakeConn]struct{}
+	quicPending map[*quicConn]struct{} // QUIC handshakes not counted yet
 
 	phases phases
+
+	// QUIC (ListenQUIC): the configuration before kTLS's per-connection
+	// key log, which is for TCP; the counts QUIC adds; the handshakes
+	// in flight; and whether ServeQUIC is stopping.
+	quicBase                                   *tls.Config
+	quicVersions                               map[string]int64 // under mu
+	earlyOffered, earlyAccepted, earlyRejected atomic.Int64
+	quicHandshaking                            atomic.Int64
+	quicStopping                               atomic.Bool
 }
 
 // Option configures a Server.
@@ -101,6 +111,9 @@ func New(cfg *tls.Config, opts ...Option) *Server {
 		groups:           make(map[string]int64),
 		identities:       make(map[string]int64),
 		inHandshake:      make(map[*handshakeConn]struct{}),
+		quicPending:      make(map[*quicConn]struct{}),
+		quicBase:         cfg,
+		quicVersions:     make(map[string]int64),
 	}
 	for _, o := range opts {
 		o(s)
@@ -161,7 +174,7 @@ func (s *Server) ServeConn(ctx context.Context, c net.Conn) {
 		s.failures[kind]++
 		s.mu.Unlock()
 		s.handshakeCounted(hc)
-		s.logFailure(c, tc, kind, err)
+		s.logHandshakeFailure(remoteAddr(c), tc, kind, err)
 		s.userSpace(rc)
 		return
 	}
@@ -195,9 +208,10 @@ func (s *Server) handshake(ctx context.Context, c net.Conn, tc *tls.Conn, accept
 	return nil
 }
 
-// logFailure writes the one line a failed handshake gets: warning level
-// for what the server refused, info for what the client gave up on.
-func (s *Server) logFailure(c net.Conn, tc *tls.Conn, kind string, err error) {
+// logHandshakeFailure writes the one line a failed handshake gets:
+// warning level for what the server refused, info for what the client
+// gave up on. tc is the TCP handshake's connection, nil for QUIC.
+func (s *Server) logHandshakeFailure(remote string, tc *tls.Conn, kind string, err error) {
 	level := slog.LevelWarn
 	msg := "handshake rejected"
 	if peerCaused(kind) {
@@ -206,7 +220,7 @@ func (s *Server) logFailure(c net.Conn, tc *tls.Conn, kind string, err error) {
 	if !s.connLog.Enabled(context.Background(), level) {
 		return
 	}
-	attrs := []any{"remote", remoteAddr(c), "kind", kind, "reason", clip(err.Error())}
+	attrs := []any{"remote", remote, "kind", kind, "reason", clip(err.Error())}
 	if id := rejectedIdentity(err, tc); id != "" {
 		attrs = append(attrs, "identity", id)
 	}
@@ -376,7 +390,9 @@ func (s *Server) Counters() Counters {
 	c.Versions = counts.Clone(s.versions)
 	c.Groups = counts.Clone(s.groups)
 	c.Identities = counts.Clone(s.identities)
+	c.QUICVersions = counts.Clone(s.quicVersions)
 	s.mu.Unlock()
+	c.EarlyDataOffered, c.EarlyDataAccepted, c.EarlyDataRejected = s.earlyOffered.Load(), s.earlyAccepted.Load(), s.earlyRejected.Load()
 	if s.km != nil {
 		ks := s.km.Stats()
 		c.Selected, c.KeyLoads, c.KeyDecryptions = counts.Sub(ks.Selected, nil), ks.KeyLoads, ks.Decryptions
@@ -404,8 +420,13 @@ func (c Counters) Sub(earlier Counters) Counters {
 		Selected:       counts.Sub(c.Selected, earlier.Selected),
 		KeyLoads:       c.KeyLoads - earlier.KeyLoads,
 		KeyDecryptions: c.KeyDecryptions - earlier.KeyDecryptions,
+		QUICVersions:   counts.Sub(c.QUICVersions, earlier.QUICVersions),
 		CPUNanos:       c.CPUNanos - earlier.CPUNanos,
 		AllocBytes:     c.AllocBytes - earlier.AllocBytes,
+
+		EarlyDataOffered:  c.EarlyDataOffered - earlier.EarlyDataOffered,
+		EarlyDataAccepted: c.EarlyDataAccepted - earlier.EarlyDataAccepted,
+		EarlyDataRejected: c.EarlyDataRejected - earlier.EarlyDataRejected,
 	}
 	return d
 }

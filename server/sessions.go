@@ -40,6 +40,7 @@ type sessionPolicy struct {
 	store      *statefulStore // nil with StoreTickets
 	revoked    *revocationList
 	ticketKeys *watchedFile
+	earlyData  *earlyData // what resumptions over QUIC do with early data
 
 	declinedRevoked atomic.Int64
 	// Sessions not resumed because the server could not use what the
@@ -85,6 +86,7 @@ func (p *sessionPolicy) wrap(cs tls.ConnectionState, ss *tls.SessionState) ([]by
 	if p.ticketKeys != nil {
 		p.ticketKeys.maybeReload()
 	}
+	p.earlyData.stamp(ss)
 	if p.store == nil {
 		return p.cfg.EncryptTicket(cs, ss)
 	}
@@ -131,6 +133,11 @@ func (p *sessionPolicy) unwrap(identity []byte, cs tls.ConnectionState) (*tls.Se
 			p.declinedRevoked.Add(1)
 			return nil, nil
 		}
+	}
+	if ss.EarlyData {
+		// A ticket issued over QUIC: the session resumes either way;
+		// the policy says whether its early data is accepted.
+		ss.EarlyData = p.earlyData.allow(identity, ss, p.store != nil)
 	}
 	return ss, nil
 }

@@ -121,4 +121,5 @@ func (s *Server) settle() {
 			time.Sleep(100 * time.Microsecond)
 		}
 	}
+	s.settleQUIC(deadline)
 }

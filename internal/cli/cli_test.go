@@ -199,6 +199,9 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"proxy", "--listen", "127.0.0.1:0", "--pki-dir", filepath.Join(dir, "ppki"), "--profile", filepath.Join(dir, "missing", "x.pprof")}, 2, "--profile " + filepath.Join(dir, "missing", "x.pprof") + ": cannot be written"},
 		{[]string{"run", "extra"}, 2, `unexpected argument "extra"`},
 		{[]string{"serve", "--listen", "nonsense"}, 2, "--listen"},
+		{[]string{"serve", "--quic", "--early-data-policy", "maybe"}, 2, `--early-data-policy "maybe": must be accept, reject or single-use`},
+		{[]string{"serve", "--early-data-policy", "reject"}, 2, "--early-data-policy applies to QUIC: add --quic"},
+		{[]string{"serve", "--quic", "--tls", "1.2"}, 2, "--quic needs TLS 1.3: add 1.3 to --tls"},
 		{[]string{"run", "--help"}, 0, ""},
 		{[]string{"version"}, 0, ""},
 	}

@@ -380,7 +380,7 @@ var fieldFlags = map[string]string{
 	"SessionStore": "--session-store", "SessionCapacity": "--session-capacity", "SessionTTL": "--session-ttl",
 	"ClientCA": "--client-ca", "RevokedFile": "--revoked", "TicketKeysFile": "--ticket-keys",
 	"Constraints": "--constraints", "Identities": "--identity", "P12PasswordFile": "--p12-password-file",
-	"Listen": "--listen",
+	"Listen": "--listen", "QUIC": "--quic", "EarlyDataPolicy": "--early-data-policy",
 	// The proxy between client and server (run --proxy).
 	"Proxy.URL": "--proxy", "Proxy.CAFile": "--proxy-ca", "Proxy.PID": "--proxy-pid", "Request": "--request",
 	// The built-in proxy's settings (proxy.Options).

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -32,6 +33,14 @@ with an HTTP/1.x request gets a short HTTP/1.1 response instead (for curl,
 browsers and openssl s_time -www). Stop it with Ctrl-C (exit 0: the normal
 way to end a server).
 
+With --quic the server also accepts QUIC (TLS 1.3) on UDP at the same
+address and port: tlsbench's own exchange (application protocol
+tlsbench-ping, as tlsbench run --transport quic speaks it) and HTTP/3 (h3:
+a short answer to GET and HEAD). A client that resumes a session may send
+its request as early data (0-RTT); --early-data-policy says whether the
+server accepts it. The counts of early data offered, accepted and
+rejected are printed when the server stops.
+
 Each failed handshake is logged on stderr as one line: the client's address,
 the kind of failure and its reason (the certificate error, the alert, the
 client certificate's subject); at most 10 lines a second, then a line with
@@ -45,6 +54,9 @@ Examples:
   tlsbench serve --identity pki/server-ecdsa-p256.pem,pki/server-ecdsa-p256-key.pem --identity pki/server-rsa-2048.p12 --p12-password-file pw
   openssl s_client -connect 127.0.0.1:8443 -CAfile <CA path printed> -sess_out s.pem
   curl --cacert <CA path printed> https://localhost:8443/
+  tlsbench serve --quic --early-data-policy single-use
+  gtlsclient --session-file s.pem --tp-file tp.txt 127.0.0.1 8443 https://localhost/
+    (twice: the second run resumes and sends its request as early data)
 
 Flags:
 `
@@ -53,7 +65,8 @@ Flags:
 type serveFlags struct {
 	*serverFlags
 	keyType, clientCA, keyCache, pkiDir, logLevel string
-	profile                                       string
+	profile, earlyDataPolicy                      string
+	quic                                          bool
 	controlFD                                     int
 	idleTimeout                                   time.Duration
 	versions                                      []uint16
@@ -102,13 +115,13 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	srv, ln, err := startServe(st.opts, logger)
+	srv, ln, ql, err := startServe(st.opts, logger)
 	if err != nil {
 		stopProfile(false)
 		return err
 	}
-	st.printBanner(stdout, srv, ln.Addr())
-	err = srv.Serve(ctx, ln)
+	st.printBanner(stdout, srv, ln.Addr(), ql)
+	err = serveAll(ctx, srv, ln, ql)
 	if perr := stopProfile(true); err == nil {
 		err = perr
 	}
@@ -117,7 +130,26 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if !st.keyCache {
 		fmt.Fprintf(stderr, ", %d key decryptions", c.KeyDecryptions)
 	}
+	if ql != nil {
+		fmt.Fprintf(stderr, "; over QUIC %d, early data offered %d, accepted %d, rejected %d",
+			sumCounts(c.QUICVersions), c.EarlyDataOffered, c.EarlyDataAccepted, c.EarlyDataRejected)
+	}
 	fmt.Fprintln(stderr)
+	return err
+}
+
+// serveAll serves TCP on ln and, when ql is not nil, QUIC on ql, until
+// ctx ends.
+func serveAll(ctx context.Context, srv *server.Server, ln net.Listener, ql *server.QUICListener) error {
+	if ql == nil {
+		return srv.Serve(ctx, ln)
+	}
+	quicDone := make(chan error, 1)
+	go func() { quicDone <- srv.ServeQUIC(ctx, ql) }()
+	err := srv.Serve(ctx, ln)
+	if qerr := <-quicDone; err == nil {
+		err = qerr
+	}
 	return err
 }
 
@@ -136,6 +168,8 @@ func parseServeFlags(args []string, stdout io.Writer) (*serveFlags, error) {
 	fs.IntVar(&f.controlFD, "control-fd", -1, "internal: serve as tlsbench run's child on this control channel")
 	fs.StringVar(&f.profile, "profile", "", "write a CPU profile of the whole run to `FILE` (go tool pprof), put in place when the server stops; one that fails to start leaves an existing FILE as it was")
 	fs.StringVar(&f.logLevel, "log-level", "info", "what goes to stderr: error, warn (handshakes refused), info (also handshakes clients gave up), debug (also idle connections closed, HTTP requests)")
+	fs.BoolVar(&f.quic, "quic", false, "also accept QUIC (TLS 1.3; tlsbench-ping and h3) on UDP at the --listen address and port")
+	fs.StringVar(&f.earlyDataPolicy, "early-data-policy", server.EarlyDataAccept, "with --quic: "+earlyDataPolicyUsage)
 	fs.DurationVar(&f.idleTimeout, "idle-timeout", server.DefaultIdleTimeout, "close a connection that sends nothing (or does not read what it is sent) for this long after its handshake")
 	f.versions = []uint16{tls.VersionTLS12, tls.VersionTLS13}
 	fs.Var(listFlag[uint16]{&f.versions, tlsconf.ParseVersion, tlsconf.VersionName}, "tls", "TLS versions to accept: 1.2, 1.3")
@@ -169,7 +203,10 @@ func (f *serveFlags) setup() (serveSetup, error) {
 	if f.clientCA != "" && !f.mutual {
 		return st, usagef("--client-ca applies to client certificates: add --mutual")
 	}
-	st.opts = server.Options{DisableKeyCache: !st.keyCache, IdleTimeout: f.idleTimeout}
+	if err := f.checkQUIC(); err != nil {
+		return st, err
+	}
+	st.opts = server.Options{DisableKeyCache: !st.keyCache, IdleTimeout: f.idleTimeout, QUIC: f.quic, EarlyDataPolicy: f.earlyDataPolicy}
 	if err := f.apply(&st.opts, f.isSet); err != nil {
 		return st, err
 	}
@@ -194,6 +231,20 @@ func (f *serveFlags) setup() (serveSetup, error) {
 		return st, usagef("--client-ca %s: no such file", st.opts.ClientCA)
 	}
 	return st, nil
+}
+
+// checkQUIC checks --quic and the flags that go with it.
+func (f *serveFlags) checkQUIC() error {
+	if err := checkEarlyDataPolicy(f.earlyDataPolicy); err != nil {
+		return err
+	}
+	if f.isSet("early-data-policy") && !f.quic {
+		return usagef("--early-data-policy applies to QUIC: add --quic")
+	}
+	if f.quic && !slices.Contains(f.versions, tls.VersionTLS13) {
+		return usagef("--quic needs TLS 1.3: add 1.3 to --tls")
+	}
+	return nil
 }
 
 // checkIdentities checks the flags that go with --identity, and the
@@ -240,32 +291,48 @@ func (f *serveFlags) testPKI(st *serveSetup, kt pki.KeyType) error {
 	return nil
 }
 
-// startServe makes the server and its listener; both failures are the
-// user's to fix (a bad file, a busy port).
-func startServe(opts server.Options, logger *slog.Logger) (*server.Server, net.Listener, error) {
+// startServe makes the server and its listeners (with opts.QUIC, a QUIC
+// one on UDP at the TCP listener's address and port); the failures are
+// the user's to fix (a bad file, a busy port).
+func startServe(opts server.Options, logger *slog.Logger) (*server.Server, net.Listener, *server.QUICListener, error) {
 	srv, err := server.NewFromOptions(opts, server.WithLogger(logger))
 	if err != nil {
-		return nil, nil, usagef("%s", userText(err))
+		return nil, nil, nil, usagef("%s", userText(err))
 	}
 	ln, err := server.Listen(context.Background(), opts.Listen)
 	if err != nil {
 		if errors.Is(err, syscall.EADDRINUSE) {
-			return nil, nil, usagef("--listen %s: address already in use; choose another port (or 127.0.0.1:0 for a free one)", opts.Listen)
+			return nil, nil, nil, usagef("--listen %s: address already in use; choose another port (or 127.0.0.1:0 for a free one)", opts.Listen)
 		}
-		return nil, nil, usagef("--listen %s: %v", opts.Listen, err)
+		return nil, nil, nil, usagef("--listen %s: %v", opts.Listen, err)
 	}
-	return srv, ln, nil
+	if !opts.QUIC {
+		return srv, ln, nil, nil
+	}
+	udp := ln.Addr().String()
+	ql, err := srv.ListenQUIC(udp)
+	if err != nil {
+		ln.Close()
+		if errors.Is(err, syscall.EADDRINUSE) {
+			return nil, nil, nil, usagef("--quic: UDP %s is already in use (the TCP port is free); choose another --listen port", udp)
+		}
+		return nil, nil, nil, usagef("--quic: %v", err)
+	}
+	return srv, ln, ql, nil
 }
 
 // printBanner tells clients where the server listens and what they need
 // to trust it and, with --mutual, to be trusted.
-func (st serveSetup) printBanner(stdout io.Writer, srv *server.Server, addr net.Addr) {
+func (st serveSetup) printBanner(stdout io.Writer, srv *server.Server, addr net.Addr, ql *server.QUICListener) {
 	var ids []string
 	for _, id := range srv.Identities() {
 		ids = append(ids, id.Key+" "+id.Source)
 	}
 	fmt.Fprintf(stdout, "listening on %s (TLS %s; key cache %s; identities: %s)\n",
 		addr, strings.Join(st.opts.Versions, ", "), showOnOff(st.keyCache), strings.Join(ids, "; "))
+	if ql != nil {
+		fmt.Fprintf(stdout, "QUIC on UDP %s (TLS 1.3; tlsbench-ping and h3; early data: %s)\n", ql.Addr(), st.opts.EarlyDataPolicy)
+	}
 	if st.caFile != "" {
 		fmt.Fprintf(stdout, "CA certificate: %s\n", st.caFile)
 	}

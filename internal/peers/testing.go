@@ -12,6 +12,9 @@ var debianPackages = map[string]string{
 	"openssl": "openssl",
 	"nginx":   "nginx-light",
 	"squid":   "squid-openssl",
+	// ngtcp2's example HTTP/3 client and server over GnuTLS.
+	"gtlsclient": "ngtcp2-client",
+	"gtlsserver": "ngtcp2-server",
 }
 
 // Require returns the path of tool (openssl, nginx, squid...). When it is missing

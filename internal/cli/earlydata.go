@@ -1,0 +1,20 @@
+package cli
+
+import (
+	"github.com/tlsbench/tlsbench/server"
+)
+
+// earlyDataPolicyUsage is --early-data-policy's help, one definition for
+// the commands that configure the built-in server's QUIC listener.
+const earlyDataPolicyUsage = "what the built-in server does with early data (0-RTT) on QUIC: accept, " +
+	"reject (its tickets allow early data, it refuses it: the client sends again a round trip later) or " +
+	"single-use (a ticket's first use may carry early data, a replay of it may not)"
+
+// checkEarlyDataPolicy validates a --early-data-policy value.
+func checkEarlyDataPolicy(policy string) error {
+	switch policy {
+	case server.EarlyDataAccept, server.EarlyDataReject, server.EarlyDataSingleUse:
+		return nil
+	}
+	return usagef("--early-data-policy %q: must be %s, %s or %s", policy, server.EarlyDataAccept, server.EarlyDataReject, server.EarlyDataSingleUse)
+}

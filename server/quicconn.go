@@ -1,0 +1,364 @@
+package server
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"net"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/quic-go/quic-go"
+
+	"github.com/tlsbench/tlsbench/internal/connerr"
+	"github.com/tlsbench/tlsbench/keys"
+)
+
+// A QUIC handshake runs on quic-go's goroutines, not on one of the
+// server's: the server learns of a connection when quic-go asks for its
+// context (the client's first Initial packet), sees its ClientHello and
+// certificate choice in crypto/tls's callbacks (found by that context),
+// gets it from the listener as soon as its first flight is read, and
+// counts it when the handshake completes or the connection ends without.
+// quicConn is what the server keeps of one connection meanwhile.
+type quicConn struct {
+	s      *Server
+	start  time.Time
+	remote string
+
+	// Set by crypto/tls's callbacks during the handshake (on quic-go's
+	// goroutine for the connection), read after the listener hands the
+	// connection over or its handshake ends, which follow them.
+	offered bool   // the ClientHello offered early data
+	alpn    string // the protocol crypto/tls chooses (chooseALPN)
+	keyTime time.Duration
+	keyUsed bool
+	hello   net.Conn // what the key manager saw as the connection (keys.Rejection)
+	// tlsCtx is crypto/tls's handshake context, which it cancels as its
+	// handshake ends, either way, in the same breath as it hands quic-go
+	// the outcome: quic-go has yet to build and send a packet before the
+	// client can know it (see decided).
+	tlsCtx atomic.Pointer[context.Context]
+
+	mu     sync.Mutex
+	conn   *quic.Conn // once the listener handed it over
+	ended  bool       // its context is done: the connection is closed
+	ok     bool       // the handshake completed (after outcome is closed)
+	counts atomic.Bool
+	// settled is set once the handshake's outcome is in the counters;
+	// outcome is closed then, for a connection handed over.
+	settled atomic.Bool
+	outcome chan struct{}
+}
+
+type quicConnKey struct{}
+
+// quicConnOf returns the record of the connection whose context (or a
+// context derived from it, such as crypto/tls's ClientHelloInfo's) is ctx.
+func quicConnOf(ctx context.Context) *quicConn {
+	if ctx == nil {
+		return nil
+	}
+	qc, _ := ctx.Value(quicConnKey{}).(*quicConn)
+	return qc
+}
+
+// quicConnContext is the transport's ConnContext: a new connection
+// attempt, counted as accepted (as a TCP connection is at accept), whose
+// record travels in its context. Its failure is counted when the context
+// ends before the listener handed the connection over.
+func (s *Server) quicConnContext(ctx context.Context, ci *quic.ClientInfo) (context.Context, error) {
+	qc := &quicConn{s: s, start: time.Now(), outcome: make(chan struct{})}
+	if ci != nil && ci.RemoteAddr != nil {
+		qc.remote = ci.RemoteAddr.String()
+	}
+	s.accepted.Add(1)
+	s.active.Add(1)
+	s.quicHandshaking.Add(1)
+	s.hsMu.Lock()
+	s.quicPending[qc] = struct{}{}
+	s.hsMu.Unlock()
+	ctx = context.WithValue(ctx, quicConnKey{}, qc)
+	context.AfterFunc(ctx, func() { qc.closed(ctx) })
+	return ctx, nil
+}
+
+// closed runs when the connection's context ends.
+func (qc *quicConn) closed(ctx context.Context) {
+	qc.s.active.Add(-1)
+	qc.mu.Lock()
+	qc.ended = true
+	handed := qc.conn != nil
+	qc.mu.Unlock()
+	if !handed {
+		// The listener never handed it over: its handshake failed while
+		// the client's first flight was read (or the server stopped).
+		// A connection is handed over within moments of that, so one
+		// whose handshake completed is always handed over first.
+		qc.s.quicFailed(qc, context.Cause(ctx))
+	}
+}
+
+// accepted records the connection the listener handed over, unless its
+// failure was already counted.
+func (qc *quicConn) accepted(c *quic.Conn) bool {
+	qc.mu.Lock()
+	defer qc.mu.Unlock()
+	if qc.counts.Load() {
+		return false
+	}
+	qc.conn = c
+	return true
+}
+
+// quicClientHello is the QUIC configuration's GetConfigForClient: it
+// notes what the connection's ClientHello asks for, and keeps the
+// configuration.
+func (s *Server) quicClientHello(hello *tls.ClientHelloInfo) (*tls.Config, error) {
+	if qc := quicConnOf(hello.Context()); qc != nil {
+		qc.offered = slices.Contains(hello.Extensions, extensionEarlyData)
+		qc.alpn = chooseALPN(hello.SupportedProtos)
+		ctx := hello.Context()
+		qc.tlsCtx.Store(&ctx)
+	}
+	return nil, nil
+}
+
+// extensionEarlyData is the early_data extension's type (RFC 8446).
+const extensionEarlyData = 42
+
+// chooseALPN is the protocol crypto/tls agrees with a client that offers
+// protos: the first of the server's (quicALPN) the client offers. The
+// server needs it before the handshake ends, to answer early data, and
+// crypto/tls's connection state is only readable after.
+func chooseALPN(protos []string) string {
+	for _, p := range quicALPN {
+		if slices.Contains(protos, p) {
+			return p
+		}
+	}
+	return ""
+}
+
+// quicHello is hello as the key manager should see it: on TCP its
+// connection is the server's own wrapper, which times the manager's work
+// (keys.KeyTimer) and records the ClientHello's bytes; quic-go's is a
+// stand-in with addresses only. The QUIC one times the work too, and
+// lets keys.Rejection report a refusal; the ClientHello's bytes it
+// cannot record, since quic-go hands them to crypto/tls itself: the
+// manager then checks certificate chains against signature_algorithms
+// (and counts the handshake in its HelloUnavailable).
+func quicHello(hello *tls.ClientHelloInfo) *tls.ClientHelloInfo {
+	qc := quicConnOf(hello.Context())
+	if qc == nil {
+		return hello
+	}
+	h := *hello
+	qc.hello = keys.RecordClientHello(hello.Conn)
+	h.Conn = &quicKeyConn{Conn: qc.hello, qc: qc}
+	return &h
+}
+
+// quicKeyConn is a QUIC connection as the key manager sees it.
+type quicKeyConn struct {
+	net.Conn
+	qc *quicConn
+}
+
+// AddKeyTime implements keys.KeyTimer.
+func (c *quicKeyConn) AddKeyTime(d time.Duration) {
+	c.qc.keyTime += d
+	c.qc.keyUsed = true
+}
+
+// NetConn returns the recorder under it, where keys.Rejection looks.
+func (c *quicKeyConn) NetConn() net.Conn { return c.Conn }
+
+// awaitHandshake waits until the handshake of a connection handed over
+// completes, fails, or outlasts the server's handshake timeout (which
+// closes the connection), counts it, and closes qc.outcome.
+func (s *Server) awaitHandshake(qc *quicConn) {
+	c := qc.conn
+	t := time.NewTimer(time.Until(qc.start.Add(s.handshakeTimeout)))
+	defer t.Stop()
+	select {
+	case <-c.HandshakeComplete():
+	case <-c.Context().Done():
+	case <-t.C:
+	}
+	select {
+	case <-c.HandshakeComplete():
+		s.quicCompleted(qc, c.ConnectionState())
+		return
+	default:
+	}
+	err := context.Cause(c.Context())
+	if err == nil {
+		// Closing waits for quic-go and crypto/tls to stop working on
+		// the connection, so that its record is no longer written.
+		c.CloseWithError(0, "handshake timeout")
+		err = &quic.HandshakeTimeoutError{}
+	}
+	s.quicFailed(qc, err)
+}
+
+// quicCompleted counts a completed handshake.
+func (s *Server) quicCompleted(qc *quicConn, st quic.ConnectionState) {
+	if !qc.counts.CompareAndSwap(false, true) {
+		return
+	}
+	qc.ok = true
+	// Phases first: a snapshot that counts the handshake has its phases.
+	s.phases.handshake.Record(time.Since(qc.start))
+	if qc.keyUsed {
+		s.phases.key.Record(qc.keyTime)
+	}
+	s.handshakeCPU.addUnmeasured()
+	if qc.offered {
+		s.earlyOffered.Add(1)
+		if st.Used0RTT {
+			s.earlyAccepted.Add(1)
+		} else {
+			s.earlyRejected.Add(1)
+		}
+	}
+	s.mu.Lock()
+	s.quicVersions[quicVersionName(st.Version)]++
+	s.mu.Unlock()
+	s.countHandshake(st.TLS)
+	s.quicSettled(qc)
+}
+
+// quicFailed counts a failed handshake and logs it.
+func (s *Server) quicFailed(qc *quicConn, err error) {
+	if !qc.counts.CompareAndSwap(false, true) {
+		return
+	}
+	kind := s.quicFailureKind(qc, err)
+	s.mu.Lock()
+	s.failures[kind]++
+	s.mu.Unlock()
+	s.quicSettled(qc)
+	s.logHandshakeFailure(qc.remote, nil, kind, err)
+}
+
+// quicSettled ends the wait of Counters for qc's outcome.
+func (s *Server) quicSettled(qc *quicConn) {
+	s.quicHandshaking.Add(-1)
+	s.hsMu.Lock()
+	delete(s.quicPending, qc)
+	s.hsMu.Unlock()
+	qc.settled.Store(true)
+	close(qc.outcome)
+}
+
+// decided tells whether qc's handshake has an outcome that may not be
+// counted yet: crypto/tls has ended it (completed or failed; quic-go
+// tells the client after that), or the connection is closed.
+func (qc *quicConn) decided() bool {
+	if ctx := qc.tlsCtx.Load(); ctx != nil && (*ctx).Err() != nil {
+		return true
+	}
+	qc.mu.Lock()
+	c, ended := qc.conn, qc.ended
+	qc.mu.Unlock()
+	if ended || c == nil {
+		return ended
+	}
+	select {
+	case <-c.HandshakeComplete():
+		return true
+	case <-c.Context().Done():
+		return true
+	default:
+		return false
+	}
+}
+
+// settleQUIC waits, until deadline, for the QUIC handshakes whose
+// outcome a client may already have seen to be counted (see settle):
+// those crypto/tls has ended, or whose connection closed, but that are
+// not counted yet. quic-go tells a client of its refusal (and counts it
+// here) after crypto/tls has ended the handshake. As on TCP, a
+// handshake whose client's last flight the server has not read yet is
+// not waited for: a client of the ping protocol, which reads the end of
+// its stream, finds it counted anyway.
+func (s *Server) settleQUIC(deadline time.Time) {
+	var waiting []*quicConn
+	s.hsMu.Lock()
+	for qc := range s.quicPending {
+		if qc.decided() {
+			waiting = append(waiting, qc)
+		}
+	}
+	s.hsMu.Unlock()
+	for _, qc := range waiting {
+		for !qc.settled.Load() && time.Now().Before(deadline) {
+			time.Sleep(100 * time.Microsecond)
+		}
+	}
+}
+
+// quicVersionName names a QUIC version as the counters and records do.
+func quicVersionName(v quic.Version) string {
+	switch v {
+	case quic.Version1:
+		return "v1"
+	case quic.Version2:
+		return "v2"
+	}
+	return fmt.Sprintf("0x%08x", uint32(v))
+}
+
+// quicFailureKind classifies a failed QUIC handshake with the kinds of
+// the TCP path: the client's alert (a CONNECTION_CLOSE with a TLS alert
+// code), the server's own refusal as crypto/tls explains it, a client
+// that gave up (eof), a timeout, the server stopping (canceled) or too
+// busy to take the connection (refused).
+func (s *Server) quicFailureKind(qc *quicConn, err error) string {
+	if s.quicStopping.Load() {
+		return connerr.Canceled
+	}
+	noIdentity := s.km != nil && qc.hello != nil && keys.Rejection(qc.hello) != nil
+	if te, ok := errors.AsType[*quic.TransportError](err); ok {
+		switch {
+		case te.Remote && te.ErrorCode >= 0x100 && te.ErrorCode <= 0x1ff:
+			return "alert:" + strings.TrimPrefix(tls.AlertError(te.ErrorCode-0x100).Error(), "tls: ")
+		case te.Remote:
+			return connerr.Reset
+		case te.ErrorCode == quic.ConnectionRefused:
+			// quic-go's own refusal: its queue of connections the
+			// server has yet to take was full.
+			return connerr.Refused
+		}
+		return failureKind(tlsCause(te), noIdentity)
+	}
+	if ae, ok := errors.AsType[*quic.ApplicationError](err); ok && ae.Remote {
+		return connerr.EOF
+	}
+	return failureKind(err, noIdentity)
+}
+
+// tlsCause is crypto/tls's reason inside a QUIC error the server raised,
+// without the alert that crypto/tls wraps it with for QUIC (the alert the
+// server sent): the TCP path's counts name the reason, not the alert.
+func tlsCause(te *quic.TransportError) error {
+	for _, e := range te.Unwrap() {
+		if e == nil || e == net.ErrClosed {
+			continue
+		}
+		if m, ok := e.(interface{ Unwrap() []error }); ok {
+			for _, inner := range m.Unwrap() {
+				if _, alert := inner.(tls.AlertError); !alert && inner != nil {
+					return inner
+				}
+			}
+		}
+		return e
+	}
+	return te
+}
