@@ -34,8 +34,10 @@ type prober struct {
 	// application protocol the first QUIC handshake negotiated.
 	udpAddr   *net.UDPAddr
 	quicProto string
-	// unused are QUIC tickets received and not yet offered.
+	// unused are QUIC tickets received and not yet offered; skews
+	// their ticketSkew.
 	unused []*tls.ClientSessionState
+	skews  map[*tls.ClientSessionState]time.Duration
 }
 
 // Run probes the server at o.Addr and reports what it supports. It
@@ -47,7 +49,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &prober{o: o}
+	p := &prober{o: o, skews: make(map[*tls.ClientSessionState]time.Duration)}
 	start := time.Now()
 	p.rep = &Report{
 		Target:      o.Addr,

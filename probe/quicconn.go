@@ -77,11 +77,15 @@ func (p *prober) quicConnect(ctx context.Context, s quicSpec) (res quicResult) {
 	cfg := p.quicClientConfig()
 	rec := &recorder{offer: s.offer}
 	cfg.ClientSessionCache = rec
-	if s.freeze {
+	switch skew := p.skews[s.offer]; {
+	case s.freeze:
 		t0 := time.Now()
 		res.Clock = t0
 		cfg.Time = func() time.Time { return t0 }
+	case skew > 0:
+		cfg.Time = func() time.Time { return time.Now().Add(-skew) }
 	}
+	rec.clock = cfg.Time
 	cctx, cancel := context.WithTimeout(ctx, p.o.Timeout+s.hold)
 	defer cancel()
 	rl, err := newRelay(p.udpAddr, s.hold, s.early && s.offer != nil && allowsEarlyData(s.offer), cancel)
@@ -94,6 +98,9 @@ func (p *prober) quicConnect(ctx context.Context, s quicSpec) (res quicResult) {
 		rl.Close()
 		res.Relay = rl.log()
 		res.Sessions = rec.stored()
+		for _, cs := range res.Sessions {
+			p.skews[cs] = rec.ticketSkew(cs)
+		}
 	}()
 	udp, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
 	if err != nil {
