@@ -26,9 +26,8 @@ type truthServer struct {
 	mu   sync.Mutex
 	// replayed: connections that answered early data and never
 	// completed their handshake; incomplete: those that never completed
-	// it, whatever they answered.
-	replayed, incomplete int
-	conns                sync.WaitGroup
+	// it, whatever they answered; active: those not ended yet.
+	replayed, incomplete, active int
 }
 
 func startTruthServer(t *testing.T, p *testPKI, singleUse bool) *truthServer {
@@ -59,22 +58,27 @@ func startTruthServer(t *testing.T, p *testPKI, singleUse bool) *truthServer {
 			if err != nil {
 				return
 			}
-			s.conns.Add(1)
+			s.mu.Lock()
+			s.active++
+			s.mu.Unlock()
 			go s.serve(ctx, c)
 		}
 	}()
 	t.Cleanup(func() {
 		cancel()
 		ln.Close()
-		s.conns.Wait()
+		s.wait(t)
 	})
 	return s
 }
 
 // serve echoes one byte, then waits for the handshake and the client.
 func (s *truthServer) serve(ctx context.Context, c *quic.Conn) {
-	defer s.conns.Done()
-
+	defer func() {
+		s.mu.Lock()
+		s.active--
+		s.mu.Unlock()
+	}()
 	defer c.CloseWithError(0, "")
 	early := false
 	str, err := c.AcceptStream(ctx)
@@ -106,15 +110,24 @@ func (s *truthServer) serve(ctx context.Context, c *quic.Conn) {
 	}
 }
 
+// wait waits until every connection has ended.
+func (s *truthServer) wait(t *testing.T) {
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		s.mu.Lock()
+		active := s.active
+		s.mu.Unlock()
+		if active == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d of the server's connections did not end", active)
+		}
+	}
+}
+
 // counts returns the counts once every connection has ended.
 func (s *truthServer) counts(t *testing.T) (replayed, incomplete int) {
-	done := make(chan struct{})
-	go func() { s.conns.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(30 * time.Second):
-		t.Fatal("the server's connections did not end")
-	}
+	s.wait(t)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.replayed, s.incomplete

@@ -142,9 +142,9 @@ func (p *prober) quicConnect(ctx context.Context, s quicSpec) (res quicResult) {
 		return res
 	}
 	res.State = conn.ConnectionState()
-	if !res.Rejected {
-		waitTickets(cctx, conn, p.o.TicketWait)
-	}
+	// Also after a rejection: closing at once could cut off the
+	// client's Finished, and the server would count a failed handshake.
+	waitTickets(cctx, conn, p.o.TicketWait)
 	return res
 }
 

@@ -80,6 +80,7 @@ type relay struct {
 	// burst ends the ClientHello's burst: it closes initialOut; after
 	// counts the client's datagrams since.
 	burst      *time.Timer
+	burstOver  bool
 	initialOut chan struct{}
 	after      int
 	pending    [][]byte // the server's datagrams until then
@@ -172,17 +173,16 @@ func (r *relay) clientDatagram(from *net.UDPAddr, d []byte) bool {
 			r.cid = ps[0].scid
 		}
 		r.gather = time.AfterFunc(relayQuiet, r.gathered1)
-		r.burst = time.AfterFunc(relayBurstQuiet, func() { close(r.initialOut) })
+		r.burst = time.AfterFunc(relayBurstQuiet, r.burstEnded)
 		if r.hold > 0 {
 			time.AfterFunc(r.hold, r.release)
 		}
 	} else if from.Port != r.client.Port || !from.IP.Equal(r.client.IP) {
 		return false // not quic-go's socket
 	}
-	select {
-	case <-r.initialOut:
+	if r.burstOver {
 		r.after++
-	default:
+	} else {
 		r.burst.Reset(relayBurstQuiet)
 	}
 	if !r.gathered {
@@ -205,6 +205,17 @@ func (r *relay) clientDatagram(from *net.UDPAddr, d []byte) bool {
 		return false
 	}
 	return true
+}
+
+// burstEnded ends the ClientHello's burst (once: a timer reset as it
+// fires runs again).
+func (r *relay) burstEnded() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.burstOver {
+		r.burstOver = true
+		close(r.initialOut)
+	}
 }
 
 // gathered1 ends the first flight: the server's datagrams go to the
