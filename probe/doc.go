@@ -1,6 +1,6 @@
 // Package probe finds out what a TLS server really does about versions
-// and session resumption, before anyone trusts a resumed-handshake figure
-// measured against it.
+// and session resumption, over TCP or QUIC (early data included), before
+// anyone trusts a resumed-handshake figure measured against it.
 //
 // Run makes a few connections per TLS version (1.0 to 1.3) and reports,
 // as data (Report, rendered by WriteTable and WriteJSON):
@@ -59,9 +59,45 @@
 // least an HTTP server answers), reads the answer, and keeps reading for
 // TicketWait for tickets sent late. See Request for the choices.
 //
+// # Over QUIC
+//
+// With Options.QUIC the probe speaks QUIC (TLS 1.3 on UDP, quic-go) and
+// reports QUIC instead of Versions: the ALPN protocol the server chose and
+// the answer to the request in it (HTTP/3 through quic-go's http3 for h3,
+// tlsbench's ping for tlsconf.ALPNQUICPing), the QUIC versions it
+// completes a handshake in, each offered alone, its tickets and whether
+// they allow early data (max_early_data_size 0xffffffff, as crypto/tls
+// reads it into SessionState.EarlyData), resumption, whether a request
+// sent as early data on an unused ticket is accepted (the handshake
+// completes as 0-RTT) or rejected, whether the same ticket's early data
+// is accepted again on its second use, and what the server does with a
+// replayed 0-RTT flight.
+//
+// Every QUIC connection goes through a relay on UDP loopback (see relay)
+// that keeps the client's first flight byte for byte and counts the
+// server's packets by what their unencrypted headers say (see
+// PacketCounts). The replay sends that flight again from another address,
+// after a delay long enough for the server to have forgotten the original
+// connection, Initial datagrams first and 0-RTT datagrams alone once the
+// server has answered them. A server that accepts 0-RTT packets must
+// acknowledge them in 1-RTT packets within its acknowledgement delay, and
+// one that rejects them never does: 1-RTT packets alone in answer to the
+// replayed 0-RTT datagrams are a yes, none a no. The report keeps the
+// calibration beside the verdict: what the server sent, before the
+// client's Finished, to the same flight the first time and to a
+// resumption without early data, the relay holding the Finished back for
+// the same window as the replay is watched. What the observation cannot
+// separate is not tested, with the counts.
+//
+// crypto/tls notes a ticket's arrival in whole seconds and so states its
+// age up to a second too old; servers may refuse early data for that
+// (GnuTLS does). The probe runs each connection that offers a ticket
+// behind the real clock by the rounding, so that the age it states is the
+// real one (see recorder.ticketSkew).
+//
 // probe owns the probe's procedure and report. It may import loadgen (the
-// requests and connection procedure the benchmark uses), tlsconf, pki and
-// results; never server, runner or internal/cli. Its report names the
-// settings it advises on by their Options field, or as
+// requests and connection procedure the benchmark uses), tlsconf, pki,
+// results and quic-go; never server, runner or internal/cli. Its report
+// names the settings it advises on by their Options field, or as
 // Options.SettingName says (the command line passes its flags).
 package probe

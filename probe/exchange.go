@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"context"
 	"crypto/tls"
 	"errors"
 	"io"
@@ -59,7 +60,7 @@ func noAnswer(err error) error {
 	if errors.Is(err, io.EOF) {
 		return errors.New("the server closed the connection without answering")
 	}
-	if errors.Is(err, os.ErrDeadlineExceeded) {
+	if errors.Is(err, os.ErrDeadlineExceeded) || errors.Is(err, context.DeadlineExceeded) {
 		return errors.New("no answer before the connection timeout")
 	}
 	return err

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/tlsbench/tlsbench/loadgen"
+	"github.com/tlsbench/tlsbench/tlsconf"
 )
 
 // Options say what to probe and how.
@@ -26,9 +27,22 @@ type Options struct {
 	Insecure bool
 	// ClientCert is presented when the server asks for one.
 	ClientCert *tls.Certificate
-	// ALPN protocols offered, in preference order (none by default).
+	// ALPN protocols offered, in preference order (none by default;
+	// over QUIC, which requires one, h3 and tlsconf.ALPNQUICPing, or
+	// the latter alone with RequestPing).
 	ALPN []string
-	// Request is sent after each handshake (default RequestHTTP).
+	// QUIC probes the server over QUIC (TLS 1.3 on UDP) instead of TCP:
+	// the QUIC versions it accepts, its tickets and whether they allow
+	// early data, resumption, early data (0-RTT) accepted, a ticket's
+	// early data accepted twice, and a replayed early-data flight (see
+	// QUIC). Versions must then be empty or TLS 1.3 alone, and the
+	// resumption-rate test is not run.
+	QUIC bool
+	// Request is sent after each handshake (default RequestHTTP). Over
+	// QUIC it is RequestHTTP or RequestHTTPGet (a HEAD or GET over
+	// HTTP/3, when the server chose h3) or RequestPing (tlsbench's own,
+	// tlsconf.ALPNQUICPing); the protocol the server chose by ALPN
+	// decides which is sent.
 	Request Request
 	// Versions to probe (default TLS 1.0, 1.1, 1.2 and 1.3).
 	Versions []uint16
@@ -101,6 +115,11 @@ func (o Options) withDefaults() (Options, error) {
 	if _, err := ParseRequest(string(o.Request)); err != nil {
 		return o, err
 	}
+	if o.QUIC {
+		if err := o.quicDefaults(); err != nil {
+			return o, err
+		}
+	}
 	if len(o.Versions) == 0 {
 		o.Versions = AllVersions
 	}
@@ -125,4 +144,27 @@ func (o Options) withDefaults() (Options, error) {
 		return o, errors.New("client certificate has no certificate")
 	}
 	return o, nil
+}
+
+// TransportQUIC is Report.Transport of a probe over QUIC.
+const TransportQUIC = "quic"
+
+// quicDefaults checks and completes the options of a probe over QUIC.
+func (o *Options) quicDefaults() error {
+	switch o.Request {
+	case RequestHTTP, RequestHTTPGet, RequestPing:
+	default:
+		return fmt.Errorf("request %q: over QUIC the request is %s or %s (HTTP/3) or %s (tlsbench's own)", o.Request, RequestHTTP, RequestHTTPGet, RequestPing)
+	}
+	if len(o.Versions) > 1 || len(o.Versions) == 1 && o.Versions[0] != tls.VersionTLS13 {
+		return errors.New("QUIC carries TLS 1.3 only")
+	}
+	o.Versions = []uint16{tls.VersionTLS13}
+	if len(o.ALPN) == 0 {
+		o.ALPN = []string{ALPNHTTP3, tlsconf.ALPNQUICPing}
+		if o.Request == RequestPing {
+			o.ALPN = []string{tlsconf.ALPNQUICPing}
+		}
+	}
+	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"fmt"
+	"net"
 	"slices"
 	"strings"
 	"time"
@@ -29,6 +30,14 @@ type prober struct {
 	// scope is the client certificate's thumbprint: the load test's
 	// session pool is scoped by it, as tlsbench run's is.
 	scope string
+	// udpAddr is the server's address over QUIC; quicProto the
+	// application protocol the first QUIC handshake negotiated.
+	udpAddr   *net.UDPAddr
+	quicProto string
+	// unused are QUIC tickets received and not yet offered; skews
+	// their ticketSkew.
+	unused []*tls.ClientSessionState
+	skews  map[*tls.ClientSessionState]time.Duration
 }
 
 // Run probes the server at o.Addr and reports what it supports. It
@@ -40,7 +49,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &prober{o: o}
+	p := &prober{o: o, skews: make(map[*tls.ClientSessionState]time.Duration)}
 	start := time.Now()
 	p.rep = &Report{
 		Target:      o.Addr,
@@ -63,6 +72,14 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		p.rep.ClientCertificate = fmt.Sprintf("%s (sha256 %s)", leaf.Subject, p.scope[:16])
 	}
 	p.rep.Certificate.Verified = notTested("no handshake completed")
+	if o.QUIC {
+		p.rep.Transport = TransportQUIC
+		if err := p.runQUIC(ctx); err != nil {
+			return nil, err
+		}
+		p.rep.DurationMS = float64(time.Since(start).Microseconds()) / 1e3
+		return p.rep, nil
+	}
 
 	// Highest version first: the chain reported is the one a modern
 	// client gets.

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/tlsbench/tlsbench/tlsconf"
 )
 
 // WriteJSON writes r as one indented JSON object.
@@ -23,6 +25,10 @@ func WriteTable(w io.Writer, r *Report) error {
 	row := func(k, v string) { fmt.Fprintf(tw, "  %s\t%s\n", k, v) }
 	writeTarget(tw, row, r)
 	writeChain(tw, row, r.Certificate)
+	if r.QUIC != nil {
+		fmt.Fprintln(tw)
+		writeQUIC(tw, row, *r.QUIC)
+	}
 	for _, v := range r.Versions {
 		fmt.Fprintln(tw)
 		writeVersion(tw, row, v)
@@ -35,8 +41,15 @@ func WriteTable(w io.Writer, r *Report) error {
 // writeTarget writes what was probed and how.
 func writeTarget(tw io.Writer, row func(k, v string), r *Report) {
 	fmt.Fprintf(tw, "tlsbench probe %s\n", r.Target)
+	if r.Transport == TransportQUIC {
+		row("transport", "QUIC (TLS 1.3 over UDP)")
+	}
 	row("server name", r.ServerName)
-	row("request", requestText(r.Request))
+	if r.Transport == TransportQUIC {
+		row("request", quicRequestText(r.Request))
+	} else {
+		row("request", requestText(r.Request))
+	}
 	alpn := "none offered"
 	if len(r.ALPNOffered) > 0 {
 		alpn = strings.Join(r.ALPNOffered, ", ")
@@ -120,6 +133,45 @@ func writeResumption(row func(k, v string), v Version) {
 		label = fmt.Sprintf("resumption at c%d", v.Load.Concurrency)
 	}
 	row(label, loadText(v.Load))
+}
+
+// writeQUIC writes the findings of a probe over QUIC.
+func writeQUIC(tw io.Writer, row func(k, v string), q QUIC) {
+	fmt.Fprintln(tw, "QUIC")
+	row("handshake", findingText(q.Handshake))
+	if q.Handshake.Status == Yes && q.CipherSuite != "" {
+		row("QUIC version", q.Version)
+		row("cipher suite", q.CipherSuite)
+		row("group", q.Group)
+		row("ALPN", q.ALPN)
+		if q.Response != "" {
+			row("response", q.Response)
+		}
+	}
+	if f := q.Resumption; f.Status == NotTested && q.Tickets.Finding == f && q.Replay.Finding == f {
+		row("QUIC checks", findingText(f))
+		return // nothing was tested, for the one reason
+	}
+	for _, v := range q.Versions {
+		row("version "+v.Version+" accepted", findingText(v.Accepted))
+	}
+	t := Tickets{Finding: q.Tickets.Finding, PerConnection: q.Tickets.PerConnection, OnResumption: q.Tickets.OnResumption}
+	row("tickets per connection", ticketsText(t))
+	row("tickets allow early data", findingText(q.Tickets.MaxEarlyData))
+	row("PSK resumption", findingText(q.Resumption))
+	row("0-RTT accepted", findingText(q.EarlyData))
+	row("0-RTT on a reused ticket", findingText(q.EarlyDataReuse))
+	row("replayed 0-RTT accepted", findingText(q.Replay.Finding))
+}
+
+func quicRequestText(r Request) string {
+	switch r {
+	case RequestHTTPGet:
+		return "http-get (GET / over HTTP/3 when the server chose h3; tlsbench's ping when it chose " + tlsconf.ALPNQUICPing + ")"
+	case RequestPing:
+		return "ping (1 byte on a stream, echoed: tlsbench's own protocol, " + tlsconf.ALPNQUICPing + ")"
+	}
+	return "http (HEAD / over HTTP/3 when the server chose h3; tlsbench's ping when it chose " + tlsconf.ALPNQUICPing + ")"
 }
 
 func requestText(r Request) string {

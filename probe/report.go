@@ -49,8 +49,13 @@ type Report struct {
 	Started           time.Time `json:"started"`
 	DurationMS        float64   `json:"duration_ms"`
 
+	// Transport is "quic" for a probe over QUIC (Options.QUIC), whose
+	// findings are in QUIC rather than Versions; absent for TCP.
+	Transport string `json:"transport,omitempty"`
+
 	Certificate Chain     `json:"certificate"`
 	Versions    []Version `json:"versions"`
+	QUIC        *QUIC     `json:"quic,omitempty"`
 
 	Env results.Env `json:"env"`
 
@@ -63,6 +68,9 @@ type Report struct {
 // (whatever the version did): a probe in which none did tells nothing
 // about the server's TLS, only that it did not answer.
 func (r *Report) Answered() bool {
+	if r.QUIC != nil && r.QUIC.Handshake.Status == Yes {
+		return true
+	}
 	for _, v := range r.Versions {
 		if v.Accepted.Status == Yes || v.Accepted.Status == No {
 			return true

@@ -22,6 +22,11 @@ type recorder struct {
 	gets        int
 	puts        []*tls.ClientSessionState
 	invalidated bool
+	// clock is the connection's (nil: the real one); skews says, for
+	// each session stored, how far the real time at its receipt was
+	// past the whole second crypto/tls recorded (see ticketSkew).
+	clock func() time.Time
+	skews map[*tls.ClientSessionState]time.Duration
 }
 
 func (r *recorder) Get(string) (*tls.ClientSessionState, bool) {
@@ -41,6 +46,29 @@ func (r *recorder) Put(_ string, cs *tls.ClientSessionState) {
 		return
 	}
 	r.puts = append(r.puts, cs)
+	if r.skews == nil {
+		r.skews = make(map[*tls.ClientSessionState]time.Duration)
+	}
+	clock := time.Now()
+	if r.clock != nil {
+		clock = r.clock()
+	}
+	r.skews[cs] = time.Since(time.Unix(clock.Unix(), 0))
+}
+
+// ticketSkew is how much older than it is crypto/tls will take the
+// ticket of cs to be, in the connection that offers it: crypto/tls
+// notes a ticket's receipt in whole seconds of the receiving
+// connection's clock and reports its age (obfuscated_ticket_age) from
+// that, up to a second too old with the real clock, more with a frozen
+// one. A server may refuse early data for an age it knows is wrong
+// (GnuTLS does when the client's age exceeds its own); the probe's
+// connections that offer a ticket run that much behind, so that the
+// age they report is the real one.
+func (r *recorder) ticketSkew(cs *tls.ClientSessionState) time.Duration {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.skews[cs]
 }
 
 func (r *recorder) stored() []*tls.ClientSessionState {

@@ -43,11 +43,23 @@ reading never stores them (then every "resumed" handshake is a full one).
 Each connection keeps reading for --ticket-wait after the answer, for
 tickets sent late.
 
+With --quic the server is probed over QUIC (TLS 1.3 on UDP) instead: the
+ALPN protocol it chooses (h3 and tlsbench-ping are offered unless --alpn
+says otherwise), the QUIC versions it accepts (v1, v2), its session tickets
+and whether they allow early data, resumption, whether it accepts a request
+sent as early data (0-RTT), whether it accepts early data again on a ticket
+used twice, and what it does with a replayed early-data flight: the same
+datagrams sent again from another address, its answer compared with what
+it sent to the original. Over QUIC the request follows the protocol the
+server chose: HEAD / over HTTP/3 for h3 (GET with --request http-get), the
+ping for tlsbench-ping.
+
 Examples:
   tlsbench probe 127.0.0.1:443 --ca ca.pem --sni www.example.test
   tlsbench probe localhost:8443 --ca pki/ca.pem --request ping --format json
   tlsbench probe 127.0.0.1:443 --insecure --client-cert c.pem --client-key c-key.pem
   tlsbench probe 127.0.0.1:443 --ca ca.pem --alpn h2,http/1.1 --tls 1.3
+  tlsbench probe --quic 127.0.0.1:443 --ca ca.pem --sni www.example.test
 
 Flags:
 `
@@ -57,11 +69,13 @@ type probeFlags struct {
 	addr                     string
 	sni, caFile, certFile    string
 	keyFile, request, format string
-	insecure                 bool
-	concurrency, handshakes  int
-	timeout, ticketWait      time.Duration
-	alpn                     []string
-	versions                 []uint16
+	insecure, quic           bool
+	// set says which flags were given, for the checks of --quic.
+	set                     func(name string) bool
+	concurrency, handshakes int
+	timeout, ticketWait     time.Duration
+	alpn                    []string
+	versions                []uint16
 }
 
 // probeFlagNames are the flags of the settings the probe's report advises
@@ -99,6 +113,9 @@ func probeCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		// The report is printed (it says what each attempt met), but a
 		// probe that learnt nothing is not a success.
 		err = fmt.Errorf("probe %s: no handshake completed with any TLS version, so nothing was learnt about the server; see above what each attempt met", rep.Target)
+		if f.quic {
+			err = fmt.Errorf("probe %s: no QUIC handshake completed, so nothing was learnt about the server; see above what the attempt met", rep.Target)
+		}
 	}
 	return err
 }
@@ -124,6 +141,7 @@ func parseProbeFlags(args []string, stdout io.Writer) (*probeFlags, error) {
 	fs.StringVar(&f.format, "format", "table", "output: table or json")
 	fs.Var(listFlag[string]{&f.alpn, parseALPN, nil}, "alpn", "ALPN protocols to offer, comma-separated, e.g. h2,http/1.1 (default: none)")
 	fs.Var(listFlag[uint16]{&f.versions, parseProbeVersion, probeVersionName}, "tls", "TLS versions to probe: 1.0, 1.1, 1.2, 1.3")
+	fs.BoolVar(&f.quic, "quic", false, "probe over QUIC (TLS 1.3 on UDP): versions, tickets, resumption, 0-RTT and a replayed 0-RTT flight (see above)")
 
 	positional, err := fs.parseWithArgs(args)
 	if err != nil {
@@ -136,6 +154,7 @@ func parseProbeFlags(args []string, stdout io.Writer) (*probeFlags, error) {
 		return nil, usagef("unexpected argument %q: probe takes one HOST:PORT (see 'tlsbench probe --help')", positional[1])
 	}
 	f.addr = positional[0]
+	f.set = fs.isSet
 	return f, nil
 }
 
@@ -166,6 +185,28 @@ func (f *probeFlags) validate() error {
 	if (f.certFile == "") != (f.keyFile == "") {
 		return usagef("--client-cert and --client-key go together: give both files of the client identity, or neither")
 	}
+	if f.quic {
+		return f.validateQUIC()
+	}
+	return nil
+}
+
+// validateQUIC checks the flags that mean something else, or nothing,
+// over QUIC.
+func (f *probeFlags) validateQUIC() error {
+	switch probe.Request(f.request) {
+	case probe.RequestHTTP, probe.RequestHTTPGet, probe.RequestPing:
+	default:
+		return usagef("--request %s: over QUIC the request is http or http-get (HTTP/3) or ping (tlsbench's own); leave --request out or give one of them with --quic", f.request)
+	}
+	if f.set("tls") && (len(f.versions) != 1 || f.versions[0] != tls.VersionTLS13) {
+		return usagef("--tls: QUIC carries TLS 1.3 only; leave --tls out with --quic, or give --tls 1.3")
+	}
+	for _, name := range []string{"concurrency", "handshakes"} {
+		if f.set(name) {
+			return usagef("--%s: the resumption-rate test runs over TCP only; leave --%s out with --quic", name, name)
+		}
+	}
 	return nil
 }
 
@@ -183,7 +224,11 @@ func (f *probeFlags) options() (probe.Options, error) {
 		LoadHandshakes: f.handshakes,
 		Timeout:        f.timeout,
 		TicketWait:     f.ticketWait,
+		QUIC:           f.quic,
 		SettingName:    func(s string) string { return probeFlagNames[s] },
+	}
+	if f.quic {
+		o.Versions = nil // TLS 1.3, as validateQUIC checked
 	}
 	if f.concurrency == 0 {
 		o.Concurrency = -1
