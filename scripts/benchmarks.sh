@@ -230,6 +230,19 @@ for sym, pct in rest.most_common(10):
     print("%5.1f%%  %s" % (pct, sym))' | tee "$out/server-perf.txt"
 }
 
+section_quic() {
+	# TCP and QUIC handshakes against the built-in server, TLS 1.3, full,
+	# resumed and resumed with the request as early data (0-RTT, QUIC
+	# only: Go's TLS over TCP has none), X25519 and X25519MLKEM768, at
+	# concurrency 1 and 64; one run per transport, as early data is
+	# refused in a plan that has TCP cases.
+	run quic-tcp --tls 1.3 --transport tcp --resume off,on --groups x25519,x25519mlkem768 --concurrency 1,64
+	run quic-quic --tls 1.3 --transport quic --resume off,on --early-data off,on --groups x25519,x25519mlkem768 --concurrency 1,64
+	cat "$out/quic-tcp.jsonl" "$out/quic-quic.jsonl" >"$out/quic.jsonl"
+	rm "$out"/quic-{tcp,quic}.{jsonl,md}
+	"$bin" report --format markdown "$out/quic.jsonl" >"$out/quic.md"
+}
+
 section_throughput() {
 	run throughput --mode throughput --tls 1.2,1.3 --cipher aes128gcm,aes256gcm,chacha20poly1305 \
 		--buffer 4k,16k,64k --ktls off --bytes 64MiB --iterations 5
@@ -424,7 +437,7 @@ for f in sys.argv[1:]:
 
 sections=("$@")
 if ((${#sections[@]} == 0)); then
-	sections=(default harness mutual groups transport transports ciphers keycache nginx throughput proxy calibration stall openloop findrate shards server procs)
+	sections=(default harness mutual groups transport transports ciphers keycache nginx throughput proxy calibration stall openloop findrate shards server procs quic)
 fi
 for s in "${sections[@]}"; do
 	"section_$s"
