@@ -304,7 +304,7 @@ func (c *quicConn) waitHandshake(ctx context.Context) error {
 func (c *quicConn) result(hc *HandshakeCase, answered time.Time) connResult {
 	st := c.conn.ConnectionState()
 	res := connResult{ok: true, resumed: st.TLS.DidResume, group: st.TLS.CurveID, cipher: st.TLS.CipherSuite,
-		latency: c.hsEnd.Sub(c.dialed), quicVersion: quicVersionName(st.Version)}
+		latency: c.hsEnd.Sub(c.dialed), quicVersion: tlsconf.QUICVersionName(uint32(st.Version))}
 	// Used0RTT is set once the handshake ends with the early data
 	// accepted; the dial returning early or a rejection seen says it
 	// was offered. An offer not accepted was rejected, whether or not
@@ -354,18 +354,6 @@ func (q *QUICDialer) closeCode() quic.ApplicationErrorCode {
 		return h3NoError
 	}
 	return 0
-}
-
-// quicVersionName names a QUIC version as records do: v1 (RFC 9000), v2
-// (RFC 9369), or its number.
-func quicVersionName(v quic.Version) string {
-	switch v {
-	case quic.Version1:
-		return "v1"
-	case quic.Version2:
-		return "v2"
-	}
-	return fmt.Sprintf("%#x", uint32(v))
 }
 
 // versionsOf names the QUIC versions of a case as groupOf names groups:

@@ -3,7 +3,7 @@ package loadgen
 import (
 	"testing"
 
-	"github.com/quic-go/quic-go"
+	"github.com/tlsbench/tlsbench/tlsconf"
 )
 
 // TestQUICVersionNames: a case's QUIC version is one name, or each
@@ -14,9 +14,9 @@ func TestQUICVersionNames(t *testing.T) {
 		counts map[string]int64
 		want   string
 	}{
-		{map[string]int64{quicVersionName(quic.Version1): 128}, "v1"},
-		{map[string]int64{quicVersionName(quic.Version2): 10, quicVersionName(quic.Version1): 118}, "v1:118,v2:10"},
-		{map[string]int64{quicVersionName(0xff00001d): 1}, "0xff00001d"},
+		{map[string]int64{tlsconf.QUICVersionName(tlsconf.QUICVersion1): 128}, "v1"},
+		{map[string]int64{tlsconf.QUICVersionName(tlsconf.QUICVersion2): 10, tlsconf.QUICVersionName(tlsconf.QUICVersion1): 118}, "v1:118,v2:10"},
+		{map[string]int64{tlsconf.QUICVersionName(0xff00001d): 1}, "0xff00001d"},
 		{map[string]int64{}, ""},
 	} {
 		if got := versionsOf(tt.counts); got != tt.want {

@@ -108,7 +108,7 @@ func (p *prober) quicFirst(ctx context.Context, q *QUIC) (quicResult, error) {
 	}
 	st := first.State
 	q.Handshake = yes("")
-	q.Version = quicVersionName(uint32(st.Version))
+	q.Version = tlsconf.QUICVersionName(uint32(st.Version))
 	q.CipherSuite = tls.CipherSuiteName(st.TLS.CipherSuite)
 	q.Group = tlsconf.GroupName(st.TLS.CurveID)
 	q.ALPN = st.TLS.NegotiatedProtocol
@@ -123,7 +123,7 @@ func (p *prober) quicSkip(q *QUIC, reason string) {
 		reason = q.Handshake.Detail
 	}
 	for _, v := range quicVersions {
-		q.Versions = append(q.Versions, QUICVersion{Version: quicVersionName(uint32(v)), Accepted: notTested(reason)})
+		q.Versions = append(q.Versions, QUICVersion{Version: tlsconf.QUICVersionName(uint32(v)), Accepted: notTested(reason)})
 	}
 	q.Tickets.Finding = notTested(reason)
 	q.Tickets.MaxEarlyData = notTested(reason)
@@ -145,7 +145,7 @@ func (p *prober) quicFailure(r quicResult) string {
 	if vn, ok := errors.AsType[*quic.VersionNegotiationError](err); ok {
 		names := make([]string, len(vn.Theirs))
 		for i, v := range vn.Theirs {
-			names[i] = quicVersionName(uint32(v))
+			names[i] = tlsconf.QUICVersionName(uint32(v))
 		}
 		return "the server answered with Version Negotiation, listing " + strings.Join(names, ", ")
 	}
@@ -171,7 +171,7 @@ func serverSent(l relayLog) string {
 // quicVersionsTest offers each QUIC version alone.
 func (p *prober) quicVersionsTest(ctx context.Context, q *QUIC, first quicResult) {
 	for _, v := range quicVersions {
-		qv := QUICVersion{Version: quicVersionName(uint32(v))}
+		qv := QUICVersion{Version: tlsconf.QUICVersionName(uint32(v))}
 		if first.State.Version == v {
 			qv.Accepted = yes("the full handshake negotiated it")
 		} else {

@@ -3,7 +3,8 @@ package probe
 import (
 	"bytes"
 	"encoding/binary"
-	"fmt"
+
+	"github.com/tlsbench/tlsbench/tlsconf"
 )
 
 // What the probe reads of QUIC packets without their keys (RFC 8999,
@@ -15,8 +16,8 @@ import (
 
 // QUIC versions the probe names (RFC 9000, RFC 9369).
 const (
-	quicV1 uint32 = 0x00000001
-	quicV2 uint32 = 0x6b3343cf
+	quicV1 = tlsconf.QUICVersion1
+	quicV2 = tlsconf.QUICVersion2
 )
 
 // packetKind is what a QUIC packet is, as far as its header says.
@@ -195,20 +196,4 @@ func (c *PacketCounts) add(d []byte, cid []byte) {
 // long is the number of long header packets counted.
 func (c PacketCounts) long() int {
 	return c.Initial + c.ZeroRTT + c.Handshake + c.Retry + c.VersionNegotiation
-}
-
-// quicVersionName names a QUIC version: v1 (RFC 9000), v2 (RFC 9369),
-// or its number.
-func quicVersionName(v uint32) string {
-	switch v {
-	case quicV1:
-		return "v1"
-	case quicV2:
-		return "v2"
-	}
-	if v&0x0f0f0f0f == 0x0a0a0a0a {
-		// RFC 9000 section 15: never a real version.
-		return fmt.Sprintf("0x%08x (reserved, to exercise version negotiation)", v)
-	}
-	return fmt.Sprintf("0x%08x", v)
 }

@@ -134,12 +134,3 @@ func FuzzParseDatagram(f *testing.F) {
 		c.add(d, cid)
 	})
 }
-
-func TestQUICVersionName(t *testing.T) {
-	t.Parallel()
-	for v, want := range map[uint32]string{quicV1: "v1", quicV2: "v2", 0xff00001d: "0xff00001d", 0x1a2a3a4a: "0x1a2a3a4a (reserved, to exercise version negotiation)"} {
-		if got := quicVersionName(v); got != want {
-			t.Errorf("quicVersionName(%#x) = %q, want %q", v, got, want)
-		}
-	}
-}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/tls"
 	"errors"
-	"fmt"
 	"net"
 	"slices"
 	"strings"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/tlsbench/tlsbench/internal/connerr"
 	"github.com/tlsbench/tlsbench/keys"
+	"github.com/tlsbench/tlsbench/tlsconf"
 )
 
 // A QUIC handshake runs on quic-go's goroutines, not on one of the
@@ -227,7 +227,7 @@ func (s *Server) quicCompleted(qc *quicConn, st quic.ConnectionState) {
 		}
 	}
 	s.mu.Lock()
-	s.quicVersions[quicVersionName(st.Version)]++
+	s.quicVersions[tlsconf.QUICVersionName(uint32(st.Version))]++
 	s.mu.Unlock()
 	s.countHandshake(st.TLS)
 	s.quicSettled(qc)
@@ -301,17 +301,6 @@ func (s *Server) settleQUIC(deadline time.Time) {
 			time.Sleep(100 * time.Microsecond)
 		}
 	}
-}
-
-// quicVersionName names a QUIC version as the counters and records do.
-func quicVersionName(v quic.Version) string {
-	switch v {
-	case quic.Version1:
-		return "v1"
-	case quic.Version2:
-		return "v2"
-	}
-	return fmt.Sprintf("0x%08x", uint32(v))
 }
 
 // quicFailureKind classifies a failed QUIC handshake with the kinds of

@@ -143,3 +143,26 @@ func CipherRunnable(version uint16, cipher string) error {
 // before the stream ends. A client that reads to the stream's end has
 // read the ticket.
 const ALPNQUICPing = "tlsbench-ping"
+
+// QUIC versions by number (RFC 9000, RFC 9369).
+const (
+	QUICVersion1 uint32 = 0x00000001
+	QUICVersion2 uint32 = 0x6b3343cf
+)
+
+// QUICVersionName names a QUIC version as records, counters and the
+// probe do: v1, v2, or its number in hex, marked when it is one of the
+// reserved versions that only exercise version negotiation (RFC 9000,
+// section 15).
+func QUICVersionName(v uint32) string {
+	switch v {
+	case QUICVersion1:
+		return "v1"
+	case QUICVersion2:
+		return "v2"
+	}
+	if v&0x0f0f0f0f == 0x0a0a0a0a {
+		return fmt.Sprintf("0x%08x (reserved, to exercise version negotiation)", v)
+	}
+	return fmt.Sprintf("0x%08x", v)
+}
