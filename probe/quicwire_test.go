@@ -3,6 +3,7 @@ package probe
 import (
 	"bytes"
 	"encoding/binary"
+	"slices"
 	"testing"
 )
 
@@ -133,4 +134,32 @@ func FuzzParseDatagram(f *testing.F) {
 		var c PacketCounts
 		c.add(d, cid)
 	})
+}
+
+// TestSplitFlight: a replayed flight sends its Initial packets apart
+// from its 0-RTT ones. A datagram that coalesces a 0-RTT packet after an
+// Initial one is cut between them, the Initial part padded back to the
+// 1,200 bytes a server requires (its padding parsing as no packet); a
+// datagram of Initial packets alone, and one of 0-RTT alone, go as they
+// are.
+func TestSplitFlight(t *testing.T) {
+	t.Parallel()
+	dcid, scid := []byte{1, 2, 3, 4, 5, 6, 7, 8}, []byte{9, 9, 9, 9}
+	initial := longPacket(quicV1, 0, dcid, scid, 900)
+	zeroRTT := longPacket(quicV1, 1, dcid, scid, 200)
+	coalesced := append(append([]byte(nil), initial...), zeroRTT...)
+	alone := longPacket(quicV1, 0, dcid, scid, 1250)
+	first, later := splitFlight([][]byte{coalesced, alone, zeroRTT})
+	if len(first) != 2 || len(later) != 2 {
+		t.Fatalf("%d datagrams first, %d later; want 2 and 2", len(first), len(later))
+	}
+	if len(first[0]) != minInitialDatagram || !bytes.Equal(first[0][:len(initial)], initial) {
+		t.Errorf("the cut Initial datagram is %d bytes (want %d) or does not start with the Initial packet", len(first[0]), minInitialDatagram)
+	}
+	if ps := parseDatagram(first[0]); len(ps) < 1 || ps[0].kind != pktInitial || slices.ContainsFunc(ps[1:], func(p quicPacket) bool { return p.kind != pktInvalid }) {
+		t.Errorf("the cut Initial datagram parses as %v: want the Initial packet and padding that is no packet", ps)
+	}
+	if !bytes.Equal(first[1], alone) || !bytes.Equal(later[0], zeroRTT) || !bytes.Equal(later[1], zeroRTT) {
+		t.Error("datagrams of one kind of packet were changed")
+	}
 }

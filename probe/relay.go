@@ -377,14 +377,7 @@ const replaySettle = 10 * time.Millisecond
 // are addressed to.
 func replay(ctx context.Context, addr *net.UDPAddr, flight [][]byte, cid []byte, wait time.Duration) (replayAnswer, error) {
 	var ans replayAnswer
-	var first, later [][]byte
-	for _, d := range flight {
-		if ps := parseDatagram(d); len(ps) > 0 && ps[0].kind == pktInitial {
-			first = append(first, d)
-		} else {
-			later = append(later, d)
-		}
-	}
+	first, later := splitFlight(flight)
 	c, err := net.DialUDP("udp", nil, addr)
 	if err != nil {
 		return ans, err
@@ -406,6 +399,45 @@ func replay(ctx context.Context, addr *net.UDPAddr, flight [][]byte, cid []byte,
 	ans.Later = new(PacketCounts)
 	readAnswer(ctx, c, cid, ans.Later, time.Now().Add(wait), 0)
 	return ans, ctx.Err()
+}
+
+// minInitialDatagram is the least a client's datagram carrying an
+// Initial packet may be (RFC 9000, section 14.1): a server drops smaller
+// ones.
+const minInitialDatagram = 1200
+
+// splitFlight separates a first flight into the datagrams of its Initial
+// packets and those of its 0-RTT packets, for the replay to send apart.
+// A client may coalesce a 0-RTT packet into a datagram after an Initial
+// one (quic-go does when there is room, more often on a loaded machine):
+// the datagram is then cut after its Initial packets, which are padded
+// back to the Initial datagram's minimum with zeros (bytes after the
+// last packet, which a receiver discards: they parse as no packet of
+// the connection), and its 0-RTT packets go in a datagram of their own.
+func splitFlight(flight [][]byte) (first, later [][]byte) {
+	for _, d := range flight {
+		ps := parseDatagram(d)
+		if len(ps) == 0 || ps[0].kind != pktInitial {
+			later = append(later, d)
+			continue
+		}
+		cut := 0
+		for _, p := range ps {
+			if p.kind != pktInitial {
+				break
+			}
+			cut += len(p.b)
+		}
+		if cut == len(d) {
+			first = append(first, d)
+			continue
+		}
+		head := make([]byte, max(cut, minInitialDatagram))
+		copy(head, d[:cut])
+		first = append(first, head)
+		later = append(later, d[cut:])
+	}
+	return first, later
 }
 
 func writeAll(c *net.UDPConn, ds [][]byte) error {
