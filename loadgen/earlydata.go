@@ -52,6 +52,10 @@ func (r *caseRunner) quicFigures(rec *results.Record, m *measured, f figures) er
 		rec.Notes = append(rec.Notes, fmt.Sprintf("early data offered on %d of %d resumed handshakes: the other sessions did not permit it, and those resumed in one round trip",
 			e.offered, rec.Resumed))
 	}
+	if e.late > 0 {
+		rec.Notes = append(rec.Notes, fmt.Sprintf("%d of the %d connections whose early data was accepted wrote their request only after the handshake had ended (the client was behind: a busy machine), so it went as 1-RTT data and their first response is a 1-RTT one",
+			e.late, e.accepted))
+	}
 	srv := f.server
 	if hc.Server == nil || f.serverErr != nil || !srv.HasCounts || !srv.HasEarlyData {
 		return nil

@@ -306,9 +306,12 @@ type connResult struct {
 	phases                                       bool
 	connect, handshake, firstByte, firstResponse time.Duration
 	// quicVersion names the QUIC version of a QUIC connection ("" over
-	// TCP), and early what became of its early data.
+	// TCP), early what became of its early data, and earlyLate that
+	// early data was accepted but the request went after the handshake
+	// (see quicConn.result).
 	quicVersion string
 	early       earlyOutcome
+	earlyLate   bool
 	// work is the CPU time the connection's own goroutine measured from
 	// its handshake's start to its end (in a mix: see partCPU);
 	// workLost that part of it could not be measured.
@@ -981,7 +984,7 @@ func (r *caseRunner) tally(out *iterResult, c connResult, lat *stats.Latency) {
 	if c.quicVersion != "" {
 		out.quicVersions[c.quicVersion]++
 	}
-	out.early.count(c.early)
+	out.early.count(c.early, c.earlyLate)
 	if lat != nil {
 		lat.Record(c.latency)
 		if r.phases != nil {

@@ -158,14 +158,19 @@ const (
 	earlyRejected                     // offered and rejected: the request was sent again
 )
 
-// earlyCounts counts early data offered, accepted and rejected.
-type earlyCounts struct{ offered, accepted, rejected int64 }
+// earlyCounts counts early data offered, accepted and rejected, and
+// late, the connections accepted whose request was written only after
+// their handshake had ended (see quicConn.late).
+type earlyCounts struct{ offered, accepted, rejected, late int64 }
 
-func (e *earlyCounts) count(o earlyOutcome) {
+func (e *earlyCounts) count(o earlyOutcome, late bool) {
 	switch o {
 	case earlyAccepted:
 		e.offered++
 		e.accepted++
+		if late {
+			e.late++
+		}
 	case earlyRejected:
 		e.offered++
 		e.rejected++
@@ -176,6 +181,7 @@ func (e *earlyCounts) add(o earlyCounts) {
 	e.offered += o.offered
 	e.accepted += o.accepted
 	e.rejected += o.rejected
+	e.late += o.late
 }
 
 // quicConn is one QUIC connection in progress.
@@ -308,19 +314,21 @@ func (c *quicConn) result(hc *HandshakeCase, answered time.Time) connResult {
 	// Used0RTT is set once the handshake ends with the early data
 	// accepted; the dial returning early or a rejection seen says it
 	// was offered. An offer not accepted was rejected, whether or not
-	// the exchange saw the rejection itself.
+	// the exchange saw the rejection itself. An offer accepted whose
+	// dial returned after the handshake had already ended (a client
+	// behind on a busy machine) wrote its request as 1-RTT data: the
+	// server accepted early data that carried nothing, and the
+	// connection's first response is a 1-RTT one.
 	switch {
 	case st.Used0RTT:
-		res.early = earlyAccepted
+		res.early, res.earlyLate = earlyAccepted, !c.offered
 	case c.offered || c.rejected:
 		res.early = earlyRejected
 	}
+	// The answer is read once the handshake has ended (exchange), so
+	// that first_byte is never negative.
 	res.phases, res.connect, res.handshake, res.firstByte = true, -1, c.hsEnd.Sub(c.dialed), answered.Sub(c.hsEnd)
 	res.firstResponse = answered.Sub(c.dialed)
-	if res.firstByte < 0 {
-		// Early data's answer may come before the handshake's end.
-		res.firstByte = -1
-	}
 	return res
 }
 

@@ -1,8 +1,10 @@
 package loadgen
 
 import (
+	"strings"
 	"testing"
 
+	"github.com/tlsbench/tlsbench/results"
 	"github.com/tlsbench/tlsbench/tlsconf"
 )
 
@@ -22,5 +24,30 @@ func TestQUICVersionNames(t *testing.T) {
 		if got := versionsOf(tt.counts); got != tt.want {
 			t.Errorf("versionsOf(%v) = %q, want %q", tt.counts, got, tt.want)
 		}
+	}
+}
+
+// TestEarlyDataLate: a connection whose early data was accepted but whose
+// request was written only after its handshake had ended is counted as
+// accepted (the server accepted it too), and the record says how many
+// such connections there were, whose first response is a 1-RTT one.
+func TestEarlyDataLate(t *testing.T) {
+	t.Parallel()
+	var e earlyCounts
+	e.count(earlyAccepted, false)
+	e.count(earlyAccepted, true)
+	e.count(earlyRejected, false)
+	e.count(earlyNone, false)
+	if e != (earlyCounts{offered: 3, accepted: 2, rejected: 1, late: 1}) {
+		t.Fatalf("counts %+v", e)
+	}
+	r := &caseRunner{hc: &HandshakeCase{Name: "handshake/tls1.3/resume/quic/0rtt/c1", QUIC: &QUICDialer{EarlyData: true}}}
+	m := &measured{total: iterResult{early: e}}
+	rec := &results.Record{Resumed: 3}
+	if err := r.quicFigures(rec, m, figures{}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(strings.Join(rec.Notes, "\n"), "1 of the 2 connections whose early data was accepted wrote their request only after the handshake") {
+		t.Errorf("notes %q: want the late request counted", rec.Notes)
 	}
 }

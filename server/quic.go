@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"sync"
+	"time"
 
 	"github.com/quic-go/quic-go"
 	"github.com/quic-go/quic-go/http3"
@@ -190,7 +191,17 @@ func (s *Server) serveQUICConn(ctx context.Context, qc *quicConn, h3 *http3.Serv
 		case tlsconf.ALPNQUICPing:
 			s.servePing(qc)
 		case ALPNHTTP3:
+			// HTTP/3's own idle timer stops while a request is open,
+			// and a client's PINGs keep QUIC's from firing: a client
+			// that opens a request and never ends it would hold the
+			// connection for good. An HTTP/3 connection lives at most
+			// the handshake's time and the idle timeout (a benchmark's
+			// client makes one request a connection).
+			cut := time.AfterFunc(s.handshakeTimeout+s.idleTimeout, func() {
+				qc.conn.CloseWithError(quic.ApplicationErrorCode(http3.ErrCodeNoError), "connection time is up")
+			})
 			h3.ServeQUICConn(qc.conn)
+			cut.Stop()
 		}
 		// No protocol agreed: crypto/tls fails such a handshake.
 	}()

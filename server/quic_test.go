@@ -582,3 +582,30 @@ func (l *syncLog) String() string {
 	defer l.mu.Unlock()
 	return l.b.String()
 }
+
+// TestQUICHTTP3StalledRequest: an HTTP/3 client that opens a request,
+// sends one byte of it and then only keeps the connection alive (QUIC
+// PINGs, which HTTP/3's idle timer does not see while a request is open)
+// is cut off once the handshake's time and the idle timeout have passed,
+// not held for good.
+func TestQUICHTTP3StalledRequest(t *testing.T) {
+	t.Parallel()
+	const idle, hs = 300 * time.Millisecond, time.Second
+	s := startQUIC(t, server.Options{IdleTimeout: idle, HandshakeTimeout: hs})
+	cfg := &tls.Config{RootCAs: s.ca.Pool(), ServerName: "localhost", NextProtos: []string{server.ALPNHTTP3}}
+	c, err := quic.DialAddr(context.Background(), s.addr, cfg, &quic.Config{KeepAlivePeriod: 100 * time.Millisecond, MaxIdleTimeout: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.CloseWithError(0, "")
+	str, err := c.OpenStream()
+	if err != nil {
+		t.Fatal(err)
+	}
+	str.Write([]byte{0x01}) // a HEADERS frame's type, and nothing more
+	select {
+	case <-c.Context().Done():
+	case <-time.After(10 * (idle + hs)):
+		t.Fatalf("the connection is still open %v later, with the idle timeout at %v", 10*(idle+hs), idle)
+	}
+}

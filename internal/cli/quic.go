@@ -23,7 +23,8 @@ and rejected, as the client saw it and as the built-in server counted,
 and the time from the dial to the first byte of the answer
 (first_response), which 0-RTT exists to cut. A case fails (exit 1, its
 record kept, marked failed) when the client saw early data accepted that
-the server did not count. A server whose tickets do not permit early data
+the server did not count, or the server counted more than the client saw.
+A server whose tickets do not permit early data
 gets none: its record and the table say so. --early-data-policy says what
 the built-in server does with early data: accept it, reject it (the
 client resumes, then sends its request again, a round trip later) or
