@@ -23,17 +23,21 @@ type caseState struct {
 	serverResumed, late       opt[int64]
 	dropped, proxyMints       opt[int64]
 	proxyMintHits, proxyRes   opt[int64]
-	hps                       float64
-	rateTarget, rateAchieved  opt[float64] // summed
-	duration, busy, other     opt[float64] // the largest
-	concurrency, maxInflight  int
-	identities, cpus          int
-	sameConcurrency           bool
-	perHS                     map[string]*weighted
-	extra                     map[string]*extraAcc
-	extraOrder                []string
-	groups, ciphers           countedAcc
-	relays                    map[string][]int
+	// Early data over QUIC: the client's counts and the server's.
+	earlyOffered, earlyAccepted, earlyRejected opt[int64]
+	serverEarlyAccepted, serverEarlyRejected   opt[int64]
+	hps                                        float64
+	rateTarget, rateAchieved                   opt[float64] // summed
+	duration, busy, other                      opt[float64] // the largest
+	concurrency, maxInflight                   int
+	identities, cpus                           int
+	sameConcurrency                            bool
+	perHS                                      map[string]*weighted
+	extra                                      map[string]*extraAcc
+	extraOrder                                 []string
+	groups, ciphers                            countedAcc
+	quicVersions                               countedAcc
+	relays                                     map[string][]int
 
 	total, service, lateness histAcc
 	phases                   phaseSet
@@ -244,6 +248,12 @@ func (c *caseState) addCounts(a *adder, rec *results.Record) {
 	c.identities = add(a, "client_identities", c.identities, rec.ClientIdentities)
 	c.groups.add(a, "group", rec.Group, rec.Handshakes)
 	c.ciphers.add(a, "cipher", rec.Cipher, rec.Handshakes)
+	c.quicVersions.add(a, "quic_version", rec.QUICVersion, rec.Handshakes)
+	c.earlyOffered.sum(a, "early_data_offered", rec.EarlyDataOffered)
+	c.earlyAccepted.sum(a, "early_data_accepted", rec.EarlyDataAccepted)
+	c.earlyRejected.sum(a, "early_data_rejected", rec.EarlyDataRejected)
+	c.serverEarlyAccepted.sum(a, "server_early_data_accepted", rec.ServerEarlyDataAccepted)
+	c.serverEarlyRejected.sum(a, "server_early_data_rejected", rec.ServerEarlyDataRejected)
 }
 
 // perHandshake are the figures per handshake, weighted by each shard's

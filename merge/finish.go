@@ -112,6 +112,15 @@ func (c *caseState) finishCounts(rec *results.Record) {
 	}
 	rec.MaxInflight, rec.ClientIdentities = c.maxInflight, c.identities
 	rec.Group, rec.Cipher = c.groups.String(), c.ciphers.String()
+	if c.tmpl.QUICVersion != "" {
+		rec.QUICVersion = c.quicVersions.String()
+	}
+	if c.tmpl.EarlyDataOffered != nil {
+		rec.EarlyDataOffered, rec.EarlyDataAccepted = c.earlyOffered.all(c.records), c.earlyAccepted.all(c.records)
+		rec.EarlyDataRejected = c.earlyRejected.all(c.records)
+		rec.ServerEarlyDataAccepted = c.serverEarlyAccepted.all(c.records)
+		rec.ServerEarlyDataRejected = c.serverEarlyRejected.all(c.records)
+	}
 }
 
 func (c *caseState) finishCosts(rec *results.Record, notes *[]string) {

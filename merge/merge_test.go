@@ -577,3 +577,26 @@ func TestMergeContradiction(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// TestMergeEarlyData: QUIC cases' early-data counts are the shards' sums,
+// the server's only when every shard has them, and the QUIC versions
+// are counted by handshakes as groups are.
+func TestMergeEarlyData(t *testing.T) {
+	t.Parallel()
+	recs, _ := twoShards(t)
+	a, b := &recs[0], &recs[1]
+	a.QUICVersion, b.QUICVersion = "v1", "v1:10,v2:5"
+	a.EarlyDataOffered, a.EarlyDataAccepted, a.EarlyDataRejected = results.Int(40), results.Int(30), results.Int(10)
+	b.EarlyDataOffered, b.EarlyDataAccepted, b.EarlyDataRejected = results.Int(15), results.Int(15), results.Int(0)
+	a.ServerEarlyDataAccepted, a.ServerEarlyDataRejected = results.Int(30), results.Int(10)
+	got := mergeOne(t, Options{}, recs...)
+	if got.EarlyDataOffered == nil || *got.EarlyDataOffered != 55 || *got.EarlyDataAccepted != 45 || *got.EarlyDataRejected != 10 {
+		t.Errorf("early data offered %v accepted %v rejected %v: want the sums 55, 45, 10", got.EarlyDataOffered, got.EarlyDataAccepted, got.EarlyDataRejected)
+	}
+	if got.ServerEarlyDataAccepted != nil || got.ServerEarlyDataRejected != nil {
+		t.Error("the server's early-data counts were merged from one shard of two")
+	}
+	if want := fmt.Sprintf("v1:%d,v2:5", a.Handshakes+10); got.QUICVersion != want {
+		t.Errorf("quic_version %q, want %q", got.QUICVersion, want)
+	}
+}
