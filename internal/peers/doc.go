@@ -5,7 +5,8 @@
 // from jsse/JSSEServer.java), ngtcp2's QUIC server and Squid. They listen
 // on 127.0.0.1 (gnutls-serv, which cannot choose its address, on every
 // address of its port; the tests reach it through loopback only), on a
-// free port, and are ready (accepting) when Start returns; Stop ends them, and the test helpers (OpenSSL, Nginx) stop them
+// free port, and are ready (accepting) when Start returns; Stop ends
+// them, and the test helpers (OpenSSL, NginxT, GnuTLS, JSSE...) stop them
 // when the test ends.
 //
 // A test that needs a peer calls Require (or a helper that does): when the

@@ -13,8 +13,8 @@ var debianPackages = map[string]string{
 	"nginx":   "nginx-light",
 	"squid":   "squid-openssl",
 	// ngtcp2's example HTTP/3 client and server over GnuTLS.
-	"gtlsclient": "ngtcp2-client",
-	"gtlsserver": "ngtcp2-server",
+	"gtlsclient":  "ngtcp2-client",
+	"gtlsserver":  "ngtcp2-server",
 	"gnutls-serv": "gnutls-bin",
 	// The JSSE server is compiled in the test and run by the JDK.
 	"javac": "default-jdk-headless",
