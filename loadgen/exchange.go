@@ -54,13 +54,22 @@ const (
 	// RequestHTTPGet is RequestHTTP with GET, for servers that answer
 	// only GET (openssl s_server -www).
 	RequestHTTPGet Request = "http-get"
+	// RequestWait sends nothing and, on a TLS 1.3 connection, waits
+	// (up to waitLimit) for what the server sends after the handshake
+	// unasked, its session tickets: servers that answer no request,
+	// such as openssl s_server without -www. It proves nothing about
+	// the connection but the handshake.
+	RequestWait Request = "wait"
 	// RequestNone sends nothing and reads nothing.
 	RequestNone Request = "none"
+	// RequestAuto is not sent: DetectRequest asks the server once which
+	// of the others it answers.
+	RequestAuto Request = "auto"
 )
 
 // Requests lists the valid Request values.
 func Requests() []Request {
-	return []Request{RequestHTTP, RequestHTTPGet, RequestPing, RequestLine, RequestNone}
+	return []Request{RequestAuto, RequestHTTP, RequestHTTPGet, RequestPing, RequestLine, RequestWait, RequestNone}
 }
 
 // ParseRequest parses a Request name.
@@ -141,6 +150,8 @@ func (r Request) Send(tc *tls.Conn, host string) (string, error) {
 				return firstLine(line), fmt.Errorf("%w: no end of line in the first 64 KiB", errBadEcho)
 			}
 		}
+	case RequestWait:
+		return "", waitUnasked(tc)
 	case RequestHTTP, RequestHTTPGet:
 		if tc.ConnectionState().NegotiatedProtocol == "h2" {
 			return sendH2Preface(tc)
@@ -154,6 +165,9 @@ func (r Request) Send(tc *tls.Conn, host string) (string, error) {
 			return "", err
 		}
 		return readHTTPHead(tc)
+	}
+	if r == RequestAuto {
+		return "", errors.New("request auto must be resolved (DetectRequest) before it is sent")
 	}
 	return "", fmt.Errorf("unknown request %q", r)
 }
