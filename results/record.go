@@ -74,6 +74,9 @@ type Record struct {
 	// when its data moved as HTTP/1.1 requests (absent for the binary
 	// protocol). It is part of what a case costs.
 	Request string `json:"request,omitempty"`
+	// RequestAuto is set when Request was chosen by asking the target
+	// which request it answers (no request was given).
+	RequestAuto bool `json:"request_auto,omitempty"`
 	// SessionStore is the built-in server's session store ("tickets" or
 	// "stateful"; "none" with resumption off), which sets what a
 	// resumption costs the server; empty for an external target, whose

@@ -70,7 +70,7 @@ func TestTicketKeysRotatedAfterWarmup(t *testing.T) {
 	if !errors.As(err, &re) || !re.Measured || len(re.Fell) != 1 || re.Fell[0].Iteration != 2 {
 		t.Fatalf("error %v: want a resumption failure in measured iteration 2 only", err)
 	}
-	msg := err.Error()
+	msg := re.Error()
 	// The four sessions the client holds are declined once each (or
 	// fewer, when a fresh ticket replaced one before its turn).
 	if f := re.Fell[0]; f.Total != 128 || f.Resumed < 124 || f.Resumed > 126 || f.ServerDeclined["undecryptable"] != 128-f.Resumed {
@@ -146,7 +146,7 @@ func TestNginxTicketsTurnedOffByReload(t *testing.T) {
 	if len(re.Fell) != 2 || re.Fell[0].Iteration != 2 || re.Fell[1].Iteration != 3 || re.Fell[1].Resumed != 0 {
 		t.Errorf("fell %+v: want iterations 2 and 3, the last with nothing resumed", re.Fell)
 	}
-	if msg := err.Error(); !strings.Contains(msg, "in 2 of 3 measured iterations: iteration 2 resumed") || !strings.Contains(msg, "iteration 3 resumed 0.0% (0 of 32)") {
+	if msg := re.Error(); !strings.Contains(msg, "in 2 of 3 measured iterations: iteration 2 resumed") || !strings.Contains(msg, "iteration 3 resumed 0.0% (0 of 32)") {
 		t.Errorf("message %q should name the iterations that fell and their rates", msg)
 	}
 	if len(recs) != 1 || recs[0].Verdict != "failed" || recs[0].Iterations != 3 {
@@ -192,7 +192,7 @@ func TestSingleUseTicketsOfAnExternalServer(t *testing.T) {
 	p.Target = runner.Target{Addr: ln.Addr().String(), CAFile: layout.RootCert, ServerName: "localhost"}
 	err = runner.Run(context.Background(), p, func(*results.Record) error { return nil })
 	var re *loadgen.ResumptionError
-	if !errors.As(err, &re) || !re.SingleUse || !strings.Contains(err.Error(), "{TicketReuse} single") {
+	if !errors.As(err, &re) || !re.SingleUse || !strings.Contains(re.Error(), "{TicketReuse} single") {
 		t.Fatalf("error %v: want a resumption failure that suggests single-use ticket reuse (TicketReuse, which the CLI writes as its flag)", err)
 	}
 	// Single use takes each session once, so a connection needs one of

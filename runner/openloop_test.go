@@ -262,7 +262,7 @@ func TestRateGateAgainstChildServer(t *testing.T) {
 	if !errors.As(err, &fc) || !errors.As(err, &re) {
 		t.Fatalf("error %v (%T); want the case failed by the schedule's gate", err, err)
 	}
-	if re.Cause != loadgen.CauseInflight || re.Dropped == 0 || !strings.Contains(err.Error(), "in-flight cap was reached") {
+	if re.Cause != loadgen.CauseInflight || re.Dropped == 0 || !strings.Contains(re.Error(), "in-flight cap was reached") {
 		t.Errorf("cause %q, dropped %d, error %q; want the cap blamed for the drops", re.Cause, re.Dropped, err)
 	}
 	if len(recs) != 1 || recs[0].Verdict != "failed" || *recs[0].Dropped != re.Dropped || *recs[0].Dropped+recs[0].Handshakes+recs[0].Errors != 1000 {

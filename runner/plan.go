@@ -176,6 +176,10 @@ type Plan struct {
 	// remarks for the user (a server started, a case skipped).
 	Progress func(CaseProgress)
 	Notice   func(string)
+	// Log receives the lines a user should read whether or not progress
+	// is shown: which request a target was found to answer (default:
+	// Notice).
+	Log func(string)
 
 	hooks *planHooks // nil outside tests
 }
@@ -209,15 +213,30 @@ type Target struct {
 	ServerPID int
 	// ALPN protocols offered, e.g. ["http/1.1"].
 	ALPN []string
-	// Request is the exchange after each handshake: default http when
-	// ALPN offers http/1.1, h2 or h3, ping otherwise.
+	// Request is the exchange after each handshake. The default with
+	// an address, auto, asks the server once per run which request it
+	// answers (loadgen.DetectRequest); without one (the built-in
+	// server) it is ping.
 	Request loadgen.Request
 }
 
-// request returns the exchange in effect for the target.
+// request returns the exchange asked for the target.
 func (t Target) request() loadgen.Request {
 	if t.Request != "" {
 		return t.Request
+	}
+	if t.Addr != "" {
+		return loadgen.RequestAuto
+	}
+	return loadgen.RequestPing
+}
+
+// quicRequest is the exchange over QUIC, where the protocol the server
+// chooses by ALPN decides: auto is http when ALPN offers an HTTP
+// protocol, ping (a tlsbench serve --quic) otherwise.
+func (t Target) quicRequest() loadgen.Request {
+	if r := t.request(); r != loadgen.RequestAuto {
+		return r
 	}
 	for _, p := range t.ALPN {
 		if p == "http/1.1" || p == "h2" || p == "h3" {
@@ -347,6 +366,9 @@ func (p *Plan) validateServer() error {
 			return field.Errorf("Server.Identities", nil, "{Server.Identities} and {KeyCache} configure the built-in server; they do not apply with {Target.Addr}")
 		}
 	} else {
+		if p.Target.Request == loadgen.RequestAuto {
+			return field.Errorf("Target.Request", nil, "{Target.Request} auto asks an external server which request it answers: give {Target.Addr}, or another {Target.Request}")
+		}
 		so := p.Server
 		if p.Mutual || so.Mutual {
 			// The run makes the CA that issues its client identities.
@@ -448,7 +470,7 @@ func (p *Plan) validateTarget() error {
 		// TLS 1.3 tickets arrive after the handshake; a client that
 		// reads nothing never stores one, so every "resumed" case
 		// would measure full handshakes.
-		return field.Errorf("Target.Request", nil, "{Target.Request} none never reads TLS 1.3 session tickets (they arrive after the handshake), so TLS 1.3 {Resume} on cases cannot resume: use {Target.Request} ping, line or http, or leave out {Versions} 1.3 or {Resume} on")
+		return field.Errorf("Target.Request", nil, "{Target.Request} none never reads TLS 1.3 session tickets (they arrive after the handshake), so TLS 1.3 {Resume} on cases cannot resume: use {Target.Request} auto, wait, ping, line or http, or leave out {Versions} 1.3 or {Resume} on")
 	}
 	if (p.Target.CertFile == "") != (p.Target.KeyFile == "") {
 		return field.Errorf("Target.CertFile", nil, "{Target.CertFile} and {Target.KeyFile} go together: give both")

@@ -47,7 +47,7 @@ func TestProxyRefusesConnect(t *testing.T) {
 	err := runner.Run(ctx, hs, func(*results.Record) error { return nil })
 	var ce *loadgen.CaseError
 	var pe *loadgen.ProxyError
-	if !errors.As(err, &ce) || !errors.As(err, &pe) || pe.Status != 403 || !strings.Contains(err.Error(), "port 1234 is not allowed") {
+	if !errors.As(err, &ce) || !errors.As(err, &pe) || pe.Status != 403 || !strings.Contains(ce.Error(), "port 1234 is not allowed") {
 		t.Fatalf("handshake through a refusing proxy: %v", err)
 	}
 
@@ -57,7 +57,7 @@ func TestProxyRefusesConnect(t *testing.T) {
 		Proxy: runner.Proxy{URL: refusing, CAFile: f.CA}}
 	err = tp.Run(ctx, func(*results.Record) error { return nil })
 	var te *loadgen.ThroughputError
-	if !errors.As(err, &te) || !errors.As(err, &pe) || !strings.Contains(err.Error(), "port 1234 is not allowed") {
+	if !errors.As(err, &te) || !errors.As(err, &pe) || !strings.Contains(te.Error(), "port 1234 is not allowed") {
 		t.Fatalf("throughput through a refusing proxy: %v", err)
 	}
 
@@ -67,7 +67,11 @@ func TestProxyRefusesConnect(t *testing.T) {
 	if !errors.As(err, &se) && !errors.As(err, &ce) {
 		t.Fatalf("handshake through a silent proxy: %v (%T)", err, err)
 	}
-	if !strings.Contains(err.Error(), "timeout") && !strings.Contains(err.Error(), "timed out") {
-		t.Errorf("a silent proxy must fail at the connection timeout: %v", err)
+	var fc *runner.FailedCases
+	if !errors.As(err, &fc) || len(fc.Errs) != 1 {
+		t.Fatalf("handshake through a silent proxy: %v, want one failed case", err)
+	}
+	if msg := fc.Errs[0].Error(); !strings.Contains(msg, "timeout") && !strings.Contains(msg, "timed out") {
+		t.Errorf("a silent proxy must fail at the connection timeout: %v", msg)
 	}
 }

@@ -44,7 +44,7 @@ func (p *Plan) validateQUIC() error {
 	if !quic || p.Target.Addr == "" {
 		return nil
 	}
-	switch r := p.Target.request(); r {
+	switch r := p.Target.quicRequest(); r {
 	case loadgen.RequestPing, loadgen.RequestHTTP, loadgen.RequestHTTPGet:
 	default:
 		return field.Errorf("Target.Request", string(r), "over QUIC the request is ping (a tlsbench serve --quic) or http or http-get (HTTP/3)")
@@ -93,7 +93,7 @@ func (st *runState) quicDialer(c *Case, sp *sideSpec, srv *builtin) *loadgen.QUI
 	if net.ParseIP(host) != nil {
 		host = sp.target.Addr
 	}
-	return &loadgen.QUICDialer{Addr: sp.target.Addr, EarlyData: c.EarlyData, Request: st.plan.Target.request(), Host: host}
+	return &loadgen.QUICDialer{Addr: sp.target.Addr, EarlyData: c.EarlyData, Request: st.plan.Target.quicRequest(), Host: host}
 }
 
 // quicCase makes hc, of case c on side sp, a QUIC case.

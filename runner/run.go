@@ -11,7 +11,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/tlsbench/tlsbench/internal/field"
@@ -23,26 +22,6 @@ import (
 	"github.com/tlsbench/tlsbench/server"
 	"github.com/tlsbench/tlsbench/tlsconf"
 )
-
-// FailedCases is returned when some cases failed (their resumption was
-// below the minimum, too many connections failed, a wave stalled, every
-// handshake of an iteration failed, the server saw other identities
-// than the client presented, or an open-loop case did not hold its
-// schedule); the records of those that measured
-// something were emitted, marked failed.
-// It is a benchmark failure, not a usage error.
-type FailedCases struct{ Errs []error }
-
-func (f *FailedCases) Error() string {
-	msgs := make([]string, len(f.Errs))
-	for i, e := range f.Errs {
-		msgs[i] = e.Error()
-	}
-	return fmt.Sprintf("%d case(s) failed: %s", len(f.Errs), strings.Join(msgs, "; "))
-}
-
-// Unwrap lets errors.As find the individual failures.
-func (f *FailedCases) Unwrap() []error { return f.Errs }
 
 // ServerStartError is a server that could not be started (the built-in
 // one) or prepared for (a target).
@@ -91,6 +70,9 @@ type runState struct {
 	// is the plan's digest in a sharded run.
 	starts  map[string]time.Time
 	runPlan string
+	// detected is the request each target was found to answer, by
+	// address (with the request auto).
+	detected map[string]loadgen.Detection
 }
 
 // withServerPeer is env naming the server process pid (when it can tell
@@ -495,6 +477,7 @@ func (st *runState) runCase(ctx context.Context, c *Case, index, total int, srv 
 func (st *runState) measureCase(ctx context.Context, c *Case, index, total int, srv *builtin) ([]*results.Record, error) {
 	specs := st.plan.sides()
 	servers := append([]*builtin{srv}, srv.sides...)
+	st.resolveRequests(ctx, c, specs, servers)
 	hcs := make([]loadgen.HandshakeCase, len(specs))
 	for i := range specs {
 		hcs[i] = st.handshakeCase(c, &specs[i], servers[i])
@@ -603,13 +586,10 @@ func (st *runState) handshakeCase(c *Case, sp *sideSpec, srv *builtin) loadgen.H
 		// An external server cannot say which sessions it declined:
 		// the client counts first uses and reuses of its tickets.
 		hc.TrackTicketUse = p.TicketReuse == tlsconf.ReuseMulti
-		host := st.serverName
-		if net.ParseIP(host) != nil {
-			host = sp.target.Addr
-		}
-		hc.Exchange = p.request().Exchange(host)
-		hc.Record.Request = string(p.request())
-		if p.Target.request() == loadgen.RequestNone {
+		var req loadgen.Request
+		hc.Exchange, req, hc.Record.RequestAuto = st.targetExchange(sp)
+		hc.Record.Request = string(req)
+		if req == loadgen.RequestNone {
 			hc.Record.Notes = append(hc.Record.Notes, "request none: the client closes right after the handshake, so TLS 1.3 tickets are never read")
 		}
 	}
@@ -657,13 +637,14 @@ func (st *runState) addHints(err error) {
 	}
 	var se *loadgen.StallError
 	if errors.As(err, &se) && se.Stage == "exchange" && p.Target.Addr != "" {
-		switch p.Target.request() {
+		req, _ := st.requestOf(&sideSpec{target: p.Target})
+		switch req {
 		case loadgen.RequestPing:
-			se.Hint = "it does not echo the ping: use {Target.Request} http for an HTTP server, or {Target.Request} line for a line-based one"
+			se.Hint = "it does not echo the ping: leave out {Target.Request} to have it asked which request it answers, or use {Target.Request} http for an HTTP server"
 		case loadgen.RequestLine:
 			se.Hint = "it does not answer a line: use {Target.Request} http for an HTTP server"
 		default:
-			se.Hint = fmt.Sprintf("it does not answer {Target.Request} %s: try another {Target.Request}", p.Target.request())
+			se.Hint = fmt.Sprintf("it does not answer {Target.Request} %s: try another {Target.Request}", req)
 		}
 	}
 }

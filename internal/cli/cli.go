@@ -68,7 +68,8 @@ func Message(err error) string {
 		return "interrupted; results measured so far were written"
 	}
 	if fc, ok := err.(*runner.FailedCases); ok {
-		return fc.Error()
+		// The reasons, one line per case, were printed before it.
+		return fc.Error() + "; the reasons are listed above"
 	}
 	return strings.ReplaceAll(err.Error(), "\n", " ")
 }

@@ -489,7 +489,7 @@ var runWords = loadgen.Words{
 		loadgen.AdviceUntrusted:  "give the CA that issued the server's certificate with --ca FILE, or skip verification with --insecure",
 		loadgen.AdviceWrongName:  "the certificate is not for the server name asked for: give the name it is for with --sni NAME, or skip verification with --insecure",
 		loadgen.AdviceClientCert: "the server wants a client certificate: --mutual --client-cert FILE --client-key FILE",
-		loadgen.AdviceNotEcho:    "the target is not an echo server: use --request http for an HTTP server, or --request line for a line-based one",
+		loadgen.AdviceNotEcho:    "the target is not an echo server: leave out --request to have it asked which request it answers, or use --request http for an HTTP server",
 	},
 }
 

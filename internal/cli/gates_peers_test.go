@@ -27,7 +27,8 @@ func peerPKI(t *testing.T) (cert, key, ca string) {
 }
 
 // runTarget runs tlsbench run against addr with args added, bounded in
-// time, and returns its message, the records of --out and its error.
+// time, and returns what it told the user on stderr (the failed cases'
+// reasons and its last line), the records of --out and its error.
 func runTarget(t *testing.T, addr, ca string, args ...string) (string, []results.Record, error) {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), "r.jsonl")
@@ -44,7 +45,7 @@ func runTarget(t *testing.T, addr, ca string, args ...string) (string, []results
 	if rerr != nil {
 		t.Fatalf("%v (run: %v)", rerr, err)
 	}
-	return cli.Message(err), recs, err
+	return stderr.String() + cli.Message(err), recs, err
 }
 
 // TestPartialFailuresFailTheCase: openssl s_server stops accepting after
@@ -98,19 +99,20 @@ func sum(v []float64) float64 {
 	return s
 }
 
-// TestPingAnsweredByHTTPServer: nginx answers the 1-byte ping with an
-// HTTP error response ("H..."): the error says the target is not an echo
-// server and suggests --request http or --request line.
+// TestPingAnsweredByHTTPServer: nginx answers the 1-byte ping (given
+// with --request) with an HTTP error response ("H..."): the error says
+// the target is not an echo server and suggests leaving --request out or
+// --request http.
 func TestPingAnsweredByHTTPServer(t *testing.T) {
 	t.Parallel()
 	cert, key, ca := peerPKI(t)
 	n := peers.NginxT(t, peers.NginxConfig{Cert: cert, Key: key})
-	msg, recs, err := runTarget(t, n.Addr, ca, "--tls", "1.3", "--resume", "off", "--concurrency", "1",
+	msg, recs, err := runTarget(t, n.Addr, ca, "--request", "ping", "--tls", "1.3", "--resume", "off", "--concurrency", "1",
 		"--handshakes", "4", "--warmup", "0", "--iterations", "1")
 	if cli.ExitCode(err) != 1 || len(recs) != 0 {
 		t.Fatalf("exit %d (%s), %d records: want exit 1 and nothing measured", cli.ExitCode(err), msg, len(recs))
 	}
-	for _, want := range []string{"ping answered with 'H'", "--request http", "--request line"} {
+	for _, want := range []string{"ping answered with 'H'", "--request http", "leave out --request"} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("message %q lacks %q", msg, want)
 		}

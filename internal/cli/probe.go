@@ -31,13 +31,21 @@ supports.
 After each handshake the client sends --request and reads the answer: TLS
 1.3 tickets arrive after the handshake, and a client that closes without
 reading never stores them (then every "resumed" handshake is a full one).
+  auto      (the default) ask the server first, one connection per request
+            tried, each waiting up to 2s or --timeout: HEAD / (http); GET /
+            when HEAD gets no HTTP answer (http-get); line when the server
+            sends the request back; line or ping when it says something
+            else; wait when it answers nothing
   http      HEAD / HTTP/1.1 with Host and Connection: close, read to the end
             (the HTTP/2 preface instead when the server chose h2 by ALPN);
             the least an HTTP server answers
   http-get  the same with GET, for servers that answer GET only
             (openssl s_server -www)
   ping      one byte, echoed back (tlsbench serve, echo servers)
-  line      "tlsbench\n", one line read back (openssl s_server -rev)
+  line      "tlsbench\n", one line read back (openssl s_server -rev,
+            gnutls-serv --echo)
+  wait      send nothing, read what the server sends unasked (openssl
+            s_server without -www)
   none      send nothing, read for --ticket-wait: servers that must not be
             sent anything; counts only tickets sent unprompted
 Each connection keeps reading for --ticket-wait after the answer, for
@@ -83,6 +91,7 @@ type probeFlags struct {
 var probeFlagNames = map[string]string{
 	"RootCAs": "--ca", "ServerName": "--sni", "Insecure": "--insecure",
 	"ClientCert": "--client-cert", "ClientKey": "--client-key", "Concurrency": "--concurrency",
+	"Request": "--request", "Timeout": "--timeout",
 }
 
 func probeCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -133,7 +142,7 @@ func parseProbeFlags(args []string, stdout io.Writer) (*probeFlags, error) {
 	fs.BoolVar(&f.insecure, "insecure", false, "do not enforce verification of the server's certificate (the report still says whether it verifies)")
 	fs.StringVar(&f.certFile, "client-cert", "", "client certificate chain, PEM `FILE` (with --client-key), presented when the server asks")
 	fs.StringVar(&f.keyFile, "client-key", "", "client private key, PEM `FILE` (with --client-cert)")
-	fs.StringVar(&f.request, "request", string(probe.RequestHTTP), "first message after each handshake: http, http-get, ping, line, none (see above)")
+	fs.StringVar(&f.request, "request", string(probe.RequestAuto), "first message after each handshake: auto, http, http-get, ping, line, wait, none (see above)")
 	fs.IntVar(&f.concurrency, "concurrency", 64, "simultaneous handshakes of the resumption-rate test; 0 skips it")
 	fs.IntVar(&f.handshakes, "handshakes", 0, "handshakes measured by the resumption-rate test (default: twice --concurrency)")
 	fs.DurationVar(&f.timeout, "timeout", 5*time.Second, "limit for one connection")
@@ -195,7 +204,7 @@ func (f *probeFlags) validate() error {
 // over QUIC.
 func (f *probeFlags) validateQUIC() error {
 	switch probe.Request(f.request) {
-	case probe.RequestHTTP, probe.RequestHTTPGet, probe.RequestPing:
+	case probe.RequestAuto, probe.RequestHTTP, probe.RequestHTTPGet, probe.RequestPing:
 	default:
 		return usagef("--request %s: over QUIC the request is http or http-get (HTTP/3) or ping (tlsbench's own); leave --request out or give one of them with --quic", f.request)
 	}

@@ -107,6 +107,17 @@ func (p *progress) notice(msg string) {
 	fmt.Fprintf(p.w, "\r\033[K%s\n", msg)
 }
 
+// log prints a line on stderr whether or not it is a terminal (on one,
+// above the status line).
+func (p *progress) log(msg string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.live {
+		fmt.Fprint(p.w, "\r\033[K")
+	}
+	fmt.Fprintln(p.w, msg)
+}
+
 func (p *progress) finish() {
 	if !p.live {
 		return

@@ -9,6 +9,7 @@ import (
 	"math"
 	"net"
 	"os"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -178,7 +179,7 @@ func defineRunFlags(fs *flagSet) *runFlags {
 	fs.IntVar(&f.target.ServerPID, "server-pid", 0, "with --target: `PID` of a local server whose CPU (with its child processes, e.g. nginx workers) is sampled from /proc")
 	fs.Var(listFlag[string]{&f.target.ALPN, parseALPN, nil}, "alpn", "with --target: ALPN protocols offered, e.g. http/1.1")
 	f.tp = defineThroughputFlags(fs)
-	fs.StringVar(&f.request, "request", "", "with --target or --proxy: what proves the connection and collects TLS 1.3 tickets: ping (1-byte echo), line (a line echoed, e.g. openssl s_server -rev), http (HEAD /; the HTTP/2 preface when h2 is negotiated), http-get (GET /, e.g. openssl s_server -www), none (TLS 1.3 tickets are then never read) (default: http with --alpn http/1.1 or h2 or a --proxy URL, else ping); throughput: the wire, bulk or http (GET downloads, POST uploads; default http with a --proxy URL, else bulk)")
+	fs.StringVar(&f.request, "request", "", "with --target or --proxy: what proves the connection and collects TLS 1.3 tickets: auto (with --target: the target is asked once which of the others it answers), http (HEAD /; the HTTP/2 preface when h2 is negotiated), http-get (GET /, e.g. openssl s_server -www), line (a line echoed, e.g. gnutls-serv --echo), ping (1-byte echo), wait (nothing sent; the TLS 1.3 tickets a server sends unasked are waited for, e.g. openssl s_server without -www), none (TLS 1.3 tickets are then never read) (default: http with a --proxy URL, else auto with --target, else ping); throughput: the wire, bulk or http (GET downloads, POST uploads; default http with a --proxy URL, else bulk)")
 	fs.StringVar(&f.proxy.URL, "proxy", "", "connect through a TLS-intercepting proxy (HTTP CONNECT): builtin (tlsbench's own, started as a child process) or `URL` http://HOST:PORT (e.g. Squid with SSL bump)")
 	fs.StringVar(&f.proxy.CAFile, "proxy-ca", "", "with --proxy URL: the CA certificates `FILE` of the proxy's minted certificates, which the client trusts (the built-in proxy's is trusted automatically); the proxy itself must verify the server (Squid: tls_outgoing_options cafile=)")
 	fs.IntVar(&f.proxy.PID, "proxy-pid", 0, "with --proxy URL: `PID` of the local proxy whose CPU (with its child processes, e.g. Squid's helpers) is sampled from /proc")
@@ -504,7 +505,7 @@ func (job *runJob) execute(ctx context.Context, stdout, stderr io.Writer) error 
 		job.tplan.Progress, job.tplan.Notice, job.tplan.Words = prog.updateThroughput, prog.notice, runWords
 		runErr = job.tplan.Run(ctx, emit)
 	} else {
-		job.plan.Progress, job.plan.Notice, job.plan.Words = prog.update, prog.notice, runWords
+		job.plan.Progress, job.plan.Notice, job.plan.Log, job.plan.Words = prog.update, prog.notice, prog.log, runWords
 		runErr = runner.Run(ctx, job.plan, emit)
 	}
 	prog.finish()
@@ -547,8 +548,49 @@ func (job *runJob) finish(ctx context.Context, stdout, stderr io.Writer, stream 
 		}
 		return runOutcome(ctx, errors.New(userText(runErr)), out, outErr)
 	}
-	return runOutcome(ctx, flagErrors(runErr, proxyWords(job.f.proxy.URL)), out, outErr)
+	runErr = flagErrors(runErr, proxyWords(job.f.proxy.URL))
+	printFailures(stderr, runErr)
+	return runOutcome(ctx, runErr, out, outErr)
 }
+
+// printFailures lists on stderr why each failed case failed and what to
+// do about it, one line per way of failing, then the names of the other
+// cases that failed the same way: the run's last line only counts them.
+func printFailures(stderr io.Writer, err error) {
+	fc, ok := err.(*runner.FailedCases)
+	if !ok {
+		return
+	}
+	var keys []string
+	groups := map[string][]string{}
+	for _, e := range fc.Errs {
+		msg := strings.ReplaceAll(e.Error(), "\n", " ")
+		_, reason, _ := strings.Cut(msg, ": ")
+		k := digits.ReplaceAllString(reason, "#")
+		if groups[k] == nil {
+			keys = append(keys, k)
+		}
+		groups[k] = append(groups[k], msg)
+	}
+	fmt.Fprintln(stderr, "failed cases:")
+	for _, k := range keys {
+		g := groups[k]
+		fmt.Fprintln(stderr, "  "+g[0])
+		if len(g) == 1 {
+			continue
+		}
+		names := make([]string, len(g)-1)
+		for i, msg := range g[1:] {
+			names[i], _, _ = strings.Cut(msg, ": ")
+		}
+		fmt.Fprintf(stderr, "  %d more failed the same way: %s\n", len(names), strings.Join(names, ", "))
+	}
+}
+
+// digits are the numbers in a failure's reason, which differ between
+// cases that failed the same way (how many connections, which
+// iteration).
+var digits = regexp.MustCompile(`[0-9]+(\.[0-9]+)?`)
 
 // runOutcome is run's final error: the run's own, with what became of
 // --out. A failed write to --out fails the run (exit 1) even when every
