@@ -105,7 +105,7 @@ func (p *prober) connect(ctx context.Context, s connSpec) connResult {
 		return res
 	}
 	res.State = tc.ConnectionState()
-	res.Answer = p.o.exchange(tc, hostHeader(&p.o))
+	res.Answer = p.exchange(tc)
 	res.Sessions = rec.stored()
 	tc.SetWriteDeadline(time.Now().Add(100 * time.Millisecond))
 	tc.Close() // close_notify, then the socket

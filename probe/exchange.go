@@ -4,9 +4,11 @@ import (
 	"context"
 	"crypto/tls"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/tlsbench/tlsbench/loadgen"
@@ -21,14 +23,24 @@ type answer struct {
 	// First is the first line of the answer (or a description of it).
 	First string
 	Err   error
+	// Skipped: no request was sent, as the server had left it
+	// unanswered on an earlier connection of this version ("TLS 1.3").
+	Skipped string
 }
 
-// exchange sends o.Request on tc, reads the answer and then keeps reading
-// for o.TicketWait (or until the server closes), so that every
+// exchange sends the request on tc, reads the answer and then keeps
+// reading for TicketWait (or until the server closes), so that every
 // post-handshake message the server sends around its answer (TLS 1.3
 // tickets) is processed by crypto/tls and stored in the session cache.
-func (o *Options) exchange(tc *tls.Conn, host string) answer {
-	a := o.request(tc, host)
+// Once the server has left the request unanswered, later connections
+// send nothing and only read: each would wait out the timeout again.
+func (p *prober) exchange(tc *tls.Conn) answer {
+	o := &p.o
+	if p.unanswered != "" {
+		drain(tc, o.TicketWait)
+		return answer{Skipped: p.unanswered}
+	}
+	a := p.request(tc)
 	drain(tc, o.TicketWait)
 	return a
 }
@@ -48,12 +60,39 @@ func (o *Options) loadExchange(host string) loadgen.Exchange {
 // request writes the request and reads the answer's first line (HTTP/1),
 // frame (HTTP/2) or byte (ping), with loadgen's implementation, so the
 // probe and the benchmark say the same thing to a server.
-func (o *Options) request(tc *tls.Conn, host string) answer {
-	first, err := o.Request.Send(tc, host)
-	if err != nil {
+func (p *prober) request(tc *tls.Conn) answer {
+	first, err := p.o.Request.Send(tc, hostHeader(&p.o))
+	switch {
+	case err == nil:
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		p.unanswered = "TLS " + versionName(tc.ConnectionState().Version)
+		err = errors.New(p.unansweredText(first != ""))
+	default:
 		err = noAnswer(err)
 	}
 	return answer{First: first, Err: err}
+}
+
+// unansweredText says what was sent, that nothing (more) came back, and
+// what to do about it.
+func (p *prober) unansweredText(partial bool) string {
+	sent := map[Request]string{
+		RequestHTTP: "HEAD / HTTP/1.1", RequestHTTPGet: "GET / HTTP/1.1", RequestPing: "a 1-byte ping",
+		RequestLine: `the line "tlsbench"`, RequestWait: "nothing",
+	}[p.o.Request]
+	came := "nothing came back"
+	if partial {
+		came = "then nothing more"
+	}
+	msg := fmt.Sprintf("sent %s after the handshake; %s within %v", sent, came, p.o.Timeout)
+	fix := "give another {Request}"
+	if !p.rep.RequestAuto {
+		fix = "leave out {Request} to have the server asked which request it answers"
+	}
+	if p.o.Request == RequestHTTP {
+		fix = "a server that answers GET only (openssl s_server -www) needs {Request} http-get; or " + fix
+	}
+	return msg + "; " + p.o.advice(fix+", or give a longer {Timeout} if it is only slow")
 }
 
 func noAnswer(err error) error {
@@ -93,4 +132,20 @@ func hostHeader(o *Options) string {
 		return o.Addr
 	}
 	return o.ServerName
+}
+
+// chooseRequest asks the server which request it answers (one connection
+// per request tried, each waiting at most loadgen.DefaultDetectWait or
+// Timeout) and sends that one from then on. A server that cannot be
+// asked gets RequestHTTP; the connections that follow say why.
+func (p *prober) chooseRequest(ctx context.Context) {
+	p.progress("choosing the request: what does the server answer?")
+	cfg := p.clientConfig(0, nil, false)
+	cfg.MinVersion, cfg.MaxVersion = slices.Min(p.o.Versions), slices.Max(p.o.Versions)
+	d := loadgen.DetectRequest(ctx, loadgen.DetectOptions{
+		Dialer: loadgen.TCPDialer{Addr: p.o.Addr}, Config: cfg, Host: hostHeader(&p.o),
+		Wait: min(p.o.Timeout, loadgen.DefaultDetectWait), ConnTimeout: p.o.Timeout,
+	})
+	p.o.Request = d.Request
+	p.rep.Request, p.rep.RequestAuto, p.rep.RequestChoice = d.Request, true, d.Reasons()
 }

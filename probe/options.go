@@ -38,9 +38,11 @@ type Options struct {
 	// QUIC). Versions must then be empty or TLS 1.3 alone, and the
 	// resumption-rate test is not run.
 	QUIC bool
-	// Request is sent after each handshake (default RequestHTTP). Over
-	// QUIC it is RequestHTTP or RequestHTTPGet (a HEAD or GET over
-	// HTTP/3, when the server chose h3) or RequestPing (tlsbench's own,
+	// Request is sent after each handshake. The default, RequestAuto,
+	// asks the server first which request it answers
+	// (loadgen.DetectRequest). Over QUIC it is RequestHTTP (the
+	// default) or RequestHTTPGet (a HEAD or GET over HTTP/3, when the
+	// server chose h3) or RequestPing (tlsbench's own,
 	// tlsconf.ALPNQUICPing); the protocol the server chose by ALPN
 	// decides which is sent.
 	Request Request
@@ -92,7 +94,9 @@ const (
 	RequestHTTPGet = loadgen.RequestHTTPGet
 	RequestPing    = loadgen.RequestPing
 	RequestLine    = loadgen.RequestLine
+	RequestWait    = loadgen.RequestWait
 	RequestNone    = loadgen.RequestNone
+	RequestAuto    = loadgen.RequestAuto
 )
 
 // ParseRequest parses a Request name.
@@ -110,7 +114,7 @@ func (o Options) withDefaults() (Options, error) {
 		o.ServerName = host
 	}
 	if o.Request == "" {
-		o.Request = RequestHTTP
+		o.Request = RequestAuto
 	}
 	if _, err := ParseRequest(string(o.Request)); err != nil {
 		return o, err
@@ -151,6 +155,9 @@ const TransportQUIC = "quic"
 
 // quicDefaults checks and completes the options of a probe over QUIC.
 func (o *Options) quicDefaults() error {
+	if o.Request == RequestAuto {
+		o.Request = RequestHTTP // the server's choice of protocol decides
+	}
 	switch o.Request {
 	case RequestHTTP, RequestHTTPGet, RequestPing:
 	default:

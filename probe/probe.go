@@ -38,6 +38,10 @@ type prober struct {
 	// their ticketSkew.
 	unused []*tls.ClientSessionState
 	skews  map[*tls.ClientSessionState]time.Duration
+	// unanswered is the version ("TLS 1.3") of the connection whose
+	// request got no answer before the timeout; later connections send
+	// none.
+	unanswered string
 }
 
 // Run probes the server at o.Addr and reports what it supports. It
@@ -81,6 +85,9 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		return p.rep, nil
 	}
 
+	if o.Request == RequestAuto {
+		p.chooseRequest(ctx)
+	}
 	// Highest version first: the chain reported is the one a modern
 	// client gets.
 	versions := slices.Clone(o.Versions)
@@ -583,6 +590,9 @@ func (p *prober) load(ctx context.Context, v uint16, suites []uint16, singleUse 
 	if p.o.Concurrency < 0 {
 		return Load{Finding: notTested(p.o.advice("disabled ({Concurrency} 0)"))}
 	}
+	if p.unanswered != "" {
+		return Load{Finding: notTested(p.o.advice("the server left the request unanswered (see response): every connection would wait out {Timeout}"))}
+	}
 	c := p.o.Concurrency
 	p.progress("TLS %s: resumption under load (concurrency %d)", tlsconf.VersionName(v), c)
 	reuse := tlsconf.ReuseMulti
@@ -606,6 +616,7 @@ func (p *prober) load(ctx context.Context, v uint16, suites []uint16, singleUse 
 		Dialer:        loadgen.TCPDialer{Addr: p.o.Addr},
 		Exchange:      p.o.loadExchange(hostHeader(&p.o)),
 		ConnTimeout:   p.o.Timeout,
+		Words:         loadgen.Words{Names: map[string]string{"ConnTimeout": p.o.advice("{Timeout}")}},
 	})
 	l := Load{Concurrency: c, TicketReuse: reuse.String()}
 	if err != nil {
@@ -636,6 +647,8 @@ func (p *prober) load(ctx context.Context, v uint16, suites []uint16, singleUse 
 // describeAnswer is the report's line for the answer to the request.
 func describeAnswer(a answer) string {
 	switch {
+	case a.Skipped != "":
+		return "not sent: the server left the request unanswered on an earlier connection (see " + a.Skipped + ")"
 	case a.Err != nil && a.First != "":
 		return a.First + " (" + a.Err.Error() + ")"
 	case a.Err != nil:

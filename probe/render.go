@@ -50,6 +50,9 @@ func writeTarget(tw io.Writer, row func(k, v string), r *Report) {
 	} else {
 		row("request", requestText(r.Request))
 	}
+	if r.RequestAuto && r.Transport != TransportQUIC {
+		row("request chosen", "by asking the server: "+r.RequestChoice)
+	}
 	alpn := "none offered"
 	if len(r.ALPNOffered) > 0 {
 		alpn = strings.Join(r.ALPNOffered, ", ")
@@ -184,6 +187,8 @@ func requestText(r Request) string {
 		return "ping (1 byte, echoed)"
 	case RequestLine:
 		return "line (one line, one line back)"
+	case RequestWait:
+		return "wait (nothing sent; what the server sends unasked is read)"
 	case RequestNone:
 		return "none (read only)"
 	}

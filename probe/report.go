@@ -42,8 +42,13 @@ type Report struct {
 	// Insecure says certificate verification was off (Options.Insecure).
 	Insecure bool `json:"insecure"`
 	// Request is the first message sent after each handshake.
-	Request     Request  `json:"request"`
-	ALPNOffered []string `json:"alpn_offered,omitempty"`
+	Request Request `json:"request"`
+	// RequestAuto says Request was chosen by asking the server
+	// (Options.Request RequestAuto); RequestChoice says how it
+	// answered each request tried.
+	RequestAuto   bool     `json:"request_auto,omitempty"`
+	RequestChoice string   `json:"request_choice,omitempty"`
+	ALPNOffered   []string `json:"alpn_offered,omitempty"`
 	// ClientCertificate names the client identity presented, if any.
 	ClientCertificate string    `json:"client_certificate,omitempty"`
 	Started           time.Time `json:"started"`
