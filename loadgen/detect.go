@@ -26,6 +26,8 @@ type DetectOptions struct {
 	// DefaultDetectWait) and ConnTimeout its connect and handshake
 	// (default 10 s).
 	Wait, ConnTimeout time.Duration
+
+	sessions *atomic.Pointer[tls.ClientSessionState] // the first attempt's
 }
 
 // DefaultDetectWait is how long an attempt of DetectRequest waits for an
@@ -44,6 +46,30 @@ type Detection struct {
 	// got through its handshake.
 	Err   error
 	stage string // where Err happened: the connection or the handshake
+	// earlyFull and earlyResumed: the server's TLS 1.3 tickets came
+	// with its last handshake flight (Go's server sends them there when
+	// it asks for no client certificate), after a full and after a
+	// resumed handshake, so that a wait for more is not needed.
+	earlyFull, earlyResumed bool
+}
+
+// Exchange is the exchange of the request found. RequestWait waits for
+// nothing more than what came with the handshake when, for that kind of
+// handshake, the server's tickets came with it.
+func (d Detection) Exchange(host string) Exchange {
+	if d.Request != RequestWait || !d.earlyFull && !d.earlyResumed {
+		return d.Request.Exchange(host)
+	}
+	return func(tc *tls.Conn) error {
+		early := d.earlyFull
+		if tc.ConnectionState().DidResume {
+			early = d.earlyResumed
+		}
+		if early {
+			return waitUnasked(tc, 0)
+		}
+		return waitUnasked(tc, waitLimit)
+	}
 }
 
 // String says in one line what was chosen and why.
@@ -70,6 +96,8 @@ type attempt struct {
 	alpn    string
 	tickets int64 // TLS 1.3 session tickets the connection stored
 	tls13   bool  // the connection negotiated TLS 1.3
+	early   bool  // its tickets came with the server's last handshake flight
+	resumed bool  // it resumed the session of an earlier attempt
 	wait    time.Duration
 }
 
@@ -142,6 +170,10 @@ func DetectRequest(ctx context.Context, o DetectOptions) Detection {
 	case head.first == "" && get.first == "":
 		// Silent: a line or a ping would get no more.
 		d.Request = silentRequest(head, get)
+		d.earlyFull, d.earlyResumed = head.early, head.early
+		if get.resumed {
+			d.earlyResumed = get.early
+		}
 		d.Tried = append(d.Tried, ticketsText(head, get))
 	default:
 		d.Request = o.lineOrPing(ctx, &d)
@@ -187,6 +219,7 @@ func ticketsText(as ...attempt) string {
 }
 
 func (o *DetectOptions) defaults() {
+	o.sessions = new(atomic.Pointer[tls.ClientSessionState])
 	if o.ConnTimeout <= 0 {
 		o.ConnTimeout = 10 * time.Second
 	}
@@ -210,14 +243,19 @@ func (o *DetectOptions) try(ctx context.Context, r Request) attempt {
 	stop := context.AfterFunc(ctx, func() { raw.SetDeadline(time.Now()) })
 	defer stop()
 	cfg := o.Config.Clone()
-	cache := &countingCache{}
+	cache := &detectCache{first: o.sessions}
 	cfg.ClientSessionCache = cache
 	tc := tls.Client(raw, cfg)
 	if err := tc.Handshake(); err != nil {
 		a.hsErr, a.stage = fmt.Errorf("handshake: %w", err), "the handshake"
 		return a
 	}
-	a.alpn = tc.ConnectionState().NegotiatedProtocol
+	a.alpn, a.resumed = tc.ConnectionState().NegotiatedProtocol, tc.ConnectionState().DidResume
+	if a.tls13 = tc.ConnectionState().Version == tls.VersionTLS13; a.tls13 {
+		// What came with the handshake, read without waiting.
+		readUnasked(tc, time.Unix(1, 0))
+		a.early = cache.puts.Load() > 0
+	}
 	if ctx.Err() == nil {
 		raw.SetDeadline(time.Now().Add(o.Wait))
 	}
@@ -225,19 +263,29 @@ func (o *DetectOptions) try(ctx context.Context, r Request) attempt {
 	if ctx.Err() != nil {
 		a.err = ctx.Err()
 	}
-	if a.tls13 = tc.ConnectionState().Version == tls.VersionTLS13; a.tls13 {
+	if a.tls13 {
 		a.tickets = cache.puts.Load()
 	}
 	return a
 }
 
-// countingCache counts the sessions a connection stores and offers none.
-type countingCache struct{ puts atomic.Int64 }
+// detectCache counts the sessions one attempt's connection stores, and
+// keeps the first session of all attempts (first), which the attempts
+// after offer: the second sees what the server does after a resumed
+// handshake.
+type detectCache struct {
+	puts  atomic.Int64
+	first *atomic.Pointer[tls.ClientSessionState]
+}
 
-func (*countingCache) Get(string) (*tls.ClientSessionState, bool) { return nil, false }
+func (c *detectCache) Get(string) (*tls.ClientSessionState, bool) {
+	cs := c.first.Load()
+	return cs, cs != nil
+}
 
-func (c *countingCache) Put(_ string, cs *tls.ClientSessionState) {
+func (c *detectCache) Put(_ string, cs *tls.ClientSessionState) {
 	if cs != nil {
 		c.puts.Add(1)
+		c.first.CompareAndSwap(nil, cs)
 	}
 }

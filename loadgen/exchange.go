@@ -151,7 +151,7 @@ func (r Request) Send(tc *tls.Conn, host string) (string, error) {
 			}
 		}
 	case RequestWait:
-		return "", waitUnasked(tc)
+		return "", waitUnasked(tc, waitLimit)
 	case RequestHTTP, RequestHTTPGet:
 		if tc.ConnectionState().NegotiatedProtocol == "h2" {
 			return sendH2Preface(tc)

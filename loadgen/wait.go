@@ -22,30 +22,52 @@ const waitLimit = 500 * time.Millisecond
 const waitSettle = time.Millisecond
 
 // waitUnasked waits on a TLS 1.3 connection until the server has sent
-// something after the handshake (its session tickets), or waitLimit, and
-// lets crypto/tls process it: it handles post-handshake messages only
-// inside Read. A TLS 1.2 server sends its tickets within the handshake.
-// A server that closes, or sends nothing, is no error; an alert is.
-func waitUnasked(tc *tls.Conn) error {
+// something after the handshake (its session tickets), for up to limit,
+// and lets crypto/tls process it: it handles post-handshake messages only
+// inside Read. What came with the server's last handshake flight (Go's
+// server sends its tickets there) is processed first, without waiting;
+// limit 0 waits for nothing more. A TLS 1.2 server sends its tickets
+// within the handshake. A server that closes, or sends nothing, is no
+// error; an alert is.
+func waitUnasked(tc *tls.Conn, limit time.Duration) error {
 	if tc.ConnectionState().Version < tls.VersionTLS13 {
 		return nil
 	}
-	tc.SetReadDeadline(time.Now().Add(waitLimit))
+	if done, err := readUnasked(tc, time.Unix(1, 0)); done || limit <= 0 {
+		return err
+	}
+	tc.SetReadDeadline(time.Now().Add(limit))
 	if arrived, watched := waitReadable(tc.NetConn()); watched {
 		if !arrived {
 			return nil
 		}
 		tc.SetReadDeadline(time.Now().Add(waitSettle))
 	}
+	_, err := readUnasked(tc, time.Time{})
+	return err
+}
+
+// readUnasked reads tc until its deadline (set to deadline unless zero):
+// crypto/tls processes the records it holds or the socket has, then
+// waits for application data. done: the server closed, sent an alert or
+// sent data (nothing more to wait for).
+func readUnasked(tc *tls.Conn, deadline time.Time) (done bool, err error) {
+	if !deadline.IsZero() {
+		tc.SetReadDeadline(deadline)
+	}
 	var b [1]byte
 	n, err := tc.Read(b[:])
 	if n > 0 {
 		answered(tc)
+		return true, nil
 	}
-	if err == nil || errors.Is(err, os.ErrDeadlineExceeded) || errors.Is(err, io.EOF) {
-		return nil
+	switch {
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		return false, nil
+	case err == nil, errors.Is(err, io.EOF):
+		return true, nil
 	}
-	return err
+	return true, err
 }
 
 // socketOf is the connection under c's wrappers (a phaseConn, a

@@ -66,6 +66,9 @@ func (st *runState) requestOf(sp *sideSpec) (r loadgen.Request, auto bool) {
 // it records.
 func (st *runState) targetExchange(sp *sideSpec) (loadgen.Exchange, loadgen.Request, bool) {
 	r, auto := st.requestOf(sp)
+	if d, ok := st.detected[sp.target.Addr]; ok && auto {
+		return d.Exchange(st.httpHost(sp)), r, auto
+	}
 	return r.Exchange(st.httpHost(sp)), r, auto
 }
 
