@@ -26,9 +26,12 @@ Formats:
   table     aligned text for a terminal (the default)
   markdown  GitHub-flavoured Markdown tables
   csv       one row per case, the results file's field names as header;
-            an empty cell is a value that is unknown (null)
+            an empty cell is a value that is unknown (null); cases not run
+            are left out (named on stderr)
   json      JSON lines, the results file's own encoding (filters and merges losslessly)
-  benchfmt  Go's benchmark format, for benchstat
+  benchfmt  Go's benchmark format, for benchstat; cases that failed a gate
+            or were not run are left out (named on stderr): benchstat
+            would compare their figures as results
   html      one self-contained page with charts; works offline
 
 Examples:
@@ -97,12 +100,33 @@ func reportCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		for _, r := range runs {
 			all = append(all, r.Records...)
 		}
-		err = report.Render(&buf, f, all)
+		err = renderRecords(&buf, stderr, f, all)
 	}
 	if err != nil {
 		return err
 	}
 	return writeOutput(*out, "-o", buf.Bytes(), stdout)
+}
+
+// renderRecords writes recs in format f to w, and says on stderr which
+// records the format left out because it cannot show their verdict.
+func renderRecords(w, stderr io.Writer, f report.Format, recs []results.Record) error {
+	s, err := report.NewStream(w, f)
+	if err != nil {
+		return err
+	}
+	for i := range recs {
+		if err := s.Add(&recs[i]); err != nil {
+			return err
+		}
+	}
+	if err := s.Close(); err != nil {
+		return err
+	}
+	if msg := s.LeftOut(); msg != "" {
+		fmt.Fprintln(stderr, "tlsbench: "+msg)
+	}
+	return nil
 }
 
 // readResults reads a results file ("-": stdin). Anything wrong with it is
