@@ -30,7 +30,10 @@ A pair whose two sides differ in what sets the cost of the work (negotiated
 group, key type, TLS version, mutual, transport, target, session store;
 for throughput cipher, buffer, direction and the kTLS each end actually
 used) is not comparable: it gets no ratio or verdict, and the regression
-gate leaves it out, unless --allow-mismatch is given.
+gate leaves it out, unless --allow-mismatch is given. Records of one name
+in a file are pooled as separate runs; a file that holds the same record
+more than once (one run concatenated with itself, whose copies are not
+more samples) is refused.
 
 Two separate runs cannot tell what changed on the machine between them
 (other load, CPU frequency, caches) from the change itself. With ONE file
@@ -185,7 +188,23 @@ func loadBaseline(path string) ([]results.Record, error) {
 		errors.As(noResults(path), &ue)
 		return nil, usagef("--baseline: %s", ue.Msg)
 	}
+	if err := refuseDuplicates(path, recs); err != nil {
+		var ue *UsageError
+		errors.As(err, &ue)
+		return nil, usagef("--baseline: %s", ue.Msg)
+	}
 	return recs, nil
+}
+
+// refuseDuplicates refuses one side of a comparison that holds the same
+// record more than once: its records are pooled as independent runs, and
+// copies of one would narrow the error and call noise a change.
+func refuseDuplicates(name string, recs []results.Record) error {
+	ds := report.Duplicates(recs)
+	if len(ds) == 0 {
+		return nil
+	}
+	return usagef("results file %s holds the same record more than once: %s; copies of one run are not more samples (pooled, they would narrow the error and call noise a change): give each run once", displayName(name), report.DuplicatesText(ds))
 }
 
 // compareAfterRun is run --baseline: it compares the records just measured
@@ -263,6 +282,9 @@ func compareCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		if len(sides[i]) == 0 {
 			return noResults(name)
 		}
+		if err := refuseDuplicates(name, sides[i]); err != nil {
+			return err
+		}
 		if report.Interleaved(sides[i]) {
 			return usagef("%s holds an interleaved run (its records name side a and side b): compare it on its own, tlsbench compare %s, or give two files of separate runs", displayName(name), name)
 		}
@@ -290,6 +312,9 @@ func (cf *compareFlags) comparePairedFile(stdout, stderr io.Writer, f report.For
 	}
 	if len(recs) == 0 {
 		return noResults(file)
+	}
+	if err := refuseDuplicates(file, recs); err != nil {
+		return err
 	}
 	if !report.Interleaved(recs) {
 		return usagef("want two results files, BASE and CANDIDATE, got 1 (%s is not an interleaved run: none of its records names a side), or one file written by tlsbench run --versus, --versus-server or --versus-self; usage: tlsbench compare [flags] BASE CANDIDATE | INTERLEAVED", displayName(file))

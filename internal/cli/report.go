@@ -89,6 +89,7 @@ func reportCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			}
 		}
 	}
+	warnDuplicates(stderr, f, runs)
 
 	// Render into memory first, so that a failure leaves no half-written
 	// -o file behind and an existing one is not truncated for nothing.
@@ -127,6 +128,28 @@ func renderRecords(w, stderr io.Writer, f report.Format, recs []results.Record) 
 		fmt.Fprintln(stderr, "tlsbench: "+msg)
 	}
 	return nil
+}
+
+// warnDuplicates says, in one line on stderr, when the report shows the
+// same record more than once (a file given twice, or concatenated with
+// itself): its rows repeat, and nothing else says they are copies. Two
+// files drawn over each other as baseline and candidate are each one run.
+func warnDuplicates(stderr io.Writer, f report.Format, runs []report.Run) {
+	sets := [][]results.Record{nil}
+	for _, r := range runs {
+		if f == report.HTML && len(runs) == 2 {
+			sets = append(sets, r.Records)
+		} else {
+			sets[0] = append(sets[0], r.Records...)
+		}
+	}
+	var ds []report.Duplicate
+	for _, set := range sets {
+		ds = append(ds, report.Duplicates(set)...)
+	}
+	if len(ds) > 0 {
+		fmt.Fprintf(stderr, "tlsbench: WARNING: the report shows the same record more than once: %s; it is one measurement, given again\n", report.DuplicatesText(ds))
+	}
 }
 
 // readResults reads a results file ("-": stdin). Anything wrong with it is
