@@ -36,7 +36,10 @@ more than once (one run concatenated with itself, whose copies are not
 more samples) is refused.
 
 Two separate runs cannot tell what changed on the machine between them
-(other load, CPU frequency, caches) from the change itself. With ONE file
+(other load, CPU frequency, caches) from the change itself. A pair of which
+a side was measured while other processes took 10% or more of the CPUs
+(other_cpu_share), or on a machine other load saturated, is not judged and
+the regression gate leaves it out, unless --allow-load is given. With ONE file
 written by an interleaved run (tlsbench run --versus, --versus-server or
 --versus-self), compare judges side b against side a on the ratios of the
 iterations measured in the same round: the geometric mean ratio with its
@@ -68,6 +71,7 @@ type compareFlags struct {
 	threshold     float64 // a fraction; meaningful when gate is set
 	gate          bool
 	allowMismatch bool
+	allowLoad     bool
 	minEffect     float64 // a fraction; 0 means none
 	minEffectSet  bool
 }
@@ -78,6 +82,7 @@ func defineCompareFlags(fs *flagSet) *compareFlags {
 	fs.Var(&percentFlag{&cf.minEffect, &cf.minEffectSet}, "min-effect", "call a significant change faster or slower only when larger than `PCT` (and than the noise floor measured in an interleaved run); smaller is within noise (default 2%)")
 	fs.Var(&percentFlag{&cf.threshold, &cf.gate}, "fail-on-regression", "exit 1 when a case is significantly slower than the baseline by more than `PCT`, e.g. 5%")
 	fs.BoolVar(&cf.allowMismatch, "allow-mismatch", false, "compare pairs whose two sides differ in what sets the cost (group, key type, kTLS, session store, ...) instead of marking them not comparable")
+	fs.BoolVar(&cf.allowLoad, "allow-load", false, "judge pairs of two separate runs of which a side was measured while other processes took 10% or more of the machine, instead of leaving them unjudged")
 	return cf
 }
 
@@ -96,7 +101,7 @@ func (cf *compareFlags) options(baseName, candName string) report.CompareOptions
 	if minEffect == 0 {
 		minEffect = -1 // --min-effect 0%: no minimum (0 would mean the default)
 	}
-	return report.CompareOptions{Alpha: cf.alpha, BaseName: baseName, CandName: candName, AllowMismatch: cf.allowMismatch, MinEffect: minEffect}
+	return report.CompareOptions{Alpha: cf.alpha, BaseName: baseName, CandName: candName, AllowMismatch: cf.allowMismatch, AllowLoad: cf.allowLoad, MinEffect: minEffect}
 }
 
 // compare compares cand with base as the flags say.
@@ -128,6 +133,14 @@ func (cf *compareFlags) finish(c *report.Comparison, stderr io.Writer) error {
 		}
 		fmt.Fprintf(stderr, "tlsbench: WARNING: %d case(s) not comparable: a side has no valid result, or the two sides measured different work; left out (--allow-mismatch compares those that differ anyway): %s\n",
 			len(mm), strings.Join(names, ", "))
+	}
+	if nj := c.NotJudged(); len(nj) > 0 {
+		names := make([]string, len(nj))
+		for i, cc := range nj {
+			names[i] = fmt.Sprintf("%s (%s)", cc.Name, cc.Load)
+		}
+		fmt.Fprintf(stderr, "tlsbench: WARNING: %d case(s) not judged: a side was measured while other processes took 10%% or more of the machine (baseline / candidate), which two separate runs cannot tell from the change; left out of the regression gate: %s; measure both sides interleaved in one run (tlsbench run --versus-self or --versus), or judge them anyway with --allow-load\n",
+			len(nj), strings.Join(names, ", "))
 	}
 	if !cf.gate {
 		return nil
