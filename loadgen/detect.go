@@ -139,8 +139,9 @@ func (a attempt) quiet() string {
 // connection per attempt: an HTTP server answers HEAD / (or chose an
 // HTTP protocol by ALPN); one that answers GET only (openssl s_server
 // -www) GET /; an echo server sends HEAD's first line back and gets the
-// line request; one that answers neither is tried with a line and a ping
-// when it sent something; a server that answers nothing gets RequestWait.
+// line request; one that says something else is tried with a line and a
+// ping; a server that answers nothing gets RequestWait (RequestNone when
+// it sends no TLS 1.3 ticket either).
 func DetectRequest(ctx context.Context, o DetectOptions) Detection {
 	o.defaults()
 	head := o.try(ctx, RequestHTTP)
@@ -156,6 +157,12 @@ func DetectRequest(ctx context.Context, o DetectOptions) Detection {
 	case head.first == "HEAD / HTTP/1.1":
 		// An echo server: lines come back.
 		d.Request, d.Tried = RequestLine, []string{"HEAD / came back as it was sent (an echo server)"}
+		return d
+	}
+	if head.first != "" && !head.answered() {
+		// It said something, not HTTP, and never finished: not a
+		// server that answers GET only, which says nothing to HEAD.
+		d.Request = o.lineOrPing(ctx, &d)
 		return d
 	}
 	get := o.try(ctx, RequestHTTPGet)

@@ -55,9 +55,12 @@
 // right after the handshake never stores a ticket, and every "resumed"
 // handshake after it is a full one; that is how openssl s_time -reuse and
 // similar tools report TLS 1.3 resumption that never happened. So every
-// probe connection sends Options.Request (an HTTP HEAD by default, the
-// least an HTTP server answers), reads the answer, and keeps reading for
-// TicketWait for tickets sent late. See Request for the choices.
+// probe connection sends Options.Request, reads the answer, and keeps
+// reading for TicketWait for tickets sent late. By default the server is
+// asked first which request it answers (an HTTP HEAD, a GET, a line, a
+// ping, or none at all: see loadgen.DetectRequest), and the report says
+// what it answered; a request it leaves unanswered is sent once, and the
+// report says what was sent. See Request for the choices.
 //
 // # Over QUIC
 //

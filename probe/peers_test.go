@@ -24,35 +24,37 @@ func TestOpenSSLServer(t *testing.T) {
 	refused := expect{Accepted: "no:protocol_version", PerConnection: -1}
 	noVersion := expect{Accepted: "no", PerConnection: -1}
 	tests := []struct {
-		name     string
-		args     []string
+		name string
+		args []string
+		// request "" is the default: the server is asked which it
+		// answers (GET only with -www, lines with -rev).
 		request  probe.Request
 		versions map[string]expect
 	}{
-		{"default", []string{"-www"}, probe.RequestHTTPGet, map[string]expect{
+		{"default", []string{"-www"}, "", map[string]expect{
 			// OpenSSL 3 at security level 1 cannot sign TLS 1.0/1.1
 			// handshakes (SHA-1) and says "internal error".
 			"1.0": {Accepted: "no:internal error", PerConnection: -1},
 			"1.1": noVersion, "1.2": v12, "1.3": v13,
 		}},
-		{"no_ticket", []string{"-www", "-no_ticket"}, probe.RequestHTTPGet, map[string]expect{
+		{"no_ticket", []string{"-www", "-no_ticket"}, "", map[string]expect{
 			"1.2": {Accepted: "yes", Tickets: "no", Resumption: "no:no session ticket", TicketReuse: "not tested",
 				Load: "not tested", PerConnection: 0},
 			"1.3": v13,
 		}},
-		{"tls1_2", []string{"-www", "-tls1_2"}, probe.RequestHTTPGet, map[string]expect{
+		{"tls1_2", []string{"-www", "-tls1_2"}, "", map[string]expect{
 			"1.0": refused, "1.1": refused, "1.2": v12, "1.3": refused,
 		}},
-		{"tls1_3", []string{"-www", "-tls1_3"}, probe.RequestHTTPGet, map[string]expect{
+		{"tls1_3", []string{"-www", "-tls1_3"}, "", map[string]expect{
 			"1.0": refused, "1.1": refused, "1.2": refused, "1.3": v13,
 		}},
-		{"rev (line echo)", []string{"-rev"}, probe.RequestLine, map[string]expect{
+		{"rev (line echo)", []string{"-rev"}, "", map[string]expect{
 			"1.2": v12, "1.3": v13,
 		}},
 		{"tls1_3 early_data", []string{"-tls1_3", "-early_data"}, probe.RequestNone, map[string]expect{
 			"1.3": {Accepted: "yes", Tickets: "yes", Resumption: "yes", TicketReuse: "no:single-use", Load: "yes", PerConnection: 2},
 		}},
-		{"SECLEVEL=0 tls1 tls1_1", []string{"-www", "-cipher", "DEFAULT@SECLEVEL=0"}, probe.RequestHTTPGet, map[string]expect{
+		{"SECLEVEL=0 tls1 tls1_1", []string{"-www", "-cipher", "DEFAULT@SECLEVEL=0"}, "", map[string]expect{
 			// Go's client still speaks TLS 1.0 and 1.1 when asked to.
 			"1.0": {Accepted: "yes", Resumption: "not tested:1.2 and 1.3 only", PerConnection: -1},
 			"1.1": {Accepted: "yes", Resumption: "not tested:1.2 and 1.3 only", PerConnection: -1},
@@ -70,6 +72,9 @@ func TestOpenSSLServer(t *testing.T) {
 				o.Concurrency, o.LoadHandshakes = 8, 16
 			}
 			rep := runProbe(t, o)
+			if want := map[bool]probe.Request{false: probe.RequestHTTPGet, true: probe.RequestLine}[tt.name == "rev (line echo)"]; tt.request == "" && (rep.Request != want || !rep.RequestAuto) {
+				t.Errorf("request %s (auto %v: %s), want %s found by asking", rep.Request, rep.RequestAuto, rep.RequestChoice, want)
+			}
 			for v, want := range tt.versions {
 				checkVersion(t, rep, v, want)
 			}
@@ -94,7 +99,6 @@ func TestOpenSSLServerMutual(t *testing.T) {
 	p := newPKI(t)
 	s := peers.OpenSSL(t, "-cert", p.CertFile, "-key", p.KeyFile, "-www", "-Verify", "1", "-CAfile", p.CAFile)
 	o := baseOptions(p, s.Addr)
-	o.Request = probe.RequestHTTPGet
 	o.Versions = []uint16{tls.VersionTLS12, tls.VersionTLS13}
 	cert := p.Client.TLSCertificate()
 	o.ClientCert = &cert

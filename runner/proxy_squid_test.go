@@ -46,7 +46,6 @@ func TestHandshakeThroughSquid(t *testing.T) {
 		Versions: []uint16{tls.VersionTLS13}, Resume: []bool{false, true}, Concurrency: []int{2},
 		Handshakes: 8, Iterations: 2, Warmup: 1, MinResumption: 0.99, ConnTimeout: 20 * time.Second,
 		Proxy:    runner.Proxy{URL: sq.URL(), CAFile: sq.CAFile(), PID: sq.PID()},
-		Target:   runner.Target{Request: loadgen.RequestHTTP},
 		ChildEnv: []string{testchild.Env()},
 	}
 	p.Server.Identities = []server.IdentityFiles{id}

@@ -181,7 +181,7 @@ func TestRunTargetOpenSSLServerMutual(t *testing.T) {
 		"-Verify", "1", "-CAfile", layout.RootCert, "-rev")
 	var stdout, stderr strings.Builder
 	err = cli.Run(context.Background(), []string{"run", "--target", addr, "--sni", "localhost", "--ca", layout.RootCert,
-		"--mutual", "--client-cert", layout.ClientCerts[0], "--client-key", layout.ClientKeys[0], "--request", "line",
+		"--mutual", "--client-cert", layout.ClientCerts[0], "--client-key", layout.ClientKeys[0],
 		"--resume", "on", "--concurrency", "1,8", "--handshakes", "32", "--quick", "--format", "json"}, &stdout, &stderr)
 	if err != nil {
 		t.Fatalf("run: %v\n%s", err, stderr.String())

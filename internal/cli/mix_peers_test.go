@@ -17,7 +17,7 @@ func TestMixAgainstNginx(t *testing.T) {
 	t.Parallel()
 	cert, key, ca := peerPKI(t)
 	n := peers.NginxT(t, peers.NginxConfig{Cert: cert, Key: key, Tickets: true})
-	msg, recs, err := runTarget(t, n.Addr, ca, "--request", "http", "--tls", "1.2,1.3", "--resume-ratio", "0.5",
+	msg, recs, err := runTarget(t, n.Addr, ca, "--tls", "1.2,1.3", "--resume-ratio", "0.5",
 		"--concurrency", "4", "--handshakes", "32", "--warmup", "1", "--iterations", "2", "--case-time", "0")
 	if err != nil {
 		t.Fatalf("exit %d: %s", cli.ExitCode(err), msg)
@@ -43,7 +43,7 @@ func TestMixFailsAgainstServerWithoutResumption(t *testing.T) {
 	t.Parallel()
 	cert, key, ca := peerPKI(t)
 	s := peers.OpenSSL(t, "-cert", cert, "-key", key, "-www", "-no_ticket", "-no_cache")
-	msg, recs, err := runTarget(t, s.Addr, ca, "--request", "http-get", "--tls", "1.3", "--resume-ratio", "0.5",
+	msg, recs, err := runTarget(t, s.Addr, ca, "--tls", "1.3", "--resume-ratio", "0.5",
 		"--concurrency", "2", "--handshakes", "16", "--warmup", "0", "--iterations", "2", "--case-time", "0")
 	if cli.ExitCode(err) != 1 {
 		t.Fatalf("exit %d (%s), want 1", cli.ExitCode(err), msg)

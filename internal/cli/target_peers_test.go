@@ -80,7 +80,7 @@ func TestServerPIDMustServeTheTarget(t *testing.T) {
 	}
 	t.Cleanup(func() { sleep.Process.Kill(); sleep.Wait() })
 	pid := strconv.Itoa(sleep.Process.Pid)
-	msg, _, err := runTarget(t, n.Addr, ca, "--request", "http", "--server-pid", pid,
+	msg, _, err := runTarget(t, n.Addr, ca, "--server-pid", pid,
 		"--tls", "1.3", "--resume", "off", "--concurrency", "1", "--quick")
 	if cli.ExitCode(err) != 2 || !strings.Contains(msg, "--server-pid "+pid+": neither that process nor its children listen on port") {
 		t.Fatalf("exit %d, message %q: want exit 2 naming --server-pid", cli.ExitCode(err), msg)
@@ -101,7 +101,7 @@ func TestServerPIDOfAnAncestorRefused(t *testing.T) {
 			{"--server-pid", pid},
 			{"--versus", n2.Addr, "--versus-pid", pid},
 		} {
-			args := append([]string{"--request", "http", "--tls", "1.3", "--resume", "off", "--concurrency", "1", "--quick"}, flags...)
+			args := append([]string{"--tls", "1.3", "--resume", "off", "--concurrency", "1", "--quick"}, flags...)
 			msg, _, err := runTarget(t, n.Addr, ca, args...)
 			want := flags[len(flags)-2] + " " + pid + ": that process is tlsbench itself or one of its ancestors"
 			if cli.ExitCode(err) != 2 || !strings.Contains(msg, want) {
