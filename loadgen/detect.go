@@ -296,3 +296,58 @@ func (c *detectCache) Put(_ string, cs *tls.ClientSessionState) {
 		c.first.CompareAndSwap(nil, cs)
 	}
 }
+
+// AgreeRequest gives servers that answer different requests (found[i],
+// by DetectRequest with opts[i]) one that they all answer, when one of
+// the requests found is: each server that was not found to answer it is
+// asked once. Servers that answer nothing (RequestWait, RequestNone), or
+// could not be asked, keep what was found; so do all when no request
+// suits them all.
+func AgreeRequest(ctx context.Context, opts []DetectOptions, found []Detection) {
+	for _, cand := range found {
+		if !cand.agreeable() || !differ(found) {
+			continue
+		}
+		tried := make([]string, len(found))
+		all := true
+		for i := range found {
+			if found[i].Request == cand.Request {
+				continue
+			}
+			if !found[i].agreeable() {
+				return
+			}
+			o := opts[i]
+			o.defaults()
+			a := o.try(ctx, cand.Request)
+			tried[i] = a.String()
+			if all = a.answered(); !all {
+				break
+			}
+		}
+		if all {
+			for i := range found {
+				if found[i].Request != cand.Request {
+					found[i].Request = cand.Request
+					found[i].Tried = append(found[i].Tried, tried[i]+" (what the other target answers)")
+				}
+			}
+			return
+		}
+	}
+}
+
+// agreeable: the server answers a request, which another may answer too.
+func (d Detection) agreeable() bool {
+	return d.Err == nil && d.Request != RequestWait && d.Request != RequestNone
+}
+
+// differ reports whether the detections found different requests.
+func differ(found []Detection) bool {
+	for _, d := range found[1:] {
+		if d.Request != found[0].Request {
+			return true
+		}
+	}
+	return false
+}

@@ -12,32 +12,41 @@ import (
 // resolveRequests asks each side's target which request it answers,
 // once per run and target, before the first case that needs it runs its
 // warm-up: the run's request is auto (a target and no request given).
-// The choice is printed once with its reasons.
+// Sides that answer different requests get one they all answer, when
+// there is one: an interleaved run compares the same work. The choice is
+// printed once with its reasons.
 func (st *runState) resolveRequests(ctx context.Context, c *Case, specs []sideSpec, servers []*builtin) {
 	p := st.plan
 	if p.request() != loadgen.RequestAuto || c.Transport == TransportQUIC {
 		return
 	}
+	var addrs []string
+	var opts []loadgen.DetectOptions
+	var found []loadgen.Detection
 	for i := range specs {
 		addr := specs[i].target.Addr
-		if addr == "" {
+		if _, done := st.detected[addr]; done || addr == "" {
 			continue
 		}
-		if _, done := st.detected[addr]; done {
-			continue
-		}
-		d := loadgen.DetectRequest(ctx, loadgen.DetectOptions{
+		o := loadgen.DetectOptions{
 			Dialer: servers[i].caseDialer(), Config: st.detectConfig(c, servers[i]),
 			Host: st.httpHost(&specs[i]), ConnTimeout: p.ConnTimeout,
-		})
-		if ctx.Err() != nil {
-			return // the run is ending: its cases say so
 		}
-		if st.detected == nil {
-			st.detected = map[string]loadgen.Detection{}
-		}
-		st.detected[addr] = d
-		p.log(requestNotice(addr, d, p.Words.Names["Request"]))
+		addrs, opts = append(addrs, addr), append(opts, o)
+		found = append(found, loadgen.DetectRequest(ctx, o))
+	}
+	if len(found) > 1 {
+		loadgen.AgreeRequest(ctx, opts, found)
+	}
+	if ctx.Err() != nil {
+		return // the run is ending: its cases say so
+	}
+	if st.detected == nil {
+		st.detected = map[string]loadgen.Detection{}
+	}
+	for i, d := range found {
+		st.detected[addrs[i]] = d
+		p.log(requestNotice(addrs[i], d, p.Words.Names["Request"]))
 	}
 }
 

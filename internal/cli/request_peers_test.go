@@ -183,3 +183,32 @@ func TestProbeRequestAgainstOpenSSLWWW(t *testing.T) {
 		})
 	}
 }
+
+// TestVersusTargetsGetOneRequest: two targets compared in one run, of
+// which one answers HEAD / (nginx) and the other GET / only (openssl
+// s_server -www), both get GET /, which both answer: the sides measure
+// the same work and their pair is compared.
+func TestVersusTargetsGetOneRequest(t *testing.T) {
+	t.Parallel()
+	cert, key, ca := peerPKI(t)
+	n := peers.NginxT(t, peers.NginxConfig{Cert: cert, Key: key, Tickets: true})
+	s := peers.OpenSSL(t, "-cert", cert, "-key", key, "-www")
+	msg, recs, err := runTarget(t, n.Addr, ca, "--versus", s.Addr, "--tls", "1.3", "--resume", "on", "--concurrency", "1",
+		"--handshakes", "8", "--warmup", "1", "--iterations", "6", "--case-time", "0")
+	if cli.ExitCode(err) != 0 || len(recs) != 2 {
+		t.Fatalf("exit %d, %d records: want exit 0 and a record per side\n%s", cli.ExitCode(err), len(recs), msg)
+	}
+	for _, r := range recs {
+		if r.Request != "http-get" || !r.RequestAuto || r.ResumptionRate < 0.99 {
+			t.Errorf("side %s: request %q (auto %v), resumed %.2f: want http-get, chosen by asking, and resumed", r.Side, r.Request, r.RequestAuto, r.ResumptionRate)
+		}
+	}
+	for _, want := range []string{"request for " + n.Addr + ": http-get (HEAD / answered \"HTTP/1.1 200 OK\"; GET / answered", "(what the other target answers)"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, msg)
+		}
+	}
+	if strings.Contains(msg, "not comparable") {
+		t.Errorf("the pair was not compared:\n%s", msg)
+	}
+}
