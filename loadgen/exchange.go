@@ -167,7 +167,7 @@ func (r Request) Send(tc *tls.Conn, host string) (string, error) {
 		return readHTTPHead(tc)
 	}
 	if r == RequestAuto {
-		return "", errors.New("request auto must be resolved (DetectRequest) before it is sent")
+		return "", errors.New("request auto is chosen by asking the server which request it answers; it cannot be sent itself")
 	}
 	return "", fmt.Errorf("unknown request %q", r)
 }

@@ -31,6 +31,7 @@ var csvColumns = []csvColumn{
 	{"transport", func(r *results.Record) string { return r.Transport }},
 	{"target", func(r *results.Record) string { return r.Target }},
 	{"request", func(r *results.Record) string { return r.Request }},
+	{"request_auto", func(r *results.Record) string { return omitFalse(r.RequestAuto) }},
 	{"session_store", func(r *results.Record) string { return r.SessionStore }},
 	{"client_identities", func(r *results.Record) string { return omitZero(r.ClientIdentities) }},
 	{"key_cache", func(r *results.Record) string { return csvBool(r.KeyCache) }},
@@ -165,6 +166,15 @@ func csvInt(v *int64) string {
 		return ""
 	}
 	return strconv.FormatInt(*v, 10)
+}
+
+// omitFalse writes a flag that records leave out when false: "true" or
+// an empty cell.
+func omitFalse(v bool) string {
+	if v {
+		return "true"
+	}
+	return ""
 }
 
 func csvBool(v *bool) string {
