@@ -112,7 +112,7 @@ func (e *ResumptionError) reason() string {
 		// (a proxy that ends the client's TLS, single-use tickets).
 		return msg + "; " + e.Hint + ", or lower " + e.Setting + " to measure anyway"
 	}
-	return msg + "; the server may not issue or accept session tickets for this configuration (check it with tlsbench probe), or lower " + e.Setting + " to measure anyway"
+	return msg + "; the server may not issue or accept session tickets for this configuration, or its sessions may expire within seconds (check both with tlsbench probe, which shows their lifetime), or lower " + e.Setting + " to measure anyway"
 }
 
 func (e *ResumptionError) measuredReason() string {
@@ -120,7 +120,7 @@ func (e *ResumptionError) measuredReason() string {
 		e.Setting, e.Required, len(e.Fell), e.Iterations, iterationList(e.Fell))
 	hint := e.Hint
 	if hint == "" {
-		hint = "the server stopped resuming the sessions it issued (ticket keys rotated, tickets turned off by a reload, a session cache that evicts?)"
+		hint = "the server stopped resuming the sessions it issued (ticket keys rotated, tickets turned off by a reload, a session cache that evicts, sessions that outlived a short lifetime such as nginx's ssl_session_timeout?)"
 	}
 	return msg + "; " + hint + "; the case's figures mix in full handshakes, or lower " + e.Setting + " to measure anyway"
 }

@@ -202,3 +202,46 @@ func TestSingleUseTicketsOfAnExternalServer(t *testing.T) {
 		t.Fatalf("with --ticket-reuse single: %v", err)
 	}
 }
+
+// TestNginxShortSessionTimeout: nginx with ssl_session_timeout 1s issues
+// tickets that live a second. A pause of more than that after the first
+// measured iteration lets every session the client holds expire, so the
+// second iteration starts with full handshakes and falls below the bar:
+// the case fails, and among the causes it guesses is the sessions'
+// short lifetime.
+func TestNginxShortSessionTimeout(t *testing.T) {
+	t.Parallel()
+	layout, err := pki.Init(pki.InitOptions{Dir: filepath.Join(t.TempDir(), "pki")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := peers.NginxT(t, peers.NginxConfig{Cert: layout.ServerCerts[pki.ECDSAP256], Key: layout.ServerKeys[pki.ECDSAP256],
+		Tickets: true, SessionTimeout: "1s"})
+	p := smallPlan()
+	p.Versions = []uint16{tls.VersionTLS13}
+	p.Resume = []bool{true}
+	p.Concurrency = []int{4}
+	p.Handshakes = 32
+	p.Iterations = 3
+	p.Target = runner.Target{Addr: n.Addr, CAFile: layout.RootCert, ServerName: "localhost", ALPN: []string{"http/1.1"}}
+	p.Progress = func(pr runner.CaseProgress) {
+		if !pr.Warmup && pr.Iteration == 1 {
+			time.Sleep(1500 * time.Millisecond) // every session expires
+		}
+	}
+	var recs []results.Record
+	err = runner.Run(context.Background(), p, func(r *results.Record) error {
+		recs = append(recs, *r)
+		return nil
+	})
+	var re *loadgen.ResumptionError
+	if !errors.As(err, &re) || !re.Measured || len(re.Fell) == 0 || re.Fell[0].Iteration != 2 {
+		t.Fatalf("error %v: want a resumption failure from measured iteration 2", err)
+	}
+	if msg := err.Error(); !strings.Contains(msg, "sessions that outlived a short lifetime such as nginx's ssl_session_timeout") {
+		t.Errorf("message %q does not name the sessions' lifetime among the causes", msg)
+	}
+	if len(recs) != 1 || recs[0].Verdict != "failed" {
+		t.Fatalf("records %+v: want the case's, marked failed", recs)
+	}
+}
