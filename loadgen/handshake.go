@@ -758,7 +758,8 @@ func (r *caseRunner) setCosts(rec *results.Record, m *measured) {
 
 // serverFigures fills what the server counted over the kept iterations,
 // and returns an IdentityError when it saw other client identities than
-// the client presented.
+// the client presented, a ServerUnusedError when it completed none of
+// the client's handshakes.
 func (r *caseRunner) serverFigures(rec *results.Record, m *measured, f figures) error {
 	hc := r.hc
 	if hc.Server == nil {
@@ -770,6 +771,12 @@ func (r *caseRunner) serverFigures(rec *results.Record, m *measured, f figures) 
 		return nil
 	}
 	total := m.total
+	if srv.HasCounts && srv.Handshakes == 0 && total.ok > 0 {
+		// Nothing the server did is per handshake of this case: its
+		// figures stay null, and the case fails.
+		rec.ServerResumed = results.Int(srv.Resumed)
+		return &ServerUnusedError{Case: hc.Name, Client: total.ok, Proxy: rec.Proxy != ""}
+	}
 	var identityErr error
 	if srv.HasCounts {
 		identityErr = hc.checkIdentities(total.perClient, total.failedBy, srv.Identities)
