@@ -69,6 +69,10 @@ type HandshakeCase struct {
 	// MaxDuration stops measuring early (after at least two iterations)
 	// once the measured iterations have taken this long; 0 means no limit.
 	MaxDuration time.Duration
+	// IterationsGiven says Iterations were asked for: all of them are
+	// measured, and MaxDuration bounds only the iterations past them
+	// (towards TargetError).
+	IterationsGiven bool
 	// TargetError, when above 0, keeps measuring past Iterations (then
 	// the minimum) until the half-width of the 99.9% confidence interval
 	// of the mean is at most TargetError of the mean (0.02: 2%), up to

@@ -22,8 +22,8 @@ import (
 // sides[0] is side a; sides[1] side b; sides[2], when given, a second
 // instance of side a (the noise floor). Each HandshakeCase is complete on
 // its own (dialer, clients, observers, gates, Record with Side and Versus
-// set by the caller); Iterations, Warmup, MaxDuration and TargetError are
-// taken from sides[0]. MaxDuration is per side: the rounds stop once the
+// set by the caller); Iterations, Warmup, MaxDuration, IterationsGiven and
+// TargetError are taken from sides[0]. MaxDuration is per side: the rounds stop once the
 // measured rounds took sides×MaxDuration. With TargetError set, rounds
 // go on past Iterations until the 99.9% confidence interval of the ratio
 // of side b to side a (stats.ComparePaired) is at most TargetError of it.
@@ -88,6 +88,7 @@ func newSides(cases []HandshakeCase) ([]*side, error) {
 	for i := range cases {
 		hc := cases[i]
 		hc.MaxDuration, hc.TargetError, hc.hooks = cases[0].MaxDuration, cases[0].TargetError, cases[0].hooks
+		hc.IterationsGiven = cases[0].IterationsGiven
 		hc.Record.Side = cmp.Or(hc.Record.Side, sideNames[i])
 		s := &side{name: hc.Record.Side, r: &caseRunner{hc: &hc}}
 		if hc.Rate > 0 {

@@ -261,7 +261,10 @@ func (r *caseRunner) measuredOrErr(ctx context.Context, m *measured) (*measured,
 // stopRule decides when the measured iterations (or rounds of an
 // interleaved case) end.
 type stopRule struct {
-	iterations  int
+	iterations int
+	// given says the iterations were asked for: the time limit ends
+	// only the iterations past them.
+	given       bool
 	maxDuration time.Duration // of all the rounds; 0: none
 	perSide     time.Duration // the user's setting, for notes
 	target      float64       // 0: none
@@ -274,15 +277,20 @@ type stopRule struct {
 // RunInterleaved), whose precision is relError.
 func (r *caseRunner) stopRule(sides int, relError func() float64) *stopRule {
 	hc := r.hc
-	return &stopRule{iterations: hc.Iterations, maxDuration: time.Duration(sides) * hc.MaxDuration, perSide: hc.MaxDuration,
+	return &stopRule{iterations: hc.Iterations, given: hc.IterationsGiven, maxDuration: time.Duration(sides) * hc.MaxDuration, perSide: hc.MaxDuration,
 		target: hc.TargetError, cap: max(hc.iterationCap(), hc.Iterations), relError: relError, words: hc.Words}
 }
 
 // after returns what ends measuring after kept iterations that took
 // elapsed, or "" to go on. The time limit needs two iterations, so that
-// a case always has an error.
+// a case always has an error, and all the iterations asked for, when
+// they were.
 func (s *stopRule) after(kept int, elapsed time.Duration) string {
-	timeUp := s.maxDuration > 0 && kept >= 2 && elapsed >= s.maxDuration
+	least := 2
+	if s.given {
+		least = max(least, s.iterations)
+	}
+	timeUp := s.maxDuration > 0 && kept >= least && elapsed >= s.maxDuration
 	if s.target <= 0 {
 		switch {
 		case kept >= s.iterations:

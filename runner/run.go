@@ -574,7 +574,7 @@ func (st *runState) handshakeCase(c *Case, sp *sideSpec, srv *builtin) loadgen.H
 	hc := loadgen.HandshakeCase{
 		Name: c.Name, Version: c.Version, Resume: c.Resume, Mutual: c.Mutual, Concurrency: c.Concurrency,
 		Handshakes: p.Handshakes, Iterations: p.Iterations, Warmup: p.Warmup, MaxDuration: p.CaseTime,
-		TargetError: p.TargetError, MinResumption: &p.MinResumption, MaxErrorRate: p.MaxErrorRate,
+		IterationsGiven: p.IterationsGiven, TargetError: p.TargetError, MinResumption: &p.MinResumption, MaxErrorRate: p.MaxErrorRate,
 		ConnTimeout: p.ConnTimeout, Clients: cfgs, ClientIdentities: keys,
 		Dialer: srv.caseDialer(), Server: p.serverObserver(srv.observer), Proxy: srv.proxyObserver(),
 		Record: rec, Words: p.Words,
