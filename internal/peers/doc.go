@@ -1,8 +1,12 @@
 // Package peers starts real TLS servers for tlsbench's tests and
-// benchmarks: `openssl s_server` with given flags, and nginx from a
-// configuration written to a temporary directory. Both listen on
-// 127.0.0.1 only, on a free port, and are ready (accepting) when Start
-// returns; Stop ends them, and the test helpers (OpenSSL, Nginx) stop them
+// benchmarks: `openssl s_server` with given flags, nginx from a
+// configuration written to a temporary directory, GnuTLS's gnutls-serv, a
+// small Java server on the JDK's own TLS stack (JSSE, compiled in the test
+// from jsse/JSSEServer.java), ngtcp2's QUIC server and Squid. They listen
+// on 127.0.0.1 (gnutls-serv, which cannot choose its address, on every
+// address of its port; the tests reach it through loopback only), on a
+// free port, and are ready (accepting) when Start returns; Stop ends
+// them, and the test helpers (OpenSSL, NginxT, GnuTLS, JSSE...) stop them
 // when the test ends.
 //
 // A test that needs a peer calls Require (or a helper that does): when the

@@ -1,7 +1,6 @@
 package peers
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"github.com/tlsbench/tlsbench/internal/procid"
@@ -62,44 +61,17 @@ func StartOpenSSL(ctx context.Context, args ...string) (*OpenSSLServer, error) {
 	}
 	s := &OpenSSLServer{Args: args, p: p}
 
-	// Read stdout for the ACCEPT line, then keep draining it into the
-	// tail so that s_server never blocks on a full pipe.
-	addrc := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(pr)
-		sent := false
-		for sc.Scan() {
-			line := sc.Text()
-			p.output.Write([]byte(line + "\n"))
-			if !sent && strings.HasPrefix(line, "ACCEPT") {
-				addrc <- strings.TrimSpace(strings.TrimPrefix(line, "ACCEPT"))
-				sent = true
-			}
-		}
-		io.Copy(io.Discard, pr)
-	}()
 	go func() {
 		<-p.done
 		pw.Close()
 		stdinW.Close()
 	}()
-
-	select {
-	case addr := <-addrc:
-		if addr == "" || strings.HasSuffix(addr, ":0") {
-			s.Stop()
-			return nil, p.failure("openssl s_server", errNoAddr)
-		}
-		s.Addr = addr
-	case <-p.done:
-		return nil, p.failure("openssl s_server "+strings.Join(args, " "), fmt.Errorf("exited: %v", p.err))
-	case <-time.After(StartTimeout):
+	addr, err := acceptLine(ctx, p, pr, "openssl s_server "+strings.Join(args, " "))
+	if err != nil {
 		s.Stop()
-		return nil, p.failure("openssl s_server", fmt.Errorf("not ready after %s", StartTimeout))
-	case <-ctx.Done():
-		s.Stop()
-		return nil, ctx.Err()
+		return nil, err
 	}
+	s.Addr = addr
 	go func() {
 		select {
 		case <-ctx.Done():

@@ -13,8 +13,12 @@ var debianPackages = map[string]string{
 	"nginx":   "nginx-light",
 	"squid":   "squid-openssl",
 	// ngtcp2's example HTTP/3 client and server over GnuTLS.
-	"gtlsclient": "ngtcp2-client",
-	"gtlsserver": "ngtcp2-server",
+	"gtlsclient":  "ngtcp2-client",
+	"gtlsserver":  "ngtcp2-server",
+	"gnutls-serv": "gnutls-bin",
+	// The JSSE server is compiled in the test and run by the JDK.
+	"javac": "default-jdk-headless",
+	"java":  "default-jdk-headless",
 }
 
 // Require returns the path of tool (openssl, nginx, squid...). When it is missing
@@ -95,8 +99,49 @@ func NGTCP2T(t testing.TB, c NGTCP2Config) *NGTCP2Server {
 	return s
 }
 
+// GnuTLS starts gnutls-serv for the test (see StartGnuTLS) and stops it
+// when the test ends; its last output is attached to a failed test's.
+func GnuTLS(t testing.TB, c GnuTLSConfig) *GnuTLSServer {
+	t.Helper()
+	Require(t, "gnutls-serv")
+	s, err := StartGnuTLS(context.Background(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("gnutls-serv output:\n%s", s.Output())
+		}
+		if err := s.Stop(); err != nil {
+			t.Errorf("stopping gnutls-serv: %v", err)
+		}
+	})
+	return s
+}
+
+// JSSE starts the Java server for the test (see StartJSSE) and stops it
+// when the test ends; its last output is attached to a failed test's.
+func JSSE(t testing.TB, c JSSEConfig) *JSSEServer {
+	t.Helper()
+	Require(t, "javac")
+	Require(t, "java")
+	s, err := StartJSSE(context.Background(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("JSSE server output:\n%s", s.Output())
+		}
+		if err := s.Stop(); err != nil {
+			t.Errorf("stopping the JSSE server: %v", err)
+		}
+	})
+	return s
+}
+
 // Versions returns the versions of the peers that are installed, keyed
-// "openssl", "nginx" and "squid", for results.Env.Peers.
+// "openssl", "nginx", "squid", "gnutls" and "java", for results.Env.Peers.
 func Versions() map[string]string {
 	out := map[string]string{}
 	if v, err := OpenSSLVersion(); err == nil {
@@ -107,6 +152,12 @@ func Versions() map[string]string {
 	}
 	if v, err := SquidVersion(); err == nil {
 		out["squid"] = v
+	}
+	if v, err := GnuTLSVersion(); err == nil {
+		out["gnutls"] = v
+	}
+	if v, err := JavaVersion(); err == nil {
+		out["java"] = v
 	}
 	return out
 }
