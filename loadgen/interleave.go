@@ -179,6 +179,7 @@ func warmupInterleaved(ctx context.Context, ss []*side) error {
 func measureInterleaved(ctx context.Context, ss []*side) (failed *side) {
 	for _, s := range ss {
 		s.m = s.r.startMeasure()
+		s.m.meter.watchPeers(peerPIDs(ss, s))
 		defer func() { s.r.budget = nil }()
 	}
 	a := ss[0]
@@ -263,6 +264,42 @@ type side struct {
 	name string // a, b, a2
 	r    *caseRunner
 	m    *measured
+}
+
+// peerPIDs are the process ids of the servers and proxies of the sides
+// other than s, but for s's own: while s measures, they are the run's
+// processes, not other load.
+func peerPIDs(ss []*side, s *side) []int {
+	own := map[int]bool{}
+	for _, pid := range processIDs(s.r.hc) {
+		own[pid] = true
+	}
+	var pids []int
+	for _, o := range ss {
+		if o == s {
+			continue
+		}
+		for _, pid := range processIDs(o.r.hc) {
+			if !own[pid] {
+				own[pid] = true
+				pids = append(pids, pid)
+			}
+		}
+	}
+	return pids
+}
+
+// processIDs are the local processes of hc's server and proxy whose ids
+// are known.
+func processIDs(hc *HandshakeCase) []int {
+	var pids []int
+	if p, ok := hc.Server.(ServerProcess); ok {
+		pids = append(pids, p.ServerPID())
+	}
+	if p, ok := hc.Proxy.(ProxyProcess); ok {
+		pids = append(pids, p.ProxyPID())
+	}
+	return pids
 }
 
 // label marks the calling goroutine, and those it starts, as side s's
