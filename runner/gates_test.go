@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -235,11 +236,20 @@ func TestNginxShortSessionTimeout(t *testing.T) {
 		return nil
 	})
 	var re *loadgen.ResumptionError
-	if !errors.As(err, &re) || !re.Measured || len(re.Fell) == 0 || re.Fell[0].Iteration != 2 {
-		t.Fatalf("error %v: want a resumption failure from measured iteration 2", err)
+	// A session left unused in the pool for a second may expire
+	// earlier on a busy machine: iteration 2 falls, perhaps not alone.
+	if !errors.As(err, &re) || !re.Measured || !slices.ContainsFunc(re.Fell, func(f loadgen.FellIteration) bool { return f.Iteration == 2 }) {
+		t.Fatalf("error %v: want a resumption failure in measured iteration 2", err)
 	}
-	if msg := err.Error(); !strings.Contains(msg, "sessions that outlived a short lifetime such as nginx's ssl_session_timeout") {
+	// Whether the client's counts show fresh sessions resuming and
+	// expired ones not (the mark single-use tickets leave too) depends
+	// on when each session was last renewed: either way the lifetime
+	// is named.
+	if msg := err.Error(); !strings.Contains(msg, "lifetime") || !strings.Contains(msg, "nginx's ssl_session_timeout") {
 		t.Errorf("message %q does not name the sessions' lifetime among the causes", msg)
+	}
+	if msg := err.Error(); strings.Contains(msg, "as servers with single-use tickets do") {
+		t.Errorf("message %q blames single-use tickets alone for sessions that expired part-way", msg)
 	}
 	if len(recs) != 1 || recs[0].Verdict != "failed" {
 		t.Fatalf("records %+v: want the case's, marked failed", recs)
