@@ -666,7 +666,7 @@ func (r *caseRunner) finish(ctx context.Context, m *measured, f figures) (*resul
 	for _, e := range []error{identityErr, earlyErr} {
 		if e != nil {
 			rec.Verdict = VerdictFailed
-			rec.Notes = append(rec.Notes, "failed: "+e.Error())
+			rec.Notes = append(rec.Notes, "failed: "+strings.TrimPrefix(e.Error(), hc.Name+": "))
 			gateErr = errors.Join(gateErr, e)
 		}
 	}

@@ -78,8 +78,11 @@ func otherLoadNotes(recs []results.Record) map[string][]string {
 // the run's own load: no case notes other load on the machine. A
 // process that burns as much CPU beside them, not given as a server, is
 // other load, and every case notes it.
+//
+// It does not run in parallel with this package's other tests: the
+// servers and peers they start are other load to this run, as they
+// would be to a user's.
 func TestVersusBusyServerIsNotOtherLoad(t *testing.T) {
-	t.Parallel()
 	layout, err := pki.Init(pki.InitOptions{Dir: filepath.Join(t.TempDir(), "pki")})
 	if err != nil {
 		t.Fatal(err)
