@@ -423,9 +423,9 @@ func (m *meter) load(wall time.Duration, server ServerSnapshot, serverInProcess 
 		return usage.Load{}, false
 	}
 	// A proxy's CPU, when known, is the benchmark's own load too: it
-	// counts with the server's, not as other load on the machine; so
-	// does what the run's other sides' processes used meanwhile.
-	ours := server.CPU + m.total.peers
+	// counts with the server's, not as other load on the machine, as
+	// does what the run's other sides' processes used meanwhile (Peers).
+	ours := server.CPU
 	if prx, err := m.proxyTotal(); m.proxy != nil && err == nil && prx.HasCPU {
 		ours += prx.CPU
 	}
@@ -434,6 +434,7 @@ func (m *meter) load(wall time.Duration, server ServerSnapshot, serverInProcess 
 		Client:      m.total.self.CPU,
 		Server:      ours,
 		ServerKnown: server.HasCPU || serverInProcess,
+		Peers:       m.total.peers,
 		CPUs:        len(m.cpus),
 		Machine:     m.total.machine,
 	}, true
@@ -450,6 +451,12 @@ func recordMachine(rec *results.Record, l usage.Load, saturation bool) {
 	rec.CPUsAvailable = l.CPUs
 	rec.MachineBusy = results.Float(busy)
 	rec.OtherCPUShare = results.Float(other)
+	if share, ok := l.PeersShare(); ok {
+		if rec.Extra == nil {
+			rec.Extra = map[string]float64{}
+		}
+		rec.Extra["other_sides_cpu_share"] = share
+	}
 	if n := l.SaturationNote(); saturation && n != "" {
 		rec.Notes = append(rec.Notes, n)
 	}
