@@ -69,7 +69,7 @@ const (
 	// before it is acknowledged. Half of a phase's latencies (p25 to
 	// p75) lying stallLowUS to stallHighUS above what CPU and queueing
 	// for it explain is that signature.
-	stallLowUS  = 30_000
+	stallLowUS  = 25_000
 	stallHighUS = 100_000
 )
 
@@ -137,7 +137,7 @@ type stall struct {
 }
 
 // stallOf is the stall of a phase whose histogram is h, or nil: half
-// of its latencies (p25 to p75) sit 30 to 100 ms above the CPU both ends
+// of its latencies (p25 to p75) sit 25 to 100 ms above the CPU both ends
 // spent per connection (and the wait for it that the case's concurrency
 // explains on the CPUs there are), near the delayed-ACK timeout.
 func stallOf(rec *results.Record, h *stats.Latency) *stall {
