@@ -132,7 +132,7 @@ func TestNagleStallNamed(t *testing.T) {
 				return halfWrites{c}
 			})
 			client.MinVersion, client.MaxVersion = tls.VersionTLS12, tls.VersionTLS12
-			hc := loadgen.HandshakeCase{Name: name, Version: tls.VersionTLS12, Concurrency: 1, Handshakes: 8, Iterations: 2,
+			hc := loadgen.HandshakeCase{Name: name, Version: tls.VersionTLS12, Concurrency: 1, Handshakes: 8, Iterations: 2, Warmup: 1,
 				Clients: []*tls.Config{client}, Dialer: loadgen.TCPDialer{Addr: addr}}
 			rec, err := loadgen.RunHandshakes(context.Background(), hc)
 			if err != nil {
@@ -143,10 +143,12 @@ func TestNagleStallNamed(t *testing.T) {
 			switch {
 			case !nagle && len(stalls) > 0:
 				t.Errorf("TCP_NODELAY, handshake p50 %.0f µs: notes %q name a stall", hs.P50US, stalls)
-			case nagle && hs.P50US < 30_000:
-				t.Skipf("handshake p50 %.0f µs: this kernel acknowledged at once, there was no stall to name", hs.P50US)
+			case nagle && hs.P50US-*rec.ClientCPUUS < 35_000:
+				// The kernel acknowledged at once, or (under the race
+				// detector, on a loaded machine) the CPU explains the wait.
+				t.Skipf("handshake p50 %.0f µs, CPU %.0f µs: no wait of a delayed ACK above the CPU to name", hs.P50US, *rec.ClientCPUUS)
 			case nagle && (len(stalls) != 1 || !strings.HasPrefix(stalls[0], "the TLS handshake took ") || !strings.Contains(stalls[0], "Nagle")):
-				t.Errorf("handshake p50 %.0f µs, client CPU %v: notes %q, want one naming the handshake's stall", hs.P50US, rec.ClientCPUUS, rec.Notes)
+				t.Errorf("handshake p25..p75 %v, client CPU %.0f µs: notes %q, want one naming the handshake's stall", hs, *rec.ClientCPUUS, rec.Notes)
 			}
 		})
 	}

@@ -100,8 +100,13 @@ func TestJSSENagleStall(t *testing.T) {
 	p.Versions, p.Resume = []uint16{tls.VersionTLS13}, []bool{true}
 	res13 := run(t, p)[0]
 	hs := full12.Phases[results.PhaseHandshake]
-	if hs.P50US < 40_000 {
-		t.Skipf("TLS 1.2 handshake p50 %.0f µs: this kernel acknowledged at once, there was no stall to name", hs.P50US)
+	if full12.ClientCPUUS == nil || full12.ServerCPUUS == nil {
+		t.Fatalf("%s: CPU %s: want both ends' (the server's from its pid)", full12.Name, cpuText(full12))
+	}
+	if cpu := *full12.ClientCPUUS + *full12.ServerCPUUS; hs.P50US-cpu < 35_000 {
+		// The kernel acknowledged at once, or (a loaded machine, a cold
+		// JIT) the CPU explains the wait.
+		t.Skipf("TLS 1.2 handshake p50 %.0f µs, CPU %.0f µs: no wait of a delayed ACK above the CPU to name", hs.P50US, cpu)
 	}
 	if s := notesWith(full12.Notes, "delayed ACK on the other"); len(s) != 1 || !strings.HasPrefix(s[0], "the TLS handshake took ") {
 		t.Errorf("%s: handshake p50 %.0f p90 %.0f µs, CPU %s µs: notes %q, want one naming the handshake's stall",
