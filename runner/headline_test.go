@@ -103,10 +103,15 @@ func TestJSSENagleStall(t *testing.T) {
 	if full12.ClientCPUUS == nil || full12.ServerCPUUS == nil {
 		t.Fatalf("%s: CPU %s: want both ends' (the server's from its pid)", full12.Name, cpuText(full12))
 	}
-	if cpu := *full12.ClientCPUUS + *full12.ServerCPUUS; hs.P50US-cpu < 35_000 {
-		// The kernel acknowledged at once, or (a loaded machine, a cold
-		// JIT) the CPU explains the wait.
-		t.Skipf("TLS 1.2 handshake p50 %.0f µs, CPU %.0f µs: no wait of a delayed ACK above the CPU to name", hs.P50US, cpu)
+	other := 0.0
+	if full12.OtherCPUShare != nil {
+		other = *full12.OtherCPUShare
+	}
+	if cpu := *full12.ClientCPUUS + *full12.ServerCPUUS; hs.P50US-cpu < 35_000 || other >= 0.5 {
+		// The kernel acknowledged at once, or the CPU explains the wait
+		// (a cold JIT, the race detector), or other load on the machine
+		// spread the latencies beyond any cluster.
+		t.Skipf("TLS 1.2 handshake p50 %.0f µs, CPU %.0f µs, other load %.0f%% of the CPUs: no wait of a delayed ACK that stands out to name", hs.P50US, cpu, other*100)
 	}
 	if s := notesWith(full12.Notes, "delayed ACK on the other"); len(s) != 1 || !strings.HasPrefix(s[0], "the TLS handshake took ") {
 		t.Errorf("%s: handshake p50 %.0f p90 %.0f µs, CPU %s µs: notes %q, want one naming the handshake's stall",
