@@ -46,11 +46,12 @@
 //   - env is the lowest shard's with host cleared (every shard's is in
 //     shard_runs); case_started is the earliest, case_ended the latest,
 //     start_late_us the largest; a note says when the shards began a
-//     case more than 100 ms apart, or a shard more than 100 ms late.
+//     case more than 100 ms apart, or a shard more than 100 ms late,
+//     and Merger.Warnings says it with the case's name.
 //
 // A merge refuses (an *Error naming the input, line and field) records
-// that are not a shard's, records of different runs (run_plan,
-// env.tlsbench_version, shards), what tlsbench never writes (over 10,000
+// that are not a shard's, records of different runs (start_at, naming
+// both start times; run_plan, env.tlsbench_version, shards), what tlsbench never writes (over 10,000
 // shards, over 32 phases, parts other than full and resumed), a shard's
 // record of a case given twice, records without sample_handshakes
 // (written by a tlsbench too old to merge), histograms that do not

@@ -55,6 +55,9 @@ type Merger struct {
 	allSeen map[int]bool // shards with any record
 	folder  *folder
 	skipped []Skipped
+	// warnings are the remarks on when the shards ran each case,
+	// gathered by Records.
+	warnings []string
 }
 
 // Skipped counts the lines of one input that were not records and were
@@ -75,6 +78,7 @@ type runID struct {
 	shards  int
 	plan    string
 	version string
+	startAt string
 }
 
 type caseKey struct{ name, side string }
@@ -133,11 +137,15 @@ func (m *Merger) checkRun(pos Pos, rec *results.Record) error {
 		return refuse("kind", "%q: only handshake cases are measured in sharded runs", rec.Kind)
 	}
 	if m.run == nil {
-		m.run = &runID{pos: pos, shards: rec.Shards, plan: rec.RunPlan, version: rec.Env.TLSBenchVersion}
+		m.run = &runID{pos: pos, shards: rec.Shards, plan: rec.RunPlan, version: rec.Env.TLSBenchVersion, startAt: rec.StartAt}
 		return nil
 	}
 	first := m.run
 	switch {
+	case rec.StartAt != first.startAt && rec.StartAt != "" && first.startAt != "":
+		// Their run_plan differs too (it digests the start), but the
+		// times say what to fix.
+		return refuse("start_at", "%s, but %s has %s: the shards were given different start times (--start-at), so they did not run the cases at the same time; run every shard with one --start-at", rec.StartAt, first.pos, first.startAt)
 	case rec.RunPlan != first.plan:
 		return refuse("run_plan", "%q, but %s has %q: the records are of different runs; merge the shards of one run", rec.RunPlan, first.pos, first.plan)
 	case rec.Env.TLSBenchVersion != first.version:
@@ -288,15 +296,30 @@ func (m *Merger) Records() ([]results.Record, error) {
 		}
 	}
 	out := make([]results.Record, 0, len(m.order))
+	m.warnings = nil
 	for _, c := range m.order {
 		rec, err := c.finish(m.run.shards)
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, rec)
+		label := c.key.name
+		if c.key.side != "" {
+			label += " [" + c.key.side + "]"
+		}
+		for _, n := range c.timing.notes() {
+			m.warnings = append(m.warnings, label+": "+n)
+		}
 	}
 	return out, nil
 }
+
+// Warnings says, one remark a line with its case, what Records found in
+// the shards' timing that the merged figures cannot show: shards that
+// began a case more than 100 ms apart, or late after its common start
+// (the merged records' notes say it too). A caller shows them where they
+// are read, not only in the records.
+func (m *Merger) Warnings() []string { return m.warnings }
 
 // Coverage is which of a run's shards a merge had records of.
 type Coverage struct {

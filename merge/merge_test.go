@@ -217,6 +217,21 @@ func TestMergeState(t *testing.T) {
 	if slices.Contains(got.Notes, "shard 1: common note") || *got.MachineBusy != 0.95 || *got.StartLateUS != 250_000 || got.CaseStarted != a.CaseStarted {
 		t.Errorf("notes %q busy %v late %v started %q", got.Notes, *got.MachineBusy, *got.StartLateUS, got.CaseStarted)
 	}
+	// The timing remarks are the merge's warnings too, named by case.
+	m := New(Options{})
+	for i, r := range []results.Record{a, b} {
+		if err := m.Add(Pos{Source: "x", Record: i + 1}, &r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := m.Records(); err != nil {
+		t.Fatal(err)
+	}
+	w := m.Warnings()
+	if len(w) != 2 || !strings.HasPrefix(w[0], a.Name+": the shards began the case 250ms apart (shard 0 first, shard 1 last)") ||
+		!strings.HasPrefix(w[1], a.Name+": shard 1 began the case more than 100 ms after its common start") {
+		t.Errorf("warnings %q, want the two timing remarks with their case", w)
+	}
 }
 
 // TestMergeMissingHistogram: a shard with handshakes and no latency
@@ -342,6 +357,9 @@ func TestMergeRefuses(t *testing.T) {
 		})}, "parts", `part "sideways"`},
 		{"throughput", []results.Record{edit(a, func(r *results.Record) { r.Kind = results.KindThroughput })}, "kind", "only handshake cases"},
 		{"bad start", []results.Record{edit(a, func(r *results.Record) { r.CaseStarted = "yesterday" })}, "case_started", "RFC 3339"},
+		{"other start", []results.Record{edit(a, func(r *results.Record) { r.StartAt = "2026-12-01T06:00:00Z" }), edit(b, func(r *results.Record) {
+			r.StartAt, r.RunPlan = "2026-12-01T06:05:00Z", "plan-2"
+		})}, "start_at", "2026-12-01T06:05:00Z, but shards.jsonl: record 1 has 2026-12-01T06:00:00Z: the shards were given different start times (--start-at)"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

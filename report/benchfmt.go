@@ -55,7 +55,10 @@ import (
 // the case's rate-target/s, handshakes/s, late and dropped; the answer of
 // a search has no figures and no line. The records of an interleaved run carry
 // their side as a name key (BenchmarkHandshake/tls1.3/full/c8/side=b-2),
-// so that benchstat -col /side sets the sides side by side.
+// so that benchstat -col /side sets the sides side by side. A case that
+// failed a gate or was not run gives no line (see [Stream.LeftOut]): the
+// format has no place for a verdict, and benchstat would compare its
+// figures as a result.
 
 // benchUnitMeta is the metadata written, as "Unit" lines, before the first
 // use of a unit. ns/op, B/op and MB/s need no "better": benchfmt knows

@@ -201,6 +201,11 @@ func percentTick(v float64) string { return plainNum(v) + "%" }
 // (one run, or a baseline and a candidate overlaid).
 func buildCharts(runs []Run) chartSet {
 	var cs chartSet
+	runs, left := chartRuns(runs)
+	if len(left) > 0 {
+		cs.missing = append(cs.missing, fmt.Sprintf("%s, whose figures are not results (see the results tables): %s",
+			plural(int64(len(left)), "a case that failed a gate or was not run", "the cases that failed a gate or were not run"), strings.Join(left, ", ")))
+	}
 	hsColors, latColors := &labels{}, &labels{}
 	// Concurrency is the x axis of these charts: open-loop cases and
 	// searches, which have a rate instead, get charts of their own, and
@@ -228,6 +233,25 @@ func buildCharts(runs []Run) chartSet {
 	}
 	cs.addThroughputChart(runs)
 	return cs
+}
+
+// chartRuns are runs without the cases that failed a gate or were not
+// run: a point or bar has no room for a verdict, and would show their
+// figures as results. The steps of a rate search stay: their chart says
+// whether each met the goal. left names the cases left out.
+func chartRuns(runs []Run) (kept []Run, left []string) {
+	kept = make([]Run, len(runs))
+	for i, run := range runs {
+		kept[i] = Run{Name: run.Name}
+		for _, r := range run.Records {
+			if !searchRecord(&r) && (r.Verdict == verdictFailed || notRun(&r)) {
+				left = append(left, caseLabel(&r)+runSuffix(runs, i))
+				continue
+			}
+			kept[i].Records = append(kept[i].Records, r)
+		}
+	}
+	return kept, left
 }
 
 // eachRecord calls f with every record of runs and the index of its run.

@@ -50,6 +50,10 @@ type CompareOptions struct {
 	// that changes the cost (see CaseComparison.Mismatch) instead of
 	// marking them not comparable; the differences stay in the notes.
 	AllowMismatch bool
+	// AllowLoad judges pairs of separate runs of which a side was
+	// measured under other load (see OtherLoad) instead of leaving them
+	// unjudged; the load stays in the notes.
+	AllowLoad bool
 }
 
 // Verdict is the outcome of comparing one case.
@@ -146,6 +150,10 @@ type CaseComparison struct {
 	// the comparison allows mismatches, such a pair is NotComparable, has
 	// no ratio, change or p-value, and the regression gate leaves it out.
 	Mismatch []string
+	// Load says the other load a side of two separate runs was measured
+	// under ("other load: 58% / 12%", baseline / candidate), when it is
+	// too much to judge the pair (see OtherLoad); "" otherwise.
+	Load string
 	// Notes explain anything unusual about the case, in words.
 	Notes []string
 	// Figure is what a closed-loop handshake case was compared on:
@@ -188,6 +196,7 @@ type Comparison struct {
 	ResumptionTolerance float64
 	BaseName, CandName  string
 	AllowMismatch       bool
+	AllowLoad           bool
 	// BaseEnv and CandEnv are the environments of each side's first
 	// record; EnvDiffers names the fields in which they differ (a
 	// different CPU or kernel can explain a difference by itself).
@@ -256,6 +265,7 @@ func Compare(base, cand []results.Record, opts CompareOptions) *Comparison {
 		}
 		cc := compareCase(b, cr, c.Alpha, c.ResumptionTolerance, c.MinEffect)
 		applyMismatch(&cc, b, cr, c.AllowMismatch)
+		applyLoad(&cc, b, cr, c.AllowLoad)
 		c.Cases = append(c.Cases, cc)
 	}
 	for _, name := range cNames {
@@ -275,6 +285,7 @@ func newComparison(opts CompareOptions, baseName, candName string) *Comparison {
 		BaseName:            opts.BaseName,
 		CandName:            opts.CandName,
 		AllowMismatch:       opts.AllowMismatch,
+		AllowLoad:           opts.AllowLoad,
 		MinEffect:           resolveMinEffect(opts.MinEffect),
 	}
 	if !(c.Alpha > 0 && c.Alpha < 1) {
@@ -661,7 +672,9 @@ func (c *Comparison) Regressions(threshold float64) []*CaseComparison {
 // listed in Untested, so that a CI job with too few iterations cannot go
 // green without having checked anything. Pairs whose two sides measured
 // different work (Mismatched) are left out of the gate, listed in
-// Excluded; when nothing is left to judge, the gate fails.
+// Excluded; when nothing is left to judge, the gate fails. Pairs not
+// judged for other load (NotJudged) are left out without failing it: the
+// machine, not the change, decided them.
 func (c *Comparison) CheckRegressions(threshold float64) error {
 	regs := c.Regressions(threshold)
 	excluded := c.Mismatched()
@@ -672,7 +685,7 @@ func (c *Comparison) CheckRegressions(threshold float64) error {
 			untested = append(untested, cc)
 		}
 	}
-	nothing := len(c.Cases) > 0 && len(excluded) == len(c.Cases) && !c.anySearchJudged()
+	nothing := len(excluded) > 0 && len(excluded)+len(c.NotJudged()) == len(c.Cases) && !c.anySearchJudged()
 	searches := c.searchRegressions(threshold)
 	if len(regs) == 0 && len(untested) == 0 && !nothing && len(searches) == 0 {
 		return nil

@@ -105,6 +105,9 @@ func buildCompareDocument(c *Comparison) document {
 			items: items,
 		})
 	}
+	if nj := c.NotJudged(); len(nj) > 0 {
+		d.blocks = append(d.blocks, block{title: notJudgedTitle(len(nj)), items: notJudgedItems(nj)})
+	}
 	d.blocks = append(d.blocks, compareEnvBlock(c))
 
 	d.blocks = append(d.blocks, caseBlocks(c)...)
@@ -291,6 +294,9 @@ func pairedTable(cases []*CaseComparison, throughput bool) *table {
 // handshakes; "!" when they differ) and the verdict.
 func withVerdict(row []string, cc *CaseComparison, throughput bool) []string {
 	verdict := string(cc.Verdict)
+	if cc.Verdict == OtherLoad {
+		verdict = cc.Load + "; use an interleaved run"
+	}
 	if !throughput {
 		res := percent(cc.Base.ResumptionRate) + "/" + percent(cc.Cand.ResumptionRate)
 		if cc.ResumptionDiffers {
@@ -406,7 +412,7 @@ func oneSidedItems(cases []OneSided) []string {
 func summaryLine(c *Comparison) string {
 	counts := c.Counts()
 	var parts []string
-	for _, v := range []Verdict{Faster, Slower, WithinNoise, NoChange, TooFewSamples, NotComparable} {
+	for _, v := range []Verdict{Faster, Slower, WithinNoise, NoChange, TooFewSamples, NotComparable, OtherLoad} {
 		if n := counts[v]; n > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", n, v))
 		}
@@ -447,6 +453,7 @@ type comparisonJSON struct {
 	OnlyCandidate       []oneSideJSON `json:"only_candidate"`
 	Summary             string        `json:"summary"`
 	AllowMismatch       bool          `json:"allow_mismatch"`
+	AllowLoad           bool          `json:"allow_load"`
 	Paired              bool          `json:"paired"`
 	MinEffect           float64       `json:"min_effect"`
 	Notes               []string      `json:"notes,omitempty"`
@@ -488,6 +495,7 @@ type caseJSON struct {
 	Verdict           Verdict  `json:"verdict"`
 	ResumptionDiffers bool     `json:"resumption_differs"`
 	Mismatch          []string `json:"mismatch,omitempty"`
+	Load              string   `json:"load,omitempty"`
 	Notes             []string `json:"notes,omitempty"`
 	Test              string   `json:"test"`
 	Paired            bool     `json:"paired"`
@@ -534,6 +542,7 @@ func comparisonToJSON(c *Comparison) comparisonJSON {
 		OnlyCandidate:       []oneSideJSON{},
 		Summary:             summaryLine(c),
 		AllowMismatch:       c.AllowMismatch,
+		AllowLoad:           c.AllowLoad,
 		Paired:              c.Paired,
 		MinEffect:           c.MinEffect,
 		Notes:               c.Notes,
@@ -549,7 +558,7 @@ func comparisonToJSON(c *Comparison) comparisonJSON {
 			Ratio: finite(cc.Ratio), RatioSD: finite(cc.RatioSD), Change: finite(cc.Change),
 			Slowdown: finite(cc.Slowdown), AllocDelta: finite(cc.AllocDelta), P: finite(cc.P),
 			MinSamples: cc.MinSamples, Verdict: cc.Verdict, ResumptionDiffers: cc.ResumptionDiffers,
-			Mismatch: cc.Mismatch, Notes: cc.Notes,
+			Mismatch: cc.Mismatch, Load: cc.Load, Notes: cc.Notes,
 			Test: cc.Test, Paired: cc.Paired, CILo: finite(cc.CILo), CIHi: finite(cc.CIHi),
 			Floor: cc.Floor, FloorMeasured: cc.FloorMeasured, OpenLoop: cc.OpenLoop, Figure: cc.Figure,
 		})

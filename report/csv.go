@@ -124,6 +124,7 @@ var csvColumns = []csvColumn{
 	}},
 	{"shards", func(r *results.Record) string { return omitZero(r.Shards) }},
 	{"run_plan", func(r *results.Record) string { return r.RunPlan }},
+	{"start_at", func(r *results.Record) string { return r.StartAt }},
 	{"case_started", func(r *results.Record) string { return r.CaseStarted }},
 	{"case_ended", func(r *results.Record) string { return r.CaseEnded }},
 	{"start_late_us", func(r *results.Record) string { return csvFloatPtr(r.StartLateUS) }},

@@ -120,6 +120,7 @@ func buildDocument(recs []results.Record) document {
 	d.blocks = appendItems(d.blocks, "Target error not reached", targetItems(hs, achieved))
 	d.blocks = appendItems(d.blocks, "Notes", noteItems(recs))
 	if t, legend := ratioTable(hs); t != nil {
+		flagRatios(t, hs)
 		d.blocks = append(d.blocks, block{title: "Full vs resumed handshakes (mean µs of connect + TLS handshake)", table: t, items: legend})
 	}
 	return d
@@ -678,23 +679,7 @@ func paramsExcept(params map[string]string, except string) string {
 // different groups), they are paired by group; cases without a partner
 // are left out. It returns nil when nothing pairs, and the legend.
 func ratioTable(recs []*results.Record) (*table, []string) {
-	type bucket struct{ full, resumed []*results.Record }
-	buckets := map[pairKey]*bucket{}
-	var order []pairKey
-	for _, r := range recs {
-		k := pairKeyOf(r)
-		b := buckets[k]
-		if b == nil {
-			b = &bucket{}
-			buckets[k] = b
-			order = append(order, k)
-		}
-		if r.Resume {
-			b.resumed = append(b.resumed, r)
-		} else {
-			b.full = append(b.full, r)
-		}
-	}
+	order, buckets := ratioBuckets(recs)
 	t := &table{cols: []column{
 		{"full", "", alignLeft},
 		{"resumed", "", alignLeft},
@@ -750,6 +735,31 @@ func ratioCell(r float64) string {
 	return strconv.FormatFloat(r, 'f', 2, 64) + "x"
 }
 
+// ratioBucket holds the full and the resumed cases of one pairKey.
+type ratioBucket struct{ full, resumed []*results.Record }
+
+// ratioBuckets sorts recs into full and resumed cases by pairKey, the
+// keys in order of first appearance.
+func ratioBuckets(recs []*results.Record) ([]pairKey, map[pairKey]*ratioBucket) {
+	buckets := map[pairKey]*ratioBucket{}
+	var order []pairKey
+	for _, r := range recs {
+		k := pairKeyOf(r)
+		b := buckets[k]
+		if b == nil {
+			b = &ratioBucket{}
+			buckets[k] = b
+			order = append(order, k)
+		}
+		if r.Resume {
+			b.resumed = append(b.resumed, r)
+		} else {
+			b.full = append(b.full, r)
+		}
+	}
+	return order, buckets
+}
+
 func pairs(full, resumed []*results.Record) [][2]*results.Record {
 	if len(full) == 1 && len(resumed) == 1 {
 		return [][2]*results.Record{{full[0], resumed[0]}}
@@ -766,4 +776,74 @@ func pairs(full, resumed []*results.Record) [][2]*results.Record {
 		}
 	}
 	return out
+}
+
+// flagRatios marks the rows of the full/resumed table (made by
+// ratioTable from recs, one row per pair in the same order) whose full or
+// resumed case failed a gate or was not run: their ratio is not a result.
+// A case not run has no figures: its cells, and the ratio, are unknown.
+func flagRatios(t *table, recs []*results.Record) {
+	col := func(title, unit string) int {
+		return slices.IndexFunc(t.cols, func(c column) bool { return c.title == title && c.unit == unit })
+	}
+	ratio, conn := col("full/resumed", "handshake"), col("full/resumed", "connection")
+	full, resumed, rate := col("full", "µs"), col("resumed", "µs"), col("resumption", "client")
+	order, buckets := ratioBuckets(recs)
+	var flags [][]string
+	var pairsShown [][2]*results.Record
+	for _, k := range order {
+		b := buckets[k]
+		for _, p := range pairs(b.full, b.resumed) {
+			flags = append(flags, ratioFlags(p))
+			pairsShown = append(pairsShown, p)
+		}
+	}
+	if len(flags) != len(t.rows) {
+		return // not the table of these records
+	}
+	blank := func(row []string, i int) {
+		if i >= 0 {
+			row[i] = null
+		}
+	}
+	for i, p := range pairsShown {
+		if notRun(p[0]) {
+			blank(t.rows[i], full)
+			blank(t.rows[i], ratio)
+			blank(t.rows[i], conn)
+		}
+		if notRun(p[1]) {
+			blank(t.rows[i], resumed)
+			blank(t.rows[i], rate)
+			blank(t.rows[i], ratio)
+			blank(t.rows[i], conn)
+		}
+	}
+	addFlags(t, flags)
+}
+
+// ratioFlags names the sides of a full/resumed pair without a result:
+// "FAILED" when both failed a gate, "full FAILED", "resumed not run", ...
+func ratioFlags(p [2]*results.Record) []string {
+	state := func(r *results.Record) string {
+		switch {
+		case notRun(r):
+			return "not run"
+		case r.Verdict == verdictFailed:
+			return "FAILED"
+		}
+		return ""
+	}
+	full, resumed := state(p[0]), state(p[1])
+	switch {
+	case full != "" && full == resumed:
+		return []string{"both " + full}
+	case full != "" && resumed != "":
+		return []string{"full " + full + ", resumed " + resumed}
+	case full != "":
+		return []string{"full " + full}
+	case resumed != "":
+		return []string{"resumed " + resumed}
+	}
+	return nil
 }

@@ -59,7 +59,9 @@ func (f Format) Streams() bool {
 	return false
 }
 
-// Render writes recs to w in format f.
+// Render writes recs to w in format f. benchfmt and csv leave out the
+// records whose verdict they cannot show (see [Stream.LeftOut]); a caller
+// that must say so uses a [Stream].
 func Render(w io.Writer, f Format, recs []results.Record) error {
 	s, err := NewStream(w, f)
 	if err != nil {
@@ -83,6 +85,9 @@ type Stream struct {
 	recs   []results.Record // table, markdown, html: everything is written on Close
 	enc    recordEncoder    // streaming formats
 	closed bool
+	// omitted are the records left out: the format cannot show
+	// their verdict (see LeftOut).
+	omitted []omission
 }
 
 // recordEncoder is implemented by the streaming formats.
@@ -114,6 +119,10 @@ func NewStream(w io.Writer, f Format) (*Stream, error) {
 func (s *Stream) Add(rec *results.Record) error {
 	if s.closed {
 		return errors.New("report: Add after Close")
+	}
+	if why := leavesOut(s.f, rec); why != "" {
+		s.omitted = append(s.omitted, omission{caseLabel(rec), why})
+		return nil
 	}
 	if s.enc != nil {
 		return s.enc.add(rec)

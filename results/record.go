@@ -339,6 +339,10 @@ type Record struct {
 	Shard   *int   `json:"shard,omitempty"`
 	Shards  int    `json:"shards,omitempty"`
 	RunPlan string `json:"run_plan,omitempty"`
+	// StartAt is the run's common start (--start-at), RFC 3339 with
+	// nanoseconds, UTC, in a sharded run: the merge names the start
+	// times of shards given different ones.
+	StartAt string `json:"start_at,omitempty"`
 	// CaseStarted and CaseEnded are when the case's measured part (its
 	// first kept iteration's start, its last one's end) began and ended
 	// on this shard, RFC 3339 with nanoseconds, UTC; StartLateUS is how

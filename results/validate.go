@@ -221,6 +221,11 @@ func checkResumption(r *Record) error {
 		return fmt.Errorf("resume is false but resumed is %d: a case that did not ask for resumption cannot have resumed", r.Resumed)
 	case r.Resumed > r.Handshakes:
 		return fmt.Errorf("resumed (%d) is more than handshakes (%d)", r.Resumed, r.Handshakes)
+	case r.ServerResumed != nil && *r.ServerResumed > r.Handshakes+r.Errors:
+		// The server may have resumed a handshake whose connection then
+		// failed on the client's side (counted in errors), never more
+		// than the connections the client made.
+		return fmt.Errorf("server_resumed (%d) is more than handshakes and errors together (%d + %d): a server resumes at most one handshake per connection", *r.ServerResumed, r.Handshakes, r.Errors)
 	case math.IsNaN(r.ResumptionRate) || r.ResumptionRate < 0 || r.ResumptionRate > 1:
 		return fmt.Errorf("resumption_rate %v is not between 0 and 1", r.ResumptionRate)
 	}

@@ -83,6 +83,7 @@ func TestDecodeRefusesUntrustworthyRecords(t *testing.T) {
 		{"rate disagrees", edit(t, map[string]any{"resumption_rate": 0.5}), `resumption_rate 0.5 disagrees with resumed/handshakes = 990/1000 = 0.9900`},
 		{"rate above 1", edit(t, map[string]any{"resumption_rate": 1.5}), `resumption_rate 1.5 is not between 0 and 1`},
 		{"resumed above handshakes", edit(t, map[string]any{"resumed": 1001, "resumption_rate": 1}), `resumed (1001) is more than handshakes (1000)`},
+		{"server resumed above connections", edit(t, map[string]any{"server_resumed": 1003}), `server_resumed (1003) is more than handshakes and errors together (1000 + 2)`},
 		{"negative handshakes", edit(t, map[string]any{"handshakes": -5, "resumed": 0, "resumption_rate": 0}), `handshakes is -5: a count cannot be negative`},
 		{"negative errors", edit(t, map[string]any{"errors": -1, "errors_by_kind": nil}), `errors is -1: a count cannot be negative`},
 		{"negative server resumed", edit(t, map[string]any{"server_resumed": -1}), `server_resumed is -1`},
@@ -141,13 +142,16 @@ func TestDecodeRefusesUntrustworthyRecords(t *testing.T) {
 func TestDecodeAcceptsNullsAndRounding(t *testing.T) {
 	t.Parallel()
 	for name, in := range map[string]string{
-		"valid":              validLine(t),
-		"unknown values":     edit(t, map[string]any{"server_resumed": nil, "error_us": nil, "client_cpu_us": nil, "server_cpu_us": nil, "samples_us": nil}),
-		"rounded rate":       edit(t, map[string]any{"handshakes": 3, "resumed": 2, "resumption_rate": 0.6667, "errors": 0, "errors_by_kind": nil}),
-		"unknown new fields": edit(t, map[string]any{"some_future_field": 1, "ktls_tx": nil}),
-		"statistics rounded": edit(t, map[string]any{"samples_us": []float64{195.0004, 201, 204.0001}}),
-		"rate at its bounds": edit(t, map[string]any{"handshakes_per_sec": 1e6 / 195}),
-		"machine load":       edit(t, map[string]any{"machine_busy": 1, "other_cpu_share": 0, "cpus_available": 2}),
+		"valid":          validLine(t),
+		"unknown values": edit(t, map[string]any{"server_resumed": nil, "error_us": nil, "client_cpu_us": nil, "server_cpu_us": nil, "samples_us": nil}),
+		// A resumption the server finished on a connection that then
+		// failed on the client's side.
+		"server resumed a failed connection": edit(t, map[string]any{"server_resumed": 1002}),
+		"rounded rate":                       edit(t, map[string]any{"handshakes": 3, "resumed": 2, "resumption_rate": 0.6667, "errors": 0, "errors_by_kind": nil, "server_resumed": 2}),
+		"unknown new fields":                 edit(t, map[string]any{"some_future_field": 1, "ktls_tx": nil}),
+		"statistics rounded":                 edit(t, map[string]any{"samples_us": []float64{195.0004, 201, 204.0001}}),
+		"rate at its bounds":                 edit(t, map[string]any{"handshakes_per_sec": 1e6 / 195}),
+		"machine load":                       edit(t, map[string]any{"machine_busy": 1, "other_cpu_share": 0, "cpus_available": 2}),
 		// Open loop: no concurrency, and samples that are latencies
 		// from the intended start, not wall time per handshake.
 		"open loop":     edit(t, map[string]any{"concurrency": 0, "rate_target": 200, "handshakes_per_sec": 200}),

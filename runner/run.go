@@ -496,8 +496,10 @@ func (st *runState) measureCase(ctx context.Context, c *Case, index, total int, 
 	specs := st.plan.sides()
 	servers := append([]*builtin{srv}, srv.sides...)
 	hcs := make([]loadgen.HandshakeCase, len(specs))
+	keys := make([]*peerKeys, len(specs))
 	for i := range specs {
 		hcs[i] = st.handshakeCase(c, &specs[i], servers[i])
+		keys[i] = watchPeerKeys(c, &specs[i], hcs[i].Clients)
 	}
 	if p := st.plan; p.Progress != nil {
 		// Side a measures in every round: its iterations are the
@@ -531,6 +533,7 @@ func (st *runState) measureCase(ctx context.Context, c *Case, index, total int, 
 		// loadgen names the transport by its dialer ("tcp" for both
 		// families); the axis knows which.
 		c.record(got)
+		keys[i].record(got)
 		specs[i].recordSettings(got)
 		st.shardRecord(got)
 		if c.Rate == 0 {

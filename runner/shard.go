@@ -248,6 +248,7 @@ func (st *runState) shardRecord(rec *results.Record) {
 	}
 	i := s.Index
 	rec.Shard, rec.Shards, rec.RunPlan = &i, s.Count, st.runPlan
+	rec.StartAt = st.plan.StartAt.UTC().Format(time.RFC3339Nano)
 }
 
 // shardClients keeps, in a sharded run with several client identities,

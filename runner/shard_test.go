@@ -94,6 +94,12 @@ func TestShardsSplitTheWaveAndBeginTogether(t *testing.T) {
 			if r.Shard == nil || *r.Shard != i || r.Shards != 2 || r.RunPlan == "" || r.Env.Host == "" {
 				t.Errorf("shard %d, %s: shard %v of %d, plan %q, host %q", i, r.Name, r.Shard, r.Shards, r.RunPlan, r.Env.Host)
 			}
+			if want := p.StartAt.UTC().Format(time.RFC3339Nano); r.StartAt != want {
+				t.Errorf("shard %d, %s: start_at %q, want the run's common start %q", i, r.Name, r.StartAt, want)
+			}
+			if r.KeyType != string(pki.ECDSAP256) {
+				t.Errorf("shard %d, %s: key_type %q, want the target's certificate's, %s", i, r.Name, r.KeyType, pki.ECDSAP256)
+			}
 			if plan == "" {
 				plan = r.RunPlan
 			} else if r.RunPlan != plan {

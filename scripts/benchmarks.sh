@@ -129,6 +129,43 @@ section_nginx() {
 	"$bin" compare "$out/nginx.jsonl" "$out/builtin-vs-nginx.jsonl" --format markdown >"$out/builtin-vs-nginx-compare.md"
 }
 
+# free_port prints a TCP port of 127.0.0.1 that was free a moment ago.
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+
+# wait_port PORT waits until something accepts on 127.0.0.1:PORT.
+wait_port() { for _ in $(seq 100); do (echo >/dev/tcp/127.0.0.1/"$1") 2>/dev/null && return; sleep 0.1; done; }
+
+section_foreign() {
+	# The default matrix against servers nobody here wrote, as a user
+	# runs it: --target and --ca and nothing else but --server-pid, so
+	# that each server's CPU is read from /proc. nginx (tickets and a
+	# shared session cache), gnutls-serv --http and a JSSE (Java 17)
+	# HTTPS server, which leaves Nagle's algorithm on as Java's sockets
+	# do, with the same ECDSA P-256 identity.
+	start_nginx
+	run foreign-nginx --target "${nginx_target[1]}" --ca "$work/npki/ca.pem" --server-pid "$nginx_pid"
+	stop_nginx
+	local port pid classes
+	port=$(free_port)
+	gnutls-serv --quiet --http --disable-client-cert --port "$port" \
+		--x509certfile "$work/npki/server-ecdsa-p256.pem" --x509keyfile "$work/npki/server-ecdsa-p256-key.pem" >"$work/gnutls.log" 2>&1 &
+	pid=$!
+	wait_port "$port"
+	run foreign-gnutls --target "127.0.0.1:$port" --ca "$work/npki/ca.pem" --server-pid "$pid"
+	kill "$pid"; wait "$pid" 2>/dev/null || true
+	classes=$work/jsse
+	mkdir -p "$classes"
+	javac -d "$classes" internal/peers/jsse/JSSEServer.java
+	openssl pkcs12 -export -in "$work/npki/server-ecdsa-p256.pem" -inkey "$work/npki/server-ecdsa-p256-key.pem" \
+		-out "$classes/server.p12" -passout pass:benchmark
+	java -XX:+UseSerialGC -cp "$classes" JSSEServer "$classes/server.p12" benchmark http SunX509 default false >"$work/jsse.log" 2>&1 &
+	pid=$!
+	for _ in $(seq 100); do grep -q '^ACCEPT' "$work/jsse.log" && break; sleep 0.1; done
+	port=$(sed -n 's/^ACCEPT 127.0.0.1://p' "$work/jsse.log")
+	run foreign-jsse --target "127.0.0.1:$port" --ca "$work/npki/ca.pem" --server-pid "$pid"
+	kill "$pid"; wait "$pid" 2>/dev/null || true
+}
+
 section_server() {
 	# nginx and tlsbench serve (the built-in server on its own, with the
 	# same ECDSA P-256 identity) as the two sides of one interleaved run:
@@ -437,7 +474,7 @@ for f in sys.argv[1:]:
 
 sections=("$@")
 if ((${#sections[@]} == 0)); then
-	sections=(default harness mutual groups transport transports ciphers keycache nginx throughput proxy calibration stall openloop findrate shards server procs quic)
+	sections=(default harness mutual groups transport transports ciphers keycache nginx foreign throughput proxy calibration stall openloop findrate shards server procs quic)
 fi
 for s in "${sections[@]}"; do
 	"section_$s"

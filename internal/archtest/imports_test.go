@@ -57,8 +57,9 @@ var rules = map[string]rule{
 	"internal/procid": {}, "internal/tail": {}, "internal/usage": {},
 	"internal/childproc": {may: []string{"internal/field", "internal/tail"}}, "internal/ratelog": {}, "internal/acceptloop": {}, "internal/counts": {},
 	// Test support may use what it starts: testchild re-runs the
-	// command's code as a child server.
-	"internal/peers":     {utilities: true},
+	// command's code as a child server; peers writes the key stores a
+	// Java server reads with pki.
+	"internal/peers":     {may: []string{"pki"}, utilities: true},
 	"internal/testpki":   {may: []string{"pki"}, utilities: true},
 	"internal/testchild": {may: []string{"internal/cli"}},
 }

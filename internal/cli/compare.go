@@ -30,10 +30,16 @@ A pair whose two sides differ in what sets the cost of the work (negotiated
 group, key type, TLS version, mutual, transport, target, session store;
 for throughput cipher, buffer, direction and the kTLS each end actually
 used) is not comparable: it gets no ratio or verdict, and the regression
-gate leaves it out, unless --allow-mismatch is given.
+gate leaves it out, unless --allow-mismatch is given. Records of one name
+in a file are pooled as separate runs; a file that holds the same record
+more than once (one run concatenated with itself, whose copies are not
+more samples) is refused.
 
 Two separate runs cannot tell what changed on the machine between them
-(other load, CPU frequency, caches) from the change itself. With ONE file
+(other load, CPU frequency, caches) from the change itself. A pair of which
+a side was measured while other processes took 10% or more of the CPUs
+(other_cpu_share), or on a machine other load saturated, is not judged and
+the regression gate leaves it out, unless --allow-load is given. With ONE file
 written by an interleaved run (tlsbench run --versus, --versus-server or
 --versus-self), compare judges side b against side a on the ratios of the
 iterations measured in the same round: the geometric mean ratio with its
@@ -65,6 +71,7 @@ type compareFlags struct {
 	threshold     float64 // a fraction; meaningful when gate is set
 	gate          bool
 	allowMismatch bool
+	allowLoad     bool
 	minEffect     float64 // a fraction; 0 means none
 	minEffectSet  bool
 }
@@ -75,6 +82,7 @@ func defineCompareFlags(fs *flagSet) *compareFlags {
 	fs.Var(&percentFlag{&cf.minEffect, &cf.minEffectSet}, "min-effect", "call a significant change faster or slower only when larger than `PCT` (and than the noise floor measured in an interleaved run); smaller is within noise (default 2%)")
 	fs.Var(&percentFlag{&cf.threshold, &cf.gate}, "fail-on-regression", "exit 1 when a case is significantly slower than the baseline by more than `PCT`, e.g. 5%")
 	fs.BoolVar(&cf.allowMismatch, "allow-mismatch", false, "compare pairs whose two sides differ in what sets the cost (group, key type, kTLS, session store, ...) instead of marking them not comparable")
+	fs.BoolVar(&cf.allowLoad, "allow-load", false, "judge pairs of two separate runs of which a side was measured while other processes took 10% or more of the machine, instead of leaving them unjudged")
 	return cf
 }
 
@@ -93,7 +101,7 @@ func (cf *compareFlags) options(baseName, candName string) report.CompareOptions
 	if minEffect == 0 {
 		minEffect = -1 // --min-effect 0%: no minimum (0 would mean the default)
 	}
-	return report.CompareOptions{Alpha: cf.alpha, BaseName: baseName, CandName: candName, AllowMismatch: cf.allowMismatch, MinEffect: minEffect}
+	return report.CompareOptions{Alpha: cf.alpha, BaseName: baseName, CandName: candName, AllowMismatch: cf.allowMismatch, AllowLoad: cf.allowLoad, MinEffect: minEffect}
 }
 
 // compare compares cand with base as the flags say.
@@ -125,6 +133,14 @@ func (cf *compareFlags) finish(c *report.Comparison, stderr io.Writer) error {
 		}
 		fmt.Fprintf(stderr, "tlsbench: WARNING: %d case(s) not comparable: a side has no valid result, or the two sides measured different work; left out (--allow-mismatch compares those that differ anyway): %s\n",
 			len(mm), strings.Join(names, ", "))
+	}
+	if nj := c.NotJudged(); len(nj) > 0 {
+		names := make([]string, len(nj))
+		for i, cc := range nj {
+			names[i] = fmt.Sprintf("%s (%s)", cc.Name, cc.Load)
+		}
+		fmt.Fprintf(stderr, "tlsbench: WARNING: %d case(s) not judged: a side was measured while other processes took 10%% or more of the machine (baseline / candidate), which two separate runs cannot tell from the change; left out of the regression gate: %s; measure both sides interleaved in one run (tlsbench run --versus-self or --versus), or judge them anyway with --allow-load\n",
+			len(nj), strings.Join(names, ", "))
 	}
 	if !cf.gate {
 		return nil
@@ -185,7 +201,23 @@ func loadBaseline(path string) ([]results.Record, error) {
 		errors.As(noResults(path), &ue)
 		return nil, usagef("--baseline: %s", ue.Msg)
 	}
+	if err := refuseDuplicates(path, recs); err != nil {
+		var ue *UsageError
+		errors.As(err, &ue)
+		return nil, usagef("--baseline: %s", ue.Msg)
+	}
 	return recs, nil
+}
+
+// refuseDuplicates refuses one side of a comparison that holds the same
+// record more than once: its records are pooled as independent runs, and
+// copies of one would narrow the error and call noise a change.
+func refuseDuplicates(name string, recs []results.Record) error {
+	ds := report.Duplicates(recs)
+	if len(ds) == 0 {
+		return nil
+	}
+	return usagef("results file %s holds the same record more than once: %s; copies of one run are not more samples (pooled, they would narrow the error and call noise a change): give each run once", displayName(name), report.DuplicatesText(ds))
 }
 
 // compareAfterRun is run --baseline: it compares the records just measured
@@ -263,6 +295,9 @@ func compareCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		if len(sides[i]) == 0 {
 			return noResults(name)
 		}
+		if err := refuseDuplicates(name, sides[i]); err != nil {
+			return err
+		}
 		if report.Interleaved(sides[i]) {
 			return usagef("%s holds an interleaved run (its records name side a and side b): compare it on its own, tlsbench compare %s, or give two files of separate runs", displayName(name), name)
 		}
@@ -290,6 +325,9 @@ func (cf *compareFlags) comparePairedFile(stdout, stderr io.Writer, f report.For
 	}
 	if len(recs) == 0 {
 		return noResults(file)
+	}
+	if err := refuseDuplicates(file, recs); err != nil {
+		return err
 	}
 	if !report.Interleaved(recs) {
 		return usagef("want two results files, BASE and CANDIDATE, got 1 (%s is not an interleaved run: none of its records names a side), or one file written by tlsbench run --versus, --versus-server or --versus-self; usage: tlsbench compare [flags] BASE CANDIDATE | INTERLEAVED", displayName(file))

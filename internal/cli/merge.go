@@ -30,11 +30,12 @@ per-iteration samples are combined per iteration (window) index, so that
 the mean and its error keep their meaning. shard_runs lists every shard
 with its machine and environment.
 
-The shards must be of one run (the same run_plan, tlsbench version and
-number of shards), each given once. A shard missing from a case is refused
+The shards must be of one run (the same start time, run_plan, tlsbench
+version and number of shards), each given once. A shard missing from a case is refused
 unless --allow-missing is given; the merged records then list the missing
 shards, and the merge says on stderr how many shards it merged and which
-are missing. Shards that began a case more than 100 ms apart get a note.
+are missing. Shards that began a case more than 100 ms apart, or more than
+100 ms after its common start, get a note and a warning on stderr.
 A record that cannot be merged (counts that do not fit its latency
 histogram, or whose sum over the shards overflows) is refused, naming its
 file, line and field.
@@ -81,6 +82,9 @@ func mergeCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	for _, s := range skipped {
 		fmt.Fprintf(stderr, "tlsbench: %s: passed over %s other than records (the shards' messages, as their logs hold them)\n",
 			s.Source, plural(s.Lines, "line"))
+	}
+	for _, w := range m.Warnings() {
+		fmt.Fprintf(stderr, "tlsbench: WARNING: %s\n", w)
 	}
 	if o == nil {
 		for i := range recs {

@@ -26,9 +26,12 @@ Formats:
   table     aligned text for a terminal (the default)
   markdown  GitHub-flavoured Markdown tables
   csv       one row per case, the results file's field names as header;
-            an empty cell is a value that is unknown (null)
+            an empty cell is a value that is unknown (null); cases not run
+            are left out (named on stderr)
   json      JSON lines, the results file's own encoding (filters and merges losslessly)
-  benchfmt  Go's benchmark format, for benchstat
+  benchfmt  Go's benchmark format, for benchstat; cases that failed a gate
+            or were not run are left out (named on stderr): benchstat
+            would compare their figures as results
   html      one self-contained page with charts; works offline
 
 Examples:
@@ -86,6 +89,7 @@ func reportCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			}
 		}
 	}
+	warnDuplicates(stderr, f, runs)
 
 	// Render into memory first, so that a failure leaves no half-written
 	// -o file behind and an existing one is not truncated for nothing.
@@ -97,12 +101,55 @@ func reportCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		for _, r := range runs {
 			all = append(all, r.Records...)
 		}
-		err = report.Render(&buf, f, all)
+		err = renderRecords(&buf, stderr, f, all)
 	}
 	if err != nil {
 		return err
 	}
 	return writeOutput(*out, "-o", buf.Bytes(), stdout)
+}
+
+// renderRecords writes recs in format f to w, and says on stderr which
+// records the format left out because it cannot show their verdict.
+func renderRecords(w, stderr io.Writer, f report.Format, recs []results.Record) error {
+	s, err := report.NewStream(w, f)
+	if err != nil {
+		return err
+	}
+	for i := range recs {
+		if err := s.Add(&recs[i]); err != nil {
+			return err
+		}
+	}
+	if err := s.Close(); err != nil {
+		return err
+	}
+	if msg := s.LeftOut(); msg != "" {
+		fmt.Fprintln(stderr, "tlsbench: "+msg)
+	}
+	return nil
+}
+
+// warnDuplicates says, in one line on stderr, when the report shows the
+// same record more than once (a file given twice, or concatenated with
+// itself): its rows repeat, and nothing else says they are copies. Two
+// files drawn over each other as baseline and candidate are each one run.
+func warnDuplicates(stderr io.Writer, f report.Format, runs []report.Run) {
+	sets := [][]results.Record{nil}
+	for _, r := range runs {
+		if f == report.HTML && len(runs) == 2 {
+			sets = append(sets, r.Records)
+		} else {
+			sets[0] = append(sets[0], r.Records...)
+		}
+	}
+	var ds []report.Duplicate
+	for _, set := range sets {
+		ds = append(ds, report.Duplicates(set)...)
+	}
+	if len(ds) > 0 {
+		fmt.Fprintf(stderr, "tlsbench: WARNING: the report shows the same record more than once: %s; it is one measurement, given again\n", report.DuplicatesText(ds))
+	}
 }
 
 // readResults reads a results file ("-": stdin). Anything wrong with it is

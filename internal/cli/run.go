@@ -522,6 +522,9 @@ func (job *runJob) finish(ctx context.Context, stdout, stderr io.Writer, stream 
 		if err := stream.Close(); err != nil {
 			return errors.Join(runErr, outErr, err)
 		}
+		if msg := stream.LeftOut(); msg != "" {
+			fmt.Fprintln(stderr, "tlsbench: "+msg)
+		}
 	}
 	if job.baseline != nil && measured > 0 && ctx.Err() == nil {
 		if err := job.f.cmp.compareAfterRun(stdout, stderr, job.format, job.f.baseline, job.baseline, recs); err != nil {
