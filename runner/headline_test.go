@@ -26,9 +26,9 @@ func peerPlan(t *testing.T, addr string, pid int, layout *pki.Layout) runner.Pla
 	return p
 }
 
-func testLayout(t *testing.T) *pki.Layout {
+func testLayout(t *testing.T, keys ...pki.KeyType) *pki.Layout {
 	t.Helper()
-	layout, err := pki.Init(pki.InitOptions{Dir: filepath.Join(t.TempDir(), "pki")})
+	layout, err := pki.Init(pki.InitOptions{Dir: filepath.Join(t.TempDir(), "pki"), ServerKeys: keys})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,28 +58,38 @@ func byResume(t *testing.T, recs []results.Record) (full, resumed results.Record
 // full and resumed. Its answer after the handshake may stall on a
 // delayed ACK (by ~40 ms, more than the handshake itself), which once
 // made resumed connections look dearer than full ones; the headline,
-// the handshake figure, shows resumption as what it is: cheaper.
+// the handshake figure, shows resumption as what it is: cheaper. (An
+// RSA-3072 key makes a full handshake's signature cost the server a few
+// ms, which other load on a shared machine does not hide.)
 func TestGnuTLSResumedHandshakeIsCheaper(t *testing.T) {
 	t.Parallel()
-	layout := testLayout(t)
-	g := peers.GnuTLS(t, peers.GnuTLSConfig{Cert: layout.ServerCerts[pki.ECDSAP256], Key: layout.ServerKeys[pki.ECDSAP256], Mode: "echo"})
+	layout := testLayout(t, pki.RSA3072)
+	g := peers.GnuTLS(t, peers.GnuTLSConfig{Cert: layout.ServerCerts[pki.RSA3072], Key: layout.ServerKeys[pki.RSA3072], Mode: "echo"})
 	p := peerPlan(t, g.Addr, g.PID(), layout)
 	p.Versions = []uint16{tls.VersionTLS13}
 	p.Iterations = 7
 	full, resumed := byResume(t, run(t, p))
-	// Medians of the iterations: a connection's ~1 ms handshake is
-	// easily outweighed by a moment of other load on a shared machine.
+	// Medians of the iterations: a moment of other load on a shared
+	// machine moves one iteration's mean, not the median.
 	if *resumed.HandshakeMedianUS >= *full.HandshakeMedianUS {
 		t.Errorf("handshake figure: resumed %.0f µs, full %.0f µs (wall %.0f and %.0f µs per connection; notes %q %q): want resumption cheaper",
 			*resumed.HandshakeMedianUS, *full.HandshakeMedianUS, resumed.MedianUS, full.MedianUS, full.Notes, resumed.Notes)
 	}
+	// An answer that comes tens of ms after the handshake (the first
+	// response long after connect and handshake) is named, once.
+	stalled := 0
 	for _, r := range []results.Record{full, resumed} {
-		ex, hs := r.Phases[results.PhaseExchange], r.Phases[results.PhaseHandshake]
-		named := len(notesWith(r.Notes, "the server's answer came")) == 1
-		if ex.P50US > 10*hs.P50US && !named {
-			t.Errorf("%s: exchange p50 %.0f µs against a handshake of %.0f µs, notes %q: want the answer named", r.Name, ex.P50US, hs.P50US, r.Notes)
+		setup := r.Phases[results.PhaseConnect].P50US + r.Phases[results.PhaseHandshake].P50US
+		after := r.Phases[results.PhaseFirstResponse].P50US - setup
+		if after < 20_000 {
+			continue
+		}
+		stalled++
+		if n := notesWith(r.Notes, "the server's answer came"); len(n) != 1 {
+			t.Errorf("%s: first response %.0f µs after connect and handshake, notes %q: want the late answer named once", r.Name, after, r.Notes)
 		}
 	}
+	t.Logf("%d of the 2 cases waited for their answer", stalled)
 }
 
 // TestJSSENagleStall: a JSSE server leaves Nagle on, as Java's sockets
