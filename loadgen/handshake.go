@@ -309,6 +309,12 @@ type connResult struct {
 	// was read).
 	phases                                       bool
 	connect, handshake, firstByte, firstResponse time.Duration
+	// exchange is from the end of the handshake to the end of the
+	// exchange after it (negative when not measured), and hsEnd when
+	// the handshake ended: a wave's handshakes end with its last one
+	// (see waveHandshakes).
+	exchange time.Duration
+	hsEnd    time.Time
 	// quicVersion names the QUIC version of a QUIC connection ("" over
 	// TCP), early what became of its early data, and earlyLate that
 	// early data was accepted but the request went after the handshake
@@ -345,6 +351,11 @@ type iterResult struct {
 	// open is an open-loop window's schedule and timing (nil in closed
 	// loop); in the totals, the kept windows' together.
 	open *windowStats
+
+	// handshakes is the part of wall up to the end of each wave's last
+	// successful handshake (closed loop): the iteration's time without
+	// the exchanges that ended its waves (see waveHandshakes).
+	handshakes time.Duration
 }
 
 func (hc *HandshakeCase) setDefaults() error {
@@ -582,6 +593,9 @@ func newIterResult() iterResult {
 func (m *measured) keep(it iterResult, sp span) {
 	m.samples = append(m.samples, it.sample())
 	m.sampleOK = append(m.sampleOK, it.ok)
+	if it.open == nil {
+		m.hsSamples = append(m.hsSamples, float64(it.handshakes.Nanoseconds())/1e3/float64(it.ok))
+	}
 	t := &m.total
 	if it.open != nil {
 		t.open.add(it.open)
@@ -647,6 +661,7 @@ func (r *caseRunner) finish(ctx context.Context, m *measured, f figures) (*resul
 	if len(hc.ClientIdentities) > 0 {
 		rec.ClientIdentities = len(hc.ClientIdentities)
 	}
+	rec.Notes = append(rec.Notes, r.headlineNotes(&rec, m)...)
 	gates := *hc
 	var lost *ErrorRateError
 	if errors.As(m.stopErr, &lost) {
@@ -714,6 +729,7 @@ func (r *caseRunner) baseRecord(m *measured, f figures) results.Record {
 	}
 	setSummary(&rec, m.samples, f.iters)
 	rec.SampleHandshakes = m.sampleOK
+	rec.SetHandshakeFigure(m.handshakeSamples())
 	rec.P50US, rec.P90US, rec.P99US, rec.P999US = f.latencyUS[0], f.latencyUS[1], f.latencyUS[2], f.latencyUS[3]
 	rec.Histogram = f.histogram
 	rec.HandshakesPerSec = f.perSec
@@ -925,6 +941,7 @@ func (r *caseRunner) iteration(ctx context.Context, n int, lat *stats.Latency) (
 	start := time.Now()
 	for done := 0; done < n && (done == 0 || !r.windowOver()) && ctx.Err() == nil; {
 		wave := min(hc.Concurrency, n-done)
+		waveStart := time.Now()
 		for j := 0; j < wave; j++ {
 			client := r.next % len(hc.Clients)
 			r.next++
@@ -954,6 +971,7 @@ func (r *caseRunner) iteration(ctx context.Context, n int, lat *stats.Latency) (
 		for _, c := range res[:wave] {
 			r.tally(&out, c, lat)
 		}
+		out.handshakes += waveHandshakes(waveStart, res[:wave])
 		done += wave
 		if e := hc.lost(r.budget); e != nil {
 			out.wall = time.Since(start)
@@ -1067,8 +1085,10 @@ func (r *caseRunner) connect(ctx context.Context, cfg *tls.Config) connResult {
 		}
 		return connResult{stage: "exchange", errKind: kind, err: fmt.Errorf("after handshake: %w", err)}
 	}
+	exchanged := time.Now()
 	st := tc.ConnectionState()
-	res := connResult{ok: true, resumed: st.DidResume, group: st.CurveID, cipher: st.CipherSuite, latency: took}
+	res := connResult{ok: true, resumed: st.DidResume, group: st.CurveID, cipher: st.CipherSuite, latency: took,
+		hsEnd: end, exchange: exchanged.Sub(end)}
 	if pc != nil {
 		pc.work.Pause()
 		res.work, res.workLost = pc.work.CPU, pc.work.Lost > 0

@@ -184,7 +184,7 @@ func measureInterleaved(ctx context.Context, ss []*side) (failed *side) {
 	}
 	a := ss[0]
 	rule := a.r.stopRule(len(ss), func() float64 {
-		return a.r.hc.comparePaired(ss[0].m.samples, ss[1].m.samples, pairedAlpha).RelError
+		return a.r.hc.comparePaired(ss[0].m.headline(), ss[1].m.headline(), pairedAlpha).RelError
 	})
 	for _, s := range ss {
 		s.r.measuring(true)

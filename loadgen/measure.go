@@ -125,6 +125,10 @@ type measured struct {
 	stoppedBy string
 	// began and ended are when the measured iterations did.
 	began, ended time.Time
+
+	// hsSamples are, in closed loop, the samples' handshake figures
+	// (iterResult.handshakes per handshake).
+	hsSamples []float64
 }
 
 // release gives the histograms of a case whose record is made back for
@@ -215,7 +219,7 @@ func (r *caseRunner) measure(ctx context.Context) (*measured, error) {
 	m := r.startMeasure()
 	defer func() { r.budget = nil }()
 	rule := r.stopRule(1, func() float64 {
-		s := stats.Summarize(m.samples)
+		s := stats.Summarize(m.headline())
 		return s.Error / s.Mean
 	})
 	r.measuring(true)
