@@ -13,6 +13,12 @@
 //     piling up with the length of the run, which otherwise exhausts
 //     ephemeral ports and changes what later iterations measure.
 //
+// An iteration's figure is its handshake: the time its waves took up to
+// their last successful handshake, per handshake (the wall time per
+// connection, which the exchange after the handshake adds to, is kept
+// beside it), and notes name an exchange, or a Nagle and delayed-ACK
+// stall, that sets the connection rate (headline.go).
+//
 // Resumption is checked on every handshake, from the client's DidResume
 // and, when the server can be asked, from the server's own count. A resume
 // case whose warm-up resumed less than the required share stops with a

@@ -112,7 +112,7 @@ func (e *ResumptionError) reason() string {
 		// (a proxy that ends the client's TLS, single-use tickets).
 		return msg + "; " + e.Hint + ", or lower " + e.Setting + " to measure anyway"
 	}
-	return msg + "; the server may not issue or accept session tickets for this configuration (check it with tlsbench probe), or lower " + e.Setting + " to measure anyway"
+	return msg + "; the server may not issue or accept session tickets for this configuration, or its sessions may expire within seconds (check both with tlsbench probe, which shows their lifetime), or lower " + e.Setting + " to measure anyway"
 }
 
 func (e *ResumptionError) measuredReason() string {
@@ -120,9 +120,34 @@ func (e *ResumptionError) measuredReason() string {
 		e.Setting, e.Required, len(e.Fell), e.Iterations, iterationList(e.Fell))
 	hint := e.Hint
 	if hint == "" {
-		hint = "the server stopped resuming the sessions it issued (ticket keys rotated, tickets turned off by a reload, a session cache that evicts?)"
+		hint = "the server stopped resuming the sessions it issued (ticket keys rotated, tickets turned off by a reload, a session cache that evicts, sessions that outlived a short lifetime such as nginx's ssl_session_timeout?)"
 	}
 	return msg + "; " + hint + "; the case's figures mix in full handshakes, or lower " + e.Setting + " to measure anyway"
+}
+
+// ServerUnusedError is a case whose server, its counts known (the
+// built-in one), completed none of the handshakes the client made:
+// something between them answered for it (a proxy that ends the client's
+// TLS itself and never connects to the server), so that nothing the case
+// measured is the server's. Its record is returned with it, marked
+// failed, with the server's per-handshake figures null: the server's CPU
+// over no handshakes of its own would read as a cost per handshake.
+type ServerUnusedError struct {
+	Case string
+	// Client is the client's successful handshakes.
+	Client int64
+	// Proxy says the case went through a proxy.
+	Proxy bool
+}
+
+func (e *ServerUnusedError) Error() string { return e.Case + ": " + e.reason() }
+
+func (e *ServerUnusedError) reason() string {
+	who := "something else at its address answered for it"
+	if e.Proxy {
+		who = "the proxy answered for it (does it end the client's TLS itself without connecting to the server?)"
+	}
+	return fmt.Sprintf("the server completed none of the client's %d handshakes: %s; no figure of the case is the server's", e.Client, who)
 }
 
 // ErrorRateError is a case in which more connections failed than

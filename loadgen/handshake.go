@@ -69,6 +69,10 @@ type HandshakeCase struct {
 	// MaxDuration stops measuring early (after at least two iterations)
 	// once the measured iterations have taken this long; 0 means no limit.
 	MaxDuration time.Duration
+	// IterationsGiven says Iterations were asked for: all of them are
+	// measured, and MaxDuration bounds only the iterations past them
+	// (towards TargetError).
+	IterationsGiven bool
 	// TargetError, when above 0, keeps measuring past Iterations (then
 	// the minimum) until the half-width of the 99.9% confidence interval
 	// of the mean is at most TargetError of the mean (0.02: 2%), up to
@@ -305,6 +309,12 @@ type connResult struct {
 	// was read).
 	phases                                       bool
 	connect, handshake, firstByte, firstResponse time.Duration
+	// exchange is from the end of the handshake to the end of the
+	// exchange after it (negative when not measured), and hsEnd when
+	// the handshake ended: a wave's handshakes end with its last one
+	// (see waveHandshakes).
+	exchange time.Duration
+	hsEnd    time.Time
 	// quicVersion names the QUIC version of a QUIC connection ("" over
 	// TCP), early what became of its early data, and earlyLate that
 	// early data was accepted but the request went after the handshake
@@ -341,6 +351,11 @@ type iterResult struct {
 	// open is an open-loop window's schedule and timing (nil in closed
 	// loop); in the totals, the kept windows' together.
 	open *windowStats
+
+	// handshakes is the part of wall up to the end of each wave's last
+	// successful handshake (closed loop): the iteration's time without
+	// the exchanges that ended its waves (see waveHandshakes).
+	handshakes time.Duration
 }
 
 func (hc *HandshakeCase) setDefaults() error {
@@ -578,6 +593,9 @@ func newIterResult() iterResult {
 func (m *measured) keep(it iterResult, sp span) {
 	m.samples = append(m.samples, it.sample())
 	m.sampleOK = append(m.sampleOK, it.ok)
+	if it.open == nil {
+		m.hsSamples = append(m.hsSamples, float64(it.handshakes.Nanoseconds())/1e3/float64(it.ok))
+	}
 	t := &m.total
 	if it.open != nil {
 		t.open.add(it.open)
@@ -643,6 +661,7 @@ func (r *caseRunner) finish(ctx context.Context, m *measured, f figures) (*resul
 	if len(hc.ClientIdentities) > 0 {
 		rec.ClientIdentities = len(hc.ClientIdentities)
 	}
+	rec.Notes = append(rec.Notes, r.headlineNotes(&rec, m)...)
 	gates := *hc
 	var lost *ErrorRateError
 	if errors.As(m.stopErr, &lost) {
@@ -662,7 +681,7 @@ func (r *caseRunner) finish(ctx context.Context, m *measured, f figures) (*resul
 	for _, e := range []error{identityErr, earlyErr} {
 		if e != nil {
 			rec.Verdict = VerdictFailed
-			rec.Notes = append(rec.Notes, "failed: "+e.Error())
+			rec.Notes = append(rec.Notes, "failed: "+strings.TrimPrefix(e.Error(), hc.Name+": "))
 			gateErr = errors.Join(gateErr, e)
 		}
 	}
@@ -710,6 +729,7 @@ func (r *caseRunner) baseRecord(m *measured, f figures) results.Record {
 	}
 	setSummary(&rec, m.samples, f.iters)
 	rec.SampleHandshakes = m.sampleOK
+	rec.SetHandshakeFigure(m.handshakeSamples())
 	rec.P50US, rec.P90US, rec.P99US, rec.P999US = f.latencyUS[0], f.latencyUS[1], f.latencyUS[2], f.latencyUS[3]
 	rec.Histogram = f.histogram
 	rec.HandshakesPerSec = f.perSec
@@ -758,7 +778,8 @@ func (r *caseRunner) setCosts(rec *results.Record, m *measured) {
 
 // serverFigures fills what the server counted over the kept iterations,
 // and returns an IdentityError when it saw other client identities than
-// the client presented.
+// the client presented, a ServerUnusedError when it completed none of
+// the client's handshakes.
 func (r *caseRunner) serverFigures(rec *results.Record, m *measured, f figures) error {
 	hc := r.hc
 	if hc.Server == nil {
@@ -770,6 +791,12 @@ func (r *caseRunner) serverFigures(rec *results.Record, m *measured, f figures) 
 		return nil
 	}
 	total := m.total
+	if srv.HasCounts && srv.Handshakes == 0 && total.ok > 0 {
+		// Nothing the server did is per handshake of this case: its
+		// figures stay null, and the case fails.
+		rec.ServerResumed = results.Int(srv.Resumed)
+		return &ServerUnusedError{Case: hc.Name, Client: total.ok, Proxy: rec.Proxy != ""}
+	}
 	var identityErr error
 	if srv.HasCounts {
 		identityErr = hc.checkIdentities(total.perClient, total.failedBy, srv.Identities)
@@ -914,6 +941,7 @@ func (r *caseRunner) iteration(ctx context.Context, n int, lat *stats.Latency) (
 	start := time.Now()
 	for done := 0; done < n && (done == 0 || !r.windowOver()) && ctx.Err() == nil; {
 		wave := min(hc.Concurrency, n-done)
+		waveStart := time.Now()
 		for j := 0; j < wave; j++ {
 			client := r.next % len(hc.Clients)
 			r.next++
@@ -943,6 +971,7 @@ func (r *caseRunner) iteration(ctx context.Context, n int, lat *stats.Latency) (
 		for _, c := range res[:wave] {
 			r.tally(&out, c, lat)
 		}
+		out.handshakes += waveHandshakes(waveStart, res[:wave])
 		done += wave
 		if e := hc.lost(r.budget); e != nil {
 			out.wall = time.Since(start)
@@ -1056,8 +1085,10 @@ func (r *caseRunner) connect(ctx context.Context, cfg *tls.Config) connResult {
 		}
 		return connResult{stage: "exchange", errKind: kind, err: fmt.Errorf("after handshake: %w", err)}
 	}
+	exchanged := time.Now()
 	st := tc.ConnectionState()
-	res := connResult{ok: true, resumed: st.DidResume, group: st.CurveID, cipher: st.CipherSuite, latency: took}
+	res := connResult{ok: true, resumed: st.DidResume, group: st.CurveID, cipher: st.CipherSuite, latency: took,
+		hsEnd: end, exchange: exchanged.Sub(end)}
 	if pc != nil {
 		pc.work.Pause()
 		res.work, res.workLost = pc.work.CPU, pc.work.Lost > 0

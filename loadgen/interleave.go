@@ -22,8 +22,8 @@ import (
 // sides[0] is side a; sides[1] side b; sides[2], when given, a second
 // instance of side a (the noise floor). Each HandshakeCase is complete on
 // its own (dialer, clients, observers, gates, Record with Side and Versus
-// set by the caller); Iterations, Warmup, MaxDuration and TargetError are
-// taken from sides[0]. MaxDuration is per side: the rounds stop once the
+// set by the caller); Iterations, Warmup, MaxDuration, IterationsGiven and
+// TargetError are taken from sides[0]. MaxDuration is per side: the rounds stop once the
 // measured rounds took sides×MaxDuration. With TargetError set, rounds
 // go on past Iterations until the 99.9% confidence interval of the ratio
 // of side b to side a (stats.ComparePaired) is at most TargetError of it.
@@ -88,6 +88,7 @@ func newSides(cases []HandshakeCase) ([]*side, error) {
 	for i := range cases {
 		hc := cases[i]
 		hc.MaxDuration, hc.TargetError, hc.hooks = cases[0].MaxDuration, cases[0].TargetError, cases[0].hooks
+		hc.IterationsGiven = cases[0].IterationsGiven
 		hc.Record.Side = cmp.Or(hc.Record.Side, sideNames[i])
 		s := &side{name: hc.Record.Side, r: &caseRunner{hc: &hc}}
 		if hc.Rate > 0 {
@@ -178,11 +179,12 @@ func warmupInterleaved(ctx context.Context, ss []*side) error {
 func measureInterleaved(ctx context.Context, ss []*side) (failed *side) {
 	for _, s := range ss {
 		s.m = s.r.startMeasure()
+		s.m.meter.watchPeers(peerPIDs(ss, s))
 		defer func() { s.r.budget = nil }()
 	}
 	a := ss[0]
 	rule := a.r.stopRule(len(ss), func() float64 {
-		return a.r.hc.comparePaired(ss[0].m.samples, ss[1].m.samples, pairedAlpha).RelError
+		return a.r.hc.comparePaired(ss[0].m.headline(), ss[1].m.headline(), pairedAlpha).RelError
 	})
 	for _, s := range ss {
 		s.r.measuring(true)
@@ -262,6 +264,42 @@ type side struct {
 	name string // a, b, a2
 	r    *caseRunner
 	m    *measured
+}
+
+// peerPIDs are the process ids of the servers and proxies of the sides
+// other than s, but for s's own: while s measures, they are the run's
+// processes, not other load.
+func peerPIDs(ss []*side, s *side) []int {
+	own := map[int]bool{}
+	for _, pid := range processIDs(s.r.hc) {
+		own[pid] = true
+	}
+	var pids []int
+	for _, o := range ss {
+		if o == s {
+			continue
+		}
+		for _, pid := range processIDs(o.r.hc) {
+			if !own[pid] {
+				own[pid] = true
+				pids = append(pids, pid)
+			}
+		}
+	}
+	return pids
+}
+
+// processIDs are the local processes of hc's server and proxy whose ids
+// are known.
+func processIDs(hc *HandshakeCase) []int {
+	var pids []int
+	if p, ok := hc.Server.(ServerProcess); ok {
+		pids = append(pids, p.ServerPID())
+	}
+	if p, ok := hc.Proxy.(ProxyProcess); ok {
+		pids = append(pids, p.ProxyPID())
+	}
+	return pids
 }
 
 // label marks the calling goroutine, and those it starts, as side s's

@@ -125,6 +125,10 @@ type measured struct {
 	stoppedBy string
 	// began and ended are when the measured iterations did.
 	began, ended time.Time
+
+	// hsSamples are, in closed loop, the samples' handshake figures
+	// (iterResult.handshakes per handshake).
+	hsSamples []float64
 }
 
 // release gives the histograms of a case whose record is made back for
@@ -215,7 +219,7 @@ func (r *caseRunner) measure(ctx context.Context) (*measured, error) {
 	m := r.startMeasure()
 	defer func() { r.budget = nil }()
 	rule := r.stopRule(1, func() float64 {
-		s := stats.Summarize(m.samples)
+		s := stats.Summarize(m.headline())
 		return s.Error / s.Mean
 	})
 	r.measuring(true)
@@ -261,7 +265,10 @@ func (r *caseRunner) measuredOrErr(ctx context.Context, m *measured) (*measured,
 // stopRule decides when the measured iterations (or rounds of an
 // interleaved case) end.
 type stopRule struct {
-	iterations  int
+	iterations int
+	// given says the iterations were asked for: the time limit ends
+	// only the iterations past them.
+	given       bool
 	maxDuration time.Duration // of all the rounds; 0: none
 	perSide     time.Duration // the user's setting, for notes
 	target      float64       // 0: none
@@ -274,15 +281,20 @@ type stopRule struct {
 // RunInterleaved), whose precision is relError.
 func (r *caseRunner) stopRule(sides int, relError func() float64) *stopRule {
 	hc := r.hc
-	return &stopRule{iterations: hc.Iterations, maxDuration: time.Duration(sides) * hc.MaxDuration, perSide: hc.MaxDuration,
+	return &stopRule{iterations: hc.Iterations, given: hc.IterationsGiven, maxDuration: time.Duration(sides) * hc.MaxDuration, perSide: hc.MaxDuration,
 		target: hc.TargetError, cap: max(hc.iterationCap(), hc.Iterations), relError: relError, words: hc.Words}
 }
 
 // after returns what ends measuring after kept iterations that took
 // elapsed, or "" to go on. The time limit needs two iterations, so that
-// a case always has an error.
+// a case always has an error, and all the iterations asked for, when
+// they were.
 func (s *stopRule) after(kept int, elapsed time.Duration) string {
-	timeUp := s.maxDuration > 0 && kept >= 2 && elapsed >= s.maxDuration
+	least := 2
+	if s.given {
+		least = max(least, s.iterations)
+	}
+	timeUp := s.maxDuration > 0 && kept >= least && elapsed >= s.maxDuration
 	if s.target <= 0 {
 		switch {
 		case kept >= s.iterations:

@@ -25,6 +25,10 @@ type boundary struct {
 	machErr error
 	prx     ProxySnapshot
 	prxErr  error
+	// peers is the CPU time of the run's other sides' processes
+	// (meter.peers) so far; peersErr why it could not be read.
+	peers    time.Duration
+	peersErr error
 }
 
 // span is the cost of one iteration: the difference of its two
@@ -45,6 +49,9 @@ type span struct {
 	// proxy); zero when prxErr is set.
 	prx    ProxySnapshot
 	prxErr error
+	// peers is what the run's other sides' processes used over the
+	// iteration; 0 when unknown.
+	peers time.Duration
 }
 
 // backwards marks cumulative figures that were lower at the end of an
@@ -178,6 +185,12 @@ type meter struct {
 	// relaySince).
 	lastPrx   ProxySnapshot
 	hasLastPx bool
+	// peers are the process ids of the run's other known processes:
+	// in an interleaved run, the other sides' servers and proxies. They
+	// run during this side's iterations too (a JVM's compiler and
+	// collector catch up while its side is idle), and that is the
+	// benchmark's own load, not other load on the machine.
+	peers []int
 }
 
 // newMeter returns a meter for a case against server (nil: none)
@@ -208,6 +221,34 @@ func newMeter(server ServerObserver, proxy ProxyObserver) *meter {
 	return m
 }
 
+// watchPeers counts the CPU of the processes pids (those of the run's
+// other sides) as the benchmark's own, and watches the CPUs they may run
+// on with the case's. It must be called before the first iteration.
+func (m *meter) watchPeers(pids []int) {
+	m.peers = pids
+	for _, pid := range pids {
+		if m.cpus == nil {
+			return
+		}
+		if theirs, err := usage.AllowedCPUs(pid); err == nil {
+			m.cpus = m.cpus.Union(theirs)
+		}
+	}
+}
+
+// readPeers sums the CPU time of the peers so far.
+func (m *meter) readPeers() (time.Duration, error) {
+	var sum time.Duration
+	for _, pid := range m.peers {
+		cpu, err := usage.ProcessTreeCPU(pid)
+		if err != nil {
+			return 0, err
+		}
+		sum += cpu
+	}
+	return sum, nil
+}
+
 // begin reads the boundary before an iteration: the server first, so that
 // asking it costs the client's span nothing.
 func (m *meter) begin() {
@@ -216,6 +257,9 @@ func (m *meter) begin() {
 	}
 	if m.proxy != nil {
 		m.start.prx, m.start.prxErr = m.proxy.Snapshot()
+	}
+	if len(m.peers) > 0 {
+		m.start.peers, m.start.peersErr = m.readPeers()
 	}
 	m.start.machine, m.start.machErr = m.readMachine()
 	m.start.self = usage.Self()
@@ -244,7 +288,15 @@ func (m *meter) end() span {
 			m.lastPrx, m.hasLastPx = b.prx, true
 		}
 	}
+	if len(m.peers) > 0 {
+		b.peers, b.peersErr = m.readPeers()
+	}
 	s := span{self: b.self.Sub(m.start.self)}
+	if m.start.peersErr == nil && b.peersErr == nil && b.peers > m.start.peers {
+		// A peer that exited took its CPU time with it: its span is
+		// then unknown, and left out.
+		s.peers = b.peers - m.start.peers
+	}
 	if m.start.machErr == nil && b.machErr == nil {
 		s.machine = b.machine.Sub(m.start.machine)
 		if s.machine.Busy < 0 || s.machine.Total < 0 {
@@ -283,6 +335,7 @@ func (m *meter) keep(s span) {
 	m.total.self.AllocBytes += s.self.AllocBytes
 	m.total.machine.Busy += s.machine.Busy
 	m.total.machine.Total += s.machine.Total
+	m.total.peers += s.peers
 	m.back = m.back.or(s.back)
 	if s.srvErr != nil && m.srvErr == nil {
 		m.srvErr = s.srvErr
@@ -370,7 +423,8 @@ func (m *meter) load(wall time.Duration, server ServerSnapshot, serverInProcess 
 		return usage.Load{}, false
 	}
 	// A proxy's CPU, when known, is the benchmark's own load too: it
-	// counts with the server's, not as other load on the machine.
+	// counts with the server's, not as other load on the machine, as
+	// does what the run's other sides' processes used meanwhile (Peers).
 	ours := server.CPU
 	if prx, err := m.proxyTotal(); m.proxy != nil && err == nil && prx.HasCPU {
 		ours += prx.CPU
@@ -380,6 +434,7 @@ func (m *meter) load(wall time.Duration, server ServerSnapshot, serverInProcess 
 		Client:      m.total.self.CPU,
 		Server:      ours,
 		ServerKnown: server.HasCPU || serverInProcess,
+		Peers:       m.total.peers,
 		CPUs:        len(m.cpus),
 		Machine:     m.total.machine,
 	}, true
@@ -396,6 +451,12 @@ func recordMachine(rec *results.Record, l usage.Load, saturation bool) {
 	rec.CPUsAvailable = l.CPUs
 	rec.MachineBusy = results.Float(busy)
 	rec.OtherCPUShare = results.Float(other)
+	if share, ok := l.PeersShare(); ok {
+		if rec.Extra == nil {
+			rec.Extra = map[string]float64{}
+		}
+		rec.Extra["other_sides_cpu_share"] = share
+	}
 	if n := l.SaturationNote(); saturation && n != "" {
 		rec.Notes = append(rec.Notes, n)
 	}

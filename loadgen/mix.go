@@ -165,7 +165,7 @@ func (e *MixError) reason() string {
 	}
 	msg := fmt.Sprintf("the resumed share missed %s %g by more than one connection in %d of %d %s: %s",
 		e.Setting, e.Ratio, len(e.Fell), e.Iterations, phase, list)
-	why := "the server did not resume every session offered (ticket keys rotated, tickets turned off, a session cache that evicts?)"
+	why := "the server did not resume every session offered (ticket keys rotated, tickets turned off, a session cache that evicts, sessions that outlived a short lifetime such as nginx's ssl_session_timeout?)"
 	if slices.ContainsFunc(e.Fell, func(f MixIteration) bool { return f.Dry > 0 }) {
 		why = "the client had no session to offer for some connections: the server issued fewer sessions than the mix uses (session tickets turned off with no session cache, or single-use sessions not replaced on resumption?)"
 	}

@@ -133,6 +133,10 @@ func (r *caseRunner) openFigures(rec *results.Record, m *measured) error {
 		rec.ServiceP999US = results.Float(w.service.PercentileUS(99.9))
 		rec.ServiceHistogram = encodeOrNote(rec, w.service, "service time")
 	}
+	if _, off := ScheduledRate(hc.Rate, hc.windowLength()); hc.Duration > 0 && !hc.sharded() && off > MaxRateRounding {
+		rec.Notes = append(rec.Notes, fmt.Sprintf("the schedule ran at %s connections per second, not the %s asked: a window of %v starts whole connections (%d), %.1f%% off the rate",
+			rateText(w.offered()), strconv.FormatFloat(hc.Rate, 'f', -1, 64), hc.windowLength(), hc.Handshakes, 100*off))
+	}
 	e := hc.rateGate(rec, w)
 	if e == nil {
 		return nil

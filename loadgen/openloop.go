@@ -179,8 +179,27 @@ func (hc *HandshakeCase) openDefaults() {
 	case hc.Rate > 0 && hc.Duration > 0 && hc.sharded():
 		hc.shardWindow()
 	case hc.Rate > 0 && hc.Duration > 0:
-		hc.Handshakes = max(1, int(math.Round(hc.Rate*hc.windowLength().Seconds())))
+		hc.Handshakes = wholeStarts(hc.Rate, hc.windowLength())
 	}
+}
+
+// wholeStarts is how many connections a window of length schedules at
+// rate: its length at the rate, in whole connections, at least one.
+func wholeStarts(rate float64, length time.Duration) int {
+	return max(1, int(math.Round(rate*length.Seconds())))
+}
+
+// MaxRateRounding is the most the whole connections of a window may
+// move the rate from the one asked (a share of it) before a case says
+// so: tlsbench run refuses such a rate, a search does not try it.
+const MaxRateRounding = 0.01
+
+// ScheduledRate returns the rate that windows of length keep when asked
+// for rate, in whole connections per window, and how far it is from
+// rate, as a share of rate.
+func ScheduledRate(rate float64, length time.Duration) (scheduled, off float64) {
+	scheduled = float64(wholeStarts(rate, length)) / length.Seconds()
+	return scheduled, math.Abs(scheduled-rate) / rate
 }
 
 // MinWindow is the shortest window (Duration over Iterations) a case

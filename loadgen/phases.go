@@ -86,8 +86,9 @@ func (r *caseRunner) wrap(raw net.Conn) *phaseConn {
 // the kept iterations.
 type clientPhases struct {
 	connect, handshake, firstByte *stats.Latency
-	// firstResponse runs from the dial to the first byte of the answer.
-	firstResponse *stats.Latency
+	// firstResponse runs from the dial to the first byte of the answer,
+	// exchange from the end of the handshake to the end of the exchange.
+	firstResponse, exchange *stats.Latency
 	// total is the latency of a part of a mix (the case's own is
 	// measured.lat); nil otherwise.
 	total *stats.Latency
@@ -104,7 +105,8 @@ type clientPhases struct {
 // newClientPhases returns empty phases, with a part for each kind of
 // handshake when mix is set.
 func newClientPhases(mix bool) *clientPhases {
-	p := &clientPhases{connect: newHistogram(), handshake: newHistogram(), firstByte: newHistogram(), firstResponse: newHistogram()}
+	p := &clientPhases{connect: newHistogram(), handshake: newHistogram(), firstByte: newHistogram(), firstResponse: newHistogram(),
+		exchange: newHistogram()}
 	if mix {
 		for range 2 {
 			part := newClientPhases(false)
@@ -117,7 +119,7 @@ func newClientPhases(mix bool) *clientPhases {
 
 // release gives p's histograms back for reuse (see freeHistograms).
 func (p *clientPhases) release() {
-	releaseHistograms(p.connect, p.handshake, p.firstByte, p.firstResponse, p.total)
+	releaseHistograms(p.connect, p.handshake, p.firstByte, p.firstResponse, p.exchange, p.total)
 	for _, part := range p.parts {
 		part.release()
 	}
@@ -128,6 +130,7 @@ func (p *clientPhases) reset() {
 	p.handshake.Reset()
 	p.firstByte.Reset()
 	p.firstResponse.Reset()
+	p.exchange.Reset()
 	if p.total != nil {
 		p.total.Reset()
 	}
@@ -142,6 +145,7 @@ func (p *clientPhases) merge(o *clientPhases) {
 	p.handshake.Merge(o.handshake)
 	p.firstByte.Merge(o.firstByte)
 	p.firstResponse.Merge(o.firstResponse)
+	p.exchange.Merge(o.exchange)
 	if p.total != nil {
 		p.total.Merge(o.total)
 	}
@@ -179,6 +183,9 @@ func (p *clientPhases) record(c *connResult) {
 	}
 	if c.firstResponse >= 0 {
 		p.firstResponse.Record(c.firstResponse)
+	}
+	if c.exchange >= 0 {
+		p.exchange.Record(c.exchange)
 	}
 }
 
@@ -226,6 +233,7 @@ func (r *caseRunner) clientPhaseRecords(out map[string]results.Phase, p *clientP
 	out[results.PhaseHandshake] = phaseOf(p.handshake, "")
 	out[results.PhaseFirstByte] = phaseOf(p.firstByte, "")
 	out[results.PhaseFirstResponse] = phaseOf(p.firstResponse, "")
+	out[results.PhaseExchange] = phaseOf(p.exchange, "")
 }
 
 // freeHistograms holds histograms for cases to reuse. A case uses a

@@ -190,6 +190,8 @@ type quicConn struct {
 	gate   *dialGate // nil outside the race detector's build
 	dialed time.Time
 	hsEnd  time.Time // the end of the client's handshake
+	// exchanged is when the exchange (and the wait for a ticket) ended.
+	exchanged time.Time
 	// offered says the ClientHello offered early data: the dial
 	// returned with 0-RTT keys, before the handshake ended; rejected
 	// that the server refused it (quic.Err0RTTRejected was seen).
@@ -240,6 +242,7 @@ func (r *caseRunner) connectQUIC(ctx context.Context, cfg *tls.Config) connResul
 			return quicFailure(cctx, "exchange", err)
 		}
 	}
+	c.exchanged = time.Now()
 	return c.result(hc, answered)
 }
 
@@ -310,7 +313,8 @@ func (c *quicConn) waitHandshake(ctx context.Context) error {
 func (c *quicConn) result(hc *HandshakeCase, answered time.Time) connResult {
 	st := c.conn.ConnectionState()
 	res := connResult{ok: true, resumed: st.TLS.DidResume, group: st.TLS.CurveID, cipher: st.TLS.CipherSuite,
-		latency: c.hsEnd.Sub(c.dialed), quicVersion: tlsconf.QUICVersionName(uint32(st.Version))}
+		latency: c.hsEnd.Sub(c.dialed), quicVersion: tlsconf.QUICVersionName(uint32(st.Version)),
+		hsEnd: c.hsEnd, exchange: c.exchanged.Sub(c.hsEnd)}
 	// Used0RTT is set once the handshake ends with the early data
 	// accepted; the dial returning early or a rejection seen says it
 	// was offered. An offer not accepted was rejected, whether or not

@@ -121,6 +121,17 @@ type RateSearch struct {
 	MaxSteps  int     // bound on measured steps (default 24)
 	MaxRate   float64 // no rate above this is tried (0: no bound)
 	MinRate   float64 // below this the search gives up (default 1/s)
+	// Resolution, when above 0, is the step between the rates a step
+	// can hold exactly: windows of a fixed length start whole
+	// connections, so only the multiples of one per window are rates
+	// the schedule keeps. Every rate tried is then such a multiple, and
+	// a bracket with none inside it ends the search, saying so: a rate
+	// between them would run at a neighbour instead, and its step would
+	// be judged at a rate it never ran at.
+	Resolution float64
+	// Words names the settings that set the windows (Duration,
+	// Iterations) in what the search says.
+	Words Words
 }
 
 // RateResult is what a search found. Rate is the highest rate that met
@@ -166,8 +177,57 @@ func (s *RateSearch) setDefaults() error {
 		return field.Errorf("MaxSteps", s.MaxSteps, "must be at least 2")
 	case s.MaxRate < 0 || (s.MaxRate > 0 && s.MaxRate < s.Start):
 		return field.Errorf("MaxRate", s.MaxRate, "must be 0 (no bound) or at least the start rate")
+	case s.Resolution < 0 || math.IsInf(s.Resolution, 0) || math.IsNaN(s.Resolution):
+		return field.Errorf("Resolution", s.Resolution, "must be 0 (any rate) or a positive step between rates")
 	}
 	return nil
+}
+
+// snap returns the rate the schedule keeps nearest r (r itself without
+// a Resolution): a multiple of Resolution, at least one, written with no
+// more digits than it needs (a window of 1/3 s makes steps of 3 per
+// second, and 3 times 1/3 in floating point is not 1).
+func (s *RateSearch) snap(r float64) float64 {
+	if s.Resolution <= 0 {
+		return r
+	}
+	return s.multiple(max(1, math.Round(r/s.Resolution)))
+}
+
+func (s *RateSearch) multiple(k float64) float64 {
+	v, _ := strconv.ParseFloat(strconv.FormatFloat(k*s.Resolution, 'g', 12, 64), 64)
+	return v
+}
+
+// below returns the highest rate the schedule keeps at or under r, false
+// when there is none.
+func (s *RateSearch) below(r float64) (float64, bool) {
+	if s.Resolution <= 0 {
+		return r, true
+	}
+	k := math.Floor(r/s.Resolution + 1e-9)
+	return s.multiple(k), k >= 1
+}
+
+// between returns a rate strictly between lo and hi, near their middle,
+// that the schedule keeps; false when there is none.
+func (s *RateSearch) between(lo, hi float64) (float64, bool) {
+	mid := (lo + hi) / 2
+	if s.Resolution <= 0 {
+		return mid, true
+	}
+	first := math.Floor(lo/s.Resolution+1e-9) + 1
+	last := math.Ceil(hi/s.Resolution-1e-9) - 1
+	if first > last {
+		return 0, false
+	}
+	return s.multiple(min(max(math.Round(mid/s.Resolution), first), last)), true
+}
+
+// finer says how to make the windows' rates finer.
+func (s *RateSearch) finer() string {
+	return fmt.Sprintf("rates go in steps of %s/s here, one connection per window: lengthen %s or lower %s for finer ones",
+		FormatRate(s.Resolution), s.Words.name("Duration"), s.Words.name("Iterations"))
 }
 
 // SearchRate finds the highest rate that meets the SLO, measuring each
@@ -219,19 +279,20 @@ var errStopSearch = errors.New("search stopped")
 // bracket grows the rate from Start until one fails (or shrinks it when
 // Start already fails), so that res holds a met and a failed rate.
 func (s *RateSearch) bracket(try func(float64) (bool, error), res *RateResult) error {
-	rate := s.Start
+	rate := s.snap(s.Start)
 	met, err := try(rate)
 	if err != nil {
 		return err
 	}
 	for met {
-		next := rate * s.Growth
+		next := max(s.snap(rate*s.Growth), s.snap(rate+s.Resolution))
 		if s.MaxRate > 0 && next > s.MaxRate {
-			if rate >= s.MaxRate {
-				res.Limit = fmt.Sprintf("every rate up to the highest allowed, %s/s, met the goal", FormatRate(s.MaxRate))
+			top, _ := s.below(s.MaxRate)
+			if rate >= top {
+				res.Limit = s.boundLimit(rate)
 				return errStopSearch
 			}
-			next = s.MaxRate
+			next = top
 		}
 		rate = next
 		if met, err = try(rate); err != nil {
@@ -239,11 +300,19 @@ func (s *RateSearch) bracket(try func(float64) (bool, error), res *RateResult) e
 		}
 	}
 	for res.Rate == 0 {
-		rate /= s.Growth
-		if rate < s.MinRate {
+		lower := rate / s.Growth
+		if lower < s.MinRate {
 			res.Limit = fmt.Sprintf("no rate down to %s/s met the goal", FormatRate(s.MinRate))
 			return errStopSearch
 		}
+		if lower = s.snap(lower); lower >= rate {
+			lower, _ = s.below(rate - s.Resolution)
+		}
+		if lower < s.MinRate || lower <= 0 {
+			res.Limit = fmt.Sprintf("no rate down to %s/s met the goal", FormatRate(rate))
+			return errStopSearch
+		}
+		rate = lower
 		if _, err := try(rate); err != nil {
 			return err
 		}
@@ -251,10 +320,26 @@ func (s *RateSearch) bracket(try func(float64) (bool, error), res *RateResult) e
 	return nil
 }
 
+// boundLimit is why a search that met every rate up to rate stopped
+// there: the highest allowed, or the highest under it the schedule keeps.
+func (s *RateSearch) boundLimit(rate float64) string {
+	if rate >= s.MaxRate {
+		return fmt.Sprintf("every rate up to the highest allowed, %s/s, met the goal", FormatRate(s.MaxRate))
+	}
+	return fmt.Sprintf("every rate up to %s/s met the goal; the highest allowed, %s/s, is no whole number of connections per window (%s)",
+		FormatRate(rate), FormatRate(s.MaxRate), s.finer())
+}
+
 // bisect narrows [res.Rate, res.Failed) to within Precision.
 func (s *RateSearch) bisect(try func(float64) (bool, error), res *RateResult) error {
 	for (res.Failed-res.Rate)/res.Rate > s.Precision {
-		if _, err := try((res.Rate + res.Failed) / 2); err != nil {
+		mid, ok := s.between(res.Rate, res.Failed)
+		if !ok {
+			res.Limit = fmt.Sprintf("no rate between %s/s and %s/s is a whole number of connections per window (%s)",
+				FormatRate(res.Rate), FormatRate(res.Failed), s.finer())
+			return errStopSearch
+		}
+		if _, err := try(mid); err != nil {
 			return err
 		}
 	}

@@ -109,6 +109,59 @@ func TestSearchRateLimits(t *testing.T) {
 	}
 }
 
+// TestSearchRateResolution: with windows that start whole connections,
+// every rate tried is one the schedule keeps (a multiple of the
+// resolution), and a bracket with no such rate inside, or a bound
+// between two of them, ends the search saying how to search finer.
+func TestSearchRateResolution(t *testing.T) {
+	t.Parallel()
+	words := Words{Names: map[string]string{"Duration": "--duration", "Iterations": "--iterations"}}
+	for _, tc := range []struct {
+		name           string
+		capacity       float64
+		search         RateSearch
+		rate, failed   float64
+		limit          string
+		steps          []float64
+		withinPrecison bool
+	}{
+		{name: "narrow enough", capacity: 112, search: RateSearch{Start: 100, Resolution: 5},
+			rate: 110, failed: 115, steps: []float64{100, 200, 150, 125, 115, 110}, withinPrecison: true},
+		{name: "no rate in the bracket", capacity: 20, search: RateSearch{Start: 20, Resolution: 5, Words: words},
+			rate: 20, failed: 25, steps: []float64{20, 40, 30, 25},
+			limit: "no rate between 20/s and 25/s is a whole number of connections per window (rates go in steps of 5/s here, one connection per window: lengthen --duration or lower --iterations for finer ones)"},
+		{name: "a bound between two rates", capacity: 1e9, search: RateSearch{Start: 20, MaxRate: 21.09, Resolution: 5, Words: words},
+			rate: 20, steps: []float64{20},
+			limit: "every rate up to 20/s met the goal; the highest allowed, 21.09/s, is no whole number of connections per window"},
+		{name: "down in steps of 3/s", capacity: 5, search: RateSearch{Start: 30, Resolution: 3},
+			rate: 3, failed: 6, steps: []float64{30, 15, 9, 6, 3}, limit: "no rate between 3/s and 6/s"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var calls []float64
+			res, err := SearchRate(context.Background(), tc.search, kneeServer(tc.capacity, &calls))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Rate != tc.rate || res.Failed != tc.failed || !strings.Contains(res.Limit, tc.limit) || (tc.limit == "") != (res.Limit == "") {
+				t.Errorf("found [%v, %v) limit %q, want [%v, %v) limit %q", res.Rate, res.Failed, res.Limit, tc.rate, tc.failed, tc.limit)
+			}
+			if len(calls) != len(tc.steps) {
+				t.Fatalf("rates tried %v, want %v", calls, tc.steps)
+			}
+			for i, r := range calls {
+				if r != tc.steps[i] {
+					t.Errorf("rates tried %v, want %v", calls, tc.steps)
+					break
+				}
+			}
+			if tc.withinPrecison && (res.Failed-res.Rate)/res.Rate > 0.05 {
+				t.Errorf("bracket [%v, %v) wider than the precision", res.Rate, res.Failed)
+			}
+		})
+	}
+}
+
 func TestParseSLO(t *testing.T) {
 	t.Parallel()
 	for in, want := range map[string]SLO{

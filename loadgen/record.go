@@ -154,7 +154,8 @@ func (m *meter) relaySince(base ProxySnapshot) (relay, fallbacks map[string]int6
 // space with kernel TLS auto (the keys of its fallback counts after the
 // leg).
 var fallbackWhy = map[string]string{
-	"unsupported":   "the kernel does not take this version and cipher (or has no TLS)",
+	"unsupported":   "the kernel does not take this version and cipher",
+	"no-kernel-tls": "the kernel has no TLS ULP (built without CONFIG_TLS, or its module not loaded: modprobe tls)",
 	"tls12-resumed": "a resumed TLS 1.2 session gives the proxy no keys for the kernel",
 	"early-tls":     "the client sent TLS before the CONNECT answer",
 	"error":         "switching to kernel TLS failed (the proxy's log says why)",

@@ -29,6 +29,7 @@ func TestTargetError(t *testing.T) {
 		target     float64
 		caseTime   time.Duration
 		cap        int
+		given      bool // IterationsGiven
 		stopped    string
 		// kept: the exact number of iterations; 0 with atLeast.
 		kept, atLeast int
@@ -47,6 +48,10 @@ func TestTargetError(t *testing.T) {
 			notes: []string{"--target-error 0.0001% not reached: the error was ", "% of the mean after ", " iterations, stopped by --case-time 200ms"}},
 		{name: "time cuts the minimum", iterations: 1000, target: 1e-6, caseTime: 50 * time.Millisecond, stopped: results.StoppedCaseTime, atLeast: 2,
 			notes: []string{"stopped by --case-time 50ms after ", " of 1000 iterations", "--target-error 0.0001% not reached"}},
+		{name: "iterations given, time does not cut them", iterations: 5, caseTime: time.Nanosecond, given: true, stopped: results.StoppedIterations, kept: 5,
+			noNote: "stopped by"},
+		{name: "iterations given, time cuts those past them", iterations: 3, target: 1e-6, caseTime: time.Nanosecond, given: true, stopped: results.StoppedCaseTime, kept: 3,
+			notes: []string{"--target-error 0.0001% not reached: the error was ", " after 3 iterations, stopped by --case-time 1ns"}},
 		{name: "cap", iterations: 2, target: 1e-6, cap: 4, stopped: results.StoppedIterationCap, kept: 4,
 			notes: []string{"--target-error 0.0001% not reached: the error was ", " after 4 iterations, the most a case measures"}},
 		{name: "the minimum above the cap", iterations: 5, target: 1e-6, cap: 3, stopped: results.StoppedIterationCap, kept: 5},
@@ -56,6 +61,7 @@ func TestTargetError(t *testing.T) {
 			t.Parallel()
 			hc := s.handshakeCase("target/"+tt.name, tls.VersionTLS13, false, 4)
 			hc.Iterations, hc.TargetError, hc.MaxDuration, hc.Words = tt.iterations, tt.target, tt.caseTime, cliWords
+			hc.IterationsGiven = tt.given
 			if tt.cap > 0 {
 				loadgen.SetIterationCap(&hc, tt.cap)
 			}

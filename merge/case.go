@@ -44,6 +44,10 @@ type caseState struct {
 	parts                    map[string]*partAcc
 	partOrder                []string
 	samples                  sampleAcc
+	// hsSamples combine the handshake figure's samples as samples does
+	// the wall time's; hsRecords counts the records that had them.
+	hsSamples sampleAcc
+	hsRecords int
 
 	failed  bool
 	notes   noteAcc
@@ -114,12 +118,14 @@ func newCase(rec *results.Record) *caseState {
 		envOf:           -1,
 	}
 	c.samples.open = rec.RateTarget != nil
+	c.hsSamples.field = "handshake_samples_us"
 	// The merged record's histograms and lists are rebuilt from all
 	// shards; the first's would only pin memory.
 	t := &c.tmpl
 	t.Histogram, t.ServiceHistogram, t.StartLatenessHistogram = "", "", ""
 	t.Phases, t.Parts, t.Notes, t.SamplesUS, t.SampleHandshakes = nil, nil, nil, nil, nil
 	t.ErrorsByKind, t.Extra = nil, nil
+	t.SetHandshakeFigure(nil)
 	return c
 }
 
@@ -147,6 +153,10 @@ func (c *caseState) add(f *folder, pos Pos, rec *results.Record) error {
 	c.addCosts(a, rec)
 	c.addState(rec, shard)
 	c.samples.add(a, rec.SamplesUS, rec.SampleHandshakes)
+	if rec.HandshakeSamplesUS != nil {
+		c.hsSamples.add(a, rec.HandshakeSamplesUS, rec.SampleHandshakes)
+		c.hsRecords++
+	}
 	c.runs = append(c.runs, results.ShardRun{Shard: shard, Handshakes: rec.Handshakes, CaseStarted: rec.CaseStarted,
 		CaseEnded: rec.CaseEnded, StartLateUS: rec.StartLateUS, Env: rec.Env})
 	if c.envOf < 0 || shard < c.envOf {
@@ -165,6 +175,8 @@ func (c *caseState) checkSamples(pos Pos, rec *results.Record) error {
 		return refuse("absent: the record was written by a tlsbench too old to merge (its samples cannot be combined per window); measure the run again with this version")
 	case len(rec.SampleHandshakes) != len(rec.SamplesUS):
 		return refuse("holds %d values but samples_us %d: one count per sample", len(rec.SampleHandshakes), len(rec.SamplesUS))
+	case rec.HandshakeSamplesUS != nil && len(rec.HandshakeSamplesUS) != len(rec.SamplesUS):
+		return &Error{Pos: pos, Case: rec.Name, Field: "handshake_samples_us", Reason: fmt.Sprintf("holds %d values but samples_us %d: one per iteration", len(rec.HandshakeSamplesUS), len(rec.SamplesUS))}
 	case (rec.RateTarget != nil) != c.samples.open:
 		return &Error{Pos: pos, Case: rec.Name, Field: "rate_target", Reason: "one shard's case is open loop, another's closed loop: the records are of different runs"}
 	}

@@ -36,7 +36,8 @@
 //     over all its handshakes). mean, error, stddev, median, min and max
 //     are recomputed from them as a single run computes them. With
 //     different numbers of samples the common prefix is combined, with a
-//     note.
+//     note. The handshake figure (handshake_samples_us) is combined as the
+//     closed-loop samples are, with the same n, when every shard has it.
 //   - verdict is failed when any shard's is; notes are kept once each, as
 //     they are when every shard wrote them and after the shards' indices
 //     otherwise (a note many shards wrote each with its own figures once,

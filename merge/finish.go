@@ -34,6 +34,7 @@ func (c *caseState) finish(shards int) (results.Record, error) {
 	}
 	samples, n := c.samples.finish(&notes)
 	setSummary(&rec, samples, n)
+	c.finishHandshakeFigure(&rec, &notes)
 	c.checkRate(&rec, &notes)
 	c.finishState(&rec, &notes)
 	rec.Notes = append(notes, c.notes.finish(c.records)...)
@@ -56,6 +57,24 @@ func setSummary(rec *results.Record, samples []float64, n []int64) {
 	rec.MeanUS, rec.StddevUS, rec.MedianUS, rec.MinUS, rec.MaxUS = s.Mean, s.StdDev, s.Median, s.Min, s.Max
 	if !math.IsNaN(s.Error) {
 		rec.ErrorUS = results.Float(s.Error)
+	}
+}
+
+// finishHandshakeFigure combines the shards' handshake figures per
+// iteration, as the wall time's samples are: when every shard recorded
+// one; otherwise it is left out, with a note.
+func (c *caseState) finishHandshakeFigure(rec *results.Record, notes *[]string) {
+	switch {
+	case c.hsRecords == 0:
+		return
+	case c.hsRecords < c.records:
+		*notes = append(*notes, fmt.Sprintf("the handshake figure (handshake_mean_us ...) is left out: %d of the %d shards' records have none", c.records-c.hsRecords, c.records))
+		return
+	}
+	var same []string // the wall time's samples noted these already
+	hs, _ := c.hsSamples.finish(&same)
+	if len(hs) == len(rec.SamplesUS) {
+		rec.SetHandshakeFigure(hs)
 	}
 }
 

@@ -11,7 +11,10 @@ import "fmt"
 //   - closed loop, wall time per handshake: the union's wall time (the
 //     longest shard's, max sample·n) over every shard's handshakes, Σ n.
 type sampleAcc struct {
-	open    bool
+	open bool
+	// field names the samples in a refusal: samples_us, or
+	// handshake_samples_us (the handshake figure, combined alike).
+	field   string
 	num     []float64 // Σ sample·n, or max sample·n
 	den     []int64   // Σ n
 	minLen  int
@@ -35,16 +38,23 @@ func (a *sampleAcc) add(ad *adder, samples []float64, n []int64) {
 		}
 		v := s * float64(n[i])
 		if overflows(0, v, v) {
-			ad.refuse(fmt.Sprintf("samples_us[%d]", i), "%v µs per handshake over the %d handshakes of sample_handshakes[%d] is beyond the largest time: no iteration takes that long; was the line edited?", s, n[i], i)
+			ad.refuse(fmt.Sprintf("%s[%d]", a.fieldName(), i), "%v µs per handshake over the %d handshakes of sample_handshakes[%d] is beyond the largest time: no iteration takes that long; was the line edited?", s, n[i], i)
 			return
 		}
 		if a.open {
-			a.num[i] = addAt(ad, "samples_us", i, a.num[i], v)
+			a.num[i] = addAt(ad, a.fieldName(), i, a.num[i], v)
 		} else {
 			a.num[i] = max(a.num[i], v)
 		}
 		a.den[i] = addAt(ad, "sample_handshakes", i, a.den[i], n[i])
 	}
+}
+
+func (a *sampleAcc) fieldName() string {
+	if a.field == "" {
+		return "samples_us"
+	}
+	return a.field
 }
 
 // finish returns the combined samples and the handshakes behind each:

@@ -38,6 +38,7 @@ func TestFallbackKind(t *testing.T) {
 		{fmt.Errorf("client leg: %w", ktls.ErrTLS12Resumed), FallbackTLS12Resumed},
 		{errEarlyTLS, FallbackEarlyTLS},
 		{fmt.Errorf("%w: no chacha20poly1305 in this kernel", ktls.ErrUnsupported), FallbackUnsupported},
+		{fmt.Errorf("%w: setsockopt TCP_ULP \"tls\": no such file or directory", ktls.ErrNoKernelTLS), FallbackNoKernelTLS},
 		{errors.New("refusing kernel TLS: duplicate client random"), FallbackError},
 	} {
 		if got := fallbackKind(tt.err); got != tt.want {

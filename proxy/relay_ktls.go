@@ -68,6 +68,7 @@ const (
 	FallbackTLS12Resumed = "tls12-resumed" // no keys for a resumed TLS 1.2 session
 	FallbackEarlyTLS     = "early-tls"     // the client sent TLS before the CONNECT answer
 	FallbackUnsupported  = "unsupported"   // the kernel does not take this version or cipher
+	FallbackNoKernelTLS  = "no-kernel-tls" // the kernel has no TLS at all (no TLS ULP)
 	FallbackError        = "error"         // anything else: the log line says what
 )
 
@@ -82,6 +83,8 @@ func fallbackKind(err error) string {
 		return FallbackTLS12Resumed
 	case errors.Is(err, errEarlyTLS):
 		return FallbackEarlyTLS
+	case errors.Is(err, ktls.ErrNoKernelTLS):
+		return FallbackNoKernelTLS
 	case errors.Is(err, ktls.ErrUnsupported):
 		return FallbackUnsupported
 	}

@@ -37,8 +37,11 @@ import (
 // line per measured iteration: its name is the case name under
 // BenchmarkHandshake (without the "handshake/" prefix) with Go's
 // -GOMAXPROCS suffix, its iteration count the handshakes per iteration,
-// ns/op the iteration's time per handshake and handshakes/s the same
-// iteration's rate. The other values are per case, repeated on each line
+// ns/op the iteration's connect + TLS handshake time per handshake (the
+// time its waves took up to their last handshake; a record without that
+// figure: its wall time), wall-ns/op its wall time per handshake, the
+// exchange after the handshake included, and handshakes/s the same
+// iteration's rate of whole connections. The other values are per case, repeated on each line
 // and declared assume=exact, so that benchstat neither invents a spread for
 // them nor narrows one: B/op (client allocation per handshake), resumed-%
 // and server-resumed-% (resumption rates), client-, server- and
@@ -62,6 +65,7 @@ import (
 // them.
 var benchUnitMeta = map[string][]string{
 	"handshakes/s":      {"better=higher"},
+	"wall-ns/op":        {"better=lower"},
 	"B/op":              {"assume=exact"},
 	"resumed-%":         {"better=higher", "assume=exact"},
 	"server-resumed-%":  {"better=higher", "assume=exact"},
@@ -134,9 +138,18 @@ func (e *benchfmtEncoder) add(rec *results.Record) error {
 	if len(samples) == 0 && rec.MeanUS > 0 {
 		samples = []float64{rec.MeanUS}
 	}
+	// ns/op is the handshake (connect + TLS handshake) where the record
+	// has it; the wall time per connection is then wall-ns/op.
+	hs := headline(rec)
+	if !hs.handshake || len(hs.samples) != len(samples) {
+		hs.samples = nil
+	}
 	common := handshakeCaseValues(rec)
-	for _, us := range samples {
+	for i, us := range samples {
 		vals := []benchfmt.Value{benchValue(us*1000, "ns/op")}
+		if hs.samples != nil {
+			vals = []benchfmt.Value{benchValue(hs.samples[i]*1000, "ns/op"), benchValue(us*1000, "wall-ns/op")}
+		}
 		if us > 0 {
 			vals = append(vals, benchValue(1e6/us, "handshakes/s"))
 		}

@@ -271,20 +271,26 @@ func (cs *chartSet) addTimeChart(runs []Run, v string, colors *labels) {
 			return
 		}
 		errUS := math.NaN()
-		tip := fmt.Sprintf("%s%s: %s µs", caseLabel(r), runSuffix(runs, ri), num(r.MeanUS))
-		if r.ErrorUS != nil {
-			errUS = *r.ErrorUS
+		h := headline(r)
+		tip := fmt.Sprintf("%s%s: %s µs", caseLabel(r), runSuffix(runs, ri), num(h.mean))
+		if h.err != nil {
+			errUS = *h.err
 			tip += " ± " + num(errUS)
 		}
-		b.add(ri, handshakeSeries(r), xyPoint{x: float64(r.Concurrency), y: r.MeanUS, err: errUS, tip: tip})
+		if h.handshake {
+			tip += fmt.Sprintf(" (wall %s µs per connection)", num(r.MeanUS))
+		} else {
+			tip += " (wall time per connection)"
+		}
+		b.add(ri, handshakeSeries(r), xyPoint{x: float64(r.Concurrency), y: h.mean, err: errUS, tip: tip})
 	})
 	c := &lineChart{
-		xLabel: "concurrency (handshakes started at once)", yLabel: "µs per handshake (mean ± 99.9% error)",
+		xLabel: "concurrency (handshakes started at once)", yLabel: "µs of connect + handshake (mean ± 99.9% error)",
 		xAxis: axisLog2, yAxis: axisLinear, xTick: concurrencyTick, yTick: plainNum,
 		series: b.done(), runs: runNames(runs),
 	}
 	cs.add("chart-time-"+chartID("tls"+v), "Per-handshake time vs concurrency, "+versionTitle(v),
-		"Mean wall time per handshake of each iteration; error bars are the 99.9% confidence interval of the mean. Full and resumed handshakes are separate lines.",
+		"Mean time per handshake of connect and TLS handshake: of each iteration, the time its waves took up to their last handshake over its handshakes, the exchange after the handshake left out (results written without this figure show their wall time per connection). Error bars are the 99.9% confidence interval of the mean. Full and resumed handshakes are separate lines.",
 		c.svg(), "no case with a mean time and a concurrency of at least 1")
 }
 
@@ -327,8 +333,8 @@ func (cs *chartSet) addRateChart(runs []Run, colors *labels) {
 		xAxis: axisLog2, yAxis: axisLinear, xTick: concurrencyTick, yTick: plainNum,
 		series: b.done(), runs: runNames(runs),
 	}
-	cs.add("chart-rate", "Handshakes per second vs concurrency",
-		"Completed handshakes per second of wall time over the measured iterations.",
+	cs.add("chart-rate", "Connections per second vs concurrency",
+		"Whole connections (handshake, request, answer, close) completed per second of wall time over the measured iterations: the rate the exchange after the handshake slows too.",
 		c.svg(), "no handshake cases with a rate")
 }
 

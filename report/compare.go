@@ -156,6 +156,10 @@ type CaseComparison struct {
 	Load string
 	// Notes explain anything unusual about the case, in words.
 	Notes []string
+	// Figure is what a closed-loop handshake case was compared on:
+	// FigureHandshake, or FigureWall when a side's records lack the
+	// handshake figure (a note says so); empty for other cases.
+	Figure string
 
 	// Paired is set for a case of an interleaved run, judged on its
 	// per-round ratios (see ComparePaired); Ratio is then the geometric
@@ -326,10 +330,41 @@ func unitOf(kind string) string {
 	return "µs/hs"
 }
 
+// Figures a closed-loop handshake case is compared on
+// (CaseComparison.Figure).
+const (
+	// FigureHandshake: connect + TLS handshake per handshake
+	// (handshake_samples_us).
+	FigureHandshake = "handshake"
+	// FigureWall: the wall time per connection (samples_us), the
+	// exchange after the handshake included: records written before
+	// the handshake figure existed.
+	FigureWall = "wall"
+)
+
+// figureOf is the figure the records of a case are compared on: the
+// handshake figure when every one of them has it, the wall time when
+// some closed-loop handshake record lacks it, "" for the others (an
+// open-loop case's latencies, a throughput case's MB/s).
+func figureOf(recs ...[]*results.Record) string {
+	r0 := recs[0][0]
+	if r0.Kind != results.KindHandshake || r0.RateTarget != nil {
+		return ""
+	}
+	for _, rs := range recs {
+		for _, r := range rs {
+			if !hasHandshakeFigure(r) {
+				return FigureWall
+			}
+		}
+	}
+	return FigureHandshake
+}
+
 // samplesOf are the values the U test compares: per-iteration µs per
-// handshake, or one MB/s per throughput record. The kind is the first
-// record's, so that a pool never mixes units.
-func samplesOf(recs []*results.Record, kind string) []float64 {
+// handshake (of figure), or one MB/s per throughput record. The kind is
+// the first record's, so that a pool never mixes units.
+func samplesOf(recs []*results.Record, kind, figure string) []float64 {
 	var xs []float64
 	for _, r := range recs {
 		if isThroughput(kind) {
@@ -338,20 +373,24 @@ func samplesOf(recs []*results.Record, kind string) []float64 {
 			}
 			continue
 		}
+		f := wallFigure(r)
+		if figure == FigureHandshake {
+			f = headline(r)
+		}
 		switch {
-		case len(r.SamplesUS) > 0:
-			xs = append(xs, r.SamplesUS...)
-		case r.MeanUS > 0:
+		case len(f.samples) > 0:
+			xs = append(xs, f.samples...)
+		case f.mean > 0:
 			// Older or hand-made records without samples: the mean
 			// is one observation, as in the benchfmt output.
-			xs = append(xs, r.MeanUS)
+			xs = append(xs, f.mean)
 		}
 	}
 	return xs
 }
 
-func side(recs []*results.Record, kind string) (Side, []float64) {
-	xs := samplesOf(recs, kind)
+func side(recs []*results.Record, kind, figure string) (Side, []float64) {
+	xs := samplesOf(recs, kind, figure)
 	sum := stats.Summarize(xs)
 	s := Side{
 		Records:    len(recs),
@@ -385,7 +424,7 @@ func side(recs []*results.Record, kind string) (Side, []float64) {
 
 func oneSided(recs []*results.Record) OneSided {
 	kind := recs[0].Kind
-	s, _ := side(recs, kind)
+	s, _ := side(recs, kind, figureOf(recs))
 	return OneSided{Name: recs[0].Name, Kind: kind, Unit: unitOf(kind), Side: s}
 }
 
@@ -442,8 +481,10 @@ func newCaseComparison(base, cand []*results.Record, baseName, candName string) 
 		CILo:           math.NaN(),
 		CIHi:           math.NaN(),
 	}
-	cc.Base, bx = side(base, kind)
-	cc.Cand, cx = side(cand, kind)
+	cc.Figure = figureOf(base, cand)
+	cc.Base, bx = side(base, kind, cc.Figure)
+	cc.Cand, cx = side(cand, kind, cc.Figure)
+
 	if n := len(base); n > 1 {
 		cc.Notes = append(cc.Notes, fmt.Sprintf("%s pools %d records of this name", baseName, n))
 	}

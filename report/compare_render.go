@@ -81,6 +81,9 @@ func buildCompareDocument(c *Comparison) document {
 			{"test", "Wilcoxon signed-rank on the per-round ratios side b / side a, alpha " + formatAlpha(c.Alpha) + ", and the 99.9% interval of the ratio excluding 1"},
 		}
 	}
+	if f := figureText(c.Cases); f != "" {
+		d.env = append(d.env, keyValue{"figure", f})
+	}
 	d.env = append(d.env, keyValue{"min effect", minEffectText(c)})
 	if mm := c.ResumptionMismatches(); len(mm) > 0 {
 		items := make([]string, len(mm))
@@ -147,7 +150,7 @@ func caseBlocks(c *Comparison) []block {
 		}
 	}
 	if len(hs) > 0 {
-		blocks = append(blocks, block{title: "Handshakes (mean ± 99.9% error, µs per handshake; lower is faster)", table: compareTable(hs, false, c.Paired)})
+		blocks = append(blocks, block{title: "Handshakes (mean ± 99.9% error, " + figureTitle(hs) + "; lower is faster)", table: compareTable(hs, false, c.Paired)})
 	}
 	if len(ol) > 0 {
 		blocks = append(blocks, block{title: "Open-loop handshakes (mean ± 99.9% error of each window's mean latency from the intended start, µs; lower is faster)", table: compareTable(ol, false, c.Paired)})
@@ -501,6 +504,7 @@ type caseJSON struct {
 	Floor             float64  `json:"floor"`
 	FloorMeasured     bool     `json:"floor_measured"`
 	OpenLoop          bool     `json:"open_loop,omitempty"`
+	Figure            string   `json:"figure,omitempty"`
 }
 
 type oneSideJSON struct {
@@ -556,7 +560,7 @@ func comparisonToJSON(c *Comparison) comparisonJSON {
 			MinSamples: cc.MinSamples, Verdict: cc.Verdict, ResumptionDiffers: cc.ResumptionDiffers,
 			Mismatch: cc.Mismatch, Load: cc.Load, Notes: cc.Notes,
 			Test: cc.Test, Paired: cc.Paired, CILo: finite(cc.CILo), CIHi: finite(cc.CIHi),
-			Floor: cc.Floor, FloorMeasured: cc.FloorMeasured, OpenLoop: cc.OpenLoop,
+			Floor: cc.Floor, FloorMeasured: cc.FloorMeasured, OpenLoop: cc.OpenLoop, Figure: cc.Figure,
 		})
 	}
 	for _, sc := range c.Searches {
@@ -633,4 +637,50 @@ func writeCompareCSV(w io.Writer, c *Comparison) error {
 	}
 	cw.Flush()
 	return cw.Error()
+}
+
+// figureText says which figure the handshake cases were compared on:
+// connect + TLS handshake, or the wall time per connection for those
+// whose records have no handshake figure; "" without such cases.
+func figureText(cases []CaseComparison) string {
+	var wall []string
+	handshake := 0
+	for _, cc := range cases {
+		switch cc.Figure {
+		case FigureWall:
+			wall = append(wall, cc.Name)
+		case FigureHandshake:
+			handshake++
+		}
+	}
+	const hs = "connect + TLS handshake per handshake (handshake_samples_us)"
+	switch {
+	case len(wall) == 0 && handshake == 0:
+		return ""
+	case len(wall) == 0:
+		return hs
+	case handshake == 0:
+		return "wall time per connection, the exchange after the handshake included (samples_us): the records have no handshake figure (an older tlsbench)"
+	}
+	return hs + "; wall time per connection (no handshake figure in the records: an older tlsbench) for " + strings.Join(wall, ", ")
+}
+
+// figureTitle says what the handshake cases' means are of.
+func figureTitle(cases []*CaseComparison) string {
+	hs, wall := 0, 0
+	for _, cc := range cases {
+		switch cc.Figure {
+		case FigureHandshake:
+			hs++
+		case FigureWall:
+			wall++
+		}
+	}
+	switch {
+	case wall == 0:
+		return "µs of connect + TLS handshake per handshake"
+	case hs == 0:
+		return "µs per handshake: the wall time per connection"
+	}
+	return "µs per handshake: of connect + TLS handshake, or the wall time per connection (see figure)"
 }

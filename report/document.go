@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"sort"
 	"strconv"
@@ -101,6 +102,9 @@ func buildDocument(recs []results.Record) document {
 		if slices.ContainsFunc(t.cols, func(c column) bool { return c.title == firstResponseTitle }) {
 			items = append(slices.Clip(items), firstResponseNote)
 		}
+		if slices.ContainsFunc(t.cols, func(c column) bool { return c.title == exchangeTitle }) {
+			items = append(slices.Clip(items), exchangeNote)
+		}
 		d.blocks = append(d.blocks, block{title: "Phases of a handshake", table: t, items: items})
 	}
 	if t := partsTable(append(slices.Clip(hs), ol...)); t != nil {
@@ -115,9 +119,9 @@ func buildDocument(recs []results.Record) document {
 	d.blocks = appendItems(d.blocks, "CPU of the single process (memory transport; client and server together)", processCPUItems(append(slices.Clip(hs), ol...)))
 	d.blocks = appendItems(d.blocks, "Target error not reached", targetItems(hs, achieved))
 	d.blocks = appendItems(d.blocks, "Notes", noteItems(recs))
-	if t := ratioTable(hs); t != nil {
+	if t, legend := ratioTable(hs); t != nil {
 		flagRatios(t, hs)
-		d.blocks = append(d.blocks, block{title: "Full vs resumed handshakes (mean µs per handshake)", table: t})
+		d.blocks = append(d.blocks, block{title: "Full vs resumed handshakes (mean µs of connect + TLS handshake)", table: t, items: legend})
 	}
 	return d
 }
@@ -200,7 +204,7 @@ func envDiff(recs []results.Record) []string {
 // perIterationNote says what the columns of the handshake table measure:
 // the summary statistics and the percentile do not describe the same
 // values, and read together they would mislead.
-const perIterationNote = "mean, error, stddev, median, min, max: per iteration (its wall time / its handshakes; error: 99.9% confidence half-width); p99: latency of single handshakes"
+const perIterationNote = "mean, error, stddev, median, min, max: per iteration, of connect + TLS handshake (the time its waves took up to their last handshake / its handshakes; error: 99.9% confidence half-width); p99: latency of single handshakes; conn/s: whole connections per second (handshake, request, answer, close); wall: the mean of each iteration's wall time / its handshakes, the exchange after the handshake included"
 
 // targetNote explains the error cells of cases measured towards a target.
 const targetNote = "error (x%): the precision reached, the 99.9% error as a share of the mean (of side b against side a, b/a, in an interleaved run); ! marks one above its target error"
@@ -218,6 +222,7 @@ var flagLegend = []struct{ flag, meaning string }{
 	{"FAILED", "FAILED: the case failed a gate (resumption or error rate); its figures are kept but are not a result (see Notes)"},
 	{"errors", "errors: some connections failed (see Errors by kind); per-handshake figures count the successful ones"},
 	{"noisy", "noisy: the error is more than 10% of the mean: too noisy, measure more iterations (--iterations)"},
+	{"wall", "wall: measured without the handshake figure (an older tlsbench): mean to max are its wall time per connection, the exchange after the handshake included"},
 	{"not run", "not run: the case cannot be measured in this setting; the reason is in Notes, and its figures are not zeros but absent"},
 }
 
@@ -233,7 +238,7 @@ func rowFlags(r *results.Record) []string {
 	if r.Errors > 0 {
 		flags = append(flags, "errors")
 	}
-	if r.ErrorUS != nil && r.MeanUS > 0 && *r.ErrorUS > NoisyError*r.MeanUS {
+	if h := headline(r); h.err != nil && h.mean > 0 && *h.err > NoisyError*h.mean {
 		flags = append(flags, "noisy")
 	}
 	return flags
@@ -291,7 +296,8 @@ func handshakeTable(recs []*results.Record, achieved map[*results.Record]float64
 		{"min", "µs", alignRight},
 		{"max", "µs", alignRight},
 		{"p99", "µs", alignRight},
-		{"hs/s", "", alignRight},
+		{"conn/s", "", alignRight},
+		{"wall", "µs/conn", alignRight},
 		{"resumed", resumedUnit, alignRight},
 		{"client CPU", "µs/hs", alignRight},
 		{"server CPU", "µs/hs", alignRight},
@@ -300,16 +306,18 @@ func handshakeTable(recs []*results.Record, achieved map[*results.Record]float64
 		{"errors", "", alignRight},
 	}}
 	for _, r := range recs {
+		h := headline(r)
 		t.rows = append(t.rows, []string{
 			caseLabel(r),
-			num(r.MeanUS),
+			num(h.mean),
 			errorCell(r, achieved),
-			num(r.StddevUS),
-			num(r.MedianUS),
-			num(r.MinUS),
-			num(r.MaxUS),
+			num(h.stddev),
+			num(h.median),
+			num(h.min),
+			num(h.max),
 			num(r.P99US),
 			num(r.HandshakesPerSec),
+			num(r.MeanUS),
 			resumedCell(r),
 			numPtr(r.ClientCPUUS),
 			numPtr(r.ServerCPUUS),
@@ -324,11 +332,30 @@ func handshakeTable(recs []*results.Record, achieved map[*results.Record]float64
 	addProxyColumns(t, recs)
 	addQUICColumns(t, recs)
 	flags := make([][]string, len(recs))
+	mixed := slices.ContainsFunc(recs, hasHandshakeFigure)
+	var wallOnly []string
 	for i, r := range recs {
 		flags[i] = rowFlags(r)
+		if lacksHandshakeFigure(r) {
+			// Beside cases that have the handshake figure, a row
+			// without it is marked; alone, the legend says it once.
+			if mixed {
+				flags[i] = append(flags[i], "wall")
+			} else {
+				wallOnly = append(wallOnly, caseLabel(r))
+			}
+		}
 	}
-	return t, addFlags(t, flags)
+	legend := addFlags(t, flags)
+	if len(wallOnly) > 0 {
+		legend = append(legend, wallOnlyNote)
+	}
+	return t, legend
 }
+
+// wallOnlyNote is said under a table none of whose cases has the
+// handshake figure.
+const wallOnlyNote = "these results were written without the handshake figure (by an older tlsbench): mean to max are each iteration's wall time / its handshakes, the exchange after the handshake included"
 
 // resumedUnit says whose counts the resumed column shows: the client's
 // and, when known, its peer's on the same leg (resumedPeer): the
@@ -645,33 +672,67 @@ func paramsExcept(params map[string]string, except string) string {
 }
 
 // ratioTable pairs full and resumed handshake cases and shows how much
-// cheaper resumption is: mean(full)/mean(resumed). When several cases
-// share a key (for example different groups), they are paired by group;
-// cases without a partner are left out. It returns nil when nothing pairs.
-func ratioTable(recs []*results.Record) *table {
+// cheaper resumption is: mean(full)/mean(resumed) of the handshake
+// figure, and beside it the same ratio of the wall time per connection,
+// marked where the two disagree (the exchange after the handshake, not
+// TLS, sets that one). When several cases share a key (for example
+// different groups), they are paired by group; cases without a partner
+// are left out. It returns nil when nothing pairs, and the legend.
+func ratioTable(recs []*results.Record) (*table, []string) {
 	order, buckets := ratioBuckets(recs)
 	t := &table{cols: []column{
 		{"full", "", alignLeft},
 		{"resumed", "", alignLeft},
 		{"full", "µs", alignRight},
 		{"resumed", "µs", alignRight},
-		{"full/resumed", "", alignRight},
+		{"full/resumed", "handshake", alignRight},
+		{"full/resumed", "connection", alignRight},
 		{"resumption", "client", alignRight},
 	}}
+	disagree := false
 	for _, k := range order {
 		b := buckets[k]
 		for _, p := range pairs(b.full, b.resumed) {
-			ratio := null
-			if p[1].MeanUS > 0 {
-				ratio = strconv.FormatFloat(p[0].MeanUS/p[1].MeanUS, 'f', 2, 64) + "x"
+			full, resumed := headline(p[0]), headline(p[1])
+			hs, conn := ratioOf(full.mean, resumed.mean), ratioOf(p[0].MeanUS, p[1].MeanUS)
+			hsCell, connCell := ratioCell(hs), ratioCell(conn)
+			if !math.IsNaN(hs) && !math.IsNaN(conn) && !ratiosAgree(hs, conn) {
+				connCell += "!"
+				disagree = true
 			}
-			t.rows = append(t.rows, []string{caseLabel(p[0]), caseLabel(p[1]), num(p[0].MeanUS), num(p[1].MeanUS), ratio, percent(p[1].ResumptionRate)})
+			t.rows = append(t.rows, []string{caseLabel(p[0]), caseLabel(p[1]), num(full.mean), num(resumed.mean), hsCell, connCell, percent(p[1].ResumptionRate)})
 		}
 	}
 	if len(t.rows) == 0 {
-		return nil
+		return nil, nil
 	}
-	return t
+	legend := []string{ratioLegend}
+	if disagree {
+		legend = append(legend, ratioDisagreeNote)
+	}
+	return t, legend
+}
+
+// ratioLegend and ratioDisagreeNote say which ratio is which.
+const (
+	ratioLegend       = "full/resumed: handshake, of connect + TLS handshake (what resumption saves in TLS); connection, of the wall time per whole connection (the exchange after the handshake and its answer included)"
+	ratioDisagreeNote = "!: the connection's ratio disagrees with the handshake's by more than 10%: what the server does after the handshake (its answer, a delayed ACK), not TLS, moves it; read the handshake's (see Notes)"
+)
+
+// ratioOf is a/b, NaN when b is not above 0.
+func ratioOf(a, b float64) float64 {
+	if !(b > 0) {
+		return math.NaN()
+	}
+	return a / b
+}
+
+// ratioCell writes a ratio as "2.58x", unknown when NaN.
+func ratioCell(r float64) string {
+	if math.IsNaN(r) {
+		return null
+	}
+	return strconv.FormatFloat(r, 'f', 2, 64) + "x"
 }
 
 // ratioBucket holds the full and the resumed cases of one pairKey.
@@ -725,7 +786,8 @@ func flagRatios(t *table, recs []*results.Record) {
 	col := func(title, unit string) int {
 		return slices.IndexFunc(t.cols, func(c column) bool { return c.title == title && c.unit == unit })
 	}
-	ratio, full, resumed, rate := col("full/resumed", ""), col("full", "µs"), col("resumed", "µs"), col("resumption", "client")
+	ratio, conn := col("full/resumed", "handshake"), col("full/resumed", "connection")
+	full, resumed, rate := col("full", "µs"), col("resumed", "µs"), col("resumption", "client")
 	order, buckets := ratioBuckets(recs)
 	var flags [][]string
 	var pairsShown [][2]*results.Record
@@ -748,11 +810,13 @@ func flagRatios(t *table, recs []*results.Record) {
 		if notRun(p[0]) {
 			blank(t.rows[i], full)
 			blank(t.rows[i], ratio)
+			blank(t.rows[i], conn)
 		}
 		if notRun(p[1]) {
 			blank(t.rows[i], resumed)
 			blank(t.rows[i], rate)
 			blank(t.rows[i], ratio)
+			blank(t.rows[i], conn)
 		}
 	}
 	addFlags(t, flags)

@@ -230,7 +230,7 @@ func (c *Comparison) judgePaired(cc *CaseComparison, ax, bx []float64) {
 // interval allows. An unusable a2 leaves the floor at MinEffect, noted.
 func (c *Comparison) measureFloor(cc *CaseComparison, a, a2 []*results.Record, ax []float64) {
 	why := strings.Join(append(append(unusable("side a2", a2), unusable("side a", a)...), costDifferencesExcept(a, a2, pairedSkip(a, a2))...), "; ")
-	a2x := samplesOf(a2, a2[0].Kind)
+	a2x := samplesOf(a2, a2[0].Kind, cc.Figure)
 	switch {
 	case why != "":
 	case len(a2x) != len(ax):

@@ -38,7 +38,7 @@ func TestRatioTablePairsByParams(t *testing.T) {
 	for i := range recs {
 		ptrs = append(ptrs, &recs[i])
 	}
-	tbl := ratioTable(ptrs)
+	tbl, _ := ratioTable(ptrs)
 	if tbl == nil || len(tbl.rows) != 2 {
 		t.Fatalf("pairs %v, want 2", tbl)
 	}
@@ -57,7 +57,7 @@ func TestRatioTableWithoutParams(t *testing.T) {
 	t.Parallel()
 	full, res := hs("full", 300, 300), hs("resume", 100, 100)
 	res.Resume = true
-	tbl := ratioTable([]*results.Record{&full, &res})
+	tbl, _ := ratioTable([]*results.Record{&full, &res})
 	if tbl == nil || len(tbl.rows) != 1 || tbl.rows[0][4] != "3.00x" {
 		t.Fatalf("table %v, want one pair at 3.00x", tbl)
 	}

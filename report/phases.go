@@ -17,6 +17,7 @@ var phaseColumns = []struct{ name, title string }{
 	{results.PhaseHandshake, "handshake"},
 	{results.PhaseFirstByte, "first byte"},
 	{results.PhaseFirstResponse, firstResponseTitle},
+	{results.PhaseExchange, exchangeTitle},
 	{results.PhaseTotal, "total"},
 	{results.PhaseServerHandshake, "server handshake"},
 	{results.PhaseServerKey, "server key"},
@@ -34,6 +35,8 @@ var phaseLegend = []string{
 const (
 	firstResponseTitle = "first response"
 	firstResponseNote  = "first response: from the connection's start to the first byte of the answer to the request (its time to first response byte, which TLS 1.3 early data cuts); over QUIC there is no connect, and the handshake runs from the dial"
+	exchangeTitle      = "exchange"
+	exchangeNote       = "exchange: from the end of the handshake to the end of the exchange after it (the request written, its answer read): in the wall time per connection, not in the handshake figure"
 )
 
 // phaseTable is one row per handshake case that has phases, one column

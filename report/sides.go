@@ -63,11 +63,16 @@ func achievedErrors(recs []*results.Record) map[*results.Record]float64 {
 			continue
 		}
 		a := sideA[r.Name]
+		h := headline(r)
+		var ha caseFigure
+		if a != nil {
+			ha = headline(a)
+		}
 		switch {
-		case r.Side != "" && r.Side != results.SideA && a != nil && len(a.SamplesUS) == len(r.SamplesUS):
-			out[r] = stats.ComparePaired(a.SamplesUS, r.SamplesUS, 0).RelError
-		case r.ErrorUS != nil && r.MeanUS > 0:
-			out[r] = *r.ErrorUS / r.MeanUS
+		case r.Side != "" && r.Side != results.SideA && a != nil && ha.handshake == h.handshake && len(ha.samples) == len(h.samples):
+			out[r] = stats.ComparePaired(ha.samples, h.samples, 0).RelError
+		case h.err != nil && h.mean > 0:
+			out[r] = *h.err / h.mean
 		default:
 			out[r] = math.NaN()
 		}
@@ -78,7 +83,7 @@ func achievedErrors(recs []*results.Record) map[*results.Record]float64 {
 // errorCell is the error in µs; with a target error, also the precision
 // reached ("4.2 (1.8%)"), marked "!" when it is above the target.
 func errorCell(r *results.Record, achieved map[*results.Record]float64) string {
-	s := numPtr(r.ErrorUS)
+	s := numPtr(headline(r).err)
 	e, ok := achieved[r]
 	if !ok {
 		return s

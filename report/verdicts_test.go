@@ -144,11 +144,11 @@ func TestFullResumedTableFlagsCasesWithoutResult(t *testing.T) {
 		wantFlag     string
 		wantRatio    string
 	}{
-		{"both failed", fail, fail, "both FAILED", "2.58x"},
-		{"resumed failed", nil, fail, "resumed FAILED", "2.58x"},
-		{"full failed", fail, nil, "full FAILED", "2.58x"},
+		{"both failed", fail, fail, "both FAILED", "4.90x"},
+		{"resumed failed", nil, fail, "resumed FAILED", "4.90x"},
+		{"full failed", fail, nil, "full FAILED", "4.90x"},
 		{"full not run, resumed failed", skip, fail, "full not run, resumed FAILED", null},
-		{"none", nil, nil, "", "2.58x"},
+		{"none", nil, nil, "", "4.90x"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -159,7 +159,7 @@ func TestFullResumedTableFlagsCasesWithoutResult(t *testing.T) {
 					f(&recs[i])
 				}
 			}
-			tab := ratioTable([]*results.Record{&recs[0], &recs[1]})
+			tab, _ := ratioTable([]*results.Record{&recs[0], &recs[1]})
 			flagRatios(tab, []*results.Record{&recs[0], &recs[1]})
 			row := tab.rows[0]
 			if row[4] != tt.wantRatio {
@@ -169,7 +169,7 @@ func TestFullResumedTableFlagsCasesWithoutResult(t *testing.T) {
 				t.Errorf("full µs %q for a case not run, want %q", row[2], null)
 			}
 			if tt.wantFlag == "" {
-				if len(tab.cols) != 6 {
+				if len(tab.cols) != 7 {
 					t.Errorf("columns %v: a flags column without a flag", tab.cols)
 				}
 				return

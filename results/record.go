@@ -159,6 +159,28 @@ type Record struct {
 	// microseconds, in the HdrHistogram V2 compressed encoding, base64.
 	Histogram string `json:"histogram,omitempty"`
 
+	// The handshake figure of a closed-loop handshake case: what the
+	// connect and the TLS handshake took, without the exchange after
+	// them (the request, the wait for its answer, the close), which the
+	// per-iteration wall time in SamplesUS includes. For each iteration,
+	// the sum over its waves of the time from the wave's start to the
+	// end of its last successful handshake, divided by the iteration's
+	// successful handshakes: what SamplesUS would be if connections did
+	// nothing but connect and handshake (at concurrency 1, the mean
+	// connect + handshake time). HandshakeSamplesUS holds it per
+	// iteration, in the order of SamplesUS; the others are its
+	// statistics, computed as MeanUS and the rest are from SamplesUS
+	// (HandshakeErrorUS absent with fewer than two iterations). All
+	// absent in open-loop and throughput cases, whose samples are what
+	// they are, and in records written before they existed.
+	HandshakeSamplesUS []float64 `json:"handshake_samples_us,omitempty"`
+	HandshakeMeanUS    *float64  `json:"handshake_mean_us,omitempty"`
+	HandshakeErrorUS   *float64  `json:"handshake_error_us,omitempty"`
+	HandshakeStddevUS  *float64  `json:"handshake_stddev_us,omitempty"`
+	HandshakeMedianUS  *float64  `json:"handshake_median_us,omitempty"`
+	HandshakeMinUS     *float64  `json:"handshake_min_us,omitempty"`
+	HandshakeMaxUS     *float64  `json:"handshake_max_us,omitempty"`
+
 	// Throughput cases.
 	BufferBytes  int      `json:"buffer_bytes,omitempty"`
 	Cipher       string   `json:"cipher,omitempty"`
@@ -404,6 +426,11 @@ const (
 	// PhaseFirstByte: from the end of the handshake to the first byte
 	// read after it (application data, or a TLS 1.3 ticket).
 	PhaseFirstByte = "first_byte"
+	// PhaseExchange: from the end of the client's handshake to the end
+	// of the exchange after it (the request written, its answer read):
+	// what a connection spends after TLS, which the wall time per
+	// connection includes and the handshake figure does not.
+	PhaseExchange = "exchange"
 	// PhaseFirstResponse: from the connection's actual start (the dial)
 	// to the first byte of the answer to the request sent after (or, as
 	// early data, during) the handshake: the time to the first response

@@ -126,7 +126,7 @@ const ResumptionRateTolerance = 0.0005
 // the reports refuse it rather than pick one of its numbers.
 func (r *Record) Validate() error {
 	for _, check := range []func(*Record) error{checkKind, checkCounts, checkResumption, checkMeasures, checkSummary,
-		checkSamples, checkHandshakes, checkMachine, checkHistogram, checkPhases} {
+		checkSamples, checkHandshakeFigure, checkHandshakes, checkMachine, checkHistogram, checkPhases} {
 		if err := check(r); err != nil {
 			return err
 		}
@@ -253,6 +253,7 @@ func checkMeasures(r *Record) error {
 		{"server_cpu_us", r.ServerCPUUS}, {"process_cpu_us", r.ProcessCPUUS},
 		{"alloc_bytes", &r.AllocBytes}, {"server_alloc_bytes", r.ServerAllocBytes},
 		{"mbps", r.MBps}, {"client_cpu_pct", r.ClientCPUPct}, {"server_cpu_pct", r.ServerCPUPct},
+		{"handshake_error_us", r.HandshakeErrorUS}, {"handshake_stddev_us", r.HandshakeStddevUS},
 	}
 	for _, m := range vals {
 		if m.v != nil && *m.v < 0 {
@@ -309,6 +310,46 @@ func checkSamples(r *Record) error {
 	}{{"mean_us", r.MeanUS, s.Mean}, {"median_us", r.MedianUS, s.Median}, {"min_us", r.MinUS, s.Min}, {"max_us", r.MaxUS, s.Max}} {
 		if math.IsNaN(v.from) || !sameValue(v.written, v.from) {
 			return fmt.Errorf("%s is %v but the samples in samples_us give %v", v.name, v.written, v.from)
+		}
+	}
+	return nil
+}
+
+// checkHandshakeFigure checks the handshake figure against its samples
+// and the wall time: one value per iteration, none negative, the
+// statistics those values give, and no iteration whose handshakes took
+// longer than the iteration itself (they are part of it).
+func checkHandshakeFigure(r *Record) error {
+	xs := r.HandshakeSamplesUS
+	if xs == nil {
+		return nil
+	}
+	if len(xs) != r.Iterations || len(xs) != len(r.SamplesUS) {
+		return fmt.Errorf("handshake_samples_us holds %d values but iterations is %d and samples_us holds %d (one per iteration)", len(xs), r.Iterations, len(r.SamplesUS))
+	}
+	for i, x := range xs {
+		switch {
+		case x < 0 || math.IsNaN(x):
+			return fmt.Errorf("handshake_samples_us[%d] is %v: a time cannot be negative", i, x)
+		case x > r.SamplesUS[i]*(1+1e-6)+0.0005:
+			return fmt.Errorf("handshake_samples_us[%d] is %v, more than the iteration's wall time per handshake %v: the handshakes are part of the iteration", i, x, r.SamplesUS[i])
+		}
+	}
+	if len(xs) == 0 {
+		return nil
+	}
+	s := stats.Summarize(xs)
+	for _, v := range []struct {
+		name    string
+		written *float64
+		from    float64
+	}{{"handshake_mean_us", r.HandshakeMeanUS, s.Mean}, {"handshake_median_us", r.HandshakeMedianUS, s.Median},
+		{"handshake_min_us", r.HandshakeMinUS, s.Min}, {"handshake_max_us", r.HandshakeMaxUS, s.Max}} {
+		switch {
+		case v.written == nil:
+			return fmt.Errorf("%s is absent but handshake_samples_us holds %d values", v.name, len(xs))
+		case !sameValue(*v.written, v.from):
+			return fmt.Errorf("%s is %v but the samples in handshake_samples_us give %v", v.name, *v.written, v.from)
 		}
 	}
 	return nil

@@ -101,6 +101,13 @@ func TestDecodeRefusesUntrustworthyRecords(t *testing.T) {
 		{"max not of samples", edit(t, map[string]any{"max_us": 210}), `max_us is 210 but the samples in samples_us give 204`},
 		{"rounded too far", edit(t, map[string]any{"mean_us": 200.01}), `mean_us is 200.01 but the samples`},
 		{"empty samples", edit(t, map[string]any{"samples_us": []float64{}}), `iterations is 3 but samples_us holds 0 values`},
+		// The handshake figure: one value per iteration, within each
+		// iteration's wall time, its statistics its own.
+		{"handshake above wall", edit(t, map[string]any{"handshake_samples_us": []float64{150, 220, 150}, "handshake_mean_us": 173.333, "handshake_median_us": 150,
+			"handshake_min_us": 150, "handshake_max_us": 220, "handshake_stddev_us": 40}), `handshake_samples_us[1] is 220, more than the iteration's wall time per handshake 201`},
+		{"handshake samples vs iterations", edit(t, map[string]any{"handshake_samples_us": []float64{150, 150}}), `handshake_samples_us holds 2 values but iterations is 3`},
+		{"handshake mean not of samples", edit(t, map[string]any{"handshake_samples_us": []float64{150, 151, 152}, "handshake_mean_us": 160, "handshake_median_us": 151,
+			"handshake_min_us": 150, "handshake_max_us": 152, "handshake_stddev_us": 1}), `handshake_mean_us is 160 but the samples in handshake_samples_us give 151`},
 		{"no handshakes but a mean", edit(t, map[string]any{"handshakes": 0, "resumed": 0, "resumption_rate": 0, "server_resumed": 0, "samples_us": nil}), `handshakes is 0 but the case has 3 iterations and a mean of 200 µs`},
 		{"rate too high", edit(t, map[string]any{"handshakes_per_sec": 9000}), `handshakes_per_sec 9000 cannot be: samples_us of 195 to 204 µs per handshake allow 4902 to 5128`},
 		{"rate too low", edit(t, map[string]any{"handshakes_per_sec": 100}), `handshakes_per_sec 100 cannot be`},

@@ -72,11 +72,16 @@ func (st *runState) findRate(ctx context.Context, c *Case, index, total int, srv
 	var recs []*results.Record
 	search := f.Search
 	search.Start = c.Rate
+	search.Words = st.plan.Words
 	if p := st.plan; p.Duration > 0 && p.Iterations > 0 {
 		// Below one connection per window a step would measure more
 		// than its rate (a window starts at least one): stop there.
+		// Above it, a window starts whole connections: the rates tried
+		// are those the windows keep, or a step asked for 21.09/s
+		// would run at 20/s and be judged as if it had run at 21.09/s.
 		window := p.Duration.Seconds() / float64(p.Iterations)
 		search.MinRate = max(search.MinRate, 1, 1/window)
+		search.Resolution = float64(p.Iterations) / p.Duration.Seconds()
 	}
 	res, err := loadgen.SearchRate(ctx, search, func(ctx context.Context, rate float64) (loadgen.RateStep, error) {
 		step := *c
@@ -141,6 +146,17 @@ func judgeStep(rec *results.Record, err error, slo loadgen.SLO) (loadgen.RateSte
 	}
 	if n := rec.Handshakes + rec.Errors; n > 0 {
 		rs.ErrorRate = float64(rec.Errors) / float64(n)
+	}
+	// The step is judged at the rate it achieved: one that started
+	// fewer connections than asked did not show the rate is sustained.
+	if t, a := rec.RateTarget, rec.RateAchieved; t != nil && (a == nil || *a < loadgen.MinRateShare**t) {
+		achieved := 0.0
+		if a != nil {
+			achieved = *a
+		}
+		rs.Reason = fmt.Sprintf("started %s connections per second, below %.0f%% of the %s/s asked", loadgen.FormatRate(achieved),
+			100*loadgen.MinRateShare, loadgen.FormatRate(*t))
+		return rs, nil
 	}
 	lat, derr := stats.DecodeLatency(rec.Histogram)
 	if derr != nil || lat.Count() == 0 {

@@ -81,6 +81,30 @@ func TestFindRateEveryRateMet(t *testing.T) {
 	}
 }
 
+// TestFindRateWholeConnectionsPerWindow: windows of 200 ms start whole
+// connections, so the rates a step can hold go in steps of 5/s. A bound
+// of 21.09/s, which a window would run at 20/s, is never tried as if it
+// were held: each step achieves what it asked for, and the answer says
+// why the search stopped at 20/s.
+func TestFindRateWholeConnectionsPerWindow(t *testing.T) {
+	t.Parallel()
+	p := findRatePlan(loadgen.SLO{Percentile: 99, Latency: 10 * time.Second, MaxErrorRate: 0.001}, loadgen.RateSearch{MaxRate: 21.09})
+	p.Iterations = 10
+	steps, answer := runSearch(t, p)
+	for _, s := range steps {
+		if s.RateTarget == nil || s.RateAchieved == nil {
+			t.Fatalf("%s: no rate asked or achieved", s.Name)
+		}
+		if *s.RateAchieved < loadgen.MinRateShare**s.RateTarget {
+			t.Errorf("%s: asked %v/s, achieved %v/s: a step judged at a rate it did not run at", s.Name, *s.RateTarget, *s.RateAchieved)
+		}
+	}
+	if answer.RateSustained == nil || *answer.RateSustained != 20 ||
+		!strings.Contains(answer.SearchLimit, "the highest allowed, 21.09/s, is no whole number of connections per window") {
+		t.Errorf("answer: sustained %v limit %q, want 20/s and why 21.09/s was not tried", answer.RateSustained, answer.SearchLimit)
+	}
+}
+
 // TestFindRateNothingMet: a goal no handshake can meet (p50 under 1 µs)
 // lowers the rate until the floor, every step failed with its reason,
 // and the answer has no sustained rate.

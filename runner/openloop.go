@@ -52,9 +52,27 @@ func (p *Plan) validateOpen() error {
 			if r*window < 0.5 {
 				return field.Errorf("Duration", p.Duration, "split into %d windows, a window at %s per second would start no connection: lengthen {Duration} or lower {Iterations}", p.Iterations, RateName(r))
 			}
+			if err := p.wholeWindows(r); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
+}
+
+// wholeWindows refuses a rate that the windows of Duration/Iterations
+// cannot hold to within loadgen.MaxRateRounding: each window starts
+// whole connections, so such a case would run at another rate than
+// its name, its record and its gates say.
+func (p *Plan) wholeWindows(r float64) error {
+	window := p.Duration / time.Duration(p.Iterations)
+	got, off := loadgen.ScheduledRate(r, window)
+	if off <= loadgen.MaxRateRounding {
+		return nil
+	}
+	step := float64(p.Iterations) / p.Duration.Seconds()
+	return field.Errorf("Rates", RateName(r), "{Duration} %v split into %d windows of %v starts whole connections, %s a window: %s per second, %.1f%% off the rate asked; give a multiple of %s per second, lengthen {Duration} or lower {Iterations}",
+		p.Duration, p.Iterations, window, loadgen.FormatRate(math.Round(got*window.Seconds())), loadgen.FormatRate(got), 100*off, loadgen.FormatRate(step))
 }
 
 // The most an open-loop plan may ask for: beyond these a single client

@@ -77,6 +77,10 @@ func TestValidateOpenLoop(t *testing.T) {
 		{"proxy", func(p *runner.Plan) { p.Proxy.URL = runner.ProxyBuiltin }, "Rates"},
 		{"empty windows", func(p *runner.Plan) { p.Rates, p.Duration, p.Iterations = []float64{1}, time.Second, 10 }, "Duration"},
 		{"negative duration", func(p *runner.Plan) { p.Duration = -time.Second }, "Duration"},
+		// Windows of 200 ms start 4 connections at 21.09/s: 20/s.
+		{"a rate between whole connections per window", func(p *runner.Plan) {
+			p.Rates, p.Duration, p.Iterations = []float64{21.09}, 2*time.Second, 10
+		}, "Rates"},
 		{"windows too short", func(p *runner.Plan) {
 			p.Rates, p.Concurrency, p.Duration, p.Iterations = nil, []int{1}, 90*time.Millisecond, 10
 		}, "Duration"},

@@ -140,6 +140,10 @@ type Plan struct {
 	Iterations int
 	Warmup     int
 	CaseTime   time.Duration // measured time limit per case (0: none); per side in an interleaved run
+	// IterationsGiven says Iterations were asked for: every case
+	// measures all of them, and CaseTime bounds only the iterations
+	// past them (towards TargetError).
+	IterationsGiven bool
 	// TargetError, when above 0, keeps a case measuring past Iterations
 	// (then the minimum) until its 99.9% confidence interval's half-width
 	// is at most this share of the mean (of the ratio of side b to side a

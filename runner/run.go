@@ -560,7 +560,7 @@ func (st *runState) handshakeCase(c *Case, sp *sideSpec, srv *builtin) loadgen.H
 	hc := loadgen.HandshakeCase{
 		Name: c.Name, Version: c.Version, Resume: c.Resume, Mutual: c.Mutual, Concurrency: c.Concurrency,
 		Handshakes: p.Handshakes, Iterations: p.Iterations, Warmup: p.Warmup, MaxDuration: p.CaseTime,
-		TargetError: p.TargetError, MinResumption: &p.MinResumption, MaxErrorRate: p.MaxErrorRate,
+		IterationsGiven: p.IterationsGiven, TargetError: p.TargetError, MinResumption: &p.MinResumption, MaxErrorRate: p.MaxErrorRate,
 		ConnTimeout: p.ConnTimeout, Clients: cfgs, ClientIdentities: keys,
 		Dialer: srv.caseDialer(), Server: p.serverObserver(srv.observer), Proxy: srv.proxyObserver(),
 		Record: rec, Words: p.Words,
@@ -632,10 +632,17 @@ func (st *runState) addHints(err error) {
 			// The client's sessions are the proxy's to resume, whatever
 			// the server does.
 			re.Hint = "the proxy does not resume the client's sessions (they are resumed, or not, by the proxy, which ends the client's TLS: check what its configuration allows)"
+		case re.SingleUse && p.TicketReuse == tlsconf.ReuseMulti && re.Measured && !re.AllFell:
+			// Resumption held, then sessions offered again stopped
+			// resuming while fresh ones did: the counts of single-use
+			// tickets, but they would have failed from the start.
+			// Sessions that expire do this too (a client drops a TLS 1.3
+			// ticket past its lifetime instead of offering it).
+			re.Hint = "sessions offered again stopped resuming part-way through the case while fresh ones resumed: they outlived the server's session lifetime (a short one, such as nginx's ssl_session_timeout; tlsbench probe shows it), or the server's tickets became single-use (then try {TicketReuse} single)"
 		case singleUse && p.TicketReuse == tlsconf.ReuseMulti:
 			re.Hint = "the server refused sessions it had already accepted once, as servers with single-use tickets do: try {TicketReuse} single"
 		case !re.Measured && p.Target.Addr != "":
-			re.Hint = "the server may not issue or accept session tickets for this configuration (see what it does about resumption: tlsbench probe " + p.Target.Addr + ")"
+			re.Hint = "the server may not issue or accept session tickets for this configuration, or lets them expire within seconds (see what it does about resumption, and the tickets' lifetime: tlsbench probe " + p.Target.Addr + ")"
 		}
 	}
 	var se *loadgen.StallError

@@ -267,10 +267,11 @@ func isCaseFailure(err error) bool {
 		ra *loadgen.RateError
 		me *loadgen.MixError
 		ed *loadgen.EarlyDataError
+		su *loadgen.ServerUnusedError
 	)
 	return errors.As(err, &re) || errors.As(err, &ce) || errors.As(err, &ie) || errors.As(err, &ee) ||
 		errors.As(err, &se) || errors.As(err, &te) || errors.As(err, &pd) || errors.As(err, &pr) || errors.As(err, &ra) ||
-		errors.As(err, &me) || errors.As(err, &ed)
+		errors.As(err, &me) || errors.As(err, &ed) || errors.As(err, &su)
 }
 
 // notRunnableRecord is the record of a case that cannot be measured: its

@@ -27,6 +27,7 @@ import (
 const mainEnv = "TLSBENCH_TEST_AS_MAIN"
 
 func TestMain(m *testing.M) {
+	spinIfAsked()
 	// The child server of `tlsbench run` is this test binary again.
 	testchild.RunIfChild()
 	if os.Getenv(mainEnv) == "1" {

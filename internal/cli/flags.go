@@ -484,6 +484,8 @@ var runWords = loadgen.Words{
 		"Rate":          "--rate",
 		"MaxInflight":   "--max-inflight",
 		"ResumeRatio":   "--resume-ratio",
+		"Duration":      "--duration",
+		"Iterations":    "--iterations",
 	},
 	Advice: map[string]string{
 		loadgen.AdviceUntrusted:  "give the CA that issued the server's certificate with --ca FILE, or skip verification with --insecure",

@@ -150,9 +150,9 @@ func defineRunFlags(fs *flagSet) *runFlags {
 	fs.Var(listFlag[tls.CurveID]{&f.groups, tlsconf.ParseGroup, tlsconf.GroupName}, "groups", "key-exchange groups, one case each (default: Go's defaults), e.g. x25519,x25519mlkem768,p256")
 	fs.Var(listFlag[string]{&f.transports, parseTransport, nil}, "transport", "tcp4 (IPv4 loopback sockets; tcp is the same), tcp6 (IPv6, the built-in server on [::1]), memory (in-process pipes) or quic (QUIC over UDP, TLS 1.3 only), comma-separated")
 	fs.IntVar(&f.handshakes, "handshakes", 128, "handshakes per iteration (with --rate: starts per window)")
-	fs.IntVar(&f.iterations, "iterations", 20, "measured iterations per case (with --rate: windows, 10 unless given)")
+	fs.IntVar(&f.iterations, "iterations", 20, "measured iterations per case, every one of them when given: --case-time then bounds only those past them, towards --target-error (with --rate: windows, 10 unless given)")
 	fs.IntVar(&f.warmup, "warmup", 2, "discarded warm-up iterations per case")
-	fs.DurationVar(&f.caseTime, "case-time", 3*time.Second, "stop measuring a case after this long (at least 2 iterations); 0 for no limit")
+	fs.DurationVar(&f.caseTime, "case-time", 3*time.Second, "stop measuring a case after this long (at least 2 iterations, and all of --iterations when given; throughput cases are cut at it whatever --iterations says); 0 for no limit")
 	fs.Float64Var(&f.minResumption, "min-resumption", loadgen.DefaultMinResumption, "share of handshakes that must resume in a resume case, in the warm-up and in every measured iteration (0 disables the check)")
 	f.maxErrorRate = loadgen.DefaultMaxErrorRate
 	fs.Var(rateFlag{&f.maxErrorRate}, "max-error-rate", "largest `SHARE` of a case's connections that may fail, e.g. 0.1% or 0.001; 100% disables the check")
@@ -431,7 +431,7 @@ func planRun(fs *flagSet, f *runFlags) (*runJob, error) {
 		Target: f.target, Versions: f.versions, Resume: f.resume, Concurrency: f.concurrency, KeyTypes: f.keys,
 		Groups: f.groups, Ciphers: handshakeCiphers(fs, f), Transports: f.transports,
 		Handshakes: f.handshakes, Iterations: f.iterations, Warmup: f.warmup, CaseTime: f.caseTime,
-		MinResumption: f.minResumption, MaxErrorRate: f.maxErrorRate, ConnTimeout: f.connTimeout,
+		IterationsGiven: fs.isSet("iterations"), MinResumption: f.minResumption, MaxErrorRate: f.maxErrorRate, ConnTimeout: f.connTimeout,
 		TargetError: f.targetError, Versus: f.versus, Profile: f.profile,
 	}
 	plan := &job.plan

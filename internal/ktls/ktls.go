@@ -76,6 +76,12 @@ var (
 	// are no keys to give the kernel. It wraps ErrUnsupported.
 	ErrTLS12Resumed = fmt.Errorf("%w: TLS 1.2 resumed session: crypto/tls does not export its keys", ErrUnsupported)
 
+	// ErrNoKernelTLS is a kernel without TLS at all (no TLS ULP: built
+	// without CONFIG_TLS, or its module not loaded), as opposed to one
+	// that lacks a version or cipher: callers that sum up fallbacks by
+	// reason can then name the missing module. It wraps ErrUnsupported.
+	ErrNoKernelTLS = fmt.Errorf("%w: kernel has no TLS ULP (CONFIG_TLS)", ErrUnsupported)
+
 	// ErrConnBroken is wrapped by Enable errors after which the connection
 	// must be closed: one direction was already handed to the kernel when a
 	// later step failed. Any other Enable error leaves the tls.Conn usable

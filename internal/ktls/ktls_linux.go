@@ -118,7 +118,7 @@ func probeSocket(set func(fd int) error) error {
 
 func ulpError(err error) error {
 	if errors.Is(err, unix.ENOENT) {
-		return fmt.Errorf("%w: kernel has no TLS ULP (CONFIG_TLS): setsockopt TCP_ULP \"tls\": %v; tcp_available_ulp: %q", ErrUnsupported, err, availableULP())
+		return fmt.Errorf("%w: setsockopt TCP_ULP \"tls\": %v; tcp_available_ulp: %q", ErrNoKernelTLS, err, availableULP())
 	}
 	return fmt.Errorf("%w: setsockopt TCP_ULP \"tls\": %v", ErrUnsupported, err)
 }

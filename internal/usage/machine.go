@@ -42,6 +42,10 @@ type Load struct {
 	Client      time.Duration
 	Server      time.Duration
 	ServerKnown bool
+	// Peers is the CPU time of the run's other known processes
+	// meanwhile (in an interleaved run, the other sides' servers and
+	// proxies): the benchmark's own load, not other load.
+	Peers time.Duration
 	// CPUs is how many CPUs the client and the server may run on
 	// together (the union of their affinity masks).
 	CPUs    int
@@ -59,7 +63,8 @@ const (
 
 // Shares returns, as shares of the CPU time the available CPUs had: how
 // busy they were (any process), how much of that the client and the
-// server took, and how much the rest of the machine took (other
+// server took (with the run's other processes, Peers), and how much the
+// rest of the machine took (other
 // processes, the kernel's work for them, steal). ok is false when the
 // load cannot be judged (no machine times, or a zero interval).
 func (l Load) Shares() (busy, ours, other float64, ok bool) {
@@ -68,7 +73,7 @@ func (l Load) Shares() (busy, ours, other float64, ok bool) {
 	}
 	total := float64(l.Machine.Total)
 	busy = float64(l.Machine.Busy) / total
-	ours = float64(l.Client+l.Server) / total
+	ours = float64(l.Client+l.Server+l.Peers) / total
 	// The kernel's jiffy accounting and the processes' own rusage are
 	// sampled differently: clamp the small differences this leaves
 	// instead of reporting "-1% other load", or CPUs less busy than the
@@ -130,10 +135,25 @@ func (l Load) OtherLoadNote() string {
 // ourNames names whose CPU time the load counts as the benchmark's: the
 // client alone when the server's is not observed.
 func (l Load) ourNames() string {
-	if l.ServerKnown {
+	switch {
+	case l.ServerKnown && l.Peers > 0:
+		return "client and servers"
+	case l.ServerKnown:
 		return "client and server"
+	case l.Peers > 0:
+		return "the client and the other sides' servers"
 	}
 	return "the client"
+}
+
+// PeersShare is the share of the available CPUs' time the run's other
+// processes took (Peers), and false when the load cannot be judged or
+// there were none.
+func (l Load) PeersShare() (float64, bool) {
+	if l.Machine.Total <= 0 || l.CPUs <= 0 || l.Peers <= 0 {
+		return 0, false
+	}
+	return min(float64(l.Peers)/float64(l.Machine.Total), 1), true
 }
 
 // cpuList lists a set's CPUs in order, for messages.

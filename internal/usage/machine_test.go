@@ -35,6 +35,10 @@ func TestLoadNotes(t *testing.T) {
 			Machine: MachineTimes{Busy: 19 * sec / 10, Total: 2 * sec}}, []string{"(the server among them, its CPU not being observed) took 80% of the 2 CPU(s) the benchmark may use; the machine was saturated by that load (95% busy, the client 15%)"}, 0.95, 0.8},
 		{"client alone saturates, server not observed", Load{Client: 19 * sec / 10, CPUs: 2,
 			Machine: MachineTimes{Busy: 195 * sec / 100, Total: 2 * sec}}, []string{"the machine was saturated: its 2 CPU(s) that the client may run on were 98% busy (the client 95%)"}, 0.975, 0.025},
+		// The other side of an interleaved run used 45% meanwhile
+		// (a JVM compiling between its rounds): the run's own load.
+		{"the other side's server", Load{Client: 3 * sec / 10, Server: 3 * sec / 10, ServerKnown: true, Peers: 9 * sec / 10, CPUs: 2,
+			Machine: MachineTimes{Busy: 15 * sec / 10, Total: 2 * sec}}, nil, 0.75, 0},
 		{"accounting skew is not load", Load{Client: sec, Server: sec, ServerKnown: true, CPUs: 4,
 			Machine: MachineTimes{Busy: 19 * sec / 10, Total: 4 * sec}}, nil, 0.5, 0}, // busy at least what client and server took
 	}

@@ -1,0 +1,174 @@
+package cli_test
+
+import (
+	"bufio"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tlsbench/tlsbench/internal/testchild"
+	"github.com/tlsbench/tlsbench/internal/usage"
+	"github.com/tlsbench/tlsbench/pki"
+	"github.com/tlsbench/tlsbench/results"
+)
+
+// spinEnv makes this test binary keep a CPU busy in a loop of its own:
+// "serve" beside what it runs (a server process that works while its
+// side is idle, as a JVM's compiler and collector do between rounds),
+// "alone" with nothing else (a foreign process burning CPU).
+const spinEnv = "TLSBENCH_TEST_SPIN"
+
+func spinIfAsked() {
+	switch os.Getenv(spinEnv) {
+	case "serve":
+		go spin()
+	case "alone":
+		spin()
+	}
+}
+
+func spin() {
+	for n := 0; ; n++ {
+		_ = n * n
+	}
+}
+
+// spinningProcess is this test binary run with spinEnv=how and args (a
+// tlsbench command, or none), started and stopped with the test; stdout
+// is its output.
+func spinningProcess(t *testing.T, how string, args ...string) (cmd *exec.Cmd, stdout *bufio.Scanner, stderr *syncBuffer) {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd = exec.Command(exe, args...)
+	cmd.Env = append(os.Environ(), spinEnv+"="+how, testchild.Env(), "TMPDIR="+t.TempDir())
+	stderr = &syncBuffer{}
+	cmd.Stderr = stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	return cmd, bufio.NewScanner(out), stderr
+}
+
+// otherLoadNotes returns the records' other-load notes, by side.
+func otherLoadNotes(recs []results.Record) map[string][]string {
+	out := map[string][]string{}
+	for _, r := range recs {
+		for _, n := range r.Notes {
+			if strings.HasPrefix(n, "other load on the machine") {
+				out[r.Side] = append(out[r.Side], r.Name+": "+n)
+			}
+		}
+	}
+	return out
+}
+
+// machineBusy is the share of this process's CPUs that were busy over d.
+func machineBusy(t *testing.T, d time.Duration) float64 {
+	t.Helper()
+	cpus, err := usage.AllowedCPUs(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, err := usage.Machine(cpus)
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(d)
+	after, err := usage.Machine(cpus)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := after.Sub(before)
+	return float64(m.Busy) / float64(m.Total)
+}
+
+// TestVersusBusyServerIsNotOtherLoad: an interleaved run against two
+// external servers, each given by its pid, where side b's server keeps a
+// CPU busy in its own process, also while side a is measured (as a JVM's
+// compiler and collector work between its rounds). That is the run's own
+// load: side a's records count it as the other side's
+// (extra.other_sides_cpu_share), and on a quiet machine no case notes
+// other load. A process that burns as much CPU
+// beside two quiet servers, not given as a server, is other load, and
+// every case notes it.
+//
+// The machine may be shared, and other work on it is other load too:
+// the notes are judged only of runs with the machine quiet before and
+// after them (but for side b's loop), tried up to three times. It does
+// not run in parallel with this package's other tests, whose servers and
+// peers are other load to it.
+func TestVersusBusyServerIsNotOtherLoad(t *testing.T) {
+	layout, err := pki.Init(pki.InitOptions{Dir: filepath.Join(t.TempDir(), "pki")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := layout.ServerCerts[pki.ECDSAP256] + "," + layout.ServerKeys[pki.ECDSAP256]
+	serve := func(how string) (string, int) {
+		cmd, out, stderr := spinningProcess(t, how, "serve", "--listen", "127.0.0.1:0", "--identity", id)
+		return listeningAddr(t, out, stderr), cmd.Process.Pid
+	}
+	// Spans of a few hundred milliseconds each, so that the clock
+	// ticks in which /proc counts a process's CPU time are a small
+	// part of them.
+	run := func(a, b string, pa, pb int) []results.Record {
+		_, stderr, recs, err := runVersus(t, "--target", a, "--versus", b, "--ca", layout.RootCert, "--sni", "localhost",
+			"--server-pid", strconv.Itoa(pa), "--versus-pid", strconv.Itoa(pb),
+			"--tls", "1.3", "--resume", "off,on", "--concurrency", "2", "--handshakes", "96", "--iterations", "6", "--warmup", "1")
+		if err != nil {
+			t.Fatalf("run: %v\n%s", err, stderr)
+		}
+		checkSides(t, recs, 2, b, true, results.SideA, results.SideB)
+		return recs
+	}
+	addrA, pidA := serve("")
+	addrB, pidB := serve("serve") // busy in its own process
+	judged, passed := 0, false
+	var why []string
+	for range 3 {
+		// Quiet: busy with side b's loop alone (a CPU of two), or
+		// hardly more.
+		before := machineBusy(t, 300*time.Millisecond)
+		recs := run(addrA, addrB, pidA, pidB)
+		quiet := max(before, machineBusy(t, 300*time.Millisecond)) < 0.55
+		for _, r := range recs {
+			// The spinning loop has a CPU of two, or its share of a
+			// loaded machine's: some of their time, at least.
+			if share, ok := r.Extra["other_sides_cpu_share"]; r.Side == results.SideA && (!ok || share < 0.02) {
+				t.Fatalf("%s side a: other sides' CPU share %v (present %v): side b's busy server is not counted as the run's", r.Name, share, ok)
+			}
+		}
+		if !quiet {
+			continue
+		}
+		judged++
+		notes := otherLoadNotes(recs)
+		if passed = len(notes) == 0; passed {
+			break
+		}
+		why = append(notes["a"], notes["b"]...)
+	}
+	switch {
+	case judged == 0:
+		t.Log("the machine was never quiet around a run: whether a case notes other load was not judged")
+	case !passed:
+		t.Errorf("other load noted in each of %d runs on a quiet machine; the last:\n%s", judged, strings.Join(why, "\n"))
+	}
+
+	addrC, pidC := serve("")
+	spinningProcess(t, "alone")
+	if notes := otherLoadNotes(run(addrA, addrC, pidA, pidC)); len(notes["a"]) != 2 || len(notes["b"]) != 2 {
+		t.Errorf("a process burning a CPU beside the servers: other-load notes %v, want one on every case of both sides", notes)
+	}
+}

@@ -1,0 +1,65 @@
+package report
+
+import (
+	"math"
+
+	"github.com/tlsbench/tlsbench/results"
+)
+
+// The headline of a closed-loop handshake case is the handshake: its
+// connect and TLS handshake per handshake (handshake_mean_us and the
+// rest), not the wall time per connection (mean_us), which includes the
+// exchange after the handshake and the wait for the server's answer.
+// Records written before the handshake figure existed, and open-loop
+// cases (whose samples are latencies), are read by their own figures.
+
+// caseFigure is the per-iteration figure a report reads a case by.
+type caseFigure struct {
+	mean, stddev, median, min, max float64
+	err                            *float64
+	samples                        []float64
+	// handshake is set for the handshake figure; otherwise the figure
+	// is the record's own (mean_us ...).
+	handshake bool
+}
+
+// hasHandshakeFigure reports whether r has the handshake figure.
+func hasHandshakeFigure(r *results.Record) bool {
+	return r.HandshakeMeanUS != nil && r.HandshakeMedianUS != nil && r.HandshakeMinUS != nil &&
+		r.HandshakeMaxUS != nil && r.HandshakeStddevUS != nil
+}
+
+// headline is the figure r is read by: the handshake figure where it has
+// one, its own otherwise.
+func headline(r *results.Record) caseFigure {
+	if hasHandshakeFigure(r) {
+		return caseFigure{mean: *r.HandshakeMeanUS, stddev: *r.HandshakeStddevUS, median: *r.HandshakeMedianUS,
+			min: *r.HandshakeMinUS, max: *r.HandshakeMaxUS, err: r.HandshakeErrorUS, samples: r.HandshakeSamplesUS, handshake: true}
+	}
+	return wallFigure(r)
+}
+
+// wallFigure is r's own figure: the wall time per connection of a
+// closed-loop handshake case.
+func wallFigure(r *results.Record) caseFigure {
+	return caseFigure{mean: r.MeanUS, stddev: r.StddevUS, median: r.MedianUS, min: r.MinUS, max: r.MaxUS, err: r.ErrorUS, samples: r.SamplesUS}
+}
+
+// lacksHandshakeFigure reports a closed-loop handshake record measured
+// without the handshake figure: its headline is its wall time.
+func lacksHandshakeFigure(r *results.Record) bool {
+	return r.Kind == results.KindHandshake && r.RateTarget == nil && !hasHandshakeFigure(r) && !notRun(r) && r.Iterations > 0
+}
+
+// ratioAgreement is how far (as a factor) the full/resumed ratio of the
+// wall time per connection may lie from the handshake figure's for the
+// two to be said to agree.
+const ratioAgreement = 1.1
+
+// ratiosAgree reports whether two ratios agree within ratioAgreement.
+func ratiosAgree(a, b float64) bool {
+	if !(a > 0) || !(b > 0) {
+		return false
+	}
+	return math.Abs(math.Log(a/b)) <= math.Log(ratioAgreement)
+}
