@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/tlsbench/tlsbench/internal/peers"
-	"github.com/tlsbench/tlsbench/loadgen"
 	"github.com/tlsbench/tlsbench/pki"
 	"github.com/tlsbench/tlsbench/results"
 	"github.com/tlsbench/tlsbench/runner"
@@ -22,7 +21,8 @@ func peerPlan(t *testing.T, addr string, pid int, layout *pki.Layout) runner.Pla
 	p.Concurrency = []int{1}
 	p.Handshakes = 16
 	p.Iterations = 3
-	p.Target = runner.Target{Addr: addr, CAFile: layout.RootCert, ServerName: "localhost", Request: loadgen.RequestLine, ServerPID: pid}
+	// No request: the echo servers are asked, and answer lines.
+	p.Target = runner.Target{Addr: addr, CAFile: layout.RootCert, ServerName: "localhost", ServerPID: pid}
 	return p
 }
 

@@ -31,7 +31,7 @@ func TestRunTargetRecordsServerKeyType(t *testing.T) {
 				t.Fatal(err)
 			}
 			s := peers.OpenSSL(t, "-cert", cert, "-key", key, "-www")
-			msg, recs, err := runTarget(t, s.Addr, caFile, "--request", "http-get", "--tls", "1.2,1.3", "--resume", "off,on",
+			msg, recs, err := runTarget(t, s.Addr, caFile, "--tls", "1.2,1.3", "--resume", "off,on",
 				"--concurrency", "1", "--handshakes", "8", "--warmup", "1", "--iterations", "2", "--max-error-rate", "100%")
 			if err != nil {
 				t.Fatalf("run: %s", msg)
