@@ -245,10 +245,10 @@ func TestNginxShortSessionTimeout(t *testing.T) {
 	// expired ones not (the mark single-use tickets leave too) depends
 	// on when each session was last renewed: either way the lifetime
 	// is named.
-	if msg := err.Error(); !strings.Contains(msg, "lifetime") || !strings.Contains(msg, "nginx's ssl_session_timeout") {
+	if msg := re.Error(); !strings.Contains(msg, "lifetime") || !strings.Contains(msg, "nginx's ssl_session_timeout") {
 		t.Errorf("message %q does not name the sessions' lifetime among the causes", msg)
 	}
-	if msg := err.Error(); strings.Contains(msg, "as servers with single-use tickets do") {
+	if msg := re.Error(); strings.Contains(msg, "as servers with single-use tickets do") {
 		t.Errorf("message %q blames single-use tickets alone for sessions that expired part-way", msg)
 	}
 	if len(recs) != 1 || recs[0].Verdict != "failed" {
