@@ -84,6 +84,8 @@ func failureWay(err error) string {
 		pr *loadgen.ProxyResumedError
 		pd *ProxyDiedError
 		te *loadgen.ThroughputError
+		su *loadgen.ServerUnusedError
+		sd *ServerDiedError
 	)
 	var px *loadgen.ProxyError
 	switch {
@@ -111,6 +113,10 @@ func failureWay(err error) string {
 		return "the proxy died"
 	case errors.As(err, &te):
 		return "the transfer failed"
+	case errors.As(err, &su):
+		return "the server completed none of the handshakes"
+	case errors.As(err, &sd):
+		return "the server died"
 	}
 	return "failed"
 }

@@ -49,6 +49,8 @@ func TestFailedCasesIsOneShortLine(t *testing.T) {
 			"1 case(s) failed: a wave of connections timed out (exchange), the listen queue overflowed"},
 		{"listen drops", []error{&loadgen.ListenOverflowError{Err: one(0)[1], Note: long, Drops: 3}},
 			"1 case(s) failed: more connections failed than --max-error-rate allows, listeners dropped connections"},
+		{"server unused", []error{&loadgen.ServerUnusedError{Case: "handshake/tls1.3/full/c1", Client: 128, Proxy: true}},
+			"1 case(s) failed: the server completed none of the handshakes"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
