@@ -119,6 +119,13 @@ type HandshakeCase struct {
 	LatencyFromDial bool
 	// ConnTimeout bounds each connection from dial to close (default 10 s).
 	ConnTimeout time.Duration
+	// ListenQueue, when set, counts the machine's TCP listen-queue
+	// overflows and drops over the case's iterations (see
+	// listenqueue.go) and names, in its notes and errors, whose queue
+	// they stand for: "the server's". Set it only when every listener the
+	// connections reach is on this machine (the counters are the
+	// machine's) and they are TCP.
+	ListenQueue string
 	// Server, when set, is asked for the server's own counts before and
 	// after the measured iterations.
 	Server ServerObserver
@@ -456,7 +463,8 @@ func RunHandshakes(ctx context.Context, hc HandshakeCase) (*results.Record, erro
 		return nil, err
 	}
 	defer m.release() // the record holds encodings, not histograms
-	return r.finish(ctx, m, r.summarise(m))
+	rec, err := r.finish(ctx, m, r.summarise(m))
+	return rec, hc.listenFailure(err, &m.meter.listen, rec)
 }
 
 var errNoServer = errors.New("no server snapshot")
@@ -658,6 +666,7 @@ func (r *caseRunner) finish(ctx context.Context, m *measured, f figures) (*resul
 	if f.hasLoad {
 		recordMachine(&rec, f.load, true)
 	}
+	r.listenFigures(&rec, &m.meter.listen)
 	if len(hc.ClientIdentities) > 0 {
 		rec.ClientIdentities = len(hc.ClientIdentities)
 	}

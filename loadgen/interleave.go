@@ -73,7 +73,7 @@ func RunInterleaved(ctx context.Context, sides []HandshakeCase) ([]*results.Reco
 		}
 		rec, err := s.r.finish(ctx, s.m, s.r.summarise(s.m))
 		recs[i] = rec
-		errs = append(errs, s.wrap(err))
+		errs = append(errs, s.wrap(s.r.hc.listenFailure(err, &s.m.meter.listen, rec)))
 	}
 	return recs, errors.Join(errs...)
 }

@@ -25,6 +25,8 @@ type warming struct {
 	first, again int64 // ticket uses before the warm-up
 	// iters are the warm-up's iterations, for the gate of a mix.
 	iters []iterStat
+	// listen is what the machine's listeners dropped over them.
+	listen listenCount
 }
 
 // warmup runs the discarded iterations and, in a resume case, holds them
@@ -65,9 +67,11 @@ func (r *caseRunner) warmOne(ctx context.Context, w *warming, i int) error {
 	}
 	dry := r.dry.Load()
 	srv, srvErr := r.mixSnapshot()
+	listen := readListen(r.hc.ListenQueue != "")
 	it, err := r.runIteration(ctx, nil)
+	w.listen.add(listen, readListen(listen.on))
 	if err != nil {
-		return err
+		return r.hc.listenFailure(err, &w.listen, nil)
 	}
 	w.ok += it.ok
 	w.resumed += it.resumed
@@ -92,14 +96,14 @@ func (r *caseRunner) endWarmup(w *warming) error {
 	}
 	if hc.ResumeRatio != nil {
 		if e := hc.mixGate(w.iters, true); e != nil {
-			return e
+			return hc.listenFailure(e, &w.listen, nil)
 		}
 		return nil
 	}
 	if e := hc.resumptionCheck(w.resumed, w.ok, w.before, w.beforeErr); e != nil {
 		f2, a2 := ticketCounts(hc.Clients)
 		e.SingleUse = singleUse(w.resumed, f2-w.first, a2-w.again)
-		return e
+		return hc.listenFailure(e, &w.listen, nil)
 	}
 	return nil
 }
@@ -154,6 +158,7 @@ func (r *caseRunner) startMeasure() *measured {
 	m := &measured{lat: newHistogram(), scratch: newHistogram(), meter: newMeter(hc.Server, hc.Proxy),
 		phases: newClientPhases(hc.ResumeRatio != nil), scratchPhases: newClientPhases(hc.ResumeRatio != nil)}
 	r.phases = m.scratchPhases
+	m.meter.listenOn = hc.ListenQueue != ""
 	m.total = newIterResult()
 	if hc.Rate > 0 {
 		m.total.open = newWindowStats()
@@ -187,6 +192,9 @@ func (r *caseRunner) runOne(ctx context.Context, m *measured) (pending, error) {
 	p.firstUses, p.reuses = f2-first, a2-again
 	if ctx.Err() != nil {
 		return p, ctx.Err()
+	}
+	if err != nil {
+		m.meter.countFailed(p.sp)
 	}
 	return p, err
 }
@@ -257,9 +265,9 @@ func (r *caseRunner) measuredOrErr(ctx context.Context, m *measured) (*measured,
 		m.stopErr = errors.New("no iteration was measured")
 	}
 	if ctx.Err() == nil && isStop(m.stopErr) {
-		return nil, m.stopErr
+		return nil, r.hc.listenFailure(m.stopErr, &m.meter.listen, nil)
 	}
-	return nil, fmt.Errorf("%s: %w", r.hc.Name, m.stopErr)
+	return nil, r.hc.listenFailure(fmt.Errorf("%s: %w", r.hc.Name, m.stopErr), &m.meter.listen, nil)
 }
 
 // stopRule decides when the measured iterations (or rounds of an

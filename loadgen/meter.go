@@ -29,6 +29,8 @@ type boundary struct {
 	// (meter.peers) so far; peersErr why it could not be read.
 	peers    time.Duration
 	peersErr error
+	// listen is the machine's listen-queue counters (listenqueue.go).
+	listen listenReading
 }
 
 // span is the cost of one iteration: the difference of its two
@@ -52,6 +54,9 @@ type span struct {
 	// peers is what the run's other sides' processes used over the
 	// iteration; 0 when unknown.
 	peers time.Duration
+	// listen is what the machine's listeners dropped over the
+	// iteration, when the case counts it.
+	listen listenCount
 }
 
 // backwards marks cumulative figures that were lower at the end of an
@@ -191,6 +196,11 @@ type meter struct {
 	// collector catch up while its side is idle), and that is the
 	// benchmark's own load, not other load on the machine.
 	peers []int
+	// listenOn says the case counts the machine's listen-queue drops
+	// (HandshakeCase.ListenQueue); listen sums them over the kept
+	// iterations and the one that failed (see countFailed).
+	listenOn bool
+	listen   listenCount
 }
 
 // newMeter returns a meter for a case against server (nil: none)
@@ -262,6 +272,7 @@ func (m *meter) begin() {
 		m.start.peers, m.start.peersErr = m.readPeers()
 	}
 	m.start.machine, m.start.machErr = m.readMachine()
+	m.start.listen = readListen(m.listenOn)
 	m.start.self = usage.Self()
 }
 
@@ -279,6 +290,7 @@ func (m *meter) end() span {
 	var b boundary
 	b.self = usage.Self()
 	b.machine, b.machErr = m.readMachine()
+	b.listen = readListen(m.listenOn)
 	if m.server != nil {
 		b.srv, b.srvErr = m.server.Snapshot()
 	}
@@ -292,6 +304,7 @@ func (m *meter) end() span {
 		b.peers, b.peersErr = m.readPeers()
 	}
 	s := span{self: b.self.Sub(m.start.self)}
+	s.listen.add(m.start.listen, b.listen)
 	if m.start.peersErr == nil && b.peersErr == nil && b.peers > m.start.peers {
 		// A peer that exited took its CPU time with it: its span is
 		// then unknown, and left out.
@@ -336,6 +349,7 @@ func (m *meter) keep(s span) {
 	m.total.machine.Busy += s.machine.Busy
 	m.total.machine.Total += s.machine.Total
 	m.total.peers += s.peers
+	m.listen.merge(s.listen)
 	m.back = m.back.or(s.back)
 	if s.srvErr != nil && m.srvErr == nil {
 		m.srvErr = s.srvErr
@@ -349,6 +363,12 @@ func (m *meter) keep(s span) {
 	if m.proxy != nil && s.prxErr == nil {
 		m.total.prx = m.total.prx.add(s.prx)
 	}
+}
+
+// countFailed counts what the machine's listeners dropped during an
+// iteration that failed and is not kept: its failures are likely why.
+func (m *meter) countFailed(s span) {
+	m.listen.merge(s.listen)
 }
 
 // proxyTotal returns the proxy's counts over the kept iterations, or the

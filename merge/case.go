@@ -29,6 +29,7 @@ type caseState struct {
 	hps                                        float64
 	rateTarget, rateAchieved                   opt[float64] // summed
 	duration, busy, other                      opt[float64] // the largest
+	listenOverflows, listenDrops               opt[int64]   // the largest: each the machine's
 	concurrency, maxInflight                   int
 	identities, cpus                           int
 	sameConcurrency                            bool
@@ -298,6 +299,8 @@ func (c *caseState) addCosts(a *adder, rec *results.Record) {
 	}
 	c.busy.max(rec.MachineBusy)
 	c.other.max(rec.OtherCPUShare)
+	c.listenOverflows.max(rec.ListenOverflows)
+	c.listenDrops.max(rec.ListenDrops)
 	c.cpus = add(a, "cpus_available", c.cpus, rec.CPUsAvailable)
 }
 

@@ -41,8 +41,9 @@
 //   - verdict is failed when any shard's is; notes are kept once each, as
 //     they are when every shard wrote them and after the shards' indices
 //     otherwise (a note many shards wrote each with its own figures once,
-//     with the first one's); stopped_by is the worst shard's; machine_busy and
-//     other_cpu_share the worst shard's; duration_us the longest.
+//     with the first one's); stopped_by is the worst shard's; machine_busy,
+//     other_cpu_share, listen_overflows and listen_drops the worst shard's
+//     (each the shard's machine's); duration_us the longest.
 //   - env is the lowest shard's with host cleared (every shard's is in
 //     shard_runs); case_started is the earliest, case_ended the latest,
 //     start_late_us the largest; a note says when the shards began a

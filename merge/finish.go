@@ -170,6 +170,7 @@ func (c *caseState) finishCosts(rec *results.Record, notes *[]string) {
 		*notes = append(*notes, "extra figures left out, as the shards' cannot be merged into one exactly: "+strings.Join(dropped, ", "))
 	}
 	rec.MachineBusy, rec.OtherCPUShare = c.busy.any(), c.other.any()
+	rec.ListenOverflows, rec.ListenDrops = c.listenOverflows.any(), c.listenDrops.any()
 	rec.CPUsAvailable = c.cpus
 	rec.ProxyRelay = ""
 	if len(c.relays) == 1 {

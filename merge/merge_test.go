@@ -80,8 +80,14 @@ func TestMergeHistograms(t *testing.T) {
 func TestMergeCounts(t *testing.T) {
 	t.Parallel()
 	recs, _ := twoShards(t)
+	// Each shard's listen-queue counts are its machine's: the worst.
+	recs[0].ListenOverflows, recs[0].ListenDrops = results.Int(3), results.Int(5)
+	recs[1].ListenOverflows, recs[1].ListenDrops = results.Int(7), results.Int(7)
 	got := mergeOne(t, Options{}, recs...)
 	a, b := recs[0], recs[1]
+	if got.ListenOverflows == nil || *got.ListenOverflows != 7 || got.ListenDrops == nil || *got.ListenDrops != 7 {
+		t.Errorf("listen_overflows %v listen_drops %v, want the largest shard's, 7 and 7", got.ListenOverflows, got.ListenDrops)
+	}
 	if got.Handshakes != a.Handshakes+b.Handshakes || got.Errors != 4 || got.Resumed != a.Resumed+b.Resumed ||
 		got.ErrorsByKind["timeout"] != 2 || got.ErrorsByKind["reset"] != 2 {
 		t.Errorf("counts %d %d %d %v: want the sums", got.Handshakes, got.Errors, got.Resumed, got.ErrorsByKind)

@@ -74,6 +74,8 @@ var csvColumns = []csvColumn{
 	{"cpus_available", func(r *results.Record) string { return omitZero(r.CPUsAvailable) }},
 	{"machine_busy", func(r *results.Record) string { return csvFloatPtr(r.MachineBusy) }},
 	{"other_cpu_share", func(r *results.Record) string { return csvFloatPtr(r.OtherCPUShare) }},
+	{"listen_overflows", func(r *results.Record) string { return csvInt(r.ListenOverflows) }},
+	{"listen_drops", func(r *results.Record) string { return csvInt(r.ListenDrops) }},
 	{"verdict", func(r *results.Record) string { return r.Verdict }},
 	{"proxy", func(r *results.Record) string { return r.Proxy }},
 	{"proxy_cpu_us", func(r *results.Record) string { return csvFloatPtr(r.ProxyCPUUS) }},

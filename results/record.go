@@ -202,6 +202,18 @@ type Record struct {
 	CPUsAvailable int      `json:"cpus_available,omitempty"`
 	MachineBusy   *float64 `json:"machine_busy,omitempty"`
 	OtherCPUShare *float64 `json:"other_cpu_share,omitempty"`
+	// ListenOverflows and ListenDrops are the machine's TCP listen-queue
+	// counters (TcpExt ListenOverflows and ListenDrops, /proc/net/netstat)
+	// over the measured iterations, the one a failure stopped included:
+	// connections that found a listener's accept queue full, and every
+	// connection a listener dropped (those included). A dropped SYN
+	// waits for its retransmit (1 s, then 3 s). The counters are the
+	// machine's, every process's listeners together; absent (null) when
+	// not counted: a target that is not on this machine's loopback, QUIC
+	// and in-memory transports, throughput cases, or not Linux. A count
+	// above 0 gets a note.
+	ListenOverflows *int64 `json:"listen_overflows,omitempty"`
+	ListenDrops     *int64 `json:"listen_drops,omitempty"`
 	// Extra holds case-specific measurements (for example kTLS counter
 	// deltas) that have no field of their own. Throughput cases record
 	// there what each end actually used: client_ktls_tx, client_ktls_rx,

@@ -386,8 +386,8 @@ func checkHandshakes(r *Record) error {
 	return nil
 }
 
-// checkMachine checks the machine's load: shares of CPU time, and a count
-// of CPUs.
+// checkMachine checks the machine's load: shares of CPU time, a count
+// of CPUs, and its listen-queue counts.
 func checkMachine(r *Record) error {
 	if r.CPUsAvailable < 0 {
 		return fmt.Errorf("cpus_available is %d: a count cannot be negative", r.CPUsAvailable)
@@ -398,6 +398,14 @@ func checkMachine(r *Record) error {
 	}{{"machine_busy", r.MachineBusy}, {"other_cpu_share", r.OtherCPUShare}} {
 		if v.v != nil && (math.IsNaN(*v.v) || *v.v < 0 || *v.v > 1) {
 			return fmt.Errorf("%s %v is not between 0 and 1 (a share of the CPUs' time)", v.name, *v.v)
+		}
+	}
+	for _, c := range []struct {
+		name string
+		v    *int64
+	}{{"listen_overflows", r.ListenOverflows}, {"listen_drops", r.ListenDrops}} {
+		if c.v != nil && *c.v < 0 {
+			return fmt.Errorf("%s is %d: a count cannot be negative", c.name, *c.v)
 		}
 	}
 	return nil

@@ -115,6 +115,7 @@ func TestDecodeRefusesUntrustworthyRecords(t *testing.T) {
 		{"busy above 1", edit(t, map[string]any{"machine_busy": 1.2, "cpus_available": 2}), `machine_busy 1.2 is not between 0 and 1`},
 		{"other share negative", edit(t, map[string]any{"other_cpu_share": -0.1, "cpus_available": 2}), `other_cpu_share -0.1 is not between 0 and 1`},
 		{"negative cpus", edit(t, map[string]any{"cpus_available": -1}), `cpus_available is -1: a count cannot be negative`},
+		{"negative listen overflows", edit(t, map[string]any{"listen_overflows": -3, "listen_drops": 0}), `listen_overflows is -3: a count cannot be negative`},
 		{"no concurrency", edit(t, map[string]any{"concurrency": 0}), `concurrency is 0: a case runs at least one connection at a time`},
 		{"rate and concurrency", edit(t, map[string]any{"rate_target": 2000}), `rate_target 2000 with concurrency 8: an open-loop case has a rate above 0 and no concurrency`},
 		{"rate target zero", edit(t, map[string]any{"rate_target": 0, "concurrency": 0}), `rate_target 0 with concurrency 0`},
@@ -159,6 +160,7 @@ func TestDecodeAcceptsNullsAndRounding(t *testing.T) {
 		"statistics rounded":                 edit(t, map[string]any{"samples_us": []float64{195.0004, 201, 204.0001}}),
 		"rate at its bounds":                 edit(t, map[string]any{"handshakes_per_sec": 1e6 / 195}),
 		"machine load":                       edit(t, map[string]any{"machine_busy": 1, "other_cpu_share": 0, "cpus_available": 2}),
+		"listen queue":                       edit(t, map[string]any{"listen_overflows": 766, "listen_drops": 770}),
 		// Open loop: no concurrency, and samples that are latencies
 		// from the intended start, not wall time per handshake.
 		"open loop":     edit(t, map[string]any{"concurrency": 0, "rate_target": 200, "handshakes_per_sec": 200}),

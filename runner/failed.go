@@ -56,8 +56,22 @@ func (f *FailedCases) Error() string {
 func (f *FailedCases) Unwrap() []error { return f.Errs }
 
 // failureKind is a few words on how a case failed, for the one line of
-// FailedCases: the case's own error says why.
+// FailedCases: the case's own error says why. A case whose connections
+// met a full listen queue says so: their timeouts were the kernel's
+// wait to retransmit their SYN, not TLS.
 func failureKind(err error) string {
+	var lo *loadgen.ListenOverflowError
+	if errors.As(err, &lo) {
+		if lo.Overflows > 0 {
+			return failureWay(err) + ", the listen queue overflowed"
+		}
+		return failureWay(err) + ", listeners dropped connections"
+	}
+	return failureWay(err)
+}
+
+// failureWay is failureKind without the listen queue.
+func failureWay(err error) string {
 	var (
 		ce *loadgen.CaseError
 		ee *loadgen.ErrorRateError

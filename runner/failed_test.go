@@ -45,6 +45,10 @@ func TestFailedCasesIsOneShortLine(t *testing.T) {
 		{"one of each", one(0), "7 case(s) failed: every connection of an iteration failed (alert:x509: certificate signed by unknow...) (1)"},
 		{"many of each", append(append(one(0), one(1)...), one(2)...), "21 case(s) failed: "},
 		{"many alike", append(append(one(0)[3:4], one(1)[3:4]...), one(2)[3:4]...), "3 case(s) failed: resumption below --min-resumption"},
+		{"listen queue", []error{&loadgen.ListenOverflowError{Err: one(0)[2], Note: long, Overflows: 766, Drops: 766}},
+			"1 case(s) failed: a wave of connections timed out (exchange), the listen queue overflowed"},
+		{"listen drops", []error{&loadgen.ListenOverflowError{Err: one(0)[1], Note: long, Drops: 3}},
+			"1 case(s) failed: more connections failed than --max-error-rate allows, listeners dropped connections"},
 		{"server unused", []error{&loadgen.ServerUnusedError{Case: "handshake/tls1.3/full/c1", Client: 128, Proxy: true}},
 			"1 case(s) failed: the server completed none of the handshakes"},
 	} {

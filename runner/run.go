@@ -565,6 +565,7 @@ func (st *runState) handshakeCase(c *Case, sp *sideSpec, srv *builtin) loadgen.H
 		Dialer: srv.caseDialer(), Server: p.serverObserver(srv.observer), Proxy: srv.proxyObserver(),
 		Record: rec, Words: p.Words,
 		Rate: c.Rate, Duration: p.Duration, StartAt: st.starts[c.Name],
+		ListenQueue: listenQueue(c, sp),
 	}
 	st.quicCase(&hc, c, sp, srv)
 	if c.Rate > 0 {
