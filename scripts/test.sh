@@ -88,7 +88,7 @@ step "go test -race"
 # second run without -race would only repeat the same tests.
 # CI=1 makes a test that needs a real peer fail, not skip, when it is
 # missing: every peer was installed above.
-CI=1 go test -race -count=1 ./...
+CI=1 go test -race -count=1 -timeout 20m ./...
 
 step "fuzz (bounded)"
 # -fuzzminimizetime keeps a new interesting input from spending the whole
