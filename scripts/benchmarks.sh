@@ -143,7 +143,7 @@ section_foreign() {
 	# HTTPS server, which leaves Nagle's algorithm on as Java's sockets
 	# do, with the same ECDSA P-256 identity.
 	start_nginx
-	run foreign-nginx --target "${nginx_target[1]}" --ca "$work/npki/ca.pem" --server-pid "$nginx_pid"
+	run foreign-nginx --target "${nginx_target[1]}" --ca "$work/npki/ca.pem" --server-pid "$nginx_pid" || true
 	stop_nginx
 	local port pid classes
 	port=$(free_port)
@@ -151,7 +151,9 @@ section_foreign() {
 		--x509certfile "$work/npki/server-ecdsa-p256.pem" --x509keyfile "$work/npki/server-ecdsa-p256-key.pem" >"$work/gnutls.log" 2>&1 &
 	pid=$!
 	wait_port "$port"
-	run foreign-gnutls --target "127.0.0.1:$port" --ca "$work/npki/ca.pem" --server-pid "$pid"
+	# gnutls-serv listens with a backlog of 10: at concurrency 64 and 128
+	# its listen queue overflows and cases fail, which is the result.
+	run foreign-gnutls --target "127.0.0.1:$port" --ca "$work/npki/ca.pem" --server-pid "$pid" || true
 	kill "$pid"; wait "$pid" 2>/dev/null || true
 	classes=$work/jsse
 	mkdir -p "$classes"
@@ -162,7 +164,7 @@ section_foreign() {
 	pid=$!
 	for _ in $(seq 100); do grep -q '^ACCEPT' "$work/jsse.log" && break; sleep 0.1; done
 	port=$(sed -n 's/^ACCEPT 127.0.0.1://p' "$work/jsse.log")
-	run foreign-jsse --target "127.0.0.1:$port" --ca "$work/npki/ca.pem" --server-pid "$pid"
+	run foreign-jsse --target "127.0.0.1:$port" --ca "$work/npki/ca.pem" --server-pid "$pid" || true
 	kill "$pid"; wait "$pid" 2>/dev/null || true
 }
 
