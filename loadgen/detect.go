@@ -115,7 +115,9 @@ func (a attempt) String() string {
 	}
 	switch {
 	case a.hsErr != nil:
-		return fmt.Sprintf("%s: %v", sent, a.hsErr)
+		// The error may carry the server's certificate names: no
+		// control character of theirs reaches the terminal.
+		return fmt.Sprintf("%s: %s", sent, clipText(a.hsErr.Error(), 200))
 	case a.first != "" && a.err == nil:
 		return fmt.Sprintf("%s answered %q", sent, first)
 	case a.first != "":
@@ -259,8 +261,9 @@ func (o *DetectOptions) try(ctx context.Context, r Request) attempt {
 	}
 	a.alpn, a.resumed = tc.ConnectionState().NegotiatedProtocol, tc.ConnectionState().DidResume
 	if a.tls13 = tc.ConnectionState().Version == tls.VersionTLS13; a.tls13 {
-		// What came with the handshake, read without waiting.
-		readUnasked(tc, time.Unix(1, 0))
+		// What came with the handshake: in crypto/tls's buffer or
+		// already in the socket (waitSettle reaches it).
+		readUnasked(tc, time.Now().Add(waitSettle))
 		a.early = cache.puts.Load() > 0
 	}
 	if ctx.Err() == nil {

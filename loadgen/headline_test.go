@@ -138,6 +138,9 @@ func TestNagleStallNamed(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			if rec.ClientCPUUS == nil {
+				t.Fatalf("no client CPU in the record: the stall cannot be told from CPU")
+			}
 			stalls := notesWith(rec.Notes, "delayed ACK on the other")
 			hs := rec.Phases[results.PhaseHandshake]
 			switch {

@@ -26,14 +26,22 @@ const waitSettle = time.Millisecond
 // and lets crypto/tls process it: it handles post-handshake messages only
 // inside Read. What came with the server's last handshake flight (Go's
 // server sends its tickets there) is processed first, without waiting;
-// limit 0 waits for nothing more. A TLS 1.2 server sends its tickets
+// limit 0 waits for nothing more than waitSettle, so that records of
+// that flight still in the socket are read too. A TLS 1.2 server sends its tickets
 // within the handshake. A server that closes, or sends nothing, is no
 // error; an alert is.
 func waitUnasked(tc *tls.Conn, limit time.Duration) error {
 	if tc.ConnectionState().Version < tls.VersionTLS13 {
 		return nil
 	}
-	if done, err := readUnasked(tc, time.Unix(1, 0)); done || limit <= 0 {
+	if limit <= 0 {
+		// The records that came with the handshake may sit in the
+		// socket rather than in crypto/tls's buffer (a later segment):
+		// a read with a deadline already past never reaches the socket.
+		_, err := readUnasked(tc, time.Now().Add(waitSettle))
+		return err
+	}
+	if done, err := readUnasked(tc, time.Unix(1, 0)); done {
 		return err
 	}
 	tc.SetReadDeadline(time.Now().Add(limit))

@@ -685,13 +685,14 @@ func (c *Comparison) CheckRegressions(threshold float64) error {
 			untested = append(untested, cc)
 		}
 	}
-	nothing := len(excluded) > 0 && len(excluded)+len(c.NotJudged()) == len(c.Cases) && !c.anySearchJudged()
+	notJudged := c.NotJudged()
+	nothing := len(c.Cases) > 0 && len(excluded)+len(notJudged) == len(c.Cases) && !c.anySearchJudged()
 	searches := c.searchRegressions(threshold)
 	if len(regs) == 0 && len(untested) == 0 && !nothing && len(searches) == 0 {
 		return nil
 	}
 	return &RegressionError{Threshold: threshold, Alpha: c.Alpha, Cases: regs, Untested: untested, Excluded: excluded,
-		NothingJudged: nothing, Paired: c.Paired, Searches: searches}
+		NotJudged: notJudged, NothingJudged: nothing, Paired: c.Paired, Searches: searches}
 }
 
 // RegressionError is a failed regression gate. It is a benchmark outcome,
@@ -702,9 +703,12 @@ type RegressionError struct {
 	Cases     []*CaseComparison
 	// Untested are paired cases the test could not judge.
 	Untested []*CaseComparison
-	// Excluded are the pairs left out as not comparable; NothingJudged
-	// is set when that left the gate nothing to judge.
+	// Excluded are the pairs left out as not comparable, NotJudged
+	// those left out for other load on the machine; NothingJudged is set
+	// when they left the gate nothing to judge: a gate that judged
+	// nothing does not pass.
 	Excluded      []*CaseComparison
+	NotJudged     []*CaseComparison
 	NothingJudged bool
 	// Paired: the gate judged an interleaved run, side b against side a.
 	Paired bool
@@ -735,13 +739,17 @@ func (e *RegressionError) Error() string {
 		msgs = append(msgs, fmt.Sprintf("%d %s could not be tested, so the gate cannot pass them: %s; measure more iterations (--iterations, --case-time)",
 			len(e.Untested), plural(int64(len(e.Untested)), "case", "cases"), strings.Join(names, ", ")))
 	}
-	if e.NothingJudged {
+	if e.NothingJudged && len(e.Excluded) > 0 {
 		names := make([]string, len(e.Excluded))
 		for i, cc := range e.Excluded {
 			names[i] = fmt.Sprintf("%s (%s)", cc.Name, strings.Join(cc.Mismatch, "; "))
 		}
 		msgs = append(msgs, fmt.Sprintf("nothing left to judge: no paired case is comparable (a side has no valid result, or the two sides measured different work): %s; measure both sides with the same settings, or compare them anyway with --allow-mismatch",
 			strings.Join(names, ", ")))
+	}
+	if e.NothingJudged && len(e.Excluded) == 0 {
+		msgs = append(msgs, fmt.Sprintf("nothing left to judge: %d %s measured under other load on the machine, and no other; measure in an interleaved run (--versus, --versus-server, --versus-self), or judge them anyway with --allow-load",
+			len(e.NotJudged), plural(int64(len(e.NotJudged)), "pair was", "pairs were")))
 	}
 	if len(e.Searches) > 0 {
 		parts := make([]string, len(e.Searches))

@@ -105,7 +105,7 @@ func (c *Comparison) NotJudged() []*CaseComparison {
 
 // notJudgedTitle heads the list of pairs not judged for other load.
 func notJudgedTitle(n int) string {
-	return fmt.Sprintf("WARNING: %d %s not judged: a side was measured while other processes took %.0f%% or more of the machine (left out of the regression gate; --allow-load judges them anyway)",
+	return fmt.Sprintf("WARNING: %d %s not judged: a side was measured while other processes took %.0f%% or more of the machine, or saturated it (left out of the regression gate; --allow-load judges them anyway)",
 		n, plural(int64(n), "pair is", "pairs are"), 100*otherLoadShare)
 }
 

@@ -3,6 +3,7 @@ package report
 import (
 	"errors"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/tlsbench/tlsbench/results"
@@ -52,8 +53,11 @@ func TestCompareOtherLoad(t *testing.T) {
 				if !math.IsNaN(cc.Ratio) || !math.IsNaN(cc.P) || !math.IsNaN(cc.Slowdown) {
 					t.Errorf("ratio %v, p %v, slowdown %v of a pair not judged", cc.Ratio, cc.P, cc.Slowdown)
 				}
-				if err != nil || len(c.NotJudged()) != 1 {
-					t.Errorf("gate: %v, not judged %d; want it passed, the pair left out", err, len(c.NotJudged()))
+				// The only pair left out: the gate judged nothing,
+				// and says so rather than pass.
+				var re *RegressionError
+				if !errors.As(err, &re) || !re.NothingJudged || len(re.Cases) != 0 || len(c.NotJudged()) != 1 {
+					t.Errorf("gate: %v, not judged %d; want nothing judged, the pair left out", err, len(c.NotJudged()))
 				}
 				return
 			}
@@ -66,8 +70,8 @@ func TestCompareOtherLoad(t *testing.T) {
 }
 
 // TestCompareOtherLoadGate: pairs left unjudged for load neither fail
-// the gate nor count as judged: with the rest not comparable, nothing
-// was judged, and the gate fails as before.
+// the gate nor count as judged: when nothing else was judged (the rest
+// not comparable, or no other pair), the gate fails.
 func TestCompareOtherLoadGate(t *testing.T) {
 	t.Parallel()
 	a := loaded(hs("a", tenSamples...), 0.5, 1)
@@ -81,8 +85,15 @@ func TestCompareOtherLoadGate(t *testing.T) {
 		t.Errorf("gate: %v, want nothing judged", err)
 	}
 	c = Compare([]results.Record{a}, []results.Record{a}, CompareOptions{})
+	if err := c.CheckRegressions(0.05); !errors.As(err, &re) || !re.NothingJudged || !strings.Contains(err.Error(), "--allow-load") {
+		t.Errorf("gate with the only pair not judged for load: %v, want nothing judged, naming --allow-load", err)
+	}
+	// One pair judged beside one not judged for load: the gate passes
+	// on the one it judged.
+	d := hs("d", tenSamples...)
+	c = Compare([]results.Record{a, d}, []results.Record{a, d}, CompareOptions{})
 	if err := c.CheckRegressions(0.05); err != nil {
-		t.Errorf("gate with the only pair not judged for load: %v, want passed", err)
+		t.Errorf("gate with one pair judged and one not: %v, want passed", err)
 	}
 }
 

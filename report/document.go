@@ -693,7 +693,7 @@ func ratioTable(recs []*results.Record) (*table, []string) {
 	for _, k := range order {
 		b := buckets[k]
 		for _, p := range pairs(b.full, b.resumed) {
-			full, resumed := headline(p[0]), headline(p[1])
+			full, resumed := pairHeadlines(p[0], p[1])
 			hs, conn := ratioOf(full.mean, resumed.mean), ratioOf(p[0].MeanUS, p[1].MeanUS)
 			hsCell, connCell := ratioCell(hs), ratioCell(conn)
 			if !math.IsNaN(hs) && !math.IsNaN(conn) && !ratiosAgree(hs, conn) {

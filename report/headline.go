@@ -39,6 +39,17 @@ func headline(r *results.Record) caseFigure {
 	return wallFigure(r)
 }
 
+// pairHeadlines are the figures two records are compared by: the
+// handshake figure when both have it, their wall times otherwise, so
+// that a handshake time is never divided by a wall time (a record
+// written before the handshake figure existed beside a newer one).
+func pairHeadlines(a, b *results.Record) (caseFigure, caseFigure) {
+	if hasHandshakeFigure(a) && hasHandshakeFigure(b) {
+		return headline(a), headline(b)
+	}
+	return wallFigure(a), wallFigure(b)
+}
+
 // wallFigure is r's own figure: the wall time per connection of a
 // closed-loop handshake case.
 func wallFigure(r *results.Record) caseFigure {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode"
 
 	"github.com/tlsbench/tlsbench/loadgen"
 )
@@ -125,7 +126,14 @@ func failureWay(err error) string {
 // length the one line can hold.
 func shortKind(kind string) string {
 	if len(kind) > 40 {
-		return strings.ToValidUTF8(kind[:40], "") + "..."
+		kind = strings.ToValidUTF8(kind[:40], "") + "..."
 	}
-	return kind
+	// An alert's text is the server's: no control character of it
+	// reaches the terminal.
+	return strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return '?'
+		}
+		return r
+	}, kind)
 }

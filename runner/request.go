@@ -53,7 +53,7 @@ func (st *runState) resolveRequests(ctx context.Context, c *Case, specs []sideSp
 // requestNotice is the line that says which request a target gets.
 func requestNotice(addr string, d loadgen.Detection, flag string) string {
 	if flag == "" {
-		flag = "Target.Request"
+		flag = "the request setting"
 	}
 	return "request for " + addr + ": " + d.String() + "; " + flag + " chooses another"
 }

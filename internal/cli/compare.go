@@ -139,7 +139,7 @@ func (cf *compareFlags) finish(c *report.Comparison, stderr io.Writer) error {
 		for i, cc := range nj {
 			names[i] = fmt.Sprintf("%s (%s)", cc.Name, cc.Load)
 		}
-		fmt.Fprintf(stderr, "tlsbench: WARNING: %d case(s) not judged: a side was measured while other processes took 10%% or more of the machine (baseline / candidate), which two separate runs cannot tell from the change; left out of the regression gate: %s; measure both sides interleaved in one run (tlsbench run --versus-self or --versus), or judge them anyway with --allow-load\n",
+		fmt.Fprintf(stderr, "tlsbench: WARNING: %d case(s) not judged: a side was measured while other processes took 10%% or more of the machine, or saturated it (baseline / candidate), which two separate runs cannot tell from the change; left out of the regression gate: %s; measure both sides interleaved in one run (tlsbench run --versus-self or --versus), or judge them anyway with --allow-load\n",
 			len(nj), strings.Join(names, ", "))
 	}
 	if !cf.gate {

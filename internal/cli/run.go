@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/tlsbench/tlsbench/internal/field"
 	"github.com/tlsbench/tlsbench/loadgen"
@@ -529,11 +530,13 @@ func (job *runJob) finish(ctx context.Context, stdout, stderr io.Writer, stream 
 	}
 	if job.baseline != nil && measured > 0 && ctx.Err() == nil {
 		if err := job.f.cmp.compareAfterRun(stdout, stderr, job.format, job.f.baseline, job.baseline, recs); err != nil {
+			printFailures(stderr, flagErrors(runErr, proxyWords(job.f.proxy.URL)))
 			return errors.Join(runErr, outErr, err)
 		}
 	}
 	if job.f.interleaved() && report.Interleaved(recs) && ctx.Err() == nil {
 		if err := job.f.cmp.comparePairedAfterRun(stdout, stderr, job.format, recs); err != nil {
+			printFailures(stderr, flagErrors(runErr, proxyWords(job.f.proxy.URL)))
 			return errors.Join(runErr, outErr, err)
 		}
 	}
@@ -556,6 +559,21 @@ func (job *runJob) finish(ctx context.Context, stdout, stderr io.Writer, stream 
 	return runOutcome(ctx, runErr, out, outErr)
 }
 
+// printable is s on one line with its control characters (a hostile
+// server's, in an alert or a certificate name) shown as '?': newlines
+// become spaces.
+func printable(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r == '\n':
+			return ' '
+		case unicode.IsControl(r):
+			return '?'
+		}
+		return r
+	}, s)
+}
+
 // printFailures lists on stderr why each failed case failed and what to
 // do about it, one line per way of failing, then the names of the other
 // cases that failed the same way: the run's last line only counts them.
@@ -567,7 +585,7 @@ func printFailures(stderr io.Writer, err error) {
 	var keys []string
 	groups := map[string][]string{}
 	for _, e := range fc.Errs {
-		msg := strings.ReplaceAll(e.Error(), "\n", " ")
+		msg := printable(e.Error())
 		_, reason, _ := strings.Cut(msg, ": ")
 		k := digits.ReplaceAllString(reason, "#")
 		if groups[k] == nil {
