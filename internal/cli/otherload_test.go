@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tlsbench/tlsbench/internal/testchild"
 	"github.com/tlsbench/tlsbench/internal/usage"
 	"github.com/tlsbench/tlsbench/pki"
 	"github.com/tlsbench/tlsbench/results"
@@ -42,23 +41,7 @@ func spin() {
 // is its output.
 func spinningProcess(t *testing.T, how string, args ...string) (cmd *exec.Cmd, stdout *bufio.Scanner, stderr *syncBuffer) {
 	t.Helper()
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd = exec.Command(exe, args...)
-	cmd.Env = append(os.Environ(), spinEnv+"="+how, testchild.Env(), "TMPDIR="+t.TempDir())
-	stderr = &syncBuffer{}
-	cmd.Stderr = stderr
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	return cmd, bufio.NewScanner(out), stderr
+	return selfProcess(t, []string{spinEnv + "=" + how, "TMPDIR=" + t.TempDir()}, args...)
 }
 
 // otherLoadNotes returns the records' other-load notes, by side.

@@ -402,12 +402,20 @@ func TestServeFlagErrors(t *testing.T) {
 // looked for.
 func serveProcess(t *testing.T, tmp string, args ...string) (*exec.Cmd, *bufio.Scanner, *syncBuffer) {
 	t.Helper()
+	return selfProcess(t, []string{"TMPDIR=" + tmp}, append([]string{"serve"}, args...)...)
+}
+
+// selfProcess starts this test binary as the tlsbench command args, with
+// env added to the environment, and stops it with the test; it returns
+// the command, its stdout and its stderr.
+func selfProcess(t *testing.T, env []string, args ...string) (*exec.Cmd, *bufio.Scanner, *syncBuffer) {
+	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(exe, append([]string{"serve"}, args...)...)
-	cmd.Env = append(os.Environ(), testchild.Env(), "TMPDIR="+tmp)
+	cmd := exec.Command(exe, args...)
+	cmd.Env = append(append(os.Environ(), testchild.Env()), env...)
 	stderr := &syncBuffer{}
 	cmd.Stderr = stderr
 	out, err := cmd.StdoutPipe()
