@@ -139,7 +139,8 @@ type stall struct {
 // stallOf is the stall of a phase whose histogram is h, or nil: half
 // of its latencies (p25 to p75) sit 25 to 100 ms above the CPU both ends
 // spent per connection (and the wait for it that the case's concurrency
-// explains on the CPUs there are), near the delayed-ACK timeout.
+// explains on the CPUs there are), near the delayed-ACK timeout, and
+// that CPU explains at most half of the phase's median.
 func stallOf(rec *results.Record, h *stats.Latency) *stall {
 	cpu, whose := connectionCPU(rec)
 	if cpu < 0 || h.Count() < 4 {
@@ -155,6 +156,12 @@ func stallOf(rec *results.Record, h *stats.Latency) *stall {
 		concurrency: rec.Concurrency, cores: cores}
 	s.bound = cpu * max(1, float64(rec.Concurrency)/float64(cores))
 	if s.p25-s.bound < stallLowUS || s.p75-s.bound > stallHighUS {
+		return nil
+	}
+	// Far above the CPU: the wait is most of the phase. A long wait of
+	// the application's (an answer 350 ms late) beside much CPU (other
+	// work in the same process) is not the stack's stall.
+	if s.bound > s.p50/2 {
 		return nil
 	}
 	return s
