@@ -326,6 +326,9 @@ func (st *runState) startSide(ctx context.Context, c *Case, sp *sideSpec) (*buil
 	}
 	opts := p.Server
 	c.configureServer(&opts)
+	if opts.MaxConns == 0 {
+		opts.MaxConns = benchmarkMaxConns(p.peakConns())
+	}
 	if opts.QUIC && p.EarlyDataPolicy != "" {
 		opts.EarlyDataPolicy = p.EarlyDataPolicy
 	}

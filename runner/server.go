@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 
 	"github.com/tlsbench/tlsbench/loadgen"
 	"github.com/tlsbench/tlsbench/results"
@@ -68,6 +69,26 @@ const (
 	inProcess               // this process, over loopback TCP (no separate CPU)
 	overMemory              // this process, over in-memory pipes
 )
+
+// benchmarkMaxConns is the connection cap of the built-in server a run
+// starts for peak connections open at once: never below twice that
+// (the server may not yet have seen the last wave's connections close
+// when the next one connects), nor below the server's own default, so
+// that the cap never limits a benchmark; past the descriptor limit,
+// that limit is what the case meets, as without a cap.
+func benchmarkMaxConns(peak int) int {
+	return min(max(server.DefaultMaxConns(), 2*peak+64), server.MaxMaxConns)
+}
+
+// peakConns is the most connections a case of p opens at once: the
+// largest concurrency, or the open-loop cases' in-flight cap.
+func (p *Plan) peakConns() int {
+	n := slices.Max(append([]int{1}, p.Concurrency...))
+	if len(p.Rates) > 0 || p.FindRate != nil {
+		n = max(n, p.inflightCap())
+	}
+	return n
+}
 
 // startBuiltin starts the built-in server with opts, for every mode: in
 // a child process (the default, so the OS accounts its CPU apart), in

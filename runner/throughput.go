@@ -458,6 +458,9 @@ func (tr *tpRun) startServer(ctx context.Context, c *Case) (*builtin, error) {
 	p := tr.plan
 	opts := p.Server
 	c.configureServer(&opts)
+	if opts.MaxConns == 0 {
+		opts.MaxConns = benchmarkMaxConns(slices.Max(append([]int{1}, p.Concurrency...)))
+	}
 	if len(opts.Identities) == 0 {
 		files, err := tr.st.writeServerIdentity(c.KeyType)
 		if err != nil {

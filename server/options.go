@@ -47,6 +47,14 @@ type Options struct {
 	// IdleTimeout closes an echo connection silent for this long
 	// (default DefaultIdleTimeout).
 	IdleTimeout time.Duration `json:"idle_timeout,omitempty"`
+	// FirstByteTimeout closes a TCP connection that sends nothing for
+	// this long after it was accepted (default DefaultFirstByteTimeout,
+	// at most MaxFirstByteTimeout).
+	FirstByteTimeout time.Duration `json:"first_byte_timeout,omitempty"`
+	// MaxConns caps the TCP connections served at once (default
+	// DefaultMaxConns, at most MaxMaxConns); one over the cap is closed
+	// as soon as it is accepted.
+	MaxConns int `json:"max_conns,omitempty"`
 	// P12PasswordFile holds the password of PKCS#12 identities; empty
 	// means the environment variable keys.PasswordEnv. The password
 	// itself is never part of Options, which travel to a child process.
@@ -106,10 +114,15 @@ func IdentitySource(f IdentityFiles) keys.Source {
 	return keys.Source{CertFile: f.Cert, KeyFile: f.Key, P12File: f.P12}
 }
 
-// Defaults of the stateful session store.
+// Defaults and bounds of the stateful session store. A session lives
+// at most 7 days, the longest ticket lifetime TLS 1.3 allows (RFC 8446,
+// 4.6.1); 10 million sessions of about a kilobyte each are already
+// gigabytes.
 const (
 	DefaultSessionCapacity = 100_000
 	DefaultSessionTTL      = time.Hour
+	MaxSessionCapacity     = 10_000_000
+	MaxSessionTTL          = 7 * 24 * time.Hour
 )
 
 // Validate checks the options that need no file access. Its errors are
@@ -120,11 +133,20 @@ func (o Options) Validate() error {
 	default:
 		return field.Errorf("SessionStore", strconv.Quote(o.SessionStore), "must be %s or %s", StoreTickets, StoreStateful)
 	}
-	if o.SessionCapacity < 0 {
-		return field.Errorf("SessionCapacity", o.SessionCapacity, "must be positive")
+	if o.SessionCapacity < 0 || o.SessionCapacity > MaxSessionCapacity {
+		return field.Errorf("SessionCapacity", o.SessionCapacity, "must be positive and at most %d", MaxSessionCapacity)
 	}
-	if o.SessionTTL < 0 {
-		return field.Errorf("SessionTTL", o.SessionTTL, "must be positive")
+	if o.SessionTTL < 0 || o.SessionTTL > MaxSessionTTL {
+		return field.Errorf("SessionTTL", o.SessionTTL, "must be positive and at most %v", MaxSessionTTL)
+	}
+	if o.HandshakeTimeout < 0 || o.HandshakeTimeout > MaxHandshakeTimeout {
+		return field.Errorf("HandshakeTimeout", o.HandshakeTimeout, "must be positive and at most %v", MaxHandshakeTimeout)
+	}
+	if o.MaxConns < 0 || o.MaxConns > MaxMaxConns {
+		return field.Errorf("MaxConns", o.MaxConns, "must be between 1 and %d", MaxMaxConns)
+	}
+	if o.FirstByteTimeout < 0 || o.FirstByteTimeout > MaxFirstByteTimeout {
+		return field.Errorf("FirstByteTimeout", o.FirstByteTimeout, "must be positive and at most %v", MaxFirstByteTimeout)
 	}
 	switch o.EarlyDataPolicy {
 	case "", EarlyDataAccept, EarlyDataReject, EarlyDataSingleUse:
@@ -331,6 +353,12 @@ func NewFromOptions(o Options, opts ...Option) (*Server, error) {
 	}
 	if o.IdleTimeout > 0 {
 		opts = append([]Option{WithIdleTimeout(o.IdleTimeout)}, opts...)
+	}
+	if o.FirstByteTimeout > 0 {
+		opts = append([]Option{WithFirstByteTimeout(o.FirstByteTimeout)}, opts...)
+	}
+	if o.MaxConns > 0 {
+		opts = append([]Option{WithMaxConns(o.MaxConns)}, opts...)
 	}
 	if o.KTLS {
 		opts = append(opts, WithKTLS())

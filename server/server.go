@@ -29,7 +29,9 @@ import (
 type Server struct {
 	tls              *tls.Config
 	handshakeTimeout time.Duration
+	firstByteTimeout time.Duration // WithFirstByteTimeout
 	idleTimeout      time.Duration
+	maxConns         int // WithMaxConns; the TCP connections served at once
 	log              *slog.Logger
 	connLog          *slog.Logger // log with the per-connection rate limit
 	limit            *ratelog.Handler
@@ -44,6 +46,9 @@ type Server struct {
 	handshakes atomic.Int64
 	resumed    atomic.Int64
 	active     atomic.Int64
+
+	held            atomic.Int64 // slots taken under maxConns
+	refusedMaxConns atomic.Int64
 
 	mu         sync.Mutex
 	failures   map[string]int64
@@ -104,6 +109,7 @@ func New(cfg *tls.Config, opts ...Option) *Server {
 	s := &Server{
 		tls:              cfg,
 		handshakeTimeout: 10 * time.Second,
+		firstByteTimeout: DefaultFirstByteTimeout,
 		idleTimeout:      DefaultIdleTimeout,
 		log:              slog.New(slog.DiscardHandler),
 		failures:         make(map[string]int64),
@@ -118,6 +124,9 @@ func New(cfg *tls.Config, opts ...Option) *Server {
 	for _, o := range opts {
 		o(s)
 	}
+	if s.maxConns <= 0 {
+		s.maxConns = DefaultMaxConns()
+	}
 	if s.ktls {
 		// Each connection logs its secrets into its own RecordConn.
 		s.tls = ktls.ServerConfig(s.tls)
@@ -128,10 +137,11 @@ func New(cfg *tls.Config, opts ...Option) *Server {
 }
 
 // Serve accepts connections from ln until ctx is done, then closes ln and
-// waits for the connections it started to end.
+// waits for the connections it started to end. Over the connection cap
+// (WithMaxConns), a connection is closed as soon as it is accepted.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	defer s.limit.Flush() // the count of lines not logged, if any
-	return acceptloop.Serve(ctx, ln, s.log, s.ServeConn)
+	return acceptloop.Serve(ctx, ln, s.log, s.serveCapped)
 }
 
 // ServeConn runs one connection to its end: handshake, then echo until the
@@ -161,7 +171,7 @@ func (s *Server) ServeConn(ctx context.Context, c net.Conn) {
 		hc.work = new(usage.Work)
 		hc.work.Resume()
 	}
-	err := s.handshake(ctx, c, tc, accepted)
+	err := s.handshake(ctx, c, tc, hc, accepted)
 	if hc.work != nil {
 		hc.work.Pause()
 	}
@@ -186,21 +196,27 @@ func (s *Server) ServeConn(ctx context.Context, c net.Conn) {
 	s.echo(ctx, tc, rc)
 }
 
-// handshake runs tc's handshake over c until the handshake timeout
-// after accepted, or until ctx ends. It bounds the handshake with a
-// deadline on c rather than a context with a timeout, for which crypto/tls
-// would start a goroutine per handshake to watch it, and clears the
-// deadline after.
-func (s *Server) handshake(ctx context.Context, c net.Conn, tc *tls.Conn, accepted time.Time) error {
-	c.SetDeadline(accepted.Add(s.handshakeTimeout))
-	// Registered after the deadline above, so that it cannot be undone
-	// by it; it runs at once if ctx has already ended.
+// handshake runs tc's handshake over c (hc being the reader between
+// them) until the handshake timeout after accepted, or the first-byte
+// timeout when nothing came by then, or until ctx ends. It bounds the
+// handshake with a deadline on c rather than a context with a timeout,
+// for which crypto/tls would start a goroutine per handshake to watch
+// it, and clears the deadline after.
+func (s *Server) handshake(ctx context.Context, c net.Conn, tc *tls.Conn, hc *handshakeConn, accepted time.Time) error {
+	deadline := accepted.Add(s.handshakeTimeout)
+	c.SetDeadline(deadline)
+	hc.firstRead = s.firstByteDeadline(ctx, c, accepted, deadline)
+	// Registered after the deadlines above, so that it cannot be undone
+	// by them; it runs at once if ctx has already ended.
 	stop := context.AfterFunc(ctx, func() { c.SetDeadline(time.Now()) })
 	err := tc.Handshake()
 	stop()
 	if err != nil {
 		if cerr := ctx.Err(); cerr != nil {
 			return fmt.Errorf("%w: %w", cerr, err)
+		}
+		if hc.firstRead != nil && hc.last == nil && errors.Is(err, os.ErrDeadlineExceeded) {
+			return fmt.Errorf("the client sent nothing for %v: %w", s.firstByteTimeout, err)
 		}
 		return err
 	}
@@ -320,6 +336,9 @@ type Counters struct {
 	Handshakes int64 `json:"handshakes"`
 	Resumed    int64 `json:"resumed"`
 	Active     int64 `json:"active"`
+	// RefusedMaxConns counts the TCP connections closed unserved
+	// because the connection cap was reached (WithMaxConns).
+	RefusedMaxConns int64 `json:"refused_max_conns,omitempty"`
 	// Failures counts failed handshakes by connerr kind.
 	Failures map[string]int64 `json:"failures,omitempty"`
 	// Versions and Groups count completed handshakes by negotiated TLS
@@ -378,12 +397,13 @@ func (s *Server) Counters() Counters {
 	s.settle()
 	u := usage.Self()
 	c := Counters{
-		Accepted:   s.accepted.Load(),
-		Handshakes: s.handshakes.Load(),
-		Resumed:    s.resumed.Load(),
-		Active:     s.active.Load(),
-		CPUNanos:   int64(u.CPU),
-		AllocBytes: u.AllocBytes,
+		Accepted:        s.accepted.Load(),
+		Handshakes:      s.handshakes.Load(),
+		Resumed:         s.resumed.Load(),
+		Active:          s.active.Load(),
+		RefusedMaxConns: s.refusedMaxConns.Load(),
+		CPUNanos:        int64(u.CPU),
+		AllocBytes:      u.AllocBytes,
 	}
 	s.mu.Lock()
 	c.Failures = counts.Clone(s.failures)
@@ -408,21 +428,22 @@ func (s *Server) Counters() Counters {
 // Sub returns the counts between earlier and c (Active is c's).
 func (c Counters) Sub(earlier Counters) Counters {
 	d := Counters{
-		Accepted:       c.Accepted - earlier.Accepted,
-		Handshakes:     c.Handshakes - earlier.Handshakes,
-		Resumed:        c.Resumed - earlier.Resumed,
-		Active:         c.Active,
-		Failures:       counts.Sub(c.Failures, earlier.Failures),
-		Versions:       counts.Sub(c.Versions, earlier.Versions),
-		Groups:         counts.Sub(c.Groups, earlier.Groups),
-		Identities:     counts.Sub(c.Identities, earlier.Identities),
-		Declined:       counts.Sub(c.Declined, earlier.Declined),
-		Selected:       counts.Sub(c.Selected, earlier.Selected),
-		KeyLoads:       c.KeyLoads - earlier.KeyLoads,
-		KeyDecryptions: c.KeyDecryptions - earlier.KeyDecryptions,
-		QUICVersions:   counts.Sub(c.QUICVersions, earlier.QUICVersions),
-		CPUNanos:       c.CPUNanos - earlier.CPUNanos,
-		AllocBytes:     c.AllocBytes - earlier.AllocBytes,
+		Accepted:        c.Accepted - earlier.Accepted,
+		Handshakes:      c.Handshakes - earlier.Handshakes,
+		Resumed:         c.Resumed - earlier.Resumed,
+		Active:          c.Active,
+		RefusedMaxConns: c.RefusedMaxConns - earlier.RefusedMaxConns,
+		Failures:        counts.Sub(c.Failures, earlier.Failures),
+		Versions:        counts.Sub(c.Versions, earlier.Versions),
+		Groups:          counts.Sub(c.Groups, earlier.Groups),
+		Identities:      counts.Sub(c.Identities, earlier.Identities),
+		Declined:        counts.Sub(c.Declined, earlier.Declined),
+		Selected:        counts.Sub(c.Selected, earlier.Selected),
+		KeyLoads:        c.KeyLoads - earlier.KeyLoads,
+		KeyDecryptions:  c.KeyDecryptions - earlier.KeyDecryptions,
+		QUICVersions:    counts.Sub(c.QUICVersions, earlier.QUICVersions),
+		CPUNanos:        c.CPUNanos - earlier.CPUNanos,
+		AllocBytes:      c.AllocBytes - earlier.AllocBytes,
 
 		EarlyDataOffered:  c.EarlyDataOffered - earlier.EarlyDataOffered,
 		EarlyDataAccepted: c.EarlyDataAccepted - earlier.EarlyDataAccepted,

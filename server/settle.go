@@ -34,6 +34,9 @@ type handshakeConn struct {
 	// work, with WithHandshakeCPU, measures the handshake's CPU time
 	// between its reads (the handshake's goroutine only).
 	work *usage.Work
+	// firstRead, when set, is called once, after the first read that
+	// returned bytes (the handshake's goroutine only).
+	firstRead func()
 }
 
 func (c *handshakeConn) Read(p []byte) (int, error) {
@@ -50,6 +53,9 @@ func (c *handshakeConn) Read(p []byte) (int, error) {
 	}
 	c.seq.Add(1) // working again
 	if n > 0 {
+		if c.firstRead != nil && c.last == nil {
+			c.firstRead()
+		}
 		c.last = append(c.last[:0], p[max(0, n-alertRecordLen):n]...)
 	}
 	return n, err

@@ -28,6 +28,7 @@ const mainEnv = "TLSBENCH_TEST_AS_MAIN"
 
 func TestMain(m *testing.M) {
 	spinIfAsked()
+	limitDescriptorsIfAsked()
 	// The child server of `tlsbench run` is this test binary again.
 	testchild.RunIfChild()
 	if os.Getenv(mainEnv) == "1" {

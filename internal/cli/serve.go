@@ -67,8 +67,8 @@ type serveFlags struct {
 	keyType, clientCA, keyCache, pkiDir, logLevel string
 	profile, earlyDataPolicy                      string
 	quic                                          bool
-	controlFD                                     int
-	idleTimeout                                   time.Duration
+	controlFD, maxConns                           int
+	idleTimeout, firstByteTimeout                 time.Duration
 	versions                                      []uint16
 	isSet                                         func(string) bool
 }
@@ -127,6 +127,9 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	c := srv.Counters()
 	fmt.Fprintf(stderr, "served %d handshakes (%d resumed), %d failed", c.Handshakes, c.Resumed, sumCounts(c.Failures))
+	if c.RefusedMaxConns > 0 {
+		fmt.Fprintf(stderr, ", %d connections refused at the connection limit", c.RefusedMaxConns)
+	}
 	if !st.keyCache {
 		fmt.Fprintf(stderr, ", %d key decryptions", c.KeyDecryptions)
 	}
@@ -137,6 +140,10 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fmt.Fprintln(stderr)
 	return err
 }
+
+// maxIdleTimeout bounds --idle-timeout: a day of silence is no echo
+// any benchmark needs.
+const maxIdleTimeout = 24 * time.Hour
 
 // serveAll serves TCP on ln and, when ql is not nil, QUIC on ql, until
 // ctx ends.
@@ -170,7 +177,9 @@ func parseServeFlags(args []string, stdout io.Writer) (*serveFlags, error) {
 	fs.StringVar(&f.logLevel, "log-level", "info", "what goes to stderr: error, warn (handshakes refused), info (also handshakes clients gave up), debug (also idle connections closed, HTTP requests)")
 	fs.BoolVar(&f.quic, "quic", false, "also accept QUIC (TLS 1.3; tlsbench-ping and h3) on UDP at the --listen address and port")
 	fs.StringVar(&f.earlyDataPolicy, "early-data-policy", server.EarlyDataAccept, "with --quic: "+earlyDataPolicyUsage)
-	fs.DurationVar(&f.idleTimeout, "idle-timeout", server.DefaultIdleTimeout, "close a connection that sends nothing (or does not read what it is sent) for this long after its handshake")
+	fs.DurationVar(&f.idleTimeout, "idle-timeout", server.DefaultIdleTimeout, "close a connection that sends nothing (or does not read what it is sent) for this long after its handshake (at most "+maxIdleTimeout.String()+")")
+	fs.DurationVar(&f.firstByteTimeout, "first-byte-timeout", server.DefaultFirstByteTimeout, "close a connection that sends nothing for this long after it was accepted (at most "+server.MaxFirstByteTimeout.String()+"; --handshake-timeout bounds the rest of the handshake)")
+	fs.IntVar(&f.maxConns, "max-conns", 0, fmt.Sprintf("`N` TCP connections served at once; one more is closed as soon as it is accepted, and logged (default: 90%% of the descriptor limit, at most 65536, here %d; at most %d)", server.DefaultMaxConns(), server.MaxMaxConns))
 	f.versions = []uint16{tls.VersionTLS12, tls.VersionTLS13}
 	fs.Var(listFlag[uint16]{&f.versions, tlsconf.ParseVersion, tlsconf.VersionName}, "tls", "TLS versions to accept: 1.2, 1.3")
 	if err := fs.parse(args); err != nil {
@@ -187,8 +196,14 @@ func (f *serveFlags) setup() (serveSetup, error) {
 	if st.level, err = parseLogLevel(f.logLevel); err != nil {
 		return st, usagef("--log-level %q: %v", f.logLevel, err)
 	}
-	if f.idleTimeout <= 0 {
-		return st, usagef("--idle-timeout %v: must be positive, e.g. 30s", f.idleTimeout)
+	if f.idleTimeout <= 0 || f.idleTimeout > maxIdleTimeout {
+		return st, usagef("--idle-timeout %v: must be positive and at most %v, e.g. 30s", f.idleTimeout, maxIdleTimeout)
+	}
+	if f.firstByteTimeout <= 0 || f.firstByteTimeout > server.MaxFirstByteTimeout {
+		return st, usagef("--first-byte-timeout %v: must be positive and at most %v, e.g. 3s", f.firstByteTimeout, server.MaxFirstByteTimeout)
+	}
+	if f.isSet("max-conns") && (f.maxConns < 1 || f.maxConns > server.MaxMaxConns) {
+		return st, usagef("--max-conns %d: must be between 1 and %d", f.maxConns, server.MaxMaxConns)
 	}
 	if st.keyCache, err = parseOnOff(f.keyCache); err != nil {
 		return st, usagef("--key-cache: %v", err)
@@ -206,7 +221,8 @@ func (f *serveFlags) setup() (serveSetup, error) {
 	if err := f.checkQUIC(); err != nil {
 		return st, err
 	}
-	st.opts = server.Options{DisableKeyCache: !st.keyCache, IdleTimeout: f.idleTimeout, QUIC: f.quic, EarlyDataPolicy: f.earlyDataPolicy}
+	st.opts = server.Options{DisableKeyCache: !st.keyCache, IdleTimeout: f.idleTimeout, QUIC: f.quic, EarlyDataPolicy: f.earlyDataPolicy,
+		FirstByteTimeout: f.firstByteTimeout, MaxConns: f.maxConns}
 	if err := f.apply(&st.opts, f.isSet); err != nil {
 		return st, err
 	}

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"fmt"
 	"strings"
 	"time"
 
@@ -36,13 +37,13 @@ func defineServerFlags(fs *flagSet, defaultListen string, withRevoked bool) *ser
 	fs.BoolVar(&f.mutual, "mutual", false, "require and verify client certificates (mutual TLS)")
 	fs.StringVar(&f.sessionStore, "session-store", server.StoreTickets,
 		"server session store: tickets (stateless, reusable) or stateful (server-side, single-use ids)")
-	fs.IntVar(&f.sessionCapacity, "session-capacity", server.DefaultSessionCapacity, "sessions the stateful store keeps")
-	fs.DurationVar(&f.sessionTTL, "session-ttl", server.DefaultSessionTTL, "lifetime of a session in the stateful store")
+	fs.IntVar(&f.sessionCapacity, "session-capacity", server.DefaultSessionCapacity, fmt.Sprintf("sessions the stateful store keeps (at most %d)", server.MaxSessionCapacity))
+	fs.DurationVar(&f.sessionTTL, "session-ttl", server.DefaultSessionTTL, "lifetime of a session in the stateful store (at most "+server.MaxSessionTTL.String()+", TLS 1.3's longest ticket lifetime)")
 	fs.StringVar(&f.ticketKeys, "ticket-keys", "", "`FILE` of session ticket keys (64 hex digits a line; first encrypts, all decrypt; re-read on change: replace it atomically)")
 	if withRevoked {
 		fs.StringVar(&f.revoked, "revoked", "", "`FILE` of revoked client certificate SHA-256 thumbprints (hex, one a line; re-read on change: replace it atomically, e.g. write a new file and rename it); their handshakes are refused and their sessions not resumed")
 	}
-	fs.DurationVar(&f.handshakeTimeout, "handshake-timeout", 10*time.Second, "server's limit for one handshake")
+	fs.DurationVar(&f.handshakeTimeout, "handshake-timeout", 10*time.Second, "server's limit for one handshake (at most "+server.MaxHandshakeTimeout.String()+")")
 	return f
 }
 
@@ -67,14 +68,14 @@ func (f *serverFlags) apply(o *server.Options, isSet func(string) bool) error {
 	o.TicketKeysFile = f.ticketKeys
 	o.RevokedFile = f.revoked
 	o.HandshakeTimeout = f.handshakeTimeout
-	if f.sessionCapacity < 1 {
-		return usagef("--session-capacity %d: must be at least 1", f.sessionCapacity)
+	if f.sessionCapacity < 1 || f.sessionCapacity > server.MaxSessionCapacity {
+		return usagef("--session-capacity %d: must be between 1 and %d", f.sessionCapacity, server.MaxSessionCapacity)
 	}
-	if f.sessionTTL <= 0 {
-		return usagef("--session-ttl %v: must be positive", f.sessionTTL)
+	if f.sessionTTL <= 0 || f.sessionTTL > server.MaxSessionTTL {
+		return usagef("--session-ttl %v: must be positive and at most %v", f.sessionTTL, server.MaxSessionTTL)
 	}
-	if f.handshakeTimeout <= 0 {
-		return usagef("--handshake-timeout %v: must be positive", f.handshakeTimeout)
+	if f.handshakeTimeout <= 0 || f.handshakeTimeout > server.MaxHandshakeTimeout {
+		return usagef("--handshake-timeout %v: must be positive and at most %v", f.handshakeTimeout, server.MaxHandshakeTimeout)
 	}
 	for flag, path := range map[string]string{"--ticket-keys": f.ticketKeys, "--revoked": f.revoked} {
 		if path != "" && !fileExists(path) {
