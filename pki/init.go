@@ -1,6 +1,7 @@
 package pki
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -19,7 +20,7 @@ type InitOptions struct {
 	// Hosts become the server certificates' SANs; default DefaultHosts.
 	Hosts []string
 	// Clients is the number of client identities, named "tlsbench client 1"
-	// and so on; default 0.
+	// and so on; default 0, at most MaxClients.
 	Clients int
 	// ClientKey is the client identities' key type; default ecdsa-p256.
 	ClientKey KeyType
@@ -30,13 +31,18 @@ type InitOptions struct {
 	// identity, encrypted with it.
 	P12Password string
 	// P12Iterations is the PKCS#12 key derivation count; 0 means
-	// DefaultP12Iterations (see there for why it is not higher).
+	// DefaultP12Iterations (see there for why it is not higher), at most
+	// MaxP12Iterations.
 	P12Iterations int
 	// Force replaces an existing PKI in Dir. Without it Init refuses, so
 	// that a second `pki init` cannot silently orphan the certificates that
 	// clients were already given.
 	Force bool
 }
+
+// MaxClients bounds InitOptions.Clients: each client identity is a key
+// generation and two to three files.
+const MaxClients = 10_000
 
 // File names in a PKI directory. Layout holds the full paths.
 const (
@@ -77,67 +83,62 @@ var pkiPatterns = []string{RootCertFile, IntermediateCertFile, "server-*.pem", "
 // files of an earlier PKI (those matching Layout's names) are removed first,
 // so that no stale client-7.pem of another root is left behind.
 func Init(opts InitOptions) (*Layout, error) {
+	return InitContext(context.Background(), opts)
+}
+
+// InitContext is Init that stops when ctx ends, at once even in the middle
+// of a key generation or a PKCS#12 key derivation (whose computation is
+// left to finish on its own, its result unused). When it fails or is
+// stopped, the files it wrote are removed: no half PKI is left in Dir
+// (every file is written whole, by rename, or not at all).
+func InitContext(ctx context.Context, opts InitOptions) (l *Layout, err error) {
 	o, err := opts.withDefaults()
 	if err != nil {
 		return nil, fmt.Errorf("pki init: %w", err)
 	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	if err := prepareDir(o.Dir, o.Force); err != nil {
 		return nil, fmt.Errorf("pki init: %w", err)
 	}
-
-	root, err := NewCA()
+	w := &initWriter{ctx: ctx, o: o}
+	defer func() {
+		if err != nil {
+			w.removeWritten()
+			if ctx.Err() == nil {
+				err = fmt.Errorf("pki init: %w", err)
+			}
+		}
+	}()
+	l, issuer, err := w.writeCAs()
 	if err != nil {
-		return nil, fmt.Errorf("pki init: %w", err)
+		return nil, err
 	}
-	issuer := root
-	if o.Intermediate {
-		if issuer, err = root.NewIntermediate(); err != nil {
-			return nil, fmt.Errorf("pki init: %w", err)
-		}
-	}
-
-	l := &Layout{
-		Dir:         o.Dir,
-		RootCert:    filepath.Join(o.Dir, RootCertFile),
-		ServerCerts: map[KeyType]string{},
-		ServerKeys:  map[KeyType]string{},
-		ServerP12:   map[KeyType]string{},
-	}
-	if err := WriteCertsPEM(l.RootCert, root.Cert); err != nil {
-		return nil, fmt.Errorf("pki init: %w", err)
-	}
-	if o.Intermediate {
-		l.IntermediateCert = filepath.Join(o.Dir, IntermediateCertFile)
-		if err := WriteCertsPEM(l.IntermediateCert, issuer.Cert); err != nil {
-			return nil, fmt.Errorf("pki init: %w", err)
-		}
-	}
-
 	for _, kt := range o.ServerKeys {
-		id, err := issuer.IssueServer(o.Hosts, WithKeyType(kt))
+		id, err := await(ctx, func() (*Identity, error) { return issuer.IssueServer(o.Hosts, WithKeyType(kt)) })
 		if err != nil {
-			return nil, fmt.Errorf("pki init: %w", err)
+			return nil, err
 		}
-		base := filepath.Join(o.Dir, "server-"+string(kt))
-		cert, key, p12, err := writeIdentity(base, id, o)
+		cert, key, p12, err := w.writeIdentity(filepath.Join(o.Dir, "server-"+string(kt)), id)
 		if err != nil {
-			return nil, fmt.Errorf("pki init: %w", err)
+			return nil, err
 		}
 		l.ServerCerts[kt], l.ServerKeys[kt] = cert, key
 		if p12 != "" {
 			l.ServerP12[kt] = p12
 		}
 	}
-
 	for n := 1; n <= o.Clients; n++ {
-		id, err := issuer.IssueClient(fmt.Sprintf("tlsbench client %d", n), WithKeyType(o.ClientKey))
+		id, err := await(ctx, func() (*Identity, error) {
+			return issuer.IssueClient(fmt.Sprintf("tlsbench client %d", n), WithKeyType(o.ClientKey))
+		})
 		if err != nil {
-			return nil, fmt.Errorf("pki init: %w", err)
+			return nil, err
 		}
-		base := filepath.Join(o.Dir, fmt.Sprintf("client-%d", n))
-		cert, key, p12, err := writeIdentity(base, id, o)
+		cert, key, p12, err := w.writeIdentity(filepath.Join(o.Dir, fmt.Sprintf("client-%d", n)), id)
 		if err != nil {
-			return nil, fmt.Errorf("pki init: %w", err)
+			return nil, err
 		}
 		l.ClientCerts = append(l.ClientCerts, cert)
 		l.ClientKeys = append(l.ClientKeys, key)
@@ -148,21 +149,114 @@ func Init(opts InitOptions) (*Layout, error) {
 	return l, nil
 }
 
-func writeIdentity(base string, id *Identity, o InitOptions) (cert, key, p12 string, err error) {
+// initWriter writes one PKI's files and remembers them, so that a PKI
+// that cannot be finished is removed.
+type initWriter struct {
+	ctx     context.Context
+	o       InitOptions
+	written []string
+}
+
+// write writes one file of the PKI, path, with put, unless ctx has
+// ended.
+func (w *initWriter) write(path string, put func() error) error {
+	if err := w.ctx.Err(); err != nil {
+		return err
+	}
+	if err := put(); err != nil {
+		return err
+	}
+	w.written = append(w.written, path)
+	return nil
+}
+
+func (w *initWriter) removeWritten() {
+	for _, p := range w.written {
+		os.Remove(p)
+	}
+}
+
+// writeCAs makes the root (and the intermediate) and writes their
+// certificates; it returns the layout so far and the leaves' issuer.
+func (w *initWriter) writeCAs() (*Layout, *CA, error) {
+	root, err := await(w.ctx, func() (*CA, error) { return NewCA() })
+	if err != nil {
+		return nil, nil, err
+	}
+	issuer := root
+	if w.o.Intermediate {
+		if issuer, err = await(w.ctx, func() (*CA, error) { return root.NewIntermediate() }); err != nil {
+			return nil, nil, err
+		}
+	}
+	l := &Layout{
+		Dir:         w.o.Dir,
+		RootCert:    filepath.Join(w.o.Dir, RootCertFile),
+		ServerCerts: map[KeyType]string{},
+		ServerKeys:  map[KeyType]string{},
+		ServerP12:   map[KeyType]string{},
+	}
+	if err := w.write(l.RootCert, func() error { return WriteCertsPEM(l.RootCert, root.Cert) }); err != nil {
+		return nil, nil, err
+	}
+	if w.o.Intermediate {
+		l.IntermediateCert = filepath.Join(w.o.Dir, IntermediateCertFile)
+		if err := w.write(l.IntermediateCert, func() error { return WriteCertsPEM(l.IntermediateCert, issuer.Cert) }); err != nil {
+			return nil, nil, err
+		}
+	}
+	return l, issuer, nil
+}
+
+func (w *initWriter) writeIdentity(base string, id *Identity) (cert, key, p12 string, err error) {
 	cert, key = base+".pem", base+"-key.pem"
-	if err := WriteCertsPEM(cert, id.Chain...); err != nil {
+	if err := w.write(cert, func() error { return WriteCertsPEM(cert, id.Chain...) }); err != nil {
 		return "", "", "", err
 	}
-	if err := WriteKeyPEM(key, id.Key); err != nil {
+	if err := w.write(key, func() error { return WriteKeyPEM(key, id.Key) }); err != nil {
 		return "", "", "", err
 	}
-	if o.P12Password != "" {
+	if w.o.P12Password != "" {
 		p12 = base + ".p12"
-		if err := WritePKCS12(p12, id, o.P12Password, o.P12Iterations); err != nil {
+		// The key derivation may take seconds (up to MaxP12Iterations):
+		// it must not hold a stop back.
+		data, err := await(w.ctx, func() ([]byte, error) { return EncodePKCS12(id, w.o.P12Password, w.o.P12Iterations) })
+		if err != nil {
+			if w.ctx.Err() == nil {
+				err = fmt.Errorf("write %s: %w", p12, err)
+			}
+			return "", "", "", err
+		}
+		if err := w.write(p12, func() error { return writeFile(p12, data, KeyFileMode) }); err != nil {
 			return "", "", "", err
 		}
 	}
 	return cert, key, p12, nil
+}
+
+// await runs f on a goroutine of its own and returns its result, or
+// ctx's error as soon as ctx ends; f then finishes unobserved, so it must
+// have no effect but its result.
+func await[T any](ctx context.Context, f func() (T, error)) (T, error) {
+	var zero T
+	if err := ctx.Err(); err != nil {
+		return zero, err
+	}
+	type result struct {
+		v   T
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		v, err := f()
+		done <- result{v, err}
+	}()
+	select {
+	case r := <-done:
+		return r.v, r.err
+	case <-ctx.Done():
+		return zero, ctx.Err()
+	}
 }
 
 func (o InitOptions) withDefaults() (InitOptions, error) {
@@ -197,8 +291,11 @@ func (o InitOptions) withDefaults() (InitOptions, error) {
 	if !o.ClientKey.Valid() {
 		return o, fmt.Errorf("client key type %q is not supported (valid: %s)", string(o.ClientKey), validKeyTypeNames())
 	}
-	if o.P12Iterations < 0 {
-		return o, fmt.Errorf("PKCS#12 iteration count %d is negative; use a positive count or 0 for the default (%d)", o.P12Iterations, DefaultP12Iterations)
+	if o.P12Iterations < 0 || o.P12Iterations > MaxP12Iterations {
+		return o, fmt.Errorf("PKCS#12 iteration count %d is out of range; use a count from 1 to %d, or 0 for the default (%d)", o.P12Iterations, MaxP12Iterations, DefaultP12Iterations)
+	}
+	if o.Clients > MaxClients {
+		return o, fmt.Errorf("number of clients %d is over %d", o.Clients, MaxClients)
 	}
 	return o, nil
 }

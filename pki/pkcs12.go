@@ -27,9 +27,14 @@ import (
 // should use a random password (`openssl rand -hex 16`), against which the
 // iteration count adds little (see the go-pkcs12 documentation of
 // Encoder.WithIterations). Use it when a file must meet that policy.
+//
+// MaxP12Iterations bounds the count: 10 million iterations are already
+// about 6 s of key derivation per file here, and several times that for
+// whoever opens the file; more is a mistake.
 const (
 	DefaultP12Iterations = 2048
 	OWASPP12Iterations   = 600_000
+	MaxP12Iterations     = 10_000_000
 )
 
 // ErrWrongPassword is wrapped by the errors DecodePKCS12 and LoadPKCS12
@@ -56,8 +61,8 @@ func EncodePKCS12(id *Identity, password string, iterations int) ([]byte, error)
 	if iterations == 0 {
 		iterations = DefaultP12Iterations
 	}
-	if iterations < 0 {
-		return nil, fmt.Errorf("encode PKCS#12: iteration count %d is negative; use a positive count or 0 for the default (%d)", iterations, DefaultP12Iterations)
+	if iterations < 0 || iterations > MaxP12Iterations {
+		return nil, fmt.Errorf("encode PKCS#12: iteration count %d is out of range; use a count from 1 to %d, or 0 for the default (%d)", iterations, MaxP12Iterations, DefaultP12Iterations)
 	}
 	var cas []*x509.Certificate
 	if len(id.Chain) > 1 {

@@ -89,8 +89,10 @@ func TestPKCS12Errors(t *testing.T) {
 	if _, err := pki.EncodePKCS12(id, "", 10); err == nil || !strings.Contains(err.Error(), "empty password") {
 		t.Errorf("empty password: %v", err)
 	}
-	if _, err := pki.EncodePKCS12(id, "pw", -1); err == nil || !strings.Contains(err.Error(), "negative") {
-		t.Errorf("negative iterations: %v", err)
+	for _, n := range []int{-1, pki.MaxP12Iterations + 1} {
+		if _, err := pki.EncodePKCS12(id, "pw", n); err == nil || !strings.Contains(err.Error(), "out of range") {
+			t.Errorf("%d iterations: %v", n, err)
+		}
 	}
 	if _, err := pki.EncodePKCS12(&pki.Identity{}, "pw", 10); err == nil {
 		t.Error("empty identity encoded")

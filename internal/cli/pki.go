@@ -56,10 +56,10 @@ func pkiInitCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		dir          = fs.String("dir", "", "`DIR` to write the PKI to (created with mode 0700 if missing)")
 		serverKeys   = fs.String("server-keys", string(pki.ECDSAP256), "server key `TYPES`, comma-separated, one identity each: "+keyTypeNames())
 		hosts        = strings.Join(pki.DefaultHosts, ",")
-		clients      = fs.Int("clients", 0, "`N` client identities for mutual TLS (client-1 ... client-N)")
+		clients      = fs.Int("clients", 0, fmt.Sprintf("`N` client identities for mutual TLS (client-1 ... client-N; at most %d)", pki.MaxClients))
 		intermediate = fs.Bool("intermediate", false, "issue the leaves from an intermediate CA, as real deployments do")
 		passwordFile = fs.String("p12-password-file", "", "also write PKCS#12 files, encrypted with the password on the first line of `FILE`")
-		iterations   = fs.Int("p12-iterations", 0, fmt.Sprintf("`N` PBKDF2 iterations for the PKCS#12 files (default %d, as OpenSSL)", pki.DefaultP12Iterations))
+		iterations   = fs.Int("p12-iterations", 0, fmt.Sprintf("`N` PBKDF2 iterations for the PKCS#12 files (default %d, as OpenSSL; at most %d)", pki.DefaultP12Iterations, pki.MaxP12Iterations))
 		force        = fs.Bool("force", false, "replace a PKI already in DIR (its files only)")
 	)
 	fs.Func("hosts", "`HOSTS` the server certificates are for: DNS names or IP addresses, comma-separated (default "+hosts+")", func(s string) error {
@@ -82,8 +82,8 @@ func pkiInitCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return usagef("--hosts: %v", err)
 	}
-	if *clients < 0 || *clients > 10000 {
-		return usagef("--clients %d: must be between 0 and 10000", *clients)
+	if *clients < 0 || *clients > pki.MaxClients {
+		return usagef("--clients %d: must be between 0 and %d", *clients, pki.MaxClients)
 	}
 	opts := pki.InitOptions{
 		Dir: *dir, ServerKeys: kts, Hosts: hostList, Clients: *clients,
@@ -93,8 +93,8 @@ func pkiInitCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		if *passwordFile == "" {
 			return usagef("--p12-iterations: PKCS#12 files are only written with --p12-password-file FILE")
 		}
-		if *iterations < 1 {
-			return usagef("--p12-iterations %d: must be at least 1 (default %d)", *iterations, pki.DefaultP12Iterations)
+		if *iterations < 1 || *iterations > pki.MaxP12Iterations {
+			return usagef("--p12-iterations %d: must be between 1 and %d (default %d)", *iterations, pki.MaxP12Iterations, pki.DefaultP12Iterations)
 		}
 		opts.P12Iterations = *iterations
 	}
@@ -109,7 +109,10 @@ func pkiInitCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return err
 	}
 
-	l, err := pki.Init(opts)
+	l, err := pki.InitContext(ctx, opts)
+	if ctx.Err() != nil && err != nil {
+		return &interruptedError{detail: "the files written so far were removed"}
+	}
 	var exists *pki.ExistsError
 	if errors.As(err, &exists) {
 		return usagef("--dir %s: already holds a PKI (%s); use another directory, or replace it with --force",

@@ -7,7 +7,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/tlsbench/tlsbench/internal/cli"
 	"github.com/tlsbench/tlsbench/internal/peers"
@@ -73,6 +75,10 @@ func TestPKIInitOpenSSL(t *testing.T) {
 func TestPKIExitCodes(t *testing.T) {
 	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "pki")
+	pw := filepath.Join(t.TempDir(), "pw")
+	if err := os.WriteFile(pw, []byte("s3cret\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		args []string
 		code int
@@ -84,6 +90,7 @@ func TestPKIExitCodes(t *testing.T) {
 		{[]string{"pki", "init", "--dir", dir, "--hosts", "a b"}, 2, "--hosts:"},
 		{[]string{"pki", "init", "--dir", dir, "--clients", "-3"}, 2, "--clients -3:"},
 		{[]string{"pki", "init", "--dir", dir, "--p12-password-file", filepath.Join(dir, "none")}, 2, "--p12-password-file:"},
+		{[]string{"pki", "init", "--dir", dir, "--p12-password-file", pw, "--p12-iterations", "100000000000"}, 2, "--p12-iterations 100000000000: must be between 1 and 10000000"},
 		{[]string{"pki", "init", "--help"}, 0, ""},
 	}
 	for _, tt := range tests {
@@ -99,5 +106,57 @@ func TestPKIExitCodes(t *testing.T) {
 	}
 	if _, err := os.Stat(dir); err == nil {
 		t.Error("a failed pki init created the directory")
+	}
+}
+
+// TestPKIInitInterrupted: pki init stopped by Ctrl-C (SIGINT) or SIGTERM
+// in the middle of a long PKCS#12 key derivation (10 million iterations,
+// the most allowed: seconds per file) exits within a second, as
+// interrupted, and leaves no file of the PKI it was writing.
+func TestPKIInitInterrupted(t *testing.T) {
+	t.Parallel()
+	for _, sig := range []os.Signal{os.Interrupt, syscall.SIGTERM} {
+		t.Run(sig.String(), func(t *testing.T) {
+			t.Parallel()
+			tmp := t.TempDir()
+			pw := filepath.Join(tmp, "pw")
+			if err := os.WriteFile(pw, []byte("s3cret\n"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			dir := filepath.Join(tmp, "pki")
+			cmd, _, stderr := selfProcess(t, nil, "pki", "init", "--dir", dir, "--clients", "2",
+				"--p12-password-file", pw, "--p12-iterations", "10000000")
+			// The server's key is written just before its PKCS#12 file's
+			// key derivation starts.
+			key := filepath.Join(dir, "server-ecdsa-p256-key.pem")
+			for end := time.Now().Add(30 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+				if _, err := os.Stat(key); err == nil {
+					break
+				}
+				if time.Now().After(end) {
+					t.Fatalf("pki init wrote no server key; stderr: %s", stderr)
+				}
+			}
+			time.Sleep(100 * time.Millisecond)
+			sent := time.Now()
+			cmd.Process.Signal(sig)
+			exited := make(chan error, 1)
+			go func() { exited <- cmd.Wait() }()
+			select {
+			case <-exited:
+			case <-time.After(time.Second):
+				t.Fatalf("pki init still running a second after %v", sig)
+			}
+			if code := cmd.ProcessState.ExitCode(); code != cli.ExitInterrupted {
+				t.Errorf("exit %d after %v, want %d; stderr: %s", code, time.Since(sent), cli.ExitInterrupted, stderr)
+			}
+			entries, err := os.ReadDir(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, e := range entries {
+				t.Errorf("an interrupted pki init left %s", e.Name())
+			}
+		})
 	}
 }
