@@ -12,6 +12,8 @@ import (
 	"net"
 	"strings"
 	"time"
+
+	"github.com/tlsbench/tlsbench/internal/hostname"
 )
 
 // Default names and hosts of the test PKI. The organization marks every
@@ -277,8 +279,8 @@ func splitHosts(hosts []string) ([]string, []net.IP, error) {
 			ips = append(ips, ip)
 			continue
 		}
-		if h == "" || strings.ContainsAny(h, " /:@%[]") {
-			return nil, nil, fmt.Errorf("host %q is neither an IP address nor a DNS name (examples: localhost, 127.0.0.1, ::1, *.example.test)", h)
+		if err := hostname.Check(h, hostname.Certificate); err != nil {
+			return nil, nil, fmt.Errorf("host %w (examples: localhost, 127.0.0.1, ::1, *.example.test)", err)
 		}
 		dns = append(dns, h)
 	}

@@ -321,8 +321,8 @@ func TestIssueServerHosts(t *testing.T) {
 			wantDNS: []string{"bench.example.test", "*.svc.example.test"}, wantIPs: []string{"::1", "10.0.0.7"},
 			verifyAs: []string{"bench.example.test", "a.svc.example.test", "10.0.0.7"}, wantCN: "bench.example.test"},
 		{name: "ip only", hosts: []string{"192.0.2.1"}, wantIPs: []string{"192.0.2.1"}, verifyAs: []string{"192.0.2.1"}, wantCN: "192.0.2.1"},
-		{name: "bad host", hosts: []string{"local host"}, wantError: `host "local host" is neither an IP address nor a DNS name`},
-		{name: "url", hosts: []string{"https://localhost"}, wantError: "neither an IP address nor a DNS name"},
+		{name: "bad host", hosts: []string{"local host"}, wantError: `host "local host" is neither a DNS name nor an IP address`},
+		{name: "url", hosts: []string{"https://localhost"}, wantError: "neither a DNS name nor an IP address"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tlsbench/tlsbench/internal/field"
+	"github.com/tlsbench/tlsbench/internal/hostname"
 )
 
 // Options configure the proxy. They are plain data so that the same
@@ -133,6 +134,9 @@ func (o Options) Validate() error {
 	o = o.withDefaults()
 	if _, _, err := net.SplitHostPort(o.Listen); err != nil {
 		return field.Errorf("Listen", strconv.Quote(o.Listen), "want host:port, e.g. %s", DefaultListen)
+	}
+	if err := hostname.CheckHostPort(o.Listen); err != nil {
+		return field.Errorf("Listen", nil, "the host %v", err)
 	}
 	if _, err := parseAllow(o.Allow); err != nil {
 		return err

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/tlsbench/tlsbench/internal/field"
+	"github.com/tlsbench/tlsbench/internal/hostname"
 	"github.com/tlsbench/tlsbench/loadgen"
 	"github.com/tlsbench/tlsbench/pki"
 	"github.com/tlsbench/tlsbench/results"
@@ -463,6 +464,14 @@ func (p *Plan) validateTarget() error {
 	}
 	if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
 		return field.Errorf("Target.Addr", strconv.Quote(p.Target.Addr), "the port must be a number from 1 to 65535")
+	}
+	if err := hostname.Check(host, hostname.Host); err != nil {
+		return field.Errorf("Target.Addr", nil, "the host %v", err)
+	}
+	if sn := p.Target.ServerName; sn != "" {
+		if err := hostname.Check(sn, hostname.Host); err != nil {
+			return field.Errorf("Target.ServerName", nil, "%v", err)
+		}
 	}
 	if p.Target.Insecure && p.Target.CAFile != "" {
 		return field.Errorf("Target.Insecure", nil, "{Target.Insecure} and {Target.CAFile} contradict each other: give one")

@@ -4,9 +4,9 @@ import (
 	"net"
 	"net/url"
 	"strconv"
-	"strings"
 
 	"github.com/tlsbench/tlsbench/internal/field"
+	"github.com/tlsbench/tlsbench/internal/hostname"
 )
 
 // ProxyBuiltin names the built-in proxy in Proxy.URL: tlsbench's own,
@@ -122,8 +122,8 @@ func ParseProxyURL(s string) error {
 	if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
 		return bad("the port must be a number from 1 to 65535")
 	}
-	if strings.ContainsAny(host, " /") {
-		return bad("not a host name")
+	if err := hostname.Check(host, hostname.Host); err != nil {
+		return field.Errorf("Proxy.URL", nil, "the host %v", err)
 	}
 	return nil
 }

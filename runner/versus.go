@@ -211,6 +211,10 @@ func (p *Plan) validateVersus() error {
 		t.Target.Addr = v.Target.Addr
 		var fe *field.Error
 		if err := t.validateTarget(); errors.As(err, &fe) && fe.Field == "Target.Addr" {
+			if fe.Value == "" {
+				// The reason quotes what it needs of the address.
+				return field.Errorf("Versus.Target.Addr", nil, "%s", fe.Reason)
+			}
 			return field.Errorf("Versus.Target.Addr", v.Target.Addr, "%s", fe.Reason)
 		}
 	}

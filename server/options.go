@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tlsbench/tlsbench/internal/field"
+	"github.com/tlsbench/tlsbench/internal/hostname"
 	"github.com/tlsbench/tlsbench/keys"
 	"github.com/tlsbench/tlsbench/pki"
 	"github.com/tlsbench/tlsbench/tlsconf"
@@ -141,6 +142,9 @@ func (o Options) Validate() error {
 	}
 	if o.HandshakeTimeout < 0 || o.HandshakeTimeout > MaxHandshakeTimeout {
 		return field.Errorf("HandshakeTimeout", o.HandshakeTimeout, "must be positive and at most %v", MaxHandshakeTimeout)
+	}
+	if err := hostname.CheckHostPort(o.Listen); err != nil {
+		return field.Errorf("Listen", nil, "the host %v", err)
 	}
 	if o.MaxConns < 0 || o.MaxConns > MaxMaxConns {
 		return field.Errorf("MaxConns", o.MaxConns, "must be between 1 and %d", MaxMaxConns)

@@ -16,7 +16,7 @@ const module = "github.com/tlsbench/tlsbench/"
 var utilities = []string{
 	"internal/connerr", "internal/field", "internal/memconn", "internal/procid",
 	"internal/tail", "internal/usage", "internal/childproc", "internal/ratelog",
-	"internal/acceptloop", "internal/counts",
+	"internal/acceptloop", "internal/counts", "internal/hostname",
 }
 
 // testSupport are packages for tests only: no production package may
@@ -55,7 +55,7 @@ var rules = map[string]rule{
 	// Utilities import nothing of tlsbench but each other.
 	"internal/connerr": {}, "internal/field": {}, "internal/memconn": {},
 	"internal/procid": {}, "internal/tail": {}, "internal/usage": {},
-	"internal/childproc": {may: []string{"internal/field", "internal/tail"}}, "internal/ratelog": {}, "internal/acceptloop": {}, "internal/counts": {},
+	"internal/childproc": {may: []string{"internal/field", "internal/tail"}}, "internal/ratelog": {}, "internal/acceptloop": {}, "internal/counts": {}, "internal/hostname": {},
 	// Test support may use what it starts: testchild re-runs the
 	// command's code as a child server; peers writes the key stores a
 	// Java server reads with pki.

@@ -364,7 +364,7 @@ var fieldFlags = map[string]string{
 	"Warmup": "--warmup", "MinResumption": "--min-resumption", "MaxErrorRate": "--max-error-rate",
 	"ClientIdentities": "--client-identities", "SessionPool": "--session-pool", "TicketReuse": "--ticket-reuse",
 	"Server.Identities": "--identity", "ServerCA": "--ca",
-	"Target.Addr": "--target", "Target.Insecure": "--insecure", "Target.CAFile": "--ca", "Target.Request": "--request",
+	"Target.Addr": "--target", "Target.ServerName": "--sni", "Target.Insecure": "--insecure", "Target.CAFile": "--ca", "Target.Request": "--request",
 	"Target.CertFile": "--client-cert", "Target.KeyFile": "--client-key", "Target.ServerPID": "--server-pid",
 	"Buffers": "--buffer", "Directions": "--direction", "Source": "--source", "KTLS": "--ktls",
 	"Bytes": "--bytes", "Duration": "--duration", "Rates": "--rate", "Rate": "--rate", "Arrival": "--arrival",

@@ -5,10 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"path/filepath"
 	"strings"
 
+	"github.com/tlsbench/tlsbench/internal/hostname"
 	"github.com/tlsbench/tlsbench/keys"
 	"github.com/tlsbench/tlsbench/pki"
 )
@@ -129,8 +129,8 @@ func pkiInitCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 
 // parseHosts splits --hosts. pki.Init checks the names too, but a CLI
 // error must name the flag, so the same rule is applied here first: an IP
-// address (brackets allowed) or a DNS name without spaces, slashes,
-// colons or other URL punctuation.
+// address (brackets allowed) or a DNS name, its first label a wildcard
+// or not (hostname.Check).
 func parseHosts(s string) ([]string, error) {
 	var out []string
 	for _, h := range strings.Split(s, ",") {
@@ -138,8 +138,8 @@ func parseHosts(s string) ([]string, error) {
 		if h == "" {
 			continue
 		}
-		if net.ParseIP(strings.Trim(h, "[]")) == nil && strings.ContainsAny(h, " /:@%[]") {
-			return nil, fmt.Errorf("%q is neither an IP address nor a DNS name (examples: localhost, 127.0.0.1, ::1, *.example.test)", h)
+		if err := hostname.Check(h, hostname.Certificate); err != nil {
+			return nil, fmt.Errorf("%w (examples: localhost, 127.0.0.1, ::1, *.example.test)", err)
 		}
 		out = append(out, h)
 	}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tlsbench/tlsbench/internal/hostname"
 	"github.com/tlsbench/tlsbench/pki"
 	"github.com/tlsbench/tlsbench/probe"
 )
@@ -172,6 +173,14 @@ func (f *probeFlags) validate() error {
 	host, port, err := net.SplitHostPort(f.addr)
 	if err != nil || host == "" || port == "" {
 		return usagef("address %q: want HOST:PORT, e.g. 127.0.0.1:443 or [::1]:8443", f.addr)
+	}
+	if err := hostname.Check(host, hostname.Host); err != nil {
+		return usagef("address: the host %v", err)
+	}
+	if f.sni != "" {
+		if err := hostname.Check(f.sni, hostname.Host); err != nil {
+			return usagef("--sni: %v", err)
+		}
 	}
 	if f.format != "table" && f.format != "json" {
 		return usagef("--format: %q is not table or json", f.format)

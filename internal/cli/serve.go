@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/tlsbench/tlsbench/internal/hostname"
 	"github.com/tlsbench/tlsbench/pki"
 	"github.com/tlsbench/tlsbench/results"
 	"github.com/tlsbench/tlsbench/server"
@@ -214,6 +215,9 @@ func (f *serveFlags) setup() (serveSetup, error) {
 	}
 	if _, _, err := net.SplitHostPort(f.listen); err != nil {
 		return st, usagef("--listen %q: %v (want host:port, e.g. 127.0.0.1:8443)", f.listen, err)
+	}
+	if err := hostname.CheckHostPort(f.listen); err != nil {
+		return st, usagef("--listen: the host %v", err)
 	}
 	if f.clientCA != "" && !f.mutual {
 		return st, usagef("--client-ca applies to client certificates: add --mutual")

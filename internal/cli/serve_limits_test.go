@@ -1,6 +1,8 @@
 package cli_test
 
 import (
+	"bytes"
+	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"net"
@@ -12,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/tlsbench/tlsbench/internal/cli"
 )
 
 // nofileEnv makes this test binary, started as tlsbench, lower its
@@ -193,5 +197,38 @@ func TestServeDefaultMaxConnsKeepsAccepting(t *testing.T) {
 	d, err := legitimate(addr, caFile, 2500*time.Millisecond)
 	if d >= 2500*time.Millisecond || err != nil && strings.Contains(err.Error(), "no such file") {
 		t.Errorf("a handshake while silent clients hold the server: %v after %v, want it answered at once; stderr:\n%s", err, d, stderr)
+	}
+}
+
+// TestHostNameFlags: a host name no server could have is a usage error
+// (exit 2) naming the flag, before any work: a 70,000-character --sni,
+// a 300-character --hosts label, --target with a bad host.
+func TestHostNameFlags(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir() + "/pki"
+	for _, tt := range []struct {
+		name string
+		args []string
+		msg  string
+	}{
+		{"long sni", []string{"run", "--target", "127.0.0.1:1", "--sni", strings.Repeat("a", 70000)}, `--sni: "aaaa`},
+		{"long hosts label", []string{"pki", "init", "--dir", dir, "--hosts", strings.Repeat("b", 300) + ".test"}, `--hosts: "bbbb`},
+		{"target", []string{"run", "--target", "a..b:443"}, `--target: the host "a..b"`},
+		{"listen", []string{"serve", "--listen", "a..b:0"}, `--listen: the host "a..b"`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			err := cli.Run(context.Background(), tt.args, &stdout, &stderr)
+			m := cli.Message(err)
+			if got := cli.ExitCode(err); got != 2 {
+				t.Errorf("exit %d, want 2 (%.200s)", got, m)
+			}
+			if !strings.Contains(m, tt.msg) || strings.Contains(m, "\n") || len(m) > 300 {
+				t.Errorf("message %.300q, want one short line containing %q", m, tt.msg)
+			}
+		})
+	}
+	if _, err := os.Stat(dir); err == nil {
+		t.Error("pki init with a bad --hosts wrote a directory")
 	}
 }
