@@ -21,6 +21,12 @@ intermediate CA, one server identity per --server-keys key type, and
 PKCS#12 files too (PBES2: PBKDF2-HMAC-SHA256 and AES-256-CBC, as OpenSSL 3
 writes them). Private keys and PKCS#12 files get mode 0600. The CA keys are
 not kept, so the root cannot sign anything else. It prints what it wrote.
+Interrupted (Ctrl-C, SIGTERM), it stops at once and removes the files it
+had written.
+
+--hosts takes IP addresses and DNS names: labels of 1 to 63 letters,
+digits, hyphens and underscores, not starting or ending with a hyphen, at
+most 253 characters; a wildcard first label (*.example.test) is allowed.
 
 Examples:
   tlsbench pki init --dir ./pki
