@@ -72,7 +72,8 @@ func TestMintCacheEvictsLeastRecentlyUsed(t *testing.T) {
 		var d net.Dialer
 		return d.DialContext(ctx, network, org.addr)
 	}
-	p := startProxy(t, org, proxy.Options{MintCache: true, MintCacheSize: 2, OriginInsecure: true}, proxy.WithDial(toOrigin))
+	p := startProxy(t, org, proxy.Options{MintCache: true, MintCacheSize: 2, OriginInsecure: true},
+		proxy.WithDial(toOrigin), proxy.WithResolve(fixedResolver("127.0.0.1")))
 	for i, step := range []struct {
 		host        string
 		mints, hits int64
