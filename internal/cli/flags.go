@@ -385,7 +385,7 @@ var fieldFlags = map[string]string{
 	// The proxy between client and server (run --proxy).
 	"Proxy.URL": "--proxy", "Proxy.CAFile": "--proxy-ca", "Proxy.PID": "--proxy-pid", "Request": "--request",
 	// The built-in proxy's settings (proxy.Options).
-	"Allow": "--allow", "ConnectPorts": "--connect-ports", "CACert": "--ca-cert", "CAKey": "--ca-key",
+	"Allow": "--allow", "AllowDest": "--allow-dest", "ConnectPorts": "--connect-ports", "CACert": "--ca-cert", "CAKey": "--ca-key",
 	"PKIDir": "--pki-dir", "OriginCA": "--origin-ca", "OriginInsecure": "--origin-insecure", "Buffer": "--buffer",
 	"ReadFill": "--read-fill", "LeafKey": "--leaf-key", "MintCache": "--mint-cache", "MintCacheSize": "--mint-cache-size",
 	"MaxConns": "--max-conns", "HandshakeTimeout": "--handshake-timeout", "IdleTimeout": "--idle-timeout", "LogLevel": "--log-level",
