@@ -509,5 +509,6 @@ func proxyWords(proxyURL string) loadgen.Words {
 	w.Advice[loadgen.AdviceProxyFull] = "the proxy is at its connection limit: lower --concurrency, or raise the proxy's limit (tlsbench proxy: --max-conns)"
 	w.Advice[loadgen.AdviceProxyPort] = "the proxy does not tunnel to this port: allow it in the proxy's rules (tlsbench proxy: --connect-ports)"
 	w.Advice[loadgen.AdviceProxySource] = "the proxy does not serve this client's address: allow it in the proxy's rules (tlsbench proxy: --allow)"
+	w.Advice[loadgen.AdviceProxyDest] = "the proxy does not tunnel to the target's address: allow it in the proxy's rules (tlsbench proxy: --allow-dest), unless it is one no proxy should reach (link-local, multicast)"
 	return w
 }
