@@ -54,9 +54,10 @@
 //
 // Early data is decided per resumption by the session policy
 // (Options.EarlyDataPolicy; see earlyData): the tickets issued over QUIC
-// always allow it, and the server accepts it, refuses it, or accepts it
-// on a ticket's first use only, remembering each such ticket for the
-// minute its early data may be accepted at all.
+// always allow it, and the server accepts it on a ticket's first use
+// only (the default), remembering each such ticket for the minute its
+// early data may be accepted at all, refuses it, or accepts it every
+// time, replays included.
 //
 // Hostile QUIC peers meet bounds: the handshake timeout (quic-go's idle
 // timeout and the server's own), the idle timeout after it, a few
