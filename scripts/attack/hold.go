@@ -1,0 +1,150 @@
+//go:build linux
+
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// holdFor is how long held connections stay: past the targets' 10 s
+// handshake limit, so that a limit that works shows as connections cut.
+const holdFor = 12 * time.Second
+
+// held is a set of connections the harness keeps open, and when the
+// target closed each.
+type held struct {
+	conns    []net.Conn
+	openErrs int
+	start    time.Time
+	mu       sync.Mutex
+	cutAt    []time.Duration // since start, of each connection the target closed
+	wg       sync.WaitGroup
+}
+
+// openConns dials n connections to addr, 100 at a time, and watches each
+// for the target's close.
+func openConns(ctx context.Context, addr string, n int) *held {
+	h := &held{conns: make([]net.Conn, n)}
+	sem := make(chan struct{}, 100)
+	var errs atomic.Int64
+	var wg sync.WaitGroup
+	d := &net.Dialer{Timeout: 5 * time.Second}
+	for i := range n {
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			c, err := d.DialContext(ctx, "tcp", addr)
+			if err != nil {
+				errs.Add(1)
+				return
+			}
+			h.conns[i] = c
+		}()
+	}
+	wg.Wait()
+	h.openErrs = int(errs.Load())
+	h.start = time.Now()
+	for _, c := range h.conns {
+		if c != nil {
+			h.watch(c)
+		}
+	}
+	return h
+}
+
+// watch reads c until the target closes it (or the harness does).
+func (h *held) watch(c io.Reader) {
+	h.wg.Add(1)
+	go h.readToEnd(c)
+}
+
+func (h *held) readToEnd(c io.Reader) {
+	defer h.wg.Done()
+	buf := make([]byte, 512)
+	for {
+		if _, err := c.Read(buf); err != nil {
+			h.mu.Lock()
+			h.cutAt = append(h.cutAt, time.Since(h.start))
+			h.mu.Unlock()
+			return
+		}
+	}
+}
+
+// cutSoFar counts the connections the target closed until now.
+func (h *held) cutSoFar() (int, time.Duration) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	first := time.Duration(0)
+	for _, d := range h.cutAt {
+		if first == 0 || d < first {
+			first = d
+		}
+	}
+	return len(h.cutAt), first
+}
+
+// release closes what is left and describes what the target did.
+func (h *held) release() string {
+	n, first := h.cutSoFar()
+	for _, c := range h.conns {
+		if c != nil {
+			closeAbort(c)
+		}
+	}
+	h.wg.Wait()
+	opened := len(h.conns) - h.openErrs
+	s := fmt.Sprintf("%d/%d opened", opened, len(h.conns))
+	if n == 0 {
+		return s + fmt.Sprintf(", none cut in %.0f s", holdFor.Seconds())
+	}
+	return s + fmt.Sprintf(", %d cut by the target (first at %.1f s)", n, first.Seconds())
+}
+
+// idleConns holds n connections that send nothing.
+func idleConns(n int) func(context.Context, *config, *target, func()) string {
+	return func(ctx context.Context, _ *config, t *target, inEffect func()) string {
+		h := openConns(ctx, t.addr, n)
+		inEffect()
+		sleepCtx(ctx, holdFor)
+		return h.release()
+	}
+}
+
+// slowloris holds n connections, each sending one more byte of a real
+// ClientHello every second.
+func slowloris(n int) func(context.Context, *config, *target, func()) string {
+	return func(ctx context.Context, _ *config, t *target, inEffect func()) string {
+		hello := clientHelloRecord()
+		h := openConns(ctx, t.addr, n)
+		inEffect()
+		for sec := 0; sec < int(holdFor/time.Second) && ctx.Err() == nil; sec++ {
+			tick := time.Now()
+			for _, c := range h.conns {
+				if c != nil {
+					c.SetWriteDeadline(time.Now().Add(10 * time.Millisecond))
+					c.Write(hello[sec : sec+1])
+				}
+			}
+			sleepCtx(ctx, time.Second-time.Since(tick))
+		}
+		return h.release()
+	}
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) {
+	if d <= 0 {
+		return
+	}
+	select {
+	case <-ctx.Done():
+	case <-time.After(d):
+	}
+}
