@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -25,6 +26,22 @@ type held struct {
 	mu       sync.Mutex
 	cutAt    []time.Duration // since start, of each connection the target closed
 	wg       sync.WaitGroup
+	answers  map[string]int // the first line the target sent, on those it answered
+}
+
+// noteAnswer counts what the target sent first on a held connection: a
+// refusal (503) is not the same as a cut.
+func (h *held) noteAnswer(b []byte) {
+	line, _, _ := strings.Cut(string(b), "\r\n")
+	if len(line) > 0 && line[0] < ' ' {
+		line = fmt.Sprintf("TLS record type %d", line[0])
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.answers == nil {
+		h.answers = map[string]int{}
+	}
+	h.answers[oneLine(strings.TrimPrefix(line, "HTTP/1.1 "))]++
 }
 
 // openConns dials n connections to addr, 100 at a time, and watches each
@@ -68,8 +85,14 @@ func (h *held) watch(c io.Reader) {
 func (h *held) readToEnd(c io.Reader) {
 	defer h.wg.Done()
 	buf := make([]byte, 512)
+	first := true
 	for {
-		if _, err := c.Read(buf); err != nil {
+		n, err := c.Read(buf)
+		if n > 0 && first {
+			first = false
+			h.noteAnswer(buf[:n])
+		}
+		if err != nil {
 			h.mu.Lock()
 			h.cutAt = append(h.cutAt, time.Since(h.start))
 			h.mu.Unlock()
@@ -79,21 +102,21 @@ func (h *held) readToEnd(c io.Reader) {
 }
 
 // cutSoFar counts the connections the target closed until now.
-func (h *held) cutSoFar() (int, time.Duration) {
+func (h *held) cutSoFar() (n int, first, last time.Duration) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	first := time.Duration(0)
-	for _, d := range h.cutAt {
-		if first == 0 || d < first {
+	for i, d := range h.cutAt {
+		if i == 0 || d < first {
 			first = d
 		}
+		last = max(last, d)
 	}
-	return len(h.cutAt), first
+	return len(h.cutAt), first, last
 }
 
 // release closes what is left and describes what the target did.
 func (h *held) release() string {
-	n, first := h.cutSoFar()
+	n, first, last := h.cutSoFar()
 	for _, c := range h.conns {
 		if c != nil {
 			closeAbort(c)
@@ -105,7 +128,11 @@ func (h *held) release() string {
 	if n == 0 {
 		return s + fmt.Sprintf(", none cut in %.0f s", holdFor.Seconds())
 	}
-	return s + fmt.Sprintf(", %d cut by the target (first at %.1f s)", n, first.Seconds())
+	s += fmt.Sprintf(", %d cut by the target (first at %.1f s, last at %.1f s)", n, first.Seconds(), last.Seconds())
+	for line, k := range h.answers {
+		s += fmt.Sprintf(", %d answered %q first", k, line)
+	}
+	return s
 }
 
 // idleConns holds n connections that send nothing.

@@ -8,7 +8,8 @@ import (
 	"fmt"
 	"math/big"
 	"net"
-	"sync/atomic"
+	"strings"
+	"sync"
 	"time"
 )
 
@@ -44,16 +45,7 @@ func garbageInitials(rate int, d time.Duration) func(context.Context, *config, *
 			return "no UDP socket: " + oneLine(err.Error())
 		}
 		defer c.Close()
-		var answers atomic.Int64
-		go func() {
-			buf := make([]byte, 2048)
-			for {
-				if _, err := c.Read(buf); err != nil {
-					return
-				}
-				answers.Add(1)
-			}
-		}()
+		back := watchAnswers(c)
 		inEffect()
 		sent, start := 0, time.Now()
 		burst := rate / 100
@@ -66,6 +58,66 @@ func garbageInitials(rate int, d time.Duration) func(context.Context, *config, *
 		}
 		el := time.Since(start).Seconds()
 		time.Sleep(200 * time.Millisecond) // the last answers
-		return fmt.Sprintf("%d Initials sent in %.1f s (%.0f/s), %d datagrams answered", sent, el, float64(sent)/el, answers.Load())
+		return fmt.Sprintf("%d Initials sent in %.1f s (%.0f/s); answered: %s", sent, el, float64(sent)/el, back.String())
 	}
+}
+
+// answers counts the server's datagrams by packet type: each one it
+// sends for garbage is work (and bytes) an attacker got for free.
+type answers struct {
+	mu     sync.Mutex
+	bytes  int
+	byType map[string]int
+	order  []string
+}
+
+func watchAnswers(c net.Conn) *answers {
+	a := &answers{byType: map[string]int{}}
+	go func() {
+		buf := make([]byte, 2048)
+		for {
+			n, err := c.Read(buf)
+			if err != nil {
+				return
+			}
+			a.add(n, packetType(buf[:n]))
+		}
+	}()
+	return a
+}
+
+func (a *answers) add(n int, kind string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.byType[kind] == 0 {
+		a.order = append(a.order, kind)
+	}
+	a.byType[kind]++
+	a.bytes += n
+}
+
+func (a *answers) String() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if len(a.order) == 0 {
+		return "nothing"
+	}
+	var parts []string
+	for _, k := range a.order {
+		parts = append(parts, fmt.Sprintf("%d %s", a.byType[k], k))
+	}
+	return fmt.Sprintf("%s (%d bytes)", strings.Join(parts, ", "), a.bytes)
+}
+
+// packetType names a QUIC packet by its first byte and version.
+func packetType(p []byte) string {
+	switch {
+	case len(p) < 5:
+		return "short datagram"
+	case p[0]&0x80 == 0:
+		return "short-header (stateless reset?)"
+	case p[1]|p[2]|p[3]|p[4] == 0:
+		return "version negotiation"
+	}
+	return [...]string{"Initial", "0-RTT", "Handshake", "Retry"}[p[0]>>4&3]
 }
