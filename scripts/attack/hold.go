@@ -27,6 +27,9 @@ type held struct {
 	cutAt    []time.Duration // since start, of each connection the target closed
 	wg       sync.WaitGroup
 	answers  map[string]int // the first line the target sent, on those it answered
+	// dataExpected is set where the target relays bytes: they are
+	// traffic, not an answer.
+	dataExpected bool
 }
 
 // noteAnswer counts what the target sent first on a held connection: a
@@ -85,17 +88,19 @@ func (h *held) watch(c io.Reader) {
 func (h *held) readToEnd(c io.Reader) {
 	defer h.wg.Done()
 	buf := make([]byte, 512)
-	first := true
+	answered := false
 	for {
 		n, err := c.Read(buf)
-		if n > 0 && first {
-			first = false
+		if n > 0 && !answered && !h.dataExpected {
+			answered = true
 			h.noteAnswer(buf[:n])
 		}
 		if err != nil {
-			h.mu.Lock()
-			h.cutAt = append(h.cutAt, time.Since(h.start))
-			h.mu.Unlock()
+			if !answered { // an answer (a refusal) then a close is not a silent cut
+				h.mu.Lock()
+				h.cutAt = append(h.cutAt, time.Since(h.start))
+				h.mu.Unlock()
+			}
 			return
 		}
 	}
@@ -126,11 +131,12 @@ func (h *held) release() string {
 	opened := len(h.conns) - h.openErrs
 	s := fmt.Sprintf("%d/%d opened", opened, len(h.conns))
 	if n == 0 {
-		return s + fmt.Sprintf(", none cut in %.0f s", holdFor.Seconds())
+		s += fmt.Sprintf(", none cut in %.0f s", holdFor.Seconds())
+	} else {
+		s += fmt.Sprintf(", %d cut by the target (first at %.1f s, last at %.1f s)", n, first.Seconds(), last.Seconds())
 	}
-	s += fmt.Sprintf(", %d cut by the target (first at %.1f s, last at %.1f s)", n, first.Seconds(), last.Seconds())
 	for line, k := range h.answers {
-		s += fmt.Sprintf(", %d answered %q first", k, line)
+		s += fmt.Sprintf(", %d answered %q", k, line)
 	}
 	return s
 }

@@ -145,7 +145,7 @@ func trickle(c net.Conn) {
 func stalledRelay(n int) func(context.Context, *config, *target, func()) string {
 	return func(ctx context.Context, _ *config, t *target, inEffect func()) string {
 		p := newProber(t)
-		h := &held{}
+		h := &held{dataExpected: true}
 		var tunnels []*tls.Conn
 		for range n {
 			raw, tc, err := p.tunnel(ctx, t.harnessOrigin)

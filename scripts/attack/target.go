@@ -167,7 +167,9 @@ func startServe(cfg *config, quic bool, dir string, extra ...string) (*target, e
 
 // startProxy starts a serve child as the proxy's origin on loopback,
 // then the proxy, with the origin's port (and the harness origin's, and
-// 443 for the forbidden destinations) allowed.
+// 443 for the forbidden destinations) allowed. Its destinations are left
+// to its defaults (a proxy that judges them reaches this machine), so
+// that what it answers a forbidden one is its default's answer.
 func startProxy(cfg *config, o attackOpts) (*target, error) {
 	origin, err := startServe(cfg, false, filepath.Join(cfg.tmp, "origin-pki"))
 	if err != nil {
@@ -184,7 +186,6 @@ func startProxy(cfg *config, o attackOpts) (*target, error) {
 	}
 	args := []string{"proxy", "--listen", "127.0.0.1:0", "--pki-dir", filepath.Join(cfg.tmp, "proxy-pki"),
 		"--origin-ca", origin.ca, "--connect-ports", strings.Join(ports, ",")}
-	args = append(args, proxyPolicy(cfg)...)
 	args = append(args, o.proxyArgs...)
 	args = append(args, cfg.proxyFlags...)
 	p, err := startChild(cfg, "proxy", args)
@@ -194,16 +195,6 @@ func startProxy(cfg *config, o attackOpts) (*target, error) {
 	}
 	p.origin, p.harnessOrigin = origin, harnessOrigin
 	return p, nil
-}
-
-// proxyPolicy lets a proxy that refuses loopback destinations by default
-// reach the loopback origin, so that the legitimate handshake measures
-// the proxy and not its refusal. A proxy without the flag gets nothing.
-func proxyPolicy(cfg *config) []string {
-	if !hasFlag(cfg.proxyHelp, "allow-dest") || strings.Contains(strings.Join(cfg.proxyFlags, " "), "--allow-dest") {
-		return nil
-	}
-	return []string{"--allow-dest", "127.0.0.1/32"}
 }
 
 func port(addr string) string {
