@@ -87,7 +87,34 @@ func setup(bin, serveFlags, proxyFlags string) (*config, func(), error) {
 		cleanup()
 		return nil, nil, fmt.Errorf("-bin %s: not a tlsbench binary with serve and proxy commands", cfg.bin)
 	}
+	cfg.serveFlags = knownFlags("serve", cfg.serveHelp, cfg.serveFlags)
+	cfg.proxyFlags = knownFlags("proxy", cfg.proxyHelp, cfg.proxyFlags)
 	return cfg, cleanup, nil
+}
+
+// knownFlags drops the flags (with their values) that the command's help
+// does not list, saying so: the same command line then measures a binary
+// from before a flag existed (with its defaults) and one from after.
+func knownFlags(command, help string, flags []string) []string {
+	var kept []string
+	for i := 0; i < len(flags); i++ {
+		f := flags[i]
+		name, _, hasValue := strings.Cut(strings.TrimLeft(f, "-"), "=")
+		takesNext := !hasValue && i+1 < len(flags) && !strings.HasPrefix(flags[i+1], "-")
+		if strings.HasPrefix(f, "-") && !hasFlag(help, name) {
+			fmt.Fprintf(os.Stderr, "%s has no --%s: left out, its default stands\n", command, name)
+			if takesNext {
+				i++
+			}
+			continue
+		}
+		kept = append(kept, f)
+		if takesNext {
+			kept = append(kept, flags[i+1])
+			i++
+		}
+	}
+	return kept
 }
 
 // helpText is a command's --help; help goes to stdout or stderr and may
