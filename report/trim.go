@@ -13,7 +13,8 @@ import "github.com/tlsbench/tlsbench/results"
 // candidate, and the sides of an interleaved run are compared wherever
 // they are shown. The formats that write each record as it comes (json,
 // csv, benchfmt) hold none: they need no Trim, and json would lose what
-// it drops.
+// it drops. Trim changes rec's maps: rec is a record of its own, as
+// results.DecodeEach gives each.
 func Trim(rec *results.Record, f Format, overlay bool) {
 	for name, p := range rec.Phases {
 		p.Histogram = ""
