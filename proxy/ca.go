@@ -48,26 +48,34 @@ func loadCA(o Options) (*pki.CA, string, error) {
 		}
 	}
 	cert, key := filepath.Join(dir, CACertFile), filepath.Join(dir, CAKeyFile)
+	dest, _ := parseDest(o.AllowDest) // checked by Validate
 	_, cerr := os.Stat(cert)
 	_, kerr := os.Stat(key)
 	switch {
 	case cerr == nil && kerr == nil:
 		ca, err := readCA(cert, key)
+		if err == nil {
+			err = checkCovers(ca.Cert, dest, dir)
+		}
 		return ca, cert, err
 	case cerr == nil || kerr == nil:
 		return nil, "", field.Errorf("PKIDir", dir, "holds only one of %s and %s; remove it or restore the other", CACertFile, CAKeyFile)
 	}
-	ca, err := writeCA(dir, cert, key)
+	ca, err := writeCA(dir, cert, key, dest.caConstraints())
 	return ca, cert, err
 }
 
-// writeCA creates a CA and writes it to dir (mode 0700, key 0600).
-func writeCA(dir, cert, key string) (*pki.CA, error) {
+// writeCA creates a CA limited to nc and writes it to dir (mode 0700,
+// key 0600).
+func writeCA(dir, cert, key string, nc caConstraints) (*pki.CA, error) {
 	if err := os.MkdirAll(dir, pki.DirMode); err != nil {
 		return nil, field.Errorf("PKIDir", dir, "%v", unwrapPath(err))
 	}
 	ca, err := pki.NewCA(pki.WithCommonName(caName))
 	if err != nil {
+		return nil, err
+	}
+	if ca, err = constrain(ca, nc); err != nil {
 		return nil, err
 	}
 	// The key first: a certificate without its key would be a CA the
