@@ -77,7 +77,7 @@ func New(o Options, opts ...Option) (*Proxy, error) {
 	p.limit = ratelog.New(p.log.Handler(), ratelog.DefaultBurst, ratelog.DefaultWindow)
 	p.connLog = slog.New(p.limit)
 	p.allow, _ = parseAllow(o.Allow)
-	ca, caFile, err := loadCA(o)
+	ca, caFile, err := loadCA(o, p.log)
 	if err != nil {
 		return nil, err
 	}

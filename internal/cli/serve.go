@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"net"
 	"os"
@@ -274,6 +275,11 @@ func (f *serveFlags) testPKI(st *serveSetup, kt pki.KeyType) error {
 		st.cleanup = func() { os.RemoveAll(dir) }
 	}
 	withClient := f.mutual && f.clientCA == ""
+	if st.cleanup == nil {
+		if err := checkPrivatePKI(dir, kt, withClient); err != nil {
+			return usagef("--pki-dir: %v", err)
+		}
+	}
 	layout, err := ensurePKI(dir, kt, withClient)
 	var exists *pki.ExistsError
 	if errors.As(err, &exists) {
@@ -368,6 +374,28 @@ func ensurePKI(dir string, kt pki.KeyType, withClient bool) (*pki.Layout, error)
 		clients = 1
 	}
 	return pki.Init(pki.InitOptions{Dir: dir, ServerKeys: []pki.KeyType{kt}, Clients: clients})
+}
+
+// checkPrivatePKI refuses a --pki-dir that group or others may write, or
+// whose private keys they may read, as OpenSSH refuses an open key: the
+// server would serve with keys that are not private, or not its own.
+func checkPrivatePKI(dir string, kt pki.KeyType, withClient bool) error {
+	if err := pki.CheckPrivateDir(dir); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil // written below, private
+		}
+		return err
+	}
+	keys := []string{filepath.Join(dir, "server-"+string(kt)+"-key.pem")}
+	if withClient {
+		keys = append(keys, filepath.Join(dir, "client-1-key.pem"))
+	}
+	for _, k := range keys {
+		if err := pki.CheckPrivateKeyFile(k); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+	}
+	return nil
 }
 
 func fileExists(path string) bool {
