@@ -151,7 +151,6 @@ func TestCAFilesPrivate(t *testing.T) {
 	}
 }
 
-
 // TestMintedNeverOutlivesCA: a given CA that ends in 12 hours gets
 // certificates that end with it, and the mint cache does not hand out
 // one that ends within a day: it mints anew.
