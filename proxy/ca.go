@@ -65,6 +65,7 @@ func loadCA(o Options, log *slog.Logger) (*pki.CA, string, error) {
 	if err := pki.CheckPrivateDir(dir); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, "", field.Errorf("PKIDir", nil, "%v", err)
 	}
+	dest, _ := parseDest(o.AllowDest) // checked by Validate
 	_, cerr := os.Stat(cert)
 	_, kerr := os.Stat(key)
 	switch {
@@ -73,11 +74,16 @@ func loadCA(o Options, log *slog.Logger) (*pki.CA, string, error) {
 			return nil, "", field.Errorf("PKIDir", nil, "%v", err)
 		}
 		ca, err := readCA(cert, key)
-		if err != nil || time.Until(ca.Cert.NotAfter) > caRenewal {
+		if err != nil {
 			return ca, cert, err
 		}
+		if time.Until(ca.Cert.NotAfter) > caRenewal {
+			return ca, cert, checkCovers(ca.Cert, dest, dir)
+		}
+		// Written for the destinations allowed now: no check of the old
+		// one's constraints is needed.
 		ends := ca.Cert.NotAfter
-		if ca, err = writeCA(dir, cert, key); err == nil {
+		if ca, err = writeCA(dir, cert, key, dest.caConstraints()); err == nil {
 			log.Warn("the proxy's CA ends soon: wrote a new one, which clients must trust instead",
 				"ends", ends.Format(time.DateOnly), "ca", cert)
 		}
@@ -85,7 +91,7 @@ func loadCA(o Options, log *slog.Logger) (*pki.CA, string, error) {
 	case cerr == nil || kerr == nil:
 		return nil, "", field.Errorf("PKIDir", dir, "holds only one of %s and %s; remove it or restore the other", CACertFile, CAKeyFile)
 	}
-	ca, err := writeCA(dir, cert, key)
+	ca, err := writeCA(dir, cert, key, dest.caConstraints())
 	return ca, cert, err
 }
 
@@ -105,16 +111,19 @@ func givenCA(cert, key string) (*pki.CA, string, error) {
 	return ca, cert, nil
 }
 
-// writeCA creates a CA and writes it to dir (mode 0700, key 0600). It
-// signs leaves only (path length zero): its key cannot make a CA below
-// it.
-func writeCA(dir, cert, key string) (*pki.CA, error) {
+// writeCA creates a CA limited to nc and writes it to dir (mode 0700,
+// key 0600). It signs leaves only (path length zero): its key cannot
+// make a CA below it.
+func writeCA(dir, cert, key string, nc caConstraints) (*pki.CA, error) {
 	if err := os.MkdirAll(dir, pki.DirMode); err != nil {
 		return nil, field.Errorf("PKIDir", dir, "%v", unwrapPath(err))
 	}
 	now := time.Now()
 	ca, err := pki.NewCA(pki.WithCommonName(caName), pki.WithLeafSigningOnly(), pki.WithValidity(now.Add(-time.Hour), now.Add(caValidity)))
 	if err != nil {
+		return nil, err
+	}
+	if ca, err = constrain(ca, nc); err != nil {
 		return nil, err
 	}
 	// The key first: a certificate without its key would be a CA the

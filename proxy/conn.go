@@ -116,7 +116,12 @@ func (p *Proxy) ServeConn(ctx context.Context, c net.Conn) {
 	deadline := time.Now().Add(p.o.HandshakeTimeout)
 	c.SetDeadline(deadline)
 	origin, err := p.dialOrigin(ctx, s, req, deadline)
-	if err != nil {
+	var ref *refusal
+	switch {
+	case errors.As(err, &ref): // a destination the proxy does not dial
+		p.refuse(c, ref)
+		return
+	case err != nil:
 		p.refuseOrigin(c, req, err)
 		return
 	}
@@ -231,7 +236,11 @@ func (p *Proxy) failed(leg string, err error) {
 func (p *Proxy) dialOrigin(ctx context.Context, s *session, req request, deadline time.Time) (*leg, error) {
 	dctx, cancel := context.WithDeadline(ctx, deadline)
 	defer cancel()
-	raw, err := p.dial(dctx, "tcp", net.JoinHostPort(req.host, strconv.Itoa(req.port)))
+	addrs, err := p.resolveDest(dctx, req.host)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := p.dialAddrs(dctx, addrs, req.port)
 	if err != nil {
 		return nil, p.dialError(req.host, err)
 	}

@@ -35,7 +35,11 @@
 // (IdleTimeout), relays whose peer takes nothing of what waits for it
 // (WriteTimeout, read from the kernel's TCP state) and the connections
 // served at once (MaxConns), connects only to
-// Options.ConnectPorts, refuses anything but CONNECT (and a request it
+// Options.ConnectPorts of Options.AllowDest (default this machine; never
+// an unspecified, link-local, multicast or broadcast address, judged on
+// the address a name resolves to, which is the one then dialled), writes
+// a CA whose name constraints cover only those destinations, refuses
+// anything but CONNECT (and a request it
 // cannot read exactly: a port with a sign or leading zero, a header line
 // without a colon), and logs what
 // clients cause at most 10 lines a second. A relay cut short is closed

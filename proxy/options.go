@@ -18,6 +18,12 @@ type Options struct {
 	Listen string `json:"listen,omitempty"`
 	// Allow are the client networks (CIDR) served besides loopback.
 	Allow []string `json:"allow,omitempty"`
+	// AllowDest are the destinations the proxy dials (default
+	// DefaultAllowDest, this machine): networks in CIDR form, single
+	// addresses, and host names, which are dialled whatever they resolve
+	// to. An address of a name is judged as resolved, and never one that
+	// is unspecified, link-local, multicast or broadcast.
+	AllowDest []string `json:"allow_dest,omitempty"`
 	// ConnectPorts are the origin ports CONNECT may reach (default 443).
 	ConnectPorts []int `json:"connect_ports,omitempty"`
 	// CACert and CAKey are the CA that signs minted certificates. Both
@@ -150,6 +156,9 @@ func (o Options) Validate() error {
 		return field.Errorf("Listen", strconv.Quote(o.Listen), "want host:port, e.g. %s", DefaultListen)
 	}
 	if _, err := parseAllow(o.Allow); err != nil {
+		return err
+	}
+	if _, err := parseDest(o.AllowDest); err != nil {
 		return err
 	}
 	for _, p := range o.ConnectPorts {

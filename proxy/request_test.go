@@ -350,3 +350,32 @@ func TestSilentClientsReleaseSlots(t *testing.T) {
 		t.Errorf("log lacks the silent clients cut:\n%s", log)
 	}
 }
+
+// TestHeadLimitExact: a request head (line, headers and the empty line)
+// of up to MaxHead bytes is served, one byte more is refused, whatever
+// the client sends after it in the same write.
+func TestHeadLimitExact(t *testing.T) {
+	t.Parallel()
+	org := startOrigin(t)
+	p := startProxy(t, org, proxy.Options{MintCache: true})
+	target := "localhost:" + strconv.Itoa(org.port)
+	for _, tc := range []struct {
+		size   int
+		status int
+	}{{7 << 10, 200}, {proxy.MaxHead, 200}, {proxy.MaxHead + 1, 400}, {9 << 10, 400}} {
+		t.Run(strconv.Itoa(tc.size), func(t *testing.T) {
+			t.Parallel()
+			start := "CONNECT " + target + " HTTP/1.1\r\nX-Pad: "
+			head := start + strings.Repeat("a", tc.size-len(start)-len("\r\n\r\n")) + "\r\n\r\n"
+			if len(head) != tc.size {
+				t.Fatalf("head of %d bytes, want %d", len(head), tc.size)
+			}
+			// A ClientHello's worth of bytes after the head, as a client
+			// that does not wait for the answer sends them.
+			resp := rawAnswer(t, p.addr, head+"\x16\x03\x01"+strings.Repeat("\x00", 8<<10))
+			if resp.StatusCode != tc.status {
+				t.Errorf("head of %d bytes: %s (%s); want %d", tc.size, resp.Status, resp.Header.Get(proxy.ErrorHeader), tc.status)
+			}
+		})
+	}
+}

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"cmp"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -329,8 +330,12 @@ func (st *runState) startSide(ctx context.Context, c *Case, sp *sideSpec) (*buil
 	}
 	opts := p.Server
 	c.configureServer(&opts)
-	if opts.QUIC && p.EarlyDataPolicy != "" {
-		opts.EarlyDataPolicy = p.EarlyDataPolicy
+	if opts.QUIC {
+		// The server's default refuses a ticket's second early data,
+		// and the load generator offers each ticket again and again:
+		// accept unless the plan says otherwise, recorded in each
+		// case's early_data_policy (earlyDataPolicy).
+		opts.EarlyDataPolicy = cmp.Or(p.EarlyDataPolicy, server.EarlyDataAccept)
 	}
 	sp.applySettings(&opts)
 	if len(opts.Identities) == 0 {

@@ -59,11 +59,12 @@ type Server struct {
 
 	// QUIC (ListenQUIC): the configuration before kTLS's per-connection
 	// key log, which is for TCP; the counts QUIC adds; the handshakes
-	// in flight; and whether ServeQUIC is stopping.
+	// in flight, and those of them still waiting for their ClientHello;
+	// and whether ServeQUIC is stopping.
 	quicBase                                   *tls.Config
 	quicVersions                               map[string]int64 // under mu
 	earlyOffered, earlyAccepted, earlyRejected atomic.Int64
-	quicHandshaking                            atomic.Int64
+	quicHandshaking, quicAwaitingHello         atomic.Int64
 	quicStopping                               atomic.Bool
 }
 

@@ -52,6 +52,7 @@ var rules = map[string]rule{
 	"merge":             {may: []string{"results", "stats"}},
 	"kubejob":           {utilities: true},
 	"scripts":           {},
+	"scripts/attack":    {}, // attacks the tlsbench binary from outside: imports none of it
 	"internal/archtest": {},
 	// Utilities import nothing of tlsbench but each other.
 	"internal/connerr": {}, "internal/field": {}, "internal/memconn": {},

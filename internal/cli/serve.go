@@ -43,8 +43,13 @@ address and port: tlsbench's own exchange (application protocol
 tlsbench-ping, as tlsbench run --transport quic speaks it) and HTTP/3 (h3:
 a short answer to GET and HEAD). A client that resumes a session may send
 its request as early data (0-RTT); --early-data-policy says whether the
-server accepts it. The counts of early data offered, accepted and
-rejected are printed when the server stops.
+server accepts it. By default (single-use) it accepts early data on a
+ticket's first use only: the early data of a replayed first flight is
+refused (a real client sends its request again after the handshake).
+accept answers replays too, for a lab whose clients reuse their tickets,
+and says so on stderr at start. The counts of
+early data offered, accepted and rejected are printed when the server
+stops.
 
 Each failed handshake is logged on stderr as one line: the client's address,
 the kind of failure and its reason (the certificate error, the alert, the
@@ -59,7 +64,7 @@ Examples:
   tlsbench serve --identity pki/server-ecdsa-p256.pem,pki/server-ecdsa-p256-key.pem --identity pki/server-rsa-2048.p12 --p12-password-file pw
   openssl s_client -connect 127.0.0.1:8443 -CAfile <CA path printed> -sess_out s.pem
   curl --cacert <CA path printed> https://localhost:8443/
-  tlsbench serve --quic --early-data-policy single-use
+  tlsbench serve --quic
   gtlsclient --session-file s.pem --tp-file tp.txt 127.0.0.1 8443 https://localhost/
     (twice: the second run resumes and sends its request as early data)
 
@@ -116,6 +121,9 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	if err != nil {
 		return err
+	}
+	if st.opts.QUIC && st.opts.EarlyDataPolicy == server.EarlyDataAccept {
+		fmt.Fprintln(stderr, acceptWarning)
 	}
 	// Warnings worth a human's attention (why no identity fit a
 	// ClientHello, a watched file that failed to reload) go to stderr.
@@ -181,7 +189,7 @@ func parseServeFlags(args []string, stdout io.Writer) (*serveFlags, error) {
 	fs.StringVar(&f.profile, "profile", "", "write a CPU profile of the whole run to `FILE` (go tool pprof), put in place when the server stops; one that fails to start leaves an existing FILE as it was")
 	fs.StringVar(&f.logLevel, "log-level", "info", "what goes to stderr: error, warn (handshakes refused), info (also handshakes clients gave up), debug (also idle connections closed, HTTP requests)")
 	fs.BoolVar(&f.quic, "quic", false, "also accept QUIC (TLS 1.3; tlsbench-ping and h3) on UDP at the --listen address and port")
-	fs.StringVar(&f.earlyDataPolicy, "early-data-policy", server.EarlyDataAccept, "with --quic: "+earlyDataPolicyUsage)
+	fs.StringVar(&f.earlyDataPolicy, "early-data-policy", server.EarlyDataSingleUse, "with --quic: "+earlyDataPolicyUsage)
 	fs.DurationVar(&f.idleTimeout, "idle-timeout", server.DefaultIdleTimeout, "close a connection that sends nothing (or does not read what it is sent) for this long after its handshake")
 	f.versions = []uint16{tls.VersionTLS12, tls.VersionTLS13}
 	fs.Var(listFlag[uint16]{&f.versions, tlsconf.ParseVersion, tlsconf.VersionName}, "tls", "TLS versions to accept: 1.2, 1.3")

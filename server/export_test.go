@@ -1,0 +1,4 @@
+package server
+
+// QUICMaxAwaitingHello is quicMaxAwaitingHello, for the flood test.
+const QUICMaxAwaitingHello = quicMaxAwaitingHello
