@@ -105,12 +105,16 @@ func (p *Proxy) ServeConn(ctx context.Context, c net.Conn) {
 		p.refuse(c, &refusal{status: 403, reason: RefusedSource, detail: "this client's address is not allowed to use the proxy"})
 		return
 	}
-	deadline := time.Now().Add(p.o.HandshakeTimeout)
-	c.SetDeadline(deadline)
+	// A silent client holds its slot only until RequestTimeout: with
+	// MaxConns of them, new clients are refused that long, not for the
+	// handshakes' whole time.
+	c.SetDeadline(time.Now().Add(p.o.RequestTimeout))
 	req, ok := p.readRequest(c)
 	if !ok {
 		return
 	}
+	deadline := time.Now().Add(p.o.HandshakeTimeout)
+	c.SetDeadline(deadline)
 	origin, err := p.dialOrigin(ctx, s, req, deadline)
 	var ref *refusal
 	switch {
@@ -161,7 +165,7 @@ func (p *Proxy) readRequest(c net.Conn) (request, bool) {
 			p.refuse(c, &refusal{status: 400, reason: RefusedMalformed, detail: "request head longer than 8 KiB"})
 		case errors.Is(err, os.ErrDeadlineExceeded):
 			p.c.add(p.c.refused, RefusedTimeout)
-			p.connLog.Info("request refused", "remote", remoteAddr(c), "reason", fmt.Sprintf("no complete request within %v", p.o.HandshakeTimeout))
+			p.connLog.Info("request refused", "remote", remoteAddr(c), "reason", fmt.Sprintf("no complete request within %v", p.o.RequestTimeout))
 		default:
 			// The client went away before its request ended: nobody
 			// to answer.

@@ -81,7 +81,7 @@ func New(o Options, opts ...Option) (*Proxy, error) {
 	p.connLog = slog.New(p.limit)
 	p.allow, _ = parseAllow(o.Allow)
 	p.dest, _ = parseDest(o.AllowDest)
-	ca, caFile, err := loadCA(o)
+	ca, caFile, err := loadCA(o, p.log)
 	if err != nil {
 		return nil, err
 	}

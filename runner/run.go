@@ -16,6 +16,7 @@ import (
 
 	"github.com/tlsbench/tlsbench/internal/field"
 	"github.com/tlsbench/tlsbench/internal/procid"
+	"github.com/tlsbench/tlsbench/internal/tempdir"
 	"github.com/tlsbench/tlsbench/internal/usage"
 	"github.com/tlsbench/tlsbench/loadgen"
 	"github.com/tlsbench/tlsbench/pki"
@@ -128,7 +129,9 @@ func Run(ctx context.Context, p Plan, emit func(*results.Record) error) error {
 	if st.url, err = prepareProxy(ctx, p.Proxy); err != nil {
 		return err
 	}
-	dir, err := os.MkdirTemp("", "tlsbench-run-")
+	// Named with this process's ID: a later run removes it if this one
+	// is killed before its deferred removal.
+	dir, _, err := tempdir.Make("tlsbench-run-")
 	if err != nil {
 		return fmt.Errorf("temporary directory: %w", err)
 	}

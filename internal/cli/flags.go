@@ -389,6 +389,7 @@ var fieldFlags = map[string]string{
 	"PKIDir": "--pki-dir", "OriginCA": "--origin-ca", "OriginInsecure": "--origin-insecure", "Buffer": "--buffer",
 	"ReadFill": "--read-fill", "LeafKey": "--leaf-key", "MintCache": "--mint-cache", "MintCacheSize": "--mint-cache-size",
 	"MaxConns": "--max-conns", "HandshakeTimeout": "--handshake-timeout", "IdleTimeout": "--idle-timeout", "LogLevel": "--log-level",
+	"RequestTimeout": "--request-timeout", "WriteTimeout": "--write-timeout",
 	// The Kubernetes Job of a sharded run (kubejob.Spec); RunArgs are the
 	// arguments after "-- run".
 	"Shards": "--shards", "Image": "--image", "Name": "--name", "Namespace": "--namespace", "CPUs": "--cpus",

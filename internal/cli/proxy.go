@@ -38,9 +38,11 @@ unspecified (0.0.0.0, ::), link-local (169.254.0.0/16, where cloud
 metadata services answer; fe80::/10), multicast or broadcast address,
 judged on the address a name resolves to. An origin
 that cannot be reached or verified gets 502 with the reason in the
-X-Tlsbench-Error header. Requests refused and origins that failed are
-logged on stderr, one line each, at most 10 lines a second. Stop it with
-Ctrl-C (exit 0).
+X-Tlsbench-Error header. A client that sends no complete request within
+--request-timeout is closed, and so is a tunnel whose client or origin
+takes nothing of what waits for it for --write-timeout. Requests refused,
+stalled tunnels closed and origins that failed are logged on stderr, one
+line each, at most 10 lines a second. Stop it with Ctrl-C (exit 0).
 
 Examples:
   tlsbench proxy
@@ -139,8 +141,10 @@ func parseProxyFlags(args []string, stdout io.Writer) (*proxyFlags, error) {
 	fs.IntVar(&f.o.MintCacheSize, "mint-cache-size", proxy.DefaultMintCacheSize, "certificates the mint cache keeps")
 	fs.StringVar(&f.profile, "profile", "", "write a CPU profile of the whole run to `FILE` (go tool pprof), put in place when the proxy stops; one that fails to start leaves an existing FILE as it was")
 	fs.IntVar(&f.o.MaxConns, "max-conns", proxy.DefaultMaxConns, "connections served at once; more are answered 503")
-	fs.DurationVar(&f.o.HandshakeTimeout, "handshake-timeout", proxy.DefaultHandshakeTimeout, "limit for the CONNECT request and both TLS handshakes")
+	fs.DurationVar(&f.o.RequestTimeout, "request-timeout", proxy.DefaultRequestTimeout, "close a client that has not sent a complete CONNECT request this long after connecting")
+	fs.DurationVar(&f.o.HandshakeTimeout, "handshake-timeout", proxy.DefaultHandshakeTimeout, "limit, after the CONNECT request, for reaching the origin and both TLS handshakes")
 	fs.DurationVar(&f.o.IdleTimeout, "idle-timeout", proxy.DefaultIdleTimeout, "close a tunnel in which neither side sent anything for this long")
+	fs.DurationVar(&f.o.WriteTimeout, "write-timeout", proxy.DefaultWriteTimeout, "close a tunnel whose client or origin has taken none of the bytes waiting for it for this long, however busy the other direction (Linux)")
 	fs.StringVar(&f.o.LogLevel, "log-level", "info", "what goes to stderr: error, warn (origins that failed), info (also requests refused), debug (also idle tunnels closed, relay modes)")
 	fs.IntVar(&f.controlFD, "control-fd", -1, "internal: serve as tlsbench run's child on this control channel")
 	if err := fs.parse(args); err != nil {
@@ -175,7 +179,7 @@ func (f *proxyFlags) options() (proxy.Options, error) {
 			return o, usagef("--%s %d: must be at least 1", name, n)
 		}
 	}
-	for name, d := range map[string]time.Duration{"handshake-timeout": o.HandshakeTimeout, "idle-timeout": o.IdleTimeout} {
+	for name, d := range map[string]time.Duration{"request-timeout": o.RequestTimeout, "handshake-timeout": o.HandshakeTimeout, "idle-timeout": o.IdleTimeout, "write-timeout": o.WriteTimeout} {
 		if d <= 0 {
 			return o, usagef("--%s %v: must be positive, e.g. 30s", name, d)
 		}

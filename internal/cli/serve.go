@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"net"
 	"os"
@@ -16,6 +17,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/tlsbench/tlsbench/internal/tempdir"
 	"github.com/tlsbench/tlsbench/pki"
 	"github.com/tlsbench/tlsbench/results"
 	"github.com/tlsbench/tlsbench/server"
@@ -26,8 +28,11 @@ const serveUsage = `Usage: tlsbench serve [flags]
 
 Runs the built-in TLS server alone, so that other clients (openssl s_client,
 s_time, another tlsbench) can be pointed at it. Without --pki-dir it writes a
-fresh test PKI to a new temporary directory, removed when the server stops;
-it prints the address and the path of the CA certificate clients must trust.
+fresh test PKI to a new temporary directory, removed when the server stops
+(and, if it is killed outright, by the next serve's start); it prints the
+address and the path of the CA certificate clients must trust. The keys of
+a --pki-dir must be private to their owner (chmod 600), and the directory
+not writable by others (chmod 700).
 Connections are answered by echoing what the client sends; one that starts
 with an HTTP/1.x request gets a short HTTP/1.1 response instead (for curl,
 browsers and openssl s_time -www). Stop it with Ctrl-C (exit 0: the normal
@@ -86,6 +91,9 @@ type serveSetup struct {
 	keyCache                      bool
 	caFile, clientCert, clientKey string
 	cleanup                       func() // removes a temporary PKI
+	// stale are the temporary PKIs of servers killed before they could
+	// remove theirs, removed at this start.
+	stale []string
 }
 
 func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -99,9 +107,10 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	// The process is the server alone: it collects garbage as the child
 	// server does, so that both measure alike.
 	server.SetProcessGC()
-	// A closed terminal (SIGHUP) stops the server as Ctrl-C does, so
-	// that it still removes its temporary PKI.
-	ctx, stopHup := signal.NotifyContext(ctx, syscall.SIGHUP)
+	// A closed terminal (SIGHUP) and SIGQUIT stop the server as Ctrl-C
+	// does, so that it still removes its temporary PKI (SIGQUIT would
+	// dump the goroutines and exit without).
+	ctx, stopHup := signal.NotifyContext(ctx, syscall.SIGHUP, syscall.SIGQUIT)
 	defer stopHup()
 	st, err := f.setup()
 	if st.cleanup != nil {
@@ -119,6 +128,9 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	// Warnings worth a human's attention (why no identity fit a
 	// ClientHello, a watched file that failed to reload) go to stderr.
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: st.level}))
+	for _, d := range st.stale {
+		logger.Info("removed a temporary PKI left by a server stopped before it could remove it", "dir", d)
+	}
 	stopProfile, err := wholeProfile(f.profile, stderr)
 	if err != nil {
 		return err
@@ -276,12 +288,17 @@ func (f *serveFlags) testPKI(st *serveSetup, kt pki.KeyType) error {
 	dir := f.pkiDir
 	if dir == "" {
 		var err error
-		if dir, err = os.MkdirTemp("", "tlsbench-serve-"); err != nil {
+		if dir, st.stale, err = tempdir.Make("tlsbench-serve-"); err != nil {
 			return fmt.Errorf("temporary PKI directory: %w", err)
 		}
 		st.cleanup = func() { os.RemoveAll(dir) }
 	}
 	withClient := f.mutual && f.clientCA == ""
+	if st.cleanup == nil {
+		if err := checkPrivatePKI(dir, kt, withClient); err != nil {
+			return usagef("--pki-dir: %v", err)
+		}
+	}
 	layout, err := ensurePKI(dir, kt, withClient)
 	var exists *pki.ExistsError
 	if errors.As(err, &exists) {
@@ -376,6 +393,28 @@ func ensurePKI(dir string, kt pki.KeyType, withClient bool) (*pki.Layout, error)
 		clients = 1
 	}
 	return pki.Init(pki.InitOptions{Dir: dir, ServerKeys: []pki.KeyType{kt}, Clients: clients})
+}
+
+// checkPrivatePKI refuses a --pki-dir that group or others may write, or
+// whose private keys they may read, as OpenSSH refuses an open key: the
+// server would serve with keys that are not private, or not its own.
+func checkPrivatePKI(dir string, kt pki.KeyType, withClient bool) error {
+	if err := pki.CheckPrivateDir(dir); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil // written below, private
+		}
+		return err
+	}
+	keys := []string{filepath.Join(dir, "server-"+string(kt)+"-key.pem")}
+	if withClient {
+		keys = append(keys, filepath.Join(dir, "client-1-key.pem"))
+	}
+	for _, k := range keys {
+		if err := pki.CheckPrivateKeyFile(k); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+	}
+	return nil
 }
 
 func fileExists(path string) bool {
