@@ -80,7 +80,7 @@ var errAwaitingHello = errors.New("too many connections are waiting for their Cl
 // connections wait for a ClientHello (quicMaxAwaitingHello).
 func (s *Server) quicVerifyAddress(addr net.Addr) bool {
 	waiting := s.quicAwaitingHello.Load()
-	if s.quicHandshaking.Load() <= quicMaxHandshaking && waiting < quicMaxAwaitingHello {
+	if s.quicHandshaking.Load() <= quicMaxHandshaking && waiting < s.quicRetryAt {
 		return false
 	}
 	s.connLog.Info("QUIC client asked to prove its address (Retry)", "remote", addr.String(),
@@ -99,9 +99,24 @@ func (s *Server) quicConnContext(ctx context.Context, ci *quic.ClientInfo) (cont
 	if ci != nil && ci.RemoteAddr != nil {
 		qc.remote = ci.RemoteAddr.String()
 	}
-	if waiting := s.quicAwaitingHello.Load(); waiting >= quicRefuseAwaitingHello {
+	// Its address proven, as by a Retry: counted here, once per
+	// connection, since each Initial packet of a client's first flight
+	// (two, with a large key share) is answered with a Retry.
+	verified := ci != nil && ci.AddrVerified
+	if waiting := s.quicAwaitingHello.Load(); waiting >= s.quicRefuseAt {
+		// Refused, no connection is made: the client's next packet of
+		// the same flight comes here again, and is not counted again.
+		if s.quicRefusals.first(qc.remote, qc.start) {
+			s.quicRefused.Add(1)
+			if verified {
+				s.quicRetries.Add(1)
+			}
+		}
 		s.connLog.Warn("QUIC connection refused", "remote", qc.remote, "reason", errAwaitingHello.Error(), "awaiting_client_hello", waiting)
 		return nil, errAwaitingHello
+	}
+	if verified {
+		s.quicRetries.Add(1)
 	}
 	qc.awaiting.Store(true)
 	s.quicAwaitingHello.Add(1)
@@ -114,6 +129,36 @@ func (s *Server) quicConnContext(ctx context.Context, ci *quic.ClientInfo) (cont
 	ctx = context.WithValue(ctx, quicConnKey{}, qc)
 	context.AfterFunc(ctx, func() { qc.closed(ctx) })
 	return ctx, nil
+}
+
+// recentAddrs are the remote addresses of the last few connection
+// attempts refused, to count an attempt once however many packets of
+// its first flight are refused: those come from the same address
+// together, where each of a benchmark's connections has an address of
+// its own.
+type recentAddrs struct {
+	mu   sync.Mutex
+	addr [16]string
+	at   [16]time.Time
+	next int
+}
+
+// recentWindow is how far apart two packets of one flight may arrive.
+const recentWindow = 100 * time.Millisecond
+
+// first reports whether addr is not among the attempts refused within
+// recentWindow before now, and remembers it.
+func (r *recentAddrs) first(addr string, now time.Time) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for i, a := range r.addr {
+		if a == addr && addr != "" && now.Sub(r.at[i]) < recentWindow {
+			return false
+		}
+	}
+	r.addr[r.next], r.at[r.next] = addr, now
+	r.next = (r.next + 1) % len(r.addr)
+	return true
 }
 
 // closed runs when the connection's context ends.
