@@ -94,6 +94,11 @@ func checkQUICRecord(t *testing.T, rec *results.Record) {
 	if rec.EarlyDataPolicy == "" {
 		t.Error("no early-data policy in a record of the built-in server")
 	}
+	// Far below the server's limits: no Retry, no refusal, and the
+	// record says so.
+	if rec.ServerQUICRetries == nil || *rec.ServerQUICRetries != 0 || rec.ServerQUICRefused == nil || *rec.ServerQUICRefused != 0 {
+		t.Errorf("server_quic_retries %v, server_quic_refused %v: want both 0", countOf(rec.ServerQUICRetries), countOf(rec.ServerQUICRefused))
+	}
 }
 
 // checkEarly checks a record's early-data counts, the client's and the
@@ -230,4 +235,12 @@ func TestQUICOpenLoopAndVersus(t *testing.T) {
 			}
 		})
 	}
+}
+
+// countOf is *p to print, or nil.
+func countOf(p *int64) any {
+	if p == nil {
+		return nil
+	}
+	return *p
 }
