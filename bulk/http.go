@@ -415,6 +415,10 @@ var ErrHTTPHeadTooLong = fmt.Errorf("bulk: no end of the HTTP head within %d byt
 type HTTPReader struct {
 	r       io.Reader
 	pending []byte
+	// scanned is how much of pending is known to hold no head end, so
+	// that a head trickled a byte per read is searched once, not once
+	// per read.
+	scanned int
 }
 
 // NewHTTPReader reads from r, starting with first (bytes already read).
@@ -429,22 +433,30 @@ func NewHTTPReader(r io.Reader, first []byte) *HTTPReader {
 // head returns io.EOF; one that ends inside it io.ErrUnexpectedEOF.
 func (h *HTTPReader) ReadHead() ([]byte, error) {
 	for {
-		if end := headEnd(h.pending); end > 0 {
+		// Only the first MaxHTTPHead bytes may hold the head, however
+		// many arrived with the first record.
+		window := h.pending[:min(len(h.pending), MaxHTTPHead)]
+		// Back up 3 bytes: a blank line may straddle two reads.
+		from := max(0, h.scanned-3)
+		if end := headEnd(window[from:]); end > 0 {
+			end += from
 			head := h.pending[:end:end]
 			h.pending = h.pending[end:]
+			h.scanned = 0
 			return head, nil
 		}
+		h.scanned = len(window)
 		if len(h.pending) >= MaxHTTPHead {
 			return nil, ErrHTTPHeadTooLong
 		}
-		if cap(h.pending)-len(h.pending) < 1024 {
+		if cap(h.pending)-len(h.pending) < 1024 && cap(h.pending) < MaxHTTPHead {
 			grown := make([]byte, len(h.pending), min(MaxHTTPHead, 2*cap(h.pending)+2048))
 			copy(grown, h.pending)
 			h.pending = grown
 		}
 		n, err := h.r.Read(h.pending[len(h.pending):min(cap(h.pending), MaxHTTPHead)])
 		h.pending = h.pending[:len(h.pending)+n]
-		if err != nil && headEnd(h.pending) < 0 {
+		if err != nil && headEnd(h.pending[max(0, h.scanned-3):min(len(h.pending), MaxHTTPHead)]) < 0 {
 			if errors.Is(err, io.EOF) && len(h.pending) > 0 {
 				err = io.ErrUnexpectedEOF
 			}
@@ -471,6 +483,7 @@ func (h *HTTPReader) Read(p []byte) (int, error) {
 	if len(h.pending) > 0 {
 		n := copy(p, h.pending)
 		h.pending = h.pending[n:]
+		h.scanned = 0
 		return n, nil
 	}
 	return h.r.Read(p)

@@ -144,6 +144,43 @@ func TestHTTPReader(t *testing.T) {
 	}
 }
 
+// TestHTTPReaderCapsASeededHead: the cap holds also for bytes that came
+// before the reader (the server seeds it with a whole first record, up to
+// 16 KiB): a head that ends past MaxHTTPHead is refused, one that ends at
+// it is read, and what follows stays for the next read.
+func TestHTTPReaderCapsASeededHead(t *testing.T) {
+	t.Parallel()
+	head := func(n int) string {
+		line := "GET / HTTP/1.1\r\nX: "
+		return line + strings.Repeat("a", n-len(line)-4) + "\r\n\r\n"
+	}
+	long := head(bulk.MaxHTTPHead + 2048)
+	if _, err := bulk.NewHTTPReader(strings.NewReader(""), []byte(long)).ReadHead(); err != bulk.ErrHTTPHeadTooLong {
+		t.Errorf("a %d-byte head seeded whole: %v, want %v", len(long), err, bulk.ErrHTTPHeadTooLong)
+	}
+	exact := head(bulk.MaxHTTPHead)
+	hr := bulk.NewHTTPReader(strings.NewReader("tail"), []byte(exact+"more "))
+	if got, err := hr.ReadHead(); err != nil || string(got) != exact {
+		t.Fatalf("a head of exactly %d bytes: %d bytes, %v", bulk.MaxHTTPHead, len(got), err)
+	}
+	if rest, _ := io.ReadAll(hr); string(rest) != "more tail" {
+		t.Errorf("after the head: %q", rest)
+	}
+}
+
+// BenchmarkHTTPReaderTrickle: a head that never ends, sent a byte a
+// read, as a slow client would. The reader searches each byte once, so
+// this costs about MaxHTTPHead steps, not MaxHTTPHead².
+func BenchmarkHTTPReaderTrickle(b *testing.B) {
+	data := "GET / HTTP/1.1\r\n" + strings.Repeat("x", bulk.MaxHTTPHead)
+	for b.Loop() {
+		r := iotest.OneByteReader(strings.NewReader(data))
+		if _, err := bulk.NewHTTPReader(r, nil).ReadHead(); err != bulk.ErrHTTPHeadTooLong {
+			b.Fatal(err)
+		}
+	}
+}
+
 // FuzzParseHTTPRequest: the server parses the request heads of any
 // client. Whatever the bytes, parsing does not panic, refuses with a
 // status it can answer, and what it accepts is in range and reads back

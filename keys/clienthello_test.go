@@ -1,6 +1,7 @@
 package keys
 
 import (
+	"bytes"
 	"crypto/tls"
 	"errors"
 	"net"
@@ -200,8 +201,13 @@ func TestClientHelloFromRecords(t *testing.T) {
 	}{
 		{"one record", records(msg, maxPlaintextRecord), ""},
 		{"one record, then more bytes", append(records(msg, maxPlaintextRecord), 20, 3, 3, 0, 1, 1), ""},
-		{"one byte per record", records(msg, 1), ""},
-		{"three-byte records, header split", records(msg, 3), ""},
+		{"four records, handshake header split", slices.Concat(records(msg[:1], 1), records(msg[1:3], 2), records(msg[3:5], 2), records(msg[5:], maxPlaintextRecord)), ""},
+		{"64-byte records", records(msg, helloBytesPerRecord), ""},
+		{"zero-length records first", slices.Concat([]byte{22, 3, 1, 0, 0, 22, 3, 1, 0, 0}, records(msg, maxPlaintextRecord)), ""},
+		{"another handshake message after it in its record", records(append(slices.Clone(msg), 20, 0, 0, 1, 9), maxPlaintextRecord), ""},
+		{"one byte per record", records(msg, 1), "too many small records"},
+		{"three-byte records", records(msg, 3), "record 5 began after only 12 bytes"},
+		{"five zero-length records", slices.Concat(bytes.Repeat([]byte{22, 3, 1, 0, 0}, 5), records(msg, maxPlaintextRecord)), "too many small records"},
 		{"incomplete header", []byte{22, 3}, "incomplete"},
 		{"incomplete record", records(msg, maxPlaintextRecord)[:50], "incomplete"},
 		{"incomplete across records", records(msg, 50)[:150], "incomplete"},
@@ -252,8 +258,10 @@ func TestRecorderByteByByte(t *testing.T) {
 	if err != nil || string(got) != string(msg) {
 		t.Fatalf("recorded %d bytes, %v; want %d", len(got), err, len(msg))
 	}
-	if len(h.buf) > len(records(msg, 200)) {
-		t.Errorf("recorder kept %d bytes, more than the ClientHello's records", len(h.buf))
+	// Each byte of the records is looked at once and the message copied
+	// once; nothing after the ClientHello is looked at.
+	if limit := len(records(msg, 200)) + len(msg); h.asm.work > limit {
+		t.Errorf("recorder did %d bytes of work, more than the ClientHello's records and one copy (%d)", h.asm.work, limit)
 	}
 	if RecordClientHello(h) != h {
 		t.Error("RecordClientHello wrapped a recorder again")

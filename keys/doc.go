@@ -43,7 +43,10 @@
 // reads it from the ClientHello bytes, which RecordClientHello (or
 // RecordingListener) keeps for each connection. Without a recorder the
 // manager falls back to signature_algorithms and counts the handshake in
-// Stats.HelloUnavailable.
+// Stats.HelloUnavailable. The recorder reassembles the ClientHello from
+// its records in one pass, and refuses one spread over more, smaller
+// records than real clients send (ErrFragmentedHello), which would make
+// the server do per-record work for every byte.
 //
 // When no identity is acceptable the handshake fails with a
 // handshake_failure alert, the manager logs which rule excluded each

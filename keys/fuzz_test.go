@@ -1,7 +1,9 @@
 package keys
 
 import (
+	"bytes"
 	"crypto/tls"
+	"fmt"
 	"slices"
 	"testing"
 )
@@ -45,7 +47,8 @@ func FuzzParseClientHello(f *testing.F) {
 	})
 }
 
-// FuzzClientHelloFromRecords: record reassembly never panics, and what it
+// FuzzClientHelloFromRecords: record reassembly never panics, agrees with
+// referenceHello on any stream, complete or cut short, and what it
 // returns is one whole ClientHello within the size limit.
 func FuzzClientHelloFromRecords(f *testing.F) {
 	for _, s := range fuzzSeeds(f) {
@@ -54,6 +57,10 @@ func FuzzClientHelloFromRecords(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, stream []byte) {
 		msg, err := clientHelloFromRecords(stream)
+		want, wantErr := referenceHello(stream)
+		if fmt.Sprint(err) != fmt.Sprint(wantErr) || !bytes.Equal(msg, want) {
+			t.Fatalf("got %d bytes, %v; referenceHello %d bytes, %v", len(msg), err, len(want), wantErr)
+		}
 		if err != nil {
 			return
 		}
@@ -62,4 +69,113 @@ func FuzzClientHelloFromRecords(f *testing.F) {
 			t.Fatalf("returned a malformed message of %d bytes", len(msg))
 		}
 	})
+}
+
+// FuzzHelloSplits: a message framed as records cut at fuzz-chosen sizes
+// (zero-length records included) and read in fuzz-chosen pieces is
+// reassembled as referenceHello reassembles the whole stream at once, and
+// with work linear in the bytes read: each byte looked at once, the
+// message copied once, and growing it copying at most as much again.
+func FuzzHelloSplits(f *testing.F) {
+	for _, s := range fuzzSeeds(f) {
+		f.Add(s, []byte{}, []byte{})
+		f.Add(s, []byte{0}, []byte{255})
+		f.Add(s, []byte{99}, []byte{0, 4, 255})
+		f.Add(s, []byte{0, 0, 1, 1, 200}, []byte{6})
+	}
+	f.Fuzz(func(t *testing.T, msg, cuts, reads []byte) {
+		stream := cutRecords(msg, cuts)
+		var a helloAssembler
+		err, fed := errIncomplete, 0
+		var out []byte
+		for i, rest := 0, stream; len(rest) > 0 && err == errIncomplete; i++ {
+			n := len(rest)
+			if len(reads) > 0 {
+				n = min(n, int(reads[i%len(reads)])+1)
+			}
+			out, err = a.feed(rest[:n])
+			fed += n
+			rest = rest[n:]
+		}
+		if a.work > 3*fed {
+			t.Fatalf("%d bytes of work for %d bytes read", a.work, fed)
+		}
+		want, wantErr := referenceHello(stream)
+		if fmt.Sprint(err) != fmt.Sprint(wantErr) || !bytes.Equal(out, want) {
+			t.Fatalf("got %d bytes, %v; the whole stream at once gives %d bytes, %v", len(out), err, len(want), wantErr)
+		}
+	})
+}
+
+// cutRecords frames msg as handshake records whose payload sizes are
+// taken from cuts in turn (one record when cuts is empty); a zero is a
+// zero-length record on the first pass over cuts, and one byte after.
+func cutRecords(msg, cuts []byte) []byte {
+	if len(cuts) == 0 {
+		return records(msg, maxPlaintextRecord)
+	}
+	var out []byte
+	for i := 0; len(msg) > 0; i++ {
+		n := int(cuts[i%len(cuts)])
+		if n == 0 && i >= len(cuts) {
+			n = 1
+		}
+		n = min(n, len(msg))
+		out = append(out, records(msg[:n], max(n, 1))...)
+		if n == 0 {
+			out = append(out, recordTypeHandshake, 3, 1, 0, 0)
+		}
+		msg = msg[n:]
+	}
+	return out
+}
+
+// referenceHello is the plain reassembly of the first handshake message
+// from a whole stream of records: record by record, with the limits on
+// record and message size and on fragmentation (helloFreeRecords) checked
+// where they can first be, and the message appended record by record.
+func referenceHello(stream []byte) ([]byte, error) {
+	var msg []byte
+	payload := 0
+	for k := 1; ; k++ {
+		if len(stream) < recordHeaderLen {
+			return nil, errIncomplete
+		}
+		typ, length := stream[0], int(stream[3])<<8|int(stream[4])
+		switch {
+		case typ != recordTypeHandshake:
+			return nil, fmt.Errorf("record type %d where a handshake record (22) carrying the ClientHello was expected", typ)
+		case stream[1] != 3:
+			return nil, fmt.Errorf("record version %d.%d is not TLS", stream[1], stream[2])
+		case length > maxPlaintextRecord:
+			return nil, fmt.Errorf("handshake record of %d bytes exceeds the %d-byte limit", length, maxPlaintextRecord)
+		case k > helloFreeRecords+payload/helloBytesPerRecord:
+			return nil, fmt.Errorf("%w: record %d began after only %d bytes of it; beyond %d records, each needs %d bytes before it",
+				ErrFragmentedHello, k, payload, helloFreeRecords, helloBytesPerRecord)
+		}
+		stream = stream[recordHeaderLen:]
+		frag := stream[:min(length, len(stream))] // all of it, or what came
+		stream = stream[len(frag):]
+		payload += len(frag)
+		msg = append(msg, frag...)
+		if len(msg) < 4 {
+			if len(frag) < length {
+				return nil, errIncomplete
+			}
+			continue
+		}
+		if msg[0] != handshakeClientHello {
+			return nil, fmt.Errorf("first handshake message has type %d, not ClientHello (1)", msg[0])
+		}
+		n := 4 + (int(msg[1])<<16 | int(msg[2])<<8 | int(msg[3]))
+		if n > maxClientHello {
+			return nil, fmt.Errorf("ClientHello of %d bytes exceeds the %d-byte limit", n, maxClientHello)
+		}
+		if len(msg) >= n {
+			return msg[:n], nil
+		}
+		if len(frag) < length {
+			return nil, errIncomplete
+		}
+	}
 }

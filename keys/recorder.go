@@ -1,6 +1,7 @@
 package keys
 
 import (
+	"errors"
 	"net"
 	"sync"
 	"sync/atomic"
@@ -13,9 +14,14 @@ import (
 //	tc := tls.Server(keys.RecordClientHello(c), cfg)
 //
 // ClientHelloInfo.Conn is then the wrapper, which is how GetCertificate
-// finds it. The wrapper copies what is read until the first ClientHello is
-// complete (one small allocation per connection) and afterwards only checks
-// an atomic flag per Read. After a HelloRetryRequest crypto/tls chooses the
+// finds it. The wrapper copies the ClientHello out of the records read
+// until it is complete (one allocation of its size per connection) and
+// afterwards only checks an atomic flag per Read. A ClientHello spread
+// over more, smaller records than real clients send is refused: Read
+// returns an error wrapping ErrFragmentedHello, which ends the handshake,
+// and keeps returning it. A stream that does not start with a ClientHello
+// (not TLS, or too large to be a real one) is passed on untouched, for
+// crypto/tls to judge. After a HelloRetryRequest crypto/tls chooses the
 // certificate with the second ClientHello; the recorder keeps the first,
 // which RFC 8446 section 4.1.2 requires to carry the same signature
 // algorithms.
@@ -67,9 +73,10 @@ type helloConn struct {
 	done atomic.Bool // the ClientHello is complete, or the stream is not TLS
 
 	mu        sync.Mutex
-	buf       []byte
-	msg       []byte // the ClientHello message, once complete
-	err       error  // why there is no msg
+	asm       helloAssembler // until done
+	msg       []byte         // the ClientHello message, once complete
+	err       error          // why there is no msg
+	refused   error          // the ClientHello's records are refused: what Read returns
 	rejection *NoIdentityError
 }
 
@@ -77,27 +84,54 @@ type helloConn struct {
 func (h *helloConn) NetConn() net.Conn { return h.Conn }
 
 func (h *helloConn) Read(p []byte) (int, error) {
+	if h.done.Load() {
+		return h.Conn.Read(p)
+	}
+	return h.readHello(p)
+}
+
+// readHello is Read until the ClientHello is complete.
+func (h *helloConn) readHello(p []byte) (int, error) {
+	if err := h.refusal(); err != nil {
+		return 0, err
+	}
 	n, err := h.Conn.Read(p)
-	if n > 0 && !h.done.Load() {
-		h.record(p[:n])
+	if n > 0 {
+		if rerr := h.record(p[:n]); rerr != nil {
+			return 0, rerr
+		}
 	}
 	return n, err
 }
 
-func (h *helloConn) record(b []byte) {
+// record feeds b to the assembler. It returns an error when the records
+// are refused (ErrFragmentedHello), and sets done when the ClientHello is
+// complete or the stream turned out not to carry one.
+func (h *helloConn) record(b []byte) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if h.done.Load() {
-		return
+	if h.done.Load() || h.refused != nil {
+		return h.refused
 	}
-	h.buf = append(h.buf, b...)
-	msg, err := clientHelloFromRecords(h.buf)
-	if err == errIncomplete {
-		return
+	msg, err := h.asm.feed(b)
+	switch {
+	case err == errIncomplete:
+		return nil
+	case errors.Is(err, ErrFragmentedHello):
+		h.refused, h.err = err, err
+		h.asm = helloAssembler{work: h.asm.work}
+		return err
 	}
-	// msg may alias buf; buf is not appended to again.
 	h.msg, h.err = msg, err
+	h.asm = helloAssembler{work: h.asm.work} // msg is its own allocation
 	h.done.Store(true)
+	return nil
+}
+
+func (h *helloConn) refusal() error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.refused
 }
 
 // clientHello returns the recorded ClientHello message, or nil with the

@@ -40,6 +40,9 @@ func (r *caseRunner) quicFigures(rec *results.Record, m *measured, f figures) er
 		return nil
 	}
 	rec.QUICVersion = versionsOf(m.total.quicVersions)
+	if hc.Server != nil && f.serverErr == nil && f.server.HasCounts {
+		quicServerFigures(rec, f.server)
+	}
 	if !hc.QUIC.EarlyData {
 		return nil
 	}
@@ -75,4 +78,32 @@ func (r *caseRunner) quicFigures(rec *results.Record, m *measured, f figures) er
 		return &EarlyDataError{Case: hc.Name, ClientAccepted: e.accepted, ServerAccepted: srv.EarlyDataAccepted, Failed: failed}
 	}
 	return nil
+}
+
+// quicServerFigures records the server's Retries and refusals of a QUIC
+// case, with a note when there were any: the handshakes measured then
+// include a round trip more, or failed, because the server was past its
+// limits of connections at once, not because of what the case measures.
+func quicServerFigures(rec *results.Record, srv ServerSnapshot) {
+	rec.ServerQUICRetries, rec.ServerQUICRefused = results.Int(srv.QUICRetries), results.Int(srv.QUICRefused)
+	if n := quicLimitNote(srv.QUICRetries, srv.QUICRefused); n != "" {
+		rec.Notes = append(rec.Notes, n)
+	}
+}
+
+// quicLimitNote is the note of a case in which the server asked retries
+// connections to prove their address and refused refused; "" for none.
+func quicLimitNote(retries, refused int64) string {
+	var what string
+	switch {
+	case retries > 0 && refused > 0:
+		what = fmt.Sprintf("the server asked %d connections to prove their address first (a QUIC Retry: a round trip more each, in the handshake times measured) and refused %d (counted as errors)", retries, refused)
+	case retries > 0:
+		what = fmt.Sprintf("the server asked %d connections to prove their address first (a QUIC Retry: a round trip more each, in the handshake times measured)", retries)
+	case refused > 0:
+		what = fmt.Sprintf("the server refused %d connections (counted as errors)", refused)
+	default:
+		return ""
+	}
+	return what + ": more connections were waiting for their ClientHello, or in their handshake, at once than it takes without that; lower the concurrency or the rate"
 }

@@ -226,6 +226,11 @@ type ServerSnapshot struct {
 	CPU                                  time.Duration
 	HasAlloc                             bool
 	AllocBytes                           uint64
+
+	// QUICRetries and QUICRefused are the server's counts of QUIC
+	// connection attempts asked to prove their address first (a Retry)
+	// and refused, which a QUIC case records.
+	QUICRetries, QUICRefused int64
 }
 
 // CaseError is a case that could not be measured at all (every handshake
@@ -919,6 +924,8 @@ func (s ServerSnapshot) sub(earlier ServerSnapshot) ServerSnapshot {
 	d.HandshakeCPULost -= earlier.HandshakeCPULost
 	d.EarlyDataAccepted -= earlier.EarlyDataAccepted
 	d.EarlyDataRejected -= earlier.EarlyDataRejected
+	d.QUICRetries -= earlier.QUICRetries
+	d.QUICRefused -= earlier.QUICRefused
 	d.HasEarlyData = s.HasEarlyData && earlier.HasEarlyData
 	return d
 }

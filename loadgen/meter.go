@@ -116,6 +116,7 @@ func serverDelta(now, earlier ServerSnapshot) (ServerSnapshot, backwards) {
 		b.serverAlloc, d.HasAlloc, d.AllocBytes = true, false, 0
 	}
 	if d.HasCounts && (d.Handshakes < 0 || d.Resumed < 0 || d.KeyDecryptions < 0 || d.EarlyDataAccepted < 0 || d.EarlyDataRejected < 0 ||
+		d.QUICRetries < 0 || d.QUICRefused < 0 ||
 		anyNegative(d.Failures) || anyNegative(d.Identities) || anyNegative(d.Declined)) {
 		b.serverCounts, d.HasCounts = true, false
 	}
@@ -419,6 +420,8 @@ func (s ServerSnapshot) add(o ServerSnapshot) ServerSnapshot {
 	d.HandshakeCPULost += s.HandshakeCPULost
 	d.EarlyDataAccepted += s.EarlyDataAccepted
 	d.EarlyDataRejected += s.EarlyDataRejected
+	d.QUICRetries += s.QUICRetries
+	d.QUICRefused += s.QUICRefused
 	return d
 }
 

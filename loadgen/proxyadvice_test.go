@@ -35,6 +35,8 @@ func TestProxyRefusalAdvice(t *testing.T) {
 			loadgen.AdviceProxyPort, "the proxy does not tunnel to this port"},
 		{"source", "HTTP/1.1 403 Forbidden\r\nX-Tlsbench-Error: this client's address is not allowed to use the proxy\r\n\r\n",
 			loadgen.AdviceProxySource, "the proxy does not serve this client's address"},
+		{"destination", "HTTP/1.1 403 Forbidden\r\nX-Tlsbench-Error: destination not allowed: 10.0.0.1 is not in --allow-dest; the proxy dials only --allow-dest destinations (default: this machine)\r\n\r\n",
+			loadgen.AdviceProxyDest, "the proxy does not tunnel to the target's address"},
 		{"squid denied", "HTTP/1.1 403 Forbidden\r\nX-Squid-Error: ERR_ACCESS_DENIED 0\r\n\r\n",
 			"", "the proxy refuses this client or this destination port"},
 	} {

@@ -65,6 +65,9 @@ const (
 	AdviceProxyPort = "proxy-port"
 	// AdviceProxySource: the proxy does not serve this client.
 	AdviceProxySource = "proxy-source"
+	// AdviceProxyDest: the proxy does not tunnel to the target's
+	// address or name.
+	AdviceProxyDest = "proxy-destination"
 )
 
 // errorHeaderTlsbench is the reason header of tlsbench's own proxy.
@@ -77,6 +80,8 @@ func (e *ProxyError) Failure() string {
 	switch e.Status {
 	case 403:
 		switch {
+		case strings.HasPrefix(reason, "destination not allowed"):
+			return AdviceProxyDest
 		case strings.Contains(reason, "port"):
 			return AdviceProxyPort
 		case strings.Contains(reason, "address"), strings.Contains(reason, "client"):

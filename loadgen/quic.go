@@ -347,11 +347,17 @@ func quicFailure(ctx context.Context, stage string, err error) connResult {
 }
 
 // quicKind is connerr.Kind with the peer's TLS alerts, which QUIC
-// carries as CRYPTO_ERROR codes (RFC 9001, section 4.8).
+// carries as CRYPTO_ERROR codes (RFC 9001, section 4.8), and its
+// CONNECTION_REFUSED.
 func quicKind(err error) string {
 	var te *quic.TransportError
 	if errors.As(err, &te) && te.Remote && te.ErrorCode.IsCryptoError() {
 		return "alert:" + strings.TrimPrefix(tls.AlertError(te.ErrorCode-0x100).Error(), "tls: ")
+	}
+	if errors.As(err, &te) && te.Remote && te.ErrorCode == quic.ConnectionRefused {
+		// The server refused the connection (the built-in one does when
+		// too many wait for their ClientHello): refused, as over TCP.
+		return connerr.Refused
 	}
 	if errors.Is(err, errBadEcho) {
 		return "bad-echo"

@@ -46,6 +46,7 @@ var defaultAdvice = map[string]string{
 	AdviceProxyFull:        "the proxy is at its connection limit: lower the concurrency, or raise the proxy's limit",
 	AdviceProxyPort:        "the proxy does not tunnel to this port: allow it in the proxy's rules",
 	AdviceProxySource:      "the proxy does not serve this client's address: allow it in the proxy's rules",
+	AdviceProxyDest:        "the proxy does not tunnel to the target's address: allow it in the proxy's rules, unless it is one no proxy should reach (link-local, multicast)",
 }
 
 // ProxyAdvice sets the advice of a proxy's refusal (ProxyError) that err

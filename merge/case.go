@@ -26,6 +26,7 @@ type caseState struct {
 	// Early data over QUIC: the client's counts and the server's.
 	earlyOffered, earlyAccepted, earlyRejected opt[int64]
 	serverEarlyAccepted, serverEarlyRejected   opt[int64]
+	serverQUICRetries, serverQUICRefused       opt[int64]
 	hps                                        float64
 	rateTarget, rateAchieved                   opt[float64] // summed
 	duration, busy, other                      opt[float64] // the largest
@@ -267,6 +268,8 @@ func (c *caseState) addCounts(a *adder, rec *results.Record) {
 	c.earlyRejected.sum(a, "early_data_rejected", rec.EarlyDataRejected)
 	c.serverEarlyAccepted.sum(a, "server_early_data_accepted", rec.ServerEarlyDataAccepted)
 	c.serverEarlyRejected.sum(a, "server_early_data_rejected", rec.ServerEarlyDataRejected)
+	c.serverQUICRetries.sum(a, "server_quic_retries", rec.ServerQUICRetries)
+	c.serverQUICRefused.sum(a, "server_quic_refused", rec.ServerQUICRefused)
 }
 
 // perHandshake are the figures per handshake, weighted by each shard's

@@ -140,6 +140,9 @@ func (c *caseState) finishCounts(rec *results.Record) {
 		rec.ServerEarlyDataAccepted = c.serverEarlyAccepted.all(c.records)
 		rec.ServerEarlyDataRejected = c.serverEarlyRejected.all(c.records)
 	}
+	if c.tmpl.ServerQUICRetries != nil {
+		rec.ServerQUICRetries, rec.ServerQUICRefused = c.serverQUICRetries.all(c.records), c.serverQUICRefused.all(c.records)
+	}
 }
 
 func (c *caseState) finishCosts(rec *results.Record, notes *[]string) {

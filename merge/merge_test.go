@@ -624,3 +624,40 @@ func TestMergeEarlyData(t *testing.T) {
 		t.Errorf("quic_version %q, want %q", got.QUICVersion, want)
 	}
 }
+
+// TestMergeQUICRetries: the server's Retries and refusals of a QUIC case
+// are the shards' sums, and absent when a shard lacks them.
+func TestMergeQUICRetries(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name                     string
+		bRetries, bRefused       *int64
+		wantRetries, wantRefused *int64
+	}{
+		{"every shard", results.Int(5), results.Int(1), results.Int(12), results.Int(3)},
+		{"one shard lacks them", nil, nil, nil, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			recs, _ := twoShards(t)
+			recs[0].ServerQUICRetries, recs[0].ServerQUICRefused = results.Int(7), results.Int(2)
+			recs[1].ServerQUICRetries, recs[1].ServerQUICRefused = tt.bRetries, tt.bRefused
+			got := mergeOne(t, Options{}, recs...)
+			if !equalInt(got.ServerQUICRetries, tt.wantRetries) || !equalInt(got.ServerQUICRefused, tt.wantRefused) {
+				t.Errorf("server_quic_retries %v, server_quic_refused %v: want %v, %v",
+					intOf(got.ServerQUICRetries), intOf(got.ServerQUICRefused), intOf(tt.wantRetries), intOf(tt.wantRefused))
+			}
+		})
+	}
+}
+
+func equalInt(a, b *int64) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }
+
+// intOf is *p to print, or nil.
+func intOf(p *int64) any {
+	if p == nil {
+		return nil
+	}
+	return *p
+}

@@ -58,6 +58,7 @@ func NewCA(opts ...Option) (*CA, error) {
 		c.commonName = DefaultRootName
 	}
 	tmpl := caTemplate(c.commonName)
+	tmpl.MaxPathLenZero = c.leafCAOnly
 	cert, key, err := create(tmpl, nil, nil, c)
 	if err != nil {
 		return nil, fmt.Errorf("create root CA: %w", err)
@@ -75,6 +76,7 @@ func (ca *CA) NewIntermediate(opts ...Option) (*CA, error) {
 		c.commonName = DefaultIntermediateName
 	}
 	tmpl := caTemplate(c.commonName)
+	tmpl.MaxPathLenZero = c.leafCAOnly
 	cert, key, err := create(tmpl, ca.Cert, ca.Key, c)
 	if err != nil {
 		return nil, fmt.Errorf("create intermediate CA: %w", err)

@@ -12,6 +12,7 @@ type Option func(*config)
 
 type config struct {
 	keyType    KeyType
+	leafCAOnly bool // MaxPathLenZero
 	key        crypto.Signer
 	notBefore  time.Time
 	notAfter   time.Time
@@ -38,6 +39,14 @@ func WithKey(key crypto.Signer) Option {
 // expired and otherwise invalid chains; notAfter must follow notBefore.
 func WithValidity(notBefore, notAfter time.Time) Option {
 	return func(c *config) { c.notBefore, c.notAfter = notBefore, notAfter }
+}
+
+// WithLeafSigningOnly makes a CA (NewCA, NewIntermediate) whose path
+// length constraint is zero: certificates it signs are valid only as
+// leaves, so that its key cannot make a CA below it. A CA that signs
+// leaves alone (an intercepting proxy's) should be made so.
+func WithLeafSigningOnly() Option {
+	return func(c *config) { c.leafCAOnly = true }
 }
 
 // WithCommonName sets the subject common name. For IssueClient it overrides

@@ -99,7 +99,8 @@ func checkQUIC(t *testing.T, rep *probe.Report, want expectQUIC) {
 // protocol and over HTTP/3: one ticket per connection, 7 days, allowing
 // early data whatever the policy; v1 and v2. Under accept, early data is
 // accepted on a fresh ticket, on a reused one and in a replayed flight;
-// under single-use only on a ticket's first use; under reject never. The
+// under single-use (and with no policy set, the server's default) only on
+// a ticket's first use; under reject never. The
 // server's own counts of early data accepted and rejected agree.
 func TestQUICBuiltin(t *testing.T) {
 	t.Parallel()
@@ -123,11 +124,12 @@ func TestQUICBuiltin(t *testing.T) {
 	}{
 		{server.EarlyDataAccept, nil, accept, 2, 0},
 		{server.EarlyDataSingleUse, nil, singleUse, 2, 1},
+		{"", nil, singleUse, 2, 1},
 		{server.EarlyDataReject, nil, reject, 0, 1},
 		{server.EarlyDataAccept, []string{probe.ALPNHTTP3}, h3, 2, 0},
 	}
 	for _, tt := range tests {
-		t.Run(tt.policy+strings.Join(tt.alpn, ","), func(t *testing.T) {
+		t.Run("policy="+tt.policy+strings.Join(tt.alpn, ","), func(t *testing.T) {
 			t.Parallel()
 			p := newPKI(t)
 			addr, srv := startBuiltinQUIC(t, p, server.Options{EarlyDataPolicy: tt.policy})
@@ -153,7 +155,8 @@ func TestQUICBuiltin(t *testing.T) {
 func TestQUICReportJSON(t *testing.T) {
 	t.Parallel()
 	p := newPKI(t)
-	addr, _ := startBuiltinQUIC(t, p, server.Options{})
+	// accept: the replay test's evidence is all there.
+	addr, _ := startBuiltinQUIC(t, p, server.Options{EarlyDataPolicy: server.EarlyDataAccept})
 	rep := runProbe(t, quicOptions(p, addr))
 	var b strings.Builder
 	if err := probe.WriteJSON(&b, rep); err != nil {

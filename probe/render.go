@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/tlsbench/tlsbench/results"
 	"github.com/tlsbench/tlsbench/tlsconf"
 )
 
@@ -22,7 +23,9 @@ func WriteJSON(w io.Writer, r *Report) error {
 // one block per TLS version, every finding with its evidence or reason.
 func WriteTable(w io.Writer, r *Report) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	row := func(k, v string) { fmt.Fprintf(tw, "  %s\t%s\n", k, v) }
+	// A server's text (a certificate's subject, an alert) shows no
+	// control character of its own.
+	row := func(k, v string) { fmt.Fprintf(tw, "  %s\t%s\n", results.Printable(k), results.Printable(v)) }
 	writeTarget(tw, row, r)
 	writeChain(tw, row, r.Certificate)
 	if r.QUIC != nil {
@@ -40,7 +43,7 @@ func WriteTable(w io.Writer, r *Report) error {
 
 // writeTarget writes what was probed and how.
 func writeTarget(tw io.Writer, row func(k, v string), r *Report) {
-	fmt.Fprintf(tw, "tlsbench probe %s\n", r.Target)
+	fmt.Fprintf(tw, "tlsbench probe %s\n", results.Printable(r.Target))
 	if r.Transport == TransportQUIC {
 		row("transport", "QUIC (TLS 1.3 over UDP)")
 	}

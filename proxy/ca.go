@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/tlsbench/tlsbench/internal/field"
 	"github.com/tlsbench/tlsbench/pki"
@@ -33,12 +35,24 @@ func DefaultPKIDir() (string, error) {
 	return filepath.Join(dir, "tlsbench", "proxy"), nil
 }
 
+// Lifetimes of what the proxy signs. Its CA is trusted by clients for as
+// long as it lives, so it lives a season, not years, and is renewed at a
+// start that finds it near its end; a minted certificate lives a week,
+// never past its CA, and the mint cache renews it a day before its end.
+const (
+	caValidity   = 90 * 24 * time.Hour
+	caRenewal    = 14 * 24 * time.Hour // twice a leaf's life
+	leafValidity = 7 * 24 * time.Hour
+	leafRenewal  = 24 * time.Hour
+)
+
 // loadCA returns the signing CA and the path of its certificate: the
-// given files, or the CA in PKIDir, written there first if missing.
-func loadCA(o Options) (*pki.CA, string, error) {
+// given files, or the CA in PKIDir, written there first if missing and
+// written anew when it ends within caRenewal. Keys that group or others
+// can reach, and a PKIDir they can write, are refused.
+func loadCA(o Options, log *slog.Logger) (*pki.CA, string, error) {
 	if o.CACert != "" {
-		ca, err := readCA(o.CACert, o.CAKey)
-		return ca, o.CACert, err
+		return givenCA(o.CACert, o.CAKey)
 	}
 	dir := o.PKIDir
 	if dir == "" {
@@ -48,26 +62,68 @@ func loadCA(o Options) (*pki.CA, string, error) {
 		}
 	}
 	cert, key := filepath.Join(dir, CACertFile), filepath.Join(dir, CAKeyFile)
+	if err := pki.CheckPrivateDir(dir); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, "", field.Errorf("PKIDir", nil, "%v", err)
+	}
+	dest, _ := parseDest(o.AllowDest) // checked by Validate
 	_, cerr := os.Stat(cert)
 	_, kerr := os.Stat(key)
 	switch {
 	case cerr == nil && kerr == nil:
+		if err := pki.CheckPrivateKeyFile(key); err != nil {
+			return nil, "", field.Errorf("PKIDir", nil, "%v", err)
+		}
 		ca, err := readCA(cert, key)
+		if err != nil {
+			return ca, cert, err
+		}
+		if time.Until(ca.Cert.NotAfter) > caRenewal {
+			return ca, cert, checkCovers(ca.Cert, dest, dir)
+		}
+		// Written for the destinations allowed now: no check of the old
+		// one's constraints is needed.
+		ends := ca.Cert.NotAfter
+		if ca, err = writeCA(dir, cert, key, dest.caConstraints()); err == nil {
+			log.Warn("the proxy's CA ends soon: wrote a new one, which clients must trust instead",
+				"ends", ends.Format(time.DateOnly), "ca", cert)
+		}
 		return ca, cert, err
 	case cerr == nil || kerr == nil:
 		return nil, "", field.Errorf("PKIDir", dir, "holds only one of %s and %s; remove it or restore the other", CACertFile, CAKeyFile)
 	}
-	ca, err := writeCA(dir, cert, key)
+	ca, err := writeCA(dir, cert, key, dest.caConstraints())
 	return ca, cert, err
 }
 
-// writeCA creates a CA and writes it to dir (mode 0700, key 0600).
-func writeCA(dir, cert, key string) (*pki.CA, error) {
+// givenCA reads the CA of CACert and CAKey: its key private to its
+// owner, its certificate valid now.
+func givenCA(cert, key string) (*pki.CA, string, error) {
+	ca, err := readCA(cert, key)
+	if err != nil {
+		return nil, "", err
+	}
+	if err := pki.CheckPrivateKeyFile(key); err != nil {
+		return nil, "", field.Errorf("CAKey", nil, "%v", err)
+	}
+	if time.Now().After(ca.Cert.NotAfter) {
+		return nil, "", field.Errorf("CACert", cert, "expired on %s: give a CA valid now", ca.Cert.NotAfter.Format(time.DateOnly))
+	}
+	return ca, cert, nil
+}
+
+// writeCA creates a CA limited to nc and writes it to dir (mode 0700,
+// key 0600). It signs leaves only (path length zero): its key cannot
+// make a CA below it.
+func writeCA(dir, cert, key string, nc caConstraints) (*pki.CA, error) {
 	if err := os.MkdirAll(dir, pki.DirMode); err != nil {
 		return nil, field.Errorf("PKIDir", dir, "%v", unwrapPath(err))
 	}
-	ca, err := pki.NewCA(pki.WithCommonName(caName))
+	now := time.Now()
+	ca, err := pki.NewCA(pki.WithCommonName(caName), pki.WithLeafSigningOnly(), pki.WithValidity(now.Add(-time.Hour), now.Add(caValidity)))
 	if err != nil {
+		return nil, err
+	}
+	if ca, err = constrain(ca, nc); err != nil {
 		return nil, err
 	}
 	// The key first: a certificate without its key would be a CA the

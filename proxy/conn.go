@@ -105,14 +105,23 @@ func (p *Proxy) ServeConn(ctx context.Context, c net.Conn) {
 		p.refuse(c, &refusal{status: 403, reason: RefusedSource, detail: "this client's address is not allowed to use the proxy"})
 		return
 	}
-	deadline := time.Now().Add(p.o.HandshakeTimeout)
-	c.SetDeadline(deadline)
+	// A silent client holds its slot only until RequestTimeout: with
+	// MaxConns of them, new clients are refused that long, not for the
+	// handshakes' whole time.
+	c.SetDeadline(time.Now().Add(p.o.RequestTimeout))
 	req, ok := p.readRequest(c)
 	if !ok {
 		return
 	}
+	deadline := time.Now().Add(p.o.HandshakeTimeout)
+	c.SetDeadline(deadline)
 	origin, err := p.dialOrigin(ctx, s, req, deadline)
-	if err != nil {
+	var ref *refusal
+	switch {
+	case errors.As(err, &ref): // a destination the proxy does not dial
+		p.refuse(c, ref)
+		return
+	case err != nil:
 		p.refuseOrigin(c, req, err)
 		return
 	}
@@ -156,7 +165,7 @@ func (p *Proxy) readRequest(c net.Conn) (request, bool) {
 			p.refuse(c, &refusal{status: 400, reason: RefusedMalformed, detail: "request head longer than 8 KiB"})
 		case errors.Is(err, os.ErrDeadlineExceeded):
 			p.c.add(p.c.refused, RefusedTimeout)
-			p.connLog.Info("request refused", "remote", remoteAddr(c), "reason", fmt.Sprintf("no complete request within %v", p.o.HandshakeTimeout))
+			p.connLog.Info("request refused", "remote", remoteAddr(c), "reason", fmt.Sprintf("no complete request within %v", p.o.RequestTimeout))
 		default:
 			// The client went away before its request ended: nobody
 			// to answer.
@@ -227,7 +236,11 @@ func (p *Proxy) failed(leg string, err error) {
 func (p *Proxy) dialOrigin(ctx context.Context, s *session, req request, deadline time.Time) (*leg, error) {
 	dctx, cancel := context.WithDeadline(ctx, deadline)
 	defer cancel()
-	raw, err := p.dial(dctx, "tcp", net.JoinHostPort(req.host, strconv.Itoa(req.port)))
+	addrs, err := p.resolveDest(dctx, req.host)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := p.dialAddrs(dctx, addrs, req.port)
 	if err != nil {
 		return nil, p.dialError(req.host, err)
 	}

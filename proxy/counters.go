@@ -58,14 +58,15 @@ type Counters struct {
 
 // Reasons of Counters.Refused.
 const (
-	RefusedSource    = "source"    // client not on loopback or --allow
-	RefusedMethod    = "method"    // not CONNECT (405)
-	RefusedMalformed = "malformed" // not HTTP/1.x, or too long (400)
-	RefusedPort      = "port"      // port not allowed (403)
-	RefusedMaxConns  = "max-conns" // over the connection cap (503)
-	RefusedOrigin    = "origin"    // origin unreachable or not trusted (502)
-	RefusedTimeout   = "timeout"   // no complete request in time
-	RefusedHostName  = "bad-host"  // CONNECT to something that is no host (400)
+	RefusedSource    = "source"      // client not on loopback or --allow
+	RefusedMethod    = "method"      // not CONNECT (405)
+	RefusedMalformed = "malformed"   // not HTTP/1.x, or too long (400)
+	RefusedPort      = "port"        // port not allowed (403)
+	RefusedDest      = "destination" // destination address or name not allowed (403)
+	RefusedMaxConns  = "max-conns"   // over the connection cap (503)
+	RefusedOrigin    = "origin"      // origin unreachable or not trusted (502)
+	RefusedTimeout   = "timeout"     // no complete request in time
+	RefusedHostName  = "bad-host"    // CONNECT to something that is no host (400)
 )
 
 // FailureSNIMismatch is the Counters.Failures key of a client handshake

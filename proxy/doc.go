@@ -29,14 +29,25 @@
 //
 // A proxy is reachable by clients it does not trust: it listens on
 // loopback by default and serves other clients only from Options.Allow,
-// bounds the request head (MaxHead), the time to a complete request and
-// handshakes (HandshakeTimeout), idle relays (IdleTimeout) and the
-// connections served at once (MaxConns), connects only to
-// Options.ConnectPorts, refuses anything but CONNECT (and a request it
+// bounds the request head (MaxHead), the time to a complete request
+// (RequestTimeout, short, so that silent sockets cannot hold the MaxConns
+// slots for long), the handshakes (HandshakeTimeout), idle relays
+// (IdleTimeout), relays whose peer takes nothing of what waits for it
+// (WriteTimeout, read from the kernel's TCP state) and the connections
+// served at once (MaxConns), connects only to
+// Options.ConnectPorts of Options.AllowDest (default this machine; never
+// an unspecified, link-local, multicast or broadcast address, judged on
+// the address a name resolves to, which is the one then dialled), writes
+// a CA whose name constraints cover only those destinations, refuses
+// anything but CONNECT (and a request it
 // cannot read exactly: a port with a sign or leading zero, a header line
 // without a colon), and logs what
 // clients cause at most 10 lines a second. A relay cut short is closed
 // without close_notify, so that neither peer mistakes it for a clean end.
+// The CA the proxy writes signs leaves only (path length zero) and lives
+// 90 days, renewed at a start near its end; minted certificates live a
+// week. A CA key that group or others can reach, or a PKI directory they
+// can write, is refused.
 //
 // # Child process
 //

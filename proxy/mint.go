@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/tlsbench/tlsbench/pki"
 )
@@ -58,6 +59,11 @@ func (m *minter) get(host string) (*tls.Certificate, error) {
 		return m.mint(host)
 	}
 	m.mu.Lock()
+	if e, ok := m.entries[host]; ok && e.elem != nil && time.Until(e.cert.Leaf.NotAfter) < leafRenewal {
+		// Near its end: minted anew, as if never kept.
+		m.lru.Remove(e.elem)
+		delete(m.entries, host)
+	}
 	if e, ok := m.entries[host]; ok {
 		if e.elem != nil {
 			m.lru.MoveToFront(e.elem)
@@ -95,7 +101,14 @@ func (m *minter) get(host string) (*tls.Certificate, error) {
 // mint signs a certificate for host with the proxy's leaf key: one
 // signature, no key generation.
 func (m *minter) mint(host string) (*tls.Certificate, error) {
-	id, err := m.ca.IssueServer([]string{host}, pki.WithKey(m.key))
+	now := time.Now()
+	// A week, and never past the CA: a client would refuse the chain
+	// then anyway.
+	ends := now.Add(leafValidity)
+	if m.ca.Cert.NotAfter.Before(ends) {
+		ends = m.ca.Cert.NotAfter
+	}
+	id, err := m.ca.IssueServer([]string{host}, pki.WithKey(m.key), pki.WithValidity(now.Add(-time.Hour), ends))
 	if err != nil {
 		return nil, err
 	}

@@ -72,7 +72,8 @@ func TestMintCacheEvictsLeastRecentlyUsed(t *testing.T) {
 		var d net.Dialer
 		return d.DialContext(ctx, network, org.addr)
 	}
-	p := startProxy(t, org, proxy.Options{MintCache: true, MintCacheSize: 2, OriginInsecure: true}, proxy.WithDial(toOrigin))
+	p := startProxy(t, org, proxy.Options{MintCache: true, MintCacheSize: 2, OriginInsecure: true},
+		proxy.WithDial(toOrigin), proxy.WithResolve(fixedResolver("127.0.0.1")))
 	for i, step := range []struct {
 		host        string
 		mints, hits int64
@@ -199,5 +200,53 @@ func TestGivenCA(t *testing.T) {
 	writeIdentity(t, id, leafCert, leafKey)
 	if _, err := proxy.New(proxy.Options{CACert: leafCert, CAKey: leafKey}); err == nil {
 		t.Error("a leaf certificate was accepted as the proxy's CA")
+	}
+}
+
+// TestMintCacheOneNameAnySpelling: 200 spellings of one name (letter
+// case, a trailing dot on the CONNECT host) get one certificate, minted
+// once, for the name in lower case.
+func TestMintCacheOneNameAnySpelling(t *testing.T) {
+	t.Parallel()
+	org := startOrigin(t)
+	toOrigin := func(ctx context.Context, network, _ string) (net.Conn, error) {
+		var d net.Dialer
+		return d.DialContext(ctx, network, org.addr)
+	}
+	p := startProxy(t, org, proxy.Options{MintCache: true, OriginInsecure: true},
+		proxy.WithDial(toOrigin), proxy.WithResolve(fixedResolver("127.0.0.1")))
+	const name = "mint.test"
+	for i := range 200 {
+		// Bit k of i/2 upper-cases the k-th letter, i%2 adds the dot:
+		// 200 different spellings.
+		spelt, k := []byte(name), 0
+		for j := range spelt {
+			if spelt[j] == '.' {
+				continue
+			}
+			if (i/2)>>k&1 == 1 {
+				spelt[j] -= 'a' - 'A'
+			}
+			k++
+		}
+		host := string(spelt)
+		if i%2 == 1 {
+			host += "."
+		}
+		c, resp := connect(t, p.addr, net.JoinHostPort(host, strconv.Itoa(org.port)))
+		if resp.StatusCode != 200 {
+			t.Fatalf("CONNECT %s: %s", host, resp.Status)
+		}
+		tc := tls.Client(c, &tls.Config{RootCAs: p.pool, ServerName: string(spelt)})
+		if err := tc.Handshake(); err != nil {
+			t.Fatalf("%s: %v", host, err)
+		}
+		if got := tc.ConnectionState().PeerCertificates[0].DNSNames; len(got) != 1 || got[0] != name {
+			t.Fatalf("%s: certificate for %v, want %s", host, got, name)
+		}
+		tc.Close()
+	}
+	if c := p.Counters(); c.Mints != 1 || c.MintHits != 199 {
+		t.Errorf("counters %+v: want 1 mint and 199 hits for 200 spellings", c)
 	}
 }

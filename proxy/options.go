@@ -19,6 +19,12 @@ type Options struct {
 	Listen string `json:"listen,omitempty"`
 	// Allow are the client networks (CIDR) served besides loopback.
 	Allow []string `json:"allow,omitempty"`
+	// AllowDest are the destinations the proxy dials (default
+	// DefaultAllowDest, this machine): networks in CIDR form, single
+	// addresses, and host names, which are dialled whatever they resolve
+	// to. An address of a name is judged as resolved, and never one that
+	// is unspecified, link-local, multicast or broadcast.
+	AllowDest []string `json:"allow_dest,omitempty"`
 	// ConnectPorts are the origin ports CONNECT may reach (default 443).
 	ConnectPorts []int `json:"connect_ports,omitempty"`
 	// CACert and CAKey are the CA that signs minted certificates. Both
@@ -51,11 +57,18 @@ type Options struct {
 	// MaxConns caps the connections served at once (DefaultMaxConns);
 	// more are answered 503.
 	MaxConns int `json:"max_conns,omitempty"`
-	// HandshakeTimeout bounds the CONNECT request and both handshakes
-	// (DefaultHandshakeTimeout); IdleTimeout closes a relay in which
-	// neither side sent anything for that long (DefaultIdleTimeout).
+	// RequestTimeout bounds the CONNECT request head, from the accept
+	// (DefaultRequestTimeout): a client that sends none holds a MaxConns
+	// slot only that long. HandshakeTimeout bounds the origin's dial and
+	// both handshakes, from the request (DefaultHandshakeTimeout).
+	// IdleTimeout closes a relay in which neither side sent anything for
+	// that long (DefaultIdleTimeout); WriteTimeout one in which bytes
+	// wait to be sent to a peer that has taken none for that long
+	// (DefaultWriteTimeout), however busy the other direction is.
+	RequestTimeout   time.Duration `json:"request_timeout,omitempty"`
 	HandshakeTimeout time.Duration `json:"handshake_timeout,omitempty"`
 	IdleTimeout      time.Duration `json:"idle_timeout,omitempty"`
+	WriteTimeout     time.Duration `json:"write_timeout,omitempty"`
 	// LogLevel is error, warn, info (default) or debug.
 	LogLevel string `json:"log_level,omitempty"`
 }
@@ -76,8 +89,10 @@ const (
 	DefaultBuffer           = 16 * 1024
 	DefaultMintCacheSize    = 1024
 	DefaultMaxConns         = 1024
+	DefaultRequestTimeout   = 3 * time.Second
 	DefaultHandshakeTimeout = 10 * time.Second
 	DefaultIdleTimeout      = 60 * time.Second
+	DefaultWriteTimeout     = 30 * time.Second
 )
 
 // Bounds of the relay buffer: one byte would be absurd, and a buffer per
@@ -121,6 +136,12 @@ func (o Options) withDefaults() Options {
 	if o.IdleTimeout == 0 {
 		o.IdleTimeout = DefaultIdleTimeout
 	}
+	if o.RequestTimeout == 0 {
+		o.RequestTimeout = DefaultRequestTimeout
+	}
+	if o.WriteTimeout == 0 {
+		o.WriteTimeout = DefaultWriteTimeout
+	}
 	if o.LogLevel == "" {
 		o.LogLevel = "info"
 	}
@@ -139,6 +160,9 @@ func (o Options) Validate() error {
 		return field.Errorf("Listen", nil, "the host %v", err)
 	}
 	if _, err := parseAllow(o.Allow); err != nil {
+		return err
+	}
+	if _, err := parseDest(o.AllowDest); err != nil {
 		return err
 	}
 	for _, p := range o.ConnectPorts {
@@ -175,6 +199,12 @@ func (o Options) Validate() error {
 	}
 	if o.IdleTimeout < 0 {
 		return field.Errorf("IdleTimeout", o.IdleTimeout, "must be positive, e.g. 60s")
+	}
+	if o.RequestTimeout < 0 {
+		return field.Errorf("RequestTimeout", o.RequestTimeout, "must be positive, e.g. 3s")
+	}
+	if o.WriteTimeout < 0 {
+		return field.Errorf("WriteTimeout", o.WriteTimeout, "must be positive, e.g. 30s")
 	}
 	if o.KTLS == KTLSOn {
 		if err := kernelTLSAvailable(); err != nil {

@@ -39,6 +39,8 @@ func TestValidate(t *testing.T) {
 		{proxy.Options{MaxConns: -1}, "MaxConns"},
 		{proxy.Options{HandshakeTimeout: -time.Second}, "HandshakeTimeout"},
 		{proxy.Options{IdleTimeout: -time.Second}, "IdleTimeout"},
+		{proxy.Options{RequestTimeout: -time.Second}, "RequestTimeout"},
+		{proxy.Options{WriteTimeout: -time.Second}, "WriteTimeout"},
 		{proxy.Options{LogLevel: "loud"}, "LogLevel"},
 	} {
 		err := tc.o.Validate()

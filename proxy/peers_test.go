@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"io"
+	"net"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -81,5 +82,33 @@ func TestOpenSSLThroughProxy(t *testing.T) {
 	out, err := cmd.CombinedOutput()
 	if err == nil || !strings.Contains(string(out), "502") {
 		t.Errorf("s_client through a proxy that cannot verify the origin: %v\n%s", err, out)
+	}
+}
+
+// TestOpenSSLVerifiesConstrainedCA: openssl verifies what the proxy
+// mints under its CA's name constraints: a name under a CA limited to
+// names, an address under one limited to loopback.
+func TestOpenSSLVerifiesConstrainedCA(t *testing.T) {
+	t.Parallel()
+	openssl := peers.Require(t, "openssl")
+	org := startOrigin(t)
+	for _, tc := range []struct {
+		allow      []string
+		host, args string
+	}{
+		{[]string{"localhost"}, "localhost", "-servername localhost -verify_hostname localhost"},
+		{nil, "127.0.0.1", "-verify_ip 127.0.0.1"},
+	} {
+		p := startProxy(t, org, proxy.Options{MintCache: true, AllowDest: tc.allow})
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		args := append([]string{"s_client", "-proxy", p.addr, "-connect", net.JoinHostPort(tc.host, strconv.Itoa(org.port)),
+			"-CAfile", p.CAFile(), "-verify_return_error", "-brief"}, strings.Fields(tc.args)...)
+		cmd := exec.CommandContext(ctx, openssl, args...)
+		cmd.Stdin = strings.NewReader("")
+		out, err := cmd.CombinedOutput()
+		cancel()
+		if err != nil || !strings.Contains(string(out), "Verification: OK") {
+			t.Errorf("s_client to %s (allowed %q): %v\n%s", tc.host, tc.allow, err, out)
+		}
 	}
 }

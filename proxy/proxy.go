@@ -22,6 +22,7 @@ import (
 type Proxy struct {
 	o      Options
 	allow  []netip.Prefix
+	dest   destPolicy
 	caFile string
 	mint   *minter
 
@@ -37,8 +38,10 @@ type Proxy struct {
 	headBuf sync.Pool     // *[]byte of MaxHead
 	bufs    sync.Pool     // *[]byte of o.Buffer: relay buffers
 	kernel  kernelPolicy  // what KTLS allows, decided once
-	// dial connects to origins (tests point it elsewhere).
-	dial func(ctx context.Context, network, addr string) (net.Conn, error)
+	// dial connects to origins, given an address resolve found and the
+	// destination policy allowed (tests point both elsewhere).
+	dial    func(ctx context.Context, network, addr string) (net.Conn, error)
+	resolve func(ctx context.Context, host string) ([]netip.Addr, error)
 	// fallbacksLogged are the kernel TLS fallback kinds logged at info
 	// level already (leg:reason).
 	fallbacksLogged sync.Map
@@ -67,7 +70,7 @@ func New(o Options, opts ...Option) (*Proxy, error) {
 	}
 	o = o.withDefaults()
 	p := &Proxy{o: o, log: slog.New(slog.DiscardHandler), c: newCounters(), slots: make(chan struct{}, o.MaxConns),
-		dial: (&net.Dialer{}).DialContext}
+		dial: (&net.Dialer{Control: refuseNever}).DialContext, resolve: lookupHost}
 	for _, opt := range opts {
 		opt(p)
 	}
@@ -77,7 +80,8 @@ func New(o Options, opts ...Option) (*Proxy, error) {
 	p.limit = ratelog.New(p.log.Handler(), ratelog.DefaultBurst, ratelog.DefaultWindow)
 	p.connLog = slog.New(p.limit)
 	p.allow, _ = parseAllow(o.Allow)
-	ca, caFile, err := loadCA(o)
+	p.dest, _ = parseDest(o.AllowDest)
+	ca, caFile, err := loadCA(o, p.log)
 	if err != nil {
 		return nil, err
 	}
@@ -111,6 +115,11 @@ func New(o Options, opts ...Option) (*Proxy, error) {
 	p.headBuf.New = func() any { b := make([]byte, MaxHead); return &b }
 	p.bufs.New = func() any { b := make([]byte, size); return &b }
 	return p, nil
+}
+
+// lookupHost resolves an origin's name with the system's resolver.
+func lookupHost(ctx context.Context, host string) ([]netip.Addr, error) {
+	return net.DefaultResolver.LookupNetIP(ctx, "ip", host)
 }
 
 // originConfig is the origin leg's TLS configuration: verified against
@@ -205,7 +214,10 @@ func (p *Proxy) certificate(hello *tls.ClientHelloInfo) (*tls.Certificate, error
 	if !validHost(host) {
 		return nil, fmt.Errorf("cannot mint a certificate for %q", clip(host))
 	}
-	return p.mint.get(host)
+	// One certificate per host, however the client spells it: names
+	// match without case and trailing dot, and a cache keyed on the
+	// spelling would let a client make the proxy sign for every one.
+	return p.mint.get(normHost(host))
 }
 
 // connectHost finds the CONNECT host on the legConn under c (which the

@@ -3,6 +3,7 @@ package proxy
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"sync/atomic"
 	"time"
@@ -21,10 +22,9 @@ func (p *Proxy) relay(ctx context.Context, s *session, client, origin *leg) {
 	}
 	p.c.add(p.c.relay, "client:"+client.mode)
 	p.c.add(p.c.relay, "origin:"+origin.mode)
-	w := newWatchdog(p.o.IdleTimeout, func() {
+	w := newWatchdog(p.o.IdleTimeout, p.o.WriteTimeout, []*leg{client, origin}, func(stalled *leg) {
 		if s.firstFailure() {
-			p.c.add(p.c.failures, "relay:idle")
-			p.connLog.Debug("idle connection closed", "remote", remoteAddr(client.tcp), "idle", p.o.IdleTimeout)
+			p.cutLog(client, stalled)
 		}
 		s.abort()
 	})
@@ -39,6 +39,21 @@ func (p *Proxy) relay(ctx context.Context, s *session, client, origin *leg) {
 	}()
 	p.direction(s, client, origin, &p.c.toClient, w)
 	<-done
+}
+
+// cutLog counts and logs a relay the watchdog closes: idle (stalled
+// nil), or stalled writing to a peer that takes nothing. A stall is
+// what a peer that holds tunnels open on purpose causes: logged at info
+// level, rate-limited.
+func (p *Proxy) cutLog(client, stalled *leg) {
+	if stalled == nil {
+		p.c.add(p.c.failures, "relay:idle")
+		p.connLog.Debug("idle connection closed", "remote", remoteAddr(client.tcp), "idle", p.o.IdleTimeout)
+		return
+	}
+	p.c.add(p.c.failures, "relay:write-timeout")
+	p.connLog.Info("stalled connection closed", "remote", remoteAddr(client.tcp), "to", stalled.name,
+		"reason", fmt.Sprintf("the %s took none of the bytes waiting for it for %v", stalled.name, p.o.WriteTimeout))
 }
 
 // direction relays src to dst. At src's clean end it ends dst's half and
@@ -148,23 +163,42 @@ func (e writeError) Error() string { return "write: " + e.err.Error() }
 func (e writeError) Unwrap() error { return e.err }
 
 // watchdog closes a relay in which neither direction moved a byte for
-// idle. The directions mark activity with one atomic flag, checked at
-// half the idle time: no timer is reset per read. A relay is cut
-// between idle and 1.5 idle after its last byte.
+// idle, or in which a leg's socket held bytes for its peer that the peer
+// did not take (acknowledge) for write. The directions mark activity
+// with one atomic flag, checked every tick: no timer is reset per read.
+// A write stall is read from the kernel (sendState) at each tick, so
+// writes cost nothing more. A relay is cut between idle and idle plus a
+// tick after its last byte, and between write and write plus two ticks
+// after its peer last took a byte.
 type watchdog struct {
 	active  atomic.Bool
 	stopped atomic.Bool
 	idle    time.Duration
+	write   time.Duration
+	tick    time.Duration
 	last    time.Time
+	legs    []legWatch
 	t       *time.Timer
-	fire    func()
+	fire    func(stalled *leg) // nil: idle
 }
 
-func newWatchdog(idle time.Duration, fire func()) *watchdog {
-	w := &watchdog{idle: idle, last: time.Now(), fire: fire}
+// legWatch is what the watchdog last saw of a leg's sending; only check
+// touches it.
+type legWatch struct {
+	l        *leg
+	acked    uint64    // bytes the peer had acknowledged
+	progress time.Time // when the peer was last seen taking bytes, or none waiting
+}
+
+func newWatchdog(idle, write time.Duration, legs []*leg, fire func(*leg)) *watchdog {
+	now := time.Now()
+	w := &watchdog{idle: idle, write: write, tick: min(idle/2, write/4), last: now, fire: fire}
+	for _, l := range legs {
+		w.legs = append(w.legs, legWatch{l: l, progress: now})
+	}
 	// Armed only once w.t is set: check reads it.
 	w.t = time.AfterFunc(time.Hour, w.check)
-	w.t.Reset(idle / 2)
+	w.t.Reset(w.tick)
 	return w
 }
 
@@ -184,10 +218,31 @@ func (w *watchdog) check() {
 	if w.active.Swap(false) {
 		w.last = now
 	} else if now.Sub(w.last) >= w.idle {
-		w.fire()
+		w.fire(nil)
 		return
 	}
-	w.t.Reset(w.idle / 2)
+	for i := range w.legs {
+		if l := w.stalled(&w.legs[i], now); l != nil {
+			w.fire(l)
+			return
+		}
+	}
+	w.t.Reset(w.tick)
+}
+
+// stalled returns lw's leg when its peer has taken none of the bytes
+// waiting for it for the write timeout.
+func (w *watchdog) stalled(lw *legWatch, now time.Time) *leg {
+	acked, waiting, ok := sendState(lw.l.tcp)
+	switch {
+	case !ok:
+		return nil
+	case !waiting || acked != lw.acked:
+		lw.acked, lw.progress = acked, now
+	case now.Sub(lw.progress) >= w.write:
+		return lw.l
+	}
+	return nil
 }
 
 func (w *watchdog) stop() {

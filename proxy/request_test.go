@@ -130,13 +130,13 @@ func TestOriginDown(t *testing.T) {
 	}
 }
 
-// TestStalledClients: a client that never finishes its request, and one
-// that never starts TLS after the answer, are cut by the handshake
-// timeout.
+// TestStalledClients: a client that never finishes its request is cut by
+// the request timeout, one that never starts TLS after the answer by the
+// handshake timeout.
 func TestStalledClients(t *testing.T) {
 	t.Parallel()
 	org := startOrigin(t)
-	p := startProxy(t, org, proxy.Options{HandshakeTimeout: 300 * time.Millisecond, MintCache: true})
+	p := startProxy(t, org, proxy.Options{RequestTimeout: 300 * time.Millisecond, HandshakeTimeout: 300 * time.Millisecond, MintCache: true})
 
 	c1, err := net.Dial("tcp", p.addr)
 	if err != nil {
@@ -304,5 +304,78 @@ func TestStopCutsTunnels(t *testing.T) {
 	}
 	if c := p.Counters(); c.Active != 0 {
 		t.Errorf("%d connections still active after Serve returned", c.Active)
+	}
+}
+
+// TestSilentClientsReleaseSlots: MaxConns sockets that connect and send
+// nothing lock new clients out (503) only until the request timeout cuts
+// them, not for the handshake timeout; each cut is counted and logged.
+func TestSilentClientsReleaseSlots(t *testing.T) {
+	t.Parallel()
+	const n = 64
+	const requestTimeout = 300 * time.Millisecond
+	org := startOrigin(t)
+	p := startProxy(t, org, proxy.Options{MaxConns: n, RequestTimeout: requestTimeout, MintCache: true})
+	for i := 0; i < n; i++ {
+		c, err := net.Dial("tcp", p.addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+	}
+	waitFor(t, "the silent clients to hold every slot", func() bool { return p.Counters().Active == n })
+	start := time.Now()
+	const bound = requestTimeout + 1500*time.Millisecond
+	target := "CONNECT localhost:" + strconv.Itoa(org.port) + " HTTP/1.1\r\n\r\n"
+	refused := 0
+	for {
+		resp := rawAnswer(t, p.addr, target)
+		if resp.StatusCode == 200 {
+			break
+		}
+		if resp.StatusCode != 503 {
+			t.Fatalf("answer %s, want 503 while the slots are held, then 200", resp.Status)
+		}
+		refused++
+		if time.Since(start) > bound {
+			t.Fatalf("still refused %v after %d silent clients took every slot (request timeout %v)", bound, n, requestTimeout)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if refused == 0 {
+		t.Error("served at once: the silent clients did not hold the slots")
+	}
+	waitFor(t, "the silent clients to be counted", func() bool { return p.Counters().Refused[proxy.RefusedTimeout] == n })
+	if log := p.log.String(); !strings.Contains(log, "no complete request within 300ms") {
+		t.Errorf("log lacks the silent clients cut:\n%s", log)
+	}
+}
+
+// TestHeadLimitExact: a request head (line, headers and the empty line)
+// of up to MaxHead bytes is served, one byte more is refused, whatever
+// the client sends after it in the same write.
+func TestHeadLimitExact(t *testing.T) {
+	t.Parallel()
+	org := startOrigin(t)
+	p := startProxy(t, org, proxy.Options{MintCache: true})
+	target := "localhost:" + strconv.Itoa(org.port)
+	for _, tc := range []struct {
+		size   int
+		status int
+	}{{7 << 10, 200}, {proxy.MaxHead, 200}, {proxy.MaxHead + 1, 400}, {9 << 10, 400}} {
+		t.Run(strconv.Itoa(tc.size), func(t *testing.T) {
+			t.Parallel()
+			start := "CONNECT " + target + " HTTP/1.1\r\nX-Pad: "
+			head := start + strings.Repeat("a", tc.size-len(start)-len("\r\n\r\n")) + "\r\n\r\n"
+			if len(head) != tc.size {
+				t.Fatalf("head of %d bytes, want %d", len(head), tc.size)
+			}
+			// A ClientHello's worth of bytes after the head, as a client
+			// that does not wait for the answer sends them.
+			resp := rawAnswer(t, p.addr, head+"\x16\x03\x01"+strings.Repeat("\x00", 8<<10))
+			if resp.StatusCode != tc.status {
+				t.Errorf("head of %d bytes: %s (%s); want %d", tc.size, resp.Status, resp.Header.Get(proxy.ErrorHeader), tc.status)
+			}
+		})
 	}
 }

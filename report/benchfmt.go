@@ -255,12 +255,12 @@ func handshakeCaseValues(r *results.Record) []benchfmt.Value {
 func benchConfig(env results.Env) []benchfmt.Config {
 	var kv []benchfmt.Config
 	add := func(k, v string) {
-		v = strings.TrimSpace(strings.Map(func(r rune) rune {
+		v = strings.TrimSpace(results.Printable(strings.Map(func(r rune) rune {
 			if r == '\n' || r == '\r' {
 				return ' '
 			}
 			return r
-		}, v))
+		}, v)))
 		if v != "" {
 			kv = append(kv, benchfmt.Config{Key: k, Value: []byte(v), File: true})
 		}
@@ -291,7 +291,7 @@ func configKey(s string) string {
 			return '-'
 		}
 		return unicode.ToLower(r)
-	}, s)
+	}, results.Printable(s))
 }
 
 // benchName is the benchmark name of a record: the case name under

@@ -201,10 +201,14 @@ func percentTick(v float64) string { return plainNum(v) + "%" }
 // (one run, or a baseline and a candidate overlaid).
 func buildCharts(runs []Run) chartSet {
 	var cs chartSet
-	runs, left := chartRuns(runs)
+	runs, left, beyond := chartRuns(runs)
 	if len(left) > 0 {
 		cs.missing = append(cs.missing, fmt.Sprintf("%s, whose figures are not results (see the results tables): %s",
-			plural(int64(len(left)), "a case that failed a gate or was not run", "the cases that failed a gate or were not run"), strings.Join(left, ", ")))
+			plural(int64(len(left)), "a case that failed a gate or was not run", "the cases that failed a gate or were not run"), listNames(left)))
+	}
+	if beyond > 0 {
+		cs.missing = append(cs.missing, fmt.Sprintf("%d more %s, beyond the first %d that the charts draw: the table output lists every case (tlsbench report FILE)",
+			beyond, plural(int64(beyond), "record", "records"), maxChartCases))
 	}
 	hsColors, latColors := &labels{}, &labels{}
 	// Concurrency is the x axis of these charts: open-loop cases and
@@ -239,19 +243,47 @@ func buildCharts(runs []Run) chartSet {
 // run: a point or bar has no room for a verdict, and would show their
 // figures as results. The steps of a rate search stay: their chart says
 // whether each met the goal. left names the cases left out.
-func chartRuns(runs []Run) (kept []Run, left []string) {
+//
+// A chart shows at most maxChartCases cases (the first, in the order of
+// the records; a case of both runs is one): a page of every case of a
+// results file of thousands would be too large to open, and its lines
+// too many to tell apart. beyond counts the cases not drawn.
+func chartRuns(runs []Run) (kept []Run, left []string, beyond int) {
 	kept = make([]Run, len(runs))
+	drawn := map[string]bool{}
 	for i, run := range runs {
 		kept[i] = Run{Name: run.Name}
-		for _, r := range run.Records {
-			if !searchRecord(&r) && (r.Verdict == verdictFailed || notRun(&r)) {
-				left = append(left, caseLabel(&r)+runSuffix(runs, i))
+		for j := range run.Records {
+			r := &run.Records[j]
+			if !searchRecord(r) && (r.Verdict == verdictFailed || notRun(r)) {
+				left = append(left, caseLabel(r)+runSuffix(runs, i))
 				continue
 			}
-			kept[i].Records = append(kept[i].Records, r)
+			label := caseLabel(r)
+			if !drawn[label] && len(drawn) == maxChartCases {
+				beyond++
+				continue
+			}
+			drawn[label] = true
+			kept[i].Records = append(kept[i].Records, *r)
 		}
 	}
-	return kept, left
+	return kept, left, beyond
+}
+
+// maxChartCases is the most cases the charts draw, and maxListed the
+// most case names a sentence of the page lists.
+const (
+	maxChartCases = 200
+	maxListed     = 20
+)
+
+// listNames joins the first maxListed names and says how many more.
+func listNames(names []string) string {
+	if len(names) <= maxListed {
+		return strings.Join(names, ", ")
+	}
+	return strings.Join(names[:maxListed], ", ") + fmt.Sprintf(" and %d more", len(names)-maxListed)
 }
 
 // eachRecord calls f with every record of runs and the index of its run.

@@ -613,10 +613,10 @@ func writeCompareCSV(w io.Writer, c *Comparison) error {
 			csvNum(cc.AllocDelta), csvNum(cc.P), strconv.Itoa(cc.MinSamples), strconv.FormatBool(cc.ResumptionDiffers),
 			strings.Join(cc.Notes, "; "), strings.Join(cc.Mismatch, "; "),
 			cc.Test, strconv.FormatBool(cc.Paired), csvNum(cc.CILo), csvNum(cc.CIHi), csvNum(cc.Floor), strconv.FormatBool(cc.FloorMeasured))
-		cw.Write(row)
+		cw.Write(printableRow(row))
 	}
 	for _, sc := range c.Searches {
-		cw.Write(searchCSVRow(sc))
+		cw.Write(printableRow(searchCSVRow(sc)))
 	}
 	for _, list := range []struct {
 		presence string
@@ -632,7 +632,7 @@ func writeCompareCSV(w io.Writer, c *Comparison) error {
 				row = append(row, csvSide(&o.Side)...)
 			}
 			row = append(row, make([]string, len(compareCSVHeader)-len(row))...)
-			cw.Write(row)
+			cw.Write(printableRow(row))
 		}
 	}
 	cw.Flush()

@@ -225,7 +225,7 @@ func (e *csvEncoder) add(rec *results.Record) error {
 	for i, c := range csvColumns {
 		row[i] = c.cell(rec)
 	}
-	e.w.Write(row)
+	e.w.Write(printableRow(row))
 	e.w.Flush()
 	return e.w.Error()
 }

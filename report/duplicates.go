@@ -1,6 +1,7 @@
 package report
 
 import (
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -33,22 +34,45 @@ func (d Duplicate) String() string {
 // Duplicates returns the records recs hold more than once, in the order
 // of their first appearance.
 func Duplicates(recs []results.Record) []Duplicate {
-	count := map[string]int{}
-	var order []string
-	first := map[string]*results.Record{}
+	var f DuplicateFinder
 	for i := range recs {
-		k := identity(&recs[i])
-		if count[k] == 0 {
-			order = append(order, k)
-			first[k] = &recs[i]
-		}
-		count[k]++
+		f.Add(&recs[i])
 	}
+	return f.Duplicates()
+}
+
+// A DuplicateFinder finds the duplicates among records added one at a
+// time, keeping a digest of each record's identity, not the record: a
+// reader of a large file looks for them before it drops the samples. The
+// zero value is ready to use.
+type DuplicateFinder struct {
+	count map[[sha256.Size]byte]int
+	order [][sha256.Size]byte
+	first map[[sha256.Size]byte]Duplicate
+}
+
+// Add counts rec.
+func (f *DuplicateFinder) Add(rec *results.Record) {
+	if f.count == nil {
+		f.count, f.first = map[[sha256.Size]byte]int{}, map[[sha256.Size]byte]Duplicate{}
+	}
+	k := sha256.Sum256([]byte(identity(rec)))
+	if f.count[k] == 0 {
+		f.order = append(f.order, k)
+		f.first[k] = Duplicate{Case: caseLabel(rec), Started: rec.Env.Started}
+	}
+	f.count[k]++
+}
+
+// Duplicates returns the records added more than once, in the order of
+// their first appearance.
+func (f *DuplicateFinder) Duplicates() []Duplicate {
 	var out []Duplicate
-	for _, k := range order {
-		if n := count[k]; n > 1 {
-			r := first[k]
-			out = append(out, Duplicate{Case: caseLabel(r), Times: n, Started: r.Env.Started})
+	for _, k := range f.order {
+		if n := f.count[k]; n > 1 {
+			d := f.first[k]
+			d.Times = n
+			out = append(out, d)
 		}
 	}
 	return out

@@ -363,7 +363,7 @@ func (h *htmlWriter) table(t *table, class string) {
 		h.s("</tr></thead>\n")
 	}
 	h.s("<tbody>\n")
-	for _, row := range t.rows {
+	for _, row := range t.rows[:min(len(t.rows), maxHTMLRows)] {
 		h.s("<tr>")
 		for i, cell := range row {
 			switch {
@@ -392,4 +392,14 @@ func (h *htmlWriter) table(t *table, class string) {
 		h.s("</tr>\n")
 	}
 	h.s("</tbody>\n</table></div>\n")
+	if n := len(t.rows) - maxHTMLRows; n > 0 {
+		h.s(`<p class="missing">`, strconv.Itoa(n), " more ", plural(int64(n), "row", "rows"),
+			" not shown: the page shows the first ", strconv.Itoa(maxHTMLRows),
+			" of a table; the table output lists every case (tlsbench report FILE).</p>\n")
+	}
 }
+
+// maxHTMLRows is the most rows a table of the page shows, so that the
+// page of a results file of thousands of cases stays small enough to
+// open.
+const maxHTMLRows = 1000

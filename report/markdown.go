@@ -10,6 +10,7 @@ import (
 // list, each table as a pipe table (numbers right-aligned, units in the
 // header), footnotes as lists under a heading.
 func writeMarkdown(w io.Writer, d document) error {
+	printableDocument(&d)
 	bw := bufio.NewWriter(w)
 	first := true
 	sep := func() {

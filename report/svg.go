@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/tlsbench/tlsbench/results"
 )
 
 // Charts of the HTML report are inline SVG written here, in Go: the page
@@ -300,22 +302,20 @@ func (w *svgWriter) s(parts ...string) {
 	}
 }
 
-// esc escapes text for element content and attribute values alike. C0
-// control characters other than tab and newline, DEL and the noncharacters
-// U+FFFE and U+FFFF (which a results file can carry as JSON \u escapes)
-// become U+FFFD: they are errors in HTML and
-// forbidden in XML, and the page stays well-formed whatever the records
-// hold.
+// esc escapes text for element content and attribute values alike.
+// Control characters (tab and newline kept), C1, bidirectional controls
+// and bytes that are not UTF-8 are shown as escapes (results.PrintableLines):
+// C0 controls are errors in HTML and forbidden in XML, and an override
+// would reorder what a reader sees. The noncharacters U+FFFE and U+FFFF
+// (which a results file can carry as JSON \u escapes) become U+FFFD, so
+// that the page stays well-formed whatever the records hold.
 func esc(s string) string {
 	s = strings.Map(func(r rune) rune {
-		switch {
-		case r == '\t', r == '\n':
-			return r
-		case r < 0x20, r == 0x7f, r == 0xFFFE, r == 0xFFFF:
+		if r == 0xFFFE || r == 0xFFFF {
 			return '\uFFFD'
 		}
 		return r
-	}, s)
+	}, results.PrintableLines(s))
 	return html.EscapeString(s)
 }
 

@@ -11,6 +11,7 @@ import (
 // lines, tables with padded columns (numbers right-aligned, units in a
 // second header line), footnotes as indented lists.
 func writeText(w io.Writer, d document) error {
+	printableDocument(&d)
 	bw := bufio.NewWriter(w)
 	width := 0
 	for _, kv := range d.env {

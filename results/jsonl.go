@@ -83,6 +83,18 @@ var (
 // a value is always known, or contradicting itself (see Record.Validate).
 func Decode(r io.Reader) ([]Record, error) {
 	var recs []Record
+	err := DecodeEach(r, func(rec *Record) error {
+		recs = append(recs, *rec)
+		return nil
+	})
+	return recs, err
+}
+
+// DecodeEach reads a JSON lines stream as Decode does, calling fn with
+// each record as it is read, so that a reader of a large file holds one
+// record at a time and keeps of it what it needs; rec is not used after
+// fn returns. An error from fn stops the reading and is returned as it is.
+func DecodeEach(r io.Reader, fn func(rec *Record) error) error {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64*1024), maxLine)
 	n := 0
@@ -94,17 +106,19 @@ func Decode(r io.Reader) ([]Record, error) {
 		}
 		rec, err := DecodeLine(line)
 		if err != nil {
-			return recs, fmt.Errorf("line %d%w", n, err)
+			return fmt.Errorf("line %d%w", n, err)
 		}
-		recs = append(recs, rec)
+		if err := fn(&rec); err != nil {
+			return err
+		}
 	}
 	if err := sc.Err(); err != nil {
 		if errors.Is(err, bufio.ErrTooLong) {
-			return recs, fmt.Errorf("line %d: not a tlsbench result: the line is longer than %d MiB, and no result is that long", n+1, maxLine>>20)
+			return fmt.Errorf("line %d: not a tlsbench result: the line is longer than %d MiB, and no result is that long", n+1, maxLine>>20)
 		}
-		return recs, fmt.Errorf("reading results: %w", err)
+		return fmt.Errorf("reading results: %w", err)
 	}
-	return recs, nil
+	return nil
 }
 
 // lineError is a fault of one line; Decode prefixes it with the line's

@@ -410,6 +410,13 @@ type Record struct {
 	EarlyDataRejected       *int64 `json:"early_data_rejected,omitempty"`
 	ServerEarlyDataAccepted *int64 `json:"server_early_data_accepted,omitempty"`
 	ServerEarlyDataRejected *int64 `json:"server_early_data_rejected,omitempty"`
+	// ServerQUICRetries counts, over the kept iterations, the QUIC
+	// connections the built-in server asked to prove their address
+	// first (a Retry: a round trip more in their handshake), and
+	// ServerQUICRefused those it refused (failed on the client). Absent
+	// (null) outside QUIC cases and with an external target.
+	ServerQUICRetries *int64 `json:"server_quic_retries,omitempty"`
+	ServerQUICRefused *int64 `json:"server_quic_refused,omitempty"`
 
 	// Verdict is "failed" when the case was measured but failed a gate
 	// (resumption below the minimum in a measured iteration, a mix that

@@ -64,6 +64,7 @@ func (o ChildServer) Snapshot() (loadgen.ServerSnapshot, error) {
 		HandshakeCPU: handshakeCPU(c.HandshakeCPU), HandshakeCPULost: c.HandshakeCPULost,
 		// A server that serves QUIC counts the early data it takes.
 		HasEarlyData: o.Child.Hello().QUICAddr != "", EarlyDataAccepted: c.EarlyDataAccepted, EarlyDataRejected: c.EarlyDataRejected,
+		QUICRetries: c.QUICRetries, QUICRefused: c.QUICRefused,
 		HasCPU: true, CPU: time.Duration(c.CPUNanos),
 		HasAlloc: true, AllocBytes: c.AllocBytes,
 	}, nil
@@ -120,7 +121,8 @@ type InProcessServer struct{ Server *server.Server }
 func (o InProcessServer) Snapshot() (loadgen.ServerSnapshot, error) {
 	c := o.Server.Counters()
 	return loadgen.ServerSnapshot{HasCounts: true, Handshakes: c.Handshakes, Resumed: c.Resumed, Failures: c.Failures, Identities: c.Identities,
-		KeyDecryptions: c.KeyDecryptions, Declined: c.Declined, Phases: serverPhases(c.Phases)}, nil
+		KeyDecryptions: c.KeyDecryptions, Declined: c.Declined, Phases: serverPhases(c.Phases),
+		QUICRetries: c.QUICRetries, QUICRefused: c.QUICRefused}, nil
 }
 
 // ChildProxy observes the built-in proxy running as a child process: its

@@ -4,9 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"unicode"
 
 	"github.com/tlsbench/tlsbench/loadgen"
+	"github.com/tlsbench/tlsbench/results"
 )
 
 // FailedCases is returned when some cases failed (their resumption was
@@ -130,10 +130,5 @@ func shortKind(kind string) string {
 	}
 	// An alert's text is the server's: no control character of it
 	// reaches the terminal.
-	return strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) {
-			return '?'
-		}
-		return r
-	}, kind)
+	return results.Printable(kind)
 }

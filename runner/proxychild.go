@@ -87,8 +87,9 @@ func (st *runState) writeRunCA() (string, error) {
 
 // startProxyChild starts the built-in proxy as a child process (tlsbench
 // proxy, or ProxyArgs) on a loopback port, allowed to CONNECT to the
-// origin's port only. Its CA lives in the run's directory, so that every
-// restart mints with the same one.
+// origin's host and port only: a target on another machine is reached,
+// nothing else is. Its CA lives in the run's directory, so that every
+// restart mints with the same one (limited to that host too).
 func startProxyChild(ctx context.Context, dir string, set proxySettings, originCA string, insecure bool, origin string, plumb childPlumbing, notice func(string)) (*proxyRun, error) {
 	exe := plumb.Executable
 	if exe == "" {
@@ -103,6 +104,7 @@ func startProxyChild(ctx context.Context, dir string, set proxySettings, originC
 	}
 	o := proxy.Options{
 		Listen:         defaultListen,
+		AllowDest:      []string{originHost(origin)},
 		ConnectPorts:   []int{originPort(origin)},
 		PKIDir:         filepath.Join(dir, "proxy-pki"),
 		OriginCA:       originCA,

@@ -165,6 +165,12 @@ func originTarget(serverAddr string, target string) string {
 	return net.JoinHostPort("localhost", port)
 }
 
+// originHost is the host of the origin the proxy must allow CONNECT to.
+func originHost(origin string) string {
+	host, _, _ := net.SplitHostPort(origin)
+	return host
+}
+
 // originPort is the port of the origin the proxy must allow CONNECT to.
 func originPort(origin string) int {
 	_, port, _ := net.SplitHostPort(origin)

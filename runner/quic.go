@@ -108,7 +108,8 @@ func (st *runState) quicCase(hc *loadgen.HandshakeCase, c *Case, sp *sideSpec, s
 }
 
 // earlyDataPolicy is the policy of sp's built-in server: the plan's, or
-// the one side b's settings give it.
+// the one side b's settings give it, or accept, which startSide gives
+// the server when the plan sets none.
 func (sp *sideSpec) earlyDataPolicy(p *Plan) string {
 	policy := cmp.Or(p.EarlyDataPolicy, server.EarlyDataAccept)
 	for _, s := range sp.settings {

@@ -28,8 +28,11 @@ func quicPlan() runner.Plan {
 // TestQUICAgainstChildServer: over QUIC, full cases resume nothing and
 // resume cases everything, on both ends; with early data every resumed
 // connection sends its request in its first flight and the built-in
-// server (policy accept, the default) takes all of it, as both ends
-// count. A full case with early data is listed, not run.
+// server takes all of it, as both ends count: run gives it accept when
+// the plan sets no policy (the server's own default refuses a ticket's
+// second early data, and the load generator offers each ticket again and
+// again), and the record says so. A full case with early data is
+// listed, not run.
 func TestQUICAgainstChildServer(t *testing.T) {
 	t.Parallel()
 	p := quicPlan()
@@ -57,6 +60,9 @@ func TestQUICAgainstChildServer(t *testing.T) {
 				t.Errorf("name %q, early_data %v: want a 0rtt segment and early_data true", rec.Name, rec.EarlyData)
 			}
 			checkEarly(t, &rec, rec.Handshakes, rec.Handshakes, 0)
+			if rec.EarlyDataPolicy != server.EarlyDataAccept {
+				t.Errorf("early-data policy %q recorded, want %q", rec.EarlyDataPolicy, server.EarlyDataAccept)
+			}
 		})
 	}
 }
@@ -87,6 +93,11 @@ func checkQUICRecord(t *testing.T, rec *results.Record) {
 	}
 	if rec.EarlyDataPolicy == "" {
 		t.Error("no early-data policy in a record of the built-in server")
+	}
+	// Far below the server's limits: no Retry, no refusal, and the
+	// record says so.
+	if rec.ServerQUICRetries == nil || *rec.ServerQUICRetries != 0 || rec.ServerQUICRefused == nil || *rec.ServerQUICRefused != 0 {
+		t.Errorf("server_quic_retries %v, server_quic_refused %v: want both 0", countOf(rec.ServerQUICRetries), countOf(rec.ServerQUICRefused))
 	}
 }
 
@@ -224,4 +235,12 @@ func TestQUICOpenLoopAndVersus(t *testing.T) {
 			}
 		})
 	}
+}
+
+// countOf is *p to print, or nil.
+func countOf(p *int64) any {
+	if p == nil {
+		return nil
+	}
+	return *p
 }

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"cmp"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/tlsbench/tlsbench/internal/field"
 	"github.com/tlsbench/tlsbench/internal/procid"
+	"github.com/tlsbench/tlsbench/internal/tempdir"
 	"github.com/tlsbench/tlsbench/internal/usage"
 	"github.com/tlsbench/tlsbench/loadgen"
 	"github.com/tlsbench/tlsbench/pki"
@@ -127,7 +129,9 @@ func Run(ctx context.Context, p Plan, emit func(*results.Record) error) error {
 	if st.url, err = prepareProxy(ctx, p.Proxy); err != nil {
 		return err
 	}
-	dir, err := os.MkdirTemp("", "tlsbench-run-")
+	// Named with this process's ID: a later run removes it if this one
+	// is killed before its deferred removal.
+	dir, _, err := tempdir.Make("tlsbench-run-")
 	if err != nil {
 		return fmt.Errorf("temporary directory: %w", err)
 	}
@@ -329,8 +333,12 @@ func (st *runState) startSide(ctx context.Context, c *Case, sp *sideSpec) (*buil
 	if opts.MaxConns == 0 {
 		opts.MaxConns = benchmarkMaxConns(p.peakConns())
 	}
-	if opts.QUIC && p.EarlyDataPolicy != "" {
-		opts.EarlyDataPolicy = p.EarlyDataPolicy
+	if opts.QUIC {
+		// The server's default refuses a ticket's second early data,
+		// and the load generator offers each ticket again and again:
+		// accept unless the plan says otherwise, recorded in each
+		// case's early_data_policy (earlyDataPolicy).
+		opts.EarlyDataPolicy = cmp.Or(p.EarlyDataPolicy, server.EarlyDataAccept)
 	}
 	sp.applySettings(&opts)
 	if len(opts.Identities) == 0 {

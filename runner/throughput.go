@@ -14,6 +14,7 @@ import (
 
 	"github.com/tlsbench/tlsbench/internal/field"
 	"github.com/tlsbench/tlsbench/internal/ktls"
+	"github.com/tlsbench/tlsbench/internal/tempdir"
 	"github.com/tlsbench/tlsbench/loadgen"
 	"github.com/tlsbench/tlsbench/pki"
 	"github.com/tlsbench/tlsbench/proxy"
@@ -353,7 +354,9 @@ func (p ThroughputPlan) Run(ctx context.Context, emit func(*results.Record) erro
 	if p.Env != nil {
 		tr.env = *p.Env
 	}
-	dir, err := os.MkdirTemp("", "tlsbench-run-")
+	// Named with this process's ID: a later run removes it if this one
+	// is killed before its deferred removal.
+	dir, _, err := tempdir.Make("tlsbench-run-")
 	if err != nil {
 		return fmt.Errorf("temporary directory: %w", err)
 	}

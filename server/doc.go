@@ -54,17 +54,22 @@
 //
 // Early data is decided per resumption by the session policy
 // (Options.EarlyDataPolicy; see earlyData): the tickets issued over QUIC
-// always allow it, and the server accepts it, refuses it, or accepts it
-// on a ticket's first use only, remembering each such ticket for the
-// minute its early data may be accepted at all.
+// always allow it, and the server accepts it on a ticket's first use
+// only (the default), remembering each such ticket for the minute its
+// early data may be accepted at all, refuses it, or accepts it every
+// time, replays included.
 //
 // Hostile QUIC peers meet bounds: the handshake timeout (quic-go's idle
 // timeout and the server's own), the idle timeout after it, a few
 // streams with windows of a few KiB each, and address validation (a
-// Retry) for new clients once thousands of handshakes are in flight.
-// Datagrams that are not QUIC are dropped by quic-go unseen; an Initial
-// packet the server cannot decrypt is a connection attempt that fails as
-// a timeout, as a TCP connection sending garbage fails its handshake.
+// Retry) for new clients once thousands of handshakes are in flight or
+// hundreds of connections wait for their ClientHello, and a refusal
+// once twice as many wait (see quicMaxAwaitingHello), each counted
+// (Counters.QUICRetries, QUICRefused). Datagrams that are
+// not QUIC are dropped by quic-go unseen; an Initial packet the server
+// cannot decrypt is a connection attempt that fails as a timeout, as a
+// TCP connection sending garbage fails its handshake, and holds its
+// connection until then: hence the bound on those waiting.
 //
 // # Imports
 //

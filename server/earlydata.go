@@ -49,7 +49,9 @@ type earlyData struct {
 
 func newEarlyData(policy string) *earlyData {
 	if policy == "" {
-		policy = EarlyDataAccept
+		// Refusing replays is the safe default (nginx and quic-go ship
+		// with 0-RTT off): accept is a lab's explicit choice.
+		policy = EarlyDataSingleUse
 	}
 	e := &earlyData{policy: policy, now: time.Now}
 	if policy == EarlyDataSingleUse {

@@ -52,10 +52,13 @@ func TestEarlyDataSingleUse(t *testing.T) {
 }
 
 // TestEarlyDataPolicies: accept and reject decide alone, and stamp
-// nothing.
+// nothing; no policy is single-use.
 func TestEarlyDataPolicies(t *testing.T) {
 	t.Parallel()
-	for policy, want := range map[string]bool{"": true, EarlyDataAccept: true, EarlyDataReject: false} {
+	if e := newEarlyData(""); e.policy != EarlyDataSingleUse || e.seen == nil {
+		t.Errorf("no policy is %q, want %q with its memory of tickets", e.policy, EarlyDataSingleUse)
+	}
+	for policy, want := range map[string]bool{EarlyDataAccept: true, EarlyDataReject: false} {
 		e := newEarlyData(policy)
 		ss := &tls.SessionState{EarlyData: true}
 		e.stamp(ss)

@@ -67,8 +67,8 @@ type Options struct {
 	// counters.
 	QUIC bool `json:"quic,omitempty"`
 	// EarlyDataPolicy is what the server does with TLS 1.3 early data
-	// (0-RTT) on QUIC: EarlyDataAccept (default), EarlyDataReject or
-	// EarlyDataSingleUse.
+	// (0-RTT) on QUIC: EarlyDataSingleUse (default), EarlyDataReject or
+	// EarlyDataAccept, which accepts replays too.
 	EarlyDataPolicy string `json:"early_data_policy,omitempty"`
 	// DisableKeyCache makes the key manager read and decrypt the private
 	// key on every full handshake instead of once at load.
@@ -91,14 +91,16 @@ type Options struct {
 // Early-data policies (Options.EarlyDataPolicy).
 const (
 	// EarlyDataAccept accepts early data on every resumption whose
-	// ticket allows it (the tickets it issues do).
+	// ticket allows it (the tickets it issues do), a replayed flight's
+	// too: for a lab whose clients reuse their tickets.
 	EarlyDataAccept = "accept"
 	// EarlyDataReject issues tickets that allow early data but refuses
 	// it on every resumption: the client resumes, and sends its request
 	// again after the handshake.
 	EarlyDataReject = "reject"
 	// EarlyDataSingleUse accepts early data on a ticket's first use only
-	// and refuses it when the same ticket comes again (a replay).
+	// and refuses it when the same ticket comes again (a replay): the
+	// default.
 	EarlyDataSingleUse = "single-use"
 )
 

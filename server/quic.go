@@ -41,6 +41,25 @@ const (
 	// costs the server a stateless answer each, not a connection. Far
 	// above the handshakes a benchmark starts at once.
 	quicMaxHandshaking = 4096
+	// quicMaxAwaitingHello is how many connections may be waiting for
+	// their ClientHello before new clients must prove their address
+	// (Retry). quic-go gives every Initial packet with a valid header
+	// and a new connection ID a connection (about 130 KB of memory with
+	// its goroutines) before it tries to decrypt it, and one that never
+	// decrypts, or never completes a ClientHello, holds it for the
+	// handshake timeout: 2,000 such packets a second from one address
+	// held 4,096 connections, over 500 MB. A client's ClientHello
+	// follows its first Initial within a round trip at most (it spans
+	// two packets sent together), so a benchmark's connections wait for
+	// it a moment each; those of a garbage flood wait until they time
+	// out, and beyond this many the flood gets stateless Retries it
+	// never answers, while a real client pays a round trip more.
+	quicMaxAwaitingHello = 512
+	// quicRefuseAwaitingHello is how many connections may be waiting for
+	// their ClientHello before even a client that proved its address is
+	// refused (CONNECTION_REFUSED, stateless): a flood that answers the
+	// Retries from a real address holds this many connections at most.
+	quicRefuseAwaitingHello = 2 * quicMaxAwaitingHello
 )
 
 // QUICListener is the built-in server's QUIC endpoint: a UDP socket and
@@ -87,7 +106,7 @@ func (s *Server) ListenQUIC(addr string) (*QUICListener, error) {
 	tr := &quic.Transport{
 		Conn:                udp,
 		ConnContext:         s.quicConnContext,
-		VerifySourceAddress: func(net.Addr) bool { return s.quicHandshaking.Load() > quicMaxHandshaking },
+		VerifySourceAddress: s.quicVerifyAddress,
 	}
 	ln, err := tr.ListenEarly(s.quicTLSConfig(), s.quicConfig())
 	if err != nil {

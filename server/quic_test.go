@@ -201,9 +201,9 @@ func quicPhaseCounts(t *testing.T, c server.Counters) map[string]int64 {
 
 // TestQUICEarlyDataReplay: a client that offers the same ticket twice
 // (a replayed 0-RTT flight) has its early data accepted both times under
-// accept, and only the first time under single-use, which still resumes
-// the replay; under reject never. The server's counts agree with what
-// the client saw.
+// accept, and only the first time under single-use and with no policy
+// set, which still resume the replay; under reject never. The server's
+// counts agree with what the client saw.
 func TestQUICEarlyDataReplay(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
@@ -212,9 +212,10 @@ func TestQUICEarlyDataReplay(t *testing.T) {
 	}{
 		{server.EarlyDataAccept, [2]bool{true, true}},
 		{server.EarlyDataSingleUse, [2]bool{true, false}},
+		{"", [2]bool{true, false}},
 		{server.EarlyDataReject, [2]bool{false, false}},
 	} {
-		t.Run(tc.policy, func(t *testing.T) {
+		t.Run("policy="+tc.policy, func(t *testing.T) {
 			t.Parallel()
 			s := startQUIC(t, server.Options{EarlyDataPolicy: tc.policy})
 			cfg := s.clientTLS(&sameSession{})

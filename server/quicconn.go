@@ -49,6 +49,9 @@ type quicConn struct {
 	ended  bool       // its context is done: the connection is closed
 	ok     bool       // the handshake completed (after outcome is closed)
 	counts atomic.Bool
+	// awaiting is set until the ClientHello is read or the handshake
+	// settles, whichever comes first (Server.quicAwaitingHello).
+	awaiting atomic.Bool
 	// settled is set once the handshake's outcome is in the counters;
 	// outcome is closed then, for a connection handed over.
 	settled atomic.Bool
@@ -67,15 +70,56 @@ func quicConnOf(ctx context.Context) *quicConn {
 	return qc
 }
 
+// errAwaitingHello refuses a connection while too many others wait for
+// their ClientHello (quicRefuseAwaitingHello).
+var errAwaitingHello = errors.New("too many connections are waiting for their ClientHello")
+
+// quicVerifyAddress is the transport's VerifySourceAddress: whether a
+// client must prove its address with a Retry before it gets a
+// connection, as it must when many handshakes are in flight, or many
+// connections wait for a ClientHello (quicMaxAwaitingHello).
+func (s *Server) quicVerifyAddress(addr net.Addr) bool {
+	waiting := s.quicAwaitingHello.Load()
+	if s.quicHandshaking.Load() <= quicMaxHandshaking && waiting < s.quicRetryAt {
+		return false
+	}
+	s.connLog.Info("QUIC client asked to prove its address (Retry)", "remote", addr.String(),
+		"handshakes", s.quicHandshaking.Load(), "awaiting_client_hello", waiting)
+	return true
+}
+
 // quicConnContext is the transport's ConnContext: a new connection
 // attempt, counted as accepted (as a TCP connection is at accept), whose
 // record travels in its context. Its failure is counted when the context
-// ends before the listener handed the connection over.
+// ends before the listener handed the connection over. While too many
+// connections wait for their ClientHello, it is refused instead, before
+// the server keeps anything of it.
 func (s *Server) quicConnContext(ctx context.Context, ci *quic.ClientInfo) (context.Context, error) {
 	qc := &quicConn{s: s, start: time.Now(), outcome: make(chan struct{})}
 	if ci != nil && ci.RemoteAddr != nil {
 		qc.remote = ci.RemoteAddr.String()
 	}
+	// Its address proven, as by a Retry: counted here, once per
+	// connection, since each Initial packet of a client's first flight
+	// (two, with a large key share) is answered with a Retry.
+	verified := ci != nil && ci.AddrVerified
+	if waiting := s.quicAwaitingHello.Load(); waiting >= s.quicRefuseAt {
+		// Refused, no connection is made: the client's next packet of
+		// the same flight comes here again, and is not counted again.
+		if s.quicRefusals.first(qc.remote, qc.start) {
+			s.quicRefused.Add(1)
+			if verified {
+				s.quicRetries.Add(1)
+			}
+		}
+		s.connLog.Warn("QUIC connection refused", "remote", qc.remote, "reason", errAwaitingHello.Error(), "awaiting_client_hello", waiting)
+		return nil, errAwaitingHello
+	}
+	if verified {
+		s.quicRetries.Add(1)
+	}
+	qc.awaiting.Store(true)
+	s.quicAwaitingHello.Add(1)
 	s.accepted.Add(1)
 	s.active.Add(1)
 	s.quicHandshaking.Add(1)
@@ -85,6 +129,36 @@ func (s *Server) quicConnContext(ctx context.Context, ci *quic.ClientInfo) (cont
 	ctx = context.WithValue(ctx, quicConnKey{}, qc)
 	context.AfterFunc(ctx, func() { qc.closed(ctx) })
 	return ctx, nil
+}
+
+// recentAddrs are the remote addresses of the last few connection
+// attempts refused, to count an attempt once however many packets of
+// its first flight are refused: those come from the same address
+// together, where each of a benchmark's connections has an address of
+// its own.
+type recentAddrs struct {
+	mu   sync.Mutex
+	addr [16]string
+	at   [16]time.Time
+	next int
+}
+
+// recentWindow is how far apart two packets of one flight may arrive.
+const recentWindow = 100 * time.Millisecond
+
+// first reports whether addr is not among the attempts refused within
+// recentWindow before now, and remembers it.
+func (r *recentAddrs) first(addr string, now time.Time) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for i, a := range r.addr {
+		if a == addr && addr != "" && now.Sub(r.at[i]) < recentWindow {
+			return false
+		}
+	}
+	r.addr[r.next], r.at[r.next] = addr, now
+	r.next = (r.next + 1) % len(r.addr)
+	return true
 }
 
 // closed runs when the connection's context ends.
@@ -120,12 +194,21 @@ func (qc *quicConn) accepted(c *quic.Conn) bool {
 // configuration.
 func (s *Server) quicClientHello(hello *tls.ClientHelloInfo) (*tls.Config, error) {
 	if qc := quicConnOf(hello.Context()); qc != nil {
+		qc.helloRead()
 		qc.offered = slices.Contains(hello.Extensions, extensionEarlyData)
 		qc.alpn = chooseALPN(hello.SupportedProtos)
 		ctx := hello.Context()
 		qc.tlsCtx.Store(&ctx)
 	}
 	return nil, nil
+}
+
+// helloRead ends qc's wait for its ClientHello, once: when crypto/tls
+// reads it, or when the handshake settles without it.
+func (qc *quicConn) helloRead() {
+	if qc.awaiting.CompareAndSwap(true, false) {
+		qc.s.quicAwaitingHello.Add(-1)
+	}
 }
 
 // extensionEarlyData is the early_data extension's type (RFC 8446).
@@ -248,6 +331,7 @@ func (s *Server) quicFailed(qc *quicConn, err error) {
 
 // quicSettled ends the wait of Counters for qc's outcome.
 func (s *Server) quicSettled(qc *quicConn) {
+	qc.helloRead()
 	s.quicHandshaking.Add(-1)
 	s.hsMu.Lock()
 	delete(s.quicPending, qc)

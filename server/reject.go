@@ -9,11 +9,17 @@ import (
 	"unicode/utf8"
 
 	"github.com/tlsbench/tlsbench/internal/connerr"
+	"github.com/tlsbench/tlsbench/keys"
 )
 
 // FailureRevoked is the failure kind of a handshake refused because the
 // client certificate is on the revocation list.
 const FailureRevoked = "revoked"
+
+// FailureFragmentedHello is the failure kind of a handshake refused
+// because the client spread its ClientHello over more, smaller records
+// than real clients send (keys.ErrFragmentedHello).
+const FailureFragmentedHello = "fragmented-hello"
 
 // maxLogField bounds what a client can put into one log field (a
 // certificate subject or an error quoting one).
@@ -26,6 +32,8 @@ func failureKind(err error, noIdentity bool) string {
 	switch {
 	case errors.As(err, &rev):
 		return FailureRevoked
+	case errors.Is(err, keys.ErrFragmentedHello):
+		return FailureFragmentedHello
 	case noIdentity:
 		return "no-identity"
 	}

@@ -64,11 +64,18 @@ type Server struct {
 
 	// QUIC (ListenQUIC): the configuration before kTLS's per-connection
 	// key log, which is for TCP; the counts QUIC adds; the handshakes
-	// in flight; and whether ServeQUIC is stopping.
+	// in flight, and those of them still waiting for their ClientHello;
+	// the connection attempts asked to prove their address and those
+	// refused; how many may wait before either (quicMaxAwaitingHello,
+	// quicRefuseAwaitingHello; a test lowers them); and whether
+	// ServeQUIC is stopping.
 	quicBase                                   *tls.Config
 	quicVersions                               map[string]int64 // under mu
 	earlyOffered, earlyAccepted, earlyRejected atomic.Int64
-	quicHandshaking                            atomic.Int64
+	quicHandshaking, quicAwaitingHello         atomic.Int64
+	quicRetries, quicRefused                   atomic.Int64
+	quicRefusals                               recentAddrs
+	quicRetryAt, quicRefuseAt                  int64
 	quicStopping                               atomic.Bool
 }
 
@@ -120,6 +127,8 @@ func New(cfg *tls.Config, opts ...Option) *Server {
 		quicPending:      make(map[*quicConn]struct{}),
 		quicBase:         cfg,
 		quicVersions:     make(map[string]int64),
+		quicRetryAt:      quicMaxAwaitingHello,
+		quicRefuseAt:     quicRefuseAwaitingHello,
 	}
 	for _, o := range opts {
 		o(s)
@@ -382,6 +391,15 @@ type Counters struct {
 	EarlyDataOffered  int64            `json:"early_data_offered,omitempty"`
 	EarlyDataAccepted int64            `json:"early_data_accepted,omitempty"`
 	EarlyDataRejected int64            `json:"early_data_rejected,omitempty"`
+	// QUICRetries counts the QUIC connection attempts that came with
+	// their address proven, as after a Retry (a round trip more; a
+	// client that keeps the server's address tokens proves it without
+	// one, which tlsbench's does not), and QUICRefused those refused
+	// (CONNECTION_REFUSED). The server asks for the proof, and refuses,
+	// only while very many handshakes are in flight or wait for their
+	// ClientHello: a benchmark's handshakes are then slower, or failed.
+	QUICRetries int64 `json:"quic_retries,omitempty"`
+	QUICRefused int64 `json:"quic_refused,omitempty"`
 	// CPUNanos and AllocBytes are the whole server process's CPU time and
 	// cumulative heap allocation; meaningful only when the server runs
 	// in a process of its own.
@@ -413,6 +431,7 @@ func (s *Server) Counters() Counters {
 	c.QUICVersions = counts.Clone(s.quicVersions)
 	s.mu.Unlock()
 	c.EarlyDataOffered, c.EarlyDataAccepted, c.EarlyDataRejected = s.earlyOffered.Load(), s.earlyAccepted.Load(), s.earlyRejected.Load()
+	c.QUICRetries, c.QUICRefused = s.quicRetries.Load(), s.quicRefused.Load()
 	if s.km != nil {
 		ks := s.km.Stats()
 		c.Selected, c.KeyLoads, c.KeyDecryptions = counts.Sub(ks.Selected, nil), ks.KeyLoads, ks.Decryptions
@@ -448,6 +467,8 @@ func (c Counters) Sub(earlier Counters) Counters {
 		EarlyDataOffered:  c.EarlyDataOffered - earlier.EarlyDataOffered,
 		EarlyDataAccepted: c.EarlyDataAccepted - earlier.EarlyDataAccepted,
 		EarlyDataRejected: c.EarlyDataRejected - earlier.EarlyDataRejected,
+		QUICRetries:       c.QUICRetries - earlier.QUICRetries,
+		QUICRefused:       c.QUICRefused - earlier.QUICRefused,
 	}
 	return d
 }

@@ -17,6 +17,7 @@ var utilities = []string{
 	"internal/connerr", "internal/field", "internal/memconn", "internal/procid",
 	"internal/tail", "internal/usage", "internal/childproc", "internal/ratelog",
 	"internal/acceptloop", "internal/counts", "internal/hostname",
+	"internal/tempdir",
 }
 
 // testSupport are packages for tests only: no production package may
@@ -51,11 +52,13 @@ var rules = map[string]rule{
 	"merge":             {may: []string{"results", "stats"}},
 	"kubejob":           {utilities: true},
 	"scripts":           {},
+	"scripts/attack":    {}, // attacks the tlsbench binary from outside: imports none of it
 	"internal/archtest": {},
 	// Utilities import nothing of tlsbench but each other.
 	"internal/connerr": {}, "internal/field": {}, "internal/memconn": {},
 	"internal/procid": {}, "internal/tail": {}, "internal/usage": {},
 	"internal/childproc": {may: []string{"internal/field", "internal/tail"}}, "internal/ratelog": {}, "internal/acceptloop": {}, "internal/counts": {}, "internal/hostname": {},
+	"internal/tempdir": {},
 	// Test support may use what it starts: testchild re-runs the
 	// command's code as a child server; peers writes the key stores a
 	// Java server reads with pki.

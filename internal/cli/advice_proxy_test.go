@@ -53,8 +53,8 @@ func TestProxyFullAdvice(t *testing.T) {
 	t.Parallel()
 	// The held slot must outlast a run started on a loaded machine: the
 	// proxy drops a connection that sends no request within
-	// HandshakeTimeout.
-	p, err := proxy.New(proxy.Options{PKIDir: t.TempDir(), MaxConns: 1, HandshakeTimeout: 10 * time.Minute})
+	// RequestTimeout.
+	p, err := proxy.New(proxy.Options{PKIDir: t.TempDir(), MaxConns: 1, RequestTimeout: 10 * time.Minute, HandshakeTimeout: 10 * time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -71,7 +71,7 @@ func Message(err error) string {
 		// The reasons, one line per case, were printed before it.
 		return fc.Error() + "; the reasons are listed above"
 	}
-	return strings.ReplaceAll(err.Error(), "\n", " ")
+	return printable(err.Error())
 }
 
 type command struct {

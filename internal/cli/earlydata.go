@@ -6,9 +6,15 @@ import (
 
 // earlyDataPolicyUsage is --early-data-policy's help, one definition for
 // the commands that configure the built-in server's QUIC listener.
-const earlyDataPolicyUsage = "what the built-in server does with early data (0-RTT) on QUIC: accept, " +
+const earlyDataPolicyUsage = "what the built-in server does with early data (0-RTT) on QUIC: " +
+	"single-use (a ticket's first use may carry early data, a replay of it may not), " +
 	"reject (its tickets allow early data, it refuses it: the client sends again a round trip later) or " +
-	"single-use (a ticket's first use may carry early data, a replay of it may not)"
+	"accept (every time, replayed flights too: for a lab)"
+
+// acceptWarning is what serve says at start under --early-data-policy
+// accept: a replayed first flight gets its request answered again.
+const acceptWarning = "tlsbench: WARNING: --early-data-policy accept accepts replayed 0-RTT data " +
+	"(a copied first flight has its request answered again); use single-use (the default) outside a lab"
 
 // checkEarlyDataPolicy validates a --early-data-policy value.
 func checkEarlyDataPolicy(policy string) error {

@@ -385,10 +385,11 @@ var fieldFlags = map[string]string{
 	// The proxy between client and server (run --proxy).
 	"Proxy.URL": "--proxy", "Proxy.CAFile": "--proxy-ca", "Proxy.PID": "--proxy-pid", "Request": "--request",
 	// The built-in proxy's settings (proxy.Options).
-	"Allow": "--allow", "ConnectPorts": "--connect-ports", "CACert": "--ca-cert", "CAKey": "--ca-key",
+	"Allow": "--allow", "AllowDest": "--allow-dest", "ConnectPorts": "--connect-ports", "CACert": "--ca-cert", "CAKey": "--ca-key",
 	"PKIDir": "--pki-dir", "OriginCA": "--origin-ca", "OriginInsecure": "--origin-insecure", "Buffer": "--buffer",
 	"ReadFill": "--read-fill", "LeafKey": "--leaf-key", "MintCache": "--mint-cache", "MintCacheSize": "--mint-cache-size",
 	"MaxConns": "--max-conns", "FirstByteTimeout": "--first-byte-timeout", "HandshakeTimeout": "--handshake-timeout", "IdleTimeout": "--idle-timeout", "LogLevel": "--log-level",
+	"RequestTimeout": "--request-timeout", "WriteTimeout": "--write-timeout",
 	// The Kubernetes Job of a sharded run (kubejob.Spec); RunArgs are the
 	// arguments after "-- run".
 	"Shards": "--shards", "Image": "--image", "Name": "--name", "Namespace": "--namespace", "CPUs": "--cpus",
@@ -509,5 +510,6 @@ func proxyWords(proxyURL string) loadgen.Words {
 	w.Advice[loadgen.AdviceProxyFull] = "the proxy is at its connection limit: lower --concurrency, or raise the proxy's limit (tlsbench proxy: --max-conns)"
 	w.Advice[loadgen.AdviceProxyPort] = "the proxy does not tunnel to this port: allow it in the proxy's rules (tlsbench proxy: --connect-ports)"
 	w.Advice[loadgen.AdviceProxySource] = "the proxy does not serve this client's address: allow it in the proxy's rules (tlsbench proxy: --allow)"
+	w.Advice[loadgen.AdviceProxyDest] = "the proxy does not tunnel to the target's address: allow it in the proxy's rules (tlsbench proxy: --allow-dest), unless it is one no proxy should reach (link-local, multicast)"
 	return w
 }

@@ -14,22 +14,25 @@ import (
 )
 
 // TestProbeQUICServe probes `tlsbench serve --quic` over QUIC through the
-// CLI under two early-data policies: JSON that decodes into a report
-// whose early-data findings follow the policy, the table, exit 0, and
-// the server's own summary of what it accepted.
+// CLI under its default early-data policy (single-use: a reused ticket
+// and a replayed flight have their early data refused) and under
+// --early-data-policy accept: JSON that decodes into a report whose
+// early-data findings follow the policy, the table, exit 0, the server's
+// own summary of what it accepted, and its warning under accept alone.
 func TestProbeQUICServe(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct {
-		policy             string
+		name               string
+		args               []string
 		reuse, replay      probe.Status
 		accepted, rejected string
 	}{
-		{"accept", probe.Yes, probe.Yes, "accepted 2", "rejected 0"},
-		{"single-use", probe.No, probe.No, "accepted 2", "rejected 1"},
+		{"accept", []string{"--early-data-policy", "accept"}, probe.Yes, probe.Yes, "accepted 2", "rejected 0"},
+		{"default", nil, probe.No, probe.No, "accepted 2", "rejected 1"},
 	} {
-		t.Run(tt.policy, func(t *testing.T) {
+		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			addr, ca, stop := runServe(t, "--quic", "--early-data-policy", tt.policy)
+			addr, ca, stop := runServe(t, append([]string{"--quic"}, tt.args...)...)
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
 			common := []string{"probe", "--quic", addr, "--ca", ca, "--sni", "localhost", "--request", "ping", "--ticket-wait", "100ms"}
@@ -48,8 +51,13 @@ func TestProbeQUICServe(t *testing.T) {
 				t.Errorf("handshake %s, ALPN %q, early data %s, reuse %s (%s), replay %s (%s)", q.Handshake.Status, q.ALPN,
 					q.EarlyData.Status, q.EarlyDataReuse.Status, q.EarlyDataReuse.Detail, q.Replay.Status, q.Replay.Detail)
 			}
-			if log := stop(); !strings.Contains(log, tt.accepted) || !strings.Contains(log, tt.rejected) {
+			log := stop()
+			if !strings.Contains(log, tt.accepted) || !strings.Contains(log, tt.rejected) {
 				t.Errorf("server's summary:\n%s\nwant early data %s, %s", log, tt.accepted, tt.rejected)
+			}
+			const warning = "tlsbench: WARNING: --early-data-policy accept accepts replayed 0-RTT data"
+			if warned := strings.Contains(log, warning); warned != (tt.name == "accept") {
+				t.Errorf("server's stderr:\n%s\nwarned of replays %v, want %v", log, warned, !warned)
 			}
 		})
 	}

@@ -63,7 +63,7 @@ func (p *progress) status(index, total int, name string, warmup bool, it, of int
 		count = fmt.Sprintf("%d (towards the target error)", it)
 	}
 	tail := fmt.Sprintf(" %s %s  %s  elapsed %s  left ~%s", phase, count, rate, elapsed.Round(time.Second), eta)
-	fmt.Fprintf(p.w, "\r\033[K%s", fitLine(head, name, tail, p.width()))
+	fmt.Fprintf(p.w, "\r\033[K%s", fitLine(head, printable(name), tail, p.width()))
 }
 
 // fitLine joins head, name and tail into a status line of fewer than
@@ -104,7 +104,7 @@ func (p *progress) notice(msg string) {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	fmt.Fprintf(p.w, "\r\033[K%s\n", msg)
+	fmt.Fprintf(p.w, "\r\033[K%s\n", printable(msg))
 }
 
 // log prints a line on stderr whether or not it is a terminal (on one,
@@ -115,7 +115,7 @@ func (p *progress) log(msg string) {
 	if p.live {
 		fmt.Fprint(p.w, "\r\033[K")
 	}
-	fmt.Fprintln(p.w, msg)
+	fmt.Fprintln(p.w, printable(msg))
 }
 
 func (p *progress) finish() {

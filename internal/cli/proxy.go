@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/netip"
 	"os"
 	"os/signal"
 	"strconv"
@@ -30,15 +31,23 @@ Without --ca-cert/--ca-key the proxy writes a CA of its own under
 --pki-dir on first start and reuses it after.
 
 It serves clients on this machine and those --allow names, tunnels only
-to --connect-ports, and answers anything but CONNECT with 405. An origin
+to --connect-ports of --allow-dest destinations (default: this machine;
+a request for another gets 403 with the reason), and answers anything
+but CONNECT with 405. Whatever --allow-dest says, it never connects to an
+unspecified (0.0.0.0, ::), link-local (169.254.0.0/16, where cloud
+metadata services answer; fe80::/10), multicast or broadcast address,
+judged on the address a name resolves to. An origin
 that cannot be reached or verified gets 502 with the reason in the
-X-Tlsbench-Error header. Requests refused and origins that failed are
-logged on stderr, one line each, at most 10 lines a second. Stop it with
-Ctrl-C (exit 0).
+X-Tlsbench-Error header. A client that sends no complete request within
+--request-timeout is closed, and so is a tunnel whose client or origin
+takes nothing of what waits for it for --write-timeout. Requests refused,
+stalled tunnels closed and origins that failed are logged on stderr, one
+line each, at most 10 lines a second. Stop it with Ctrl-C (exit 0).
 
 Examples:
   tlsbench proxy
   tlsbench proxy --connect-ports 443,8443 --origin-ca pki/ca.pem
+  tlsbench proxy --allow-dest 10.1.0.0/16,origin.example --origin-ca pki/ca.pem
   tlsbench proxy --buffer 64k --read-fill --ktls auto
   curl --proxy http://127.0.0.1:3129 --cacert <CA path printed> https://localhost:8443/
   openssl s_client -proxy 127.0.0.1:3129 -connect localhost:8443 -CAfile <CA path printed>
@@ -49,7 +58,7 @@ Flags:
 // proxyFlags are proxy's flags, parsed.
 type proxyFlags struct {
 	o                                 proxy.Options
-	allow                             []string
+	allow, allowDest                  []string
 	buffer, mintCache, originSessions string
 	profile                           string
 	controlFD                         int
@@ -89,8 +98,12 @@ func proxyCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		return usagef("--listen %s: %v", o.Listen, err)
 	}
-	fmt.Fprintf(stdout, "proxy listening on %s (CONNECT to ports %s; buffer %s, read fill %s, kernel TLS %s, mint cache %s, origin sessions %s)\n",
-		ln.Addr(), joinInts(o.ConnectPorts), runner.SizeName(o.Buffer), showOnOff(o.ReadFill), o.KTLS, f.mintCache, f.originSessions)
+	dest := o.AllowDest
+	if len(dest) == 0 {
+		dest = proxy.DefaultAllowDest
+	}
+	fmt.Fprintf(stdout, "proxy listening on %s (CONNECT to ports %s of %s; buffer %s, read fill %s, kernel TLS %s, mint cache %s, origin sessions %s)\n",
+		ln.Addr(), joinInts(o.ConnectPorts), strings.Join(dest, ","), runner.SizeName(o.Buffer), showOnOff(o.ReadFill), o.KTLS, f.mintCache, f.originSessions)
 	fmt.Fprintf(stdout, "CA certificate: %s\n", p.CAFile())
 	err = p.Serve(ctx, ln)
 	if perr := stopProfile(true); err == nil {
@@ -112,6 +125,7 @@ func parseProxyFlags(args []string, stdout io.Writer) (*proxyFlags, error) {
 	f := &proxyFlags{connectPorts: []int{443}, isSet: fs.isSet}
 	fs.StringVar(&f.o.Listen, "listen", proxy.DefaultListen, "TCP `address` the proxy listens on (an IPv4 address listens on IPv4 only, an IPv6 one on IPv6 only)")
 	fs.Var(listFlag[string]{&f.allow, parseCIDR, nil}, "allow", "client networks served besides this machine, `CIDR`s comma-separated (e.g. 10.1.0.0/16)")
+	fs.Var(listFlag[string]{&f.allowDest, parseDest, nil}, "allow-dest", "destinations CONNECT may reach, comma-separated: networks (`CIDR`s), addresses, and host names, which are reached whatever they resolve to (default: this machine, 127.0.0.0/8,::1; the CA the proxy writes vouches only for these)")
 	fs.Var(portsFlag{listFlag[int]{&f.connectPorts, parsePort, strconv.Itoa}}, "connect-ports", "origin `ports` CONNECT may reach, comma-separated")
 	fs.StringVar(&f.o.CACert, "ca-cert", "", "CA certificate `FILE` that signs the issued certificates (with --ca-key)")
 	fs.StringVar(&f.o.CAKey, "ca-key", "", "private key `FILE` of --ca-cert")
@@ -127,8 +141,10 @@ func parseProxyFlags(args []string, stdout io.Writer) (*proxyFlags, error) {
 	fs.IntVar(&f.o.MintCacheSize, "mint-cache-size", proxy.DefaultMintCacheSize, "certificates the mint cache keeps")
 	fs.StringVar(&f.profile, "profile", "", "write a CPU profile of the whole run to `FILE` (go tool pprof), put in place when the proxy stops; one that fails to start leaves an existing FILE as it was")
 	fs.IntVar(&f.o.MaxConns, "max-conns", proxy.DefaultMaxConns, "connections served at once; more are answered 503")
-	fs.DurationVar(&f.o.HandshakeTimeout, "handshake-timeout", proxy.DefaultHandshakeTimeout, "limit for the CONNECT request and both TLS handshakes")
+	fs.DurationVar(&f.o.RequestTimeout, "request-timeout", proxy.DefaultRequestTimeout, "close a client that has not sent a complete CONNECT request this long after connecting")
+	fs.DurationVar(&f.o.HandshakeTimeout, "handshake-timeout", proxy.DefaultHandshakeTimeout, "limit, after the CONNECT request, for reaching the origin and both TLS handshakes")
 	fs.DurationVar(&f.o.IdleTimeout, "idle-timeout", proxy.DefaultIdleTimeout, "close a tunnel in which neither side sent anything for this long")
+	fs.DurationVar(&f.o.WriteTimeout, "write-timeout", proxy.DefaultWriteTimeout, "close a tunnel whose client or origin has taken none of the bytes waiting for it for this long, however busy the other direction (Linux)")
 	fs.StringVar(&f.o.LogLevel, "log-level", "info", "what goes to stderr: error, warn (origins that failed), info (also requests refused), debug (also idle tunnels closed, relay modes)")
 	fs.IntVar(&f.controlFD, "control-fd", -1, "internal: serve as tlsbench run's child on this control channel")
 	if err := fs.parse(args); err != nil {
@@ -140,7 +156,7 @@ func parseProxyFlags(args []string, stdout io.Writer) (*proxyFlags, error) {
 // options checks the flags and makes the proxy's Options.
 func (f *proxyFlags) options() (proxy.Options, error) {
 	o := f.o
-	o.Allow, o.ConnectPorts = f.allow, f.connectPorts
+	o.Allow, o.AllowDest, o.ConnectPorts = f.allow, f.allowDest, f.connectPorts
 	var err error
 	if o.MintCache, err = parseOnOff(f.mintCache); err != nil {
 		return o, usagef("--mint-cache: %v", err)
@@ -163,7 +179,7 @@ func (f *proxyFlags) options() (proxy.Options, error) {
 			return o, usagef("--%s %d: must be at least 1", name, n)
 		}
 	}
-	for name, d := range map[string]time.Duration{"handshake-timeout": o.HandshakeTimeout, "idle-timeout": o.IdleTimeout} {
+	for name, d := range map[string]time.Duration{"request-timeout": o.RequestTimeout, "handshake-timeout": o.HandshakeTimeout, "idle-timeout": o.IdleTimeout, "write-timeout": o.WriteTimeout} {
 		if d <= 0 {
 			return o, usagef("--%s %v: must be positive, e.g. 30s", name, d)
 		}
@@ -233,6 +249,35 @@ func parseCIDR(s string) (string, error) {
 		return "", fmt.Errorf("%q is not a network in CIDR form, e.g. 10.0.0.0/8", s)
 	}
 	return s, nil
+}
+
+// parseDest reads an element of --allow-dest: its form only; what the
+// proxy never dials is the proxy's to say.
+func parseDest(s string) (string, error) {
+	if _, err := netip.ParsePrefix(s); err == nil {
+		return s, nil
+	}
+	if _, err := netip.ParseAddr(s); err == nil {
+		return s, nil
+	}
+	if !strings.Contains(s, "/") && isHostName(s) {
+		return s, nil
+	}
+	return "", fmt.Errorf("%q is not a network in CIDR form, an address or a host name, e.g. 10.0.0.0/8, 192.0.2.7 or origin.example", s)
+}
+
+// isHostName accepts a DNS name of letters, digits, hyphens,
+// underscores and dots, as a CONNECT request may carry.
+func isHostName(h string) bool {
+	if h == "" || len(h) > 253 || h[0] == '.' || h[0] == '-' || strings.Contains(h, "..") {
+		return false
+	}
+	for _, c := range h {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '.' || c == '_') {
+			return false
+		}
+	}
+	return true
 }
 
 func parsePort(s string) (int, error) {

@@ -26,9 +26,11 @@ record kept, marked failed) when the client saw early data accepted that
 the server did not count, or the server counted more than the client saw.
 A server whose tickets do not permit early data
 gets none: its record and the table say so. --early-data-policy says what
-the built-in server does with early data: accept it, reject it (the
-client resumes, then sends its request again, a round trip later) or
-single-use (accepted on a ticket's first use, rejected on a replay);
+the built-in server does with early data: accept it (run's default, as
+its clients offer each ticket more than once; the record's
+early_data_policy says so), reject it (the client resumes, then sends
+its request again, a round trip later) or single-use (accepted on a
+ticket's first use, rejected on a replay; tlsbench serve's default);
 --versus-self --versus-set early-data-policy=reject measures accepted and
 rejected early data in one interleaved run. Go's TLS over TCP has no
 0-RTT: --early-data on needs --transport quic.
@@ -37,7 +39,8 @@ rejected early data in one interleaved run. Go's TLS over TCP has no
 // defineQUICFlags defines --early-data and --early-data-policy on fs.
 func defineQUICFlags(fs *flagSet, f *runFlags) {
 	fs.Var(listFlag[bool]{&f.earlyData, parseOnOff, showOnOff}, "early-data", "with --transport quic: send the request as TLS 1.3 early data (0-RTT) when resuming: off, on, or off,on for both")
-	fs.StringVar(&f.earlyDataPolicy, "early-data-policy", "", "with --transport quic: "+earlyDataPolicyUsage+" (default accept)")
+	fs.StringVar(&f.earlyDataPolicy, "early-data-policy", "", "with --transport quic: "+earlyDataPolicyUsage+
+		" (default accept: the load generator offers a ticket more than once)")
 }
 
 // validateQUIC checks the values of the early-data flags; the plan checks

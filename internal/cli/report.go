@@ -70,18 +70,10 @@ func reportCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := refuseOverwrite(*out, files); err != nil {
 		return err
 	}
-	runs := make([]report.Run, len(files))
-	for i, name := range files {
-		recs, err := readResults(name, os.Stdin)
-		if err != nil {
-			return err
-		}
-		if len(recs) == 0 {
-			return noResults(name)
-		}
-		runs[i] = report.Run{Name: name, Records: recs}
+	runs, stream, buf, err := readForReport(ctx, f, files, stderr)
+	if err != nil {
+		return err
 	}
-
 	if f == report.HTML && len(runs) == 2 {
 		for _, r := range runs {
 			if report.Interleaved(r.Records) {
@@ -89,97 +81,155 @@ func reportCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			}
 		}
 	}
-	warnDuplicates(stderr, f, runs)
-
 	// Render into memory first, so that a failure leaves no half-written
 	// -o file behind and an existing one is not truncated for nothing.
-	var buf bytes.Buffer
-	if f == report.HTML {
-		err = report.RenderHTML(&buf, runs...)
-	} else {
-		var all []results.Record
-		for _, r := range runs {
-			all = append(all, r.Records...)
+	err = interruptible(ctx, func() error {
+		if f == report.HTML {
+			return report.RenderHTML(buf, runs...)
 		}
-		err = renderRecords(&buf, stderr, f, all)
-	}
+		if err := stream.Close(); err != nil {
+			return err
+		}
+		if msg := stream.LeftOut(); msg != "" {
+			fmt.Fprintln(stderr, "tlsbench: "+printable(msg))
+		}
+		return nil
+	})
 	if err != nil {
 		return err
 	}
 	return writeOutput(*out, "-o", buf.Bytes(), stdout)
 }
 
-// renderRecords writes recs in format f to w, and says on stderr which
-// records the format left out because it cannot show their verdict.
-func renderRecords(w, stderr io.Writer, f report.Format, recs []results.Record) error {
-	s, err := report.NewStream(w, f)
+// readForReport reads the results files one record at a time: the
+// formats that stream render each as it comes, table and markdown keep
+// a summary of it in their stream, html in its run (report.Trim). It
+// says on stderr when the report would show a record more than once.
+func readForReport(ctx context.Context, f report.Format, files []string, stderr io.Writer) ([]report.Run, *report.Stream, *bytes.Buffer, error) {
+	var buf bytes.Buffer
+	stream, err := report.NewStream(&buf, f)
 	if err != nil {
-		return err
+		return nil, nil, nil, err
 	}
-	for i := range recs {
-		if err := s.Add(&recs[i]); err != nil {
-			return err
+	overlay := f == report.HTML && len(files) == 2
+	// Two files drawn over each other as baseline and candidate are each
+	// one run; otherwise all records are one.
+	finders := make([]report.DuplicateFinder, len(files))
+	runs := make([]report.Run, len(files))
+	for i, name := range files {
+		finder := &finders[0]
+		if overlay {
+			finder = &finders[i]
 		}
-	}
-	if err := s.Close(); err != nil {
-		return err
-	}
-	if msg := s.LeftOut(); msg != "" {
-		fmt.Fprintln(stderr, "tlsbench: "+msg)
-	}
-	return nil
-}
-
-// warnDuplicates says, in one line on stderr, when the report shows the
-// same record more than once (a file given twice, or concatenated with
-// itself): its rows repeat, and nothing else says they are copies. Two
-// files drawn over each other as baseline and candidate are each one run.
-func warnDuplicates(stderr io.Writer, f report.Format, runs []report.Run) {
-	sets := [][]results.Record{nil}
-	for _, r := range runs {
-		if f == report.HTML && len(runs) == 2 {
-			sets = append(sets, r.Records)
-		} else {
-			sets[0] = append(sets[0], r.Records...)
+		runs[i].Name = name
+		n := 0
+		err := eachResult(ctx, name, os.Stdin, func(rec *results.Record) error {
+			n++
+			finder.Add(rec)
+			if !f.Streams() {
+				report.Trim(rec, f, overlay)
+			}
+			if f == report.HTML {
+				runs[i].Records = append(runs[i].Records, *rec)
+				return nil
+			}
+			return stream.Add(rec)
+		})
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		if n == 0 {
+			return nil, nil, nil, noResults(name)
 		}
 	}
 	var ds []report.Duplicate
-	for _, set := range sets {
-		ds = append(ds, report.Duplicates(set)...)
+	for i := range finders {
+		ds = append(ds, finders[i].Duplicates()...)
 	}
 	if len(ds) > 0 {
-		fmt.Fprintf(stderr, "tlsbench: WARNING: the report shows the same record more than once: %s; it is one measurement, given again\n", report.DuplicatesText(ds))
+		fmt.Fprintf(stderr, "tlsbench: WARNING: the report shows the same record more than once: %s; it is one measurement, given again\n", printable(report.DuplicatesText(ds)))
+	}
+	return runs, stream, &buf, nil
+}
+
+// interruptible runs fn, a report's rendering, and returns its error, or
+// returns at once when ctx is done (Ctrl-C, SIGTERM): the page of a large
+// results file takes seconds to lay out, and nothing of it is written
+// until fn is done, so there is nothing to wait for.
+func interruptible(ctx context.Context, fn func() error) error {
+	if ctx.Err() != nil {
+		return errReportInterrupted
+	}
+	done := make(chan error, 1)
+	go func() { done <- fn() }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		return errReportInterrupted
 	}
 }
+
+// errReportInterrupted is a report or comparison stopped by Ctrl-C or
+// SIGTERM (exit 130).
+var errReportInterrupted = &interruptedError{detail: "no report written"}
 
 // readResults reads a results file ("-": stdin). Anything wrong with it is
 // a usage error naming the file and, for bad content, the line.
 func readResults(name string, stdin io.Reader) ([]results.Record, error) {
-	var (
-		recs []results.Record
-		err  error
-	)
-	if name == "-" {
-		recs, err = results.Decode(stdin)
+	var recs []results.Record
+	err := eachResult(context.Background(), name, stdin, func(rec *results.Record) error {
+		recs = append(recs, *rec)
+		return nil
+	})
+	return recs, err
+}
+
+// eachResult calls fn with each record of a results file ("-": stdin) as
+// it is read, until ctx is done. Anything wrong with the file is a usage
+// error naming the file and, for bad content, the line; fn's errors are
+// returned as they are.
+func eachResult(ctx context.Context, name string, stdin io.Reader, fn func(rec *results.Record) error) error {
+	in, where := stdin, "standard input"
+	if name != "-" {
+		f, err := os.Open(name)
 		if err != nil {
-			err = fmt.Errorf("standard input: %w", err)
+			return resultsFileError(name, err)
 		}
-	} else {
-		recs, err = results.ReadFile(name)
+		defer f.Close()
+		in, where = f, name
 	}
-	if err != nil {
-		var pe *os.PathError
-		switch {
-		case errors.As(err, &pe):
-			return nil, usagef("results file %s: %v", name, pe.Err)
-		case errors.Is(err, results.ErrIncomplete):
-			return nil, usagef("results file %v; tlsbench writes every such field: was the line cut or edited? Measure the case again", err)
-		case errors.Is(err, results.ErrContradictory):
-			return nil, usagef("results file %v; tlsbench does not write such a record: was the line edited? Remove it or measure the case again", err)
+	var fnErr error
+	err := results.DecodeEach(in, func(rec *results.Record) error {
+		if ctx.Err() != nil {
+			fnErr = errReportInterrupted
+		} else {
+			fnErr = fn(rec)
 		}
-		return nil, usagef("results file %v; is it a tlsbench results file (tlsbench run --out)?", err)
+		return fnErr
+	})
+	switch {
+	case err == nil:
+		return nil
+	case fnErr != nil:
+		return fnErr
 	}
-	return recs, nil
+	return resultsFileError(name, fmt.Errorf("%s: %w", where, err))
+}
+
+// resultsFileError is the usage error for a results file that cannot be
+// opened or read as one: what to do about it.
+func resultsFileError(name string, err error) error {
+	var pe *os.PathError
+	switch {
+	case errors.As(err, &pe):
+		return usagef("results file %s: %v", name, pe.Err)
+	case errors.Is(err, results.ErrIncomplete):
+		return usagef("results file %v; tlsbench writes every such field: was the line cut or edited? Measure the case again", err)
+	case errors.Is(err, results.ErrContradictory):
+		return usagef("results file %v; tlsbench does not write such a record: was the line edited? Remove it or measure the case again", err)
+	}
+	return usagef("results file %v; is it a tlsbench results file (tlsbench run --out)?", err)
 }
 
 // noResults is the error for a results file without any record: there is

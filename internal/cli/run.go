@@ -13,7 +13,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
 
 	"github.com/tlsbench/tlsbench/internal/field"
 	"github.com/tlsbench/tlsbench/loadgen"
@@ -525,7 +524,7 @@ func (job *runJob) finish(ctx context.Context, stdout, stderr io.Writer, stream 
 			return errors.Join(runErr, outErr, err)
 		}
 		if msg := stream.LeftOut(); msg != "" {
-			fmt.Fprintln(stderr, "tlsbench: "+msg)
+			fmt.Fprintln(stderr, "tlsbench: "+printable(msg))
 		}
 	}
 	if job.baseline != nil && measured > 0 && ctx.Err() == nil {
@@ -560,18 +559,10 @@ func (job *runJob) finish(ctx context.Context, stdout, stderr io.Writer, stream 
 }
 
 // printable is s on one line with its control characters (a hostile
-// server's, in an alert or a certificate name) shown as '?': newlines
-// become spaces.
+// server's, in an alert or a certificate name) shown as escapes
+// (results.Printable): newlines become spaces.
 func printable(s string) string {
-	return strings.Map(func(r rune) rune {
-		switch {
-		case r == '\n':
-			return ' '
-		case unicode.IsControl(r):
-			return '?'
-		}
-		return r
-	}, s)
+	return results.Printable(strings.ReplaceAll(s, "\n", " "))
 }
 
 // printFailures lists on stderr why each failed case failed and what to

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"net"
 	"os"
@@ -17,6 +18,7 @@ import (
 	"time"
 
 	"github.com/tlsbench/tlsbench/internal/hostname"
+	"github.com/tlsbench/tlsbench/internal/tempdir"
 	"github.com/tlsbench/tlsbench/pki"
 	"github.com/tlsbench/tlsbench/results"
 	"github.com/tlsbench/tlsbench/server"
@@ -27,8 +29,11 @@ const serveUsage = `Usage: tlsbench serve [flags]
 
 Runs the built-in TLS server alone, so that other clients (openssl s_client,
 s_time, another tlsbench) can be pointed at it. Without --pki-dir it writes a
-fresh test PKI to a new temporary directory, removed when the server stops;
-it prints the address and the path of the CA certificate clients must trust.
+fresh test PKI to a new temporary directory, removed when the server stops
+(and, if it is killed outright, by the next serve's start); it prints the
+address and the path of the CA certificate clients must trust. The keys of
+a --pki-dir must be private to their owner (chmod 600), and the directory
+not writable by others (chmod 700).
 Connections are answered by echoing what the client sends; one that starts
 with an HTTP/1.x request gets a short HTTP/1.1 response instead (for curl,
 browsers and openssl s_time -www). Stop it with Ctrl-C (exit 0: the normal
@@ -39,8 +44,13 @@ address and port: tlsbench's own exchange (application protocol
 tlsbench-ping, as tlsbench run --transport quic speaks it) and HTTP/3 (h3:
 a short answer to GET and HEAD). A client that resumes a session may send
 its request as early data (0-RTT); --early-data-policy says whether the
-server accepts it. The counts of early data offered, accepted and
-rejected are printed when the server stops.
+server accepts it. By default (single-use) it accepts early data on a
+ticket's first use only: the early data of a replayed first flight is
+refused (a real client sends its request again after the handshake).
+accept answers replays too, for a lab whose clients reuse their tickets,
+and says so on stderr at start. The counts of
+early data offered, accepted and rejected are printed when the server
+stops.
 
 A connection that sends nothing for --first-byte-timeout after it was
 accepted is closed, and a handshake is bounded by --handshake-timeout.
@@ -61,7 +71,7 @@ Examples:
   tlsbench serve --identity pki/server-ecdsa-p256.pem,pki/server-ecdsa-p256-key.pem --identity pki/server-rsa-2048.p12 --p12-password-file pw
   openssl s_client -connect 127.0.0.1:8443 -CAfile <CA path printed> -sess_out s.pem
   curl --cacert <CA path printed> https://localhost:8443/
-  tlsbench serve --quic --early-data-policy single-use
+  tlsbench serve --quic
   gtlsclient --session-file s.pem --tp-file tp.txt 127.0.0.1 8443 https://localhost/
     (twice: the second run resumes and sends its request as early data)
 
@@ -88,6 +98,9 @@ type serveSetup struct {
 	keyCache                      bool
 	caFile, clientCert, clientKey string
 	cleanup                       func() // removes a temporary PKI
+	// stale are the temporary PKIs of servers killed before they could
+	// remove theirs, removed at this start.
+	stale []string
 }
 
 func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -101,9 +114,10 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	// The process is the server alone: it collects garbage as the child
 	// server does, so that both measure alike.
 	server.SetProcessGC()
-	// A closed terminal (SIGHUP) stops the server as Ctrl-C does, so
-	// that it still removes its temporary PKI.
-	ctx, stopHup := signal.NotifyContext(ctx, syscall.SIGHUP)
+	// A closed terminal (SIGHUP) and SIGQUIT stop the server as Ctrl-C
+	// does, so that it still removes its temporary PKI (SIGQUIT would
+	// dump the goroutines and exit without).
+	ctx, stopHup := signal.NotifyContext(ctx, syscall.SIGHUP, syscall.SIGQUIT)
 	defer stopHup()
 	st, err := f.setup()
 	if st.cleanup != nil {
@@ -115,9 +129,15 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
+	if st.opts.QUIC && st.opts.EarlyDataPolicy == server.EarlyDataAccept {
+		fmt.Fprintln(stderr, acceptWarning)
+	}
 	// Warnings worth a human's attention (why no identity fit a
 	// ClientHello, a watched file that failed to reload) go to stderr.
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: st.level}))
+	for _, d := range st.stale {
+		logger.Info("removed a temporary PKI left by a server stopped before it could remove it", "dir", d)
+	}
 	stopProfile, err := wholeProfile(f.profile, stderr)
 	if err != nil {
 		return err
@@ -183,7 +203,7 @@ func parseServeFlags(args []string, stdout io.Writer) (*serveFlags, error) {
 	fs.StringVar(&f.profile, "profile", "", "write a CPU profile of the whole run to `FILE` (go tool pprof), put in place when the server stops; one that fails to start leaves an existing FILE as it was")
 	fs.StringVar(&f.logLevel, "log-level", "info", "what goes to stderr: error, warn (handshakes refused), info (also handshakes clients gave up), debug (also idle connections closed, HTTP requests)")
 	fs.BoolVar(&f.quic, "quic", false, "also accept QUIC (TLS 1.3; tlsbench-ping and h3) on UDP at the --listen address and port")
-	fs.StringVar(&f.earlyDataPolicy, "early-data-policy", server.EarlyDataAccept, "with --quic: "+earlyDataPolicyUsage)
+	fs.StringVar(&f.earlyDataPolicy, "early-data-policy", server.EarlyDataSingleUse, "with --quic: "+earlyDataPolicyUsage)
 	fs.DurationVar(&f.idleTimeout, "idle-timeout", server.DefaultIdleTimeout, "close a connection that sends nothing (or does not read what it is sent) for this long after its handshake (at most "+maxIdleTimeout.String()+")")
 	fs.DurationVar(&f.firstByteTimeout, "first-byte-timeout", server.DefaultFirstByteTimeout, "close a connection that sends nothing for this long after it was accepted (at most "+server.MaxFirstByteTimeout.String()+"; --handshake-timeout bounds the rest of the handshake)")
 	fs.IntVar(&f.maxConns, "max-conns", 0, fmt.Sprintf("`N` TCP connections served at once; one more is closed as soon as it is accepted, and logged (default: the descriptor limit less a tenth and at least 64, at most 65536: here %d; at most %d)", server.DefaultMaxConns(), server.MaxMaxConns))
@@ -294,12 +314,17 @@ func (f *serveFlags) testPKI(st *serveSetup, kt pki.KeyType) error {
 	dir := f.pkiDir
 	if dir == "" {
 		var err error
-		if dir, err = os.MkdirTemp("", "tlsbench-serve-"); err != nil {
+		if dir, st.stale, err = tempdir.Make("tlsbench-serve-"); err != nil {
 			return fmt.Errorf("temporary PKI directory: %w", err)
 		}
 		st.cleanup = func() { os.RemoveAll(dir) }
 	}
 	withClient := f.mutual && f.clientCA == ""
+	if st.cleanup == nil {
+		if err := checkPrivatePKI(dir, kt, withClient); err != nil {
+			return usagef("--pki-dir: %v", err)
+		}
+	}
 	layout, err := ensurePKI(dir, kt, withClient)
 	var exists *pki.ExistsError
 	if errors.As(err, &exists) {
@@ -394,6 +419,28 @@ func ensurePKI(dir string, kt pki.KeyType, withClient bool) (*pki.Layout, error)
 		clients = 1
 	}
 	return pki.Init(pki.InitOptions{Dir: dir, ServerKeys: []pki.KeyType{kt}, Clients: clients})
+}
+
+// checkPrivatePKI refuses a --pki-dir that group or others may write, or
+// whose private keys they may read, as OpenSSH refuses an open key: the
+// server would serve with keys that are not private, or not its own.
+func checkPrivatePKI(dir string, kt pki.KeyType, withClient bool) error {
+	if err := pki.CheckPrivateDir(dir); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil // written below, private
+		}
+		return err
+	}
+	keys := []string{filepath.Join(dir, "server-"+string(kt)+"-key.pem")}
+	if withClient {
+		keys = append(keys, filepath.Join(dir, "client-1-key.pem"))
+	}
+	for _, k := range keys {
+		if err := pki.CheckPrivateKeyFile(k); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+	}
+	return nil
 }
 
 func fileExists(path string) bool {

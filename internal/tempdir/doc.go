@@ -1,0 +1,6 @@
+// Package tempdir makes the private temporary directories that hold a
+// process's generated keys (serve's test PKI, a run's), named with the
+// process's ID, so that a later start can remove those of processes that
+// were killed before they could remove their own (SIGKILL, a crash, the
+// machine losing power). It imports nothing of tlsbench.
+package tempdir

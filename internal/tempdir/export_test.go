@@ -1,0 +1,4 @@
+package tempdir
+
+// RemoveStaleIn is RemoveStale in the directory tmp.
+var RemoveStaleIn = removeStale

@@ -1,0 +1,211 @@
+package proxy
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/netip"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/tlsbench/tlsbench/internal/field"
+)
+
+// DefaultAllowDest are the destinations the proxy dials without
+// Options.AllowDest: this machine only, as a benchmark proxy has no
+// business reaching further unless told to.
+var DefaultAllowDest = []string{"127.0.0.0/8", "::1/128"}
+
+// neverDest are the addresses the proxy never dials, whatever AllowDest
+// says: none of them is an origin. The unspecified address reaches this
+// machine's every service, link-local reaches the cloud metadata
+// service (169.254.169.254) and the local segment, multicast and
+// broadcast are no single host.
+var neverDest = []struct {
+	net  netip.Prefix
+	what string
+}{
+	{netip.MustParsePrefix("0.0.0.0/32"), "the unspecified address"},
+	{netip.MustParsePrefix("0.0.0.0/8"), "in 0.0.0.0/8 (this network)"},
+	{netip.MustParsePrefix("::/128"), "the unspecified address"},
+	{netip.MustParsePrefix("255.255.255.255/32"), "the broadcast address"},
+	{netip.MustParsePrefix("169.254.0.0/16"), "link-local"},
+	{netip.MustParsePrefix("fe80::/10"), "link-local"},
+	{netip.MustParsePrefix("224.0.0.0/4"), "multicast"},
+	{netip.MustParsePrefix("ff00::/8"), "multicast"},
+}
+
+// neverReason says why the proxy never dials a, or "" when it may. An
+// IPv4-mapped IPv6 address is judged as the IPv4 address it reaches.
+func neverReason(a netip.Addr) string {
+	a = a.Unmap()
+	for _, n := range neverDest {
+		if n.net.Contains(a) {
+			return n.what
+		}
+	}
+	return ""
+}
+
+// destPolicy is what the proxy dials: addresses in nets, and the host
+// names in names whatever they resolve to; never an address of neverDest.
+type destPolicy struct {
+	nets  []netip.Prefix
+	names map[string]bool // normalised (normHost)
+}
+
+// normHost is a host name as the proxy compares and caches it: lower
+// case, without the trailing dot of a fully qualified name.
+func normHost(h string) string {
+	return strings.ToLower(strings.TrimSuffix(h, "."))
+}
+
+// parseDest reads AllowDest (DefaultAllowDest when empty): networks in
+// CIDR form, single IP addresses and host names.
+func parseDest(allow []string) (destPolicy, error) {
+	if len(allow) == 0 {
+		allow = DefaultAllowDest
+	}
+	d := destPolicy{names: map[string]bool{}}
+	for _, a := range allow {
+		s := strings.TrimSpace(a)
+		p, err := parseDestNet(s)
+		if err != nil {
+			if strings.Contains(s, "/") || !validHost(s) {
+				return destPolicy{}, field.Errorf("AllowDest", strconv.Quote(a), "not a network in CIDR form, an IP address or a host name, e.g. 10.0.0.0/8, 192.0.2.7 or origin.example")
+			}
+			d.names[normHost(s)] = true
+			continue
+		}
+		for _, n := range neverDest {
+			if n.net.Bits() <= p.Bits() && n.net.Contains(p.Addr()) {
+				return destPolicy{}, field.Errorf("AllowDest", strconv.Quote(a), "is %s, which the proxy never dials", n.what)
+			}
+		}
+		d.nets = append(d.nets, p)
+	}
+	return d, nil
+}
+
+// parseDestNet reads a network or a single address; an IPv4-mapped one
+// becomes the IPv4 network it reaches.
+func parseDestNet(s string) (netip.Prefix, error) {
+	if a, err := netip.ParseAddr(s); err == nil {
+		a = a.Unmap()
+		return netip.PrefixFrom(a, a.BitLen()), nil
+	}
+	p, err := netip.ParsePrefix(s)
+	if err != nil {
+		return netip.Prefix{}, err
+	}
+	if a := p.Addr(); a.Is4In6() && p.Bits() >= 96 {
+		p = netip.PrefixFrom(a.Unmap(), p.Bits()-96)
+	}
+	return p.Masked(), nil
+}
+
+// why says why the policy does not let a be dialled for host, or ""
+// when it does.
+func (d destPolicy) why(host string, a netip.Addr) string {
+	a = a.Unmap()
+	if w := neverReason(a); w != "" {
+		return w + ", which the proxy never dials"
+	}
+	if d.names[normHost(host)] {
+		return ""
+	}
+	for _, n := range d.nets {
+		if n.Contains(a) {
+			return ""
+		}
+	}
+	return "not in --allow-dest; the proxy dials only --allow-dest destinations (default: this machine)"
+}
+
+// check refuses (403) host when any address it resolved to is one the
+// policy does not dial: all or none, so that the answer does not depend
+// on which address a dial happens to try first.
+func (d destPolicy) check(host string, addrs []netip.Addr) *refusal {
+	for _, a := range addrs {
+		why := d.why(host, a)
+		if why == "" {
+			continue
+		}
+		what := a.Unmap().String()
+		if _, err := netip.ParseAddr(host); err != nil {
+			what = clip(host) + " resolves to " + what + ", which is"
+		} else {
+			what += " is"
+		}
+		return &refusal{status: 403, reason: RefusedDest, detail: "destination not allowed: " + what + " " + why}
+	}
+	return nil
+}
+
+// resolveDest is the addresses the proxy may dial for host: the address
+// itself, or what the resolver says, each judged by the policy. The
+// proxy then dials these addresses, not the name, so that a name
+// resolving to something else by the time of the dial changes nothing.
+func (p *Proxy) resolveDest(ctx context.Context, host string) ([]netip.Addr, error) {
+	var addrs []netip.Addr
+	if a, err := netip.ParseAddr(host); err == nil {
+		addrs = []netip.Addr{a}
+	} else {
+		if addrs, err = p.resolve(ctx, host); err != nil {
+			return nil, p.dialError(host, err)
+		}
+		if len(addrs) == 0 {
+			return nil, &userError{"cannot resolve host " + clip(host) + ": no address", nil}
+		}
+	}
+	if r := p.dest.check(host, addrs); r != nil {
+		return nil, r
+	}
+	return addrs, nil
+}
+
+// minDialShare is the least time one address of several gets, as Go's
+// own dialer gives it.
+const minDialShare = 2 * time.Second
+
+// dialAddrs connects to the first of addrs that answers on port. Like
+// Go's dialer, each address gets a share of the time left, so that a
+// dead first address leaves time for the others.
+func (p *Proxy) dialAddrs(ctx context.Context, addrs []netip.Addr, port int) (net.Conn, error) {
+	var first error
+	for i, a := range addrs {
+		actx, cancel := ctx, context.CancelFunc(func() {})
+		if dl, ok := ctx.Deadline(); ok && i < len(addrs)-1 {
+			share := max(time.Until(dl)/time.Duration(len(addrs)-i), minDialShare)
+			actx, cancel = context.WithTimeout(ctx, share)
+		}
+		c, err := p.dial(actx, "tcp", netip.AddrPortFrom(a.Unmap(), uint16(port)).String())
+		cancel()
+		if err == nil {
+			return c, nil
+		}
+		if first == nil {
+			first = err
+		}
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	return nil, first
+}
+
+// refuseNever is the proxy's dialer's last check, on the address about
+// to be connected: should anything but resolveDest's addresses reach the
+// dialer, it still connects to none the proxy never dials.
+func refuseNever(_, address string, _ syscall.RawConn) error {
+	ap, err := netip.ParseAddrPort(address)
+	if err != nil {
+		return fmt.Errorf("destination not allowed: %s is no address", address)
+	}
+	if w := neverReason(ap.Addr()); w != "" {
+		return fmt.Errorf("destination not allowed: %s is %s", ap.Addr().Unmap(), w)
+	}
+	return nil
+}
