@@ -28,13 +28,13 @@ func TestCAHardened(t *testing.T) {
 	if !ca.IsCA || !ca.MaxPathLenZero || ca.MaxPathLen != 0 {
 		t.Errorf("CA path length %d (zero set: %v), want 0", ca.MaxPathLen, ca.MaxPathLenZero)
 	}
-	if life := ca.NotAfter.Sub(time.Now()); life < 89*24*time.Hour || life > 91*24*time.Hour {
+	if life := time.Until(ca.NotAfter); life < 89*24*time.Hour || life > 91*24*time.Hour {
 		t.Errorf("CA lives %v more, want 90 days", life.Round(time.Hour))
 	}
 	tc := p.tunnel(t, org, nil)
 	defer tc.Close()
 	leaf := tc.ConnectionState().PeerCertificates[0]
-	if life := leaf.NotAfter.Sub(time.Now()); life < 6*24*time.Hour || life > 7*24*time.Hour+time.Minute {
+	if life := time.Until(leaf.NotAfter); life < 6*24*time.Hour || life > 7*24*time.Hour+time.Minute {
 		t.Errorf("minted certificate lives %v more, want 7 days", life.Round(time.Hour))
 	}
 }
