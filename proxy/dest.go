@@ -38,7 +38,10 @@ var neverDest = []struct {
 }
 
 // neverReason says why the proxy never dials a, or "" when it may. An
-// IPv4-mapped IPv6 address is judged as the IPv4 address it reaches.
+// IPv4-mapped IPv6 address is judged as the IPv4 address it reaches,
+// and so is an IPv6 address that carries an IPv4 one for a translator
+// or tunnel to reach (embeddedIPv4): 64:ff9b::a9fe:a9fe is the metadata
+// service behind a NAT64 gateway.
 func neverReason(a netip.Addr) string {
 	a = a.Unmap()
 	for _, n := range neverDest {
@@ -46,7 +49,44 @@ func neverReason(a netip.Addr) string {
 			return n.what
 		}
 	}
+	if v4, ok := embeddedIPv4(a); ok {
+		if w := neverReason(v4); w != "" {
+			return w + " (as " + v4.String() + ", which " + a.String() + " reaches)"
+		}
+	}
 	return ""
+}
+
+// Prefixes of IPv6 addresses that carry an IPv4 address a gateway
+// reaches: NAT64's well-known prefix (RFC 6052: the IPv4 address in the
+// last 32 bits; a local-use prefix places it where its operator chose,
+// which the proxy cannot know), the IPv4-compatible form (::a.b.c.d,
+// deprecated, the same place) and 6to4 (RFC 3056: bits 16-47).
+var (
+	nat64WellKnown = netip.MustParsePrefix("64:ff9b::/96")
+	ipv4Compatible = netip.MustParsePrefix("::/96")
+	sixToFour      = netip.MustParsePrefix("2002::/16")
+)
+
+// embeddedIPv4 is the IPv4 address an IPv6 address a carries for a
+// gateway to reach, if it has one.
+func embeddedIPv4(a netip.Addr) (netip.Addr, bool) {
+	if !a.Is6() {
+		return netip.Addr{}, false
+	}
+	b := a.As16()
+	if nat64WellKnown.Contains(a) {
+		return netip.AddrFrom4([4]byte(b[12:16])), true
+	}
+	if sixToFour.Contains(a) {
+		return netip.AddrFrom4([4]byte(b[2:6])), true
+	}
+	// ::1 and :: are IPv6's own loopback and unspecified addresses, not
+	// IPv4-compatible ones.
+	if ipv4Compatible.Contains(a) && a != netip.IPv6Loopback() && a != netip.IPv6Unspecified() {
+		return netip.AddrFrom4([4]byte(b[12:16])), true
+	}
+	return netip.Addr{}, false
 }
 
 // destPolicy is what the proxy dials: addresses in nets, and the host
