@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"time"
 
+	"github.com/tlsbench/tlsbench/internal/hostname"
 	"github.com/tlsbench/tlsbench/loadgen"
 	"github.com/tlsbench/tlsbench/tlsconf"
 )
@@ -108,7 +109,7 @@ var AllVersions = []uint16{tls.VersionTLS10, tls.VersionTLS11, tls.VersionTLS12,
 func (o Options) withDefaults() (Options, error) {
 	host, _, err := net.SplitHostPort(o.Addr)
 	if err != nil {
-		return o, fmt.Errorf("address %q: %v (want host:port)", o.Addr, err)
+		return o, fmt.Errorf("address %s: %v (want host:port)", hostname.Quote(o.Addr), hostname.Reason(err))
 	}
 	if o.ServerName == "" {
 		o.ServerName = host

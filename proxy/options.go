@@ -154,7 +154,7 @@ func (o Options) withDefaults() Options {
 func (o Options) Validate() error {
 	o = o.withDefaults()
 	if _, _, err := net.SplitHostPort(o.Listen); err != nil {
-		return field.Errorf("Listen", strconv.Quote(o.Listen), "want host:port, e.g. %s", DefaultListen)
+		return field.Errorf("Listen", hostname.Quote(o.Listen), "want host:port, e.g. %s", DefaultListen)
 	}
 	if err := hostname.CheckHostPort(o.Listen); err != nil {
 		return field.Errorf("Listen", nil, "the host %v", err)

@@ -460,7 +460,7 @@ func (p *Plan) matrix() *matrix {
 func (p *Plan) validateTarget() error {
 	host, port, err := net.SplitHostPort(p.Target.Addr)
 	if err != nil || port == "" || host == "" {
-		return field.Errorf("Target.Addr", strconv.Quote(p.Target.Addr), "want host:port, e.g. 127.0.0.1:443 or [::1]:443")
+		return field.Errorf("Target.Addr", hostname.Quote(p.Target.Addr), "want host:port, e.g. 127.0.0.1:443 or [::1]:443")
 	}
 	if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
 		return field.Errorf("Target.Addr", strconv.Quote(p.Target.Addr), "the port must be a number from 1 to 65535")

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/tlsbench/tlsbench/internal/field"
+	"github.com/tlsbench/tlsbench/internal/hostname"
 	"github.com/tlsbench/tlsbench/loadgen"
 	"github.com/tlsbench/tlsbench/pki"
 	"github.com/tlsbench/tlsbench/report"
@@ -359,7 +360,7 @@ func validateRun(fs *flagSet, f *runFlags) error {
 	}
 	if f.target.Addr == "" {
 		if _, _, err := net.SplitHostPort(f.server.listen); err != nil {
-			return usagef("--listen %q: %v (want host:port, e.g. 127.0.0.1:0)", f.server.listen, err)
+			return usagef("--listen %s: %v (want host:port, e.g. 127.0.0.1:0)", hostname.Quote(f.server.listen), hostname.Reason(err))
 		}
 	}
 	if len(f.server.identities) > 0 && fs.isSet("key") {

@@ -240,7 +240,7 @@ func (f *serveFlags) setup() (serveSetup, error) {
 		return st, usagef("--key: %v", err)
 	}
 	if _, _, err := net.SplitHostPort(f.listen); err != nil {
-		return st, usagef("--listen %q: %v (want host:port, e.g. 127.0.0.1:8443)", f.listen, err)
+		return st, usagef("--listen %s: %v (want host:port, e.g. 127.0.0.1:8443)", hostname.Quote(f.listen), hostname.Reason(err))
 	}
 	if err := hostname.CheckHostPort(f.listen); err != nil {
 		return st, usagef("--listen: the host %v", err)

@@ -215,6 +215,10 @@ func TestHostNameFlags(t *testing.T) {
 		{"long hosts label", []string{"pki", "init", "--dir", dir, "--hosts", strings.Repeat("b", 300) + ".test"}, `--hosts: "bbbb`},
 		{"target", []string{"run", "--target", "a..b:443"}, `--target: the host "a..b"`},
 		{"listen", []string{"serve", "--listen", "a..b:0"}, `--listen: the host "a..b"`},
+		{"long target without port", []string{"run", "--target", strings.Repeat("c", 70000)}, `--target`},
+		{"long listen without port", []string{"serve", "--listen", strings.Repeat("d", 70000)}, `--listen "dddd`},
+		{"long proxy listen without port", []string{"proxy", "--listen", strings.Repeat("e", 70000)}, `--listen`},
+		{"long run listen without port", []string{"run", "--listen", strings.Repeat("f", 70000)}, `--listen "ffff`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer

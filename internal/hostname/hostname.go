@@ -1,6 +1,7 @@
 package hostname
 
 import (
+	"errors"
 	"fmt"
 	"net"
 	"strconv"
@@ -37,7 +38,7 @@ const (
 // (RFC 952, 1123) leave them out. The error quotes s, shortened.
 func Check(s string, kind int) error {
 	if err := check(s, kind); err != nil {
-		return fmt.Errorf("%s is neither a DNS name nor an IP address: %s", quote(s), err)
+		return fmt.Errorf("%s is neither a DNS name nor an IP address: %s", Quote(s), err)
 	}
 	return nil
 }
@@ -67,7 +68,7 @@ func check(s string, kind int) error {
 		}
 	}
 	if last := labels[len(labels)-1]; strings.Trim(last, "0123456789") == "" {
-		return fmt.Errorf("its last label %s is all digits, as no top-level domain is (a mistyped IP address?)", quote(last))
+		return fmt.Errorf("its last label %s is all digits, as no top-level domain is (a mistyped IP address?)", Quote(last))
 	}
 	return nil
 }
@@ -78,9 +79,9 @@ func checkLabel(l string) error {
 	case l == "":
 		return fmt.Errorf("an empty label (two dots in a row, or one at the start)")
 	case len(l) > MaxLabel:
-		return fmt.Errorf("label %s is longer than %d characters", quote(l), MaxLabel)
+		return fmt.Errorf("label %s is longer than %d characters", Quote(l), MaxLabel)
 	case l[0] == '-' || l[len(l)-1] == '-':
-		return fmt.Errorf("label %s starts or ends with a hyphen", quote(l))
+		return fmt.Errorf("label %s starts or ends with a hyphen", Quote(l))
 	}
 	for _, r := range l {
 		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
@@ -93,8 +94,9 @@ func checkLabel(l string) error {
 	return nil
 }
 
-// quote quotes s for a one-line message, its first 40 characters only.
-func quote(s string) string {
+// Quote quotes s for a one-line message, its first 40 characters only:
+// an address or name of 70,000 characters stays a short line.
+func Quote(s string) string {
 	const show = 40
 	if len(s) <= show {
 		return strconv.Quote(s)
@@ -114,4 +116,15 @@ func CheckHostPort(addr string) error {
 		return nil // the caller's own check of the address says what is wrong
 	}
 	return Check(host, Host)
+}
+
+// Reason is why net could not split or parse an address, without the
+// address itself, which net's errors repeat in full: a message quotes
+// the address once, clipped by Quote.
+func Reason(err error) string {
+	var ae *net.AddrError
+	if errors.As(err, &ae) {
+		return ae.Err
+	}
+	return err.Error()
 }
