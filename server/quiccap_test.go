@@ -181,3 +181,57 @@ func TestQUICHandshakesInFlightRefused(t *testing.T) {
 		t.Errorf("log:\n%s\nwant a line with %s", log.String(), want)
 	}
 }
+
+// TestQUICMaxConnsIdle: a QUIC connection closed for its silence gives
+// its slot back.
+func TestQUICMaxConnsIdle(t *testing.T) {
+	t.Parallel()
+	s := startQUIC(t, server.Options{MaxConns: 1, IdleTimeout: 200 * time.Millisecond})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c, err := quic.DialAddr(ctx, s.addr, s.clientTLS(nil), &quic.Config{MaxIdleTimeout: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.CloseWithError(0, "")
+	select {
+	case <-c.Context().Done():
+	case <-ctx.Done():
+		t.Fatal("the server kept a silent connection open")
+	}
+	waitActive(t, s.srv, 0)
+	if _, err := dialQUIC(t, s, s.clientTLS(nil)); err != nil {
+		t.Fatalf("after a connection's idle timeout: %v, want its slot taken again", err)
+	}
+}
+
+// TestQUICRetryNearMaxConns: the cap is TCP's too, so Initials from
+// addresses that never answer must not take all of it: once three
+// quarters of it are held, a new client is asked to prove its address
+// (a Retry, which such a flood never answers) and, a real one, still
+// gets in.
+func TestQUICRetryNearMaxConns(t *testing.T) {
+	t.Parallel()
+	const maxConns = 8
+	s := startQUIC(t, server.Options{MaxConns: maxConns})
+	addr, err := net.ResolveUDPAddr("udp", s.addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	flood, err := net.DialUDP("udp", nil, addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer flood.Close()
+	for range maxConns - maxConns/4 {
+		flood.Write(garbageInitial(8))
+	}
+	waitTaken(t, s.srv, maxConns-maxConns/4)
+	flood.Write(garbageInitial(8)) // asked for a Retry, never answered
+	if _, err := dialQUIC(t, s, s.clientTLS(nil)); err != nil {
+		t.Fatalf("a real client with three quarters of the cap held: %v", err)
+	}
+	if c := s.srv.Counters(); c.QUICRetries != 1 || c.Accepted != maxConns-maxConns/4+1 {
+		t.Errorf("three quarters of the cap held: %d Retries, %d accepted; want 1, %d", c.QUICRetries, c.Accepted, maxConns-maxConns/4+1)
+	}
+}

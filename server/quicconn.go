@@ -82,15 +82,20 @@ var (
 
 // quicVerifyAddress is the transport's VerifySourceAddress: whether a
 // client must prove its address with a Retry before it gets a
-// connection, as it must when many handshakes are in flight, or many
-// connections wait for a ClientHello (quicMaxAwaitingHello).
+// connection, as it must when many handshakes are in flight, many
+// connections wait for a ClientHello (quicMaxAwaitingHello), or three
+// quarters of the connection cap are taken: the cap is TCP's too, and
+// below the other limits (a small --max-conns) Initials from spoofed
+// addresses would otherwise hold all of it until they time out, TCP
+// clients refused meanwhile.
 func (s *Server) quicVerifyAddress(addr net.Addr) bool {
-	waiting := s.quicAwaitingHello.Load()
-	if s.quicHandshaking.Load() <= s.quicRetryHandshaking && waiting < s.quicRetryAt {
+	waiting, held := s.quicAwaitingHello.Load(), s.held.Load()
+	if s.quicHandshaking.Load() <= s.quicRetryHandshaking && waiting < s.quicRetryAt &&
+		held < int64(s.maxConns-s.maxConns/4) {
 		return false
 	}
 	s.connLog.Info("QUIC client asked to prove its address (Retry)", "remote", addr.String(),
-		"handshakes", s.quicHandshaking.Load(), "awaiting_client_hello", waiting)
+		"handshakes", s.quicHandshaking.Load(), "awaiting_client_hello", waiting, "conns", held)
 	return true
 }
 
