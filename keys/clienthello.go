@@ -10,6 +10,7 @@ import (
 
 // TLS constants this file needs; crypto/tls keeps them unexported.
 const (
+	recordTypeAlert      = 21
 	recordTypeHandshake  = 22
 	recordHeaderLen      = 5
 	maxPlaintextRecord   = 1 << 14

@@ -54,6 +54,8 @@ func FuzzClientHelloFromRecords(f *testing.F) {
 	for _, s := range fuzzSeeds(f) {
 		f.Add(records(s, maxPlaintextRecord))
 		f.Add(records(s, 7))
+		f.Add(append(warningAlert(), versioned(records(s, 1), 0, 0)...))
+		f.Add(versioned(records(s, 300), 2, 0))
 	}
 	f.Fuzz(func(t *testing.T, stream []byte) {
 		msg, err := clientHelloFromRecords(stream)
@@ -72,7 +74,7 @@ func FuzzClientHelloFromRecords(f *testing.F) {
 }
 
 // FuzzHelloSplits: a message framed as records cut at fuzz-chosen sizes
-// (zero-length records included) and read in fuzz-chosen pieces is
+// (zero-length records and warning alerts included) and read in fuzz-chosen pieces is
 // reassembled as referenceHello reassembles the whole stream at once, and
 // with work linear in the bytes read: each byte looked at once, the
 // message copied once, and growing it copying at most as much again.
@@ -82,6 +84,7 @@ func FuzzHelloSplits(f *testing.F) {
 		f.Add(s, []byte{0}, []byte{255})
 		f.Add(s, []byte{99}, []byte{0, 4, 255})
 		f.Add(s, []byte{0, 0, 1, 1, 200}, []byte{6})
+		f.Add(s, []byte{255, 100, 255, 255, 1}, []byte{3})
 	}
 	f.Fuzz(func(t *testing.T, msg, cuts, reads []byte) {
 		stream := cutRecords(msg, cuts)
@@ -108,8 +111,9 @@ func FuzzHelloSplits(f *testing.F) {
 }
 
 // cutRecords frames msg as handshake records whose payload sizes are
-// taken from cuts in turn (one record when cuts is empty); a zero is a
-// zero-length record on the first pass over cuts, and one byte after.
+// taken from cuts in turn (one record when cuts is empty); on the first
+// pass over cuts a zero is a zero-length record and a 255 a warning alert
+// (which crypto/tls drops), after it they are one and 255 bytes.
 func cutRecords(msg, cuts []byte) []byte {
 	if len(cuts) == 0 {
 		return records(msg, maxPlaintextRecord)
@@ -117,6 +121,10 @@ func cutRecords(msg, cuts []byte) []byte {
 	var out []byte
 	for i := 0; len(msg) > 0; i++ {
 		n := int(cuts[i%len(cuts)])
+		if n == 255 && i < len(cuts) {
+			out = append(out, warningAlert()...)
+			continue
+		}
 		if n == 0 && i >= len(cuts) {
 			n = 1
 		}
@@ -131,9 +139,10 @@ func cutRecords(msg, cuts []byte) []byte {
 }
 
 // referenceHello is the plain reassembly of the first handshake message
-// from a whole stream of records: record by record, with the limits on
-// record and message size and on fragmentation (helloFreeRecords) checked
-// where they can first be, and the message appended record by record.
+// from a whole stream of records: record by record, alerts skipped (but
+// counted), with the limits on record and message size and on
+// fragmentation (helloFreeRecords) checked where they can first be, and
+// the message appended record by record.
 func referenceHello(stream []byte) ([]byte, error) {
 	var msg []byte
 	payload := 0
@@ -143,12 +152,12 @@ func referenceHello(stream []byte) ([]byte, error) {
 		}
 		typ, length := stream[0], int(stream[3])<<8|int(stream[4])
 		switch {
-		case typ != recordTypeHandshake:
+		case typ != recordTypeHandshake && typ != recordTypeAlert:
 			return nil, fmt.Errorf("record type %d where a handshake record (22) carrying the ClientHello was expected", typ)
-		case stream[1] != 3:
+		case stream[1] >= 0x10:
 			return nil, fmt.Errorf("record version %d.%d is not TLS", stream[1], stream[2])
 		case length > maxPlaintextRecord:
-			return nil, fmt.Errorf("handshake record of %d bytes exceeds the %d-byte limit", length, maxPlaintextRecord)
+			return nil, fmt.Errorf("record of %d bytes exceeds the %d-byte limit", length, maxPlaintextRecord)
 		case k > helloFreeRecords+payload/helloBytesPerRecord:
 			return nil, fmt.Errorf("%w: record %d began after only %d bytes of it; beyond %d records, each needs %d bytes before it",
 				ErrFragmentedHello, k, payload, helloFreeRecords, helloBytesPerRecord)
@@ -156,6 +165,12 @@ func referenceHello(stream []byte) ([]byte, error) {
 		stream = stream[recordHeaderLen:]
 		frag := stream[:min(length, len(stream))] // all of it, or what came
 		stream = stream[len(frag):]
+		if typ == recordTypeAlert { // skipped, as crypto/tls drops warnings
+			if len(frag) < length {
+				return nil, errIncomplete
+			}
+			continue
+		}
 		payload += len(frag)
 		msg = append(msg, frag...)
 		if len(msg) < 4 {

@@ -15,8 +15,8 @@ import (
 // bytes. A client that sends it byte by byte makes the server do per
 // record work (crypto/tls's and the recorder's) for every byte. So the
 // first helloFreeRecords records are always accepted, and every record
-// after them must be paid for by helloBytesPerRecord bytes of ClientHello
-// received before it: 64 bytes is the smallest record a TLS endpoint may
+// after them (a warning alert crypto/tls drops as well) must be paid for
+// by helloBytesPerRecord bytes of ClientHello received before it: 64 bytes is the smallest record a TLS endpoint may
 // ask its peer for (RFC 8449, record_size_limit). A 2 KiB ClientHello may
 // then come in up to 35 records, a 64 KiB one in about 1000, and one sent
 // in 1-byte records is refused at its fifth record.
@@ -47,8 +47,9 @@ type helloAssembler struct {
 	hdr     [recordHeaderLen]byte // the record header being read
 	nhdr    int                   // bytes of hdr read; 0 between records
 	left    int                   // payload bytes of the current record to come
-	records int                   // handshake records begun
-	payload int                   // their payload bytes read so far
+	skip    bool                  // the current record is an alert, not part of the message
+	records int                   // records begun, alerts included
+	payload int                   // handshake records' payload bytes read so far
 
 	hs  [4]byte // the handshake header: type and 24-bit length
 	nhs int     // bytes of hs read
@@ -82,27 +83,37 @@ func (a *helloAssembler) feed(b []byte) ([]byte, error) {
 		}
 		c := min(len(b), a.left)
 		a.left -= c
-		a.payload += c
 		a.work += c
-		if msg, err := a.take(b[:c]); err != errIncomplete {
-			return msg, err
+		if !a.skip {
+			a.payload += c
+			if msg, err := a.take(b[:c]); err != errIncomplete {
+				return msg, err
+			}
 		}
 		b = b[c:]
 	}
 	return nil, errIncomplete
 }
 
-// beginRecord checks the record header just read.
+// beginRecord checks the record header just read. It lets through what
+// crypto/tls's server accepts before the ClientHello, so that a stream it
+// goes on to handshake with is also watched here to its end: any record
+// version below 16.0, and alert records, which crypto/tls drops when they
+// are warnings (16 in a row, the count starting again after each handshake
+// record). An alert counts among the records but brings no ClientHello
+// bytes, and its payload is skipped; the other alerts end the handshake
+// in crypto/tls. What crypto/tls refuses outright (another record type, a
+// later version, an oversized record) ends the watching here too.
 func (a *helloAssembler) beginRecord() error {
 	typ, length := a.hdr[0], int(a.hdr[3])<<8|int(a.hdr[4])
-	if typ != recordTypeHandshake {
+	if typ != recordTypeHandshake && typ != recordTypeAlert {
 		return fmt.Errorf("record type %d where a handshake record (22) carrying the ClientHello was expected", typ)
 	}
-	if a.hdr[1] != 3 {
+	if a.hdr[1] >= 0x10 {
 		return fmt.Errorf("record version %d.%d is not TLS", a.hdr[1], a.hdr[2])
 	}
 	if length > maxPlaintextRecord {
-		return fmt.Errorf("handshake record of %d bytes exceeds the %d-byte limit", length, maxPlaintextRecord)
+		return fmt.Errorf("record of %d bytes exceeds the %d-byte limit", length, maxPlaintextRecord)
 	}
 	a.records++
 	if a.records > helloFreeRecords+a.payload/helloBytesPerRecord {
@@ -110,6 +121,7 @@ func (a *helloAssembler) beginRecord() error {
 			ErrFragmentedHello, a.records, a.payload, helloFreeRecords, helloBytesPerRecord)
 	}
 	a.left = length
+	a.skip = typ == recordTypeAlert
 	return nil
 }
 

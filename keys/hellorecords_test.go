@@ -61,26 +61,101 @@ func TestLargeClientHelloRecords(t *testing.T) {
 // TestRecorderRefusesFragmentedHello: a ClientHello sent as 1-byte
 // records ends the reading at the fifth record: Read returns
 // ErrFragmentedHello, hands none of the bytes on, keeps returning the
-// error without reading further, and keeps no message buffer.
+// error without reading further, and keeps no message buffer. So too
+// when the records carry a version crypto/tls accepts before the
+// ClientHello although it is not 3.x, and when a warning alert, which
+// crypto/tls drops, comes first.
 func TestRecorderRefusesFragmentedHello(t *testing.T) {
 	t.Parallel()
 	raw, _ := captureHello(t, &tls.Config{ServerName: "localhost"})
-	a, b := net.Pipe()
-	t.Cleanup(func() { a.Close() })
-	go a.Write(records(raw, 1))
-	h := RecordClientHello(b).(*helloConn)
-	buf := make([]byte, 512)
-	for i := range 2 {
-		n, err := h.Read(buf)
-		if n != 0 || !errors.Is(err, ErrFragmentedHello) {
-			t.Fatalf("Read %d = %d bytes, %v; want 0 and ErrFragmentedHello", i, n, err)
+	tests := []struct {
+		name   string
+		stream []byte
+	}{
+		{"1-byte records", records(raw, 1)},
+		{"1-byte records of version 0.0", versioned(records(raw, 1), 0, 0)},
+		{"1-byte records of version 2.0", versioned(records(raw, 1), 2, 0)},
+		{"a warning alert, then 1-byte records", append(warningAlert(), records(raw, 1)...)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			a, b := net.Pipe()
+			t.Cleanup(func() { a.Close() })
+			go a.Write(tt.stream)
+			h := RecordClientHello(b).(*helloConn)
+			buf := make([]byte, 512)
+			for i := range 2 {
+				n, err := h.Read(buf)
+				if n != 0 || !errors.Is(err, ErrFragmentedHello) {
+					t.Fatalf("Read %d = %d bytes, %v; want 0 and ErrFragmentedHello", i, n, err)
+				}
+			}
+			if _, err := h.clientHello(); !errors.Is(err, ErrFragmentedHello) {
+				t.Errorf("clientHello error %v, want ErrFragmentedHello", err)
+			}
+			if h.asm.msg != nil || h.asm.work > len(firstRecords(tt.stream, helloFreeRecords+1)) {
+				t.Errorf("after the refusal: message buffer %d bytes, work %d; want none and at most five records' bytes", cap(h.asm.msg), h.asm.work)
+			}
+		})
+	}
+}
+
+// firstRecords is the first n records of stream.
+func firstRecords(stream []byte, n int) []byte {
+	end := 0
+	for range n {
+		end += recordHeaderLen + (int(stream[end+3])<<8 | int(stream[end+4]))
+	}
+	return stream[:end]
+}
+
+// TestHelloRecordsLikeCryptoTLS: the records are read as crypto/tls
+// reads them before the ClientHello: any record version below 16.0 is
+// taken, and a warning alert is skipped but counts among the records, so
+// that alerts cannot stand between small records for free.
+func TestHelloRecordsLikeCryptoTLS(t *testing.T) {
+	t.Parallel()
+	msg := paddedHello(t, 2000)
+	alerts := func(stream []byte, n int) []byte { // n alerts after each record
+		var out []byte
+		for len(stream) > 0 {
+			rec := firstRecords(stream, 1)
+			out = append(out, rec...)
+			stream = stream[len(rec):]
+			for range n {
+				out = append(out, warningAlert()...)
+			}
 		}
+		return out
 	}
-	if _, err := h.clientHello(); !errors.Is(err, ErrFragmentedHello) {
-		t.Errorf("clientHello error %v, want ErrFragmentedHello", err)
+	tests := []struct {
+		name   string
+		stream []byte
+		want   string // "" for the message
+	}{
+		{"version 0.0", versioned(records(msg, maxPlaintextRecord), 0, 0), ""},
+		{"version 15.255", versioned(records(msg, 512), 15, 255), ""},
+		{"version 16.0", versioned(records(msg, maxPlaintextRecord), 16, 0), "record version 16.0 is not TLS"},
+		{"warning alerts, then the ClientHello", append(append(warningAlert(), warningAlert()...), records(msg, maxPlaintextRecord)...), ""},
+		{"an alert after each 512-byte record", alerts(records(msg, 512), 1), ""},
+		{"16 alerts after each 64-byte record", alerts(records(msg, helloBytesPerRecord), 16), "record 6 began after only 64 bytes"},
+		{"a change_cipher_spec record first", append([]byte{20, 3, 1, 0, 1, 1}, records(msg, maxPlaintextRecord)...), "record type 20"},
 	}
-	if h.asm.msg != nil || h.asm.work > 5*recordHeaderLen+5 {
-		t.Errorf("after the refusal: message buffer %d bytes, work %d; want none and at most five records' bytes", cap(h.asm.msg), h.asm.work)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got, err := clientHelloFromRecords(tt.stream)
+			if tt.want == "" {
+				if err != nil || !bytes.Equal(got, msg) {
+					t.Fatalf("got %d bytes, %v; want the %d-byte message", len(got), err, len(msg))
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("got %d bytes, %v; want an error containing %q", len(got), err, tt.want)
+			}
+		})
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -379,6 +380,20 @@ func records(msg []byte, frag int) []byte {
 		out = append(out, recordTypeHandshake, 3, 1, byte(n>>8), byte(n))
 		out = append(out, msg[:n]...)
 		msg = msg[n:]
+	}
+	return out
+}
+
+// warningAlert is a warning-level alert record (no_renegotiation), which
+// crypto/tls's server drops before the ClientHello.
+func warningAlert() []byte { return []byte{recordTypeAlert, 3, 1, 0, 2, 1, 100} }
+
+// versioned sets the record version of every record in stream to
+// major.minor.
+func versioned(stream []byte, major, minor byte) []byte {
+	out := slices.Clone(stream)
+	for i := 0; i+recordHeaderLen <= len(out); i += recordHeaderLen + (int(out[i+3])<<8 | int(out[i+4])) {
+		out[i+1], out[i+2] = major, minor
 	}
 	return out
 }

@@ -19,9 +19,11 @@ import (
 // afterwards only checks an atomic flag per Read. A ClientHello spread
 // over more, smaller records than real clients send is refused: Read
 // returns an error wrapping ErrFragmentedHello, which ends the handshake,
-// and keeps returning it. A stream that does not start with a ClientHello
-// (not TLS, or too large to be a real one) is passed on untouched, for
-// crypto/tls to judge. After a HelloRetryRequest crypto/tls chooses the
+// and keeps returning it. The records are read as crypto/tls reads them
+// before the ClientHello: any record version below 16.0, and warning
+// alerts, which it drops, counted among the records. A stream that does
+// not start with a ClientHello (not TLS, or too large to be a real one)
+// is passed on untouched, for crypto/tls to refuse. After a HelloRetryRequest crypto/tls chooses the
 // certificate with the second ClientHello; the recorder keeps the first,
 // which RFC 8446 section 4.1.2 requires to carry the same signature
 // algorithms.
