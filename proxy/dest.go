@@ -41,9 +41,11 @@ var neverDest = []struct {
 // IPv4-mapped IPv6 address is judged as the IPv4 address it reaches,
 // and so is an IPv6 address that carries an IPv4 one for a translator
 // or tunnel to reach (embeddedIPv4): 64:ff9b::a9fe:a9fe is the metadata
-// service behind a NAT64 gateway.
+// service behind a NAT64 gateway. A zone (fe80::1%eth0) is left out:
+// it says which interface, not which address, and no prefix contains an
+// address that has one.
 func neverReason(a netip.Addr) string {
-	a = a.Unmap()
+	a = a.Unmap().WithZone("")
 	for _, n := range neverDest {
 		if n.net.Contains(a) {
 			return n.what
@@ -149,7 +151,7 @@ func parseDestNet(s string) (netip.Prefix, error) {
 // why says why the policy does not let a be dialled for host, or ""
 // when it does.
 func (d destPolicy) why(host string, a netip.Addr) string {
-	a = a.Unmap()
+	a = a.Unmap().WithZone("") // as neverReason
 	if w := neverReason(a); w != "" {
 		return w + ", which the proxy never dials"
 	}
