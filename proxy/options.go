@@ -23,7 +23,7 @@ type Options struct {
 	// DefaultAllowDest, this machine): networks in CIDR form, single
 	// addresses, and host names, which are dialled whatever they resolve
 	// to. An address of a name is judged as resolved, and never one that
-	// is unspecified, link-local, multicast or broadcast.
+	// is unspecified, link-local, multicast, broadcast or Teredo.
 	AllowDest []string `json:"allow_dest,omitempty"`
 	// ConnectPorts are the origin ports CONNECT may reach (default 443).
 	ConnectPorts []int `json:"connect_ports,omitempty"`
