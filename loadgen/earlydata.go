@@ -105,5 +105,5 @@ func quicLimitNote(retries, refused int64) string {
 	default:
 		return ""
 	}
-	return what + ": more connections were waiting for their ClientHello, or in their handshake, at once than it takes without that; lower the concurrency or the rate"
+	return what + ": more connections were waiting for their ClientHello, or in their handshake, or open, at once than it takes without that; lower the concurrency or the rate"
 }

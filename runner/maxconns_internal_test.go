@@ -9,7 +9,8 @@ import (
 
 // TestBenchmarkMaxConns: the built-in server a run starts never caps
 // its connections below what a case of the plan opens at once, at the
-// largest concurrency and the largest in-flight cap the plan allows.
+// largest concurrency and the largest in-flight cap the plan allows,
+// over QUIC too (whose connections count against the same cap).
 func TestBenchmarkMaxConns(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct {
@@ -18,6 +19,7 @@ func TestBenchmarkMaxConns(t *testing.T) {
 	}{
 		{Plan{Concurrency: []int{1, 8, 64, 128}}, 128},
 		{Plan{Concurrency: []int{4096}}, 4096},
+		{Plan{Concurrency: []int{64, 2048}, Transports: []string{TransportTCP, TransportQUIC}}, 2048},
 		{Plan{Rates: []float64{100}}, loadgen.DefaultMaxInflight},
 		{Plan{Rates: []float64{100}, MaxInflight: maxInflight}, maxInflight},
 	} {

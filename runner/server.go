@@ -71,7 +71,8 @@ const (
 )
 
 // benchmarkMaxConns is the connection cap of the built-in server a run
-// starts for peak connections open at once: never below twice that
+// starts for peak connections open at once, over TCP or QUIC (the cap
+// counts both, and a plan's cases run one at a time): never below twice that
 // (the server may not yet have seen the last wave's connections close
 // when the next one connects), nor below the server's own default, so
 // that the cap never limits a benchmark; past the descriptor limit,

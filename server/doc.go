@@ -64,8 +64,10 @@
 // streams with windows of a few KiB each, and address validation (a
 // Retry) for new clients once thousands of handshakes are in flight or
 // hundreds of connections wait for their ClientHello, and a refusal
-// once twice as many wait (see quicMaxAwaitingHello), each counted
-// (Counters.QUICRetries, QUICRefused). Datagrams that are
+// once twice as many wait or are in flight (see quicMaxAwaitingHello,
+// quicRefuseHandshaking) or at the connection cap (WithMaxConns, shared
+// with TCP), each counted (Counters.QUICRetries, QUICRefused,
+// RefusedMaxConns). Datagrams that are
 // not QUIC are dropped by quic-go unseen; an Initial packet the server
 // cannot decrypt is a connection attempt that fails as a timeout, as a
 // TCP connection sending garbage fails its handshake, and holds its

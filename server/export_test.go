@@ -9,3 +9,10 @@ const QUICMaxAwaitingHello = quicMaxAwaitingHello
 func WithQUICAwaitingLimits(retry, refuse int64) Option {
 	return func(s *Server) { s.quicRetryAt, s.quicRefuseAt = retry, refuse }
 }
+
+// WithQUICHandshakeLimits lowers how many QUIC handshakes may be in
+// flight before new clients get a Retry (retry) or are refused (refuse),
+// so that a test gets there with a few clients.
+func WithQUICHandshakeLimits(retry, refuse int64) Option {
+	return func(s *Server) { s.quicRetryHandshaking, s.quicRefuseHandshaking = retry, refuse }
+}

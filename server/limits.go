@@ -6,7 +6,8 @@ import (
 	"time"
 )
 
-// Connection limits of the TCP server.
+// Connection limits of the server (the cap counts TCP and QUIC
+// connections alike).
 const (
 	// DefaultFirstByteTimeout is how long a new connection may stay
 	// silent before its first byte: a ClientHello comes at once from
@@ -45,9 +46,12 @@ func DefaultMaxConns() int {
 	return int(min(max(n-reserve, minDefaultMaxConns), defaultMaxConnsCeiling))
 }
 
-// WithMaxConns caps the TCP connections served at once (default
-// DefaultMaxConns); one over the cap is closed as soon as it is
-// accepted, and logged.
+// WithMaxConns caps the connections served at once, TCP and QUIC
+// together (default DefaultMaxConns); a TCP one over the cap is closed
+// as soon as it is accepted, a QUIC one refused (CONNECTION_REFUSED)
+// before it gets a connection, and each logged. A QUIC connection holds
+// its slot from its client's first packet until it ends, whichever way
+// (handshake failure, close, idle timeout).
 func WithMaxConns(n int) Option {
 	return func(s *Server) { s.maxConns = n }
 }

@@ -52,9 +52,10 @@ type Options struct {
 	// this long after it was accepted (default DefaultFirstByteTimeout,
 	// at most MaxFirstByteTimeout).
 	FirstByteTimeout time.Duration `json:"first_byte_timeout,omitempty"`
-	// MaxConns caps the TCP connections served at once (default
-	// DefaultMaxConns, at most MaxMaxConns); one over the cap is closed
-	// as soon as it is accepted.
+	// MaxConns caps the connections served at once, TCP and QUIC
+	// together (default DefaultMaxConns, at most MaxMaxConns); a TCP one
+	// over the cap is closed as soon as it is accepted, a QUIC one
+	// refused (see WithMaxConns).
 	MaxConns int `json:"max_conns,omitempty"`
 	// P12PasswordFile holds the password of PKCS#12 identities; empty
 	// means the environment variable keys.PasswordEnv. The password

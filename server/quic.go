@@ -41,6 +41,13 @@ const (
 	// costs the server a stateless answer each, not a connection. Far
 	// above the handshakes a benchmark starts at once.
 	quicMaxHandshaking = 4096
+	// quicRefuseHandshaking is how many handshakes may be in flight
+	// before even a client that proved its address is refused
+	// (CONNECTION_REFUSED, stateless): a client at a real address
+	// answers the Retries, and one that sends valid ClientHellos and
+	// then stalls holds its handshakes until the handshake timeout;
+	// beyond this many, such a flood holds no more.
+	quicRefuseHandshaking = 2 * quicMaxHandshaking
 	// quicMaxAwaitingHello is how many connections may be waiting for
 	// their ClientHello before new clients must prove their address
 	// (Retry). quic-go gives every Initial packet with a valid header

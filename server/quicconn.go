@@ -70,21 +70,32 @@ func quicConnOf(ctx context.Context) *quicConn {
 	return qc
 }
 
-// errAwaitingHello refuses a connection while too many others wait for
-// their ClientHello (quicRefuseAwaitingHello).
-var errAwaitingHello = errors.New("too many connections are waiting for their ClientHello")
+// The reasons a new QUIC connection is refused: too many others wait
+// for their ClientHello (quicRefuseAwaitingHello), too many handshakes
+// are in flight (quicRefuseHandshaking), or the server is at its
+// connection cap (WithMaxConns).
+var (
+	errAwaitingHello = errors.New("too many connections are waiting for their ClientHello")
+	errHandshaking   = errors.New("too many handshakes are in flight")
+	errMaxConns      = errors.New("at the connection limit")
+)
 
 // quicVerifyAddress is the transport's VerifySourceAddress: whether a
 // client must prove its address with a Retry before it gets a
-// connection, as it must when many handshakes are in flight, or many
-// connections wait for a ClientHello (quicMaxAwaitingHello).
+// connection, as it must when many handshakes are in flight, many
+// connections wait for a ClientHello (quicMaxAwaitingHello), or three
+// quarters of the connection cap are taken: the cap is TCP's too, and
+// below the other limits (a small --max-conns) Initials from spoofed
+// addresses would otherwise hold all of it until they time out, TCP
+// clients refused meanwhile.
 func (s *Server) quicVerifyAddress(addr net.Addr) bool {
-	waiting := s.quicAwaitingHello.Load()
-	if s.quicHandshaking.Load() <= quicMaxHandshaking && waiting < s.quicRetryAt {
+	waiting, held := s.quicAwaitingHello.Load(), s.held.Load()
+	if s.quicHandshaking.Load() <= s.quicRetryHandshaking && waiting < s.quicRetryAt &&
+		held < int64(s.maxConns-s.maxConns/4) {
 		return false
 	}
 	s.connLog.Info("QUIC client asked to prove its address (Retry)", "remote", addr.String(),
-		"handshakes", s.quicHandshaking.Load(), "awaiting_client_hello", waiting)
+		"handshakes", s.quicHandshaking.Load(), "awaiting_client_hello", waiting, "conns", held)
 	return true
 }
 
@@ -92,8 +103,10 @@ func (s *Server) quicVerifyAddress(addr net.Addr) bool {
 // attempt, counted as accepted (as a TCP connection is at accept), whose
 // record travels in its context. Its failure is counted when the context
 // ends before the listener handed the connection over. While too many
-// connections wait for their ClientHello, it is refused instead, before
-// the server keeps anything of it.
+// connections wait for their ClientHello or too many handshakes are in
+// flight, or at the connection cap, it is refused instead, before the
+// server keeps anything of it; otherwise it holds a slot under the cap
+// until its context ends, whichever way it ends.
 func (s *Server) quicConnContext(ctx context.Context, ci *quic.ClientInfo) (context.Context, error) {
 	qc := &quicConn{s: s, start: time.Now(), outcome: make(chan struct{})}
 	if ci != nil && ci.RemoteAddr != nil {
@@ -103,17 +116,9 @@ func (s *Server) quicConnContext(ctx context.Context, ci *quic.ClientInfo) (cont
 	// connection, since each Initial packet of a client's first flight
 	// (two, with a large key share) is answered with a Retry.
 	verified := ci != nil && ci.AddrVerified
-	if waiting := s.quicAwaitingHello.Load(); waiting >= s.quicRefuseAt {
-		// Refused, no connection is made: the client's next packet of
-		// the same flight comes here again, and is not counted again.
-		if s.quicRefusals.first(qc.remote, qc.start) {
-			s.quicRefused.Add(1)
-			if verified {
-				s.quicRetries.Add(1)
-			}
-		}
-		s.connLog.Warn("QUIC connection refused", "remote", qc.remote, "reason", errAwaitingHello.Error(), "awaiting_client_hello", waiting)
-		return nil, errAwaitingHello
+	if attrs, err := s.quicAdmit(); err != nil {
+		s.quicRefuse(qc, verified, err, attrs)
+		return nil, err
 	}
 	if verified {
 		s.quicRetries.Add(1)
@@ -129,6 +134,45 @@ func (s *Server) quicConnContext(ctx context.Context, ci *quic.ClientInfo) (cont
 	ctx = context.WithValue(ctx, quicConnKey{}, qc)
 	context.AfterFunc(ctx, func() { qc.closed(ctx) })
 	return ctx, nil
+}
+
+// quicAdmit takes a slot under the connection cap for a new QUIC
+// connection, or says why it is refused, with what to log of it. quic-go
+// asks for connections' contexts one at a time (on its listener's
+// goroutine), so a count read here does not change before it is
+// raised. The cap is the TCP connections' one, shared: what it bounds
+// is the connections served at once, each some tens of KiB and a few
+// goroutines whichever its transport, and one count is one figure to
+// choose (and explain) whether a client floods over TCP, QUIC or both.
+func (s *Server) quicAdmit() ([]any, error) {
+	if waiting := s.quicAwaitingHello.Load(); waiting >= s.quicRefuseAt {
+		return []any{"awaiting_client_hello", waiting}, errAwaitingHello
+	}
+	if hs := s.quicHandshaking.Load(); hs >= s.quicRefuseHandshaking {
+		return []any{"handshakes", hs}, errHandshaking
+	}
+	if s.held.Add(1) > int64(s.maxConns) {
+		s.held.Add(-1)
+		return []any{"max_conns", s.maxConns}, errMaxConns
+	}
+	return nil, nil
+}
+
+// quicRefuse counts and logs a refused connection attempt. No
+// connection is made: the client's next packet of the same flight comes
+// to quicConnContext again, and is neither counted nor logged again.
+func (s *Server) quicRefuse(qc *quicConn, verified bool, err error, attrs []any) {
+	if !s.quicRefusals.first(qc.remote, qc.start) {
+		return
+	}
+	s.quicRefused.Add(1)
+	if verified {
+		s.quicRetries.Add(1)
+	}
+	if err == errMaxConns {
+		s.refusedMaxConns.Add(1)
+	}
+	s.connLog.Warn("QUIC connection refused", append([]any{"remote", qc.remote, "reason", err.Error()}, attrs...)...)
 }
 
 // recentAddrs are the remote addresses of the last few connection
@@ -163,6 +207,9 @@ func (r *recentAddrs) first(addr string, now time.Time) bool {
 
 // closed runs when the connection's context ends.
 func (qc *quicConn) closed(ctx context.Context) {
+	// The slot first: once Active says the connection is gone, its slot
+	// can be taken again.
+	qc.s.release()
 	qc.s.active.Add(-1)
 	qc.mu.Lock()
 	qc.ended = true

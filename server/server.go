@@ -31,7 +31,7 @@ type Server struct {
 	handshakeTimeout time.Duration
 	firstByteTimeout time.Duration // WithFirstByteTimeout
 	idleTimeout      time.Duration
-	maxConns         int // WithMaxConns; the TCP connections served at once
+	maxConns         int // WithMaxConns; the connections served at once, TCP and QUIC
 	log              *slog.Logger
 	connLog          *slog.Logger // log with the per-connection rate limit
 	limit            *ratelog.Handler
@@ -47,7 +47,7 @@ type Server struct {
 	resumed    atomic.Int64
 	active     atomic.Int64
 
-	held            atomic.Int64 // slots taken under maxConns
+	held            atomic.Int64 // slots taken under maxConns, by TCP and QUIC connections
 	refusedMaxConns atomic.Int64
 
 	mu         sync.Mutex
@@ -66,9 +66,11 @@ type Server struct {
 	// key log, which is for TCP; the counts QUIC adds; the handshakes
 	// in flight, and those of them still waiting for their ClientHello;
 	// the connection attempts asked to prove their address and those
-	// refused; how many may wait before either (quicMaxAwaitingHello,
-	// quicRefuseAwaitingHello; a test lowers them); and whether
-	// ServeQUIC is stopping.
+	// refused; how many may wait, and how many handshakes may be in
+	// flight, before either (quicMaxAwaitingHello,
+	// quicRefuseAwaitingHello, quicMaxHandshaking,
+	// quicRefuseHandshaking; a test lowers them); and whether ServeQUIC
+	// is stopping.
 	quicBase                                   *tls.Config
 	quicVersions                               map[string]int64 // under mu
 	earlyOffered, earlyAccepted, earlyRejected atomic.Int64
@@ -77,6 +79,8 @@ type Server struct {
 	quicRefusals                               recentAddrs
 	quicRetryAt, quicRefuseAt                  int64
 	quicStopping                               atomic.Bool
+
+	quicRetryHandshaking, quicRefuseHandshaking int64
 }
 
 // Option configures a Server.
@@ -129,6 +133,9 @@ func New(cfg *tls.Config, opts ...Option) *Server {
 		quicVersions:     make(map[string]int64),
 		quicRetryAt:      quicMaxAwaitingHello,
 		quicRefuseAt:     quicRefuseAwaitingHello,
+
+		quicRetryHandshaking:  quicMaxHandshaking,
+		quicRefuseHandshaking: quicRefuseHandshaking,
 	}
 	for _, o := range opts {
 		o(s)
@@ -345,8 +352,9 @@ type Counters struct {
 	Handshakes int64 `json:"handshakes"`
 	Resumed    int64 `json:"resumed"`
 	Active     int64 `json:"active"`
-	// RefusedMaxConns counts the TCP connections closed unserved
-	// because the connection cap was reached (WithMaxConns).
+	// RefusedMaxConns counts the connections refused because the
+	// connection cap was reached (WithMaxConns): TCP ones closed
+	// unserved, and QUIC ones refused (also in QUICRefused).
 	RefusedMaxConns int64 `json:"refused_max_conns,omitempty"`
 	// Failures counts failed handshakes by connerr kind.
 	Failures map[string]int64 `json:"failures,omitempty"`
@@ -397,7 +405,9 @@ type Counters struct {
 	// one, which tlsbench's does not), and QUICRefused those refused
 	// (CONNECTION_REFUSED). The server asks for the proof, and refuses,
 	// only while very many handshakes are in flight or wait for their
-	// ClientHello: a benchmark's handshakes are then slower, or failed.
+	// ClientHello, and refuses at the connection cap (also counted in
+	// RefusedMaxConns): a benchmark's handshakes are then slower, or
+	// failed.
 	QUICRetries int64 `json:"quic_retries,omitempty"`
 	QUICRefused int64 `json:"quic_refused,omitempty"`
 	// CPUNanos and AllocBytes are the whole server process's CPU time and

@@ -21,7 +21,14 @@ import (
 // its stderr.
 func runMessage(t *testing.T, args ...string) (int, string) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	return runMessageWithin(t, 2*time.Minute, args...)
+}
+
+// runMessageWithin is runMessage for a command stopped after limit: one
+// that must refuse to start is stopped soon if it started anyway.
+func runMessageWithin(t *testing.T, limit time.Duration, args ...string) (int, string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, os.Args[0], args...)
 	cmd.Env = append(os.Environ(), mainEnv+"=1", testchild.Env())

@@ -1,16 +1,12 @@
 package cli_test
 
 import (
-	"bytes"
-	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/tlsbench/tlsbench/internal/testchild"
 	"github.com/tlsbench/tlsbench/pki"
 	"github.com/tlsbench/tlsbench/proxy"
 )
@@ -43,7 +39,7 @@ func TestOpenKeysRefused(t *testing.T) {
 			if err := os.Chmod(target, tc.mode); err != nil {
 				t.Fatal(err)
 			}
-			code, msg := quickMessage(t, tc.command, "--pki-dir", dir, "--listen", "127.0.0.1:0")
+			code, msg := runMessageWithin(t, 15*time.Second, tc.command, "--pki-dir", dir, "--listen", "127.0.0.1:0")
 			if code != 2 || strings.Contains(msg, "\n") || !strings.HasPrefix(msg, "tlsbench: --pki-dir: ") || !strings.HasSuffix(msg, fix) {
 				t.Fatalf("exit %d, message %q: want exit 2 and one line ending %q", code, msg, fix)
 			}
@@ -66,19 +62,4 @@ func privatePKI(t *testing.T, command, dir string) string {
 		t.Fatal(err)
 	}
 	return l.ServerKeys[pki.ECDSAP256]
-}
-
-// quickMessage runs tlsbench with args, as a command that must refuse to
-// start: stopped after 15 s (a server that started anyway), it returns the
-// exit code and stderr.
-func quickMessage(t *testing.T, args ...string) (int, string) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, os.Args[0], args...)
-	cmd.Env = append(os.Environ(), mainEnv+"=1", testchild.Env())
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	cmd.Run()
-	return cmd.ProcessState.ExitCode(), strings.TrimSpace(stderr.String())
 }

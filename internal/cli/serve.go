@@ -54,9 +54,10 @@ stops.
 
 A connection that sends nothing for --first-byte-timeout after it was
 accepted is closed, and a handshake is bounded by --handshake-timeout.
-Over --max-conns connections at once, a new one is closed as soon as it is
-accepted and logged, so that silent clients cannot take every descriptor
-and leave other clients waiting.
+Over --max-conns connections at once (TCP and QUIC together), a new one is
+closed as soon as it is accepted, or refused over QUIC, and logged, so that
+silent clients cannot take every descriptor and leave other clients
+waiting.
 
 Each failed handshake is logged on stderr as one line: the client's address,
 the kind of failure and its reason (the certificate error, the alert, the
@@ -163,6 +164,9 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if ql != nil {
 		fmt.Fprintf(stderr, "; over QUIC %d, early data offered %d, accepted %d, rejected %d",
 			sumCounts(c.QUICVersions), c.EarlyDataOffered, c.EarlyDataAccepted, c.EarlyDataRejected)
+		if c.QUICRefused > 0 {
+			fmt.Fprintf(stderr, ", %d QUIC connections refused", c.QUICRefused)
+		}
 	}
 	fmt.Fprintln(stderr)
 	return err
@@ -206,7 +210,7 @@ func parseServeFlags(args []string, stdout io.Writer) (*serveFlags, error) {
 	fs.StringVar(&f.earlyDataPolicy, "early-data-policy", server.EarlyDataSingleUse, "with --quic: "+earlyDataPolicyUsage)
 	fs.DurationVar(&f.idleTimeout, "idle-timeout", server.DefaultIdleTimeout, "close a connection that sends nothing (or does not read what it is sent) for this long after its handshake (at most "+maxIdleTimeout.String()+")")
 	fs.DurationVar(&f.firstByteTimeout, "first-byte-timeout", server.DefaultFirstByteTimeout, "close a connection that sends nothing for this long after it was accepted (at most "+server.MaxFirstByteTimeout.String()+"; --handshake-timeout bounds the rest of the handshake)")
-	fs.IntVar(&f.maxConns, "max-conns", 0, fmt.Sprintf("`N` TCP connections served at once; one more is closed as soon as it is accepted, and logged (default: the descriptor limit less a tenth and at least 64, at most 65536: here %d; at most %d)", server.DefaultMaxConns(), server.MaxMaxConns))
+	fs.IntVar(&f.maxConns, "max-conns", 0, fmt.Sprintf("`N` connections served at once, TCP and QUIC together; one more is closed as soon as it is accepted (TCP) or refused (QUIC), and logged (default: the descriptor limit less a tenth and at least 64, at most 65536: here %d; at most %d)", server.DefaultMaxConns(), server.MaxMaxConns))
 	f.versions = []uint16{tls.VersionTLS12, tls.VersionTLS13}
 	fs.Var(listFlag[uint16]{&f.versions, tlsconf.ParseVersion, tlsconf.VersionName}, "tls", "TLS versions to accept: 1.2, 1.3")
 	if err := fs.parse(args); err != nil {
