@@ -38,7 +38,7 @@ func DefaultPKIDir() (string, error) {
 // Lifetimes of what the proxy signs. Its CA is trusted by clients for as
 // long as it lives, so it lives a season, not years, and is renewed at a
 // start that finds it near its end; a minted certificate lives a week,
-// never past its CA, and the mint cache renews it a day before its end.
+// never past its CA, and the mint cache renews it a day before its end (renewAt).
 const (
 	caValidity   = 90 * 24 * time.Hour
 	caRenewal    = 14 * 24 * time.Hour // twice a leaf's life
@@ -52,7 +52,7 @@ const (
 // can reach, and a PKIDir they can write, are refused.
 func loadCA(o Options, log *slog.Logger) (*pki.CA, string, error) {
 	if o.CACert != "" {
-		return givenCA(o.CACert, o.CAKey)
+		return givenCA(o.CACert, o.CAKey, log)
 	}
 	dir := o.PKIDir
 	if dir == "" {
@@ -96,8 +96,9 @@ func loadCA(o Options, log *slog.Logger) (*pki.CA, string, error) {
 }
 
 // givenCA reads the CA of CACert and CAKey: its key private to its
-// owner, its certificate valid now.
-func givenCA(cert, key string) (*pki.CA, string, error) {
+// owner, its certificate valid now. One that ends within caRenewal is
+// warned about: the proxy renews only the CA it writes itself.
+func givenCA(cert, key string, log *slog.Logger) (*pki.CA, string, error) {
 	ca, err := readCA(cert, key)
 	if err != nil {
 		return nil, "", err
@@ -107,6 +108,10 @@ func givenCA(cert, key string) (*pki.CA, string, error) {
 	}
 	if time.Now().After(ca.Cert.NotAfter) {
 		return nil, "", field.Errorf("CACert", cert, "expired on %s: give a CA valid now", ca.Cert.NotAfter.Format(time.DateOnly))
+	}
+	if time.Until(ca.Cert.NotAfter) < caRenewal {
+		log.Warn("--ca-cert ends soon: the certificates the proxy mints end with it, and clients refuse them after; give a CA valid longer",
+			"ends", ca.Cert.NotAfter.UTC().Format(time.DateTime), "ca", cert)
 	}
 	return ca, cert, nil
 }

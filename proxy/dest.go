@@ -22,7 +22,10 @@ var DefaultAllowDest = []string{"127.0.0.0/8", "::1/128"}
 // says: none of them is an origin. The unspecified address reaches this
 // machine's every service, link-local reaches the cloud metadata
 // service (169.254.169.254) and the local segment, multicast and
-// broadcast are no single host.
+// broadcast are no single host. A Teredo address (RFC 4380) carries
+// its relay's and its client's IPv4 addresses, the latter obfuscated:
+// no origin a benchmark proxy has to reach is one, and what it would
+// reach is not worth decoding to judge.
 var neverDest = []struct {
 	net  netip.Prefix
 	what string
@@ -35,15 +38,18 @@ var neverDest = []struct {
 	{netip.MustParsePrefix("fe80::/10"), "link-local"},
 	{netip.MustParsePrefix("224.0.0.0/4"), "multicast"},
 	{netip.MustParsePrefix("ff00::/8"), "multicast"},
+	{netip.MustParsePrefix("2001::/32"), "a Teredo tunnel address"},
 }
 
 // neverReason says why the proxy never dials a, or "" when it may. An
 // IPv4-mapped IPv6 address is judged as the IPv4 address it reaches,
 // and so is an IPv6 address that carries an IPv4 one for a translator
 // or tunnel to reach (embeddedIPv4): 64:ff9b::a9fe:a9fe is the metadata
-// service behind a NAT64 gateway.
+// service behind a NAT64 gateway. A zone (fe80::1%eth0) is left out:
+// it says which interface, not which address, and no prefix contains an
+// address that has one.
 func neverReason(a netip.Addr) string {
-	a = a.Unmap()
+	a = a.Unmap().WithZone("")
 	for _, n := range neverDest {
 		if n.net.Contains(a) {
 			return n.what
@@ -57,36 +63,72 @@ func neverReason(a netip.Addr) string {
 	return ""
 }
 
-// Prefixes of IPv6 addresses that carry an IPv4 address a gateway
-// reaches: NAT64's well-known prefix (RFC 6052: the IPv4 address in the
-// last 32 bits; a local-use prefix places it where its operator chose,
-// which the proxy cannot know), the IPv4-compatible form (::a.b.c.d,
-// deprecated, the same place) and 6to4 (RFC 3056: bits 16-47).
-var (
-	nat64WellKnown = netip.MustParsePrefix("64:ff9b::/96")
-	ipv4Compatible = netip.MustParsePrefix("::/96")
-	sixToFour      = netip.MustParsePrefix("2002::/16")
-)
+// embeddings are the IPv6 networks whose addresses carry an IPv4 address
+// a gateway reaches, and the byte at which it starts: NAT64's well-known
+// prefix (RFC 6052; a local-use prefix places it where its operator
+// chose, which the proxy cannot know), SIIT's translated form
+// (::ffff:0:a.b.c.d, RFC 6145), the IPv4-compatible form (::a.b.c.d,
+// deprecated) and 6to4 (RFC 3056: bits 16-47). Teredo's are obfuscated
+// and never dialled at all (neverDest).
+var embeddings = []struct {
+	net netip.Prefix
+	at  int
+}{
+	{netip.MustParsePrefix("64:ff9b::/96"), 12},
+	{netip.MustParsePrefix("::ffff:0:0:0/96"), 12},
+	{netip.MustParsePrefix("::/96"), 12},
+	{netip.MustParsePrefix("2002::/16"), 2},
+}
 
 // embeddedIPv4 is the IPv4 address an IPv6 address a carries for a
 // gateway to reach, if it has one.
 func embeddedIPv4(a netip.Addr) (netip.Addr, bool) {
-	if !a.Is6() {
+	// ::1 and :: are IPv6's own loopback and unspecified addresses, not
+	// IPv4-compatible ones.
+	if !a.Is6() || a == netip.IPv6Loopback() || a == netip.IPv6Unspecified() {
 		return netip.Addr{}, false
 	}
 	b := a.As16()
-	if nat64WellKnown.Contains(a) {
-		return netip.AddrFrom4([4]byte(b[12:16])), true
-	}
-	if sixToFour.Contains(a) {
-		return netip.AddrFrom4([4]byte(b[2:6])), true
-	}
-	// ::1 and :: are IPv6's own loopback and unspecified addresses, not
-	// IPv4-compatible ones.
-	if ipv4Compatible.Contains(a) && a != netip.IPv6Loopback() && a != netip.IPv6Unspecified() {
-		return netip.AddrFrom4([4]byte(b[12:16])), true
+	for _, e := range embeddings {
+		if e.net.Contains(a) {
+			return netip.AddrFrom4([4]byte(b[e.at : e.at+4])), true
+		}
 	}
 	return netip.Addr{}, false
+}
+
+// embeddedNet is the IPv4 network that the addresses of an IPv6 network
+// p carry, if p lies within one of the embeddings: 2002:a9fe::/32
+// carries 169.254.0.0/16. A network that holds ::1 is IPv6's own.
+func embeddedNet(p netip.Prefix) (netip.Prefix, bool) {
+	if !p.Addr().Is6() || p.Contains(netip.IPv6Loopback()) {
+		return netip.Prefix{}, false
+	}
+	b := p.Addr().As16()
+	for _, e := range embeddings {
+		if e.net.Bits() <= p.Bits() && e.net.Contains(p.Addr()) {
+			v4 := netip.AddrFrom4([4]byte(b[e.at : e.at+4]))
+			return netip.PrefixFrom(v4, min(p.Bits()-e.net.Bits(), 32)).Masked(), true
+		}
+	}
+	return netip.Prefix{}, false
+}
+
+// neverNet says why the proxy never dials any address of p, or "" when
+// it may dial some: p lies within a network of neverDest, or carries
+// only IPv4 addresses that do.
+func neverNet(p netip.Prefix) string {
+	for _, n := range neverDest {
+		if n.net.Bits() <= p.Bits() && n.net.Contains(p.Addr()) {
+			return n.what
+		}
+	}
+	if v4, ok := embeddedNet(p); ok {
+		if w := neverNet(v4); w != "" {
+			return w + " (as " + v4.String() + ", which it reaches)"
+		}
+	}
+	return ""
 }
 
 // destPolicy is what the proxy dials: addresses in nets, and the host
@@ -119,10 +161,8 @@ func parseDest(allow []string) (destPolicy, error) {
 			d.names[normHost(s)] = true
 			continue
 		}
-		for _, n := range neverDest {
-			if n.net.Bits() <= p.Bits() && n.net.Contains(p.Addr()) {
-				return destPolicy{}, field.Errorf("AllowDest", strconv.Quote(a), "is %s, which the proxy never dials", n.what)
-			}
+		if w := neverNet(p); w != "" {
+			return destPolicy{}, field.Errorf("AllowDest", strconv.Quote(a), "is %s, which the proxy never dials", w)
 		}
 		d.nets = append(d.nets, p)
 	}
@@ -149,7 +189,7 @@ func parseDestNet(s string) (netip.Prefix, error) {
 // why says why the policy does not let a be dialled for host, or ""
 // when it does.
 func (d destPolicy) why(host string, a netip.Addr) string {
-	a = a.Unmap()
+	a = a.Unmap().WithZone("") // as neverReason
 	if w := neverReason(a); w != "" {
 		return w + ", which the proxy never dials"
 	}

@@ -78,9 +78,12 @@ func TestDestinationRefused(t *testing.T) {
 		{"metadata behind NAT64", "[64:ff9b::a9fe:a9fe]:443", []string{"::/0"}, nil, "64:ff9b::a9fe:a9fe is link-local (as 169.254.169.254"},
 		{"metadata over 6to4", "[2002:a9fe:a9fe::1]:443", []string{"::/0"}, nil, "link-local (as 169.254.169.254"},
 		{"metadata IPv4-compatible", "[::a9fe:a9fe]:443", []string{"::/0"}, nil, "link-local (as 169.254.169.254"},
+		{"metadata over SIIT", "[::ffff:0:a9fe:a9fe]:443", []string{"::/0"}, nil, "::ffff:0:a9fe:a9fe is link-local (as 169.254.169.254"},
+		{"Teredo", "[2001:0:4136:e378:8000:63bf:3fff:fdd2]:443", []string{"::/0"}, nil, "2001:0:4136:e378:8000:63bf:3fff:fdd2 is a Teredo tunnel address, which the proxy never dials"},
 		{"name to metadata", "metadata.test:443", nil, []string{"169.254.169.254"}, "metadata.test resolves to 169.254.169.254, which is link-local"},
 		{"allowed name to metadata", "metadata.test:443", []string{"METADATA.test."}, []string{"169.254.169.254"}, "metadata.test resolves to 169.254.169.254, which is link-local"},
 		{"name to mapped metadata", "m.test:443", nil, []string{"::ffff:169.254.169.254"}, "m.test resolves to 169.254.169.254, which is link-local"},
+		{"name to zoned link-local", "z.test:443", []string{"::/0"}, []string{"fe80::1%eth0"}, "z.test resolves to fe80::1%eth0, which is link-local"},
 		{"name partly outside", "mixed.test:443", nil, []string{"127.0.0.1", "10.0.0.1"}, "mixed.test resolves to 10.0.0.1, which is not in --allow-dest"},
 		{"localhost outside policy", "localhost:443", []string{"10.0.0.0/8"}, nil, "localhost resolves to "},
 		{"other name than allowed", "localhost:443", []string{"origin.example"}, nil, "localhost resolves to "},
@@ -218,15 +221,49 @@ func TestAllowDestValidate(t *testing.T) {
 		{[]string{"224.0.0.0/8"}, "is multicast"},
 		{[]string{"0.0.0.0"}, "is the unspecified address"},
 		{[]string{"::"}, "is the unspecified address"},
+		{[]string{"2002:a9fe:a9fe::/48"}, "is link-local (as 169.254.169.254/32, which it reaches), which the proxy never dials"},
+		{[]string{"2002:a9fe::/32"}, "is link-local (as 169.254.0.0/16"},
+		{[]string{"2002:e000::/20"}, "is multicast (as 224.0.0.0/4"},
+		{[]string{"64:ff9b::a9fe:a9fe"}, "is link-local (as 169.254.169.254/32"},
+		{[]string{"::ffff:0:a9fe:0/112"}, "is link-local (as 169.254.0.0/16"},
+		{[]string{"::a9fe:a9fe"}, "is link-local (as 169.254.169.254/32"},
+		{[]string{"2001::/32"}, "is a Teredo tunnel address, which the proxy never dials"},
+		{[]string{"2001:0:4136::/48"}, "is a Teredo tunnel address"},
 	} {
 		err := proxy.Options{AllowDest: tc.allow}.Validate()
 		if err == nil || !strings.Contains(err.Error(), "AllowDest") || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("AllowDest %q: %v; want an AllowDest error saying %q", tc.allow, err, tc.want)
 		}
 	}
-	for _, ok := range [][]string{{"0.0.0.0/0", "::/0"}, {"10.0.0.0/8", "origin.example", "192.0.2.7", "2001:db8::/32"}} {
+	for _, ok := range [][]string{{"0.0.0.0/0", "::/0"}, {"10.0.0.0/8", "origin.example", "192.0.2.7", "2001:db8::/32"},
+		// Wider than what is never dialled, or carrying what may be: the
+		// addresses are judged one by one when asked for.
+		{"2002::/16", "64:ff9b::/96", "2002:a00::/24", "::ffff:0:0/96", "::/96", "::1", "2000::/3"}} {
 		if err := (proxy.Options{AllowDest: ok}).Validate(); err != nil {
 			t.Errorf("AllowDest %q: %v", ok, err)
+		}
+	}
+}
+
+// TestNeverDialZoned: an address with a zone (fe80::1%eth0) is judged
+// as the address without it, by the policy and by the dialer's last
+// check: a zone does not make link-local or multicast dialable.
+func TestNeverDialZoned(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ addr, want string }{
+		{"fe80::1%eth0", "link-local"},
+		{"ff02::1%lo", "multicast"},
+		{"::ffff:169.254.169.254%eth0", "link-local"},
+		{"64:ff9b::a9fe:a9fe%eth0", "link-local (as 169.254.169.254"},
+		{"::1%lo", ""},
+	} {
+		a := netip.MustParseAddr(tc.addr)
+		if got := proxy.NeverReason(a); !strings.HasPrefix(got, tc.want) || (tc.want == "") != (got == "") {
+			t.Errorf("%s: never dialled as %q; want %q", tc.addr, got, tc.want)
+		}
+		err := proxy.RefuseNever("tcp6", netip.AddrPortFrom(a, 443).String(), nil)
+		if (tc.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tc.want)) {
+			t.Errorf("%s: the dialer's check says %v; want %q", tc.addr, err, tc.want)
 		}
 	}
 }

@@ -17,3 +17,11 @@ func WithDial(dial func(ctx context.Context, network, addr string) (net.Conn, er
 func WithResolve(resolve func(ctx context.Context, host string) ([]netip.Addr, error)) Option {
 	return func(p *Proxy) { p.resolve = resolve }
 }
+
+// NeverReason and RefuseNever are the proxy's judgement of an address it
+// never dials and its dialer's last check of one, for tests of addresses
+// a CONNECT request cannot carry (a zone).
+var (
+	NeverReason = neverReason
+	RefuseNever = refuseNever
+)

@@ -38,6 +38,7 @@ type mintEntry struct {
 	cert  *tls.Certificate
 	err   error
 	elem  *list.Element // in the LRU once minted
+	renew time.Time     // when it is minted anew rather than served (renewAt)
 }
 
 func newMinter(ca *pki.CA, chain [][]byte, leafKey string, cache bool, size int) (*minter, error) {
@@ -56,10 +57,10 @@ func newMinter(ca *pki.CA, chain [][]byte, leafKey string, cache bool, size int)
 func (m *minter) get(host string) (*tls.Certificate, error) {
 	if !m.cache {
 		m.misses.Add(1)
-		return m.mint(host)
+		return m.mint(host, time.Now())
 	}
 	m.mu.Lock()
-	if e, ok := m.entries[host]; ok && e.elem != nil && time.Until(e.cert.Leaf.NotAfter) < leafRenewal {
+	if e, ok := m.entries[host]; ok && e.elem != nil && !time.Now().Before(e.renew) {
 		// Near its end: minted anew, as if never kept.
 		m.lru.Remove(e.elem)
 		delete(m.entries, host)
@@ -82,11 +83,13 @@ func (m *minter) get(host string) (*tls.Certificate, error) {
 	m.mu.Unlock()
 	m.misses.Add(1)
 
-	e.cert, e.err = m.mint(host)
+	now := time.Now()
+	e.cert, e.err = m.mint(host, now)
 	m.mu.Lock()
 	if e.err != nil {
 		delete(m.entries, host) // the next request tries again
 	} else {
+		e.renew = renewAt(e.cert.Leaf.NotAfter, now)
 		e.elem = m.lru.PushFront(e)
 		for m.lru.Len() > m.size {
 			old := m.lru.Remove(m.lru.Back()).(*mintEntry)
@@ -98,10 +101,18 @@ func (m *minter) get(host string) (*tls.Certificate, error) {
 	return e.cert, e.err
 }
 
-// mint signs a certificate for host with the proxy's leaf key: one
-// signature, no key generation.
-func (m *minter) mint(host string) (*tls.Certificate, error) {
-	now := time.Now()
+// renewAt is when a certificate minted at minted and ending at end is
+// minted anew rather than served from the cache: a day before its end
+// (leafRenewal), or halfway through its life when its CA cut it shorter
+// than two days. A fixed day would renew a certificate that lives less
+// than that at every handshake, as if there were no cache.
+func renewAt(end, minted time.Time) time.Time {
+	return end.Add(-min(leafRenewal, end.Sub(minted)/2))
+}
+
+// mint signs a certificate for host, valid from now, with the proxy's
+// leaf key: one signature, no key generation.
+func (m *minter) mint(host string, now time.Time) (*tls.Certificate, error) {
 	// A week, and never past the CA: a client would refuse the chain
 	// then anyway.
 	ends := now.Add(leafValidity)

@@ -23,7 +23,7 @@ type Options struct {
 	// DefaultAllowDest, this machine): networks in CIDR form, single
 	// addresses, and host names, which are dialled whatever they resolve
 	// to. An address of a name is judged as resolved, and never one that
-	// is unspecified, link-local, multicast or broadcast.
+	// is unspecified, link-local, multicast, broadcast or Teredo.
 	AllowDest []string `json:"allow_dest,omitempty"`
 	// ConnectPorts are the origin ports CONNECT may reach (default 443).
 	ConnectPorts []int `json:"connect_ports,omitempty"`
@@ -194,21 +194,39 @@ func (o Options) Validate() error {
 	if o.MaxConns < 1 {
 		return field.Errorf("MaxConns", o.MaxConns, "must be at least 1")
 	}
-	if o.HandshakeTimeout < 0 {
-		return field.Errorf("HandshakeTimeout", o.HandshakeTimeout, "must be positive, e.g. 10s")
-	}
-	if o.IdleTimeout < 0 {
-		return field.Errorf("IdleTimeout", o.IdleTimeout, "must be positive, e.g. 60s")
-	}
-	if o.RequestTimeout < 0 {
-		return field.Errorf("RequestTimeout", o.RequestTimeout, "must be positive, e.g. 3s")
-	}
-	if o.WriteTimeout < 0 {
-		return field.Errorf("WriteTimeout", o.WriteTimeout, "must be positive, e.g. 30s")
+	if err := o.validateTimeouts(); err != nil {
+		return err
 	}
 	if o.KTLS == KTLSOn {
 		if err := kernelTLSAvailable(); err != nil {
 			return field.Errorf("KTLS", o.KTLS, "this kernel cannot do TLS (%v); use off or auto", err)
+		}
+	}
+	return nil
+}
+
+// MinTimeout is the least of each timeout: the relay's watchdog ticks
+// at a fraction of the idle and write timeouts, and a timeout of a few
+// nanoseconds would have it tick without pause, a core spent on one
+// tunnel.
+const MinTimeout = 100 * time.Millisecond
+
+// validateTimeouts checks the timeouts, zero being the default.
+func (o Options) validateTimeouts() error {
+	for _, t := range []struct {
+		name, eg string // eg: the default, as a user writes it
+		d        time.Duration
+	}{
+		{"RequestTimeout", "3s", o.RequestTimeout},
+		{"HandshakeTimeout", "10s", o.HandshakeTimeout},
+		{"IdleTimeout", "60s", o.IdleTimeout},
+		{"WriteTimeout", "30s", o.WriteTimeout},
+	} {
+		if t.d < 0 {
+			return field.Errorf(t.name, t.d, "must be positive, e.g. %s", t.eg)
+		}
+		if t.d < MinTimeout {
+			return field.Errorf(t.name, t.d, "must be at least %v, e.g. %s", MinTimeout, t.eg)
 		}
 	}
 	return nil

@@ -41,6 +41,12 @@ func TestValidate(t *testing.T) {
 		{proxy.Options{IdleTimeout: -time.Second}, "IdleTimeout"},
 		{proxy.Options{RequestTimeout: -time.Second}, "RequestTimeout"},
 		{proxy.Options{WriteTimeout: -time.Second}, "WriteTimeout"},
+		// So short that the relay's watchdog would tick without pause.
+		{proxy.Options{WriteTimeout: time.Nanosecond}, "WriteTimeout"},
+		{proxy.Options{IdleTimeout: time.Nanosecond}, "IdleTimeout"},
+		{proxy.Options{RequestTimeout: time.Nanosecond}, "RequestTimeout"},
+		{proxy.Options{HandshakeTimeout: time.Nanosecond}, "HandshakeTimeout"},
+		{proxy.Options{WriteTimeout: proxy.MinTimeout - 1}, "WriteTimeout"},
 		{proxy.Options{LogLevel: "loud"}, "LogLevel"},
 	} {
 		err := tc.o.Validate()
@@ -51,6 +57,10 @@ func TestValidate(t *testing.T) {
 	}
 	if err := (proxy.Options{}).Validate(); err != nil {
 		t.Errorf("zero Options: %v", err)
+	}
+	least := proxy.MinTimeout
+	if err := (proxy.Options{WriteTimeout: least, IdleTimeout: least, RequestTimeout: least, HandshakeTimeout: least}).Validate(); err != nil {
+		t.Errorf("timeouts of %v: %v", least, err)
 	}
 }
 

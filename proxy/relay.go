@@ -190,9 +190,13 @@ type legWatch struct {
 	progress time.Time // when the peer was last seen taking bytes, or none waiting
 }
 
+// minTick is the least time between two checks of a watchdog, whatever
+// its timeouts: a tick of nanoseconds would spend a core on one relay.
+const minTick = 10 * time.Millisecond
+
 func newWatchdog(idle, write time.Duration, legs []*leg, fire func(*leg)) *watchdog {
 	now := time.Now()
-	w := &watchdog{idle: idle, write: write, tick: min(idle/2, write/4), last: now, fire: fire}
+	w := &watchdog{idle: idle, write: write, tick: max(min(idle/2, write/4), minTick), last: now, fire: fire}
 	for _, l := range legs {
 		w.legs = append(w.legs, legWatch{l: l, progress: now})
 	}

@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"net"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -113,5 +114,104 @@ func trickle(c net.Conn, stop <-chan struct{}) error {
 		if _, err := c.Write([]byte{'x'}); err != nil {
 			return err
 		}
+	}
+}
+
+// TestSlowReaderNotCut: an origin that reads slowly (4 KiB every
+// 100 ms, behind a small receive buffer) but steadily, under a client
+// that writes as fast as it can, always has bytes waiting for it; it
+// takes some every tick, so a 500 ms write timeout does not cut the
+// tunnel in 2.5 s.
+func TestSlowReaderNotCut(t *testing.T) {
+	t.Parallel()
+	cfg, ca := testpki.Server(t)
+	lc := net.ListenConfig{Control: smallReceiveBuffer}
+	raw, err := lc.Listen(context.Background(), "tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln := tls.NewListener(raw, cfg)
+	defer ln.Close()
+	stop := make(chan struct{})
+	var got atomic.Int64
+	read := make(chan error, 1)
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			read <- err
+			return
+		}
+		defer c.Close()
+		read <- slowRead(c, &got, stop)
+	}()
+	org := origin{port: raw.Addr().(*net.TCPAddr).Port, ca: ca, caFile: writeCA(t, ca)}
+	p := startProxy(t, org, proxy.Options{WriteTimeout: 500 * time.Millisecond, MintCache: true})
+	tc := p.tunnel(t, org, nil)
+	wrote := make(chan error, 1)
+	go func() {
+		// Bounded: more than 2.5 s of slow reading takes.
+		chunk := make([]byte, 16<<10)
+		var err error
+		for i := 0; i < 1024 && err == nil; i++ {
+			_, err = tc.Write(chunk)
+		}
+		wrote <- err
+	}()
+	time.Sleep(2500 * time.Millisecond)
+	c := p.Counters()
+	close(stop)
+	tc.NetConn().Close()
+	<-wrote
+	if err := <-read; err != nil {
+		t.Errorf("origin: %v", err)
+	}
+	if c.Failures["relay:write-timeout"] != 0 || c.Active != 1 {
+		t.Errorf("counters %+v: a tunnel whose origin reads slowly but steadily was cut", c)
+	}
+	if n := got.Load(); n < 64<<10 {
+		t.Errorf("the origin read %d bytes in 2.5 s; want the tunnel busy (at least 64 KiB)", n)
+	}
+}
+
+// slowRead reads up to 4 KiB every 100 ms until stop, counting the
+// bytes in got.
+func slowRead(c net.Conn, got *atomic.Int64, stop <-chan struct{}) error {
+	if err := c.(*tls.Conn).Handshake(); err != nil {
+		return err
+	}
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	buf := make([]byte, 4096)
+	for {
+		select {
+		case <-stop:
+			return nil
+		case <-tick.C:
+		}
+		c.SetReadDeadline(time.Now().Add(5 * time.Second))
+		n, err := c.Read(buf)
+		got.Add(int64(n))
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// TestIdleTunnelNotCutByWriteTimeout: in a tunnel where nothing is sent,
+// nothing waits for either peer: the write timeout (200 ms) leaves it
+// alone, and only the idle timeout (1.5 s) closes it.
+func TestIdleTunnelNotCutByWriteTimeout(t *testing.T) {
+	t.Parallel()
+	org := startOrigin(t)
+	p := startProxy(t, org, proxy.Options{WriteTimeout: 200 * time.Millisecond, IdleTimeout: 1500 * time.Millisecond, MintCache: true})
+	tc := p.tunnel(t, org, nil)
+	defer tc.Close()
+	time.Sleep(time.Second)
+	if c := p.Counters(); c.Active != 1 || len(c.Failures) != 0 {
+		t.Fatalf("counters %+v: an idle tunnel was cut within 1 s, before its idle timeout", c)
+	}
+	waitFor(t, "the idle cut", func() bool { return p.Counters().Active == 0 })
+	if c := p.Counters(); c.Failures["relay:idle"] != 1 || c.Failures["relay:write-timeout"] != 0 {
+		t.Errorf("failures %v: want one relay:idle and no write timeout", c.Failures)
 	}
 }
