@@ -112,8 +112,8 @@ func TestPKIExitCodes(t *testing.T) {
 // TestPKIInitInterrupted: pki init stopped by Ctrl-C (SIGINT) or SIGTERM
 // in the middle of a long PKCS#12 key derivation (10 million iterations,
 // the most allowed: seconds per file) exits within a second
-// (interruptExit), as
-// interrupted, and leaves no file of the PKI it was writing.
+// (interruptExit), as interrupted, and leaves no file of the PKI it was
+// writing.
 func TestPKIInitInterrupted(t *testing.T) {
 	t.Parallel()
 	for _, sig := range []os.Signal{os.Interrupt, syscall.SIGTERM} {
