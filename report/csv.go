@@ -139,6 +139,8 @@ var csvColumns = []csvColumn{
 	{"early_data_rejected", func(r *results.Record) string { return csvInt(r.EarlyDataRejected) }},
 	{"server_early_data_accepted", func(r *results.Record) string { return csvInt(r.ServerEarlyDataAccepted) }},
 	{"server_early_data_rejected", func(r *results.Record) string { return csvInt(r.ServerEarlyDataRejected) }},
+	{"server_quic_retries", func(r *results.Record) string { return csvInt(r.ServerQUICRetries) }},
+	{"server_quic_refused", func(r *results.Record) string { return csvInt(r.ServerQUICRefused) }},
 	{"env.tlsbench_version", func(r *results.Record) string { return r.Env.TLSBenchVersion }},
 	{"env.go_version", func(r *results.Record) string { return r.Env.GoVersion }},
 	{"env.goos", func(r *results.Record) string { return r.Env.GOOS }},

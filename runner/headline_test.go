@@ -84,6 +84,13 @@ func TestGnuTLSResumedHandshakeIsCheaper(t *testing.T) {
 		if after < 20_000 {
 			continue
 		}
+		// On a machine saturated by other work the handshake itself
+		// slows to tens of ms, and an answer 20 ms after it no longer
+		// sets the connection rate: the note is rightly left out.
+		if len(notesWith(r.Notes, "other load on the machine")) > 0 && after < setup {
+			t.Logf("%s: first response %.0f µs after a %.0f µs connect and handshake, under other load", r.Name, after, setup)
+			continue
+		}
 		stalled++
 		if n := notesWith(r.Notes, "the server's answer came"); len(n) != 1 {
 			t.Errorf("%s: first response %.0f µs after connect and handshake, notes %q: want the late answer named once", r.Name, after, r.Notes)

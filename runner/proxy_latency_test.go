@@ -15,7 +15,7 @@ import (
 // the time of one connection, which through a proxy includes the CONNECT
 // (answered after the proxy's handshake with the server). The latency
 // percentiles must cover it too: p99 at least the smallest iteration
-// mean, p50 within a factor of the mean.
+// mean, p50 about the connect's and the handshake's medians together.
 func TestProxyLatencySpansBothLegs(t *testing.T) {
 	t.Parallel()
 	p := runner.Plan{
@@ -36,7 +36,18 @@ func TestProxyLatencySpansBothLegs(t *testing.T) {
 	if r.P99US < r.MinUS {
 		t.Errorf("p99 %.0f µs below the smallest iteration mean %.0f µs: the percentiles leave out the proxy's leg", r.P99US, r.MinUS)
 	}
-	if r.P50US < r.MeanUS/2 || r.P50US > r.MeanUS*2 {
-		t.Errorf("p50 %.0f µs not within a factor 2 of the mean per connection %.0f µs", r.P50US, r.MeanUS)
+	// The connect phase through a proxy holds the CONNECT, answered
+	// after the proxy's own handshake with the server: a percentile that
+	// left out the proxy's leg would sit near the handshake phase alone.
+	// The median of a sum is not the sum of the medians, hence the
+	// margin; the mean is no reference, as a few connections held up by
+	// other load on a shared machine raise it far above the median.
+	connect, okC := r.Phases[results.PhaseConnect]
+	handshake, okH := r.Phases[results.PhaseHandshake]
+	if !okC || !okH {
+		t.Fatalf("phases %v: want connect and handshake", r.Phases)
+	}
+	if setup := connect.P50US + handshake.P50US; r.P50US < 0.7*setup {
+		t.Errorf("p50 %.0f µs below the connect (through the proxy) and handshake medians %.0f + %.0f µs: the percentiles leave out the proxy's leg", r.P50US, connect.P50US, handshake.P50US)
 	}
 }

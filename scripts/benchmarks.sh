@@ -438,6 +438,17 @@ for kind in ("open", "closed"):
         t["max_us"], r.get("late", "-"), " ".join("%.0f" % v for v in r["samples_us"])))' "$out" | tee "$out/stall.txt"
 }
 
+section_hostile() {
+	# What refusing hostile input costs: the ClientHello recorder over
+	# 1-byte, 100-byte and whole records, an HTTP head trickled a byte a
+	# read, and the bounded attacks of docs/security.md against serve,
+	# serve --quic and proxy.
+	echo "== hostile: recorder and HTTP head benchmarks" >&2
+	go test -run '^$' -bench 'Recorder|HTTPReaderTrickle' -benchmem -count 5 ./keys ./bulk | tee "$out/hostile-bench.txt"
+	echo "== hostile: attacks" >&2
+	go run ./scripts/attack -bin "$bin" | tee "$out/hostile-attacks.md"
+}
+
 section_openloop() {
 	echo "== openloop: the generator's start lateness" >&2
 	go test ./loadgen -run '^$' -bench OpenLoopLateness -benchtime 5x -count 3 | tee "$out/openloop-lateness.txt"
@@ -476,7 +487,7 @@ for f in sys.argv[1:]:
 
 sections=("$@")
 if ((${#sections[@]} == 0)); then
-	sections=(default harness mutual groups transport transports ciphers keycache nginx foreign throughput proxy calibration stall openloop findrate shards server procs quic)
+	sections=(default harness mutual groups transport transports ciphers keycache nginx foreign throughput proxy calibration stall openloop findrate shards server procs quic hostile)
 fi
 for s in "${sections[@]}"; do
 	"section_$s"
