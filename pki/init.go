@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -79,9 +78,10 @@ type Layout struct {
 var pkiPatterns = []string{RootCertFile, IntermediateCertFile, "server-*.pem", "server-*.p12", "client-*.pem", "client-*.p12"}
 
 // Init generates a test PKI and writes it to opts.Dir (see Layout for the
-// files). It validates all options before writing anything. With Force, the
-// files of an earlier PKI (those matching Layout's names) are removed first,
-// so that no stale client-7.pem of another root is left behind.
+// files). It validates all options before writing anything. With Force, an
+// earlier PKI's files (those matching Layout's names, and only those) are
+// replaced: none of them is left behind, no stale client-7.pem of another
+// root.
 func Init(opts InitOptions) (*Layout, error) {
 	return InitContext(context.Background(), opts)
 }
@@ -90,7 +90,10 @@ func Init(opts InitOptions) (*Layout, error) {
 // of a key generation or a PKCS#12 key derivation (whose computation is
 // left to finish on its own, its result unused). When it fails or is
 // stopped, the files it wrote are removed: no half PKI is left in Dir
-// (every file is written whole, by rename, or not at all).
+// (every file is written whole, by rename, or not at all). With Force
+// over an earlier PKI, the new one is written into a directory of its own
+// inside Dir first, and swapped for the old one only once it is whole: a
+// stop before leaves the old PKI as it was.
 func InitContext(ctx context.Context, opts InitOptions) (l *Layout, err error) {
 	o, err := opts.withDefaults()
 	if err != nil {
@@ -99,10 +102,17 @@ func InitContext(ctx context.Context, opts InitOptions) (l *Layout, err error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if err := prepareDir(o.Dir, o.Force); err != nil {
+	old, err := prepareDir(o.Dir, o.Force)
+	if err != nil {
 		return nil, fmt.Errorf("pki init: %w", err)
 	}
 	w := &initWriter{ctx: ctx, o: o}
+	if len(old) > 0 {
+		if w.o.Dir, err = os.MkdirTemp(o.Dir, stagingPrefix); err != nil {
+			return nil, fmt.Errorf("pki init: %w", err)
+		}
+		defer os.RemoveAll(w.o.Dir)
+	}
 	defer func() {
 		if err != nil {
 			w.removeWritten()
@@ -111,6 +121,20 @@ func InitContext(ctx context.Context, opts InitOptions) (l *Layout, err error) {
 			}
 		}
 	}()
+	if l, err = w.writeAll(); err != nil || len(old) == 0 {
+		return l, err
+	}
+	// No stop from here: the swap takes a few renames.
+	if err := swapIn(o.Dir, w.o.Dir, old, w.written); err != nil {
+		return nil, err
+	}
+	w.written = nil
+	return l.moved(w.o.Dir, o.Dir), nil
+}
+
+// writeAll writes the CAs' certificates and every identity.
+func (w *initWriter) writeAll() (*Layout, error) {
+	ctx, o := w.ctx, w.o
 	l, issuer, err := w.writeCAs()
 	if err != nil {
 		return nil, err
@@ -147,6 +171,88 @@ func InitContext(ctx context.Context, opts InitOptions) (l *Layout, err error) {
 		}
 	}
 	return l, nil
+}
+
+// stagingPrefix and oldPrefix name the directories inside Dir that hold
+// a new PKI until it is whole, and the old one while the two are swapped
+// (Force). Neither matches pkiPatterns.
+const (
+	stagingPrefix = ".pki-init-new-"
+	oldPrefix     = ".pki-init-old-"
+)
+
+// swapIn replaces the files old of dir with the new ones, written in
+// staging: the old are moved aside, the new moved in, the old removed.
+// When a move fails, what was moved is moved back, and the old PKI is as
+// it was.
+func swapIn(dir, staging string, old, written []string) error {
+	aside, err := os.MkdirTemp(dir, oldPrefix)
+	if err != nil {
+		return fmt.Errorf("replace the old PKI: %w", err)
+	}
+	var done [][2]string // the renames made, from and to
+	move := func(from, to string) error {
+		err := os.Rename(from, to)
+		if err == nil {
+			done = append(done, [2]string{from, to})
+		}
+		return err
+	}
+	for _, p := range old {
+		if err = move(p, filepath.Join(aside, filepath.Base(p))); err != nil {
+			break
+		}
+	}
+	for _, p := range written {
+		if err != nil {
+			break
+		}
+		err = move(p, filepath.Join(dir, filepath.Base(p)))
+	}
+	if err == nil {
+		os.RemoveAll(aside) // the new PKI is in place whatever becomes of the old
+		return nil
+	}
+	for i := len(done) - 1; i >= 0; i-- {
+		if e := os.Rename(done[i][1], done[i][0]); e != nil {
+			// Whatever of the old PKI could not be put back is kept.
+			return fmt.Errorf("replace the old PKI: %w; some of its files are in %s", err, aside)
+		}
+	}
+	os.Remove(aside)
+	return fmt.Errorf("replace the old PKI: %w", err)
+}
+
+// moved is l with its files in dir instead of from.
+func (l *Layout) moved(from, dir string) *Layout {
+	at := func(p string) string {
+		if p == "" {
+			return ""
+		}
+		rel, _ := filepath.Rel(from, p)
+		return filepath.Join(dir, rel)
+	}
+	out := &Layout{Dir: dir, RootCert: at(l.RootCert), IntermediateCert: at(l.IntermediateCert),
+		ServerCerts: map[KeyType]string{}, ServerKeys: map[KeyType]string{}, ServerP12: map[KeyType]string{}}
+	for kt, p := range l.ServerCerts {
+		out.ServerCerts[kt] = at(p)
+	}
+	for kt, p := range l.ServerKeys {
+		out.ServerKeys[kt] = at(p)
+	}
+	for kt, p := range l.ServerP12 {
+		out.ServerP12[kt] = at(p)
+	}
+	for _, p := range l.ClientCerts {
+		out.ClientCerts = append(out.ClientCerts, at(p))
+	}
+	for _, p := range l.ClientKeys {
+		out.ClientKeys = append(out.ClientKeys, at(p))
+	}
+	for _, p := range l.ClientP12 {
+		out.ClientP12 = append(out.ClientP12, at(p))
+	}
+	return out
 }
 
 // initWriter writes one PKI's files and remembers them, so that a PKI
@@ -300,22 +406,23 @@ func (o InitOptions) withDefaults() (InitOptions, error) {
 	return o, nil
 }
 
-// prepareDir creates dir, or checks that it holds no PKI yet, or with force
-// removes the old PKI's files (and only those).
-func prepareDir(dir string, force bool) error {
+// prepareDir creates dir, or checks that it holds no PKI yet; with force
+// it returns the old PKI's files (and only those), which the new PKI
+// replaces once it is whole.
+func prepareDir(dir string, force bool) ([]string, error) {
 	if err := os.MkdirAll(dir, DirMode); err != nil {
-		return fmt.Errorf("create directory: %w", err)
+		return nil, fmt.Errorf("create directory: %w", err)
 	}
 	var existing []string
 	for _, p := range pkiPatterns {
 		m, err := filepath.Glob(filepath.Join(dir, p))
 		if err != nil {
-			return err
+			return nil, err
 		}
 		existing = append(existing, m...)
 	}
 	if len(existing) == 0 {
-		return nil
+		return nil, nil
 	}
 	slices.Sort(existing)
 	if !force {
@@ -326,14 +433,9 @@ func prepareDir(dir string, force bool) error {
 		if len(names) > 4 {
 			names = append(names[:4], fmt.Sprintf("and %d more", len(existing)-4))
 		}
-		return &ExistsError{Dir: dir, Files: names}
+		return nil, &ExistsError{Dir: dir, Files: names}
 	}
-	for _, e := range existing {
-		if err := os.Remove(e); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("replace the old PKI: %w", err)
-		}
-	}
-	return nil
+	return existing, nil
 }
 
 // ExistsError is Init's refusal to write into a directory that already

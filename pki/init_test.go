@@ -168,6 +168,22 @@ func TestInitExisting(t *testing.T) {
 	if _, err := os.Stat(notes); err != nil {
 		t.Errorf("Force removed an unrelated file: %v", err)
 	}
+	// The new PKI, written aside until whole, is where Layout says, and
+	// nothing of the swap is left.
+	if second.Dir != dir || filepath.Dir(second.RootCert) != dir || filepath.Dir(second.ClientKeys[0]) != dir || filepath.Dir(second.ServerKeys[pki.ECDSAP256]) != dir {
+		t.Errorf("Layout after Force: %+v, want its files in %s", second, dir)
+	}
+	for _, p := range []string{second.ClientCerts[0], second.ClientKeys[0], second.ServerCerts[pki.ECDSAP256]} {
+		if _, err := os.Stat(p); err != nil {
+			t.Error(err)
+		}
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if e.IsDir() {
+			t.Errorf("Force left the directory %s", e.Name())
+		}
+	}
 }
 
 func TestInitOptionErrors(t *testing.T) {

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/tlsbench/tlsbench/internal/hostname"
 )
 
 // MaxHead bounds a CONNECT request head: request line and headers.
@@ -147,23 +149,11 @@ func isToken(s string) bool {
 	return true
 }
 
-// validHost accepts an IP address or a DNS name of letters, digits,
-// hyphens, underscores and dots: what a certificate can be minted for.
-func validHost(h string) bool {
-	if net.ParseIP(h) != nil {
-		return true
-	}
-	if h == "" || len(h) > 253 || h[0] == '.' || h[0] == '-' {
-		return false
-	}
-	for i := 0; i < len(h); i++ {
-		c := h[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '.' || c == '_') {
-			return false
-		}
-	}
-	return !strings.Contains(h, "..")
-}
+// validHost accepts what hostname.Check does, the check of host names
+// every flag makes: an IP address or a DNS name of labels of 1 to 63
+// letters, digits, hyphens and underscores, what a certificate can be
+// minted for.
+func validHost(h string) bool { return hostname.Check(h, hostname.Host) == nil }
 
 func joinPorts(ports []int) string {
 	s := make([]string, len(ports))

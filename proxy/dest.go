@@ -5,12 +5,12 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/tlsbench/tlsbench/internal/field"
+	"github.com/tlsbench/tlsbench/internal/hostname"
 )
 
 // DefaultAllowDest are the destinations the proxy dials without
@@ -156,13 +156,13 @@ func parseDest(allow []string) (destPolicy, error) {
 		p, err := parseDestNet(s)
 		if err != nil {
 			if strings.Contains(s, "/") || !validHost(s) {
-				return destPolicy{}, field.Errorf("AllowDest", strconv.Quote(a), "not a network in CIDR form, an IP address or a host name, e.g. 10.0.0.0/8, 192.0.2.7 or origin.example")
+				return destPolicy{}, field.Errorf("AllowDest", nil, "%s is not a network in CIDR form, an IP address or a host name, e.g. 10.0.0.0/8, 192.0.2.7 or origin.example", hostname.Quote(a))
 			}
 			d.names[normHost(s)] = true
 			continue
 		}
 		if w := neverNet(p); w != "" {
-			return destPolicy{}, field.Errorf("AllowDest", strconv.Quote(a), "is %s, which the proxy never dials", w)
+			return destPolicy{}, field.Errorf("AllowDest", nil, "%s is %s, which the proxy never dials", hostname.Quote(a), w)
 		}
 		d.nets = append(d.nets, p)
 	}

@@ -54,6 +54,10 @@ func TestRefusals(t *testing.T) {
 		{"http2", "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", 400, proxy.RefusedMalformed, "not an HTTP/1.x"},
 		{"no port", "CONNECT localhost HTTP/1.1\r\n\r\n", 400, proxy.RefusedHostName, "CONNECT needs host:port"},
 		{"bad host", "CONNECT local\x01host:443 HTTP/1.1\r\n\r\n", 400, proxy.RefusedHostName, "CONNECT needs host:port"},
+		// Host names are checked as every flag checks them: a label of
+		// at most 63 characters, no all-digit last label.
+		{"long label", "CONNECT " + strings.Repeat("a", 64) + ".localhost:" + strconv.Itoa(org.port) + " HTTP/1.1\r\n\r\n", 400, proxy.RefusedHostName, "CONNECT needs host:port"},
+		{"digit tld", "CONNECT 2130706433:" + strconv.Itoa(org.port) + " HTTP/1.1\r\n\r\n", 400, proxy.RefusedHostName, "CONNECT needs host:port"},
 		{"port sign", "CONNECT localhost:+" + strconv.Itoa(org.port) + " HTTP/1.1\r\n\r\n", 400, proxy.RefusedHostName, "CONNECT needs host:port"},
 		{"port zero", "CONNECT localhost:0" + strconv.Itoa(org.port) + " HTTP/1.1\r\n\r\n", 400, proxy.RefusedHostName, "CONNECT needs host:port"},
 		{"port spaces", "CONNECT localhost: " + strconv.Itoa(org.port) + " HTTP/1.1\r\n\r\n", 400, proxy.RefusedMalformed, "not an HTTP/1.x"},

@@ -135,7 +135,7 @@ func Run(ctx context.Context, p Plan, emit func(*results.Record) error) error {
 	if err != nil {
 		return fmt.Errorf("temporary directory: %w", err)
 	}
-	defer os.RemoveAll(dir)
+	defer tempdir.Remove(dir)
 	st.dir = dir
 	if p.Target.Addr != "" {
 		err = st.setupTarget()

@@ -360,7 +360,7 @@ func (p ThroughputPlan) Run(ctx context.Context, emit func(*results.Record) erro
 	if err != nil {
 		return fmt.Errorf("temporary directory: %w", err)
 	}
-	defer os.RemoveAll(dir)
+	defer tempdir.Remove(dir)
 	tr.st = &runState{dir: dir}
 	if tr.st.url, err = prepareProxy(ctx, p.Proxy); err != nil {
 		return err

@@ -7,9 +7,23 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tlsbench/tlsbench/internal/cli"
 )
+
+// interruptExit is how long a command may take, after Ctrl-C or
+// SIGTERM, to have exited, its process's exit included: the second the
+// help promises, or three under the race detector, which makes the
+// process's every step several times slower (its exit too, which
+// reports on what it saw), on a machine whose two cores other tests
+// keep busy. The promise itself is what a build without it is held to.
+func interruptExit() time.Duration {
+	if raceDetector {
+		return 3 * time.Second
+	}
+	return time.Second
+}
 
 func itoa(n int) string { return strconv.Itoa(n) }
 

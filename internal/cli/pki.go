@@ -22,7 +22,10 @@ PKCS#12 files too (PBES2: PBKDF2-HMAC-SHA256 and AES-256-CBC, as OpenSSL 3
 writes them). Private keys and PKCS#12 files get mode 0600. The CA keys are
 not kept, so the root cannot sign anything else. It prints what it wrote.
 Interrupted (Ctrl-C, SIGTERM), it stops at once and removes the files it
-had written.
+had written. --force writes the new PKI into a directory of its own inside
+DIR and puts it in place of the old one only once it is whole: an
+interrupted --force leaves the old PKI as it was (killed outright, a
+.pki-init-new-* directory may be left behind, to remove).
 
 --hosts takes IP addresses and DNS names: labels of 1 to 63 letters,
 digits, hyphens and underscores, not starting or ending with a hyphen, at

@@ -3,6 +3,7 @@ package cli_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -111,12 +112,17 @@ func TestPKIExitCodes(t *testing.T) {
 
 // TestPKIInitInterrupted: pki init stopped by Ctrl-C (SIGINT) or SIGTERM
 // in the middle of a long PKCS#12 key derivation (10 million iterations,
-// the most allowed: seconds per file) exits within a second, as
-// interrupted, and leaves no file of the PKI it was writing.
+// the most allowed: seconds per file) exits within a second
+// (interruptExit), as interrupted, and leaves no file of the PKI it was
+// writing; with --force over an earlier PKI, it leaves that one whole, as
+// it was.
 func TestPKIInitInterrupted(t *testing.T) {
 	t.Parallel()
-	for _, sig := range []os.Signal{os.Interrupt, syscall.SIGTERM} {
-		t.Run(sig.String(), func(t *testing.T) {
+	for _, tc := range []struct {
+		sig   os.Signal
+		force bool
+	}{{os.Interrupt, false}, {syscall.SIGTERM, false}, {os.Interrupt, true}} {
+		t.Run(fmt.Sprintf("%v/force=%v", tc.sig, tc.force), func(t *testing.T) {
 			t.Parallel()
 			tmp := t.TempDir()
 			pw := filepath.Join(tmp, "pw")
@@ -124,39 +130,83 @@ func TestPKIInitInterrupted(t *testing.T) {
 				t.Fatal(err)
 			}
 			dir := filepath.Join(tmp, "pki")
-			cmd, _, stderr := selfProcess(t, nil, "pki", "init", "--dir", dir, "--clients", "2",
-				"--p12-password-file", pw, "--p12-iterations", "10000000")
-			// The server's key is written just before its PKCS#12 file's
-			// key derivation starts.
-			key := filepath.Join(dir, "server-ecdsa-p256-key.pem")
-			for end := time.Now().Add(30 * time.Second); ; time.Sleep(5 * time.Millisecond) {
-				if _, err := os.Stat(key); err == nil {
-					break
-				}
-				if time.Now().After(end) {
-					t.Fatalf("pki init wrote no server key; stderr: %s", stderr)
-				}
+			args := []string{"pki", "init", "--dir", dir, "--clients", "2", "--p12-password-file", pw}
+			var old map[string]string
+			if tc.force {
+				checkExit(t, append(args, "--p12-iterations", "1"), 0, "")
+				old = dirFiles(t, dir)
+				args = append(args, "--force")
 			}
+			cmd, _, stderr := selfProcess(t, nil, append(args, "--p12-iterations", "10000000")...)
+			waitServerKey(t, dir, old, stderr)
 			time.Sleep(100 * time.Millisecond)
 			sent := time.Now()
-			cmd.Process.Signal(sig)
+			cmd.Process.Signal(tc.sig)
 			exited := make(chan error, 1)
 			go func() { exited <- cmd.Wait() }()
 			select {
 			case <-exited:
-			case <-time.After(time.Second):
-				t.Fatalf("pki init still running a second after %v", sig)
+			case <-time.After(interruptExit()):
+				t.Fatalf("pki init still running %v after %v", interruptExit(), tc.sig)
 			}
 			if code := cmd.ProcessState.ExitCode(); code != cli.ExitInterrupted {
 				t.Errorf("exit %d after %v, want %d; stderr: %s", code, time.Since(sent), cli.ExitInterrupted, stderr)
 			}
-			entries, err := os.ReadDir(dir)
-			if err != nil {
-				t.Fatal(err)
+			left := dirFiles(t, dir)
+			for name := range left {
+				if _, ok := old[name]; !ok {
+					t.Errorf("an interrupted pki init left %s", name)
+				}
 			}
-			for _, e := range entries {
-				t.Errorf("an interrupted pki init left %s", e.Name())
+			for name, data := range old {
+				if got, ok := left[name]; !ok || got != data {
+					t.Errorf("the earlier PKI's %s: removed or changed (there: %v)", name, ok)
+				}
 			}
 		})
 	}
+}
+
+// waitServerKey waits for pki init to write the new server key: its
+// PKCS#12 file's key derivation starts just after. With an earlier PKI
+// in dir (old), the new key is one not in old, in dir or a directory in
+// it.
+func waitServerKey(t *testing.T, dir string, old map[string]string, stderr fmt.Stringer) {
+	t.Helper()
+	const name = "server-ecdsa-p256-key.pem"
+	for end := time.Now().Add(30 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		keys, _ := filepath.Glob(filepath.Join(dir, name))
+		inner, _ := filepath.Glob(filepath.Join(dir, "*", name))
+		for _, k := range append(keys, inner...) {
+			b, err := os.ReadFile(k)
+			if err == nil && len(b) > 0 && string(b) != old[name] {
+				return
+			}
+		}
+		if time.Now().After(end) {
+			t.Fatalf("pki init wrote no server key; stderr: %s", stderr)
+		}
+	}
+}
+
+// dirFiles is what dir holds, by name, directories included (as "/").
+func dirFiles(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]string{}
+	for _, e := range entries {
+		if e.IsDir() {
+			files[e.Name()] = "/"
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files[e.Name()] = string(b)
+	}
+	return files
 }

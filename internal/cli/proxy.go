@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/tlsbench/tlsbench/internal/hostname"
 	"github.com/tlsbench/tlsbench/proxy"
 	"github.com/tlsbench/tlsbench/runner"
 )
@@ -179,9 +180,19 @@ func (f *proxyFlags) options() (proxy.Options, error) {
 			return o, usagef("--%s %d: must be at least 1", name, n)
 		}
 	}
-	for name, d := range map[string]time.Duration{"request-timeout": o.RequestTimeout, "handshake-timeout": o.HandshakeTimeout, "idle-timeout": o.IdleTimeout, "write-timeout": o.WriteTimeout} {
-		if d <= 0 {
-			return o, usagef("--%s %v: must be positive, e.g. 30s", name, d)
+	// Each example is the flag's default, which a user who set it to
+	// zero may well want back.
+	for _, t := range []struct {
+		name   string
+		d, def time.Duration
+	}{
+		{"request-timeout", o.RequestTimeout, proxy.DefaultRequestTimeout},
+		{"handshake-timeout", o.HandshakeTimeout, proxy.DefaultHandshakeTimeout},
+		{"idle-timeout", o.IdleTimeout, proxy.DefaultIdleTimeout},
+		{"write-timeout", o.WriteTimeout, proxy.DefaultWriteTimeout},
+	} {
+		if t.d <= 0 {
+			return o, usagef("--%s %v: must be positive, e.g. %v", t.name, t.d, t.def)
 		}
 	}
 	if o.PKIDir == "" && o.CACert == "" {
@@ -260,24 +271,15 @@ func parseDest(s string) (string, error) {
 	if _, err := netip.ParseAddr(s); err == nil {
 		return s, nil
 	}
-	if !strings.Contains(s, "/") && isHostName(s) {
-		return s, nil
+	if strings.Contains(s, "/") {
+		return "", fmt.Errorf("%q is not a network in CIDR form, an address or a host name, e.g. 10.0.0.0/8, 192.0.2.7 or origin.example", s)
 	}
-	return "", fmt.Errorf("%q is not a network in CIDR form, an address or a host name, e.g. 10.0.0.0/8, 192.0.2.7 or origin.example", s)
-}
-
-// isHostName accepts a DNS name of letters, digits, hyphens,
-// underscores and dots, as a CONNECT request may carry.
-func isHostName(h string) bool {
-	if h == "" || len(h) > 253 || h[0] == '.' || h[0] == '-' || strings.Contains(h, "..") {
-		return false
+	// The one check of host names every flag makes: what the proxy
+	// compares a CONNECT host with is a name a CONNECT request may carry.
+	if err := hostname.Check(s, hostname.Host); err != nil {
+		return "", fmt.Errorf("%v; or give a network in CIDR form or an address, e.g. 10.0.0.0/8 or 192.0.2.7", err)
 	}
-	for _, c := range h {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '.' || c == '_') {
-			return false
-		}
-	}
-	return true
+	return s, nil
 }
 
 func parsePort(s string) (int, error) {

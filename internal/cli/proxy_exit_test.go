@@ -3,6 +3,7 @@ package cli_test
 import (
 	"fmt"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 
@@ -53,4 +54,21 @@ func refusedAddr(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return fmt.Sprintf("127.0.0.1:%d", sa.(*syscall.SockaddrInet4).Port)
+}
+
+// TestProxyAllowDestHostNames: a host name of --allow-dest is checked as
+// every flag checks host names (exit 2, naming the flag): no all-digit
+// last label, which is a mistyped address, and no label longer than 63
+// characters. --max-conns 0 makes a proxy that took the name stop at
+// once instead of serving.
+func TestProxyAllowDestHostNames(t *testing.T) {
+	t.Parallel()
+	pkiDir := t.TempDir()
+	for _, tt := range []struct{ dest, msg string }{
+		{"2130706433", `--allow-dest: "2130706433" is neither a DNS name nor an IP address: its last label`},
+		{"127.0.0.256", `--allow-dest: "127.0.0.256" is neither a DNS name nor an IP address`},
+		{strings.Repeat("a", 64) + ".example", "is longer than 63 characters"},
+	} {
+		checkExit(t, []string{"proxy", "--pki-dir", pkiDir, "--max-conns", "0", "--allow-dest", tt.dest}, 2, tt.msg)
+	}
 }

@@ -83,6 +83,10 @@ func reportCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	// Render into memory first, so that a failure leaves no half-written
 	// -o file behind and an existing one is not truncated for nothing.
+	// The rendering writes only buf and note, which are read only once it
+	// is done: interrupted, it is left to finish by itself while the
+	// caller writes to stderr.
+	var note string
 	err = interruptible(ctx, func() error {
 		if f == report.HTML {
 			return report.RenderHTML(buf, runs...)
@@ -90,13 +94,14 @@ func reportCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		if err := stream.Close(); err != nil {
 			return err
 		}
-		if msg := stream.LeftOut(); msg != "" {
-			fmt.Fprintln(stderr, "tlsbench: "+printable(msg))
-		}
+		note = stream.LeftOut()
 		return nil
 	})
 	if err != nil {
 		return err
+	}
+	if note != "" {
+		fmt.Fprintln(stderr, "tlsbench: "+printable(note))
 	}
 	return writeOutput(*out, "-o", buf.Bytes(), stdout)
 }
@@ -155,7 +160,9 @@ func readForReport(ctx context.Context, f report.Format, files []string, stderr 
 // interruptible runs fn, a report's rendering, and returns its error, or
 // returns at once when ctx is done (Ctrl-C, SIGTERM): the page of a large
 // results file takes seconds to lay out, and nothing of it is written
-// until fn is done, so there is nothing to wait for.
+// until fn is done, so there is nothing to wait for. fn, then left
+// running, must write nothing the caller uses after an interrupt (stderr
+// above all, where the caller says it was interrupted).
 func interruptible(ctx context.Context, fn func() error) error {
 	if ctx.Err() != nil {
 		return errReportInterrupted

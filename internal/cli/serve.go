@@ -321,7 +321,7 @@ func (f *serveFlags) testPKI(st *serveSetup, kt pki.KeyType) error {
 		if dir, st.stale, err = tempdir.Make("tlsbench-serve-"); err != nil {
 			return fmt.Errorf("temporary PKI directory: %w", err)
 		}
-		st.cleanup = func() { os.RemoveAll(dir) }
+		st.cleanup = func() { tempdir.Remove(dir) }
 	}
 	withClient := f.mutual && f.clientCA == ""
 	if st.cleanup == nil {

@@ -1,12 +1,19 @@
+//go:build unix
+
 package tempdir_test
 
 import (
+	"bufio"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/tlsbench/tlsbench/internal/tempdir"
 )
@@ -18,11 +25,7 @@ func TestRemoveStale(t *testing.T) {
 	t.Parallel()
 	tmp := t.TempDir()
 	// A real process that has ended (and been waited for).
-	ended := exec.Command(os.Args[0], "-test.run=^$")
-	if err := ended.Run(); err != nil {
-		t.Fatal(err)
-	}
-	dead := strconv.Itoa(ended.Process.Pid)
+	dead := endedPID(t)
 	me := strconv.Itoa(os.Getpid())
 	target := t.TempDir()
 	for _, tc := range []struct {
@@ -45,6 +48,7 @@ func TestRemoveStale(t *testing.T) {
 		}
 	}
 	os.WriteFile(filepath.Join(tmp, "p-"+dead+"-123", "key.pem"), []byte("k"), 0o600)
+	age(t, tmp)
 	removed := tempdir.RemoveStaleIn(tmp, "p-")
 	if want := []string{filepath.Join(tmp, "p-"+dead+"-123")}; !slices.Equal(removed, want) {
 		t.Errorf("removed %v, want %v", removed, want)
@@ -59,3 +63,133 @@ func TestRemoveStale(t *testing.T) {
 }
 
 func mkdir(path string) error { return os.Mkdir(path, 0o700) }
+
+// age sets the times of the directories in tmp an hour back: past the
+// grace a directory just made is given.
+func age(t *testing.T, tmp string) {
+	t.Helper()
+	entries, _ := os.ReadDir(tmp)
+	old := time.Now().Add(-time.Hour)
+	for _, e := range entries {
+		if e.IsDir() {
+			if err := os.Chtimes(filepath.Join(tmp, e.Name()), old, old); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
+
+// endedPID is the ID of a real process that has ended (and been waited
+// for).
+func endedPID(t *testing.T) string {
+	t.Helper()
+	ended := exec.Command(os.Args[0], "-test.run=^$")
+	if err := ended.Run(); err != nil {
+		t.Fatal(err)
+	}
+	return strconv.Itoa(ended.Process.Pid)
+}
+
+// TestRemoveStaleLocked: a directory whose process ID looks ended, as
+// that of a process in another PID namespace (a container sharing /tmp)
+// does, stays while a process holds its lock: one that Make made in this
+// process, one locked by another process. One whose lock nobody holds
+// goes, and so does one without a lock file (of an older tlsbench) once
+// it is old; one just made stays whatever.
+func TestRemoveStaleLocked(t *testing.T) {
+	t.Parallel()
+	tmp := t.TempDir()
+	dead := endedPID(t)
+	made, err := tempdir.MakeIn(tmp, "p-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(made, tempdir.LockName)); err != nil {
+		t.Fatal(err)
+	}
+	// Under the name a process of the same ID in another namespace
+	// would give it.
+	alive := filepath.Join(tmp, "p-"+dead+"-1")
+	if err := os.Rename(made, alive); err != nil {
+		t.Fatal(err)
+	}
+	held := filepath.Join(tmp, "p-"+dead+"-2")
+	free := filepath.Join(tmp, "p-"+dead+"-3")
+	legacy := filepath.Join(tmp, "p-"+dead+"-4")
+	for _, d := range []string{held, free, legacy} {
+		if err := os.Mkdir(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, d := range []string{held, free} {
+		if err := os.WriteFile(filepath.Join(d, tempdir.LockName), nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	holdLock(t, filepath.Join(held, tempdir.LockName))
+	age(t, tmp)
+	young := filepath.Join(tmp, "p-"+dead+"-5")
+	if err := os.Mkdir(young, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	removed := tempdir.RemoveStaleIn(tmp, "p-")
+	slices.Sort(removed)
+	if want := []string{free, legacy}; !slices.Equal(removed, want) {
+		t.Errorf("removed %v, want %v", removed, want)
+	}
+	for _, d := range []string{alive, held, young} {
+		if _, err := os.Stat(d); err != nil {
+			t.Errorf("%s: %v", filepath.Base(d), err)
+		}
+	}
+	if err := os.Rename(alive, made); err != nil {
+		t.Fatal(err)
+	}
+	if err := tempdir.Remove(made); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(made); !os.IsNotExist(err) {
+		t.Errorf("Remove left %s: %v", made, err)
+	}
+}
+
+// holdLock has another process lock path until the test ends.
+func holdLock(t *testing.T, path string) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestHoldLock$")
+	cmd.Env = append(os.Environ(), "TEMPDIR_HOLD_LOCK="+path)
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { in.Close(); cmd.Wait() })
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if line != "locked\n" {
+		t.Fatalf("lock holder: %q, %v", line, err)
+	}
+}
+
+// TestHoldLock is the other process of holdLock: it locks the file its
+// environment names and holds it until its input ends.
+func TestHoldLock(t *testing.T) {
+	path := os.Getenv("TEMPDIR_HOLD_LOCK")
+	if path == "" {
+		t.Skip("only the lock holder of another test")
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		t.Fatal(err)
+	}
+	fmt.Println("locked")
+	bufio.NewReader(os.Stdin).ReadString('\n')
+}
