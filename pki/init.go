@@ -213,11 +213,17 @@ func swapIn(dir, staging string, old, written []string) error {
 		os.RemoveAll(aside) // the new PKI is in place whatever becomes of the old
 		return nil
 	}
+	// Every move is undone that can be, not only those before the first
+	// that fails: the fewer files left astray, the less to put right.
+	stray := 0
 	for i := len(done) - 1; i >= 0; i-- {
-		if e := os.Rename(done[i][1], done[i][0]); e != nil {
-			// Whatever of the old PKI could not be put back is kept.
-			return fmt.Errorf("replace the old PKI: %w; some of its files are in %s", err, aside)
+		if os.Rename(done[i][1], done[i][0]) != nil {
+			stray++
 		}
+	}
+	if stray > 0 {
+		// Whatever of the old PKI could not be put back is kept there.
+		return fmt.Errorf("replace the old PKI: %w; %d of its files could not be put back and are in %s", err, stray, aside)
 	}
 	os.Remove(aside)
 	return fmt.Errorf("replace the old PKI: %w", err)

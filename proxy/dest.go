@@ -39,6 +39,10 @@ var neverDest = []struct {
 	{netip.MustParsePrefix("224.0.0.0/4"), "multicast"},
 	{netip.MustParsePrefix("ff00::/8"), "multicast"},
 	{netip.MustParsePrefix("2001::/32"), "a Teredo tunnel address"},
+	// The cloud metadata service's IPv6 address (EC2's, in the unique
+	// local range a network may well allow): what 169.254.169.254 is
+	// for IPv4.
+	{netip.MustParsePrefix("fd00:ec2::254/128"), "the cloud metadata service's address"},
 }
 
 // neverReason says why the proxy never dials a, or "" when it may. An

@@ -75,6 +75,7 @@ func TestDestinationRefused(t *testing.T) {
 		{"documentation v4", "192.0.2.1:443", nil, nil, "192.0.2.1 is not in --allow-dest"},
 		{"documentation v6", "[2001:db8::1]:443", nil, nil, "2001:db8::1 is not in --allow-dest"},
 		{"mapped not allowed", "[::ffff:192.0.2.1]:443", nil, nil, "192.0.2.1 is not in --allow-dest"},
+		{"metadata v6", "[fd00:ec2::254]:443", []string{"fc00::/7"}, nil, "fd00:ec2::254 is the cloud metadata service's address, which the proxy never dials"},
 		{"metadata behind NAT64", "[64:ff9b::a9fe:a9fe]:443", []string{"::/0"}, nil, "64:ff9b::a9fe:a9fe is link-local (as 169.254.169.254"},
 		{"metadata over 6to4", "[2002:a9fe:a9fe::1]:443", []string{"::/0"}, nil, "link-local (as 169.254.169.254"},
 		{"metadata IPv4-compatible", "[::a9fe:a9fe]:443", []string{"::/0"}, nil, "link-local (as 169.254.169.254"},

@@ -107,6 +107,12 @@ func (m *minter) get(host string) (*tls.Certificate, error) {
 // than two days. A fixed day would renew a certificate that lives less
 // than that at every handshake, as if there were no cache.
 func renewAt(end, minted time.Time) time.Time {
+	// A certificate already ended (its CA ended while the proxy ran) is
+	// renewed at once, but no more than once a minute: a new one would
+	// end as early, and signing it at every handshake helps no client.
+	if !end.After(minted) {
+		return minted.Add(time.Minute)
+	}
 	return end.Add(-min(leafRenewal, end.Sub(minted)/2))
 }
 

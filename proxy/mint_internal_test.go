@@ -47,3 +47,15 @@ func TestMintRenewal(t *testing.T) {
 		}
 	}
 }
+
+// TestRenewAtEnded: a certificate that has already ended (its CA ended
+// while the proxy ran) is renewed a minute on, not at every handshake.
+func TestRenewAtEnded(t *testing.T) {
+	t.Parallel()
+	now := time.Now()
+	for _, end := range []time.Time{now, now.Add(-time.Hour)} {
+		if got := renewAt(end, now); !got.Equal(now.Add(time.Minute)) {
+			t.Errorf("ended %v ago: renewed at %v from now, want a minute", now.Sub(end), got.Sub(now))
+		}
+	}
+}

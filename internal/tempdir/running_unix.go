@@ -44,11 +44,17 @@ func lock(path string) (*os.File, error) {
 // lock file that is not a plain file, or that cannot be opened or
 // locked for another reason, is taken as held.
 func tryLock(path string) (*os.File, bool) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+	// O_NONBLOCK: a FIFO in the lock's place would block the open (and
+	// the start of the command cleaning up) until a writer came.
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, true
 	}
 	if err != nil {
+		return nil, false
+	}
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+		f.Close()
 		return nil, false
 	}
 	if unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB) != nil {

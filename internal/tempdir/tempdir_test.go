@@ -193,3 +193,29 @@ func TestHoldLock(t *testing.T) {
 	fmt.Println("locked")
 	bufio.NewReader(os.Stdin).ReadString('\n')
 }
+
+// TestRemoveStaleFIFOLock: a FIFO where the lock file should be neither
+// blocks the clean-up (an open of a FIFO waits for a writer) nor counts
+// as a free lock: its directory is kept.
+func TestRemoveStaleFIFOLock(t *testing.T) {
+	t.Parallel()
+	tmp := t.TempDir()
+	dir := filepath.Join(tmp, "p-"+endedPID(t)+"-1")
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := unix.Mkfifo(filepath.Join(dir, tempdir.LockName), 0o600); err != nil {
+		t.Skipf("no FIFO here: %v", err)
+	}
+	age(t, tmp)
+	done := make(chan []string, 1)
+	go func() { done <- tempdir.RemoveStaleIn(tmp, "p-") }()
+	select {
+	case removed := <-done:
+		if len(removed) != 0 {
+			t.Errorf("removed %v: a FIFO is no lock that is free", removed)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the clean-up blocked on a FIFO in the lock's place")
+	}
+}
