@@ -10,21 +10,24 @@ import (
 
 // TLS constants this file needs; crypto/tls keeps them unexported.
 const (
-	recordTypeAlert      = 21
-	recordTypeHandshake  = 22
-	recordHeaderLen      = 5
-	maxPlaintextRecord   = 1 << 14
-	handshakeClientHello = 1
+	recordTypeChangeCipherSpec = 20
+	recordTypeAlert            = 21
+	recordTypeHandshake        = 22
+	recordTypeApplicationData  = 23
+	recordHeaderLen            = 5
+	maxPlaintextRecord         = 1 << 14
+	handshakeClientHello       = 1
 
 	extServerName        uint16 = 0
 	extSignatureAlgs     uint16 = 13
 	extSupportedVersions uint16 = 43
 	extSignatureAlgsCert uint16 = 50
 
-	// maxClientHello bounds the message the recorder keeps. crypto/tls
-	// refuses handshake messages above 64 KiB; post-quantum key shares
-	// make real ClientHellos 1.2-2 KiB.
-	maxClientHello = 1 << 16
+	// maxClientHello bounds the message the recorder keeps, its 4-byte
+	// header included: crypto/tls takes a handshake message body of up to
+	// 64 KiB (its maxHandshake). Post-quantum key shares make real
+	// ClientHellos 1.2-2 KiB.
+	maxClientHello = 4 + 1<<16
 )
 
 // ClientHello holds the fields of a raw ClientHello that tlsbench reads.

@@ -89,17 +89,18 @@ func FuzzHelloSplits(f *testing.F) {
 	f.Fuzz(func(t *testing.T, msg, cuts, reads []byte) {
 		stream := cutRecords(msg, cuts)
 		var a helloAssembler
-		err, fed := errIncomplete, 0
-		var out []byte
-		for i, rest := 0, stream; len(rest) > 0 && err == errIncomplete; i++ {
+		var err error
+		fed := 0
+		for i, rest := 0, stream; len(rest) > 0 && err == nil; i++ {
 			n := len(rest)
 			if len(reads) > 0 {
 				n = min(n, int(reads[i%len(reads)])+1)
 			}
-			out, err = a.feed(rest[:n])
+			err = a.feed(rest[:n])
 			fed += n
 			rest = rest[n:]
 		}
+		out, err := a.result(err)
 		if a.work > 3*fed {
 			t.Fatalf("%d bytes of work for %d bytes read", a.work, fed)
 		}

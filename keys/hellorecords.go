@@ -5,7 +5,7 @@ import (
 	"fmt"
 )
 
-// How finely a client may fragment its ClientHello. Go's crypto/tls,
+// How finely a client may fragment its handshake. Go's crypto/tls,
 // OpenSSL, BoringSSL, NSS and GnuTLS send a ClientHello of up to 16 KiB
 // (a post-quantum one is 1.2-2 KiB) in one record, and a larger one in
 // full 16 KiB records; OpenSSL clients configured to send smaller records
@@ -16,10 +16,23 @@ import (
 // record work (crypto/tls's and the recorder's) for every byte. So the
 // first helloFreeRecords records are always accepted, and every record
 // after them (a warning alert crypto/tls drops as well) must be paid for
-// by helloBytesPerRecord bytes of ClientHello received before it: 64 bytes is the smallest record a TLS endpoint may
-// ask its peer for (RFC 8449, record_size_limit). A 2 KiB ClientHello may
-// then come in up to 35 records, a 64 KiB one in about 1000, and one sent
-// in 1-byte records is refused at its fifth record.
+// by helloBytesPerRecord bytes of handshake received before it: 64 bytes
+// is the smallest record a TLS endpoint may ask its peer for (RFC 8449,
+// record_size_limit). A 2 KiB ClientHello may then come in up to 35
+// records, a 64 KiB one in about 1000, and one sent in 1-byte records is
+// refused at its fifth record.
+//
+// The budget covers all the client's plaintext records, not only the
+// first ClientHello's: crypto/tls reads a first handshake message of any
+// type (up to 64 KiB) before it looks at the type, a second ClientHello
+// after a HelloRetryRequest, and a TLS 1.2 client's second flight
+// (Certificate, ClientKeyExchange, CertificateVerify), all without
+// decrypting. It ends at the first application_data record: TLS 1.3
+// encrypts all the client sends after its ClientHello as such records,
+// and a TLS 1.2 client sends them once its Finished is out; crypto/tls
+// authenticates each of them. A change_cipher_spec record counts like an
+// alert: TLS 1.3 clients send one before their second ClientHello, and
+// crypto/tls drops it.
 const (
 	helloFreeRecords    = 4
 	helloBytesPerRecord = 64
@@ -27,27 +40,36 @@ const (
 
 // ErrFragmentedHello is the error a connection wrapped by
 // RecordClientHello returns from Read, and so crypto/tls from the
-// handshake, when the ClientHello is spread over more, smaller records
-// than real clients send (see helloFreeRecords). The handshake is then
-// over: the bytes read are not handed on.
+// handshake, when the client's handshake records (the ClientHello, a
+// second one after a HelloRetryRequest, TLS 1.2's second flight) are
+// more and smaller than real clients send (see helloFreeRecords). The
+// handshake is then over: the bytes read are not handed on.
 var ErrFragmentedHello = errors.New("ClientHello refused: spread over too many small records")
 
 // errIncomplete says that the records seen so far end before the
 // ClientHello does.
 var errIncomplete = errors.New("ClientHello incomplete")
 
-// helloAssembler reassembles the first handshake message from a stream
-// of TLS records as a server reads it from the socket, in the pieces it
-// is read in: it may span several records (RFC 8446 section 5.1), and
-// bytes after it are ignored. Each byte fed is looked at once, and copied
-// at most once into the message (plus the copies of growing it, at most
-// as many bytes again), so that the work is linear in the bytes read
-// however the stream is cut into records and reads.
+// errUnwatched says that the client's plaintext records are over (an
+// application_data record came, or a record crypto/tls refuses): the
+// rest of the stream is passed on unread.
+var errUnwatched = errors.New("plaintext handshake records over")
+
+// helloAssembler follows the client's records as a server reads them
+// from the socket, in the pieces they are read in, keeping the record
+// budget (helloFreeRecords) until they are encrypted, and reassembles the
+// first handshake message, the ClientHello, on the way: it may span
+// several records (RFC 8446 section 5.1), and bytes after it are only
+// counted. Each byte fed is looked at once, and copied at most once into
+// the message (plus the copies of growing it, at most as many bytes
+// again), so that the work is linear in the bytes read however the stream
+// is cut into records and reads; after the ClientHello it reads only the
+// records' headers.
 type helloAssembler struct {
 	hdr     [recordHeaderLen]byte // the record header being read
 	nhdr    int                   // bytes of hdr read; 0 between records
 	left    int                   // payload bytes of the current record to come
-	skip    bool                  // the current record is an alert, not part of the message
+	skip    bool                  // the current record brings no handshake bytes: an alert or change_cipher_spec
 	records int                   // records begun, alerts included
 	payload int                   // handshake records' payload bytes read so far
 
@@ -56,16 +78,23 @@ type helloAssembler struct {
 	end int     // the message's length, header included, once nhs is 4
 	msg []byte  // the message so far, once nhs is 4
 
+	// The outcome for the first message, once known: the ClientHello, or
+	// why there is none (it is not one, or the records are not TLS).
+	hello    []byte
+	helloErr error
+
 	work int // bytes looked at or copied, for the tests' linear bound
 }
 
-// feed consumes the next bytes of the stream. It returns the ClientHello
-// message once it is complete, errIncomplete while it is not, and another
-// error when the stream is not a TLS handshake, the first message is not
-// a ClientHello of at most maxClientHello bytes, or its records are too
-// small (ErrFragmentedHello). Once it has returned anything but
-// errIncomplete it must not be fed again.
-func (a *helloAssembler) feed(b []byte) ([]byte, error) {
+// known says whether the first message's outcome is known.
+func (a *helloAssembler) known() bool { return a.hello != nil || a.helloErr != nil }
+
+// feed consumes the next bytes of the stream. It returns nil while the
+// client's plaintext records go on, errUnwatched once they are over, and
+// an error wrapping ErrFragmentedHello when a record is refused; once it
+// has returned anything but nil it must not be fed again. The first
+// message's outcome (hello, helloErr) is set as soon as it is known.
+func (a *helloAssembler) feed(b []byte) error {
 	for len(b) > 0 {
 		if a.left == 0 { // between records, or in a record header
 			c := copy(a.hdr[a.nhdr:], b)
@@ -77,7 +106,13 @@ func (a *helloAssembler) feed(b []byte) ([]byte, error) {
 			}
 			a.nhdr = 0
 			if err := a.beginRecord(); err != nil {
-				return nil, err
+				if !errors.Is(err, ErrFragmentedHello) && !a.known() {
+					a.helloErr = err
+				}
+				if err != errUnwatched && !errors.Is(err, ErrFragmentedHello) {
+					err = errUnwatched
+				}
+				return err
 			}
 			continue
 		}
@@ -86,27 +121,45 @@ func (a *helloAssembler) feed(b []byte) ([]byte, error) {
 		a.work += c
 		if !a.skip {
 			a.payload += c
-			if msg, err := a.take(b[:c]); err != errIncomplete {
-				return msg, err
+			if !a.known() {
+				a.take(b[:c])
 			}
 		}
 		b = b[c:]
+	}
+	return nil
+}
+
+// result is the first message's outcome after feed returned err: the
+// ClientHello, or why there is none (errIncomplete while it is not known).
+func (a *helloAssembler) result(err error) ([]byte, error) {
+	switch {
+	case a.known():
+		return a.hello, a.helloErr
+	case errors.Is(err, ErrFragmentedHello):
+		return nil, err
 	}
 	return nil, errIncomplete
 }
 
 // beginRecord checks the record header just read. It lets through what
-// crypto/tls's server accepts before the ClientHello, so that a stream it
-// goes on to handshake with is also watched here to its end: any record
-// version below 16.0, and alert records, which crypto/tls drops when they
-// are warnings (16 in a row, the count starting again after each handshake
-// record). An alert counts among the records but brings no ClientHello
-// bytes, and its payload is skipped; the other alerts end the handshake
-// in crypto/tls. What crypto/tls refuses outright (another record type, a
-// later version, an oversized record) ends the watching here too.
+// crypto/tls's server accepts from a client in plaintext, so that a
+// stream it goes on to handshake with is also watched here: before the
+// first message is known any record version below 16.0 and only
+// handshake and alert records (crypto/tls drops warning alerts, 16 in a
+// row, the count starting again after each handshake record); after it
+// change_cipher_spec records too. An alert or change_cipher_spec counts
+// among the records but brings no handshake bytes, and its payload is
+// skipped. An application_data record ends the watching (errUnwatched);
+// so does what crypto/tls refuses outright (another record type, a later
+// version, an oversized record), with an error saying why.
 func (a *helloAssembler) beginRecord() error {
 	typ, length := a.hdr[0], int(a.hdr[3])<<8|int(a.hdr[4])
-	if typ != recordTypeHandshake && typ != recordTypeAlert {
+	switch {
+	case a.known() && typ == recordTypeApplicationData:
+		return errUnwatched
+	case typ == recordTypeChangeCipherSpec && a.known():
+	case typ != recordTypeHandshake && typ != recordTypeAlert:
 		return fmt.Errorf("record type %d where a handshake record (22) carrying the ClientHello was expected", typ)
 	}
 	if a.hdr[1] >= 0x10 {
@@ -121,21 +174,22 @@ func (a *helloAssembler) beginRecord() error {
 			ErrFragmentedHello, a.records, a.payload, helloFreeRecords, helloBytesPerRecord)
 	}
 	a.left = length
-	a.skip = typ == recordTypeAlert
+	a.skip = typ != recordTypeHandshake
 	return nil
 }
 
-// take adds payload bytes of a handshake record to the message.
-func (a *helloAssembler) take(frag []byte) ([]byte, error) {
+// take adds payload bytes of a handshake record to the message, and sets
+// the outcome once it is known.
+func (a *helloAssembler) take(frag []byte) {
 	if a.nhs < len(a.hs) {
 		c := copy(a.hs[a.nhs:], frag)
 		a.nhs += c
 		frag = frag[c:]
 		if a.nhs < len(a.hs) {
-			return nil, errIncomplete
+			return
 		}
-		if err := a.beginMessage(); err != nil {
-			return nil, err
+		if a.helloErr = a.beginMessage(); a.helloErr != nil {
+			return
 		}
 	}
 	frag = frag[:min(len(frag), a.end-len(a.msg))]
@@ -148,10 +202,9 @@ func (a *helloAssembler) take(frag []byte) ([]byte, error) {
 	}
 	a.msg = append(a.msg, frag...)
 	a.work += len(frag)
-	if len(a.msg) < a.end {
-		return nil, errIncomplete
+	if len(a.msg) == a.end {
+		a.hello, a.msg = a.msg, nil
 	}
-	return a.msg, nil
 }
 
 // beginMessage checks the handshake header just read and starts the

@@ -5,6 +5,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"net"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -13,7 +14,7 @@ import (
 // at once.
 func clientHelloFromRecords(stream []byte) ([]byte, error) {
 	var a helloAssembler
-	return a.feed(stream)
+	return a.result(a.feed(stream))
 }
 
 // paddedHello is a ClientHello of about pad bytes more than the smallest:
@@ -170,7 +171,7 @@ func TestRecorderPassesStreams(t *testing.T) {
 		stream []byte
 		want   string // the recorder's error; "" when it has the message
 	}{
-		{"ClientHello, then a ChangeCipherSpec record", append(records(msg, maxPlaintextRecord), 20, 3, 3, 0, 1, 1), ""},
+		{"ClientHello, then change_cipher_spec and application_data records", append(records(msg, maxPlaintextRecord), 20, 3, 3, 0, 1, 1, 23, 3, 3, 0, 2, 7, 7), ""},
 		{"http request", []byte("GET / HTTP/1.1\r\nHost: x\r\n\r\n"), "record type 71"},
 	}
 	for _, tt := range tests {
@@ -196,5 +197,96 @@ func TestRecorderPassesStreams(t *testing.T) {
 				t.Errorf("recorded %d bytes, %v; want %q", len(rec), err, tt.want)
 			}
 		})
+	}
+}
+
+// TestRecordBudgetAfterHello: the record budget goes on over the client's
+// plaintext records after the ClientHello (a second ClientHello after a
+// HelloRetryRequest, a TLS 1.2 second flight, change_cipher_spec and alert
+// records among them) and over a first message that is not a ClientHello,
+// which crypto/tls reads whole; it ends at the first application_data
+// record. The ClientHello is recorded either way, and the largest one
+// crypto/tls takes (a 64 KiB body) too.
+func TestRecordBudgetAfterHello(t *testing.T) {
+	t.Parallel()
+	msg := paddedHello(t, 200) // about 300 bytes: 8 records free after it
+	hello := records(msg, maxPlaintextRecord)
+	small := versioned(records(bytes.Repeat([]byte{16}, 50), 1), 3, 3)
+	flight := versioned(records(bytes.Repeat([]byte{16}, 600), 200), 3, 3)
+	ccs := []byte{recordTypeChangeCipherSpec, 3, 3, 0, 1, 1}
+	appData := []byte{recordTypeApplicationData, 3, 3, 0, 2, 9, 9}
+	huge := func(n int) []byte {
+		return append([]byte{handshakeClientHello, byte(n >> 16), byte(n >> 8), byte(n)}, make([]byte, n)...)
+	}
+	tests := []struct {
+		name    string
+		stream  []byte
+		want    error  // feed's: nil, errUnwatched or ErrFragmentedHello
+		helloOK bool   // the ClientHello is recorded
+		why     string // else why not
+	}{
+		{"1-byte records after the hello", slices.Concat(hello, small), ErrFragmentedHello, true, ""},
+		{"change_cipher_spec, then 1-byte records", slices.Concat(hello, ccs, small), ErrFragmentedHello, true, ""},
+		{"warning alerts after the hello", slices.Concat(hello, bytes.Repeat(warningAlert(), 10)), ErrFragmentedHello, true, ""},
+		{"a second flight in 200-byte records", slices.Concat(hello, flight, ccs, flight), nil, true, ""},
+		{"application_data, then 1-byte records", slices.Concat(hello, ccs, appData, small), errUnwatched, true, ""},
+		{"another record type after the hello", slices.Concat(hello, []byte{24, 3, 3, 0, 1, 0}, small), errUnwatched, true, ""},
+		{"a first message of type 2 in 1-byte records", records(append([]byte{2}, msg[1:]...), 1), ErrFragmentedHello, false, "not ClientHello"},
+		{"a ClientHello of 65,536 bytes in 1-byte records", records(huge(1<<16), 1), ErrFragmentedHello, false, "too many small records"},
+		{"a ClientHello of 65,536 bytes in full records", records(huge(1<<16), maxPlaintextRecord), nil, true, ""},
+		{"a ClientHello of 65,537 bytes", records(huge(1<<16+1), maxPlaintextRecord), nil, false, "exceeds the 65540-byte limit"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var a helloAssembler
+			err := a.feed(tt.stream)
+			if tt.want == nil && err != nil || tt.want != nil && !errors.Is(err, tt.want) {
+				t.Fatalf("feed: %v, want %v", err, tt.want)
+			}
+			got, herr := a.result(err)
+			switch {
+			case tt.helloOK && (herr != nil || len(got) < 4 || len(got) != 4+(int(got[1])<<16|int(got[2])<<8|int(got[3]))):
+				t.Errorf("recorded %d bytes, %v; want the ClientHello", len(got), herr)
+			case !tt.helloOK && (herr == nil || !strings.Contains(herr.Error(), tt.why)):
+				t.Errorf("recorded %d bytes, %v; want an error containing %q", len(got), herr, tt.why)
+			}
+		})
+	}
+}
+
+// TestRecorderPassesHandshakes: real handshakes through the recorder,
+// whose plaintext records go on after the first ClientHello, pass its
+// record budget: TLS 1.3 through a HelloRetryRequest (the server takes
+// only P-256, the client's key share is X25519's), TLS 1.2 with a client
+// certificate, and their resumptions (the TLS 1.3 one through a
+// HelloRetryRequest again).
+func TestRecorderPassesHandshakes(t *testing.T) {
+	t.Parallel()
+	p := newTestPKI(t)
+	client, err := p.root.IssueClient("client")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := startServer(t, mustNew(t, p.sources(idECDSA)), func(c *tls.Config) {
+		c.CurvePreferences = []tls.CurveID{tls.CurveP256}
+		c.ClientAuth = tls.RequireAndVerifyClientCert
+		c.ClientCAs = p.pool
+	})
+	for _, version := range []uint16{tls.VersionTLS13, tls.VersionTLS12} {
+		cfg := &tls.Config{RootCAs: p.pool, ServerName: "localhost", MinVersion: version, MaxVersion: version,
+			CurvePreferences: []tls.CurveID{tls.X25519, tls.CurveP256}, Certificates: []tls.Certificate{client.TLSCertificate()},
+			ClientSessionCache: tls.NewLRUClientSessionCache(1)}
+		for _, resume := range []bool{false, true} {
+			st, err := dial(t, srv.addr, cfg)
+			res := srv.result(t)
+			if err != nil || res.err != nil {
+				t.Fatalf("TLS %x (resuming %v): client %v, server %v", version, resume, err, res.err)
+			}
+			hrr := version == tls.VersionTLS13 // the resumption too: its key share is X25519's again
+			if st.DidResume != resume || st.HelloRetryRequest != hrr {
+				t.Errorf("TLS %x: resumed %v, HelloRetryRequest %v; want %v, %v", version, st.DidResume, st.HelloRetryRequest, resume, hrr)
+			}
+		}
 	}
 }

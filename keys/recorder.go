@@ -15,15 +15,20 @@ import (
 //
 // ClientHelloInfo.Conn is then the wrapper, which is how GetCertificate
 // finds it. The wrapper copies the ClientHello out of the records read
-// until it is complete (one allocation of its size per connection) and
-// afterwards only checks an atomic flag per Read. A ClientHello spread
-// over more, smaller records than real clients send is refused: Read
-// returns an error wrapping ErrFragmentedHello, which ends the handshake,
-// and keeps returning it. The records are read as crypto/tls reads them
-// before the ClientHello: any record version below 16.0, and warning
-// alerts, which it drops, counted among the records. A stream that does
-// not start with a ClientHello (not TLS, or too large to be a real one)
-// is passed on untouched, for crypto/tls to refuse. After a HelloRetryRequest crypto/tls chooses the
+// until it is complete (one allocation of its size per connection),
+// reads only record headers after it until the client's records are
+// encrypted (its first application_data record), and afterwards only
+// checks an atomic flag per Read. Handshake records spread over more,
+// smaller records than real clients send (the ClientHello, a second one
+// after a HelloRetryRequest, a TLS 1.2 client's second flight) are
+// refused: Read returns an error wrapping ErrFragmentedHello, which ends
+// the handshake, and keeps returning it. The records are read as
+// crypto/tls reads them: before the ClientHello any record version below
+// 16.0, and warning alerts, which it drops, counted among the records;
+// after it change_cipher_spec records too. A stream that does not start
+// with a ClientHello (not TLS, or too large to be a real one) has no
+// ClientHello recorded, and its records are watched as long as crypto/tls
+// reads them. After a HelloRetryRequest crypto/tls chooses the
 // certificate with the second ClientHello; the recorder keeps the first,
 // which RFC 8446 section 4.1.2 requires to carry the same signature
 // algorithms.
@@ -72,10 +77,10 @@ func Rejection(c net.Conn) error {
 type helloConn struct {
 	net.Conn
 
-	done atomic.Bool // the ClientHello is complete, or the stream is not TLS
+	done atomic.Bool // the client's plaintext records are over, or not TLS
 
 	mu        sync.Mutex
-	asm       helloAssembler // until done
+	asm       helloAssembler // until done or refused
 	msg       []byte         // the ClientHello message, once complete
 	err       error          // why there is no msg
 	refused   error          // the ClientHello's records are refused: what Read returns
@@ -92,7 +97,7 @@ func (h *helloConn) Read(p []byte) (int, error) {
 	return h.readHello(p)
 }
 
-// readHello is Read until the ClientHello is complete.
+// readHello is Read until the client's plaintext records are over.
 func (h *helloConn) readHello(p []byte) (int, error) {
 	if err := h.refusal(); err != nil {
 		return 0, err
@@ -106,26 +111,32 @@ func (h *helloConn) readHello(p []byte) (int, error) {
 	return n, err
 }
 
-// record feeds b to the assembler. It returns an error when the records
-// are refused (ErrFragmentedHello), and sets done when the ClientHello is
-// complete or the stream turned out not to carry one.
+// record feeds b to the assembler, and keeps the ClientHello (or why
+// there is none) once known. It returns an error when the records are
+// refused (ErrFragmentedHello), and sets done when the client's
+// plaintext records are over.
 func (h *helloConn) record(b []byte) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.done.Load() || h.refused != nil {
 		return h.refused
 	}
-	msg, err := h.asm.feed(b)
+	err := h.asm.feed(b)
+	if h.msg == nil && h.err == nil {
+		h.msg, h.err = h.asm.hello, h.asm.helloErr // msg is its own allocation
+		if err != nil && h.msg == nil && h.err == nil {
+			_, h.err = h.asm.result(err)
+		}
+	}
 	switch {
-	case err == errIncomplete:
+	case err == nil:
 		return nil
 	case errors.Is(err, ErrFragmentedHello):
-		h.refused, h.err = err, err
+		h.refused = err
 		h.asm = helloAssembler{work: h.asm.work}
 		return err
 	}
-	h.msg, h.err = msg, err
-	h.asm = helloAssembler{work: h.asm.work} // msg is its own allocation
+	h.asm = helloAssembler{work: h.asm.work}
 	h.done.Store(true)
 	return nil
 }

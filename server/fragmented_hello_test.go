@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/tls"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -25,7 +26,14 @@ import (
 func keyedServer(t *testing.T, log io.Writer) (*server.Server, string, *tls.Config) {
 	t.Helper()
 	ca, _, f := testpki.ServerFiles(t)
-	srv, err := server.NewFromOptions(server.Options{Identities: []server.IdentityFiles{{Cert: f.Cert, Key: f.Key}}},
+	srv, addr := startKeyed(t, log, server.Options{Identities: []server.IdentityFiles{{Cert: f.Cert, Key: f.Key}}})
+	return srv, addr, &tls.Config{RootCAs: ca.Pool(), ServerName: "localhost"}
+}
+
+// startKeyed starts a built-in server with o as keyedServer does.
+func startKeyed(t *testing.T, log io.Writer, o server.Options) (*server.Server, string) {
+	t.Helper()
+	srv, err := server.NewFromOptions(o,
 		server.WithLogger(slog.New(slog.NewTextHandler(log, nil))), server.WithHandshakeTimeout(5*time.Second))
 	if err != nil {
 		t.Fatal(err)
@@ -38,7 +46,7 @@ func keyedServer(t *testing.T, log io.Writer) (*server.Server, string, *tls.Conf
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ctx, ln) }()
 	t.Cleanup(func() { cancel(); <-served })
-	return srv, ln.Addr().String(), &tls.Config{RootCAs: ca.Pool(), ServerName: "localhost"}
+	return srv, ln.Addr().String()
 }
 
 // clientHello is the ClientHello message a crypto/tls client with cfg
@@ -86,6 +94,11 @@ func sendRefused(addr string, stream []byte) error {
 	}
 	defer c.Close()
 	c.SetDeadline(time.Now().Add(30 * time.Second))
+	return refusedOn(c, stream)
+}
+
+// refusedOn sends stream on c and reports as sendRefused does.
+func refusedOn(c net.Conn, stream []byte) error {
 	go c.Write(stream) // fails once the server has closed
 	n, err := c.Read(make([]byte, 1))
 	switch kind := connerr.Kind(err); {
@@ -278,4 +291,163 @@ func serverHelloFor(t *testing.T, addr string, stream []byte) bool {
 		t.Fatalf("reading the answer: %v", err)
 	}
 	return n == 1 && b[0] == 22
+}
+
+// TestFragmentedHandshakeRecordsRefused: the record budget covers all the
+// client's plaintext handshake records, since crypto/tls reads all of
+// them without decrypting: a first message of another type (which it
+// reads whole, up to 64 KiB, before it looks at the type), a ClientHello
+// of the largest sizes crypto/tls takes, a second ClientHello after a
+// HelloRetryRequest (also behind the change_cipher_spec record clients
+// send before it), and a TLS 1.2 client's second flight. Each, sent as
+// 1-byte records, is refused at once: closed without an answer and
+// counted as fragmented-hello.
+func TestFragmentedHandshakeRecordsRefused(t *testing.T) {
+	t.Parallel()
+	var log syncLog
+	srv, addr, cfg := keyedServer(t, &log)
+	hrr := hrrHello(t, cfg)
+	tls12 := cfg.Clone()
+	tls12.MaxVersion = tls.VersionTLS12
+	ccs := []byte{20, 3, 3, 0, 1, 1}
+	// The HelloRetryRequest is a ServerHello with this random (RFC 8446
+	// section 4.1.3), and the dummy change_cipher_spec follows it.
+	hrrRandom := []byte{0xcf, 0x21, 0xad, 0x74, 0xe5, 0x9a, 0x61, 0x11, 0xbe, 0x1d, 0x8c, 0x02, 0x1e, 0x65, 0xb8, 0x91}
+	isCCS := func(rec []byte) bool {
+		if rec[0] == 22 && !bytes.Contains(rec, hrrRandom) {
+			t.Error("the server answered the first ClientHello without a HelloRetryRequest")
+		}
+		return rec[0] == 20
+	}
+	helloDone := func(rec []byte) bool { return rec[0] == 22 && bytes.HasSuffix(rec, []byte{14, 0, 0, 0}) }
+	tests := []struct {
+		name   string
+		first  []byte            // sent before stream, nil for none
+		last   func([]byte) bool // the server's last record in answer to first
+		stream []byte
+	}{
+		{"a first message of type 2", nil, nil, asRecords(handshakeMessage(2, 1<<16), 1)},
+		{"a ClientHello of 65,533 bytes", nil, nil, asRecords(handshakeMessage(1, 65533), 1)},
+		{"a ClientHello of 65,536 bytes", nil, nil, asRecords(handshakeMessage(1, 1<<16), 1)},
+		{"a second ClientHello after a HelloRetryRequest", asRecords(hrr, 1<<14), isCCS,
+			withVersion(asRecords(handshakeMessage(1, 65532), 1), 3, 3)},
+		{"a change_cipher_spec, then a second ClientHello", asRecords(hrr, 1<<14), isCCS,
+			append(bytes.Clone(ccs), withVersion(asRecords(handshakeMessage(1, 65532), 1), 3, 3)...)},
+		{"a TLS 1.2 ClientKeyExchange", asRecords(clientHello(t, tls12), 1<<14), helloDone,
+			withVersion(asRecords(handshakeMessage(16, 65532), 1), 3, 3)},
+	}
+	for i, tt := range tests {
+		if err := refusedAfter(addr, tt.first, tt.last, tt.stream); err != nil {
+			t.Fatalf("%s in 1-byte records: %v; want the connection closed", tt.name, err)
+		}
+		waitFailures(t, srv, server.FailureFragmentedHello, int64(i+1))
+	}
+}
+
+// hrrHello is the ClientHello of a TLS 1.3 crypto/tls client offering
+// X25519 only, with its key share's group changed to X448, which
+// crypto/tls's server does not support: the server answers it with a
+// HelloRetryRequest for X25519.
+func hrrHello(t *testing.T, cfg *tls.Config) []byte {
+	t.Helper()
+	c := cfg.Clone()
+	c.MinVersion = tls.VersionTLS13
+	c.CurvePreferences = []tls.CurveID{tls.X25519}
+	msg := clientHello(t, c)
+	// key_share (51), its length, client_shares' length, X25519 (29) and
+	// a 32-byte key.
+	i := bytes.Index(msg, []byte{0, 29, 0, 32})
+	if i < 6 || msg[i-6] != 0 || msg[i-5] != 51 {
+		t.Fatal("no X25519 key share in the ClientHello")
+	}
+	msg[i+1] = 30 // X448
+	return msg
+}
+
+// handshakeMessage is a handshake message of type typ with a body of n
+// zero bytes.
+func handshakeMessage(typ byte, n int) []byte {
+	return append([]byte{typ, byte(n >> 16), byte(n >> 8), byte(n)}, make([]byte, n)...)
+}
+
+// refusedAfter sends first to addr (when not nil), reads the server's
+// records up to the one last picks, then sends stream and reports as
+// sendRefused does.
+func refusedAfter(addr string, first []byte, last func([]byte) bool, stream []byte) error {
+	if first == nil {
+		return sendRefused(addr, stream)
+	}
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(30 * time.Second))
+	if _, err := c.Write(first); err != nil {
+		return err
+	}
+	for {
+		hdr := make([]byte, 5)
+		if _, err := io.ReadFull(c, hdr); err != nil {
+			return fmt.Errorf("reading the server's answer to the ClientHello: %w", err)
+		}
+		rec := append(hdr, make([]byte, int(hdr[3])<<8|int(hdr[4]))...)
+		if _, err := io.ReadFull(c, rec[5:]); err != nil {
+			return fmt.Errorf("reading the server's answer to the ClientHello: %w", err)
+		}
+		if last(rec) {
+			return refusedOn(c, stream)
+		}
+	}
+}
+
+// TestHandshakesThroughRecorder: real clients' handshakes whose plaintext
+// records go on after the ClientHello (TLS 1.2 with client certificates,
+// TLS 1.3 and 1.2 resumptions) still pass the record budget and carry
+// data after it; keys.TestRecorderPassesHandshakes covers a
+// HelloRetryRequest, which a crypto/tls client cannot make this server
+// send.
+func TestHandshakesThroughRecorder(t *testing.T) {
+	t.Parallel()
+	ca, _, f := testpki.ServerFiles(t)
+	client, err := ca.IssueClient("client")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var log syncLog
+	srv, addr := startKeyed(t, &log, server.Options{Identities: []server.IdentityFiles{{Cert: f.Cert, Key: f.Key}},
+		Mutual: true, ClientCA: f.CA})
+	for _, version := range []uint16{tls.VersionTLS13, tls.VersionTLS12} {
+		cfg := &tls.Config{RootCAs: ca.Pool(), ServerName: "localhost", Certificates: []tls.Certificate{client.TLSCertificate()},
+			MinVersion: version, MaxVersion: version, ClientSessionCache: tls.NewLRUClientSessionCache(1)}
+		for _, resume := range []bool{false, true} {
+			if st := echoOnce(t, addr, cfg); st.DidResume != resume || len(st.PeerCertificates) == 0 {
+				t.Errorf("TLS %x: resumed %v, want %v", version, st.DidResume, resume)
+			}
+		}
+	}
+	if n := srv.Counters().Failures[server.FailureFragmentedHello]; n != 0 {
+		t.Errorf("%d handshakes refused as fragmented; log:\n%s", n, log.String())
+	}
+}
+
+// echoOnce handshakes with the echo server at addr, sends a line and reads
+// it back.
+func echoOnce(t *testing.T, addr string, cfg *tls.Config) tls.ConnectionState {
+	t.Helper()
+	c, err := tls.Dial("tcp", addr, cfg)
+	if err != nil {
+		t.Fatalf("handshake: %v", err)
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(30 * time.Second))
+	line := []byte("ping\n")
+	got := make([]byte, len(line))
+	if _, err := c.Write(line); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.ReadFull(c, got); err != nil || !bytes.Equal(got, line) {
+		t.Fatalf("echo: %q, %v", got, err)
+	}
+	return c.ConnectionState()
 }
