@@ -6,6 +6,7 @@ import (
 	"crypto/tls"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
@@ -237,9 +238,16 @@ func TestNginxShortSessionTimeout(t *testing.T) {
 	})
 	var re *loadgen.ResumptionError
 	// A session left unused in the pool for a second may expire
-	// earlier on a busy machine: iteration 2 falls, perhaps not alone.
-	if !errors.As(err, &re) || !re.Measured || !slices.ContainsFunc(re.Fell, func(f loadgen.FellIteration) bool { return f.Iteration == 2 }) {
-		t.Fatalf("error %v: want a resumption failure in measured iteration 2", err)
+	// earlier on a busy machine: iteration 2 falls, perhaps not alone;
+	// on a machine so busy that the first measured iteration outlasts
+	// the sessions' second, that one falls first and the case stops
+	// there.
+	if !errors.As(err, &re) || !re.Measured || !slices.ContainsFunc(re.Fell, func(f loadgen.FellIteration) bool { return f.Iteration == 1 || f.Iteration == 2 }) {
+		fell := "none"
+		if re != nil {
+			fell = fmt.Sprint(re.Fell)
+		}
+		t.Fatalf("error %v (iterations fallen: %s): want a resumption failure in measured iteration 2", err, fell)
 	}
 	// Whether the client's counts show fresh sessions resuming and
 	// expired ones not (the mark single-use tickets leave too) depends
