@@ -119,6 +119,22 @@ func (h *held) cutSoFar() (n int, first, last time.Duration) {
 	return len(h.cutAt), first, last
 }
 
+// awaitEnds waits until the target has closed every watched connection,
+// the deadline passes or ctx ends. An attack whose own writes end at the
+// target's cut calls it before release: the writer sees the reset before
+// the reader of the same connection has counted it.
+func (h *held) awaitEnds(ctx context.Context, deadline time.Time) {
+	ended := make(chan struct{})
+	go func() { h.wg.Wait(); close(ended) }()
+	t := time.NewTimer(time.Until(deadline))
+	defer t.Stop()
+	select {
+	case <-ended:
+	case <-t.C:
+	case <-ctx.Done():
+	}
+}
+
 // release closes what is left and describes what the target did.
 func (h *held) release() string {
 	n, first, last := h.cutSoFar()

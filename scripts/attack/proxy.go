@@ -162,6 +162,7 @@ func stalledRelay(n int) func(context.Context, *config, *target, func()) string 
 		}
 		inEffect()
 		mb := pushUntil(tunnels, h.start.Add(holdFor))
+		h.awaitEnds(ctx, h.start.Add(holdFor))
 		return fmt.Sprintf("%.1f MB accepted before the writes stalled; %s", mb, h.release())
 	}
 }
