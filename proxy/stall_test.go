@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/tlsbench/tlsbench/internal/testpki"
+	"github.com/tlsbench/tlsbench/pki"
 	"github.com/tlsbench/tlsbench/proxy"
 )
 
@@ -28,6 +29,22 @@ func smallReceiveBuffer(network, address string, c syscall.RawConn) error {
 	return serr
 }
 
+// smallBufferOrigin is a TLS origin listening on loopback whose
+// connections have a small receive buffer, so that a peer's writes to
+// one that reads slowly, or not at all, stall soon; closed when the test
+// ends. ca verifies it.
+func smallBufferOrigin(t *testing.T) (ln net.Listener, ca *pki.CA) {
+	cfg, ca := testpki.Server(t)
+	lc := net.ListenConfig{Control: smallReceiveBuffer}
+	raw, err := lc.Listen(context.Background(), "tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln = tls.NewListener(raw, cfg)
+	t.Cleanup(func() { ln.Close() })
+	return ln, ca
+}
+
 // TestStalledWriteCut: an origin that never reads what it is sent, but
 // sends a byte every 200 ms so that the tunnel never idles, and a client
 // that never reads either: the proxy's writes to the origin stop moving,
@@ -35,14 +52,7 @@ func smallReceiveBuffer(network, address string, c syscall.RawConn) error {
 // would), with the cut counted and logged.
 func TestStalledWriteCut(t *testing.T) {
 	t.Parallel()
-	cfg, ca := testpki.Server(t)
-	lc := net.ListenConfig{Control: smallReceiveBuffer}
-	raw, err := lc.Listen(context.Background(), "tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln := tls.NewListener(raw, cfg)
-	defer ln.Close()
+	ln, ca := smallBufferOrigin(t)
 	stopTrickle := make(chan struct{})
 	trickled := make(chan error, 1)
 	go func() {
@@ -58,7 +68,7 @@ func TestStalledWriteCut(t *testing.T) {
 		}
 		trickled <- trickle(c, stopTrickle)
 	}()
-	org := origin{port: raw.Addr().(*net.TCPAddr).Port, ca: ca, caFile: writeCA(t, ca)}
+	org := origin{port: ln.Addr().(*net.TCPAddr).Port, ca: ca, caFile: writeCA(t, ca)}
 	const writeTimeout = 500 * time.Millisecond
 	p := startProxy(t, org, proxy.Options{IdleTimeout: time.Second, WriteTimeout: writeTimeout, MintCache: true})
 	tc := p.tunnel(t, org, nil)
@@ -124,14 +134,7 @@ func trickle(c net.Conn, stop <-chan struct{}) error {
 // tunnel in 2.5 s.
 func TestSlowReaderNotCut(t *testing.T) {
 	t.Parallel()
-	cfg, ca := testpki.Server(t)
-	lc := net.ListenConfig{Control: smallReceiveBuffer}
-	raw, err := lc.Listen(context.Background(), "tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln := tls.NewListener(raw, cfg)
-	defer ln.Close()
+	ln, ca := smallBufferOrigin(t)
 	stop := make(chan struct{})
 	var got atomic.Int64
 	read := make(chan error, 1)
@@ -144,7 +147,7 @@ func TestSlowReaderNotCut(t *testing.T) {
 		defer c.Close()
 		read <- slowRead(c, &got, stop)
 	}()
-	org := origin{port: raw.Addr().(*net.TCPAddr).Port, ca: ca, caFile: writeCA(t, ca)}
+	org := origin{port: ln.Addr().(*net.TCPAddr).Port, ca: ca, caFile: writeCA(t, ca)}
 	p := startProxy(t, org, proxy.Options{WriteTimeout: 500 * time.Millisecond, MintCache: true})
 	tc := p.tunnel(t, org, nil)
 	wrote := make(chan error, 1)
