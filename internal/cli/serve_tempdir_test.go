@@ -90,12 +90,12 @@ func TestServeRemovesStalePKI(t *testing.T) {
 	if m := leftovers(t, tmp); len(m) != 1 || m[0] == stale[0] {
 		t.Errorf("second server running: %v, want its own directory only (not %s); stderr: %s", m, stale[0], stderr)
 	}
+	second.Process.Signal(syscall.SIGTERM)
+	second.Wait() // and the copying of its stderr
 	if !strings.Contains(stderr.String(), "removed a temporary PKI left by a server stopped before it could remove it") ||
 		!strings.Contains(stderr.String(), stale[0]) {
 		t.Errorf("stderr does not say what was removed: %s", stderr)
 	}
-	second.Process.Signal(syscall.SIGTERM)
-	second.Wait()
 	if m := leftovers(t, tmp); len(m) > 0 {
 		t.Errorf("after SIGTERM: %v left behind", m)
 	}
