@@ -154,19 +154,25 @@ func isBreak(r rune) bool {
 
 // readsAsString reports whether s, unquoted, reads back as a string:
 // not a boolean (yes, on, n...), null (~, null, empty), number (in any
-// base, with underscores, .inf, .nan), timestamp or merge key (<<).
+// base, with underscores, .inf, .nan) or timestamp.
 func readsAsString(s string) bool {
 	if s == "" {
 		return false
+	}
+	// YAML reads a plain scalar as something else only if it begins
+	// with one of these (the merge key, <<, is read as a string too).
+	c := s[0]
+	if strings.IndexByte("+-0123456789yYnNtTfFoO~.", c) < 0 {
+		return true
 	}
 	switch s {
 	case "y", "Y", "yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON",
 		"n", "N", "no", "No", "NO", "false", "False", "FALSE", "off", "Off", "OFF",
 		"~", "null", "Null", "NULL", ".nan", ".NaN", ".NAN", ".inf", ".Inf", ".INF",
-		"+.inf", "+.Inf", "+.INF", "-.inf", "-.Inf", "-.INF", "<<":
+		"+.inf", "+.Inf", "+.INF", "-.inf", "-.Inf", "-.INF":
 		return false
 	}
-	switch c := s[0]; {
+	switch {
 	case c == '.':
 		_, err := strconv.ParseFloat(s, 64)
 		return err != nil
