@@ -3,6 +3,5 @@
 // server (--server-pid) records which server it measured. It is part of
 // the tlsbench binary, so it must not import testing or any test helper
 // (internal/peers, internal/testpki, internal/testchild,
-// internal/servertest); it imports
-// nothing of tlsbench.
+// internal/servertest); it imports nothing of tlsbench.
 package procid
