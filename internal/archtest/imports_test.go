@@ -22,7 +22,7 @@ var utilities = []string{
 
 // testSupport are packages for tests only: no production package may
 // import them, or the binary would link testing.
-var testSupport = []string{"internal/peers", "internal/testpki", "internal/testchild"}
+var testSupport = []string{"internal/peers", "internal/testpki", "internal/testchild", "report/internal/reporttest"}
 
 // rule is what one package may import of tlsbench, directly.
 type rule struct {
@@ -34,21 +34,26 @@ type rule struct {
 // rules is DESIGN.md's Architecture table. A package missing from it
 // fails the test: a new package states what it may import.
 var rules = map[string]rule{
-	"cmd/tlsbench":      {may: []string{"internal/cli"}},
-	"internal/cli":      {any: true},
-	"runner":            {any: true},
-	"loadgen":           {may: []string{"bulk", "stats", "results", "tlsconf", "internal/ktls"}, utilities: true},
-	"server":            {may: []string{"bulk", "keys", "pki", "tlsconf", "stats", "internal/ktls"}, utilities: true},
-	"proxy":             {may: []string{"keys", "pki", "tlsconf", "internal/ktls"}, utilities: true},
-	"bulk":              {},
-	"probe":             {may: []string{"loadgen", "tlsconf", "pki", "results"}, utilities: true},
-	"keys":              {may: []string{"pki", "tlsconf"}, utilities: true},
-	"pki":               {utilities: true},
-	"tlsconf":           {may: []string{"internal/ktls"}, utilities: true},
-	"internal/ktls":     {},
-	"stats":             {},
-	"results":           {may: []string{"stats"}},
+	"cmd/tlsbench":  {may: []string{"internal/cli"}},
+	"internal/cli":  {any: true},
+	"runner":        {any: true},
+	"loadgen":       {may: []string{"bulk", "stats", "results", "tlsconf", "internal/ktls"}, utilities: true},
+	"server":        {may: []string{"bulk", "keys", "pki", "tlsconf", "stats", "internal/ktls"}, utilities: true},
+	"proxy":         {may: []string{"keys", "pki", "tlsconf", "internal/ktls"}, utilities: true},
+	"bulk":          {},
+	"probe":         {may: []string{"loadgen", "tlsconf", "pki", "results"}, utilities: true},
+	"keys":          {may: []string{"pki", "tlsconf"}, utilities: true},
+	"pki":           {utilities: true},
+	"tlsconf":       {may: []string{"internal/ktls"}, utilities: true},
+	"internal/ktls": {},
+	"stats":         {},
+	"results":       {may: []string{"stats"}},
+	// report, the tables of one results file, is the base of the
+	// comparison, and the page draws both: imports run report <-
+	// report/compare <- report/html, never back.
 	"report":            {may: []string{"results", "stats"}},
+	"report/compare":    {may: []string{"report", "results", "stats"}},
+	"report/html":       {may: []string{"report", "report/compare", "results", "stats"}},
 	"merge":             {may: []string{"results", "stats"}},
 	"kubejob":           {utilities: true},
 	"scripts":           {},
@@ -65,6 +70,9 @@ var rules = map[string]rule{
 	"internal/peers":     {may: []string{"pki"}, utilities: true},
 	"internal/testpki":   {may: []string{"pki"}, utilities: true},
 	"internal/testchild": {may: []string{"internal/cli"}},
+	// The report packages' shared test helpers build records: they must
+	// not import report, whose own tests import them.
+	"report/internal/reporttest": {may: []string{"results"}},
 }
 
 type pkg struct {
