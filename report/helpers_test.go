@@ -17,5 +17,4 @@ var (
 	findRateFile  = reporttest.FindRateFile
 	lineDiff      = reporttest.LineDiff
 	decoded       = reporttest.Decoded
-	tp            = reporttest.TP
 )

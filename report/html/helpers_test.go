@@ -12,7 +12,6 @@ var (
 	loadRecords       = reporttest.LoadRecords
 	checkGolden       = reporttest.CheckGolden
 	hs                = reporttest.HS
-	resumed           = reporttest.Resumed
 	hostileFile       = reporttest.HostileFile
 	checkEscaped      = reporttest.CheckEscaped
 	resultsFile       = reporttest.ResultsFile
