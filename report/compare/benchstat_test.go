@@ -1,4 +1,4 @@
-package report
+package compare
 
 import (
 	"bytes"
@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/tlsbench/tlsbench/report"
 )
 
 // buildBenchstat builds the real benchstat (golang.org/x/perf/cmd/benchstat)
@@ -37,7 +39,7 @@ func buildBenchstat(t *testing.T) string {
 func writeBenchfmt(t *testing.T, dir, name, results string) string {
 	t.Helper()
 	path := filepath.Join(dir, name)
-	if err := os.WriteFile(path, render(t, Benchfmt, loadRecords(t, results)), 0o644); err != nil {
+	if err := os.WriteFile(path, render(t, report.Benchfmt, loadRecords(t, results)), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return path
@@ -69,7 +71,7 @@ func TestBenchstat(t *testing.T) {
 	t.Run("one file", func(t *testing.T) {
 		out := run(filepath.Base(old))
 		for _, r := range loadRecords(t, resultsFile) {
-			if name := strings.TrimPrefix(benchName(&r), "Benchmark"); !strings.Contains(out, name) {
+			if name := strings.TrimPrefix(report.BenchName(&r), "Benchmark"); !strings.Contains(out, name) {
 				t.Errorf("benchstat output does not name %s:\n%s", name, out)
 			}
 		}

@@ -1,4 +1,4 @@
-package report
+package compare
 
 import (
 	"bytes"
@@ -10,17 +10,6 @@ import (
 
 	"github.com/tlsbench/tlsbench/results"
 )
-
-// pairedFile is an interleaved run built to give every paired verdict:
-// tls1.3/full/c8 side b 2x slower; tls1.3/resume/c8 the same (A/A);
-// tls1.2/full/c8 4% slower with a side a2 whose A/A spread is about ±6%
-// (within noise); tls1.3/full/mutual/c8 1.5% slower with little noise
-// (within the 2% minimum effect); tls1.3/full/c1 4 pairs (too few);
-// tls1.3/full/c64 side a only; tls1.3/full/c128 12 against 11 samples and
-// tls1.2/resume/c8 with side b failed (not comparable). Every side a
-// slows down by a quarter in the middle third of the run, as a busy
-// machine would.
-const pairedFile = "testdata/paired.jsonl"
 
 func pairedTestdata(t testing.TB, opts CompareOptions) *Comparison {
 	t.Helper()

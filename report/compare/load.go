@@ -1,9 +1,10 @@
-package report
+package compare
 
 import (
 	"fmt"
 	"math"
 
+	"github.com/tlsbench/tlsbench/report"
 	"github.com/tlsbench/tlsbench/results"
 )
 
@@ -60,7 +61,7 @@ func loadOf(recs []*results.Record) sideLoad {
 
 func (l sideLoad) text() string {
 	if l.other == nil {
-		return null
+		return report.Null
 	}
 	return fmt.Sprintf("%.0f%%", 100**l.other)
 }
@@ -106,7 +107,7 @@ func (c *Comparison) NotJudged() []*CaseComparison {
 // notJudgedTitle heads the list of pairs not judged for other load.
 func notJudgedTitle(n int) string {
 	return fmt.Sprintf("WARNING: %d %s not judged: a side was measured while other processes took %.0f%% or more of the machine, or saturated it (left out of the regression gate; --allow-load judges them anyway)",
-		n, plural(int64(n), "pair is", "pairs are"), 100*otherLoadShare)
+		n, report.Plural(int64(n), "pair is", "pairs are"), 100*otherLoadShare)
 }
 
 func notJudgedItems(cases []*CaseComparison) []string {

@@ -1,4 +1,4 @@
-package report
+package compare
 
 import (
 	"errors"
@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/tlsbench/tlsbench/report"
 	"github.com/tlsbench/tlsbench/results"
 	"github.com/tlsbench/tlsbench/stats"
 )
@@ -20,17 +21,6 @@ const DefaultMinEffect = 0.02
 // floor (the A/A difference measured in the same run, or MinEffect).
 const WithinNoise Verdict = "within noise"
 
-// Interleaved reports whether recs come from an interleaved A/B run
-// (their records name a side).
-func Interleaved(recs []results.Record) bool {
-	for i := range recs {
-		if recs[i].Side != "" {
-			return true
-		}
-	}
-	return false
-}
-
 // ComparePaired compares the sides of an interleaved A/B run (records
 // with Side set): side b against side a, case by case, on the paired
 // per-iteration ratios (stats.ComparePaired). Where a case has a side
@@ -43,10 +33,10 @@ func Interleaved(recs []results.Record) bool {
 // the largest change the A/A interval of side a2 allows when that is
 // larger. Records that belong to no side are left out, with a note.
 func ComparePaired(recs []results.Record, opts CompareOptions) (*Comparison, error) {
-	if !Interleaved(recs) {
+	if !report.Interleaved(recs) {
 		return nil, errors.New("the records hold no interleaved run: none names a side")
 	}
-	c := newComparison(opts, sideAName(recs), "the other side")
+	c := newComparison(opts, report.SideAName(recs), "the other side")
 	c.Paired = true
 	var names []string
 	groups := map[string]map[string][]*results.Record{}
@@ -64,7 +54,7 @@ func ComparePaired(recs []results.Record, opts CompareOptions) (*Comparison, err
 		groups[r.Name][r.Side] = append(groups[r.Name][r.Side], r)
 	}
 	if unsided > 0 {
-		c.Notes = append(c.Notes, fmt.Sprintf("%d %s of no side (a, b or a2) left out", unsided, plural(int64(unsided), "record", "records")))
+		c.Notes = append(c.Notes, fmt.Sprintf("%d %s of no side (a, b or a2) left out", unsided, report.Plural(int64(unsided), "record", "records")))
 	}
 	if vs := versusValues(recs); len(vs) > 1 {
 		c.Notes = append(c.Notes, fmt.Sprintf("the records name %d different sides b (%s): they come from more than one run, and each case pairs only its own", len(vs), strings.Join(vs, "; ")))
@@ -85,7 +75,7 @@ func ComparePaired(recs []results.Record, opts CompareOptions) (*Comparison, err
 		}
 	}
 	if opts.CandName == "" {
-		if v := versusOf(recs); v != "" {
+		if v := report.VersusOf(recs); v != "" {
 			c.CandName = v
 		}
 	}
@@ -98,21 +88,7 @@ func (c *Comparison) setEnvs(a, b []*results.Record) {
 		return
 	}
 	c.BaseEnv, c.CandEnv = a[0].Env, b[0].Env
-	c.EnvDiffers = envDiff([]results.Record{{Env: c.BaseEnv}, {Env: c.CandEnv}})
-}
-
-// sideAName says what side a measured: the run's --target, or its
-// built-in server.
-func sideAName(recs []results.Record) string {
-	for i := range recs {
-		if r := &recs[i]; r.Side == results.SideA {
-			if r.Target != "" {
-				return r.Target
-			}
-			return "the built-in server"
-		}
-	}
-	return "the run's own server or target"
+	c.EnvDiffers = report.EnvDiff([]results.Record{{Env: c.BaseEnv}, {Env: c.CandEnv}})
 }
 
 // versusValues lists the different Versus values of recs, in order.
@@ -124,15 +100,6 @@ func versusValues(recs []results.Record) []string {
 		}
 	}
 	return out
-}
-
-func versusOf(recs []results.Record) string {
-	for i := range recs {
-		if recs[i].Versus != "" {
-			return recs[i].Versus
-		}
-	}
-	return ""
 }
 
 // pairedSkip are the differences an interleaved run makes between its
@@ -204,7 +171,7 @@ func (c *Comparison) judgePaired(cc *CaseComparison, ax, bx []float64) {
 	cc.Ratio, cc.CILo, cc.CIHi, cc.P = st.Ratio, st.Lo, st.Hi, st.P
 	cc.setChange()
 	if st.Dropped > 0 {
-		cc.Notes = append(cc.Notes, fmt.Sprintf("%d %s with a value that is not a positive number left out", st.Dropped, plural(int64(st.Dropped), "pair", "pairs")))
+		cc.Notes = append(cc.Notes, fmt.Sprintf("%d %s with a value that is not a positive number left out", st.Dropped, report.Plural(int64(st.Dropped), "pair", "pairs")))
 	}
 	excludesOne := cc.CILo > 1 || cc.CIHi < 1
 	switch {
@@ -217,7 +184,7 @@ func (c *Comparison) judgePaired(cc *CaseComparison, ax, bx []float64) {
 		cc.Verdict = TooFewSamples
 		cc.P, cc.CILo, cc.CIHi = math.NaN(), math.NaN(), math.NaN()
 		cc.Notes = append(cc.Notes, fmt.Sprintf("%d %s: the signed-rank test needs at least %d to reach alpha %s; rerun with more iterations (--iterations)",
-			st.N, plural(int64(st.N), "pair", "pairs"), cc.MinSamples, formatAlpha(c.Alpha)))
+			st.N, report.Plural(int64(st.N), "pair", "pairs"), cc.MinSamples, FormatAlpha(c.Alpha)))
 	case cc.P <= c.Alpha && excludesOne:
 		cc.Verdict = cc.directed()
 	default:

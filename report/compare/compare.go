@@ -1,10 +1,11 @@
-package report
+package compare
 
 import (
 	"fmt"
 	"math"
 	"strings"
 
+	"github.com/tlsbench/tlsbench/report"
 	"github.com/tlsbench/tlsbench/results"
 	"github.com/tlsbench/tlsbench/stats"
 )
@@ -249,7 +250,7 @@ func Compare(base, cand []results.Record, opts CompareOptions) *Comparison {
 		c.CandEnv = cand[0].Env
 	}
 	if len(base) > 0 && len(cand) > 0 {
-		c.EnvDiffers = envDiff([]results.Record{{Env: c.BaseEnv}, {Env: c.CandEnv}})
+		c.EnvDiffers = report.EnvDiff([]results.Record{{Env: c.BaseEnv}, {Env: c.CandEnv}})
 	}
 
 	base, bAnswers, bSteps := splitSearches(base)
@@ -353,7 +354,7 @@ func figureOf(recs ...[]*results.Record) string {
 	}
 	for _, rs := range recs {
 		for _, r := range rs {
-			if !hasHandshakeFigure(r) {
+			if !report.HasHandshakeFigure(r) {
 				return FigureWall
 			}
 		}
@@ -373,17 +374,17 @@ func samplesOf(recs []*results.Record, kind, figure string) []float64 {
 			}
 			continue
 		}
-		f := wallFigure(r)
+		f := report.WallFigure(r)
 		if figure == FigureHandshake {
-			f = headline(r)
+			f = report.Headline(r)
 		}
 		switch {
-		case len(f.samples) > 0:
-			xs = append(xs, f.samples...)
-		case f.mean > 0:
+		case len(f.Samples) > 0:
+			xs = append(xs, f.Samples...)
+		case f.Mean > 0:
 			// Older or hand-made records without samples: the mean
 			// is one observation, as in the benchfmt output.
-			xs = append(xs, f.mean)
+			xs = append(xs, f.Mean)
 		}
 	}
 	return xs
@@ -462,7 +463,7 @@ func compareCase(base, cand []*results.Record, alpha, tolerance, minEffect float
 			what = "runs (concatenate results files)"
 		}
 		cc.Notes = append(cc.Notes, fmt.Sprintf("%d vs %d samples: the U test needs at least %d per side to reach alpha %s; rerun with more %s",
-			cc.Base.N, cc.Cand.N, cc.MinSamples, formatAlpha(alpha), what))
+			cc.Base.N, cc.Cand.N, cc.MinSamples, FormatAlpha(alpha), what))
 	}
 	cc.checkResumption(tolerance)
 	return cc
@@ -543,7 +544,7 @@ func emptySides(nb, nc int) string {
 	return "candidate"
 }
 
-func formatAlpha(a float64) string { return fmt.Sprintf("%g", a) }
+func FormatAlpha(a float64) string { return fmt.Sprintf("%g", a) }
 
 // applyMismatch records what makes the two sides of a pair measure
 // different work. Unless allowed, the pair is not comparable: its ratio,
@@ -584,9 +585,9 @@ func unusable(side string, recs []*results.Record) []string {
 	var out []string
 	for _, r := range recs {
 		switch {
-		case r.Verdict == verdictFailed:
+		case r.Verdict == report.VerdictFailed:
 			out = append(out, side+" failed a gate (see its notes): its figures are not a result")
-		case notRun(r):
+		case report.NotRun(r):
 			out = append(out, side+" was not run")
 		default:
 			continue
@@ -614,7 +615,7 @@ func (cc *CaseComparison) ResumptionMessage() string {
 		return ""
 	}
 	b, c := cc.Base, cc.Cand
-	msg := fmt.Sprintf("%s: baseline resumed %s of handshakes, candidate %s", cc.Name, percent(b.ResumptionRate), percent(c.ResumptionRate))
+	msg := fmt.Sprintf("%s: baseline resumed %s of handshakes, candidate %s", cc.Name, report.Percent(b.ResumptionRate), report.Percent(c.ResumptionRate))
 	switch {
 	case b.Resume != c.Resume:
 		msg += fmt.Sprintf(" (resumption was %s in the baseline and %s in the candidate)", askedFor(b.Resume), askedFor(c.Resume))

@@ -1,4 +1,4 @@
-package report
+package compare
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tlsbench/tlsbench/report"
 	"github.com/tlsbench/tlsbench/results"
 )
 
@@ -55,23 +56,6 @@ func sameFloat(a, b float64) bool {
 	return math.IsNaN(a) && math.IsNaN(b) || math.Abs(a-b) < 1e-12
 }
 
-// candidateSearches is findrate.jsonl with other answers: the full
-// search's lower (it failed 2500/s, which the baseline met), the resumed
-// one's bracket inside the baseline's open one.
-func candidateSearches(t *testing.T) []results.Record {
-	recs := loadRecords(t, findRateFile)
-	for i := range recs {
-		r := &recs[i]
-		switch r.Name {
-		case "handshake/tls1.3/full/find-rate":
-			r.RateSustained, r.RateFailed = results.Float(2000), results.Float(2500)
-		case "handshake/tls1.3/resume/find-rate":
-			r.RateSustained, r.RateFailed, r.SearchLimit = results.Float(6000), results.Float(6500), ""
-		}
-	}
-	return recs
-}
-
 func TestCompareSearches(t *testing.T) {
 	t.Parallel()
 	c := Compare(loadRecords(t, findRateFile), candidateSearches(t), CompareOptions{})
@@ -95,7 +79,7 @@ func TestCompareSearches(t *testing.T) {
 		t.Errorf("gate at 30%%, above the least drop (23%%): %v", err)
 	}
 	var buf bytes.Buffer
-	if err := RenderComparison(&buf, Table, c); err != nil {
+	if err := RenderComparison(&buf, report.Table, c); err != nil {
 		t.Fatal(err)
 	}
 	out := buf.String()

@@ -1,34 +1,36 @@
-package report
+package compare
 
 import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/tlsbench/tlsbench/report"
 )
 
 // searchCompareTable lays out the compared searches: each side's answer
 // as the rates it lies between, the change of the highest rate met, and
 // the verdict of the brackets; the items say what ended a search early.
-func searchCompareTable(c *Comparison) (*table, []string) {
-	t := &table{cols: []column{
-		{"name", "", alignLeft},
-		{"goal", "", alignLeft},
-		{"baseline", "sustainable rate", alignLeft},
-		{"candidate", "sustainable rate", alignLeft},
-		{"change", "highest met", alignRight},
-		{"verdict", "", alignLeft},
+func searchCompareTable(c *Comparison) (*report.Grid, []string) {
+	t := &report.Grid{Cols: []report.Column{
+		{Title: "name", Unit: "", Align: report.AlignLeft},
+		{Title: "goal", Unit: "", Align: report.AlignLeft},
+		{Title: "baseline", Unit: "sustainable rate", Align: report.AlignLeft},
+		{Title: "candidate", Unit: "sustainable rate", Align: report.AlignLeft},
+		{Title: "change", Unit: "highest met", Align: report.AlignRight},
+		{Title: "verdict", Unit: "", Align: report.AlignLeft},
 	}}
 	var items []string
 	for _, sc := range c.Searches {
-		goal := orNull(sc.Base.SLO)
+		goal := report.OrNull(sc.Base.SLO)
 		if sc.Cand.SLO != sc.Base.SLO {
-			goal = orNull(sc.Base.SLO) + " vs " + orNull(sc.Cand.SLO)
+			goal = report.OrNull(sc.Base.SLO) + " vs " + report.OrNull(sc.Cand.SLO)
 		}
-		change := null
-		if v := sc.Change; finiteAll(v) {
+		change := report.Null
+		if v := sc.Change; report.FiniteAll(v) {
 			change = signedPercent(v)
 		}
-		t.rows = append(t.rows, []string{sc.Name, goal, bracketText(sc.Base), bracketText(sc.Cand), change, string(sc.Verdict)})
+		t.Rows = append(t.Rows, []string{sc.Name, goal, bracketText(sc.Base), bracketText(sc.Cand), change, string(sc.Verdict)})
 		for _, side := range []struct {
 			name string
 			s    SearchSide
@@ -54,7 +56,7 @@ func searchSummary(searches []SearchComparison) string {
 			parts = append(parts, fmt.Sprintf("%d %s", n, v))
 		}
 	}
-	return fmt.Sprintf("sustainable rate of %d %s: %s", len(searches), plural(int64(len(searches)), "search", "searches"), strings.Join(parts, ", "))
+	return fmt.Sprintf("sustainable rate of %d %s: %s", len(searches), report.Plural(int64(len(searches)), "search", "searches"), strings.Join(parts, ", "))
 }
 
 type searchSideJSON struct {

@@ -1,4 +1,4 @@
-package report
+package html
 
 import (
 	"html"
@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tlsbench/tlsbench/report"
 	"github.com/tlsbench/tlsbench/results"
 )
 
@@ -99,19 +100,10 @@ const (
 // f1 formats a coordinate with one decimal: enough for the eye, and stable.
 func f1(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) }
 
-func finiteAll(vs ...float64) bool {
-	for _, v := range vs {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return false
-		}
-	}
-	return true
-}
-
 // transform maps a value to the axis's linear space; ok is false for a
 // value the axis cannot show (zero or negative on a log axis).
 func transform(a axisKind, v float64) (float64, bool) {
-	if !finiteAll(v) {
+	if !report.FiniteAll(v) {
 		return 0, false
 	}
 	switch a {
@@ -146,18 +138,18 @@ func (s *scale) pos(v float64) (float64, bool) {
 	p := s.p0 + (t-s.lo)/(s.hi-s.lo)*(s.p1-s.p0)
 	// Values at the edge of float64 (a damaged or hostile results file)
 	// are left out rather than written as NaN coordinates.
-	return p, finiteAll(p)
+	return p, report.FiniteAll(p)
 }
 
 // niceStep is a round step (1, 2 or 5 times a power of ten) that divides
 // span into about n intervals.
 func niceStep(span float64, n int) float64 {
-	if !(span > 0) || !finiteAll(span) {
+	if !(span > 0) || !report.FiniteAll(span) {
 		return 1
 	}
 	raw := span / float64(n)
 	mag := math.Pow(10, math.Floor(math.Log10(raw)))
-	if !(mag > 0) || !finiteAll(mag) { // subnormal span: no round step exists
+	if !(mag > 0) || !report.FiniteAll(mag) { // subnormal span: no round step exists
 		return raw
 	}
 	for _, m := range []float64{1, 2, 5, 10} {
@@ -209,7 +201,7 @@ func (s *scale) linearDomain(hi, fixedMax float64) {
 	step := niceStep(top, 5)
 	n := math.Ceil(top/step - 1e-9)
 	s.lo, s.hi = 0, n*step
-	if !finiteAll(s.hi) || !(s.hi > 0) || n > 20 {
+	if !report.FiniteAll(s.hi) || !(s.hi > 0) || n > 20 {
 		// At the edge of float64 no round end exists.
 		s.hi = top
 		s.ticks = []float64{0, top}
@@ -220,7 +212,7 @@ func (s *scale) linearDomain(hi, fixedMax float64) {
 	dec := math.Pow(10, math.Max(0, -math.Floor(math.Log10(step))))
 	for i := 0.0; i <= n; i++ {
 		v := i * step
-		if r := math.Round(v*dec) / dec; finiteAll(r) {
+		if r := math.Round(v*dec) / dec; report.FiniteAll(r) {
 			v = r
 		}
 		s.ticks = append(s.ticks, v)
@@ -474,7 +466,7 @@ func (c *lineChart) drawable() (xs, ys []float64) {
 			}
 			xs = append(xs, p.x)
 			ys = append(ys, p.y)
-			if finiteAll(p.err) && p.err > 0 {
+			if report.FiniteAll(p.err) && p.err > 0 {
 				if _, ok := transform(c.yAxis, p.y+p.err); ok {
 					ys = append(ys, p.y+p.err)
 				}
@@ -549,7 +541,7 @@ func (w *svgWriter) lineSeries(s xySeries, sx, sy *scale, runs int) {
 		if !okx || !oky || p.tip == noMarker {
 			continue
 		}
-		if finiteAll(p.err) && p.err > 0 {
+		if report.FiniteAll(p.err) && p.err > 0 {
 			w.errBar(x, p, sy, stroke)
 		}
 		w.s(`<circle class="mark point" cx="`, f1(x), `" cy="`, f1(y), `" r="3.5" fill="`, fill, `" stroke="`, stroke, `" stroke-width="1.5"><title>`, esc(p.tip), "</title></circle>\n")
@@ -595,7 +587,7 @@ func (c *barChart) svg() string {
 	for _, byGroup := range c.value {
 		for _, byRun := range byGroup {
 			for _, v := range byRun {
-				if finiteAll(v) && v >= 0 {
+				if report.FiniteAll(v) && v >= 0 {
 					vals = append(vals, v)
 				}
 			}
@@ -640,7 +632,7 @@ func (c *barChart) svg() string {
 		for g := range c.groups {
 			for r := range c.runs {
 				v := c.value[i][g][r]
-				if finiteAll(v) && v >= 0 {
+				if report.FiniteAll(v) && v >= 0 {
 					x1, _ := sx.pos(v)
 					attrs := `fill="` + color(g) + `"`
 					if dashed(r, len(c.runs)) {

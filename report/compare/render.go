@@ -1,4 +1,4 @@
-package report
+package compare
 
 import (
 	"encoding/csv"
@@ -9,19 +9,20 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tlsbench/tlsbench/report"
 	"github.com/tlsbench/tlsbench/results"
 )
 
 // compareFormats are the formats a comparison can be rendered in. benchfmt
 // is not one: benchstat makes its own comparison from two benchfmt files.
-var compareFormats = []Format{Table, Markdown, JSON, CSV}
+var compareFormats = []report.Format{report.Table, report.Markdown, report.JSON, report.CSV}
 
 // CompareFormats returns the formats [RenderComparison] accepts.
-func CompareFormats() []Format { return append([]Format(nil), compareFormats...) }
+func CompareFormats() []report.Format { return append([]report.Format(nil), compareFormats...) }
 
 // ParseCompareFormat returns the comparison format named s. Its error lists
 // the valid names.
-func ParseCompareFormat(s string) (Format, error) {
+func ParseCompareFormat(s string) (report.Format, error) {
 	names := make([]string, len(compareFormats))
 	for i, f := range compareFormats {
 		if s == string(f) {
@@ -45,54 +46,54 @@ func ParseCompareFormat(s string) (Format, error) {
 //     known (NaN) are null.
 //   - csv: one row per case, paired or one-sided; empty cells are unknown
 //     values.
-func RenderComparison(w io.Writer, f Format, c *Comparison) error {
+func RenderComparison(w io.Writer, f report.Format, c *Comparison) error {
 	switch f {
-	case Table:
-		return writeText(w, buildCompareDocument(c))
-	case Markdown:
-		return writeMarkdown(w, buildCompareDocument(c))
-	case JSON:
+	case report.Table:
+		return report.WriteText(w, BuildCompareDocument(c))
+	case report.Markdown:
+		return report.WriteMarkdown(w, BuildCompareDocument(c))
+	case report.JSON:
 		b, err := json.MarshalIndent(comparisonToJSON(c), "", "  ")
 		if err != nil {
 			return err
 		}
 		_, err = w.Write(append(b, '\n'))
 		return err
-	case CSV:
+	case report.CSV:
 		return writeCompareCSV(w, c)
 	}
 	_, err := ParseCompareFormat(string(f))
 	return err
 }
 
-func buildCompareDocument(c *Comparison) document {
-	d := document{
-		envTitle: "Comparison",
-		env: []keyValue{
-			{"baseline", c.BaseName},
-			{"candidate", c.CandName},
-			{"test", "Mann-Whitney U on per-iteration samples, alpha " + formatAlpha(c.Alpha)},
+func BuildCompareDocument(c *Comparison) report.Document {
+	d := report.Document{
+		EnvTitle: "Comparison",
+		Env: []report.KeyValue{
+			{Key: "baseline", Value: c.BaseName},
+			{Key: "candidate", Value: c.CandName},
+			{Key: "test", Value: "Mann-Whitney U on per-iteration samples, alpha " + FormatAlpha(c.Alpha)},
 		},
 	}
 	if c.Paired {
-		d.env = []keyValue{
-			{"side a", c.BaseName},
-			{"side b", c.CandName},
-			{"test", "Wilcoxon signed-rank on the per-round ratios side b / side a, alpha " + formatAlpha(c.Alpha) + ", and the 99.9% interval of the ratio excluding 1"},
+		d.Env = []report.KeyValue{
+			{Key: "side a", Value: c.BaseName},
+			{Key: "side b", Value: c.CandName},
+			{Key: "test", Value: "Wilcoxon signed-rank on the per-round ratios side b / side a, alpha " + FormatAlpha(c.Alpha) + ", and the 99.9% interval of the ratio excluding 1"},
 		}
 	}
 	if f := figureText(c.Cases); f != "" {
-		d.env = append(d.env, keyValue{"figure", f})
+		d.Env = append(d.Env, report.KeyValue{Key: "figure", Value: f})
 	}
-	d.env = append(d.env, keyValue{"min effect", minEffectText(c)})
+	d.Env = append(d.Env, report.KeyValue{Key: "min effect", Value: minEffectText(c)})
 	if mm := c.ResumptionMismatches(); len(mm) > 0 {
 		items := make([]string, len(mm))
 		for i, cc := range mm {
 			items[i] = cc.ResumptionMessage()
 		}
-		d.blocks = append(d.blocks, block{
-			title: fmt.Sprintf("WARNING: resumption differs between "+sidesText(c)+" in %d %s (marked !)", len(mm), plural(int64(len(mm)), "case", "cases")),
-			items: items,
+		d.Blocks = append(d.Blocks, report.Block{
+			Title: fmt.Sprintf("WARNING: resumption differs between "+sidesText(c)+" in %d %s (marked !)", len(mm), report.Plural(int64(len(mm)), "case", "cases")),
+			Items: items,
 		})
 	}
 	if mm := c.Mismatched(); len(mm) > 0 {
@@ -100,42 +101,42 @@ func buildCompareDocument(c *Comparison) document {
 		for i, cc := range mm {
 			items[i] = cc.Name + ": " + strings.Join(cc.Mismatch, "; ")
 		}
-		d.blocks = append(d.blocks, block{
-			title: fmt.Sprintf("WARNING: %d %s not comparable: a side has no valid result, or the two sides measured different work (left out of the regression gate)", len(mm), plural(int64(len(mm)), "pair is", "pairs are")),
-			items: items,
+		d.Blocks = append(d.Blocks, report.Block{
+			Title: fmt.Sprintf("WARNING: %d %s not comparable: a side has no valid result, or the two sides measured different work (left out of the regression gate)", len(mm), report.Plural(int64(len(mm)), "pair is", "pairs are")),
+			Items: items,
 		})
 	}
 	if nj := c.NotJudged(); len(nj) > 0 {
-		d.blocks = append(d.blocks, block{title: notJudgedTitle(len(nj)), items: notJudgedItems(nj)})
+		d.Blocks = append(d.Blocks, report.Block{Title: notJudgedTitle(len(nj)), Items: notJudgedItems(nj)})
 	}
-	d.blocks = append(d.blocks, compareEnvBlock(c))
+	d.Blocks = append(d.Blocks, CompareEnvBlock(c))
 
-	d.blocks = append(d.blocks, caseBlocks(c)...)
+	d.Blocks = append(d.Blocks, caseBlocks(c)...)
 	if len(c.Searches) > 0 {
 		t, items := searchCompareTable(c)
-		d.blocks = append(d.blocks, block{title: "Sustainable rate (each side is one search: compared by the rates it met and failed, no statistical test; higher is better)", table: t, items: items})
+		d.Blocks = append(d.Blocks, report.Block{Title: "Sustainable rate (each side is one search: compared by the rates it met and failed, no statistical test; higher is better)", Table: t, Items: items})
 	}
 	onlyBase, onlyCand := "Only in the baseline ("+c.BaseName+")", "Only in the candidate ("+c.CandName+")"
 	if c.Paired {
 		onlyBase, onlyCand = "Only in side a", "Only in side b"
 	}
-	d.blocks = appendItems(d.blocks, onlyBase, oneSidedItems(c.OnlyBase))
-	d.blocks = appendItems(d.blocks, onlyCand, oneSidedItems(c.OnlyCand))
+	d.Blocks = report.AppendItems(d.Blocks, onlyBase, oneSidedItems(c.OnlyBase))
+	d.Blocks = report.AppendItems(d.Blocks, onlyCand, oneSidedItems(c.OnlyCand))
 	notes := append([]string{}, c.Notes...)
 	for _, cc := range c.Cases {
 		for _, n := range cc.Notes {
 			notes = append(notes, cc.Name+": "+n)
 		}
 	}
-	d.blocks = appendItems(d.blocks, "Notes", notes)
-	d.blocks = append(d.blocks, block{title: "Summary", items: []string{summaryLine(c)}})
+	d.Blocks = report.AppendItems(d.Blocks, "Notes", notes)
+	d.Blocks = append(d.Blocks, report.Block{Title: "Summary", Items: []string{summaryLine(c)}})
 	return d
 }
 
 // caseBlocks are the tables of the compared cases: closed-loop handshake
 // cases, open-loop ones and throughput cases, each under its unit.
-func caseBlocks(c *Comparison) []block {
-	var blocks []block
+func caseBlocks(c *Comparison) []report.Block {
+	var blocks []report.Block
 	// Open-loop cases apart: their samples are latencies from the
 	// intended start, which a title of time per handshake would misname.
 	var hs, ol, tp []*CaseComparison
@@ -150,13 +151,13 @@ func caseBlocks(c *Comparison) []block {
 		}
 	}
 	if len(hs) > 0 {
-		blocks = append(blocks, block{title: "Handshakes (mean ± 99.9% error, " + figureTitle(hs) + "; lower is faster)", table: compareTable(hs, false, c.Paired)})
+		blocks = append(blocks, report.Block{Title: "Handshakes (mean ± 99.9% error, " + figureTitle(hs) + "; lower is faster)", Table: compareTable(hs, false, c.Paired)})
 	}
 	if len(ol) > 0 {
-		blocks = append(blocks, block{title: "Open-loop handshakes (mean ± 99.9% error of each window's mean latency from the intended start, µs; lower is faster)", table: compareTable(ol, false, c.Paired)})
+		blocks = append(blocks, report.Block{Title: "Open-loop handshakes (mean ± 99.9% error of each window's mean latency from the intended start, µs; lower is faster)", Table: compareTable(ol, false, c.Paired)})
 	}
 	if len(tp) > 0 {
-		blocks = append(blocks, block{title: "Throughput (mean ± 99.9% error, MB/s; higher is faster)", table: compareTable(tp, true, c.Paired)})
+		blocks = append(blocks, report.Block{Title: "Throughput (mean ± 99.9% error, MB/s; higher is faster)", Table: compareTable(tp, true, c.Paired)})
 	}
 	return blocks
 }
@@ -168,37 +169,37 @@ func envRecorded(e results.Env) bool {
 		e.NumCPU != 0 || e.CPUModel != "" || e.Kernel != "" || len(e.Peers) > 0 || e.Insecure || e.Started != ""
 }
 
-func compareEnvBlock(c *Comparison) block {
+func CompareEnvBlock(c *Comparison) report.Block {
 	if !envRecorded(c.BaseEnv) && !envRecorded(c.CandEnv) {
-		return block{title: "Environment", items: []string{"not recorded in either file"}}
+		return report.Block{Title: "Environment", Items: []string{"not recorded in either file"}}
 	}
-	b, cd := envHeader(c.BaseEnv), envHeader(c.CandEnv)
+	b, cd := report.EnvHeader(c.BaseEnv), report.EnvHeader(c.CandEnv)
 	vals := map[string][2]string{}
 	var keys []string
 	for _, kv := range b {
-		keys = append(keys, kv.key)
-		vals[kv.key] = [2]string{kv.value, null}
+		keys = append(keys, kv.Key)
+		vals[kv.Key] = [2]string{kv.Value, report.Null}
 	}
 	for _, kv := range cd {
-		v, ok := vals[kv.key]
+		v, ok := vals[kv.Key]
 		if !ok {
-			keys = append(keys, kv.key)
-			v[0] = null
+			keys = append(keys, kv.Key)
+			v[0] = report.Null
 		}
-		v[1] = kv.value
-		vals[kv.key] = v
+		v[1] = kv.Value
+		vals[kv.Key] = v
 	}
 	bName, cName := "baseline", "candidate"
 	if c.Paired {
 		bName, cName = "side a", "side b"
 	}
-	t := &table{cols: []column{{"", "", alignLeft}, {bName, "", alignLeft}, {cName, "", alignLeft}}}
+	t := &report.Grid{Cols: []report.Column{{Title: "", Unit: "", Align: report.AlignLeft}, {Title: bName, Unit: "", Align: report.AlignLeft}, {Title: cName, Unit: "", Align: report.AlignLeft}}}
 	for _, k := range keys {
-		t.rows = append(t.rows, []string{k, vals[k][0], vals[k][1]})
+		t.Rows = append(t.Rows, []string{k, vals[k][0], vals[k][1]})
 	}
-	blk := block{title: "Environment", table: t}
+	blk := report.Block{Title: "Environment", Table: t}
 	if len(c.EnvDiffers) > 0 {
-		blk.items = []string{fmt.Sprintf("note: "+sidesText(c)+" differ in %s; a difference may come from the environment, not the change", strings.Join(c.EnvDiffers, ", "))}
+		blk.Items = []string{fmt.Sprintf("note: "+sidesText(c)+" differ in %s; a difference may come from the environment, not the change", strings.Join(c.EnvDiffers, ", "))}
 	}
 	return blk
 }
@@ -212,34 +213,34 @@ func sidesText(c *Comparison) string {
 }
 
 func minEffectText(c *Comparison) string {
-	s := thresholdPercent(c.MinEffect)
+	s := report.ThresholdPercent(c.MinEffect)
 	if c.Paired {
 		return s + ", or the noise floor measured in the run (side a2) when larger (a significant change no larger is within noise)"
 	}
 	return s + " (a significant change no larger is within noise)"
 }
 
-func compareTable(cases []*CaseComparison, throughput, paired bool) *table {
+func compareTable(cases []*CaseComparison, throughput, paired bool) *report.Grid {
 	if paired {
 		return pairedTable(cases, throughput)
 	}
-	cols := []column{
-		{"name", "", alignLeft},
-		{"baseline", "", alignRight},
-		{"candidate", "", alignRight},
-		{"change", "", alignRight},
-		{"ratio", "", alignRight},
-		{"ratio SD", "", alignRight},
+	cols := []report.Column{
+		{Title: "name", Unit: "", Align: report.AlignLeft},
+		{Title: "baseline", Unit: "", Align: report.AlignRight},
+		{Title: "candidate", Unit: "", Align: report.AlignRight},
+		{Title: "change", Unit: "", Align: report.AlignRight},
+		{Title: "ratio", Unit: "", Align: report.AlignRight},
+		{Title: "ratio SD", Unit: "", Align: report.AlignRight},
 	}
 	if !throughput {
-		cols = append(cols, column{"alloc change", "B/hs", alignRight})
+		cols = append(cols, report.Column{Title: "alloc change", Unit: "B/hs", Align: report.AlignRight})
 	}
-	cols = append(cols, column{"p", "", alignRight}, column{"n", "base/cand", alignRight})
+	cols = append(cols, report.Column{Title: "p", Unit: "", Align: report.AlignRight}, report.Column{Title: "n", Unit: "base/cand", Align: report.AlignRight})
 	if !throughput {
-		cols = append(cols, column{"resumed", "base/cand", alignRight})
+		cols = append(cols, report.Column{Title: "resumed", Unit: "base/cand", Align: report.AlignRight})
 	}
-	cols = append(cols, column{"verdict", "", alignLeft})
-	t := &table{cols: cols}
+	cols = append(cols, report.Column{Title: "verdict", Unit: "", Align: report.AlignLeft})
+	t := &report.Grid{Cols: cols}
 	for _, cc := range cases {
 		row := []string{
 			cc.Name,
@@ -253,7 +254,7 @@ func compareTable(cases []*CaseComparison, throughput, paired bool) *table {
 			row = append(row, allocChange(cc))
 		}
 		row = append(row, pValue(cc.P), fmt.Sprintf("%d/%d", cc.Base.N, cc.Cand.N))
-		t.rows = append(t.rows, withVerdict(row, cc, throughput))
+		t.Rows = append(t.Rows, withVerdict(row, cc, throughput))
 	}
 	return t
 }
@@ -261,31 +262,31 @@ func compareTable(cases []*CaseComparison, throughput, paired bool) *table {
 // pairedTable is the table of an interleaved run's cases: the ratio is
 // the geometric mean of the per-round ratios, with its interval, and the
 // floor is what the verdict held the change to.
-func pairedTable(cases []*CaseComparison, throughput bool) *table {
-	cols := []column{
-		{"name", "", alignLeft},
-		{"side a", "", alignRight},
-		{"side b", "", alignRight},
-		{"change", "", alignRight},
-		{"ratio", "b/a", alignRight},
-		{"99.9% CI", "", alignRight},
+func pairedTable(cases []*CaseComparison, throughput bool) *report.Grid {
+	cols := []report.Column{
+		{Title: "name", Unit: "", Align: report.AlignLeft},
+		{Title: "side a", Unit: "", Align: report.AlignRight},
+		{Title: "side b", Unit: "", Align: report.AlignRight},
+		{Title: "change", Unit: "", Align: report.AlignRight},
+		{Title: "ratio", Unit: "b/a", Align: report.AlignRight},
+		{Title: "99.9% CI", Unit: "", Align: report.AlignRight},
 	}
 	if !throughput {
-		cols = append(cols, column{"alloc change", "B/hs", alignRight})
+		cols = append(cols, report.Column{Title: "alloc change", Unit: "B/hs", Align: report.AlignRight})
 	}
-	cols = append(cols, column{"p", "", alignRight}, column{"floor", "", alignRight}, column{"pairs", "", alignRight})
+	cols = append(cols, report.Column{Title: "p", Unit: "", Align: report.AlignRight}, report.Column{Title: "floor", Unit: "", Align: report.AlignRight}, report.Column{Title: "pairs", Unit: "", Align: report.AlignRight})
 	if !throughput {
-		cols = append(cols, column{"resumed", "a/b", alignRight})
+		cols = append(cols, report.Column{Title: "resumed", Unit: "a/b", Align: report.AlignRight})
 	}
-	cols = append(cols, column{"verdict", "", alignLeft})
-	t := &table{cols: cols}
+	cols = append(cols, report.Column{Title: "verdict", Unit: "", Align: report.AlignLeft})
+	t := &report.Grid{Cols: cols}
 	for _, cc := range cases {
 		row := []string{cc.Name, meanError(cc.Base), meanError(cc.Cand), signedPercent(cc.Change), fixed3(cc.Ratio), ciText(cc)}
 		if !throughput {
 			row = append(row, allocChange(cc))
 		}
 		row = append(row, pValue(cc.P), floorText(cc), pairsText(cc))
-		t.rows = append(t.rows, withVerdict(row, cc, throughput))
+		t.Rows = append(t.Rows, withVerdict(row, cc, throughput))
 	}
 	return t
 }
@@ -298,7 +299,7 @@ func withVerdict(row []string, cc *CaseComparison, throughput bool) []string {
 		verdict = cc.Load + "; use an interleaved run"
 	}
 	if !throughput {
-		res := percent(cc.Base.ResumptionRate) + "/" + percent(cc.Cand.ResumptionRate)
+		res := report.Percent(cc.Base.ResumptionRate) + "/" + report.Percent(cc.Cand.ResumptionRate)
 		if cc.ResumptionDiffers {
 			res += "!"
 			verdict += "!"
@@ -310,7 +311,7 @@ func withVerdict(row []string, cc *CaseComparison, throughput bool) []string {
 
 func ciText(cc *CaseComparison) string {
 	if math.IsNaN(cc.CILo) || math.IsNaN(cc.CIHi) {
-		return null
+		return report.Null
 	}
 	return fixed3(cc.CILo) + "–" + fixed3(cc.CIHi)
 }
@@ -336,17 +337,17 @@ func pairsText(cc *CaseComparison) string {
 // unknown (fewer than two samples).
 func meanError(s Side) string {
 	if math.IsNaN(s.Mean) {
-		return null
+		return report.Null
 	}
 	if math.IsNaN(s.Error) {
-		return num(s.Mean)
+		return report.Num(s.Mean)
 	}
-	return num(s.Mean) + " ± " + num(s.Error)
+	return report.Num(s.Mean) + " ± " + report.Num(s.Error)
 }
 
 func allocChange(cc *CaseComparison) string {
 	if math.IsNaN(cc.AllocDelta) {
-		return null
+		return report.Null
 	}
 	s := signedInt(cc.AllocDelta)
 	if cc.Base.AllocBytes > 0 && s != "0" {
@@ -358,15 +359,15 @@ func allocChange(cc *CaseComparison) string {
 func signedInt(v float64) string {
 	r := math.Round(v)
 	if r > 0 {
-		return "+" + integer(r)
+		return "+" + report.Integer(r)
 	}
-	return integer(r)
+	return report.Integer(r)
 }
 
 // signedPercent formats a relative change: "+12.3%", "-4.0%", "0%".
 func signedPercent(f float64) string {
 	if math.IsNaN(f) || math.IsInf(f, 0) {
-		return null
+		return report.Null
 	}
 	s := strconv.FormatFloat(f*100, 'f', 1, 64)
 	switch {
@@ -383,7 +384,7 @@ func signedPercent(f float64) string {
 func pValue(p float64) string {
 	switch {
 	case math.IsNaN(p):
-		return null
+		return report.Null
 	case p < 0.001:
 		return "<0.001"
 	}
@@ -392,7 +393,7 @@ func pValue(p float64) string {
 
 func fixed3(v float64) string {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return null
+		return report.Null
 	}
 	return strconv.FormatFloat(v, 'f', 3, 64)
 }
@@ -401,10 +402,10 @@ func oneSidedItems(cases []OneSided) []string {
 	items := make([]string, len(cases))
 	for i, o := range cases {
 		m := meanError(o.Side)
-		if m != null {
+		if m != report.Null {
 			m += " " + o.Unit
 		}
-		items[i] = fmt.Sprintf("%s: %s (%d %s)", o.Name, m, o.Side.N, plural(int64(o.Side.N), "sample", "samples"))
+		items[i] = fmt.Sprintf("%s: %s (%d %s)", o.Name, m, o.Side.N, report.Plural(int64(o.Side.N), "sample", "samples"))
 	}
 	return items
 }
@@ -589,7 +590,7 @@ func csvNum(v float64) string {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return ""
 	}
-	return csvFloat(v)
+	return report.CSVFloat(v)
 }
 
 func csvSide(s *Side) []string {
@@ -598,7 +599,7 @@ func csvSide(s *Side) []string {
 	}
 	return []string{
 		strconv.Itoa(s.Records), strconv.Itoa(s.N), csvNum(s.Mean), csvNum(s.Error),
-		strconv.FormatBool(s.Resume), csvFloat(s.ResumptionRate), csvNum(s.AllocBytes),
+		strconv.FormatBool(s.Resume), report.CSVFloat(s.ResumptionRate), csvNum(s.AllocBytes),
 	}
 }
 
@@ -613,10 +614,10 @@ func writeCompareCSV(w io.Writer, c *Comparison) error {
 			csvNum(cc.AllocDelta), csvNum(cc.P), strconv.Itoa(cc.MinSamples), strconv.FormatBool(cc.ResumptionDiffers),
 			strings.Join(cc.Notes, "; "), strings.Join(cc.Mismatch, "; "),
 			cc.Test, strconv.FormatBool(cc.Paired), csvNum(cc.CILo), csvNum(cc.CIHi), csvNum(cc.Floor), strconv.FormatBool(cc.FloorMeasured))
-		cw.Write(printableRow(row))
+		cw.Write(report.PrintableRow(row))
 	}
 	for _, sc := range c.Searches {
-		cw.Write(printableRow(searchCSVRow(sc)))
+		cw.Write(report.PrintableRow(searchCSVRow(sc)))
 	}
 	for _, list := range []struct {
 		presence string
@@ -632,7 +633,7 @@ func writeCompareCSV(w io.Writer, c *Comparison) error {
 				row = append(row, csvSide(&o.Side)...)
 			}
 			row = append(row, make([]string, len(compareCSVHeader)-len(row))...)
-			cw.Write(printableRow(row))
+			cw.Write(report.PrintableRow(row))
 		}
 	}
 	cw.Flush()

@@ -1,4 +1,4 @@
-package report
+package compare
 
 import (
 	"bytes"
@@ -11,17 +11,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tlsbench/tlsbench/report"
 	"github.com/tlsbench/tlsbench/results"
 )
-
-// candidateFile is results.jsonl changed case by case to exercise every
-// verdict: tls1.3/full/c1 20% faster, tls1.3/resume/c1 no longer resumed
-// (2x slower), tls1.2/full/c128 10% slower, tls1.2/resume/c128 the same
-// samples reordered (+512 B/hs), tls1.3/full/mutual/c8 2% slower within
-// the noise, tls1.3/full/c1/memory 3 samples (too few), throughput 1 vs 1;
-// tls1.3/resume/mutual/c8 dropped, tls1.3/resume/c8 and a 64k throughput
-// case added.
-const candidateFile = "testdata/candidate.jsonl"
 
 func compareTestdata(t testing.TB) *Comparison {
 	t.Helper()
@@ -84,48 +76,6 @@ func oneSidedNames(cs []OneSided) []string {
 		names = append(names, o.Name)
 	}
 	return names
-}
-
-// hs is a handshake record with the given per-iteration samples.
-func hs(name string, samples ...float64) results.Record {
-	r := results.Record{
-		Name: name, Kind: results.KindHandshake, TLSVersion: "1.3", Concurrency: 1,
-		Handshakes: int64(128 * len(samples)), Iterations: len(samples),
-		SamplesUS: samples, AllocBytes: 20000,
-	}
-	if len(samples) > 0 {
-		var sum float64
-		for _, v := range samples {
-			sum += v
-		}
-		r.MeanUS = sum / float64(len(samples))
-	}
-	return r
-}
-
-func resumed(r results.Record, rate float64) results.Record {
-	r.Resume = true
-	r.Resumed = int64(math.Round(rate * float64(r.Handshakes)))
-	r.ResumptionRate = rate
-	return r
-}
-
-func tp(name string, mbps ...float64) []results.Record {
-	var recs []results.Record
-	for _, v := range mbps {
-		recs = append(recs, results.Record{Name: name, Kind: results.KindThroughput, TLSVersion: "1.3", BufferBytes: 16384, MBps: results.Float(v)})
-	}
-	return recs
-}
-
-var tenSamples = []float64{100, 102, 99, 101, 103, 98, 100.5, 101.5, 99.5, 100.2}
-
-func shift(xs []float64, f float64) []float64 {
-	out := make([]float64, len(xs))
-	for i, x := range xs {
-		out[i] = x * f
-	}
-	return out
 }
 
 func compareOne(t *testing.T, base, cand []results.Record) CaseComparison {
@@ -192,7 +142,7 @@ func TestCompareStatistics(t *testing.T) {
 		// A record without samples or handshakes is a case that did not
 		// run: not comparable, with no p-value made up.
 		cc := compareOne(t, []results.Record{hs("h", tenSamples...)}, []results.Record{hs("h")})
-		if cc.Verdict != NotComparable || !math.IsNaN(cc.P) || pValue(cc.P) != null ||
+		if cc.Verdict != NotComparable || !math.IsNaN(cc.P) || pValue(cc.P) != report.Null ||
 			!slices.ContainsFunc(cc.Mismatch, func(m string) bool { return strings.Contains(m, "candidate was not run") }) {
 			t.Errorf("no candidate samples: verdict %q, p %v, mismatch %q", cc.Verdict, cc.P, cc.Mismatch)
 		}
@@ -289,7 +239,7 @@ func TestCompareResumption(t *testing.T) {
 	// The table leads with the warning, before any numbers.
 	c := Compare([]results.Record{res}, []results.Record{resumed(hs("res", tenSamples...), 0)}, CompareOptions{})
 	var buf bytes.Buffer
-	if err := RenderComparison(&buf, Table, c); err != nil {
+	if err := RenderComparison(&buf, report.Table, c); err != nil {
 		t.Fatal(err)
 	}
 	out := buf.String()
@@ -353,7 +303,7 @@ func TestRegressions(t *testing.T) {
 func TestRenderComparisonJSON(t *testing.T) {
 	t.Parallel()
 	var buf bytes.Buffer
-	if err := RenderComparison(&buf, JSON, compareTestdata(t)); err != nil {
+	if err := RenderComparison(&buf, report.JSON, compareTestdata(t)); err != nil {
 		t.Fatal(err)
 	}
 	var v struct {
@@ -388,7 +338,7 @@ func TestRenderComparisonJSON(t *testing.T) {
 func TestRenderComparisonCSV(t *testing.T) {
 	t.Parallel()
 	var buf bytes.Buffer
-	if err := RenderComparison(&buf, CSV, compareTestdata(t)); err != nil {
+	if err := RenderComparison(&buf, report.CSV, compareTestdata(t)); err != nil {
 		t.Fatal(err)
 	}
 	rows, err := csv.NewReader(&buf).ReadAll()
@@ -413,7 +363,7 @@ func TestParseCompareFormat(t *testing.T) {
 			t.Errorf("ParseCompareFormat(%q) error %v does not list the formats", s, err)
 		}
 	}
-	if err := RenderComparison(&bytes.Buffer{}, Benchfmt, &Comparison{}); err == nil {
+	if err := RenderComparison(&bytes.Buffer{}, report.Benchfmt, &Comparison{}); err == nil {
 		t.Error("RenderComparison(benchfmt) succeeded")
 	}
 }

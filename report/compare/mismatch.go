@@ -1,4 +1,4 @@
-package report
+package compare
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tlsbench/tlsbench/report"
 	"github.com/tlsbench/tlsbench/results"
 )
 
@@ -131,7 +132,7 @@ func extraShare(key string) func(r *results.Record) string {
 		if !ok {
 			return notRecorded
 		}
-		return percent(v) + " of connections"
+		return report.Percent(v) + " of connections"
 	}
 }
 

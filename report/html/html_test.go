@@ -1,4 +1,4 @@
-package report
+package html
 
 import (
 	"bytes"
@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tlsbench/tlsbench/report/compare"
 	"github.com/tlsbench/tlsbench/results"
 )
 
@@ -471,9 +472,9 @@ func TestHTMLInterleaved(t *testing.T) {
 		t.Error("the page of an interleaved run compares its sides as unpaired runs")
 	}
 	// The verdicts are those of the paired comparison.
-	c := pairedTestdata(t, CompareOptions{})
+	c := pairedTestdata(t, compare.CompareOptions{})
 	for _, cc := range c.Cases {
-		if cc.Verdict == Slower && !strings.Contains(page, string(Slower)) {
+		if cc.Verdict == compare.Slower && !strings.Contains(page, string(compare.Slower)) {
 			t.Errorf("%s: verdict %q not on the page", cc.Name, cc.Verdict)
 		}
 	}

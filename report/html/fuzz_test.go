@@ -1,4 +1,4 @@
-package report
+package html
 
 import (
 	"bytes"
@@ -8,6 +8,8 @@ import (
 	"os"
 	"testing"
 
+	"github.com/tlsbench/tlsbench/report"
+	"github.com/tlsbench/tlsbench/report/compare"
 	"github.com/tlsbench/tlsbench/results"
 )
 
@@ -50,14 +52,20 @@ func FuzzReport(f *testing.F) {
 		if len(recs) == 0 || len(recs) > 64 {
 			return
 		}
-		for _, fm := range Formats() {
-			if err := Render(io.Discard, fm, recs); err != nil {
+		for _, fm := range report.Formats() {
+			var err error
+			if fm == report.HTML {
+				err = RenderHTML(io.Discard, Run{Records: recs})
+			} else {
+				err = report.Render(io.Discard, fm, recs)
+			}
+			if err != nil {
 				t.Fatalf("Render(%s): %v", fm, err)
 			}
 		}
 		half := recs[:len(recs)/2]
 		checkSVGNumbers(t, parsePage(t, renderHTML(t, Run{Name: "a", Records: recs})))
-		if Interleaved(recs) {
+		if report.Interleaved(recs) {
 			// An interleaved run is its own comparison: no overlay.
 			if err := RenderHTML(io.Discard, Run{Name: "a", Records: half}, Run{Name: "b", Records: recs}); err == nil {
 				t.Fatal("RenderHTML overlaid an interleaved run with another")
@@ -65,26 +73,26 @@ func FuzzReport(f *testing.F) {
 		} else {
 			checkSVGNumbers(t, parsePage(t, renderHTML(t, Run{Name: "a", Records: half}, Run{Name: "b", Records: recs})))
 		}
-		c := Compare(half, recs, CompareOptions{})
-		for _, fm := range CompareFormats() {
-			if err := RenderComparison(io.Discard, fm, c); err != nil {
+		c := compare.Compare(half, recs, compare.CompareOptions{})
+		for _, fm := range compare.CompareFormats() {
+			if err := compare.RenderComparison(io.Discard, fm, c); err != nil {
 				t.Fatalf("RenderComparison(%s): %v", fm, err)
 			}
 		}
 		checkComparisonInvariants(t, c)
-		if Interleaved(recs) {
-			pc, err := ComparePaired(recs, CompareOptions{})
+		if report.Interleaved(recs) {
+			pc, err := compare.ComparePaired(recs, compare.CompareOptions{})
 			if err != nil {
 				t.Fatalf("ComparePaired: %v", err)
 			}
-			for _, fm := range CompareFormats() {
-				if err := RenderComparison(io.Discard, fm, pc); err != nil {
+			for _, fm := range compare.CompareFormats() {
+				if err := compare.RenderComparison(io.Discard, fm, pc); err != nil {
 					t.Fatalf("RenderComparison(%s) of a paired comparison: %v", fm, err)
 				}
 			}
 			checkComparisonInvariants(t, pc)
 			for _, cc := range pc.Cases {
-				if !math.IsNaN(cc.P) && !(cc.P >= 0 && cc.P <= 1) || (cc.Verdict == Slower || cc.Verdict == Faster) && !(cc.CILo > 1 || cc.CIHi < 1) {
+				if !math.IsNaN(cc.P) && !(cc.P >= 0 && cc.P <= 1) || (cc.Verdict == compare.Slower || cc.Verdict == compare.Faster) && !(cc.CILo > 1 || cc.CIHi < 1) {
 					t.Errorf("%s: p %v, verdict %q with interval %v..%v", cc.Name, cc.P, cc.Verdict, cc.CILo, cc.CIHi)
 				}
 			}
@@ -97,27 +105,27 @@ func FuzzReport(f *testing.F) {
 // different work has no ratio, change or p-value, and the gate neither
 // fails it as a regression or an untested case nor passes a comparison
 // made only of such pairs.
-func checkComparisonInvariants(t *testing.T, c *Comparison) {
+func checkComparisonInvariants(t *testing.T, c *compare.Comparison) {
 	t.Helper()
 	for _, cc := range c.Cases {
 		if (cc.Base.N == 0 || cc.Cand.N == 0) && !math.IsNaN(cc.Change) {
 			t.Errorf("%s: change %v from a side without samples", cc.Name, cc.Change)
 		}
 		if len(cc.Mismatch) > 0 {
-			if cc.Verdict != NotComparable || !math.IsNaN(cc.Ratio) || !math.IsNaN(cc.Change) || !math.IsNaN(cc.P) {
+			if cc.Verdict != compare.NotComparable || !math.IsNaN(cc.Ratio) || !math.IsNaN(cc.Change) || !math.IsNaN(cc.P) {
 				t.Errorf("%s: differs in %q but verdict %q ratio %v change %v p %v", cc.Name, cc.Mismatch, cc.Verdict, cc.Ratio, cc.Change, cc.P)
 			}
 		}
 	}
 	err := c.CheckRegressions(0)
-	var re *RegressionError
+	var re *compare.RegressionError
 	if !errors.As(err, &re) {
 		if n := len(c.Mismatched()); n > 0 && n == len(c.Cases) {
 			t.Errorf("the gate passed with every pair not comparable")
 		}
 		return
 	}
-	for _, cc := range append(append([]*CaseComparison{}, re.Cases...), re.Untested...) {
+	for _, cc := range append(append([]*compare.CaseComparison{}, re.Cases...), re.Untested...) {
 		if len(cc.Mismatch) > 0 {
 			t.Errorf("%s: not comparable, yet judged by the gate", cc.Name)
 		}

@@ -1,4 +1,4 @@
-package report
+package html
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tlsbench/tlsbench/report"
 	"github.com/tlsbench/tlsbench/results"
 	"github.com/tlsbench/tlsbench/stats"
 )
@@ -64,13 +65,13 @@ func handshakeSeries(r *results.Record) string {
 	if i := slices.Index(parts, seg); i >= 0 && len(parts) > 1 {
 		parts = slices.Delete(parts, i, i+1)
 	}
-	return strings.Join(parts, "/") + sideSuffix(r)
+	return strings.Join(parts, "/") + report.SideSuffix(r)
 }
 
 // throughputSeries is the label of a throughput case's series: all that
 // identifies it except the buffer size, which is the x axis.
 func throughputSeries(r *results.Record) string {
-	parts := []string{"tls" + orNull(r.TLSVersion)}
+	parts := []string{"tls" + report.OrNull(r.TLSVersion)}
 	if r.Cipher != "" {
 		parts = append(parts, r.Cipher)
 	}
@@ -78,11 +79,11 @@ func throughputSeries(r *results.Record) string {
 		parts = append(parts, r.Direction)
 	}
 	if r.KTLSTX != nil || r.KTLSRX != nil {
-		parts = append(parts, "kTLS "+onOff(r.KTLSTX)+"/"+onOff(r.KTLSRX))
+		parts = append(parts, "kTLS "+report.OnOff(r.KTLSTX)+"/"+report.OnOff(r.KTLSRX))
 	} else {
 		parts = append(parts, "kTLS -")
 	}
-	return strings.Join(parts, " ") + sideSuffix(r)
+	return strings.Join(parts, " ") + report.SideSuffix(r)
 }
 
 // chartID makes a fragment identifier of s: lower-case letters, digits
@@ -190,7 +191,7 @@ func concurrencyTick(v float64) string { return strconv.FormatFloat(v, 'f', -1, 
 
 func bufferTick(v float64) string {
 	if v == math.Trunc(v) && v > 0 && v < math.MaxInt32 {
-		return strings.ReplaceAll(bufferSize(int(v)), " ", "\u00a0")
+		return strings.ReplaceAll(report.BufferSize(int(v)), " ", "\u00a0")
 	}
 	return plainNum(v)
 }
@@ -204,21 +205,21 @@ func buildCharts(runs []Run) chartSet {
 	runs, left, beyond := chartRuns(runs)
 	if len(left) > 0 {
 		cs.missing = append(cs.missing, fmt.Sprintf("%s, whose figures are not results (see the results tables): %s",
-			plural(int64(len(left)), "a case that failed a gate or was not run", "the cases that failed a gate or were not run"), listNames(left)))
+			report.Plural(int64(len(left)), "a case that failed a gate or was not run", "the cases that failed a gate or were not run"), listNames(left)))
 	}
 	if beyond > 0 {
 		cs.missing = append(cs.missing, fmt.Sprintf("%d more %s, beyond the first %d that the charts draw: the table output lists every case (tlsbench report FILE)",
-			beyond, plural(int64(beyond), "record", "records"), maxChartCases))
+			beyond, report.Plural(int64(beyond), "record", "records"), maxChartCases))
 	}
 	hsColors, latColors := &labels{}, &labels{}
 	// Concurrency is the x axis of these charts: open-loop cases and
 	// searches, which have a rate instead, get charts of their own, and
 	// results without a closed-loop case get none of these.
-	closed := versions(runs, closedLoop)
+	closed := versions(runs, report.ClosedLoop)
 	for _, v := range closed {
 		cs.addTimeChart(runs, v, hsColors)
 	}
-	if len(closed) > 0 || !anyRecord(runs, func(r *results.Record) bool { return openLoop(r) || searchRecord(r) }) {
+	if len(closed) > 0 || !anyRecord(runs, func(r *results.Record) bool { return report.OpenLoop(r) || report.SearchRecord(r) }) {
 		cs.addResumptionChart(runs, hsColors)
 		cs.addRateChart(runs, hsColors)
 	}
@@ -227,7 +228,7 @@ func buildCharts(runs []Run) chartSet {
 	cs.add("chart-cpu", "Client vs server CPU per handshake",
 		"CPU time per handshake as the OS accounts it for each process; the memory transport runs both ends in one process, shown as \"process\".",
 		cpuChart(runs), "no CPU measurements in these results")
-	for _, v := range versions(runs, func(r *results.Record) bool { return closedLoop(r) || openLoop(r) }) {
+	for _, v := range versions(runs, func(r *results.Record) bool { return report.ClosedLoop(r) || report.OpenLoop(r) }) {
 		cs.addLatencyChart(runs, v, latColors)
 	}
 	if anyPhases(runs) {
@@ -255,11 +256,11 @@ func chartRuns(runs []Run) (kept []Run, left []string, beyond int) {
 		kept[i] = Run{Name: run.Name}
 		for j := range run.Records {
 			r := &run.Records[j]
-			if !searchRecord(r) && (r.Verdict == verdictFailed || notRun(r)) {
-				left = append(left, caseLabel(r)+runSuffix(runs, i))
+			if !report.SearchRecord(r) && (r.Verdict == report.VerdictFailed || report.NotRun(r)) {
+				left = append(left, report.CaseLabel(r)+runSuffix(runs, i))
 				continue
 			}
-			label := caseLabel(r)
+			label := report.CaseLabel(r)
 			if !drawn[label] && len(drawn) == maxChartCases {
 				beyond++
 				continue
@@ -299,22 +300,22 @@ func eachRecord(runs []Run, f func(run int, r *results.Record)) {
 func (cs *chartSet) addTimeChart(runs []Run, v string, colors *labels) {
 	b := &seriesBuilder{colors: colors}
 	eachRecord(runs, func(ri int, r *results.Record) {
-		if !closedLoop(r) || r.TLSVersion != v {
+		if !report.ClosedLoop(r) || r.TLSVersion != v {
 			return
 		}
 		errUS := math.NaN()
-		h := headline(r)
-		tip := fmt.Sprintf("%s%s: %s µs", caseLabel(r), runSuffix(runs, ri), num(h.mean))
-		if h.err != nil {
-			errUS = *h.err
-			tip += " ± " + num(errUS)
+		h := report.Headline(r)
+		tip := fmt.Sprintf("%s%s: %s µs", report.CaseLabel(r), runSuffix(runs, ri), report.Num(h.Mean))
+		if h.Err != nil {
+			errUS = *h.Err
+			tip += " ± " + report.Num(errUS)
 		}
-		if h.handshake {
-			tip += fmt.Sprintf(" (wall %s µs per connection)", num(r.MeanUS))
+		if h.Handshake {
+			tip += fmt.Sprintf(" (wall %s µs per connection)", report.Num(r.MeanUS))
 		} else {
 			tip += " (wall time per connection)"
 		}
-		b.add(ri, handshakeSeries(r), xyPoint{x: float64(r.Concurrency), y: h.mean, err: errUS, tip: tip})
+		b.add(ri, handshakeSeries(r), xyPoint{x: float64(r.Concurrency), y: h.Mean, err: errUS, tip: tip})
 	})
 	c := &lineChart{
 		xLabel: "concurrency (handshakes started at once)", yLabel: "µs of connect + handshake (mean ± 99.9% error)",
@@ -331,12 +332,12 @@ func (cs *chartSet) addTimeChart(runs []Run, v string, colors *labels) {
 func (cs *chartSet) addResumptionChart(runs []Run, colors *labels) {
 	b := &seriesBuilder{colors: colors}
 	eachRecord(runs, func(ri int, r *results.Record) {
-		if !closedLoop(r) || !r.Resume {
+		if !report.ClosedLoop(r) || !r.Resume {
 			return
 		}
-		tip := fmt.Sprintf("%s%s: client %s", caseLabel(r), runSuffix(runs, ri), percent(r.ResumptionRate))
+		tip := fmt.Sprintf("%s%s: client %s", report.CaseLabel(r), runSuffix(runs, ri), report.Percent(r.ResumptionRate))
 		if r.ServerResumed != nil && r.Handshakes > 0 {
-			tip += ", server " + percent(float64(*r.ServerResumed)/float64(r.Handshakes))
+			tip += ", server " + report.Percent(float64(*r.ServerResumed)/float64(r.Handshakes))
 		}
 		b.add(ri, handshakeSeries(r), xyPoint{x: float64(r.Concurrency), y: r.ResumptionRate * 100, tip: tip})
 	})
@@ -354,11 +355,11 @@ func (cs *chartSet) addResumptionChart(runs []Run, colors *labels) {
 func (cs *chartSet) addRateChart(runs []Run, colors *labels) {
 	b := &seriesBuilder{colors: colors}
 	eachRecord(runs, func(ri int, r *results.Record) {
-		if !closedLoop(r) {
+		if !report.ClosedLoop(r) {
 			return
 		}
 		b.add(ri, handshakeSeries(r), xyPoint{x: float64(r.Concurrency), y: r.HandshakesPerSec,
-			tip: fmt.Sprintf("%s%s: %s handshakes/s", caseLabel(r), runSuffix(runs, ri), num(r.HandshakesPerSec))})
+			tip: fmt.Sprintf("%s%s: %s handshakes/s", report.CaseLabel(r), runSuffix(runs, ri), report.Num(r.HandshakesPerSec))})
 	})
 	c := &lineChart{
 		xLabel: "concurrency", yLabel: "handshakes per second",
@@ -377,22 +378,22 @@ func (cs *chartSet) addLatencyChart(runs []Run, v string, colors *labels) {
 	var unusable []string
 	open := false
 	eachRecord(runs, func(ri int, r *results.Record) {
-		if !(closedLoop(r) || openLoop(r)) || r.TLSVersion != v {
+		if !(report.ClosedLoop(r) || report.OpenLoop(r)) || r.TLSVersion != v {
 			return
 		}
-		open = open || openLoop(r)
+		open = open || report.OpenLoop(r)
 		pts, err := percentileCurve(r.Histogram)
 		if err != nil {
-			unusable = append(unusable, caseLabel(r)+runSuffix(runs, ri)+" ("+err.Error()+")")
+			unusable = append(unusable, report.CaseLabel(r)+runSuffix(runs, ri)+" ("+err.Error()+")")
 			return
 		}
-		label := strings.TrimPrefix(caseLabel(r), "handshake/")
+		label := strings.TrimPrefix(report.CaseLabel(r), "handshake/")
 		for i, p := range pts {
 			// Markers (with their tooltip) at p0, p90, p99, ... and at
 			// the curve's end.
 			p.tip = noMarker
 			if p.x == math.Trunc(p.x) || i == len(pts)-1 {
-				p.tip = fmt.Sprintf("%s%s: p%s %s µs", caseLabel(r), runSuffix(runs, ri), strings.TrimSuffix(ninesLabel(p.x), "%"), num(p.y))
+				p.tip = fmt.Sprintf("%s%s: p%s %s µs", report.CaseLabel(r), runSuffix(runs, ri), strings.TrimSuffix(ninesLabel(p.x), "%"), report.Num(p.y))
 			}
 			b.add(ri, label, p)
 		}
@@ -427,7 +428,7 @@ func (cs *chartSet) addThroughputChart(runs []Run) {
 			return
 		}
 		b.add(ri, throughputSeries(r), xyPoint{x: float64(r.BufferBytes), y: *r.MBps,
-			tip: fmt.Sprintf("%s%s: %s MB/s", caseLabel(r), runSuffix(runs, ri), num(*r.MBps))})
+			tip: fmt.Sprintf("%s%s: %s MB/s", report.CaseLabel(r), runSuffix(runs, ri), report.Num(*r.MBps))})
 	})
 	if !anyTP {
 		return
@@ -491,19 +492,19 @@ func cpuChart(runs []Run) string {
 	for ri, run := range runs {
 		for i := range run.Records {
 			r := &run.Records[i]
-			if r.Kind == results.KindThroughput || searchRecord(r) {
+			if r.Kind == results.KindThroughput || report.SearchRecord(r) {
 				continue
 			}
 			has := false
 			for g, f := range get {
-				if v := f(r); v != nil && finiteAll(*v) {
+				if v := f(r); v != nil && report.FiniteAll(*v) {
 					has, used[g] = true, true
 				}
 			}
 			if !has {
 				continue
 			}
-			name := strings.TrimPrefix(caseLabel(r), "handshake/")
+			name := strings.TrimPrefix(report.CaseLabel(r), "handshake/")
 			ci, ok := idx[name]
 			if !ok {
 				ci = len(cats)
@@ -542,7 +543,7 @@ func cpuChart(runs []Run) string {
 		}
 	}
 	c.tip = func(ci, g, ri int) string {
-		return fmt.Sprintf("%s%s: %s CPU %s µs/hs", cats[ci], runSuffix(runs, ri), c.groups[g], num(c.value[ci][g][ri]))
+		return fmt.Sprintf("%s%s: %s CPU %s µs/hs", cats[ci], runSuffix(runs, ri), c.groups[g], report.Num(c.value[ci][g][ri]))
 	}
 	return c.svg()
 }
@@ -560,7 +561,7 @@ func anyRecord(runs []Run, f func(r *results.Record) bool) bool {
 func anyPhases(runs []Run) bool {
 	found := false
 	eachRecord(runs, func(_ int, r *results.Record) {
-		found = found || (r.Kind != results.KindThroughput && !searchRecord(r) && len(r.Phases) > 0)
+		found = found || (r.Kind != results.KindThroughput && !report.SearchRecord(r) && len(r.Phases) > 0)
 	})
 	return found
 }

@@ -1,4 +1,4 @@
-package report
+package html
 
 import (
 	"bufio"
@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tlsbench/tlsbench/report"
+	"github.com/tlsbench/tlsbench/report/compare"
 	"github.com/tlsbench/tlsbench/results"
 )
 
@@ -44,13 +46,13 @@ func RenderHTML(w io.Writer, runs ...Run) error {
 	hw := &htmlWriter{w: bufio.NewWriter(w), roles: []string{"baseline", "candidate"}}
 	if len(runs) == 2 {
 		for _, r := range runs {
-			if Interleaved(r.Records) {
+			if report.Interleaved(r.Records) {
 				return fmt.Errorf("report: %s holds an interleaved run, whose sides are compared within it: render it alone", orName(r.Name, "one file"))
 			}
 		}
 	}
 	runs = slices.Clone(runs) // names are filled in below; the caller's slice stays as it was
-	if len(runs) == 1 && Interleaved(runs[0].Records) {
+	if len(runs) == 1 && report.Interleaved(runs[0].Records) {
 		hw.paired = runs[0]
 		runs, hw.extra = splitSides(runs[0].Records)
 		hw.roles = []string{"side a", "side b", "side a2"}
@@ -94,7 +96,7 @@ func splitSides(recs []results.Record) (ab, a2 []Run) {
 		bySide[r.Side] = append(bySide[r.Side], r)
 	}
 	b := "side b"
-	if v := versusOf(recs); v != "" {
+	if v := report.VersusOf(recs); v != "" {
 		b += " (" + v + ")"
 	}
 	ab = []Run{{Name: "side a", Records: bySide[results.SideA]}, {Name: b, Records: bySide[results.SideB]}}
@@ -191,7 +193,7 @@ func (h *htmlWriter) header(title string, runs []Run) {
 		if name == "" {
 			name = "results"
 		}
-		h.s(esc(role+name), " (", strconv.Itoa(len(run.Records)), " ", plural(int64(len(run.Records)), "case", "cases"), ")")
+		h.s(esc(role+name), " (", strconv.Itoa(len(run.Records)), " ", report.Plural(int64(len(run.Records)), "case", "cases"), ")")
 	}
 	h.s("</p>\n</header>\n")
 }
@@ -214,18 +216,18 @@ func (h *htmlWriter) nav(runs []Run, charts chartSet) {
 // environment writes the environment section of one run.
 func (h *htmlWriter) environment(run Run) {
 	h.s(`<section id="environment">`, "\n<h2>Environment</h2>\n")
-	d := buildDocument(run.Records)
-	if len(d.env) == 0 {
+	d := report.BuildDocument(run.Records)
+	if len(d.Env) == 0 {
 		h.s(`<p class="missing">no results</p>`, "\n")
 	} else {
-		t := &table{cols: []column{{"", "", alignLeft}, {"", "", alignLeft}}}
-		for _, kv := range d.env {
-			t.rows = append(t.rows, []string{kv.key, kv.value})
+		t := &report.Grid{Cols: []report.Column{{Title: "", Unit: "", Align: report.AlignLeft}, {Title: "", Unit: "", Align: report.AlignLeft}}}
+		for _, kv := range d.Env {
+			t.Rows = append(t.Rows, []string{kv.Key, kv.Value})
 		}
 		h.table(t, "environment")
 	}
-	if d.envNote != "" {
-		h.items([]string{"note: " + d.envNote}, "note")
+	if d.EnvNote != "" {
+		h.items([]string{"note: " + d.EnvNote}, "note")
 	}
 	h.s("</section>\n")
 }
@@ -234,34 +236,34 @@ func (h *htmlWriter) environment(run Run) {
 // and a candidate run.
 func (h *htmlWriter) comparison(runs []Run) {
 	h.s(`<section id="environment">`, "\n<h2>Environment</h2>\n")
-	var c *Comparison
+	var c *compare.Comparison
 	if h.paired.Records != nil {
 		// Interleaved records always hold a side (RenderHTML checked).
-		c, _ = ComparePaired(h.paired.Records, CompareOptions{})
+		c, _ = compare.ComparePaired(h.paired.Records, compare.CompareOptions{})
 	} else {
-		c = Compare(runs[0].Records, runs[1].Records, CompareOptions{BaseName: runs[0].Name, CandName: runs[1].Name})
+		c = compare.Compare(runs[0].Records, runs[1].Records, compare.CompareOptions{BaseName: runs[0].Name, CandName: runs[1].Name})
 	}
-	blk := compareEnvBlock(c)
-	if blk.table != nil {
-		h.table(blk.table, "environment")
+	blk := compare.CompareEnvBlock(c)
+	if blk.Table != nil {
+		h.table(blk.Table, "environment")
 	}
-	h.items(blk.items, "note")
+	h.items(blk.Items, "note")
 	h.s("</section>\n")
 
 	h.s(`<section id="comparison">`, "\n<h2>Comparison</h2>\n")
-	d := buildCompareDocument(c)
+	d := compare.BuildCompareDocument(c)
 	if c.Paired {
 		h.s(`<p>`, esc(fmt.Sprintf("Side b (%s) against side a, measured in one run with their iterations interleaved: Wilcoxon signed-rank test on the per-round ratios at alpha %s, and the 99.9%% interval of the ratio excluding 1; ratio is side b/side a. A significant change no larger than %s, or than the noise floor measured in the run (side a2) when larger, is within noise.",
-			c.CandName, formatAlpha(c.Alpha), percent(c.MinEffect))), "</p>\n")
+			c.CandName, compare.FormatAlpha(c.Alpha), report.Percent(c.MinEffect))), "</p>\n")
 	} else {
 		h.s(`<p>`, esc(fmt.Sprintf("Candidate %s against baseline %s: Mann-Whitney U test on the per-iteration samples at alpha %s; ratio is candidate/baseline.",
-			c.CandName, c.BaseName, formatAlpha(c.Alpha))), "</p>\n")
+			c.CandName, c.BaseName, compare.FormatAlpha(c.Alpha))), "</p>\n")
 	}
-	for _, b := range d.blocks {
-		if b.title == "Environment" {
+	for _, b := range d.Blocks {
+		if b.Title == "Environment" {
 			continue
 		}
-		h.block(b, strings.HasPrefix(b.title, "WARNING"))
+		h.block(b, strings.HasPrefix(b.Title, "WARNING"))
 	}
 	h.s("</section>\n")
 }
@@ -271,7 +273,7 @@ func (h *htmlWriter) results(runs []Run) {
 	h.s(`<section id="results">`, "\n<h2>Results</h2>\n")
 	runs = append(slices.Clip(runs), h.extra...)
 	for i, run := range runs {
-		d := buildDocument(run.Records)
+		d := report.BuildDocument(run.Records)
 		if len(runs) > 1 {
 			summary := run.Name // a side names itself
 			if h.paired.Records == nil {
@@ -279,7 +281,7 @@ func (h *htmlWriter) results(runs []Run) {
 			}
 			h.s("<details open=\"\">\n<summary>", esc(summary), "</summary>\n")
 		}
-		for _, b := range d.blocks {
+		for _, b := range d.Blocks {
 			h.block(b, false)
 		}
 		if len(runs) > 1 {
@@ -306,17 +308,17 @@ func (h *htmlWriter) charts(runs []Run, charts chartSet) {
 }
 
 // block writes a titled table or list of the text document as HTML.
-func (h *htmlWriter) block(b block, warning bool) {
+func (h *htmlWriter) block(b report.Block, warning bool) {
 	if warning {
 		h.s(`<div class="warning">`, "\n")
 	}
-	if b.title != "" {
-		h.s("<h3>", esc(b.title), "</h3>\n")
+	if b.Title != "" {
+		h.s("<h3>", esc(b.Title), "</h3>\n")
 	}
-	if b.table != nil {
-		h.table(b.table, "")
+	if b.Table != nil {
+		h.table(b.Table, "")
 	}
-	h.items(b.items, "")
+	h.items(b.Items, "")
 	if warning {
 		h.s("</div>\n")
 	}
@@ -337,50 +339,50 @@ func (h *htmlWriter) items(items []string, class string) {
 	h.s("</ul>\n")
 }
 
-func (h *htmlWriter) table(t *table, class string) {
+func (h *htmlWriter) table(t *report.Grid, class string) {
 	h.s(`<div class="scroll"><table`)
 	if class != "" {
 		h.s(` class="`, class, `"`)
 	}
 	h.s(">\n")
 	header := false
-	for _, c := range t.cols {
-		header = header || c.title != ""
+	for _, c := range t.Cols {
+		header = header || c.Title != ""
 	}
 	if header {
 		h.s("<thead><tr>")
-		for _, c := range t.cols {
+		for _, c := range t.Cols {
 			h.s("<th")
-			if c.align == alignRight {
+			if c.Align == report.AlignRight {
 				h.s(` class="num"`)
 			}
-			h.s(">", esc(c.title))
-			if c.unit != "" {
-				h.s(`<span class="unit">`, esc(c.unit), "</span>")
+			h.s(">", esc(c.Title))
+			if c.Unit != "" {
+				h.s(`<span class="unit">`, esc(c.Unit), "</span>")
 			}
 			h.s("</th>")
 		}
 		h.s("</tr></thead>\n")
 	}
 	h.s("<tbody>\n")
-	for _, row := range t.rows[:min(len(t.rows), maxHTMLRows)] {
+	for _, row := range t.Rows[:min(len(t.Rows), maxHTMLRows)] {
 		h.s("<tr>")
 		for i, cell := range row {
 			switch {
-			case i < len(t.cols) && t.cols[i].align == alignRight:
+			case i < len(t.Cols) && t.Cols[i].Align == report.AlignRight:
 				h.s(`<td class="num">`)
-			case i < len(t.cols) && t.cols[i].title == "goal" && cell == "NOT MET":
+			case i < len(t.Cols) && t.Cols[i].Title == "goal" && cell == "NOT MET":
 				// A step of a search that missed its goal: what bounds
 				// the answer, as loud as a regression.
 				h.s(`<td class="verdict slower">`)
-			case i < len(t.cols) && t.cols[i].title == "verdict":
+			case i < len(t.Cols) && t.Cols[i].Title == "verdict":
 				// Color the verdicts of a comparison, so that the eye
 				// finds the regressions first.
 				class := "verdict"
 				switch {
-				case strings.HasPrefix(cell, string(Slower)):
+				case strings.HasPrefix(cell, string(compare.Slower)):
 					class += " slower"
-				case strings.HasPrefix(cell, string(Faster)):
+				case strings.HasPrefix(cell, string(compare.Faster)):
 					class += " faster"
 				}
 				h.s(`<td class="`, class, `">`)
@@ -392,8 +394,8 @@ func (h *htmlWriter) table(t *table, class string) {
 		h.s("</tr>\n")
 	}
 	h.s("</tbody>\n</table></div>\n")
-	if n := len(t.rows) - maxHTMLRows; n > 0 {
-		h.s(`<p class="missing">`, strconv.Itoa(n), " more ", plural(int64(n), "row", "rows"),
+	if n := len(t.Rows) - maxHTMLRows; n > 0 {
+		h.s(`<p class="missing">`, strconv.Itoa(n), " more ", report.Plural(int64(n), "row", "rows"),
 			" not shown: the page shows the first ", strconv.Itoa(maxHTMLRows),
 			" of a table; the table output lists every case (tlsbench report FILE).</p>\n")
 	}

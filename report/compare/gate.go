@@ -1,9 +1,10 @@
-package report
+package compare
 
 import (
 	"fmt"
-	"math"
 	"strings"
+
+	"github.com/tlsbench/tlsbench/report"
 )
 
 // The regression gate of a comparison (--fail-on-regression).
@@ -88,7 +89,7 @@ func (e *RegressionError) Error() string {
 			than = "side a"
 		}
 		msgs = append(msgs, fmt.Sprintf("%d %s significantly slower than %s by more than %s (alpha %s): %s",
-			len(e.Cases), plural(int64(len(e.Cases)), "case is", "cases are"), than, thresholdPercent(e.Threshold), formatAlpha(e.Alpha), strings.Join(parts, ", ")))
+			len(e.Cases), report.Plural(int64(len(e.Cases)), "case is", "cases are"), than, report.ThresholdPercent(e.Threshold), FormatAlpha(e.Alpha), strings.Join(parts, ", ")))
 	}
 	if len(e.Untested) > 0 {
 		names := make([]string, len(e.Untested))
@@ -96,7 +97,7 @@ func (e *RegressionError) Error() string {
 			names[i] = fmt.Sprintf("%s (%s)", cc.Name, cc.Verdict)
 		}
 		msgs = append(msgs, fmt.Sprintf("%d %s could not be tested, so the gate cannot pass them: %s; measure more iterations (--iterations, --case-time)",
-			len(e.Untested), plural(int64(len(e.Untested)), "case", "cases"), strings.Join(names, ", ")))
+			len(e.Untested), report.Plural(int64(len(e.Untested)), "case", "cases"), strings.Join(names, ", ")))
 	}
 	if e.NothingJudged && len(e.Excluded) > 0 {
 		names := make([]string, len(e.Excluded))
@@ -108,7 +109,7 @@ func (e *RegressionError) Error() string {
 	}
 	if e.NothingJudged && len(e.Excluded) == 0 {
 		msgs = append(msgs, fmt.Sprintf("nothing left to judge: %d %s measured under other load on the machine, and no other; measure in an interleaved run (--versus, --versus-server, --versus-self), or judge them anyway with --allow-load",
-			len(e.NotJudged), plural(int64(len(e.NotJudged)), "pair was", "pairs were")))
+			len(e.NotJudged), report.Plural(int64(len(e.NotJudged)), "pair was", "pairs were")))
 	}
 	if len(e.Searches) > 0 {
 		parts := make([]string, len(e.Searches))
@@ -116,12 +117,7 @@ func (e *RegressionError) Error() string {
 			parts[i] = fmt.Sprintf("%s (%s, then %s)", sc.Name, bracketText(sc.Base), bracketText(sc.Cand))
 		}
 		msgs = append(msgs, fmt.Sprintf("%d %s a lower rate by at least %s: the candidate failed a rate the baseline met: %s",
-			len(e.Searches), plural(int64(len(e.Searches)), "search sustained", "searches sustained"), thresholdPercent(e.Threshold), strings.Join(parts, ", ")))
+			len(e.Searches), report.Plural(int64(len(e.Searches)), "search sustained", "searches sustained"), report.ThresholdPercent(e.Threshold), strings.Join(parts, ", ")))
 	}
 	return "regression gate: " + strings.Join(msgs, "; ")
-}
-
-// thresholdPercent formats a gate threshold as it was likely given ("5%").
-func thresholdPercent(f float64) string {
-	return fmt.Sprintf("%g%%", math.Round(f*100*1e6)/1e6)
 }

@@ -1,4 +1,4 @@
-package report
+package compare
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tlsbench/tlsbench/report"
 	"github.com/tlsbench/tlsbench/results"
 )
 
@@ -71,21 +72,6 @@ func TestCompareMismatch(t *testing.T) {
 	}
 }
 
-// costRecord is a record with every cost parameter set; a throughput
-// record has its samples as MB/s values of one record each.
-func costRecord(throughput bool, samples []float64) results.Record {
-	r := hs("case/x", samples...)
-	r.KeyType, r.Group, r.Transport, r.SessionStore = "ecdsa-p256", "X25519", "tcp", "tickets"
-	if throughput {
-		r.Kind = results.KindThroughput
-		r.Cipher, r.BufferBytes, r.Direction = "TLS_AES_128_GCM_SHA256", 16384, "upload"
-		r.KTLSTX, r.KTLSRX = results.Bool(true), results.Bool(true)
-		r.MBps = results.Float(1000 / samples[0])
-		r.Extra = map[string]float64{"client_ktls_tx": 1, "client_ktls_rx": 1, "server_ktls_tx": 1, "server_ktls_rx": 1}
-	}
-	return r
-}
-
 // TestGateExcludesMismatches: a not comparable pair neither fails nor
 // passes the gate; a gate left with nothing to judge fails.
 func TestGateExcludesMismatches(t *testing.T) {
@@ -125,11 +111,11 @@ func TestRenderMismatch(t *testing.T) {
 	cnd := costRecord(false, shift(tenSamples, 1.5))
 	cnd.SessionStore = "stateful"
 	c := Compare([]results.Record{b}, []results.Record{cnd}, CompareOptions{})
-	want := map[Format][]string{
-		Table:    {"WARNING: 1 pair is not comparable", "case/x: session_store: tickets vs stateful", "not comparable"},
-		Markdown: {"### WARNING: 1 pair is not comparable", "not comparable"},
-		JSON:     {`"mismatch": [`, `"session_store: tickets vs stateful"`, `"change": null`},
-		CSV:      {",mismatch,", ",session_store: tickets vs stateful,"},
+	want := map[report.Format][]string{
+		report.Table:    {"WARNING: 1 pair is not comparable", "case/x: session_store: tickets vs stateful", "not comparable"},
+		report.Markdown: {"### WARNING: 1 pair is not comparable", "not comparable"},
+		report.JSON:     {`"mismatch": [`, `"session_store: tickets vs stateful"`, `"change": null`},
+		report.CSV:      {",mismatch,", ",session_store: tickets vs stateful,"},
 	}
 	for f, wants := range want {
 		var buf bytes.Buffer

@@ -1,9 +1,10 @@
-package report
+package compare
 
 import (
 	"fmt"
 	"math"
 
+	"github.com/tlsbench/tlsbench/report"
 	"github.com/tlsbench/tlsbench/results"
 )
 
@@ -171,11 +172,11 @@ func bracketText(s SearchSide) string {
 	met, failed := !math.IsNaN(s.Sustained), !math.IsNaN(s.Failed)
 	switch {
 	case met && failed:
-		return fmt.Sprintf("between %s/s (met) and %s/s (failed)", rateNum(s.Sustained), rateNum(s.Failed))
+		return fmt.Sprintf("between %s/s (met) and %s/s (failed)", report.RateNum(s.Sustained), report.RateNum(s.Failed))
 	case met:
-		return fmt.Sprintf("at least %s/s (none failed)", rateNum(s.Sustained))
+		return fmt.Sprintf("at least %s/s (none failed)", report.RateNum(s.Sustained))
 	case failed:
-		return fmt.Sprintf("below %s/s (none met)", rateNum(s.Failed))
+		return fmt.Sprintf("below %s/s (none met)", report.RateNum(s.Failed))
 	}
 	return "no answer"
 }

@@ -1,4 +1,4 @@
-package report
+package html
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tlsbench/tlsbench/report"
 	"github.com/tlsbench/tlsbench/results"
 )
 
@@ -18,10 +19,10 @@ func rateSeries(r *results.Record) string {
 			parts = parts[:n-1]
 		}
 	}
-	return strings.Join(parts, "/") + sideSuffix(r)
+	return strings.Join(parts, "/") + report.SideSuffix(r)
 }
 
-func rateTick(v float64) string { return rateNum(v) }
+func rateTick(v float64) string { return report.RateNum(v) }
 
 // addOpenLoopCharts adds, per TLS version, the latency of open-loop cases
 // (p50 and p99 from the intended start) against the rate offered, and
@@ -29,10 +30,10 @@ func rateTick(v float64) string { return rateNum(v) }
 // nothing for these cases, the rate is their axis.
 func (cs *chartSet) addOpenLoopCharts(runs []Run) {
 	colors := &labels{}
-	for _, v := range versions(runs, openLoop) {
+	for _, v := range versions(runs, report.OpenLoop) {
 		b := &seriesBuilder{colors: colors}
 		eachRecord(runs, func(ri int, r *results.Record) {
-			if !openLoop(r) || r.TLSVersion != v {
+			if !report.OpenLoop(r) || r.TLSVersion != v {
 				return
 			}
 			for _, q := range []struct {
@@ -40,7 +41,7 @@ func (cs *chartSet) addOpenLoopCharts(runs []Run) {
 				us   float64
 			}{{"p50", r.P50US}, {"p99", r.P99US}} {
 				b.add(ri, rateSeries(r)+" "+q.name, xyPoint{x: *r.RateTarget, y: q.us,
-					tip: fmt.Sprintf("%s%s: %s %s µs from the intended start", caseLabel(r), runSuffix(runs, ri), q.name, num(q.us))})
+					tip: fmt.Sprintf("%s%s: %s %s µs from the intended start", report.CaseLabel(r), runSuffix(runs, ri), q.name, report.Num(q.us))})
 			}
 		})
 		c := &lineChart{
@@ -52,14 +53,14 @@ func (cs *chartSet) addOpenLoopCharts(runs []Run) {
 			"Median and 99th percentile of single handshakes of open-loop cases, counted from each connection's intended start: where the server cannot keep up, connections queue and the latency climbs.",
 			c.svg(), "no open-loop case has a latency")
 	}
-	if !anyRecord(runs, openLoop) {
+	if !anyRecord(runs, report.OpenLoop) {
 		return
 	}
 	b := &seriesBuilder{colors: colors}
 	eachRecord(runs, func(ri int, r *results.Record) {
-		if openLoop(r) {
+		if report.OpenLoop(r) {
 			b.add(ri, rateSeries(r), xyPoint{x: *r.RateTarget, y: r.HandshakesPerSec,
-				tip: fmt.Sprintf("%s%s: %s handshakes/s at %s/s offered", caseLabel(r), runSuffix(runs, ri), num(r.HandshakesPerSec), rateNum(*r.RateTarget))})
+				tip: fmt.Sprintf("%s%s: %s handshakes/s at %s/s offered", report.CaseLabel(r), runSuffix(runs, ri), report.Num(r.HandshakesPerSec), report.RateNum(*r.RateTarget))})
 		}
 	})
 	c := &lineChart{
@@ -80,18 +81,18 @@ var kneePercentiles = []float64{50, 90, 99, 99.9}
 // goal's latency as a horizontal line and the answer's bracket marked.
 func (cs *chartSet) addKneeCharts(runs []Run) {
 	var names []string
-	byName := map[string][]*rateSearch{} // one per run, nil where absent
+	byName := map[string][]*report.RateSearch{} // one per run, nil where absent
 	for ri, run := range runs {
 		var recs []*results.Record
 		for i := range run.Records {
 			recs = append(recs, &run.Records[i])
 		}
-		for _, s := range rateSearches(recs) {
-			if byName[s.name] == nil {
-				names = append(names, s.name)
-				byName[s.name] = make([]*rateSearch, len(runs))
+		for _, s := range report.RateSearches(recs) {
+			if byName[s.Name] == nil {
+				names = append(names, s.Name)
+				byName[s.Name] = make([]*report.RateSearch, len(runs))
 			}
-			byName[s.name][ri] = s
+			byName[s.Name][ri] = s
 		}
 	}
 	for _, name := range names {
@@ -103,7 +104,7 @@ func (cs *chartSet) addKneeCharts(runs []Run) {
 }
 
 // kneeChart is the knee of one search, over the runs that have it.
-func kneeChart(runs []Run, searches []*rateSearch) *lineChart {
+func kneeChart(runs []Run, searches []*report.RateSearch) *lineChart {
 	b := &seriesBuilder{colors: &labels{}}
 	c := &lineChart{
 		xLabel: "offered rate (connections started per second)", yLabel: "latency from intended start, µs (log scale)",
@@ -113,15 +114,15 @@ func kneeChart(runs []Run, searches []*rateSearch) *lineChart {
 		if s == nil {
 			continue
 		}
-		for _, r := range s.steps {
+		for _, r := range s.Steps {
 			if r.RateTarget == nil {
 				continue
 			}
 			for _, q := range kneePercentiles {
-				us := percentileUS(r, q)
+				us := report.PercentileUS(r, q)
 				label := "p" + strconv.FormatFloat(q, 'f', -1, 64)
 				b.add(ri, label, xyPoint{x: *r.RateTarget, y: us,
-					tip: fmt.Sprintf("%s/s%s: %s %s µs, goal %s", rateNum(*r.RateTarget), runSuffix(runs, ri), label, num(us), metWord(r.SLOMet))})
+					tip: fmt.Sprintf("%s/s%s: %s %s µs, goal %s", report.RateNum(*r.RateTarget), runSuffix(runs, ri), label, report.Num(us), metWord(r.SLOMet))})
 			}
 		}
 		c.refs = append(c.refs, kneeRefs(s, runSuffix(runs, ri), ri)...)
@@ -132,23 +133,23 @@ func kneeChart(runs []Run, searches []*rateSearch) *lineChart {
 
 // kneeRefs are a search's goal line and its bracket, labelled with the
 // run they belong to when two runs are drawn.
-func kneeRefs(s *rateSearch, suffix string, row int) []refLine {
+func kneeRefs(s *report.RateSearch, suffix string, row int) []refLine {
 	var refs []refLine
 	slo := ""
-	if s.answer != nil {
-		slo = s.answer.SLO
-	} else if len(s.steps) > 0 {
-		slo = s.steps[0].SLO
+	if s.Answer != nil {
+		slo = s.Answer.SLO
+	} else if len(s.Steps) > 0 {
+		slo = s.Steps[0].SLO
 	}
-	if g, ok := parseGoal(slo); ok {
-		refs = append(refs, refLine{value: g.latencyUS, class: "slo", row: row, label: "goal: " + g.label() + " ≤ " + g.latency + suffix})
+	if g, ok := report.ParseGoal(slo); ok {
+		refs = append(refs, refLine{value: g.LatencyUS, class: "slo", row: row, label: "goal: " + g.Label() + " ≤ " + g.Latency + suffix})
 	}
-	if a := s.answer; a != nil {
+	if a := s.Answer; a != nil {
 		if a.RateSustained != nil && !math.IsNaN(*a.RateSustained) {
-			refs = append(refs, refLine{vertical: true, value: *a.RateSustained, class: "sustained", left: true, row: row, label: "met " + rateNum(*a.RateSustained) + "/s" + suffix})
+			refs = append(refs, refLine{vertical: true, value: *a.RateSustained, class: "sustained", left: true, row: row, label: "met " + report.RateNum(*a.RateSustained) + "/s" + suffix})
 		}
 		if a.RateFailed != nil && !math.IsNaN(*a.RateFailed) {
-			refs = append(refs, refLine{vertical: true, value: *a.RateFailed, class: "failed", dashed: true, row: row, label: "failed " + rateNum(*a.RateFailed) + "/s" + suffix})
+			refs = append(refs, refLine{vertical: true, value: *a.RateFailed, class: "failed", dashed: true, row: row, label: "failed " + report.RateNum(*a.RateFailed) + "/s" + suffix})
 		}
 	}
 	return refs
