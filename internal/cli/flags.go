@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/tlsbench/tlsbench/internal/field"
+	"github.com/tlsbench/tlsbench/plan"
 	"github.com/tlsbench/tlsbench/runner"
 )
 
@@ -341,6 +342,9 @@ func (f *flagSet) printFlags(w io.Writer) {
 			return
 		}
 		name, usage := flag.UnquoteUsage(fl)
+		if s := plan.Lookup(plan.CommandNamed(f.cmd), fl.Name); s != nil {
+			name = s.Placeholder // what the table says it takes
+		}
 		line := "  " + dashed(fl.Name) // -o, as the examples write it
 		if name != "" {
 			line += " " + name
