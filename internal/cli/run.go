@@ -18,6 +18,7 @@ import (
 	"github.com/tlsbench/tlsbench/internal/hostname"
 	"github.com/tlsbench/tlsbench/loadgen"
 	"github.com/tlsbench/tlsbench/pki"
+	"github.com/tlsbench/tlsbench/plan"
 	"github.com/tlsbench/tlsbench/report"
 	"github.com/tlsbench/tlsbench/results"
 	"github.com/tlsbench/tlsbench/runner"
@@ -134,6 +135,7 @@ type runFlags struct {
 	profile          runner.Profiles // --profile DIR, --profile-alloc
 	earlyData        []bool          // --early-data
 	earlyDataPolicy  string          // --early-data-policy
+	pf               *planFileFlags  // --config, --print-config
 }
 
 func defineRunFlags(fs *flagSet) *runFlags {
@@ -192,6 +194,7 @@ func defineRunFlags(fs *flagSet) *runFlags {
 	fs.def("mint-cache", listFlag[bool]{&f.mintCache, parseOnOff, showOnOff})
 	fs.stringVar(&f.profile.Dir, "profile", "")
 	fs.boolVar(&f.profile.Alloc, "profile-alloc", false)
+	f.pf = definePlanFileFlags(fs)
 	return f
 }
 
@@ -224,6 +227,10 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err := validateRun(fs, f); err != nil {
 		return err
 	}
+	if f.pf.print {
+		printPlanFile(stdout, fs)
+		return nil
+	}
 	job, err := planRun(fs, f)
 	if err != nil {
 		return err
@@ -251,6 +258,11 @@ func parseRun(args []string, stdout io.Writer) (*flagSet, *runFlags, error) {
 	}
 	if err := fs.parse(args); err != nil {
 		return nil, nil, err
+	}
+	if f.pf.config != "" {
+		if err := applyPlanFile(fs, f.pf.config); err != nil {
+			return nil, nil, err
+		}
 	}
 	if f.quick {
 		applyQuick(fs, f)
@@ -370,34 +382,39 @@ func validateRun(fs *flagSet, f *runFlags) error {
 }
 
 // checkScope refuses flags of the built-in server with --target, and
-// flags of an external server without it.
+// flags of an external server without it: the ends the settings table
+// says they configure.
 func checkScope(fs *flagSet, f *runFlags) error {
-	if f.target.Addr != "" {
-		for _, name := range []string{"listen", "session-store", "session-capacity", "session-ttl", "ticket-keys",
-			"handshake-timeout", "identity", "p12-password-file", "constraints", "key-cache", "key", "early-data-policy"} {
-			if fs.isSet(name) {
-				return usagef("--%s configures the built-in server; it does not apply with --target", name)
-			}
+	for _, s := range plan.For(plan.Run) {
+		if s.OwnChecks || !fs.isSet(s.Name) {
+			continue
 		}
-		return nil
+		if err := scopeOf(s, f); err != nil {
+			return err
+		}
 	}
-	targetOnly := []string{"insecure", "client-cert", "client-key", "alpn", "server-pid"}
-	if f.proxy.URL == "" && f.tp.mode == modeHandshake {
+	return nil
+}
+
+// scopeOf refuses a setting given where its end is not in the run.
+func scopeOf(s *plan.Setting, f *runFlags) error {
+	switch {
+	case f.target.Addr != "":
+		if s.Ends == plan.BuiltinServer {
+			return usagef("--%s configures the built-in server; it does not apply with --target", s.Name)
+		}
+	case s.Ends == plan.Target|plan.Proxy:
 		// Through a proxy, the exchange matters to the built-in
-		// server too: a bumping HTTP proxy parses it.
-		targetOnly = append(targetOnly, "request")
-	}
-	if len(f.server.identities) == 0 {
+		// server too: a bumping HTTP proxy parses it; throughput
+		// cases speak it to the built-in server.
+		if f.proxy.URL == "" && f.tp.mode == modeHandshake {
+			return usagef("--%s applies to an external server or a proxy: add --target host:port or --proxy", s.Name)
+		}
+	case s.Ends == plan.Target:
 		// With --identity, --ca and --sni say how the clients verify
 		// the given server identity.
-		targetOnly = append(targetOnly, "ca", "sni")
-	}
-	for _, name := range targetOnly {
-		if fs.isSet(name) && name == "request" {
-			return usagef("--request applies to an external server or a proxy: add --target host:port or --proxy")
-		}
-		if fs.isSet(name) {
-			return usagef("--%s applies to an external server: add --target host:port", name)
+		if !s.WithIdentity || len(f.server.identities) == 0 {
+			return usagef("--%s applies to an external server: add --target host:port", s.Name)
 		}
 	}
 	return nil

@@ -6,13 +6,14 @@ import (
 
 	"github.com/tlsbench/tlsbench/internal/ktls"
 	"github.com/tlsbench/tlsbench/loadgen"
+	"github.com/tlsbench/tlsbench/plan"
 	"github.com/tlsbench/tlsbench/runner"
 )
 
 // Modes of tlsbench run.
 const (
-	modeHandshake  = "handshake"
-	modeThroughput = "throughput"
+	modeHandshake  = plan.ModeHandshake
+	modeThroughput = plan.ModeThroughput
 )
 
 // throughputFlags are the flags of tlsbench run --mode throughput.
@@ -47,42 +48,26 @@ func defineThroughputFlags(fs *flagSet) *throughputFlags {
 	return t
 }
 
-// Flags that apply to one mode only. The others (--tls, --cipher, --concurrency,
-// --key, --iterations, --warmup, --case-time, --conn-timeout, --out, --duration,
-// --format, --quick, --baseline, --listen, --handshake-timeout) apply to
-// both.
-var (
-	throughputOnlyFlags = []string{"buffer", "ktls", "direction", "bytes", "source", "read-fill"}
-	handshakeOnlyFlags  = []string{"resume", "handshakes", "groups", "transport", "min-resumption", "max-error-rate", "mutual",
-		"client-identities", "session-pool", "ticket-reuse", "session-store", "session-capacity", "session-ttl",
-		"ticket-keys", "key-cache", "identity", "p12-password-file", "constraints",
-		"target", "sni", "ca", "insecure", "client-cert", "client-key", "server-pid", "alpn", "mint-cache",
-		"rate", "arrival", "max-inflight", "resume-ratio", "early-data", "early-data-policy"}
-)
-
-// checkMode checks --mode and refuses the flags of the other mode.
+// checkMode checks --mode and refuses the flags of the other mode: those
+// the settings table says apply to one mode only (their own checks aside).
 func checkMode(fs *flagSet, f *runFlags) error {
+	var mode plan.Mode
 	switch f.tp.mode {
 	case modeHandshake:
-		for _, name := range throughputOnlyFlags {
-			if fs.isSet(name) {
-				return usagef("--%s applies to --mode throughput", name)
-			}
-		}
-		return nil
+		mode = plan.Handshake
 	case modeThroughput:
+		mode = plan.Throughput
 	default:
 		return usagef("--mode %q: want handshake or throughput", f.tp.mode)
 	}
-	for _, name := range handshakeOnlyFlags {
-		if name == "identity" || name == "p12-password-file" {
-			// The server's identity: verified with the CA beside it,
-			// and what a proxy given by URL must trust.
+	for _, s := range plan.For(plan.Run) {
+		if s.Modes&mode != 0 || s.OwnChecks || !fs.isSet(s.Name) {
 			continue
 		}
-		if fs.isSet(name) {
-			return usagef("--%s applies to handshake cases: drop it with --mode throughput", name)
+		if mode == plan.Handshake {
+			return usagef("--%s applies to --mode throughput", s.Name)
 		}
+		return usagef("--%s applies to handshake cases: drop it with --mode throughput", s.Name)
 	}
 	return nil
 }

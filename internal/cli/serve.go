@@ -198,6 +198,15 @@ func parseServeFlags(args []string, stdout io.Writer) (*serveFlags, error) {
 		io.WriteString(w, serveUsage)
 		fs.printFlags(w)
 	}
+	f := defineServeFlags(fs)
+	if err := fs.parse(args); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// defineServeFlags defines serve's flags on fs.
+func defineServeFlags(fs *flagSet) *serveFlags {
 	f := &serveFlags{serverFlags: defineServerFlags(fs, "127.0.0.1:8443", true), isSet: fs.isSet}
 	fs.stringVar(&f.keyType, "key", string(pki.ECDSAP256))
 	fs.stringVar(&f.clientCA, "client-ca", "")
@@ -213,10 +222,7 @@ func parseServeFlags(args []string, stdout io.Writer) (*serveFlags, error) {
 	fs.intVar(&f.maxConns, "max-conns", 0)
 	f.versions = []uint16{tls.VersionTLS12, tls.VersionTLS13}
 	fs.def("tls", listFlag[uint16]{&f.versions, tlsconf.ParseVersion, tlsconf.VersionName})
-	if err := fs.parse(args); err != nil {
-		return nil, err
-	}
-	return f, nil
+	return f
 }
 
 // setup validates the flags and makes the server's options: from the

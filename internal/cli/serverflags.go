@@ -108,6 +108,15 @@ func (f *serverFlags) loadIdentities(keyCache bool) ([]keys.IdentityInfo, error)
 // split on commas: CERT.pem,KEY.pem is one identity.
 type identityFlag struct{ vals *[]server.IdentityFiles }
 
+// elements are the identities as --identity takes them, one each.
+func (f identityFlag) elements() []string {
+	var out []string
+	for _, v := range *f.vals {
+		out = append(out, server.IdentitySource(v).String())
+	}
+	return out
+}
+
 func (f identityFlag) String() string {
 	if f.vals == nil {
 		return ""

@@ -61,6 +61,15 @@ func versusSettingNames() string {
 // versusSetFlag collects NAME=VALUE settings of side b.
 type versusSetFlag struct{ v *[]runner.VersusSetting }
 
+// elements are the settings as --versus-set takes them, one each.
+func (f *versusSetFlag) elements() []string {
+	var out []string
+	for _, s := range *f.v {
+		out = append(out, s.String())
+	}
+	return out
+}
+
 func (f *versusSetFlag) String() string {
 	if f.v == nil {
 		return ""
