@@ -338,24 +338,28 @@ var hiddenFlags = map[string]bool{"control-fd": true}
 // names and without hidden flags.
 func (f *flagSet) printFlags(w io.Writer) {
 	f.VisitAll(func(fl *flag.Flag) {
-		if hiddenFlags[fl.Name] {
-			return
+		if !hiddenFlags[fl.Name] {
+			f.printFlag(w, fl)
 		}
-		name, usage := flag.UnquoteUsage(fl)
-		if s := plan.Lookup(plan.CommandNamed(f.cmd), fl.Name); s != nil {
-			name = s.Placeholder // what the table says it takes
-		}
-		line := "  " + dashed(fl.Name) // -o, as the examples write it
-		if name != "" {
-			line += " " + name
-		}
-		fmt.Fprintln(w, line)
-		def := fl.DefValue
-		if def != "" && def != "false" && def != "0" && def != "0s" {
-			usage += fmt.Sprintf(" (default %s)", def)
-		}
-		fmt.Fprintf(w, "        %s\n", usage)
 	})
+}
+
+// printFlag writes one flag's help, with the placeholder of its setting.
+func (f *flagSet) printFlag(w io.Writer, fl *flag.Flag) {
+	name, usage := flag.UnquoteUsage(fl)
+	if s := plan.Lookup(plan.CommandNamed(f.cmd), fl.Name); s != nil {
+		name = s.Placeholder // what the table says it takes
+	}
+	line := "  " + dashed(fl.Name) // -o, as the examples write it
+	if name != "" {
+		line += " " + name
+	}
+	fmt.Fprintln(w, line)
+	def := fl.DefValue
+	if def != "" && def != "false" && def != "0" && def != "0s" {
+		usage += fmt.Sprintf(" (default %s)", def)
+	}
+	fmt.Fprintf(w, "        %s\n", usage)
 }
 
 // fieldFlags names the flag of each field of runner.Plan and

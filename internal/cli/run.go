@@ -68,7 +68,10 @@ Examples:
   tlsbench run --mode throughput --proxy builtin --buffer 4k,16k,64k --read-fill off,on --ktls off,auto
   tlsbench run --mode throughput --proxy http://127.0.0.1:3128 --proxy-ca squid-ca.pem --proxy-pid 1234 \
       --identity pki/server-ecdsa-p256.pem,pki/server-ecdsa-p256-key.pem --cipher aes128gcm
+`
 
+// proxyHelp is the help of the proxy group.
+const proxyHelp = `
 Through a proxy (--proxy), the client connects to the proxy with HTTP
 CONNECT and does TLS with it; the proxy mints a certificate for the
 server's name (localhost for the built-in server) and connects to the
@@ -85,6 +88,7 @@ user-space TLS. A proxy given by URL verifies the server with its own
 configuration (Squid: tls_outgoing_options cafile=...): give the built-in
 server an identity it trusts with --identity, and the CA of the proxy's
 minted certificates with --proxy-ca.
+
 `
 
 type runFlags struct {
@@ -245,16 +249,9 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 func parseRun(args []string, stdout io.Writer) (*flagSet, *runFlags, error) {
 	fs := newFlagSet("run", stdout, nil)
 	f := defineRunFlags(fs)
-	fs.usage = func(w io.Writer) {
-		io.WriteString(w, runUsage)
-		io.WriteString(w, versusHelp)
-		io.WriteString(w, openLoopHelp)
-		io.WriteString(w, findRateHelp)
-		io.WriteString(w, mixHelp)
-		io.WriteString(w, shardHelp)
-		io.WriteString(w, quicHelp)
-		io.WriteString(w, "\nFlags:\n")
-		fs.printFlags(w)
+	fs.usage = func(w io.Writer) { printRunHelp(w, fs) }
+	if word, ok := helpGroupArg(args); ok {
+		return nil, nil, runHelpGroup(stdout, fs, word)
 	}
 	if err := fs.parse(args); err != nil {
 		return nil, nil, err

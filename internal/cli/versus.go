@@ -33,13 +33,18 @@ a Wilcoxon signed-rank test. A case is faster or slower only when the
 change is significant and larger than the noise floor (the A/A difference
 of the same run, or --min-effect); smaller significant changes are
 "within noise".
+`
 
+// targetErrorHelp is the help of adaptive precision, in the group of
+// how each case is measured.
+const targetErrorHelp = `
 --target-error PCT (default 2%) keeps each case measuring past --iterations
 until the half-width of its 99.9% confidence interval is at most PCT of
 the mean (of the b/a ratio in an interleaved run), within --case-time (per
 side); every record says what ended it, and the report lists the cases
 that did not reach the target. The default is off when --iterations is
 given (then that many are measured), with --quick, or with --case-time 0.
+
 `
 
 // defineVersusFlags defines them on fs, into f.
