@@ -130,8 +130,8 @@ func firstClause(s string) string {
 	if i := strings.IndexAny(s, ";("); i > 0 {
 		s = s[:i]
 	}
-	if len(s) > 60 {
-		s = s[:57] + "..."
+	if r := []rune(s); len(r) > 60 {
+		s = string(r[:57]) + "..."
 	}
 	return strings.TrimSpace(s)
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/tlsbench/tlsbench/loadgen"
 	"io"
 	"maps"
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
@@ -302,6 +303,31 @@ func (l listFlag[T]) Set(s string) error {
 		return errors.New("empty list")
 	}
 	*l.vals = out
+	return nil
+}
+
+// rateFlag is a share written as a percentage (0.1%) or a fraction
+// (0.001), between 0 and 1.
+type rateFlag struct{ v *float64 }
+
+func (r rateFlag) String() string {
+	if r.v == nil {
+		return ""
+	}
+	return strconv.FormatFloat(100**r.v, 'f', -1, 64) + "%"
+}
+
+func (r rateFlag) Set(s string) error {
+	t := strings.TrimSpace(s)
+	scale := 1.0
+	if strings.HasSuffix(t, "%") {
+		t, scale = strings.TrimSpace(strings.TrimSuffix(t, "%")), 0.01
+	}
+	v, err := strconv.ParseFloat(t, 64)
+	if err != nil || math.IsNaN(v) || v*scale < 0 || v*scale > 1 {
+		return fmt.Errorf("%q is not a share between 0%% and 100%% (e.g. 0.1%% or 0.001)", s)
+	}
+	*r.v = v * scale
 	return nil
 }
 

@@ -6,11 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"net"
 	"os"
 	"regexp"
-	"strconv"
 	"strings"
 	"time"
 
@@ -636,31 +634,6 @@ func runOutcome(ctx context.Context, runErr error, out *outFile, outErr error) e
 		return outErr
 	}
 	return fmt.Errorf("%w; %v", runErr, outErr)
-}
-
-// rateFlag is a share written as a percentage (0.1%) or a fraction
-// (0.001), between 0 and 1.
-type rateFlag struct{ v *float64 }
-
-func (r rateFlag) String() string {
-	if r.v == nil {
-		return ""
-	}
-	return strconv.FormatFloat(100**r.v, 'f', -1, 64) + "%"
-}
-
-func (r rateFlag) Set(s string) error {
-	t := strings.TrimSpace(s)
-	scale := 1.0
-	if strings.HasSuffix(t, "%") {
-		t, scale = strings.TrimSpace(strings.TrimSuffix(t, "%")), 0.01
-	}
-	v, err := strconv.ParseFloat(t, 64)
-	if err != nil || math.IsNaN(v) || v*scale < 0 || v*scale > 1 {
-		return fmt.Errorf("%q is not a share between 0%% and 100%% (e.g. 0.1%% or 0.001)", s)
-	}
-	*r.v = v * scale
-	return nil
 }
 
 // sameFile reports whether two paths name one file (an existing one).
