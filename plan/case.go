@@ -8,12 +8,6 @@ import (
 	"github.com/tlsbench/tlsbench/pki"
 )
 
-// Modes of a case.
-const (
-	ModeHandshake  = "handshake"
-	ModeThroughput = "throughput"
-)
-
 // Case is one point of the axes: a value of every axis of its mode.
 type Case struct {
 	Name    string
