@@ -56,9 +56,9 @@ var rules = map[string]rule{
 	"report/html":    {may: []string{"report", "report/compare", "results", "stats"}},
 	"merge":          {may: []string{"results", "stats"}},
 	"kubejob":        {utilities: true},
-	// The settings table: below the CLI, runner, loadgen and server, which
-	// derive from it.
-	"plan":              {may: []string{"pki", "tlsconf", "results"}, utilities: true},
+	// The settings and axis tables: below the CLI, runner, loadgen and
+	// server, which derive from them; a case names its kTLS mode.
+	"plan":              {may: []string{"pki", "tlsconf", "results", "internal/ktls"}, utilities: true},
 	"scripts":           {},
 	"scripts/attack":    {}, // attacks the tlsbench binary from outside: imports none of it
 	"internal/archtest": {},
