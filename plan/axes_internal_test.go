@@ -184,3 +184,20 @@ func TestCurveNotOffered(t *testing.T) {
 		t.Errorf("reason %q names no fix", cases[0].NotRunnable)
 	}
 }
+
+// TestEveryAxisIsASetting: every axis is set by a setting of the
+// table, which gives it its flag, help and plan-file key, and takes a
+// list when the axis can have several values.
+func TestEveryAxisIsASetting(t *testing.T) {
+	t.Parallel()
+	for _, a := range axes {
+		s := OfField(a.field)
+		if s == nil {
+			t.Errorf("axis %q: no setting of the table sets %s", a.param, a.field)
+			continue
+		}
+		if s.Commands&Run == 0 {
+			t.Errorf("axis %q: its setting --%s is not one of tlsbench run", a.param, s.Name)
+		}
+	}
+}

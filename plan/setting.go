@@ -61,7 +61,11 @@ const (
 
 // Setting is one setting as the user declares it.
 type Setting struct {
-	Name        string  // the flag's name and the plan-file key
+	Name string // the flag's name and the plan-file key
+	// Fields are the library's fields it sets (of runner's plans, the
+	// server's and proxy's options), as the library's errors name them:
+	// the command writes such an error with the setting's flag.
+	Fields      []string
 	Commands    Command // the commands that take it
 	Group       Group   // where the help lists it
 	Kind        Kind
@@ -106,6 +110,17 @@ func For(c Command) []*Setting {
 		}
 	}
 	return out
+}
+
+// OfField is the setting that sets the library field named field (see
+// Setting.Fields), nil when no setting does.
+func OfField(field string) *Setting {
+	for i := range table {
+		if slices.Contains(table[i].Fields, field) {
+			return &table[i]
+		}
+	}
+	return nil
 }
 
 // Lookup is command c's setting of that name, nil when there is none.

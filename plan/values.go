@@ -3,6 +3,7 @@ package plan
 import (
 	"crypto/tls"
 
+	"github.com/tlsbench/tlsbench/internal/ktls"
 	"github.com/tlsbench/tlsbench/pki"
 	"github.com/tlsbench/tlsbench/tlsconf"
 )
@@ -39,4 +40,12 @@ func cipherNames() []string {
 
 func ticketReuseNames() []string {
 	return []string{tlsconf.ReuseMulti.String(), tlsconf.ReuseSingle.String()}
+}
+
+func transportNames() []string {
+	return []string{TransportTCP, TransportTCP4, TransportTCP6, TransportMemory, TransportQUIC}
+}
+
+func ktlsModeNames() []string {
+	return []string{ktls.ModeOff.String(), ktls.ModeAuto.String(), ktls.ModeOn.String()}
 }
