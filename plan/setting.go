@@ -86,8 +86,11 @@ type Setting struct {
 	// WithIdentity: a Target setting that also applies to the built-in
 	// server given its identity (how the clients verify it).
 	WithIdentity bool
-	Hidden       bool // an internal flag, left out of help and completion
-	NotInFile    bool // a flag about the plan file itself, not a key in one
+	// Axis, when set, makes the setting a dimension of the matrix:
+	// everything its values do is declared there.
+	Axis      *Axis
+	Hidden    bool // an internal flag, left out of help and completion
+	NotInFile bool // a flag about the plan file itself, not a key in one
 }
 
 // DefaultOn is the setting's default on command c.

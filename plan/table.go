@@ -1,6 +1,12 @@
 package plan
 
-import "github.com/tlsbench/tlsbench/tlsconf"
+import (
+	"slices"
+
+	"github.com/tlsbench/tlsbench/internal/field"
+	"github.com/tlsbench/tlsbench/results"
+	"github.com/tlsbench/tlsbench/tlsconf"
+)
 
 // table is every setting of tlsbench run and serve, declared once. Its
 // parts are split by topic over table_*.go; the order is the help's.
@@ -64,7 +70,7 @@ var matrixSettings = []Setting{
 	},
 	{
 		Name: "early-data", Fields: []string{"EarlyData"}, Group: GroupMatrix, Commands: Run, Kind: List, Placeholder: "LIST",
-		Values: onOff, Modes: Handshake, Ends: Client,
+		Values: onOff, Modes: Handshake, Ends: Client, Axis: earlyDataAxis,
 		Help: "with --transport quic: send the request as TLS 1.3 early data (0-RTT) when resuming: off, on, or off,on for both",
 	},
 	{
@@ -146,4 +152,41 @@ var caseSettings = []Setting{
 		Ends: Client,
 		Help: "fewer iterations: the same matrix in about 15 seconds",
 	},
+}
+
+// earlyDataAxis: with on, a client sends its request as TLS 1.3 early
+// data (0-RTT) when it resumes (QUIC cases); the runner's hook gives it
+// to the QUIC dialer. The server's policy is one setting of the run, not
+// an axis.
+var earlyDataAxis = &Axis{
+	Param: "early_data", After: "transport", Rank: 8,
+	Parse: func(s string) (any, error) { return ParseOnOff(s) },
+	Label: func(v any) string { return OnOff(v.(bool)) },
+	Segment: func(v any) string {
+		if v.(bool) {
+			return "0rtt"
+		}
+		return ""
+	},
+	Record: func(v any, r *results.Record) { r.EarlyData = results.Bool(v.(bool)) },
+	Check: func(vals []any, m *Matrix) error {
+		if slices.Contains(vals, any(true)) {
+			for _, t := range m.Transports {
+				if t != TransportQUIC {
+					return field.Errorf("EarlyData", "on", "Go's TLS over TCP has no 0-RTT: early data needs {Transports} quic")
+				}
+			}
+		}
+		if !slices.Contains(m.Transports, TransportQUIC) {
+			return field.Errorf("EarlyData", nil, "early data is sent over QUIC: add {Transports} quic")
+		}
+		return nil
+	},
+	NotRunnable: func(v any, c *Case) string {
+		if v.(bool) && !c.Resume {
+			return "not runnable: early data is sent when resuming a session, and a full handshake has none; not measured"
+		}
+		return ""
+	},
+	NotRunnableBy: "EarlyData/Resume",
 }

@@ -2,6 +2,8 @@ package plan
 
 import (
 	"crypto/tls"
+	"fmt"
+	"strings"
 
 	"github.com/tlsbench/tlsbench/internal/ktls"
 	"github.com/tlsbench/tlsbench/pki"
@@ -48,4 +50,16 @@ func transportNames() []string {
 
 func ktlsModeNames() []string {
 	return []string{ktls.ModeOff.String(), ktls.ModeAuto.String(), ktls.ModeOn.String()}
+}
+
+// ParseOnOff reads a switch as flags and plan files take it: on or off
+// (true, yes, false, no too), in any case.
+func ParseOnOff(s string) (bool, error) {
+	switch strings.ToLower(s) {
+	case On, "true", "yes":
+		return true, nil
+	case Off, "false", "no":
+		return false, nil
+	}
+	return false, fmt.Errorf("%q is not on or off", s)
 }

@@ -149,6 +149,9 @@ func isFlagPackageReason(reason string) bool {
 }
 
 func isOnOffList(v flag.Value) bool {
+	if a, ok := v.(axisFlag); ok {
+		return a.isOnOff()
+	}
 	_, ok := v.(listFlag[bool])
 	return ok
 }
@@ -332,15 +335,8 @@ func (r rateFlag) Set(s string) error {
 	return nil
 }
 
-func parseOnOff(s string) (bool, error) {
-	switch strings.ToLower(s) {
-	case "on", "true", "yes":
-		return true, nil
-	case "off", "false", "no":
-		return false, nil
-	}
-	return false, fmt.Errorf("%q is not on or off", s)
-}
+// parseOnOff reads a switch as flags take it (plan.ParseOnOff).
+func parseOnOff(s string) (bool, error) { return plan.ParseOnOff(s) }
 
 func showOnOff(b bool) string {
 	if b {
