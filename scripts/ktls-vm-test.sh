@@ -239,6 +239,9 @@ vm_cpu=$(($(child_cpu) - cpu0))
 elapsed=$(($(date +%s) - start))
 echo
 echo "==== kTLS VM summary ===="
+# Under TCG the VM is CPU-bound: what it took of the machine, for whoever
+# runs other work beside it.
+echo "ktls-vm: the VM ran ${vm_wall}s and used $((vm_cpu / 100)).$(printf %02d $((vm_cpu % 100))) CPU-seconds"
 grep -E '^ *(--- FAIL)' "$vmlog" || true
 grep -E 'KTLS-BENCH' "$vmlog" | sed -E 's/^.*(KTLS-BENCH)/\1/' || true
 grep -E 'KTLS-RUN' "$vmlog" | sed -E 's/^.*(KTLS-RUN)/\1/' || true
@@ -263,9 +266,6 @@ pass=$(grep -cE '^ *--- PASS' "$vmlog" || true)
 fail=$(grep -cE '^ *--- FAIL' "$vmlog" || true)
 skip=$(grep -cE '^ *--- SKIP' "$vmlog" || true)
 echo "ktls-vm: $pass passed, $fail failed, $skip skipped"
-# Under TCG the VM is CPU-bound: what it took of the machine, for whoever
-# runs other work beside it.
-echo "ktls-vm: the VM ran ${vm_wall}s and used $((vm_cpu / 100)).$(printf %02d $((vm_cpu % 100))) CPU-seconds"
 if [ "$rc" = 0 ]; then
 	log "PASS: every kTLS test passed in the VM (${elapsed}s)"
 else

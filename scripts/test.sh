@@ -24,8 +24,8 @@ if ! [[ $fuzz_jobs =~ ^[1-9][0-9]*$ ]]; then
 fi
 
 # step ends the step before it, printing how long it took, and names the
-# next with the time spent so far (CI must stay under 8 minutes on 2
-# cores: see README's testing section for what each step takes).
+# next with the time spent so far: the whole command must stay under 8
+# minutes on 2 cores, and the race run is most of it.
 step_name="" step_start=0
 step() {
 	if [[ -n $step_name ]]; then echo "-- $step_name: $((SECONDS - step_start))s"; fi
