@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tlsbench/tlsbench/internal/servertest"
 	"github.com/tlsbench/tlsbench/internal/testchild"
 	"github.com/tlsbench/tlsbench/internal/testpki"
 	"github.com/tlsbench/tlsbench/internal/usage"
@@ -111,14 +112,6 @@ func BenchmarkClientHandshakeCost(b *testing.B) {
 func startChildServer(b *testing.B) (string, *x509.CertPool) {
 	ca, _, f := testpki.ServerFiles(b)
 	files := server.IdentityFiles{Cert: f.Cert, Key: f.Key}
-	exe, _ := os.Executable()
-	child, err := server.StartChild(context.Background(), server.ChildOptions{
-		Path: exe, Args: []string{"serve"}, Env: []string{testchild.Env()},
-		Server: server.Options{Identities: []server.IdentityFiles{files}},
-	})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { child.Close() })
+	child := servertest.StartChild(b, server.Options{Identities: []server.IdentityFiles{files}})
 	return child.Hello().Addr, ca.Pool()
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tlsbench/tlsbench/internal/servertest"
 	"github.com/tlsbench/tlsbench/internal/testpki"
 	"github.com/tlsbench/tlsbench/loadgen"
 	"github.com/tlsbench/tlsbench/tlsconf"
@@ -41,7 +42,7 @@ func TestDetectSilentServer(t *testing.T) {
 				t.Fatal(err)
 			}
 			// Handshake, then read whatever comes and answer nothing.
-			serveEach(t, ln, func(c net.Conn, done <-chan struct{}) {
+			servertest.ServeEach(t, ln, func(c net.Conn, done <-chan struct{}) {
 				tc := tls.Server(c, cfg)
 				buf := make([]byte, 1024)
 				for {

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tlsbench/tlsbench/internal/servertest"
 	"github.com/tlsbench/tlsbench/internal/testpki"
 	"github.com/tlsbench/tlsbench/loadgen"
 	"github.com/tlsbench/tlsbench/results"
@@ -30,7 +31,7 @@ func TestFirstResponseIsTheAnswer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	serveEach(t, ln, func(c net.Conn, _ <-chan struct{}) {
+	servertest.ServeEach(t, ln, func(c net.Conn, _ <-chan struct{}) {
 		tc := tls.Server(c, cfg)
 		var b [1]byte
 		if _, err := io.ReadFull(tc, b[:]); err != nil {

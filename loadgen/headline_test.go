@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tlsbench/tlsbench/internal/servertest"
 	"github.com/tlsbench/tlsbench/internal/testpki"
 	"github.com/tlsbench/tlsbench/loadgen"
 	"github.com/tlsbench/tlsbench/results"
@@ -38,7 +39,7 @@ func echoAfter(t *testing.T, wait time.Duration, wrap func(net.Conn) net.Conn) (
 	if err != nil {
 		t.Fatal(err)
 	}
-	serveEach(t, ln, func(c net.Conn, done <-chan struct{}) {
+	servertest.ServeEach(t, ln, func(c net.Conn, done <-chan struct{}) {
 		if wrap != nil {
 			c = wrap(c)
 		}

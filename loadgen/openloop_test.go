@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/tlsbench/tlsbench/internal/field"
+	"github.com/tlsbench/tlsbench/internal/servertest"
 	"github.com/tlsbench/tlsbench/internal/testpki"
 	"github.com/tlsbench/tlsbench/loadgen"
 	"github.com/tlsbench/tlsbench/results"
@@ -179,7 +180,7 @@ func slowServer(t *testing.T, delay time.Duration) (string, *x509.CertPool) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	serveEach(t, ln, func(c net.Conn, done <-chan struct{}) {
+	servertest.ServeEach(t, ln, func(c net.Conn, done <-chan struct{}) {
 		select {
 		case <-time.After(delay):
 		case <-done:

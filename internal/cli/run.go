@@ -488,7 +488,7 @@ func (job *runJob) execute(ctx context.Context, stdout, stderr io.Writer) error 
 	}
 	prog := newProgress(stderr, cases)
 	// json, csv and benchfmt go out case by case; a table once at the end.
-	stream, err := report.NewStream(stdout, job.format)
+	stream, err := newStream(stdout, job.format)
 	if err != nil {
 		return usagef("--format: %v", err)
 	}
@@ -514,7 +514,7 @@ func (job *runJob) execute(ctx context.Context, stdout, stderr io.Writer) error 
 }
 
 // finish closes the output of a run and says how it ended.
-func (job *runJob) finish(ctx context.Context, stdout, stderr io.Writer, stream *report.Stream, out *outFile, recs []results.Record, runErr error) error {
+func (job *runJob) finish(ctx context.Context, stdout, stderr io.Writer, stream recordStream, out *outFile, recs []results.Record, runErr error) error {
 	measured := countCases(recs)
 	var outErr error
 	if out != nil {

@@ -17,6 +17,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/tlsbench/tlsbench/internal/childproc"
 	"github.com/tlsbench/tlsbench/internal/hostname"
 	"github.com/tlsbench/tlsbench/internal/tempdir"
 	"github.com/tlsbench/tlsbench/pki"
@@ -468,18 +469,21 @@ func keyTypeNames() string {
 	return strings.Join(names, ", ")
 }
 
-// serveChild is the child server of tlsbench run: configuration and
-// counters travel over the inherited control channel.
+// serveChild is the child server of tlsbench run: the server's own child
+// main, on the inherited control channel.
 func serveChild(ctx context.Context, fd int, stderr io.Writer) error {
 	conn, err := controlConn(fd)
 	if err != nil {
 		return err
 	}
-	// Refused handshakes go to stderr, whose last lines explain a
-	// server that dies during a run.
-	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	return server.ChildMain(ctx, conn, childSelf(stderr))
+}
+
+// childSelf is what a child service is told of this process: its stderr
+// and the build that serves.
+func childSelf(stderr io.Writer) childproc.Self {
 	env := results.CurrentEnv()
-	return server.ServeChild(ctx, conn, server.WithLogger(logger), server.WithBuild(env.TLSBenchVersion+" ("+env.GoVersion+")"))
+	return childproc.Self{Stderr: stderr, Build: env.TLSBenchVersion + " (" + env.GoVersion + ")"}
 }
 
 // parseLogLevel reads a --log-level value.
