@@ -1,4 +1,4 @@
-package runner
+package plan
 
 import (
 	"crypto/tls"
@@ -8,8 +8,32 @@ import (
 
 	"github.com/tlsbench/tlsbench/internal/ktls"
 	"github.com/tlsbench/tlsbench/pki"
+	"github.com/tlsbench/tlsbench/results"
 	"github.com/tlsbench/tlsbench/tlsconf"
 )
+
+// handshakes is the matrix of a handshake plan with m's axes and the
+// defaults of the axes it leaves out, as a runner plan fills them.
+func handshakes(m Matrix) *Matrix {
+	m.Mode = ModeHandshake
+	if m.Keys == nil {
+		m.Keys = []pki.KeyType{DefaultKeyType}
+	}
+	if m.KeyCache == nil {
+		m.KeyCache = []bool{true}
+	}
+	if m.Groups == nil {
+		m.Groups = []tls.CurveID{0}
+	}
+	if m.Ciphers == nil {
+		m.Ciphers = []string{""}
+	}
+	if m.Transports == nil {
+		m.Transports = []string{TransportTCP4}
+	}
+	m.Arrival = results.ArrivalConstant
+	return &m
+}
 
 // TestAxisTableIsComplete: every axis says everything a dimension must
 // say (its record parameter, its plan field, its modes, its values, its
@@ -32,11 +56,10 @@ func TestAxisTableIsComplete(t *testing.T) {
 // mode, and its name holds every segment an axis gives it.
 func TestEveryCaseCarriesEveryParam(t *testing.T) {
 	t.Parallel()
-	hp := Plan{Versions: []uint16{tls.VersionTLS12, tls.VersionTLS13}, Resume: []bool{false, true}, Concurrency: []int{8},
-		Ciphers: []string{tlsconf.CipherAES128GCM, tlsconf.CipherChaCha20Poly1305}, Transports: []string{TransportTCP6, TransportMemory}}
-	tp := ThroughputPlan{Versions: []uint16{tls.VersionTLS13}, Ciphers: []string{tlsconf.CipherAES128GCM}, Buffers: []int{16 << 10},
-		Directions: []string{"download"}, Concurrency: []int{1}}
-	tp.KTLS = []ktls.Mode{ktls.ModeOff}
+	hp := handshakes(Matrix{Versions: []uint16{tls.VersionTLS12, tls.VersionTLS13}, Resume: []bool{false, true}, Concurrency: []int{8},
+		Ciphers: []string{tlsconf.CipherAES128GCM, tlsconf.CipherChaCha20Poly1305}, Transports: []string{TransportTCP6, TransportMemory}})
+	tp := &Matrix{Mode: ModeThroughput, Versions: []uint16{tls.VersionTLS13}, Keys: []pki.KeyType{DefaultKeyType}, Ciphers: []string{tlsconf.CipherAES128GCM},
+		Buffers: []int{16 << 10}, Directions: []string{DirectionDownload}, KTLS: []ktls.Mode{ktls.ModeOff}, Concurrency: []int{1}}
 	cases := append(hp.Cases(), tp.Cases()...)
 	if len(cases) != 17 {
 		t.Fatalf("%d cases, want 16 handshake and 1 throughput", len(cases))
@@ -64,19 +87,19 @@ func TestNewAxisIsOneEntry(t *testing.T) {
 	type fakeValue string
 	var applied []string
 	axes = append(axes, axis{param: "record_size", field: "RecordSizes", modes: handshakeOnly, rank: 3, server: true,
-		values:  func(*matrix) []any { return []any{fakeValue("small"), fakeValue("big")} },
+		values:  func(*Matrix) []any { return []any{fakeValue("small"), fakeValue("big")} },
 		set:     func(c *Case, v any) { c.Direction = string(v.(fakeValue)) }, // any spare field will do
 		label:   func(c *Case) string { return c.Direction },
 		segment: func(c *Case) string { return "rs-" + c.Direction },
 		client:  func(c *Case, o *tlsconf.ClientOptions) { applied = append(applied, c.Direction) },
 	})
-	p := Plan{Versions: []uint16{tls.VersionTLS13}, Resume: []bool{false, true}, Concurrency: []int{1}}
-	cases := p.Cases()
+	m := handshakes(Matrix{Versions: []uint16{tls.VersionTLS13}, Resume: []bool{false, true}, Concurrency: []int{1}})
+	cases := m.Cases()
 	var names []string
 	for _, c := range cases {
 		names = append(names, c.Name)
 		var o tlsconf.ClientOptions
-		c.configureClient(&o)
+		c.ConfigureClient(&o)
 	}
 	want := []string{"handshake/tls1.3/full/c1/rs-small", "handshake/tls1.3/resume/c1/rs-small",
 		"handshake/tls1.3/full/c1/rs-big", "handshake/tls1.3/resume/c1/rs-big"}
@@ -86,13 +109,13 @@ func TestNewAxisIsOneEntry(t *testing.T) {
 	if got := cases[0].Params["record_size"]; got != "small" {
 		t.Errorf("params %v: record_size %q, want small", cases[0].Params, got)
 	}
-	if !sameServer(&cases[0], &cases[1]) || sameServer(&cases[1], &cases[2]) {
+	if !SameServer(&cases[0], &cases[1]) || SameServer(&cases[1], &cases[2]) {
 		t.Error("a server axis must split the cases into one server per value, and only there")
 	}
 	if !slices.Equal(applied, []string{"small", "small", "big", "big"}) {
 		t.Errorf("client hook applied %v", applied)
 	}
-	if err := (&Plan{Versions: p.Versions, Resume: p.Resume, Concurrency: p.Concurrency}).matrix().duplicates(); err != nil {
+	if err := handshakes(Matrix{Versions: m.Versions, Resume: m.Resume, Concurrency: m.Concurrency}).Duplicates(); err != nil {
 		t.Errorf("duplicates: %v", err)
 	}
 }
@@ -102,16 +125,16 @@ func TestNewAxisIsOneEntry(t *testing.T) {
 // transport), never on a client-only one.
 func TestServerGroupsFollowServerAxes(t *testing.T) {
 	t.Parallel()
-	p := Plan{Versions: []uint16{tls.VersionTLS13}, Resume: []bool{false, true}, Concurrency: []int{1},
-		KeyTypes: []pki.KeyType{pki.ECDSAP256, pki.RSA2048}, Transports: []string{TransportTCP4, TransportTCP6, TransportMemory},
-		Ciphers: []string{tlsconf.CipherAES128GCM, tlsconf.CipherChaCha20Poly1305}}
-	cases := p.Cases()
+	m := handshakes(Matrix{Versions: []uint16{tls.VersionTLS13}, Resume: []bool{false, true}, Concurrency: []int{1},
+		Keys: []pki.KeyType{pki.ECDSAP256, pki.RSA2048}, Transports: []string{TransportTCP4, TransportTCP6, TransportMemory},
+		Ciphers: []string{tlsconf.CipherAES128GCM, tlsconf.CipherChaCha20Poly1305}})
+	cases := m.Cases()
 	groups := 1
 	for i := 1; i < len(cases); i++ {
 		a, b := &cases[i-1], &cases[i]
 		same := a.KeyType == b.KeyType && a.Transport == b.Transport && a.KeyCache == b.KeyCache
-		if sameServer(a, b) != same {
-			t.Errorf("%s and %s: sameServer %v, want %v", a.Name, b.Name, !same, same)
+		if SameServer(a, b) != same {
+			t.Errorf("%s and %s: SameServer %v, want %v", a.Name, b.Name, !same, same)
 		}
 		if !same {
 			groups++
@@ -151,13 +174,30 @@ func TestCurveNotOffered(t *testing.T) {
 			t.Errorf("TLS %x group %v key %q: %q, want not runnable %v", tt.version, tt.group, tt.key, got, tt.want)
 		}
 	}
-	p := Plan{Versions: []uint16{tls.VersionTLS12, tls.VersionTLS13}, Resume: []bool{false}, Concurrency: []int{1},
-		Groups: []tls.CurveID{tls.X25519}, Handshakes: 8, Iterations: 1}
-	cases := p.Cases()
+	m := handshakes(Matrix{Versions: []uint16{tls.VersionTLS12, tls.VersionTLS13}, Resume: []bool{false}, Concurrency: []int{1},
+		Groups: []tls.CurveID{tls.X25519}})
+	cases := m.Cases()
 	if len(cases) != 2 || cases[0].NotRunnable == "" || cases[1].NotRunnable != "" {
 		t.Fatalf("cases %+v: want TLS 1.2 not runnable, TLS 1.3 runnable", cases)
 	}
 	if !strings.Contains(cases[0].NotRunnable, "add p256 to the groups") {
 		t.Errorf("reason %q names no fix", cases[0].NotRunnable)
+	}
+}
+
+// TestEveryAxisIsASetting: every axis is set by a setting of the
+// table, which gives it its flag, help and plan-file key, and takes a
+// list when the axis can have several values.
+func TestEveryAxisIsASetting(t *testing.T) {
+	t.Parallel()
+	for _, a := range axes {
+		s := OfField(a.field)
+		if s == nil {
+			t.Errorf("axis %q: no setting of the table sets %s", a.param, a.field)
+			continue
+		}
+		if s.Commands&Run == 0 {
+			t.Errorf("axis %q: its setting --%s is not one of tlsbench run", a.param, s.Name)
+		}
 	}
 }
