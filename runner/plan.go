@@ -12,22 +12,10 @@ import (
 	"github.com/tlsbench/tlsbench/internal/hostname"
 	"github.com/tlsbench/tlsbench/loadgen"
 	"github.com/tlsbench/tlsbench/pki"
+	"github.com/tlsbench/tlsbench/plan"
 	"github.com/tlsbench/tlsbench/results"
 	"github.com/tlsbench/tlsbench/server"
 	"github.com/tlsbench/tlsbench/tlsconf"
-)
-
-// Transports a case can run over. TransportTCP is an alias of
-// TransportTCP4, which records keep calling "tcp" (as before IPv6), so
-// that older results stay comparable.
-const (
-	TransportTCP    = "tcp"
-	TransportTCP4   = "tcp4"
-	TransportTCP6   = "tcp6"
-	TransportMemory = "memory"
-	// TransportQUIC runs handshake cases over QUIC on UDP (TLS 1.3
-	// only): the built-in server's QUIC listener, or a QUIC target.
-	TransportQUIC = "quic"
 )
 
 // The built-in server's default listen addresses: loopback, IPv4 or IPv6.
@@ -35,17 +23,6 @@ const (
 	defaultListen  = "127.0.0.1:0"
 	defaultListen6 = "[::1]:0"
 )
-
-// recordedTransport is the record's transport of a case's transport.
-func recordedTransport(t string) string {
-	if t == TransportTCP4 {
-		return TransportTCP
-	}
-	return t
-}
-
-// DefaultKeyType is the server key type when the plan names none.
-const DefaultKeyType = pki.ECDSAP256
 
 // Plan is what a run measures. The matrix is the cross product of
 // Versions x Resume x Concurrency x KeyTypes x Groups x Ciphers x
@@ -62,12 +39,15 @@ type Plan struct {
 	// defaults.
 	Ciphers    []string
 	Transports []string // TransportTCP4 (default), TransportTCP6, TransportMemory, TransportQUIC
-	// EarlyData, when set, is the early-data axis: with true the
-	// clients send their request as TLS 1.3 early data (0-RTT) when they
-	// resume (QUIC cases only). EarlyDataPolicy is the built-in server's
+	// EarlyDataPolicy is the built-in server's answer to early data
 	// (server.EarlyData*; default accept).
-	EarlyData       []bool
 	EarlyDataPolicy string
+	// Axes are the values of the settings table's axes (plan.Setting's
+	// Axis) the plan gives, by their record parameter: e.g.
+	// "early_data": {false, true}, with true the clients sending their
+	// request as TLS 1.3 early data (0-RTT) when they resume (QUIC cases
+	// only).
+	Axes plan.Values
 
 	// Mutual makes the server require client certificates; the clients
 	// rotate among ClientIdentities certificates (default 1).
@@ -278,7 +258,7 @@ func (p *Plan) validateAxes() error {
 	if len(p.Versions) == 0 {
 		return field.Errorf("Versions", nil, "no TLS version given")
 	}
-	if err := p.matrix().duplicates(); err != nil {
+	if err := p.matrix().Duplicates(); err != nil {
 		return err
 	}
 	if err := p.validateResume(); err != nil {
@@ -299,6 +279,10 @@ func (p *Plan) validateAxes() error {
 			return field.Errorf("Transports", strconv.Quote(t), "must be tcp4, tcp6, memory or quic")
 		}
 	}
+	// The table's axes check their own values (early data: QUIC).
+	if err := p.matrix().Check(); err != nil {
+		return err
+	}
 	if err := p.validateQUIC(); err != nil {
 		return err
 	}
@@ -315,7 +299,7 @@ func (p *Plan) validateAxes() error {
 		}
 	}
 	if cases := p.Cases(); !slices.ContainsFunc(cases, func(c Case) bool { return c.NotRunnable == "" }) {
-		return field.Errorf(cases[0].notRunnableBy, nil, "no case can run: %s", cases[0].NotRunnable)
+		return field.Errorf(cases[0].NotRunnableBy(), nil, "no case can run: %s", cases[0].NotRunnable)
 	}
 	return nil
 }
@@ -421,38 +405,38 @@ func orDefault[T any](v []T, def T) []T {
 // (key type, key cache, transport), then version, group, cipher,
 // resumption and concurrency.
 func (p *Plan) Cases() []Case {
-	return p.matrix().cases()
+	return p.matrix().Cases()
 }
 
 // matrix is the plan's axes with their defaults.
-func (p *Plan) matrix() *matrix {
-	m := &matrix{
-		mode:         ModeHandshake,
-		versions:     p.Versions,
-		resume:       p.Resume,
-		resumeRatios: p.ResumeRatios,
-		mutual:       p.Mutual,
-		keys:         orDefault(p.KeyTypes, DefaultKeyType),
-		keyCache:     orDefault(p.KeyCache, true),
-		groups:       orDefault(p.Groups, 0),
-		ciphers:      orDefault(p.Ciphers, ""),
-		concurrency:  p.Concurrency,
-		rates:        p.Rates,
-		arrival:      cmp.Or(p.Arrival, results.ArrivalConstant),
-		nameKeyCache: len(p.Server.Identities) > 0 || len(p.KeyCache) > 1,
-		proxy:        p.Proxy.URL,
-		mintCache:    p.MintCache,
-		earlyData:    p.EarlyData,
+func (p *Plan) matrix() *plan.Matrix {
+	m := &plan.Matrix{
+		Mode:         ModeHandshake,
+		Versions:     p.Versions,
+		Resume:       p.Resume,
+		ResumeRatios: p.ResumeRatios,
+		Mutual:       p.Mutual,
+		Keys:         orDefault(p.KeyTypes, DefaultKeyType),
+		KeyCache:     orDefault(p.KeyCache, true),
+		Groups:       orDefault(p.Groups, 0),
+		Ciphers:      orDefault(p.Ciphers, ""),
+		Concurrency:  p.Concurrency,
+		Rates:        p.Rates,
+		Arrival:      cmp.Or(p.Arrival, results.ArrivalConstant),
+		NameKeyCache: len(p.Server.Identities) > 0 || len(p.KeyCache) > 1,
+		Proxy:        p.Proxy.URL,
+		MintCache:    p.MintCache,
+		Values:       p.Axes,
 	}
 	if p.Target.Addr != "" {
 		// The target's own certificate is what it is.
-		m.keys = []pki.KeyType{""}
+		m.Keys = []pki.KeyType{""}
 	}
 	for _, t := range orDefault(p.Transports, TransportTCP4) {
 		if t == TransportTCP {
 			t = TransportTCP4
 		}
-		m.transports = append(m.transports, t)
+		m.Transports = append(m.Transports, t)
 	}
 	return m
 }

@@ -4,11 +4,12 @@ import (
 	"context"
 	"crypto/tls"
 	"errors"
-	"github.com/tlsbench/tlsbench/internal/peers"
 	"net"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tlsbench/tlsbench/internal/peers"
 
 	"github.com/tlsbench/tlsbench/internal/ktls"
 	"github.com/tlsbench/tlsbench/internal/testchild"

@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/tlsbench/tlsbench/loadgen"
+	"github.com/tlsbench/tlsbench/plan"
 	"github.com/tlsbench/tlsbench/results"
 	"github.com/tlsbench/tlsbench/server"
 	"github.com/tlsbench/tlsbench/tlsconf"
@@ -203,7 +204,7 @@ func runCases(ctx context.Context, cases []Case, m mode, emit func(*results.Reco
 	var failed []error
 	for i := 0; i < len(cases); {
 		j := i + 1
-		for j < len(cases) && sameServer(&cases[i], &cases[j]) {
+		for j < len(cases) && plan.SameServer(&cases[i], &cases[j]) {
 			j++
 		}
 		errs, err := runGroup(ctx, cases, i, j, m, emit)
@@ -308,7 +309,7 @@ func notRunnableRecord(c *Case, base results.Record) *results.Record {
 		rec.Cipher, rec.BufferBytes, rec.Direction = c.Cipher, c.Buffer, c.Direction
 	}
 	rec.Transport = TransportTCP
-	c.record(&rec)
+	c.Record(&rec)
 	rec.Notes = append(rec.Notes, c.NotRunnable)
 	return &rec
 }

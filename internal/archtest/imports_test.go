@@ -51,11 +51,14 @@ var rules = map[string]rule{
 	// report, the tables of one results file, is the base of the
 	// comparison, and the page draws both: imports run report <-
 	// report/compare <- report/html, never back.
-	"report":            {may: []string{"results", "stats"}},
-	"report/compare":    {may: []string{"report", "results", "stats"}},
-	"report/html":       {may: []string{"report", "report/compare", "results", "stats"}},
-	"merge":             {may: []string{"results", "stats"}},
-	"kubejob":           {utilities: true},
+	"report":         {may: []string{"results", "stats"}},
+	"report/compare": {may: []string{"report", "results", "stats"}},
+	"report/html":    {may: []string{"report", "report/compare", "results", "stats"}},
+	"merge":          {may: []string{"results", "stats"}},
+	"kubejob":        {utilities: true},
+	// The settings and axis tables: below the CLI, runner, loadgen and
+	// server, which derive from them; a case names its kTLS mode.
+	"plan":              {may: []string{"pki", "tlsconf", "results", "internal/ktls"}, utilities: true},
 	"scripts":           {},
 	"scripts/attack":    {}, // attacks the tlsbench binary from outside: imports none of it
 	"internal/archtest": {},

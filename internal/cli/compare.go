@@ -79,11 +79,11 @@ type compareFlags struct {
 
 func defineCompareFlags(fs *flagSet) *compareFlags {
 	cf := &compareFlags{minEffect: compare.DefaultMinEffect}
-	fs.Float64Var(&cf.alpha, "alpha", compare.DefaultAlpha, "significance level of the test (Mann-Whitney U; Wilcoxon signed-rank for an interleaved run), between 0 and 1")
-	fs.Var(&percentFlag{&cf.minEffect, &cf.minEffectSet}, "min-effect", "call a significant change faster or slower only when larger than `PCT` (and than the noise floor measured in an interleaved run); smaller is within noise (default 2%)")
-	fs.Var(&percentFlag{&cf.threshold, &cf.gate}, "fail-on-regression", "exit 1 when a case is significantly slower than the baseline by more than `PCT`, e.g. 5%")
-	fs.BoolVar(&cf.allowMismatch, "allow-mismatch", false, "compare pairs whose two sides differ in what sets the cost (group, key type, kTLS, session store, ...) instead of marking them not comparable")
-	fs.BoolVar(&cf.allowLoad, "allow-load", false, "judge pairs of two separate runs of which a side was measured while other processes took 10% or more of the machine, instead of leaving them unjudged")
+	fs.float64Var(&cf.alpha, "alpha", compare.DefaultAlpha)
+	fs.def("min-effect", &percentFlag{&cf.minEffect, &cf.minEffectSet})
+	fs.def("fail-on-regression", &percentFlag{&cf.threshold, &cf.gate})
+	fs.boolVar(&cf.allowMismatch, "allow-mismatch", false)
+	fs.boolVar(&cf.allowLoad, "allow-load", false)
 	return cf
 }
 

@@ -1,4 +1,4 @@
-package runner
+package plan
 
 import (
 	"crypto/tls"
@@ -9,104 +9,10 @@ import (
 
 	"github.com/tlsbench/tlsbench/internal/field"
 	"github.com/tlsbench/tlsbench/internal/ktls"
-	"github.com/tlsbench/tlsbench/loadgen"
 	"github.com/tlsbench/tlsbench/pki"
 	"github.com/tlsbench/tlsbench/results"
-	"github.com/tlsbench/tlsbench/server"
 	"github.com/tlsbench/tlsbench/tlsconf"
 )
-
-// Modes of a case.
-const (
-	ModeHandshake  = "handshake"
-	ModeThroughput = "throughput"
-)
-
-// Case is one point of the axes: a value of every axis of its mode.
-type Case struct {
-	Name    string
-	Mode    string // ModeHandshake or ModeThroughput
-	Version uint16
-	Resume  bool
-	// ResumeRatio, when the plan gives shares, is the case's share of
-	// connections that offer a session (Resume is then set for any
-	// share above 0); nil otherwise.
-	ResumeRatio *float64
-	Mutual      bool
-	KeyType     pki.KeyType // "": an external target's own certificate
-	KeyCache    bool
-	Group       tls.CurveID // 0: Go's defaults
-	Cipher      string      // "": Go's defaults (handshake cases)
-	Transport   string
-	// EarlyData sends the request as TLS 1.3 early data (0-RTT) on
-	// resumed connections (QUIC cases).
-	EarlyData   bool
-	Buffer      int
-	Direction   string
-	KTLS        ktls.Mode
-	Concurrency int
-	// Rate, in an open-loop case, is its starts per second (Concurrency
-	// is then 0), and Arrival the schedule's shape.
-	Rate    float64
-	Arrival string
-	// File says the server sends a file (--source) instead of a stream.
-	File bool
-	// Proxy is the proxy the client connects through: ProxyBuiltin, a
-	// URL, or "" (none). Request is the throughput wire (loadgen's
-	// "bulk" or "http"; "" is bulk). ReadFill and MintCache configure
-	// the built-in proxy.
-	Proxy     string
-	Request   string
-	ReadFill  bool
-	MintCache bool
-	// NotRunnable says why the case cannot be measured (TLS 1.3
-	// AES-256-GCM between two Go endpoints); it is reported, not run.
-	NotRunnable string
-	// notRunnableBy names the fields whose values make it so, for the
-	// error when no case of a plan can run.
-	notRunnableBy string
-	// Params are the case's parameters as its record carries them.
-	Params map[string]string
-
-	m *matrix
-}
-
-// matrix is a plan's axes with their defaults applied, the same for both
-// modes: what the axis table reads.
-type matrix struct {
-	mode     string
-	versions []uint16
-	resume   []bool
-	// resumeRatios, when set, replace resume: shares of connections
-	// that offer a session.
-	resumeRatios []float64
-	mutual       bool
-	keys         []pki.KeyType
-	keyCache     []bool
-	nameKeyCache bool // given identities, or a key-cache comparison
-	groups       []tls.CurveID
-	ciphers      []string
-	transports   []string
-	// earlyData, when set, is the early-data axis (QUIC cases).
-	earlyData   []bool
-	buffers     []int
-	directions  []string
-	ktls        []ktls.Mode
-	concurrency []int
-	// rates, when set, replace concurrency: open-loop cases on a
-	// schedule of arrival's shape.
-	rates   []float64
-	arrival string
-	file    bool
-	// The proxy axes: used only when set (proxy not "", the lists not
-	// empty), so that runs without a proxy keep their names and params.
-	proxy     string
-	request   string
-	readFill  []bool
-	mintCache []bool
-
-	axes []axis // the mode's axes, in table order (set by cases)
-}
 
 // axis is one dimension of the matrix. Everything a value does is here:
 // the cases it makes, its segment of the case name, its record parameter
@@ -133,8 +39,8 @@ type axis struct {
 	serverKey func(c *Case) string
 	// used says whether the plan uses the axis at all (nil: always). An
 	// unused axis makes no cases, no name segment and no param.
-	used   func(m *matrix) bool
-	values func(m *matrix) []any
+	used   func(m *Matrix) bool
+	values func(m *Matrix) []any
 	set    func(c *Case, v any)
 	// label writes the case's value as the flag takes it (params, errors).
 	label func(c *Case) string
@@ -143,9 +49,6 @@ type axis struct {
 	// record sets the record's typed field (nil: loadgen sets it).
 	record func(c *Case, r *results.Record)
 	client func(c *Case, o *tlsconf.ClientOptions)
-	serve  func(c *Case, o *server.Options)
-	// relay configures the built-in proxy (proxy axes).
-	relay func(c *Case, o *proxySettings)
 }
 
 func anys[T any](v []T) []any {
@@ -173,7 +76,8 @@ func MixName(f float64) string {
 	return "mix" + strconv.FormatFloat(100*f, 'g', 10, 64)
 }
 
-func onOff(b bool) string {
+// OnOff writes a switch as flags take it and params show it.
+func OnOff(b bool) string {
 	if b {
 		return "on"
 	}
@@ -184,8 +88,8 @@ func onOff(b bool) string {
 // name; rank orders the run.
 var axes = []axis{
 	{param: "proxy", field: "Proxy.URL", modes: both, rank: 0,
-		used:   func(m *matrix) bool { return m.proxy != "" },
-		values: func(m *matrix) []any { return []any{m.proxy} },
+		used:   func(m *Matrix) bool { return m.Proxy != "" },
+		values: func(m *Matrix) []any { return []any{m.Proxy} },
 		set:    func(c *Case, v any) { c.Proxy = v.(string) },
 		label:  func(c *Case) string { return c.Proxy },
 		// The URL's port changes from run to run: names say which kind
@@ -198,7 +102,7 @@ var axes = []axis{
 		},
 		record: func(c *Case, r *results.Record) { r.Proxy = c.Proxy }},
 	{param: "tls_version", field: "Versions", modes: both, rank: 4,
-		values:  func(m *matrix) []any { return anys(m.versions) },
+		values:  func(m *Matrix) []any { return anys(m.Versions) },
 		set:     func(c *Case, v any) { c.Version = v.(uint16) },
 		label:   func(c *Case) string { return tlsconf.VersionName(c.Version) },
 		segment: func(c *Case) string { return "tls" + tlsconf.VersionName(c.Version) },
@@ -206,11 +110,10 @@ var axes = []axis{
 	// Through the built-in proxy a case resumes on both legs or on
 	// neither: the proxy keeps its origin sessions only in resume cases.
 	{param: "resume", field: "Resume", modes: handshakeOnly, rank: 7, proxy: true,
-		used:   func(m *matrix) bool { return len(m.resumeRatios) == 0 },
-		relay:  func(c *Case, o *proxySettings) { o.OriginSessions = c.Resume },
-		values: func(m *matrix) []any { return anys(m.resume) },
+		used:   func(m *Matrix) bool { return len(m.ResumeRatios) == 0 },
+		values: func(m *Matrix) []any { return anys(m.Resume) },
 		set:    func(c *Case, v any) { c.Resume = v.(bool) },
-		label:  func(c *Case) string { return onOff(c.Resume) },
+		label:  func(c *Case) string { return OnOff(c.Resume) },
 		segment: func(c *Case) string {
 			if c.Resume {
 				return "resume"
@@ -220,9 +123,8 @@ var axes = []axis{
 	// Shares of resumed connections take the resumption axis's place
 	// and its segment: 0 and 1 are named as full and resume cases are.
 	{param: "resume_ratio", field: "ResumeRatios", modes: handshakeOnly, rank: 7, proxy: true,
-		used:   func(m *matrix) bool { return len(m.resumeRatios) > 0 },
-		relay:  func(c *Case, o *proxySettings) { o.OriginSessions = c.Resume },
-		values: func(m *matrix) []any { return anys(m.resumeRatios) },
+		used:   func(m *Matrix) bool { return len(m.ResumeRatios) > 0 },
+		values: func(m *Matrix) []any { return anys(m.ResumeRatios) },
 		set: func(c *Case, v any) {
 			f := v.(float64)
 			c.ResumeRatio, c.Resume = &f, f > 0
@@ -233,12 +135,11 @@ var axes = []axis{
 		// The built-in server measures its handshakes' CPU by kind in a
 		// mix only: it costs a few system calls per read.
 		server:    true,
-		serverKey: func(c *Case) string { return onOff(isMix(c)) },
-		serve:     func(c *Case, o *server.Options) { o.MeasureHandshakeCPU = isMix(c) }},
+		serverKey: func(c *Case) string { return OnOff(IsMix(c)) }},
 	{param: "mutual", field: "Mutual", modes: both, rank: 0,
-		values: func(m *matrix) []any { return []any{m.mutual} },
+		values: func(m *Matrix) []any { return []any{m.Mutual} },
 		set:    func(c *Case, v any) { c.Mutual = v.(bool) },
-		label:  func(c *Case) string { return onOff(c.Mutual) },
+		label:  func(c *Case) string { return OnOff(c.Mutual) },
 		segment: func(c *Case) string {
 			if c.Mutual {
 				return "mutual"
@@ -246,45 +147,43 @@ var axes = []axis{
 			return ""
 		}},
 	{param: "key_type", field: "KeyTypes", modes: both, rank: 1, server: true,
-		values: func(m *matrix) []any { return anys(m.keys) },
+		values: func(m *Matrix) []any { return anys(m.Keys) },
 		set:    func(c *Case, v any) { c.KeyType = v.(pki.KeyType) },
 		label:  func(c *Case) string { return string(c.KeyType) },
 		// With several key types every case names its own, the default
 		// one included; alone, the default is left out, so the default
 		// matrix keeps its names. Throughput names never had it.
 		segment: func(c *Case) string {
-			if c.Mode == ModeThroughput || c.KeyType == "" || c.KeyType == DefaultKeyType && len(c.m.keys) == 1 {
+			if c.Mode == ModeThroughput || c.KeyType == "" || c.KeyType == DefaultKeyType && len(c.m.Keys) == 1 {
 				return ""
 			}
 			return string(c.KeyType)
 		},
 		record: func(c *Case, r *results.Record) { r.KeyType = string(c.KeyType) }},
 	{param: "key_cache", field: "KeyCache", modes: handshakeOnly, rank: 2, server: true,
-		values: func(m *matrix) []any { return anys(m.keyCache) },
+		values: func(m *Matrix) []any { return anys(m.KeyCache) },
 		set:    func(c *Case, v any) { c.KeyCache = v.(bool) },
-		label:  func(c *Case) string { return onOff(c.KeyCache) },
+		label:  func(c *Case) string { return OnOff(c.KeyCache) },
 		segment: func(c *Case) string {
-			if c.m.nameKeyCache {
-				return "keycache-" + onOff(c.KeyCache)
+			if c.m.NameKeyCache {
+				return "keycache-" + OnOff(c.KeyCache)
 			}
 			return ""
 		},
 		record: func(c *Case, r *results.Record) {
-			if c.m.nameKeyCache {
+			if c.m.NameKeyCache {
 				r.KeyCache = results.Bool(c.KeyCache)
 			}
-		},
-		serve: func(c *Case, o *server.Options) { o.DisableKeyCache = !c.KeyCache }},
+		}},
 	{param: "mint_cache", field: "MintCache", modes: handshakeOnly, rank: 2, proxy: true,
-		used:    func(m *matrix) bool { return len(m.mintCache) > 0 },
-		values:  func(m *matrix) []any { return anys(m.mintCache) },
+		used:    func(m *Matrix) bool { return len(m.MintCache) > 0 },
+		values:  func(m *Matrix) []any { return anys(m.MintCache) },
 		set:     func(c *Case, v any) { c.MintCache = v.(bool) },
-		label:   func(c *Case) string { return onOff(c.MintCache) },
-		segment: func(c *Case) string { return "mintcache-" + onOff(c.MintCache) },
-		record:  func(c *Case, r *results.Record) { r.MintCache = results.Bool(c.MintCache) },
-		relay:   func(c *Case, o *proxySettings) { o.MintCache = c.MintCache }},
+		label:   func(c *Case) string { return OnOff(c.MintCache) },
+		segment: func(c *Case) string { return "mintcache-" + OnOff(c.MintCache) },
+		record:  func(c *Case, r *results.Record) { r.MintCache = results.Bool(c.MintCache) }},
 	{param: "group", field: "Groups", modes: handshakeOnly, rank: 5,
-		values: func(m *matrix) []any { return anys(m.groups) },
+		values: func(m *Matrix) []any { return anys(m.Groups) },
 		set:    func(c *Case, v any) { c.Group = v.(tls.CurveID) },
 		label:  func(c *Case) string { return orDefaultName(c.Group != 0, tlsconf.GroupName(c.Group)) },
 		segment: func(c *Case) string {
@@ -299,25 +198,24 @@ var axes = []axis{
 			}
 		}},
 	{param: "cipher", field: "Ciphers", modes: both, rank: 6,
-		values:  func(m *matrix) []any { return anys(m.ciphers) },
+		values:  func(m *Matrix) []any { return anys(m.Ciphers) },
 		set:     func(c *Case, v any) { c.Cipher = v.(string) },
 		label:   func(c *Case) string { return orDefaultName(c.Cipher != "", c.Cipher) },
 		segment: func(c *Case) string { return c.Cipher },
 		client:  func(c *Case, o *tlsconf.ClientOptions) { o.Cipher = c.Cipher }},
 	{param: "buffer_bytes", field: "Buffers", modes: throughputOnly, rank: 8, proxy: true,
-		values:  func(m *matrix) []any { return anys(m.buffers) },
+		values:  func(m *Matrix) []any { return anys(m.Buffers) },
 		set:     func(c *Case, v any) { c.Buffer = v.(int) },
 		label:   func(c *Case) string { return strconv.Itoa(c.Buffer) },
-		segment: func(c *Case) string { return SizeName(c.Buffer) },
-		relay:   func(c *Case, o *proxySettings) { o.Buffer = c.Buffer }},
+		segment: func(c *Case) string { return SizeName(c.Buffer) }},
 	{param: "direction", field: "Directions", modes: throughputOnly, rank: 7,
-		values:  func(m *matrix) []any { return anys(m.directions) },
+		values:  func(m *Matrix) []any { return anys(m.Directions) },
 		set:     func(c *Case, v any) { c.Direction = v.(string) },
 		label:   func(c *Case) string { return c.Direction },
 		segment: func(c *Case) string { return c.Direction }},
 	{param: "request", field: "Request", modes: throughputOnly, rank: 0,
-		used:   func(m *matrix) bool { return m.request != "" },
-		values: func(m *matrix) []any { return []any{m.request} },
+		used:   func(m *Matrix) bool { return m.Request != "" },
+		values: func(m *Matrix) []any { return []any{m.Request} },
 		set:    func(c *Case, v any) { c.Request = v.(string) },
 		label:  func(c *Case) string { return c.Request },
 		segment: func(c *Case) string {
@@ -332,7 +230,7 @@ var axes = []axis{
 			}
 		}},
 	{param: "source", field: "Source", modes: throughputOnly, rank: 0,
-		values: func(m *matrix) []any { return []any{m.file} },
+		values: func(m *Matrix) []any { return []any{m.File} },
 		set:    func(c *Case, v any) { c.File = v.(bool) },
 		label: func(c *Case) string {
 			if c.File {
@@ -347,7 +245,7 @@ var axes = []axis{
 			return ""
 		}},
 	{param: "transport", field: "Transports", modes: handshakeOnly, rank: 3, server: true,
-		values: func(m *matrix) []any { return anys(m.transports) },
+		values: func(m *Matrix) []any { return anys(m.Transports) },
 		set:    func(c *Case, v any) { c.Transport = v.(string) },
 		label:  func(c *Case) string { return c.Transport },
 		// tcp4 keeps the names of the days of one TCP transport.
@@ -357,63 +255,38 @@ var axes = []axis{
 			}
 			return c.Transport
 		},
-		record: func(c *Case, r *results.Record) { r.Transport = recordedTransport(c.Transport) },
-		serve: func(c *Case, o *server.Options) {
-			if c.Transport == TransportTCP6 && (o.Listen == "" || o.Listen == defaultListen) {
-				o.Listen = defaultListen6
-			}
-			// A QUIC server listens on TCP too (its control of the
-			// child and the dial that detects its death).
-			o.QUIC = c.Transport == TransportQUIC
-		}},
-	// Early data is the client's choice (the server's policy is one
-	// setting of the run, not an axis): the runner gives it to the QUIC
-	// dialer (handshakeCase).
-	{param: "early_data", field: "EarlyData", modes: handshakeOnly, rank: 8,
-		used:   func(m *matrix) bool { return len(m.earlyData) > 0 },
-		values: func(m *matrix) []any { return anys(m.earlyData) },
-		set:    func(c *Case, v any) { c.EarlyData = v.(bool) },
-		label:  func(c *Case) string { return onOff(c.EarlyData) },
-		segment: func(c *Case) string {
-			if c.EarlyData {
-				return "0rtt"
-			}
-			return ""
-		},
-		record: func(c *Case, r *results.Record) { r.EarlyData = results.Bool(c.EarlyData) }},
+		record: func(c *Case, r *results.Record) { r.Transport = recordedTransport(c.Transport) }},
 	{param: "read_fill", field: "ReadFill", modes: throughputOnly, rank: 9, proxy: true,
-		used:    func(m *matrix) bool { return len(m.readFill) > 0 },
-		values:  func(m *matrix) []any { return anys(m.readFill) },
+		used:    func(m *Matrix) bool { return len(m.ReadFill) > 0 },
+		values:  func(m *Matrix) []any { return anys(m.ReadFill) },
 		set:     func(c *Case, v any) { c.ReadFill = v.(bool) },
-		label:   func(c *Case) string { return onOff(c.ReadFill) },
-		segment: func(c *Case) string { return "fill-" + onOff(c.ReadFill) },
-		record:  func(c *Case, r *results.Record) { r.ReadFill = results.Bool(c.ReadFill) },
-		relay:   func(c *Case, o *proxySettings) { o.ReadFill = c.ReadFill }},
+		label:   func(c *Case) string { return OnOff(c.ReadFill) },
+		segment: func(c *Case) string { return "fill-" + OnOff(c.ReadFill) },
+		record:  func(c *Case, r *results.Record) { r.ReadFill = results.Bool(c.ReadFill) }},
 	// With a proxy, kTLS is the proxy's, on both its legs: client and
 	// origin run user-space TLS (see tpRun.endKTLS).
 	{param: "ktls", field: "KTLS", modes: throughputOnly, rank: 10, proxy: true,
-		values:  func(m *matrix) []any { return anys(m.ktls) },
+		values:  func(m *Matrix) []any { return anys(m.KTLS) },
 		set:     func(c *Case, v any) { c.KTLS = v.(ktls.Mode) },
 		label:   func(c *Case) string { return c.KTLS.String() },
-		segment: func(c *Case) string { return "ktls-" + c.KTLS.String() },
-		relay:   func(c *Case, o *proxySettings) { o.KTLS = c.KTLS.String() }},
+		segment: func(c *Case) string { return "ktls-" + c.KTLS.String() }},
 	// Open-loop cases name their shape in params only: the rate's
 	// segment ends the name as the concurrency's does.
 	{param: "arrival", field: "Arrival", modes: handshakeOnly, rank: 9,
-		used:    func(m *matrix) bool { return len(m.rates) > 0 },
-		values:  func(m *matrix) []any { return []any{m.arrival} },
+		used:    func(m *Matrix) bool { return len(m.Rates) > 0 },
+		values:  func(m *Matrix) []any { return []any{m.Arrival} },
 		set:     func(c *Case, v any) { c.Arrival = v.(string) },
 		label:   func(c *Case) string { return c.Arrival },
 		segment: func(c *Case) string { return "" }},
 	{param: "rate", field: "Rates", modes: handshakeOnly, rank: 9,
-		used:    func(m *matrix) bool { return len(m.rates) > 0 },
-		values:  func(m *matrix) []any { return anys(m.rates) },
+		used:    func(m *Matrix) bool { return len(m.Rates) > 0 },
+		values:  func(m *Matrix) []any { return anys(m.Rates) },
 		set:     func(c *Case, v any) { c.Rate = v.(float64) },
 		label:   func(c *Case) string { return RateName(c.Rate) },
 		segment: func(c *Case) string { return "r" + RateName(c.Rate) }},
 	{param: "concurrency", field: "Concurrency", modes: both, rank: 9,
-		used:    func(m *matrix) bool { return len(m.rates) == 0 || m.mode != ModeHandshake },
-		values:  func(m *matrix) []any { return anys(m.concurrency) },
+		used:    func(m *Matrix) bool { return len(m.Rates) == 0 || m.Mode != ModeHandshake },
+		values:  func(m *Matrix) []any { return anys(m.Concurrency) },
 		set:     func(c *Case, v any) { c.Concurrency = v.(int) },
 		label:   func(c *Case) string { return strconv.Itoa(c.Concurrency) },
 		segment: func(c *Case) string { return fmt.Sprintf("c%d", c.Concurrency) }},
@@ -434,10 +307,6 @@ const notRunnableHTTPBoth = "not runnable: over HTTP each request moves data one
 
 // notRunnableQUICTLS12 is the note of a TLS 1.2 case over QUIC.
 const notRunnableQUICTLS12 = "not runnable: QUIC carries TLS 1.3 only (RFC 9001); not measured"
-
-// notRunnableEarlyFull is the note of a full-handshake case with early
-// data on.
-const notRunnableEarlyFull = "not runnable: early data is sent when resuming a session, and a full handshake has none; not measured"
 
 // curveNotOffered says why a TLS 1.2 handshake case with an ECDSA server
 // certificate cannot run when its one group is not the certificate's
@@ -476,23 +345,23 @@ func orDefaultName(set bool, name string) string {
 
 // axesOf lists the axes of the matrix's mode that it uses, in table
 // (name) order.
-func (m *matrix) axesOf() []axis {
+func (m *Matrix) axesOf() []axis {
 	var out []axis
-	for _, a := range axes {
-		if slices.Contains(a.modes, m.mode) && (a.used == nil || a.used(m)) {
+	for _, a := range allAxes() {
+		if slices.Contains(a.modes, m.Mode) && (a.used == nil || a.used(m)) {
 			out = append(out, a)
 		}
 	}
 	return out
 }
 
-// cases expands the matrix: the cross product of the mode's axes, the
+// Cases expands the matrix: the cross product of the mode's axes, the
 // lowest rank outermost.
-func (m *matrix) cases() []Case {
+func (m *Matrix) Cases() []Case {
 	m.axes = m.axesOf()
 	run := slices.Clone(m.axes)
 	slices.SortStableFunc(run, func(a, b axis) int { return a.rank - b.rank })
-	out := []Case{{Mode: m.mode, m: m}}
+	out := []Case{{Mode: m.Mode, m: m}}
 	for _, a := range run {
 		vals := a.values(m)
 		next := make([]Case, 0, len(out)*len(vals))
@@ -511,12 +380,12 @@ func (m *matrix) cases() []Case {
 			c.NotRunnable, c.notRunnableBy = notRunnableTLS13AES256, "Versions/Ciphers"
 		} else if why := curveNotOffered(c); why != "" {
 			c.NotRunnable, c.notRunnableBy = why, "Versions/Groups/KeyTypes"
-		} else if c.Request == RequestHTTP && c.Direction == loadgen.DirectionBoth {
+		} else if c.Request == RequestHTTP && c.Direction == DirectionBoth {
 			c.NotRunnable, c.notRunnableBy = notRunnableHTTPBoth, "Request/Directions"
 		} else if c.Transport == TransportQUIC && c.Version != tls.VersionTLS13 {
 			c.NotRunnable, c.notRunnableBy = notRunnableQUICTLS12, "Versions/Transports"
-		} else if c.EarlyData && !c.Resume {
-			c.NotRunnable, c.notRunnableBy = notRunnableEarlyFull, "EarlyData/Resume"
+		} else if why, by := c.tableNotRunnable(); why != "" {
+			c.NotRunnable, c.notRunnableBy = why, by
 		}
 	}
 	return out
@@ -552,9 +421,9 @@ func (c *Case) params() map[string]string {
 	return p
 }
 
-// sameServer reports whether two cases can share one built-in server:
+// SameServer reports whether two cases can share one built-in server:
 // they agree on every axis that configures it.
-func sameServer(a, b *Case) bool {
+func SameServer(a, b *Case) bool {
 	for _, ax := range a.m.axes {
 		key := ax.label
 		if ax.serverKey != nil {
@@ -567,14 +436,14 @@ func sameServer(a, b *Case) bool {
 	return true
 }
 
-// isMix reports whether c mixes full and resumed handshakes.
-func isMix(c *Case) bool {
+// IsMix reports whether c mixes full and resumed handshakes.
+func IsMix(c *Case) bool {
 	return c.ResumeRatio != nil && *c.ResumeRatio > 0 && *c.ResumeRatio < 1
 }
 
-// sameProxy reports whether two cases can share one built-in proxy: they
+// SameProxy reports whether two cases can share one built-in proxy: they
 // agree on every axis that configures it.
-func sameProxy(a, b *Case) bool {
+func SameProxy(a, b *Case) bool {
 	for _, ax := range a.m.axes {
 		if ax.proxy && ax.label(a) != ax.label(b) {
 			return false
@@ -583,17 +452,8 @@ func sameProxy(a, b *Case) bool {
 	return true
 }
 
-// configureProxy applies the case's axes to the built-in proxy.
-func (c *Case) configureProxy(o *proxySettings) {
-	for _, a := range c.m.axes {
-		if a.relay != nil {
-			a.relay(c, o)
-		}
-	}
-}
-
-// configureClient applies the case's axes to the client options.
-func (c *Case) configureClient(o *tlsconf.ClientOptions) {
+// ConfigureClient applies the case's axes to the client options.
+func (c *Case) ConfigureClient(o *tlsconf.ClientOptions) {
 	for _, a := range c.m.axes {
 		if a.client != nil {
 			a.client(c, o)
@@ -601,18 +461,9 @@ func (c *Case) configureClient(o *tlsconf.ClientOptions) {
 	}
 }
 
-// configureServer applies the case's axes to the built-in server.
-func (c *Case) configureServer(o *server.Options) {
-	for _, a := range c.m.axes {
-		if a.serve != nil {
-			a.serve(c, o)
-		}
-	}
-}
-
-// record fills the record's parameters and the typed fields the axes
+// Record fills the record's parameters and the typed fields the axes
 // own.
-func (c *Case) record(r *results.Record) {
+func (c *Case) Record(r *results.Record) {
 	for _, a := range c.m.axes {
 		if a.record != nil {
 			a.record(c, r)
@@ -621,13 +472,13 @@ func (c *Case) record(r *results.Record) {
 	r.Params = c.Params
 }
 
-// duplicates refuses an axis that lists a value twice: its cases would
+// Duplicates refuses an axis that lists a value twice: its cases would
 // run twice under one name.
-func (m *matrix) duplicates() error {
+func (m *Matrix) Duplicates() error {
 	for _, a := range m.axesOf() {
 		seen := map[string]bool{}
 		for _, v := range a.values(m) {
-			c := Case{Mode: m.mode, m: m}
+			c := Case{Mode: m.Mode, m: m}
 			a.set(&c, v)
 			l := a.label(&c)
 			if seen[l] {
@@ -637,4 +488,26 @@ func (m *matrix) duplicates() error {
 		}
 	}
 	return nil
+}
+
+// NotRunnableBy names the plan fields whose values make the case not
+// runnable (joined by "/"), for the error when no case of a plan can
+// run; "" for a runnable case.
+func (c *Case) NotRunnableBy() string { return c.notRunnableBy }
+
+// Uses reports whether the case's plan uses the axis of the record
+// parameter param: whether the hooks of that axis apply to it.
+func (c *Case) Uses(param string) bool {
+	return slices.ContainsFunc(c.m.axes, func(a axis) bool { return a.param == param })
+}
+
+// AxisParams are the record parameters of every axis of the table, in
+// table order: the keys of the runner's hooks.
+func AxisParams() []string {
+	all := allAxes()
+	out := make([]string, len(all))
+	for i, a := range all {
+		out[i] = a.param
+	}
+	return out
 }
