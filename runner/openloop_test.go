@@ -222,6 +222,9 @@ func latencyMaxUS(t *testing.T, rec results.Record) float64 {
 // connection, the loop simply waits, and p99 and p99.9 stay far below
 // it: at most the maximum shows it.
 func TestStallOpenLoopShowsClosedLoopHides(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: a timing test: a stalled server against open and closed loops, seconds of load")
+	}
 	t.Parallel()
 	open := ratePlan()
 	// One measured window (after the warm-up's): the stall falls in it,

@@ -114,6 +114,9 @@ func otherLoadDuring(t *testing.T, pids []int, f func()) float64 {
 // with this package's other tests, whose servers and peers are other
 // load to it.
 func TestVersusBusyServerIsNotOtherLoad(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: a timing test: other load judged over interleaved runs")
+	}
 	layout, err := pki.Init(pki.InitOptions{Dir: filepath.Join(t.TempDir(), "pki")})
 	if err != nil {
 		t.Fatal(err)

@@ -108,6 +108,9 @@ func TestVersusTwoNginx(t *testing.T) {
 // TestVersusTwoServeProcesses measures two tlsbench serve processes (the
 // same identity) against each other as external servers.
 func TestVersusTwoServeProcesses(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: interleaved runs against two server processes")
+	}
 	t.Parallel()
 	layout, err := pki.Init(pki.InitOptions{Dir: filepath.Join(t.TempDir(), "pki")})
 	if err != nil {
@@ -194,6 +197,9 @@ const versionStamp = "v0.0.0-stamp"
 // its own measured twice): side b's records name the other program's
 // build, and the comparison follows the run.
 func TestVersusServerOtherBinary(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: builds a second tlsbench program")
+	}
 	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds two tlsbench programs; skipped with -short")

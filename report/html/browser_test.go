@@ -202,6 +202,9 @@ func tail(s string, n int) string {
 }
 
 func TestHTMLInChromium(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: a real browser (Chromium) renders the page")
+	}
 	t.Parallel()
 	bin := findChromium(t)
 	for name, runs := range map[string][]Run{
@@ -246,6 +249,9 @@ func TestHTMLInChromium(t *testing.T) {
 // page that tries to fetch an image and throws must report both, and a
 // chart with nothing drawn must show zero marks drawn.
 func TestChromiumCheckCatchesErrors(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: a real browser (Chromium) renders the page")
+	}
 	t.Parallel()
 	bin := findChromium(t)
 	page := []byte(`<!DOCTYPE html>
