@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tlsbench/tlsbench/client"
 	"github.com/tlsbench/tlsbench/internal/testchild"
 	"github.com/tlsbench/tlsbench/internal/testpki"
 	"github.com/tlsbench/tlsbench/internal/usage"
@@ -58,7 +59,7 @@ func BenchmarkClientHandshakeCost(b *testing.B) {
 				b.Fatal(err)
 			}
 			if exchange {
-				if err := loadgen.PingPong(tc); err != nil {
+				if err := client.PingPong(tc); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -69,7 +70,7 @@ func BenchmarkClientHandshakeCost(b *testing.B) {
 	hc := loadgen.HandshakeCase{
 		Name: "bench", Version: tls.VersionTLS13, Concurrency: 1,
 		Handshakes: block, Iterations: 1,
-		Clients: []*tls.Config{cfg}, Dialer: loadgen.TCPDialer{Addr: addr},
+		Clients: []*tls.Config{cfg}, Dialer: client.TCPDialer{Addr: addr},
 	}
 	noPhases := hc
 	loadgen.SetRecordPhases(&noPhases, false)

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tlsbench/tlsbench/client"
 	"github.com/tlsbench/tlsbench/internal/connerr"
 	"github.com/tlsbench/tlsbench/results"
 )
@@ -255,12 +256,12 @@ func (hc *HandshakeCase) lost(b *failureBudget) *ErrorRateError {
 		return nil
 	}
 	e := &ErrorRateError{Case: hc.Name, Failed: b.failed, Total: b.conns, Allowed: hc.MaxErrorRate,
-		Setting: hc.Words.name("MaxErrorRate"), Kinds: b.kinds, First: b.first, Warmup: b.warmup}
+		Setting: hc.Words.Name("MaxErrorRate"), Kinds: b.kinds, First: b.first, Warmup: b.warmup}
 	if b.conns < b.planned {
 		e.Planned = b.planned
 	}
 	if isPingMismatch(b.firstKind, b.first) {
-		e.Hint = hc.Words.advice(AdviceNotEcho)
+		e.Hint = hc.Words.AdviceFor(client.AdviceNotEcho)
 	}
 	return e
 }
@@ -313,7 +314,7 @@ func (hc *HandshakeCase) stalled(wave []connResult) *StallError {
 		}
 	}
 	return &StallError{Case: hc.Name, Wave: len(wave), Stage: wave[0].stage, Timeout: hc.ConnTimeout, Err: wave[0].err,
-		Setting: hc.Words.name("ConnTimeout")}
+		Setting: hc.Words.Name("ConnTimeout")}
 }
 
 // gates checks the measured iterations against the case's minimum
@@ -343,9 +344,9 @@ func (hc *HandshakeCase) gates(rec *results.Record, iters []iterStat, firstErr e
 	total := failed + rec.Handshakes
 	if failed > 0 && ratio(failed, total) > hc.MaxErrorRate {
 		e := &ErrorRateError{Case: hc.Name, Failed: failed, Total: total, Allowed: hc.MaxErrorRate,
-			Setting: hc.Words.name("MaxErrorRate"), Kinds: rec.ErrorsByKind, First: firstErr}
+			Setting: hc.Words.Name("MaxErrorRate"), Kinds: rec.ErrorsByKind, First: firstErr}
 		if isPingMismatch(firstKind, firstErr) {
-			e.Hint = hc.Words.advice(AdviceNotEcho)
+			e.Hint = hc.Words.AdviceFor(client.AdviceNotEcho)
 		}
 		errs = append(errs, e)
 		rec.Notes = append(rec.Notes, "failed: "+e.reason())
@@ -370,7 +371,7 @@ func (hc *HandshakeCase) resumptionGate(rec *results.Record, iters []iterStat) *
 	if hc.MinResumption != nil {
 		required = *hc.MinResumption
 	}
-	e := &ResumptionError{Case: hc.Name, Required: required, Setting: hc.Words.name("MinResumption"), Measured: true, Iterations: len(iters)}
+	e := &ResumptionError{Case: hc.Name, Required: required, Setting: hc.Words.Name("MinResumption"), Measured: true, Iterations: len(iters)}
 	var again, resumedFell, firstFell int64 // over the iterations that fell
 	for i, it := range iters {
 		f := FellIteration{Iteration: i + 1, Resumed: it.resumed, Total: it.ok, Rate: ratio(it.resumed, it.ok),
@@ -404,7 +405,7 @@ func (hc *HandshakeCase) resumptionGate(rec *results.Record, iters []iterStat) *
 // driftNote says which iterations resumed less than all handshakes
 // without falling below the minimum (or with none to fall below).
 func (hc *HandshakeCase) driftNote(drifted []FellIteration) string {
-	name := hc.Words.name("MinResumption")
+	name := hc.Words.Name("MinResumption")
 	bar := "not checked: " + name + " 0"
 	if m := hc.MinResumption; m != nil && *m > 0 {
 		bar = fmt.Sprintf("above %s %.2f", name, *m)

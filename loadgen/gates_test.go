@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tlsbench/tlsbench/client"
 	"github.com/tlsbench/tlsbench/loadgen"
 	"github.com/tlsbench/tlsbench/tlsconf"
 )
@@ -63,7 +64,7 @@ func TestSilentServerStopsAfterOneWave(t *testing.T) {
 		hc := loadgen.HandshakeCase{
 			Name: "silent", Version: tls.VersionTLS13, Resume: resume, Concurrency: 4,
 			Handshakes: 32, Iterations: 3, Warmup: 1, ConnTimeout: 300 * time.Millisecond,
-			Clients: []*tls.Config{tlsconf.Client(co)}, Dialer: loadgen.TCPDialer{Addr: addr},
+			Clients: []*tls.Config{tlsconf.Client(co)}, Dialer: client.TCPDialer{Addr: addr},
 		}
 		rec, err := loadgen.RunHandshakes(context.Background(), hc)
 		if n := accepted.Load() - before; n > 4 {
@@ -115,7 +116,7 @@ func TestThroughputCaseTimeBoundsIteration(t *testing.T) {
 // countingDialer is a real TCP dialer that cancels the case's context at
 // its n-th dial: Ctrl-C in the middle of an iteration.
 type countingDialer struct {
-	loadgen.TCPDialer
+	client.TCPDialer
 	n      int64
 	dials  *atomic.Int64
 	cancel context.CancelFunc
@@ -148,7 +149,7 @@ func TestInterruptedIterationAddsNoCost(t *testing.T) {
 	defer cancel()
 	hc := base
 	// Warm-up and the first measured iteration, then 90% of the second.
-	hc.Dialer = countingDialer{TCPDialer: loadgen.TCPDialer{Addr: s.addr}, n: 2*hs + hs*9/10, dials: new(atomic.Int64), cancel: cancel}
+	hc.Dialer = countingDialer{TCPDialer: client.TCPDialer{Addr: s.addr}, n: 2*hs + hs*9/10, dials: new(atomic.Int64), cancel: cancel}
 	rec, err := loadgen.RunHandshakes(ctx, hc)
 	if !errors.Is(err, context.Canceled) || rec == nil || rec.Iterations != 1 || rec.Handshakes != hs {
 		t.Fatalf("record %+v, error %v: want one kept iteration of %d handshakes and ctx's error", rec, err, hs)

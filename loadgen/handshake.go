@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/tlsbench/tlsbench/client"
 	"github.com/tlsbench/tlsbench/internal/counts"
 
 	"github.com/tlsbench/tlsbench/internal/connerr"
@@ -138,7 +139,7 @@ func (hc *HandshakeCase) resumptionCheck(resumed, total int64, before ServerSnap
 		return nil
 	}
 	e := &ResumptionError{Case: hc.Name, Resumed: resumed, Total: total, Rate: rate, Required: *hc.MinResumption,
-		Setting: hc.Words.name("MinResumption")}
+		Setting: hc.Words.Name("MinResumption")}
 	// Behind a proxy the server's counts are the proxy–origin leg's: they
 	// would not explain the client's.
 	if hc.Server != nil && hc.Proxy == nil && beforeErr == nil {
@@ -385,7 +386,7 @@ func (r *caseRunner) connect(ctx context.Context, cfg *tls.Config) connResult {
 		return connResult{stage: "connect", errKind: connerr.Kind(err), err: err}
 	}
 	connected := time.Now()
-	defer abortiveClose(raw)
+	defer client.AbortiveClose(raw)
 	// The connection's deadline bounds it, and ending ctx moves the
 	// deadline to now. This costs less than a context per connection,
 	// for which crypto/tls would start a goroutine per handshake: the
@@ -403,8 +404,8 @@ func (r *caseRunner) connect(ctx context.Context, cfg *tls.Config) connResult {
 	if pc != nil && r.full != nil {
 		// A mix splits the client's CPU between its parts by what each
 		// connection's own work took (see partCPU).
-		pc.measure = true
-		pc.work.Resume()
+		pc.Measure = true
+		pc.Work.Resume()
 	}
 	t0 := time.Now()
 	if hc.LatencyFromDial || hc.Rate > 0 {
@@ -422,14 +423,14 @@ func (r *caseRunner) connect(ctx context.Context, cfg *tls.Config) connResult {
 		return connResult{stage: "handshake", errKind: connerr.Kind(err), err: fmt.Errorf("handshake: %w", err)}
 	}
 	if pc != nil {
-		pc.watching = true
+		pc.Watching = true
 	}
 	if err := hc.Exchange(tc); err != nil {
 		if ctx.Err() != nil {
 			err = ctx.Err()
 		}
 		kind := connerr.Kind(err)
-		if errors.Is(err, errBadEcho) {
+		if errors.Is(err, client.ErrBadEcho) {
 			kind = "bad-echo"
 		}
 		return connResult{stage: "exchange", errKind: kind, err: fmt.Errorf("after handshake: %w", err)}
@@ -439,14 +440,14 @@ func (r *caseRunner) connect(ctx context.Context, cfg *tls.Config) connResult {
 	res := connResult{ok: true, resumed: st.DidResume, group: st.CurveID, cipher: st.CipherSuite, latency: took,
 		hsEnd: end, exchange: exchanged.Sub(end)}
 	if pc != nil {
-		pc.work.Pause()
-		res.work, res.workLost = pc.work.CPU, pc.work.Lost > 0
-		res.phases, res.connect, res.handshake, res.firstByte, res.firstResponse = true, connected.Sub(dialed), end.Sub(pc.wrote), -1, -1
-		if !pc.read.IsZero() {
-			res.firstByte = pc.read.Sub(end)
+		pc.Work.Pause()
+		res.work, res.workLost = pc.Work.CPU, pc.Work.Lost > 0
+		res.phases, res.connect, res.handshake, res.firstByte, res.firstResponse = true, connected.Sub(dialed), end.Sub(pc.Wrote), -1, -1
+		if !pc.FirstRead.IsZero() {
+			res.firstByte = pc.FirstRead.Sub(end)
 		}
-		if !pc.answer.IsZero() {
-			res.firstResponse = pc.answer.Sub(dialed)
+		if !pc.Answer.IsZero() {
+			res.firstResponse = pc.Answer.Sub(dialed)
 		}
 	}
 	return res

@@ -7,6 +7,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/tlsbench/tlsbench/client"
 	"github.com/tlsbench/tlsbench/internal/counts"
 	"github.com/tlsbench/tlsbench/internal/field"
 	"github.com/tlsbench/tlsbench/results"
@@ -93,13 +94,13 @@ type HandshakeCase struct {
 	// per identity must then match the client's: a session resumed under
 	// another identity than the one presented fails the case.
 	ClientIdentities []string
-	Dialer           Dialer
+	Dialer           client.Dialer
 	// QUIC, when set, runs every connection over QUIC to its address
 	// instead of through Dialer (which may then be nil), with its own
 	// exchange: see QUICDialer. The case must be TLS 1.3.
-	QUIC *QUICDialer
+	QUIC *client.QUICDialer
 	// Exchange runs after each handshake (default PingPong).
-	Exchange Exchange
+	Exchange client.Exchange
 	// LatencyFromDial starts each connection's latency when its dial
 	// starts instead of when the client's handshake does: through a
 	// proxy, the CONNECT is answered only after the proxy's own
@@ -137,7 +138,7 @@ type HandshakeCase struct {
 	Measuring func(begin bool)
 	// Words names the settings and gives the advice in the case's
 	// errors and notes.
-	Words Words
+	Words client.Words
 
 	// Shard and Shards, when Shards is over 1, make the case one shard
 	// of a load split over Shards generators (see shard.go): in open
@@ -236,14 +237,14 @@ func (hc *HandshakeCase) setDefaults() error {
 	}
 	hc.openDefaults()
 	if hc.Exchange == nil {
-		hc.Exchange = PingPong
+		hc.Exchange = client.PingPong
 	}
 	if hc.ConnTimeout <= 0 {
 		hc.ConnTimeout = 10 * time.Second
 	}
 	hc.quicDefaults()
 	if hc.TrackTicketUse && hc.Resume {
-		hc.Clients = trackTicketUse(hc.Clients)
+		hc.Clients = client.TrackTicketUse(hc.Clients)
 	}
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tlsbench/tlsbench/client"
 	"github.com/tlsbench/tlsbench/internal/connerr"
 	"github.com/tlsbench/tlsbench/internal/usage"
 	"github.com/tlsbench/tlsbench/results"
@@ -55,15 +56,15 @@ func (hc *HandshakeCase) caseError(kind string, err error, n int) *CaseError {
 	var wrongName x509.HostnameError
 	switch {
 	case kind == connerr.Verify && errors.As(err, &wrongName):
-		e.Hint = hc.Words.advice(AdviceWrongName)
+		e.Hint = hc.Words.AdviceFor(client.AdviceWrongName)
 	case kind == connerr.Verify:
-		e.Hint = hc.Words.advice(AdviceUntrusted)
+		e.Hint = hc.Words.AdviceFor(client.AdviceUntrusted)
 	case strings.Contains(kind, "certificate required"):
-		e.Hint = hc.Words.advice(AdviceClientCert)
+		e.Hint = hc.Words.AdviceFor(client.AdviceClientCert)
 	case kind == connerr.Refused:
-		e.Hint = RefusedHint(err)
+		e.Hint = client.RefusedHint(err)
 	case isPingMismatch(kind, err):
-		e.Hint = hc.Words.advice(AdviceNotEcho)
+		e.Hint = hc.Words.AdviceFor(client.AdviceNotEcho)
 	}
 	return e
 }

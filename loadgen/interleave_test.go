@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tlsbench/tlsbench/client"
 	"github.com/tlsbench/tlsbench/internal/field"
 	"github.com/tlsbench/tlsbench/loadgen"
 	"github.com/tlsbench/tlsbench/results"
@@ -31,7 +32,7 @@ type dialLog struct {
 
 // loggedDialer dials through Dialer and logs its side's dials.
 type loggedDialer struct {
-	loadgen.Dialer
+	client.Dialer
 	side string
 	log  *dialLog
 }

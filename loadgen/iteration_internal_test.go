@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tlsbench/tlsbench/client"
 	"github.com/tlsbench/tlsbench/internal/connerr"
 )
 
@@ -26,7 +27,7 @@ func TestTimedIterationMakesAWave(t *testing.T) {
 	addr := ln.Addr().String()
 	ln.Close() // the port now refuses
 	hc := &HandshakeCase{Name: "refused", Concurrency: 2, Iterations: 1, Duration: time.Second,
-		Clients: []*tls.Config{{}}, Dialer: TCPDialer{Addr: addr}, ConnTimeout: 10 * time.Second}
+		Clients: []*tls.Config{{}}, Dialer: client.TCPDialer{Addr: addr}, ConnTimeout: 10 * time.Second}
 	r := &caseRunner{hc: hc}
 	defer r.startWorkers()()
 	r.until = time.Now().Add(-time.Second) // the window is over already

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tlsbench/tlsbench/client"
 	"github.com/tlsbench/tlsbench/internal/testpki"
 	"github.com/tlsbench/tlsbench/loadgen"
 	"github.com/tlsbench/tlsbench/server"
@@ -57,7 +58,7 @@ func (s *testServer) handshakeCase(name string, version uint16, resume bool, con
 		Name: name, Version: version, Resume: resume, Concurrency: conc,
 		Handshakes: 32, Iterations: 2, Warmup: 1, MinResumption: share(loadgen.DefaultMinResumption),
 		Clients: []*tls.Config{tlsconf.Client(co)},
-		Dialer:  loadgen.TCPDialer{Addr: s.addr},
+		Dialer:  client.TCPDialer{Addr: s.addr},
 		Server:  inProcess{s.srv},
 	}
 }
@@ -71,15 +72,15 @@ func TestTLS13ResumptionNeedsTicketRead(t *testing.T) {
 	s := startServer(t, nil)
 	tests := []struct {
 		version  uint16
-		exchange loadgen.Exchange
+		exchange client.Exchange
 		name     string
 		want     float64
 		agree    bool // client and server counts must match
 	}{
-		{tls.VersionTLS13, loadgen.NoExchange, "tls1.3 no read", 0, false},
-		{tls.VersionTLS13, loadgen.PingPong, "tls1.3 ping-pong", 1, true},
-		{tls.VersionTLS12, loadgen.NoExchange, "tls1.2 no read", 1, false},
-		{tls.VersionTLS12, loadgen.PingPong, "tls1.2 ping-pong", 1, true},
+		{tls.VersionTLS13, client.NoExchange, "tls1.3 no read", 0, false},
+		{tls.VersionTLS13, client.PingPong, "tls1.3 ping-pong", 1, true},
+		{tls.VersionTLS12, client.NoExchange, "tls1.2 no read", 1, false},
+		{tls.VersionTLS12, client.PingPong, "tls1.2 ping-pong", 1, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

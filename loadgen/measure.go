@@ -7,6 +7,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/tlsbench/tlsbench/client"
 	"github.com/tlsbench/tlsbench/results"
 	"github.com/tlsbench/tlsbench/stats"
 )
@@ -50,7 +51,7 @@ func (r *caseRunner) startWarmup() *warming {
 	if hc.Warmup > 0 && hc.Resume && hc.Server != nil {
 		w.before, w.beforeErr = hc.Server.Snapshot()
 	}
-	w.first, w.again = ticketCounts(hc.Clients)
+	w.first, w.again = client.TicketCounts(hc.Clients)
 	// The warm-up is discarded, so its failures are judged against the
 	// whole case's connections: it stops the case only when they alone
 	// are more than every iteration together may have, and only for
@@ -101,7 +102,7 @@ func (r *caseRunner) endWarmup(w *warming) error {
 		return nil
 	}
 	if e := hc.resumptionCheck(w.resumed, w.ok, w.before, w.beforeErr); e != nil {
-		f2, a2 := ticketCounts(hc.Clients)
+		f2, a2 := client.TicketCounts(hc.Clients)
 		e.SingleUse = singleUse(w.resumed, f2-w.first, a2-w.again)
 		return hc.listenFailure(e, &w.listen, nil)
 	}
@@ -184,11 +185,11 @@ func (r *caseRunner) runOne(ctx context.Context, m *measured) (pending, error) {
 	m.scratch.Reset()
 	m.scratchPhases.reset()
 	m.meter.begin()
-	first, again := ticketCounts(hc.Clients)
+	first, again := client.TicketCounts(hc.Clients)
 	dry := r.dry.Load()
 	it, err := r.runIteration(ctx, m.scratch)
 	p := pending{it: it, sp: m.meter.end(), dry: r.dry.Load() - dry}
-	f2, a2 := ticketCounts(hc.Clients)
+	f2, a2 := client.TicketCounts(hc.Clients)
 	p.firstUses, p.reuses = f2-first, a2-again
 	if ctx.Err() != nil {
 		return p, ctx.Err()
@@ -282,7 +283,7 @@ type stopRule struct {
 	target      float64       // 0: none
 	cap         int
 	relError    func() float64 // the precision reached so far
-	words       Words
+	words       client.Words
 }
 
 // stopRule returns the rule of a case measured on sides sides (1 outside
@@ -330,7 +331,7 @@ func (s *stopRule) after(kept int, elapsed time.Duration) string {
 // side").
 func (s *stopRule) notes(stoppedBy string, kept int, of, per string) []string {
 	var notes []string
-	limit := fmt.Sprintf("%s %v%s", s.words.name("MaxDuration"), s.perSide, per)
+	limit := fmt.Sprintf("%s %v%s", s.words.Name("MaxDuration"), s.perSide, per)
 	if stoppedBy == results.StoppedCaseTime && kept < s.iterations {
 		notes = append(notes, fmt.Sprintf("stopped by %s after %d of %d iterations", limit, kept, s.iterations))
 	}
@@ -346,7 +347,7 @@ func (s *stopRule) notes(stoppedBy string, kept int, of, per string) []string {
 		why = "the most a case measures"
 	}
 	return append(notes, fmt.Sprintf("%s %s not reached: the error was %s %s after %d iterations, %s",
-		s.words.name("TargetError"), percent(s.target), reached, of, kept, why))
+		s.words.Name("TargetError"), percent(s.target), reached, of, kept, why))
 }
 
 // testHooks lower limits that real cases keep fixed, for tests.

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tlsbench/tlsbench/client"
 	"github.com/tlsbench/tlsbench/loadgen"
 )
 
@@ -44,7 +45,7 @@ func procState(pid int) string {
 // killingDialer dials like TCPDialer and, at its n-th dial, kills a
 // process of the server's tree and waits until it has exited.
 type killingDialer struct {
-	loadgen.TCPDialer
+	client.TCPDialer
 	n, victim int
 	dials     *atomic.Int64
 	once      *sync.Once
@@ -112,7 +113,7 @@ func TestServerCPUBackwardsIsUnknown(t *testing.T) {
 	hc.Handshakes, hc.Warmup, hc.Iterations = 32, 1, 2
 	// The middle process dies during the first measured iteration; its
 	// child, the spinner, is handed to init with all its CPU time.
-	hc.Dialer = killingDialer{TCPDialer: loadgen.TCPDialer{Addr: s.addr}, n: 32 + 5, victim: middle, dials: new(atomic.Int64), once: new(sync.Once)}
+	hc.Dialer = killingDialer{TCPDialer: client.TCPDialer{Addr: s.addr}, n: 32 + 5, victim: middle, dials: new(atomic.Int64), once: new(sync.Once)}
 	rec, err := loadgen.RunHandshakes(context.Background(), hc)
 	if err != nil {
 		t.Fatal(err)

@@ -203,7 +203,7 @@ func (hc *HandshakeCase) mixGate(iters []iterStat, warmup bool) *MixError {
 	if len(fell) == 0 {
 		return nil
 	}
-	return &MixError{Case: hc.Name, Ratio: f, Setting: hc.Words.name("ResumeRatio"),
+	return &MixError{Case: hc.Name, Ratio: f, Setting: hc.Words.Name("ResumeRatio"),
 		Fell: fell, Iterations: len(iters), Warmup: warmup}
 }
 

@@ -7,6 +7,7 @@ import (
 	"net"
 	"testing"
 
+	"github.com/tlsbench/tlsbench/client"
 	"github.com/tlsbench/tlsbench/internal/testpki"
 	"github.com/tlsbench/tlsbench/loadgen"
 	"github.com/tlsbench/tlsbench/pki"
@@ -62,7 +63,7 @@ func TestSessionsNeverCrossIdentities(t *testing.T) {
 				keys = append(keys, server.IdentityKey(id.Leaf))
 			}
 			hc := loadgen.HandshakeCase{Name: name, Version: v, Resume: true, Mutual: true, Concurrency: 1, Handshakes: 8, Iterations: 2, Warmup: 1,
-				Clients: cfgs, ClientIdentities: keys, Dialer: loadgen.TCPDialer{Addr: addr}, Server: inProcess{srv}}
+				Clients: cfgs, ClientIdentities: keys, Dialer: client.TCPDialer{Addr: addr}, Server: inProcess{srv}}
 			_, err := loadgen.RunHandshakes(context.Background(), hc)
 			var ie *loadgen.IdentityError
 			if !errors.As(err, &ie) {
@@ -85,7 +86,7 @@ func TestSessionsNeverCrossIdentities(t *testing.T) {
 				keys = append(keys, server.IdentityKey(id.Leaf))
 			}
 			hc := loadgen.HandshakeCase{Name: name, Version: v, Resume: true, Mutual: true, Concurrency: 2, Handshakes: 8, Iterations: 2, Warmup: 1,
-				Clients: cfgs, ClientIdentities: keys, Dialer: loadgen.TCPDialer{Addr: addr}, Server: inProcess{srv}}
+				Clients: cfgs, ClientIdentities: keys, Dialer: client.TCPDialer{Addr: addr}, Server: inProcess{srv}}
 			rec, err := loadgen.RunHandshakes(context.Background(), hc)
 			if err != nil {
 				t.Fatal(err)

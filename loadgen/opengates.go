@@ -156,7 +156,7 @@ func (hc *HandshakeCase) rateGate(rec *results.Record, w *windowStats) *RateErro
 	e := &RateError{Case: hc.Name, Target: hc.Rate, Offered: w.offered(), Achieved: w.achieved(),
 		Scheduled: w.scheduled, Late: w.late, Dropped: w.dropped, MaxInflight: hc.MaxInflight,
 		Cores: float64(runtime.GOMAXPROCS(0)), MachineBusy: -1, LatenessP99US: w.lateness.PercentileUS(99),
-		RateSetting: hc.Words.name("Rate"), InflightSetting: hc.Words.name("MaxInflight")}
+		RateSetting: hc.Words.Name("Rate"), InflightSetting: hc.Words.Name("MaxInflight")}
 	e.ClientCores = rec.Extra["client_cores_used"]
 	if rec.MachineBusy != nil {
 		e.MachineBusy = *rec.MachineBusy

@@ -435,7 +435,7 @@ func (r *caseRunner) tallyWindow(ctx context.Context, out iterResult, res []conn
 		}
 		if len(res) == 0 {
 			return out, fmt.Errorf("%s: a window started none of its %d connections: %d were still open (%s) until it ended",
-				hc.Name, ws.scheduled, hc.MaxInflight, hc.Words.name("MaxInflight"))
+				hc.Name, ws.scheduled, hc.MaxInflight, hc.Words.Name("MaxInflight"))
 		}
 		return out, hc.noneSucceeded(out)
 	}

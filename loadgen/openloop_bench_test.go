@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/tlsbench/tlsbench/client"
 	"github.com/tlsbench/tlsbench/loadgen"
 	"github.com/tlsbench/tlsbench/tlsconf"
 )
@@ -35,7 +36,7 @@ func BenchmarkOpenLoopLateness(b *testing.B) {
 			hc := loadgen.HandshakeCase{
 				Name: fmt.Sprintf("handshake/tls1.2/resume/r%d", rate), Version: tls.VersionTLS12, Resume: true,
 				Rate: float64(rate), Handshakes: rate, Iterations: 2, Warmup: 1, MaxErrorRate: 1,
-				Clients: []*tls.Config{cfg}, Dialer: loadgen.TCPDialer{Addr: addr},
+				Clients: []*tls.Config{cfg}, Dialer: client.TCPDialer{Addr: addr},
 			}
 			benchLateness(b, hc)
 		})

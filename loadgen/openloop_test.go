@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tlsbench/tlsbench/client"
 	"github.com/tlsbench/tlsbench/internal/field"
 	"github.com/tlsbench/tlsbench/internal/testpki"
 	"github.com/tlsbench/tlsbench/loadgen"
@@ -203,8 +204,8 @@ func slowCase(addr string, roots *x509.CertPool, rate float64, n, maxInflight in
 	cfg := tlsconf.Client(tlsconf.ClientOptions{Version: tls.VersionTLS13, RootCAs: roots, ServerName: "localhost"})
 	return loadgen.HandshakeCase{
 		Name: "handshake/tls1.3/full/slow", Version: tls.VersionTLS13, Rate: rate, Handshakes: n, Iterations: 1,
-		MaxInflight: maxInflight, Clients: []*tls.Config{cfg}, Dialer: loadgen.TCPDialer{Addr: addr},
-		Words: loadgen.Words{Names: map[string]string{"Rate": "--rate", "MaxInflight": "--max-inflight"}},
+		MaxInflight: maxInflight, Clients: []*tls.Config{cfg}, Dialer: client.TCPDialer{Addr: addr},
+		Words: client.Words{Names: map[string]string{"Rate": "--rate", "MaxInflight": "--max-inflight"}},
 	}
 }
 
@@ -411,7 +412,7 @@ func TestRefusedTargetStopsOnCancel(t *testing.T) {
 	addr := refusingAddr(t)
 	for _, warmup := range []int{1, 0} {
 		hc := s.handshakeCase("refused", tls.VersionTLS13, false, 2)
-		hc.Dialer = loadgen.TCPDialer{Addr: addr}
+		hc.Dialer = client.TCPDialer{Addr: addr}
 		hc.Server, hc.Duration, hc.Iterations, hc.Warmup, hc.MaxErrorRate = nil, 2*time.Hour, 2, warmup, 1
 		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 		defer cancel()

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tlsbench/tlsbench/client"
 	"github.com/tlsbench/tlsbench/loadgen"
 )
 
@@ -79,7 +80,7 @@ func TestPartlySilentServerFailsFast(t *testing.T) {
 	s := startServer(t, nil)
 	addr, accepted := partlySilent(t, s.addr, 4)
 	hc := s.handshakeCase("partly-silent", tls.VersionTLS13, false, 4)
-	hc.Dialer = loadgen.TCPDialer{Addr: addr}
+	hc.Dialer = client.TCPDialer{Addr: addr}
 	hc.Handshakes, hc.Warmup, hc.Iterations, hc.ConnTimeout = 32, 1, 3, 500*time.Millisecond
 	hc.MaxErrorRate = loadgen.DefaultMaxErrorRate
 	rec, err := loadgen.RunHandshakes(context.Background(), hc)
@@ -105,7 +106,7 @@ func TestPartlySilentMeasuredStopsOnceFailed(t *testing.T) {
 	s := startServer(t, nil)
 	addr, accepted := partlySilent(t, s.addr, 4)
 	hc := s.handshakeCase("partly-silent-measured", tls.VersionTLS13, false, 4)
-	hc.Dialer = loadgen.TCPDialer{Addr: addr}
+	hc.Dialer = client.TCPDialer{Addr: addr}
 	hc.Handshakes, hc.Warmup, hc.Iterations, hc.ConnTimeout = 32, 0, 4, 500*time.Millisecond
 	// 10% of the 128 planned connections: the 13th failure, in the
 	// second iteration, fails the case.

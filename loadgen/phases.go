@@ -4,6 +4,7 @@ import (
 	"net"
 	"time"
 
+	"github.com/tlsbench/tlsbench/client"
 	"github.com/tlsbench/tlsbench/results"
 	"github.com/tlsbench/tlsbench/stats"
 )
@@ -25,15 +26,15 @@ func (r *caseRunner) recordsPhases() bool {
 // wrap returns a reused phaseConn around raw, or nil when the case
 // records no phases. Give it back with r.conns.Put once the connection
 // is done.
-func (r *caseRunner) wrap(raw net.Conn) *phaseConn {
+func (r *caseRunner) wrap(raw net.Conn) *client.PhaseConn {
 	if !r.recordsPhases() {
 		return nil
 	}
-	pc, _ := r.conns.Get().(*phaseConn)
+	pc, _ := r.conns.Get().(*client.PhaseConn)
 	if pc == nil {
-		pc = new(phaseConn)
+		pc = new(client.PhaseConn)
 	}
-	*pc = phaseConn{Conn: raw}
+	*pc = client.PhaseConn{Conn: raw}
 	return pc
 }
 

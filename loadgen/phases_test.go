@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tlsbench/tlsbench/client"
 	"github.com/tlsbench/tlsbench/internal/memconn"
 	"github.com/tlsbench/tlsbench/internal/testpki"
 	"github.com/tlsbench/tlsbench/loadgen"
@@ -76,7 +77,7 @@ func TestFirstByteShowsServerDelay(t *testing.T) {
 			cfg.MinVersion, cfg.MaxVersion = v, v
 			rec, err := loadgen.RunHandshakes(context.Background(), loadgen.HandshakeCase{
 				Name: "delayed", Version: v, Concurrency: 8, Handshakes: 8, Iterations: 2,
-				Clients: []*tls.Config{cfg}, Dialer: loadgen.TCPDialer{Addr: addr},
+				Clients: []*tls.Config{cfg}, Dialer: client.TCPDialer{Addr: addr},
 			})
 			if err != nil {
 				t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/quic-go/quic-go"
 
+	"github.com/tlsbench/tlsbench/client"
 	"github.com/tlsbench/tlsbench/internal/field"
 	"github.com/tlsbench/tlsbench/tlsconf"
 )
@@ -51,7 +52,7 @@ func (hc *HandshakeCase) validateQUIC() error {
 		return field.Errorf("QUIC.EarlyData", nil, "early data needs a session to resume: set {Resume}")
 	}
 	switch q.Request {
-	case "", RequestPing, RequestHTTP, RequestHTTPGet:
+	case "", client.RequestPing, client.RequestHTTP, client.RequestHTTPGet:
 	default:
 		return field.Errorf("QUIC.Request", string(q.Request), "over QUIC the request is ping (tlsbench's own servers) or http or http-get (HTTP/3)")
 	}
@@ -67,14 +68,14 @@ func (hc *HandshakeCase) quicDefaults() {
 	}
 	q := *hc.QUIC
 	if q.Request == "" {
-		q.Request = RequestPing
+		q.Request = client.RequestPing
 	}
 	if q.Host == "" {
 		q.Host = q.Addr
 	}
 	// The handshake's idle timeout is the connection's; quic-go's own
 	// 5 s would fail a slow handshake that the case allows.
-	q.conf = &quic.Config{HandshakeIdleTimeout: hc.ConnTimeout, MaxIdleTimeout: hc.ConnTimeout}
+	q.Conf = &quic.Config{HandshakeIdleTimeout: hc.ConnTimeout, MaxIdleTimeout: hc.ConnTimeout}
 	hc.QUIC = &q
 	clients := make([]*tls.Config, len(hc.Clients))
 	for i, c := range hc.Clients {
@@ -83,7 +84,7 @@ func (hc *HandshakeCase) quicDefaults() {
 			clients[i] = c.Clone()
 		}
 		if len(c.NextProtos) == 0 {
-			clients[i].NextProtos = []string{q.alpn()}
+			clients[i].NextProtos = []string{q.ALPN()}
 		}
 		if q.EarlyData && c.Time == nil {
 			clients[i].Time = wholeSecondClock
@@ -148,7 +149,7 @@ func (e *earlyCounts) add(o earlyCounts) {
 // quicConn is one QUIC connection in progress.
 type quicConn struct {
 	conn   *quic.Conn
-	gate   *dialGate // nil outside the race detector's build
+	gate   *client.DialGate // nil outside the race detector's build
 	dialed time.Time
 	hsEnd  time.Time // the end of the client's handshake
 	// exchanged is when the exchange (and the wait for a ticket) ended.
@@ -166,23 +167,23 @@ func (r *caseRunner) connectQUIC(ctx context.Context, cfg *tls.Config) connResul
 	c := &quicConn{dialed: time.Now()}
 	cctx, cancel := context.WithDeadline(ctx, c.dialed.Add(hc.ConnTimeout))
 	defer cancel()
-	var ticket *ticketNotice
-	if q.http() && cfg.ClientSessionCache != nil {
+	var ticket *client.TicketNotice
+	if q.HTTP() && cfg.ClientSessionCache != nil {
 		// An HTTP/3 server may answer early data before it sends its
 		// ticket: wait for the ticket after the answer.
-		cfg, ticket = withTicketNotice(cfg)
+		cfg, ticket = client.WithTicketNotice(cfg)
 	}
 	// With early data, the dial returns as soon as the 0-RTT keys are
 	// there when the session permits early data, otherwise once the
 	// handshake is complete.
-	conn, gate, err := dialQUIC(cctx, q, cfg)
+	conn, gate, err := client.DialQUIC(cctx, q, cfg)
 	if err != nil {
 		return quicFailure(cctx, "handshake", fmt.Errorf("handshake: %w", err))
 	}
 	c.conn, c.gate = conn, gate
-	defer gate.close()
-	defer func() { c.conn.CloseWithError(q.closeCode(), "") }()
-	stop := context.AfterFunc(cctx, func() { conn.CloseWithError(q.closeCode(), "") })
+	defer gate.Close()
+	defer func() { c.conn.CloseWithError(q.CloseCode(), "") }()
+	stop := context.AfterFunc(cctx, func() { conn.CloseWithError(q.CloseCode(), "") })
 	defer stop()
 	select {
 	case <-conn.HandshakeComplete():
@@ -199,7 +200,7 @@ func (r *caseRunner) connectQUIC(ctx context.Context, cfg *tls.Config) connResul
 		return quicFailure(cctx, stage, err)
 	}
 	if ticket != nil {
-		if err := ticket.wait(cctx, conn); err != nil {
+		if err := ticket.Wait(cctx, conn); err != nil {
 			return quicFailure(cctx, "exchange", err)
 		}
 	}
@@ -211,10 +212,10 @@ func (r *caseRunner) connectQUIC(ctx context.Context, cfg *tls.Config) connResul
 // before the handshake ended), waits for the handshake, reads the answer
 // and then the rest of the exchange, and returns when the answer's first
 // byte came. A request the server rejected as early data is sent again.
-func (c *quicConn) exchange(ctx context.Context, q *QUICDialer) (time.Time, error) {
-	ex := q.newExchange()
-	err := ex.send(ctx, c.conn)
-	c.gate.sent()
+func (c *quicConn) exchange(ctx context.Context, q *client.QUICDialer) (time.Time, error) {
+	ex := q.NewExchange()
+	err := ex.Send(ctx, c.conn)
+	c.gate.Sent()
 	if c.hsEnd.IsZero() {
 		if herr := c.waitHandshake(ctx); herr != nil {
 			return time.Time{}, herr
@@ -228,7 +229,7 @@ func (c *quicConn) exchange(ctx context.Context, q *QUICDialer) (time.Time, erro
 		}
 	}
 	if err == nil {
-		err = ex.answer()
+		err = ex.Answer()
 	}
 	if errors.Is(err, quic.Err0RTTRejected) {
 		c.rejected = true
@@ -237,16 +238,16 @@ func (c *quicConn) exchange(ctx context.Context, q *QUICDialer) (time.Time, erro
 			return time.Time{}, fmt.Errorf("after early data was rejected: %w", nerr)
 		}
 		c.conn = next
-		ex = q.newExchange()
-		if err = ex.send(ctx, c.conn); err == nil {
-			err = ex.answer()
+		ex = q.NewExchange()
+		if err = ex.Send(ctx, c.conn); err == nil {
+			err = ex.Answer()
 		}
 	}
 	if err != nil {
 		return time.Time{}, fmt.Errorf("after handshake: %w", err)
 	}
 	answered := time.Now()
-	if err := ex.finish(); err != nil {
+	if err := ex.Finish(); err != nil {
 		return time.Time{}, fmt.Errorf("after the answer: %w", err)
 	}
 	return answered, nil
@@ -304,7 +305,7 @@ func quicFailure(ctx context.Context, stage string, err error) connResult {
 	if cerr := ctx.Err(); cerr != nil {
 		err = fmt.Errorf("%s: %w", stage, cerr)
 	}
-	return connResult{stage: stage, errKind: quicKind(err), err: err}
+	return connResult{stage: stage, errKind: client.QUICKind(err), err: err}
 }
 
 // versionsOf names the QUIC versions of a case as groupOf names groups:

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tlsbench/tlsbench/client"
 	"github.com/tlsbench/tlsbench/results"
 	"github.com/tlsbench/tlsbench/tlsconf"
 )
@@ -41,7 +42,7 @@ func TestEarlyDataLate(t *testing.T) {
 	if e != (earlyCounts{offered: 3, accepted: 2, rejected: 1, late: 1}) {
 		t.Fatalf("counts %+v", e)
 	}
-	r := &caseRunner{hc: &HandshakeCase{Name: "handshake/tls1.3/resume/quic/0rtt/c1", QUIC: &QUICDialer{EarlyData: true}}}
+	r := &caseRunner{hc: &HandshakeCase{Name: "handshake/tls1.3/resume/quic/0rtt/c1", QUIC: &client.QUICDialer{EarlyData: true}}}
 	m := &measured{total: iterResult{early: e}}
 	rec := &results.Record{Resumed: 3}
 	if err := r.quicFigures(rec, m, figures{}); err != nil {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/quic-go/quic-go"
 
+	"github.com/tlsbench/tlsbench/client"
 	"github.com/tlsbench/tlsbench/internal/testpki"
 	"github.com/tlsbench/tlsbench/loadgen"
 	"github.com/tlsbench/tlsbench/results"
@@ -117,7 +118,7 @@ func (s *quicServer) handshakeCase(name string, resume, early bool) loadgen.Hand
 		Name: name, Version: tls.VersionTLS13, Resume: resume, Concurrency: 4,
 		Handshakes: 16, Iterations: 2, Warmup: 1, MinResumption: share(loadgen.DefaultMinResumption),
 		Clients: []*tls.Config{tlsconf.Client(co)},
-		QUIC:    &loadgen.QUICDialer{Addr: s.addr, EarlyData: early},
+		QUIC:    &client.QUICDialer{Addr: s.addr, EarlyData: early},
 		Server:  s,
 	}
 }
@@ -244,7 +245,7 @@ func TestQUICRefusals(t *testing.T) {
 			hc.Resume = false
 			hc.Clients[0].ClientSessionCache = nil
 		}, "QUIC.EarlyData"},
-		{"line request", func(hc *loadgen.HandshakeCase) { hc.QUIC.Request = loadgen.RequestLine }, "QUIC.Request"},
+		{"line request", func(hc *loadgen.HandshakeCase) { hc.QUIC.Request = client.RequestLine }, "QUIC.Request"},
 	}
 	for _, tt := range tests {
 		hc := s.handshakeCase(tt.name, true, true)

@@ -3,6 +3,7 @@ package loadgen
 import (
 	"context"
 	"errors"
+	"github.com/tlsbench/tlsbench/client"
 	"math"
 	"strings"
 	"testing"
@@ -115,7 +116,7 @@ func TestSearchRateLimits(t *testing.T) {
 // between two of them, ends the search saying how to search finer.
 func TestSearchRateResolution(t *testing.T) {
 	t.Parallel()
-	words := Words{Names: map[string]string{"Duration": "--duration", "Iterations": "--iterations"}}
+	words := client.Words{Names: map[string]string{"Duration": "--duration", "Iterations": "--iterations"}}
 	for _, tc := range []struct {
 		name           string
 		capacity       float64

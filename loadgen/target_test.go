@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tlsbench/tlsbench/client"
 	"github.com/tlsbench/tlsbench/internal/field"
 	"github.com/tlsbench/tlsbench/loadgen"
 	"github.com/tlsbench/tlsbench/results"
@@ -16,7 +17,7 @@ import (
 
 // cliWords names the stop settings as a command line would, to show
 // that the notes speak the caller's words.
-var cliWords = loadgen.Words{Names: map[string]string{"TargetError": "--target-error", "MaxDuration": "--case-time"}}
+var cliWords = client.Words{Names: map[string]string{"TargetError": "--target-error", "MaxDuration": "--case-time"}}
 
 // TestTargetError: what ends a case's measured iterations, with and
 // without a target error, and the notes of a target not reached.

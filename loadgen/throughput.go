@@ -82,7 +82,7 @@ func RunThroughput(ctx context.Context, tc ThroughputCase) (*results.Record, err
 		r.host = r.httpHost()
 	}
 	if reason != "" && tc.KTLS == ktls.ModeAuto {
-		r.notes = append(r.notes, tc.Words.name("KTLS")+" auto: "+reason)
+		r.notes = append(r.notes, tc.Words.Name("KTLS")+" auto: "+reason)
 	}
 	if err := r.loadSource(); err != nil {
 		return fail(err)
@@ -152,7 +152,7 @@ func (r *tpRunner) warmup(ctx context.Context) error {
 		}
 		r.progress(true, i+1, tc.Warmup, it)
 		if it.cut {
-			r.notes = append(r.notes, fmt.Sprintf("warm-up cut short after %v by %s %v", tc.MaxDuration/4, tc.Words.name("MaxDuration"), tc.MaxDuration))
+			r.notes = append(r.notes, fmt.Sprintf("warm-up cut short after %v by %s %v", tc.MaxDuration/4, tc.Words.Name("MaxDuration"), tc.MaxDuration))
 			break
 		}
 	}
@@ -270,9 +270,9 @@ func (r *tpRunner) openAll(ctx context.Context) error {
 	}
 	for _, why := range sortedKeys(reasons) {
 		if r.tc.KTLS == ktls.ModeOn {
-			return fmt.Errorf("%s on: %s", r.tc.Words.name("KTLS"), why)
+			return fmt.Errorf("%s on: %s", r.tc.Words.Name("KTLS"), why)
 		}
-		r.notes = append(r.notes, r.tc.Words.name("KTLS")+" auto: "+why)
+		r.notes = append(r.notes, r.tc.Words.Name("KTLS")+" auto: "+why)
 	}
 	return nil
 }

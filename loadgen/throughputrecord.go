@@ -38,10 +38,10 @@ func (r *tpRunner) cutNote(iteration int, it tpIter) string {
 	tc := r.tc
 	if tc.Duration > 0 {
 		return fmt.Sprintf("stopped by %s %v during measured iteration %d of %d (of %v); the figures cover what was moved",
-			tc.Words.name("MaxDuration"), tc.MaxDuration, iteration, tc.Iterations, tc.Duration)
+			tc.Words.Name("MaxDuration"), tc.MaxDuration, iteration, tc.Iterations, tc.Duration)
 	}
 	return fmt.Sprintf("stopped by %s %v during measured iteration %d of %d, after %d MB of the %d MB per connection and direction it was to move; the figures cover what was moved",
-		tc.Words.name("MaxDuration"), tc.MaxDuration, iteration, tc.Iterations, it.bytes/int64(len(r.conns))/dirCount(tc.Direction)/1e6, r.roundBytes(tc.Bytes)/1e6)
+		tc.Words.Name("MaxDuration"), tc.MaxDuration, iteration, tc.Iterations, it.bytes/int64(len(r.conns))/dirCount(tc.Direction)/1e6, r.roundBytes(tc.Bytes)/1e6)
 }
 
 // record builds the record of the kept iterations from their figures.

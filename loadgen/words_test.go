@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tlsbench/tlsbench/client"
 	"github.com/tlsbench/tlsbench/internal/field"
 	"github.com/tlsbench/tlsbench/loadgen"
 	"github.com/tlsbench/tlsbench/tlsconf"
@@ -19,9 +20,9 @@ import (
 func TestWordsNameSettings(t *testing.T) {
 	t.Parallel()
 	s := startServer(t, func(c *tls.Config) { c.SessionTicketsDisabled = true })
-	words := loadgen.Words{
+	words := client.Words{
 		Names:  map[string]string{"MinResumption": "--min-resumption"},
-		Advice: map[string]string{loadgen.AdviceUntrusted: "pass --ca"},
+		Advice: map[string]string{client.AdviceUntrusted: "pass --ca"},
 	}
 	hc := s.handshakeCase("words", tls.VersionTLS13, true, 2)
 	hc.Words, hc.Server = words, nil
@@ -42,11 +43,11 @@ func TestWordsNameSettings(t *testing.T) {
 
 	untrusted := tlsconf.Client(tlsconf.ClientOptions{Version: tls.VersionTLS13, RootCAs: x509.NewCertPool(), ServerName: "localhost"})
 	for _, tc := range []struct {
-		words loadgen.Words
+		words client.Words
 		want  string
 	}{
 		{words, "(pass --ca)"},
-		{loadgen.Words{}, "(give the client the CA that issued the server's certificate, or skip verification)"},
+		{client.Words{}, "(give the client the CA that issued the server's certificate, or skip verification)"},
 	} {
 		hc := s.handshakeCase("untrusted", tls.VersionTLS13, false, 2)
 		hc.Clients, hc.Words = []*tls.Config{untrusted}, tc.words

@@ -5,6 +5,7 @@ import (
 	"net"
 	"time"
 
+	"github.com/tlsbench/tlsbench/client"
 	"github.com/tlsbench/tlsbench/internal/memconn"
 	"github.com/tlsbench/tlsbench/loadgen"
 	"github.com/tlsbench/tlsbench/proxy"
@@ -18,7 +19,7 @@ import (
 // code: it sees a server only through loadgen.Dialer and
 // loadgen.ServerObserver.
 var (
-	_ loadgen.Dialer         = MemoryDialer{}
+	_ client.Dialer          = MemoryDialer{}
 	_ loadgen.ServerObserver = ChildServer{}
 	_ loadgen.ServerProcess  = ChildServer{}
 	_ loadgen.ServerObserver = InProcessServer{}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/tlsbench/tlsbench/client"
 	"github.com/tlsbench/tlsbench/internal/testchild"
 	"github.com/tlsbench/tlsbench/internal/testpki"
 	"github.com/tlsbench/tlsbench/loadgen"
@@ -66,7 +67,7 @@ func TestChildServerAdapter(t *testing.T) {
 	hc := loadgen.HandshakeCase{
 		Name: "child", Version: tls.VersionTLS12, Concurrency: 2, Handshakes: 8, Iterations: 1,
 		Clients: []*tls.Config{tlsconf.Client(tlsconf.ClientOptions{Version: tls.VersionTLS12, RootCAs: ca.Pool(), ServerName: "localhost"})},
-		Dialer:  loadgen.TCPDialer{Addr: child.Hello().Addr},
+		Dialer:  client.TCPDialer{Addr: child.Hello().Addr},
 		Server:  obs,
 	}
 	rec, err := loadgen.RunHandshakes(context.Background(), hc)

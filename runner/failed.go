@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/tlsbench/tlsbench/client"
 	"github.com/tlsbench/tlsbench/loadgen"
 	"github.com/tlsbench/tlsbench/results"
 )
@@ -88,7 +89,7 @@ func failureWay(err error) string {
 		su *loadgen.ServerUnusedError
 		sd *ServerDiedError
 	)
-	var px *loadgen.ProxyError
+	var px *client.ProxyError
 	switch {
 	case errors.As(err, &px):
 		return fmt.Sprintf("the proxy refused CONNECT (%d)", px.Status)

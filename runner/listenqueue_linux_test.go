@@ -12,6 +12,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/tlsbench/tlsbench/client"
 	"github.com/tlsbench/tlsbench/internal/testpki"
 	"github.com/tlsbench/tlsbench/loadgen"
 	"github.com/tlsbench/tlsbench/results"
@@ -77,7 +78,7 @@ func listenPlan(addr, ca string) runner.Plan {
 	p.Versions, p.Resume, p.Concurrency = []uint16{tls.VersionTLS13}, []bool{false}, []int{16}
 	p.Handshakes, p.Iterations, p.Warmup = 16, 1, 0
 	p.ConnTimeout = 1500 * time.Millisecond
-	p.Target = runner.Target{Addr: addr, CAFile: ca, ServerName: "localhost", Request: loadgen.RequestPing}
+	p.Target = runner.Target{Addr: addr, CAFile: ca, ServerName: "localhost", Request: client.RequestPing}
 	return p
 }
 

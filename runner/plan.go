@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/tlsbench/tlsbench/client"
 	"github.com/tlsbench/tlsbench/internal/field"
 	"github.com/tlsbench/tlsbench/internal/hostname"
 	"github.com/tlsbench/tlsbench/loadgen"
@@ -161,7 +162,7 @@ type Plan struct {
 	// Words is how the user knows the cases' settings and the advice for
 	// their failures (a CLI gives its flags); loadgen's neutral words
 	// without it.
-	Words loadgen.Words
+	Words client.Words
 
 	// Executable runs the child server (default: this program); its
 	// arguments are ChildArgs (default ["serve"]), and the built-in
@@ -222,33 +223,33 @@ type Target struct {
 	// an address, auto, asks the server once per run which request it
 	// answers (loadgen.DetectRequest); without one (the built-in
 	// server) it is ping.
-	Request loadgen.Request
+	Request client.Request
 }
 
 // request returns the exchange asked for the target.
-func (t Target) request() loadgen.Request {
+func (t Target) request() client.Request {
 	if t.Request != "" {
 		return t.Request
 	}
 	if t.Addr != "" {
-		return loadgen.RequestAuto
+		return client.RequestAuto
 	}
-	return loadgen.RequestPing
+	return client.RequestPing
 }
 
 // quicRequest is the exchange over QUIC, where the protocol the server
 // chooses by ALPN decides: auto is http when ALPN offers an HTTP
 // protocol, ping (a tlsbench serve --quic) otherwise.
-func (t Target) quicRequest() loadgen.Request {
-	if r := t.request(); r != loadgen.RequestAuto {
+func (t Target) quicRequest() client.Request {
+	if r := t.request(); r != client.RequestAuto {
 		return r
 	}
 	for _, p := range t.ALPN {
 		if p == "http/1.1" || p == "h2" || p == "h3" {
-			return loadgen.RequestHTTP
+			return client.RequestHTTP
 		}
 	}
-	return loadgen.RequestPing
+	return client.RequestPing
 }
 
 // Validate checks the plan before any work is done. Errors are
@@ -371,7 +372,7 @@ func (p *Plan) validateServer() error {
 			return field.Errorf("Server.Identities", nil, "{Server.Identities} and {KeyCache} configure the built-in server; they do not apply with {Target.Addr}")
 		}
 	} else {
-		if p.Target.Request == loadgen.RequestAuto {
+		if p.Target.Request == client.RequestAuto {
 			return field.Errorf("Target.Request", nil, "{Target.Request} auto asks an external server which request it answers: give {Target.Addr}, or another {Target.Request}")
 		}
 		so := p.Server
@@ -476,10 +477,10 @@ func (p *Plan) validateTarget() error {
 	if p.Target.Insecure && p.Target.CAFile != "" {
 		return field.Errorf("Target.Insecure", nil, "{Target.Insecure} and {Target.CAFile} contradict each other: give one")
 	}
-	if _, err := loadgen.ParseRequest(string(p.Target.request())); err != nil {
+	if _, err := client.ParseRequest(string(p.Target.request())); err != nil {
 		return field.Errorf("Target.Request", nil, "%v", err)
 	}
-	if p.Target.request() == loadgen.RequestNone && slices.Contains(p.Versions, tls.VersionTLS13) && p.resumes() {
+	if p.Target.request() == client.RequestNone && slices.Contains(p.Versions, tls.VersionTLS13) && p.resumes() {
 		// TLS 1.3 tickets arrive after the handshake; a client that
 		// reads nothing never stores one, so every "resumed" case
 		// would measure full handshakes.
@@ -527,9 +528,9 @@ func (p *Plan) validateProxy() error {
 // request is the exchange after each handshake: the target's, or with a
 // proxy given by URL http by default, since a bumping HTTP proxy parses
 // what it relays (a ping is not HTTP).
-func (p *Plan) request() loadgen.Request {
+func (p *Plan) request() client.Request {
 	if p.Target.Request == "" && p.Proxy.URL != "" && !p.Proxy.builtin() {
-		return loadgen.RequestHTTP
+		return client.RequestHTTP
 	}
 	return p.Target.request()
 }

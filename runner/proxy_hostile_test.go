@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"errors"
+	"github.com/tlsbench/tlsbench/client"
 	"github.com/tlsbench/tlsbench/internal/peers"
 	"net"
 	"strings"
@@ -46,7 +47,7 @@ func TestProxyRefusesConnect(t *testing.T) {
 		Proxy: runner.Proxy{URL: refusing, CAFile: f.CA}}
 	err := runner.Run(ctx, hs, func(*results.Record) error { return nil })
 	var ce *loadgen.CaseError
-	var pe *loadgen.ProxyError
+	var pe *client.ProxyError
 	if !errors.As(err, &ce) || !errors.As(err, &pe) || pe.Status != 403 || !strings.Contains(ce.Error(), "port 1234 is not allowed") {
 		t.Fatalf("handshake through a refusing proxy: %v", err)
 	}
@@ -117,7 +118,7 @@ func TestProxyAnsweringForTheServer(t *testing.T) {
 	p := runner.Plan{Versions: []uint16{tls.VersionTLS13}, Resume: []bool{false, true}, Concurrency: []int{2}, Handshakes: 16,
 		Iterations: 2, Warmup: 1, MinResumption: 0.99, ConnTimeout: 5 * time.Second, ChildEnv: []string{testchild.Env()},
 		Proxy:  runner.Proxy{URL: answeringProxy(t, id.TLSCertificate()), CAFile: f.CA},
-		Target: runner.Target{Request: loadgen.RequestPing}}
+		Target: runner.Target{Request: client.RequestPing}}
 	var recs []results.Record
 	err := runner.Run(ctx, p, func(r *results.Record) error { recs = append(recs, *r); return nil })
 	var failed *runner.FailedCases

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/tlsbench/tlsbench/client"
 	"github.com/tlsbench/tlsbench/internal/field"
 	"github.com/tlsbench/tlsbench/internal/usage"
 	"github.com/tlsbench/tlsbench/loadgen"
@@ -61,7 +62,7 @@ type proxyRun struct {
 	child watchedProcess
 	// dialer reaches the origin through the proxy (a *childDialer for
 	// the built-in proxy, watched like the child server's).
-	dialer loadgen.Dialer
+	dialer client.Dialer
 	stop   func() error
 	// settings it was started with, by the case that started it.
 	started *Case
@@ -219,7 +220,7 @@ func ensureProxy(ctx context.Context, m mode, srv *builtin, c *Case) error {
 		return &ProxyStartError{URL: c.Proxy, Err: err}
 	}
 	pr.started = c
-	var d loadgen.Dialer = loadgen.ProxyDialer{Proxy: pr.addr, Target: srv.origin}
+	var d client.Dialer = client.ProxyDialer{Proxy: pr.addr, Target: srv.origin}
 	if pr.child != nil {
 		d = &childDialer{Dialer: d, child: pr.child}
 	}
@@ -230,7 +231,7 @@ func ensureProxy(ctx context.Context, m mode, srv *builtin, c *Case) error {
 
 // caseDialer is how a case reaches its server: through the proxy when it
 // has one.
-func (b *builtin) caseDialer() loadgen.Dialer {
+func (b *builtin) caseDialer() client.Dialer {
 	if b.proxy == nil {
 		return b.dialer
 	}

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/tlsbench/tlsbench/client"
 	"github.com/tlsbench/tlsbench/internal/field"
 	"github.com/tlsbench/tlsbench/loadgen"
 	"github.com/tlsbench/tlsbench/server"
@@ -45,7 +46,7 @@ func (p *Plan) validateQUIC() error {
 		return nil
 	}
 	switch r := p.Target.quicRequest(); r {
-	case loadgen.RequestPing, loadgen.RequestHTTP, loadgen.RequestHTTPGet:
+	case client.RequestPing, client.RequestHTTP, client.RequestHTTPGet:
 	default:
 		return field.Errorf("Target.Request", string(r), "over QUIC the request is ping (a tlsbench serve --quic) or http or http-get (HTTP/3)")
 	}
@@ -85,15 +86,15 @@ var errNoQUICListener = errors.New("the built-in server opened no QUIC listener:
 
 // quicDialer is how case c reaches sp's server over QUIC (srv, or the
 // side's target), with the exchange the plan asks for.
-func (st *runState) quicDialer(c *Case, sp *sideSpec, srv *builtin) *loadgen.QUICDialer {
+func (st *runState) quicDialer(c *Case, sp *sideSpec, srv *builtin) *client.QUICDialer {
 	if sp.target.Addr == "" {
-		return &loadgen.QUICDialer{Addr: srv.quicAddr, EarlyData: c.EarlyData, Request: loadgen.RequestPing}
+		return &client.QUICDialer{Addr: srv.quicAddr, EarlyData: c.EarlyData, Request: client.RequestPing}
 	}
 	host := st.serverName
 	if net.ParseIP(host) != nil {
 		host = sp.target.Addr
 	}
-	return &loadgen.QUICDialer{Addr: sp.target.Addr, EarlyData: c.EarlyData, Request: st.plan.Target.quicRequest(), Host: host}
+	return &client.QUICDialer{Addr: sp.target.Addr, EarlyData: c.EarlyData, Request: st.plan.Target.quicRequest(), Host: host}
 }
 
 // quicCase makes hc, of case c on side sp, a QUIC case.

@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/tlsbench/tlsbench/client"
 	"github.com/tlsbench/tlsbench/internal/field"
 	"github.com/tlsbench/tlsbench/internal/procid"
 	"github.com/tlsbench/tlsbench/internal/tempdir"
@@ -74,7 +75,7 @@ type runState struct {
 	runPlan string
 	// detected is the request each target was found to answer, by
 	// address (with the request auto).
-	detected map[string]loadgen.Detection
+	detected map[string]client.Detection
 }
 
 // withServerPeer is env naming the server process pid (when it can tell
@@ -311,7 +312,7 @@ func (st *runState) startServer(ctx context.Context, c *Case) (*builtin, error) 
 func (st *runState) startSide(ctx context.Context, c *Case, sp *sideSpec) (*builtin, error) {
 	p := st.plan
 	if t := sp.target; t.Addr != "" {
-		b := &builtin{dialer: loadgen.TCPDialer{Addr: t.Addr}, origin: t.Addr}
+		b := &builtin{dialer: client.TCPDialer{Addr: t.Addr}, origin: t.Addr}
 		if pid := t.ServerPID; pid > 0 {
 			name := "Target.ServerPID"
 			if sp.name == results.SideB && p.Versus.Target.Addr != "" {
@@ -601,10 +602,10 @@ func (st *runState) handshakeCase(c *Case, sp *sideSpec, srv *builtin) loadgen.H
 		// An external server cannot say which sessions it declined:
 		// the client counts first uses and reuses of its tickets.
 		hc.TrackTicketUse = p.TicketReuse == tlsconf.ReuseMulti
-		var req loadgen.Request
+		var req client.Request
 		hc.Exchange, req, hc.Record.RequestAuto = st.targetExchange(sp)
 		hc.Record.Request = string(req)
-		if req == loadgen.RequestNone {
+		if req == client.RequestNone {
 			hc.Record.Notes = append(hc.Record.Notes, "request none: the client closes right after the handshake, so TLS 1.3 tickets are never read")
 		}
 	}
@@ -661,9 +662,9 @@ func (st *runState) addHints(err error) {
 	if errors.As(err, &se) && se.Stage == "exchange" && p.Target.Addr != "" {
 		req, _ := st.requestOf(&sideSpec{target: p.Target})
 		switch req {
-		case loadgen.RequestPing:
+		case client.RequestPing:
 			se.Hint = "it does not echo the ping: leave out {Target.Request} to have it asked which request it answers, or use {Target.Request} http for an HTTP server"
-		case loadgen.RequestLine:
+		case client.RequestLine:
 			se.Hint = "it does not answer a line: use {Target.Request} http for an HTTP server"
 		default:
 			se.Hint = fmt.Sprintf("it does not answer {Target.Request} %s: try another {Target.Request}", req)

@@ -7,6 +7,7 @@ import (
 	"os"
 	"slices"
 
+	"github.com/tlsbench/tlsbench/client"
 	"github.com/tlsbench/tlsbench/loadgen"
 	"github.com/tlsbench/tlsbench/results"
 	"github.com/tlsbench/tlsbench/server"
@@ -16,7 +17,7 @@ import (
 // builtin is the server of a group of cases: the built-in one in a child
 // process or in this one, or an external target.
 type builtin struct {
-	dialer   loadgen.Dialer
+	dialer   client.Dialer
 	observer loadgen.ServerObserver
 	stop     func() error
 	closed   bool
@@ -138,7 +139,7 @@ func startBuiltin(ctx context.Context, opts server.Options, at where, child chil
 	}
 	return &builtin{
 		quicAddr: c.Hello().QUICAddr,
-		dialer:   &childDialer{Dialer: loadgen.TCPDialer{Addr: c.Hello().Addr}, child: c},
+		dialer:   &childDialer{Dialer: client.TCPDialer{Addr: c.Hello().Addr}, child: c},
 		origin:   originTarget(c.Hello().Addr, ""),
 		observer: ChildServer{Child: c},
 		stop:     c.Close,
@@ -173,7 +174,7 @@ func startInProcess(ctx context.Context, opts server.Options) (*builtin, error) 
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(sctx, ln) }()
 	return &builtin{
-		dialer:   loadgen.TCPDialer{Addr: ln.Addr().String()},
+		dialer:   client.TCPDialer{Addr: ln.Addr().String()},
 		origin:   originTarget(ln.Addr().String(), ""),
 		observer: InProcessServer{Server: srv},
 		stop: func() error {

@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/tlsbench/tlsbench/client"
 	"github.com/tlsbench/tlsbench/internal/connerr"
 	"github.com/tlsbench/tlsbench/loadgen"
 	"github.com/tlsbench/tlsbench/results"
@@ -56,7 +57,7 @@ const deathWait = 2 * time.Second
 // iteration it cuts short is dropped like an interrupted one instead of
 // being counted as failed handshakes.
 type childDialer struct {
-	loadgen.Dialer
+	client.Dialer
 	child watchedProcess
 
 	mu     sync.Mutex
@@ -220,7 +221,7 @@ func looksLikeDeadServer(err error) bool {
 		}
 	}
 	var ee *server.ExitError
-	var pe *loadgen.ProxyError
+	var pe *client.ProxyError
 	var te *loadgen.ThroughputError
 	if errors.As(err, &te) {
 		// A transfer cut by a peer that died: reset, EOF, refused.

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tlsbench/tlsbench/client"
 	"github.com/tlsbench/tlsbench/internal/field"
 	"github.com/tlsbench/tlsbench/internal/hostname"
 	"github.com/tlsbench/tlsbench/loadgen"
@@ -678,7 +679,7 @@ func parseRequest(fs *flagSet, f *runFlags) error {
 		}
 		return usagef("--request %q: throughput cases move data over bulk or http", f.request)
 	}
-	r, err := loadgen.ParseRequest(f.request)
+	r, err := client.ParseRequest(f.request)
 	if err != nil {
 		return usagef("--request: %v", err)
 	}

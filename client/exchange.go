@@ -1,4 +1,4 @@
-package loadgen
+package client
 
 import (
 	"bytes"
@@ -28,7 +28,7 @@ func PingPong(tc *tls.Conn) error {
 // goes wrong without an exchange: TLS 1.3 tickets are never read.
 func NoExchange(*tls.Conn) error { return nil }
 
-var errBadEcho = errors.New("unexpected answer")
+var ErrBadEcho = errors.New("unexpected answer")
 
 // Request is the first message sent after a handshake, and what of the
 // answer is read. The answer is what makes the client read the server's
@@ -127,7 +127,7 @@ func (r Request) Send(tc *tls.Conn, host string) (string, error) {
 		}
 		answered(tc)
 		if b[0] != 'p' {
-			return fmt.Sprintf("%q", b[0]), fmt.Errorf("%w: ping answered with %q, not echoed", errBadEcho, b[0])
+			return fmt.Sprintf("%q", b[0]), fmt.Errorf("%w: ping answered with %q, not echoed", ErrBadEcho, b[0])
 		}
 		return "echo", nil
 	case RequestLine:
@@ -147,7 +147,7 @@ func (r Request) Send(tc *tls.Conn, host string) (string, error) {
 				return firstLine(line), nil
 			}
 			if line = append(line, b[0]); len(line) > maxAnswer {
-				return firstLine(line), fmt.Errorf("%w: no end of line in the first 64 KiB", errBadEcho)
+				return firstLine(line), fmt.Errorf("%w: no end of line in the first 64 KiB", ErrBadEcho)
 			}
 		}
 	case RequestWait:
@@ -218,8 +218,8 @@ func sendH2Preface(tc *tls.Conn) (string, error) {
 // answer, not where the raw connection first reads after the handshake,
 // which in TLS 1.3 may be the server's session ticket.
 func answered(tc *tls.Conn) {
-	if pc, ok := tc.NetConn().(*phaseConn); ok && pc.answer.IsZero() {
-		pc.answer = time.Now()
+	if pc, ok := tc.NetConn().(*PhaseConn); ok && pc.Answer.IsZero() {
+		pc.Answer = time.Now()
 	}
 }
 

@@ -1,4 +1,4 @@
-package loadgen
+package client
 
 import (
 	"bytes"
@@ -38,23 +38,23 @@ type QUICDialer struct {
 	// Host is the authority of HTTP requests (default Addr).
 	Host string
 
-	conf *quic.Config
+	Conf *quic.Config
 }
 
-// alpn is the application protocol of the dialer's request.
-func (q *QUICDialer) alpn() string {
-	if q.http() {
+// ALPN is the application protocol of the dialer's request.
+func (q *QUICDialer) ALPN() string {
+	if q.HTTP() {
 		return "h3"
 	}
 	return tlsconf.ALPNQUICPing
 }
 
-func (q *QUICDialer) http() bool { return q.Request == RequestHTTP || q.Request == RequestHTTPGet }
+func (q *QUICDialer) HTTP() bool { return q.Request == RequestHTTP || q.Request == RequestHTTPGet }
 
-// quicKind is connerr.Kind with the peer's TLS alerts, which QUIC
+// QUICKind is connerr.Kind with the peer's TLS alerts, which QUIC
 // carries as CRYPTO_ERROR codes (RFC 9001, section 4.8), and its
 // CONNECTION_REFUSED.
-func quicKind(err error) string {
+func QUICKind(err error) string {
 	var te *quic.TransportError
 	if errors.As(err, &te) && te.Remote && te.ErrorCode.IsCryptoError() {
 		return "alert:" + strings.TrimPrefix(tls.AlertError(te.ErrorCode-0x100).Error(), "tls: ")
@@ -64,16 +64,16 @@ func quicKind(err error) string {
 		// too many wait for their ClientHello): refused, as over TCP.
 		return connerr.Refused
 	}
-	if errors.Is(err, errBadEcho) {
+	if errors.Is(err, ErrBadEcho) {
 		return "bad-echo"
 	}
 	return connerr.Kind(err)
 }
 
-// closeCode is the application error code of a normal close: 0 for
+// CloseCode is the application error code of a normal close: 0 for
 // tlsbench's own protocol, H3_NO_ERROR for HTTP/3.
-func (q *QUICDialer) closeCode() quic.ApplicationErrorCode {
-	if q.http() {
+func (q *QUICDialer) CloseCode() quic.ApplicationErrorCode {
+	if q.HTTP() {
 		return h3NoError
 	}
 	return 0
@@ -83,13 +83,13 @@ func (q *QUICDialer) closeCode() quic.ApplicationErrorCode {
 // ends the client's side (in early data when the handshake is not over),
 // answer reads the first byte of the answer, finish the rest.
 type quicExchange interface {
-	send(ctx context.Context, conn *quic.Conn) error
-	answer() error
-	finish() error
+	Send(ctx context.Context, conn *quic.Conn) error
+	Answer() error
+	Finish() error
 }
 
-func (q *QUICDialer) newExchange() quicExchange {
-	if q.http() {
+func (q *QUICDialer) NewExchange() quicExchange {
+	if q.HTTP() {
 		method := http.MethodHead
 		if q.Request == RequestHTTPGet {
 			method = http.MethodGet
@@ -102,7 +102,7 @@ func (q *QUICDialer) newExchange() quicExchange {
 // pingExchange is tlsbench's own (tlsconf.ALPNQUICPing).
 type pingExchange struct{ str *quic.Stream }
 
-func (p *pingExchange) send(_ context.Context, conn *quic.Conn) error {
+func (p *pingExchange) Send(_ context.Context, conn *quic.Conn) error {
 	str, err := conn.OpenStream()
 	if err != nil {
 		return err
@@ -114,13 +114,13 @@ func (p *pingExchange) send(_ context.Context, conn *quic.Conn) error {
 	return str.Close()
 }
 
-func (p *pingExchange) answer() error {
+func (p *pingExchange) Answer() error {
 	var b [1]byte
 	if _, err := io.ReadFull(p.str, b[:]); err != nil {
 		return err
 	}
 	if b[0] != 'p' {
-		return fmt.Errorf("%w: ping answered with %q, not echoed", errBadEcho, b[0])
+		return fmt.Errorf("%w: ping answered with %q, not echoed", ErrBadEcho, b[0])
 	}
 	return nil
 }
@@ -128,10 +128,10 @@ func (p *pingExchange) answer() error {
 // finish reads to the end of the stream, which the server sends once its
 // handshake is complete and its session ticket sent: the ticket is then
 // read and stored.
-func (p *pingExchange) finish() error {
+func (p *pingExchange) Finish() error {
 	n, err := io.Copy(io.Discard, io.LimitReader(p.str, maxAnswer))
 	if err == nil && n > 0 {
-		return fmt.Errorf("%w: %d bytes after the echo", errBadEcho, n)
+		return fmt.Errorf("%w: %d bytes after the echo", ErrBadEcho, n)
 	}
 	return err
 }
@@ -158,7 +158,7 @@ const (
 	h3MaxHeaderBytes = maxAnswer
 )
 
-func (h *h3Exchange) send(_ context.Context, conn *quic.Conn) error {
+func (h *h3Exchange) Send(_ context.Context, conn *quic.Conn) error {
 	ctrl, err := conn.OpenUniStream()
 	if err != nil {
 		return err
@@ -191,7 +191,7 @@ func (h *h3Exchange) send(_ context.Context, conn *quic.Conn) error {
 // answer reads the response's HEADERS frame, skipping frames of types it
 // does not know (RFC 9114 reserves some to be ignored): any status will
 // do, the answer only proves the connection carries data.
-func (h *h3Exchange) answer() error {
+func (h *h3Exchange) Answer() error {
 	r := quicvarint.NewReader(h.str)
 	for {
 		typ, err := quicvarint.Read(r)
@@ -203,10 +203,10 @@ func (h *h3Exchange) answer() error {
 		case err != nil:
 			return err
 		case n > h3MaxHeaderBytes:
-			return fmt.Errorf("%w: a %d-byte HTTP/3 frame (type %#x) before the response head", errBadEcho, n, typ)
+			return fmt.Errorf("%w: a %d-byte HTTP/3 frame (type %#x) before the response head", ErrBadEcho, n, typ)
 		case typ == 0x00 || typ == 0x03 || typ == 0x05 || typ == 0x07 || typ == 0x0d:
 			// DATA, CANCEL_PUSH, PUSH_PROMISE, GOAWAY, MAX_PUSH_ID.
-			return fmt.Errorf("%w: HTTP/3 frame type %#x before the response head", errBadEcho, typ)
+			return fmt.Errorf("%w: HTTP/3 frame type %#x before the response head", ErrBadEcho, typ)
 		}
 		if _, err := io.CopyN(io.Discard, h.str, int64(n)); err != nil {
 			return err
@@ -217,29 +217,29 @@ func (h *h3Exchange) answer() error {
 	}
 }
 
-func (h *h3Exchange) finish() error {
+func (h *h3Exchange) Finish() error {
 	_, err := io.Copy(io.Discard, io.LimitReader(h.str, maxAnswer))
 	return err
 }
 
-// ticketNotice is a connection's session cache that tells when a session
+// TicketNotice is a connection's session cache that tells when a session
 // was stored in the case's.
-type ticketNotice struct {
+type TicketNotice struct {
 	tls.ClientSessionCache
 	once sync.Once
 	got  chan struct{}
 }
 
-// withTicketNotice returns a copy of cfg whose session cache notices
+// WithTicketNotice returns a copy of cfg whose session cache notices
 // the connection's ticket.
-func withTicketNotice(cfg *tls.Config) (*tls.Config, *ticketNotice) {
-	t := &ticketNotice{ClientSessionCache: cfg.ClientSessionCache, got: make(chan struct{})}
+func WithTicketNotice(cfg *tls.Config) (*tls.Config, *TicketNotice) {
+	t := &TicketNotice{ClientSessionCache: cfg.ClientSessionCache, got: make(chan struct{})}
 	cfg = cfg.Clone()
 	cfg.ClientSessionCache = t
 	return cfg, t
 }
 
-func (t *ticketNotice) Put(key string, cs *tls.ClientSessionState) {
+func (t *TicketNotice) Put(key string, cs *tls.ClientSessionState) {
 	t.ClientSessionCache.Put(key, cs)
 	if cs != nil {
 		t.once.Do(func() { close(t.got) })
@@ -251,7 +251,7 @@ func (t *ticketNotice) Put(key string, cs *tls.ClientSessionState) {
 var errNoTicket = errors.New("no session ticket arrived after the answer")
 
 // wait waits until the connection's session ticket has been stored.
-func (t *ticketNotice) wait(ctx context.Context, conn *quic.Conn) error {
+func (t *TicketNotice) Wait(ctx context.Context, conn *quic.Conn) error {
 	select {
 	case <-t.got:
 		return nil

@@ -1,4 +1,4 @@
-package loadgen
+package client
 
 import (
 	"context"
@@ -38,9 +38,9 @@ func (d TCPDialer) Dial(ctx context.Context, deadline time.Time) (net.Conn, erro
 // Transport implements Dialer.
 func (TCPDialer) Transport() string { return "tcp" }
 
-// abortiveClose closes c with an RST instead of the FIN handshake, so that
+// AbortiveClose closes c with an RST instead of the FIN handshake, so that
 // neither side keeps the connection in TIME_WAIT.
-func abortiveClose(c net.Conn) {
+func AbortiveClose(c net.Conn) {
 	if tc, ok := c.(*net.TCPConn); ok {
 		tc.SetLinger(0)
 	}

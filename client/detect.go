@@ -1,4 +1,4 @@
-package loadgen
+package client
 
 import (
 	"context"
@@ -247,7 +247,7 @@ func (o *DetectOptions) try(ctx context.Context, r Request) attempt {
 		a.hsErr, a.stage = err, "the connection"
 		return a
 	}
-	defer abortiveClose(raw)
+	defer AbortiveClose(raw)
 	raw.SetDeadline(deadline)
 	stop := context.AfterFunc(ctx, func() { raw.SetDeadline(time.Now()) })
 	defer stop()

@@ -1,4 +1,4 @@
-package loadgen
+package client
 
 import (
 	"crypto/tls"
@@ -18,9 +18,9 @@ type ticketUse struct {
 	reuses    int64
 }
 
-// trackTicketUse returns copies of clients whose session caches count
+// TrackTicketUse returns copies of clients whose session caches count
 // ticket use.
-func trackTicketUse(clients []*tls.Config) []*tls.Config {
+func TrackTicketUse(clients []*tls.Config) []*tls.Config {
 	out := make([]*tls.Config, len(clients))
 	for i, c := range clients {
 		out[i] = c.Clone()
@@ -44,9 +44,9 @@ func (t *ticketUse) Get(key string) (*tls.ClientSessionState, bool) {
 	return cs, ok
 }
 
-// ticketCounts sums the first uses and reuses of the tracked caches of
+// TicketCounts sums the first uses and reuses of the tracked caches of
 // clients (zero without tracking).
-func ticketCounts(clients []*tls.Config) (first, again int64) {
+func TicketCounts(clients []*tls.Config) (first, again int64) {
 	for _, c := range clients {
 		if t, ok := c.ClientSessionCache.(*ticketUse); ok {
 			t.mu.Lock()

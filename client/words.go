@@ -1,4 +1,4 @@
-package loadgen
+package client
 
 import "errors"
 
@@ -68,7 +68,7 @@ func (w Words) ProxyAdvice(err error) bool {
 }
 
 // name is what the user calls the field.
-func (w Words) name(field string) string {
+func (w Words) Name(field string) string {
 	if n := w.Names[field]; n != "" {
 		return n
 	}
@@ -76,7 +76,7 @@ func (w Words) name(field string) string {
 }
 
 // advice is what to tell the user about a failure.
-func (w Words) advice(failure string) string {
+func (w Words) AdviceFor(failure string) string {
 	if a := w.Advice[failure]; a != "" {
 		return a
 	}

@@ -1,6 +1,6 @@
 //go:build race
 
-package loadgen
+package client
 
 import (
 	"context"
@@ -28,9 +28,9 @@ import (
 // that quic-go then did not send.
 const heldAtMost = 100 * time.Millisecond
 
-// dialGate holds a connection's incoming packets until its request is
+// DialGate holds a connection's incoming packets until its request is
 // sent, when the connection sends early data.
-type dialGate struct {
+type DialGate struct {
 	hold atomic.Bool // decided before the ClientHello goes out
 	open chan struct{}
 	once sync.Once
@@ -38,18 +38,18 @@ type dialGate struct {
 	tr   *quic.Transport
 }
 
-func (g *dialGate) sent() {
+func (g *DialGate) Sent() {
 	if g != nil {
 		g.once.Do(func() { close(g.open) })
 	}
 }
 
 // close releases the packets and closes the socket, after the connection.
-func (g *dialGate) close() {
+func (g *DialGate) Close() {
 	if g == nil {
 		return
 	}
-	g.sent()
+	g.Sent()
 	g.tr.Close()
 	g.conn.Close()
 }
@@ -58,7 +58,7 @@ func (g *dialGate) close() {
 // a UDP socket does, so that quic-go does not warn that it cannot.
 type gatedConn struct {
 	net.PacketConn
-	g *dialGate
+	g *DialGate
 }
 
 func (c gatedConn) ReadFrom(p []byte) (int, net.Addr, error) {
@@ -84,7 +84,7 @@ func (c gatedConn) SetWriteBuffer(n int) error { return c.g.conn.SetWriteBuffer(
 // session whose ticket permits early data will be sent with it.
 type earlyNotice struct {
 	tls.ClientSessionCache
-	g *dialGate
+	g *DialGate
 }
 
 func (e earlyNotice) Get(key string) (*tls.ClientSessionState, bool) {
@@ -97,9 +97,9 @@ func (e earlyNotice) Get(key string) (*tls.ClientSessionState, bool) {
 	return cs, ok
 }
 
-func dialQUIC(ctx context.Context, q *QUICDialer, cfg *tls.Config) (*quic.Conn, *dialGate, error) {
+func DialQUIC(ctx context.Context, q *QUICDialer, cfg *tls.Config) (*quic.Conn, *DialGate, error) {
 	if !q.EarlyData || cfg.ClientSessionCache == nil {
-		conn, err := quic.DialAddr(ctx, q.Addr, cfg, q.conf)
+		conn, err := quic.DialAddr(ctx, q.Addr, cfg, q.Conf)
 		return conn, nil, err
 	}
 	addr, err := net.ResolveUDPAddr("udp", q.Addr)
@@ -110,13 +110,13 @@ func dialQUIC(ctx context.Context, q *QUICDialer, cfg *tls.Config) (*quic.Conn, 
 	if err != nil {
 		return nil, nil, err
 	}
-	g := &dialGate{open: make(chan struct{}), conn: pc}
+	g := &DialGate{open: make(chan struct{}), conn: pc}
 	g.tr = &quic.Transport{Conn: gatedConn{pc, g}}
 	cfg = cfg.Clone()
 	cfg.ClientSessionCache = earlyNotice{cfg.ClientSessionCache, g}
-	conn, err := g.tr.DialEarly(ctx, addr, cfg, q.conf)
+	conn, err := g.tr.DialEarly(ctx, addr, cfg, q.Conf)
 	if err != nil {
-		g.close()
+		g.Close()
 		return nil, nil, err
 	}
 	return conn, g, nil
