@@ -20,26 +20,20 @@ type caseState struct {
 
 	handshakes, errs, resumed int64
 	errorsByKind              map[string]int64
-	serverResumed, late       opt[int64]
-	dropped, proxyMints       opt[int64]
-	proxyMintHits, proxyRes   opt[int64]
-	// Early data over QUIC: the client's counts and the server's.
-	earlyOffered, earlyAccepted, earlyRejected opt[int64]
-	serverEarlyAccepted, serverEarlyRejected   opt[int64]
-	serverQUICRetries, serverQUICRefused       opt[int64]
-	hps                                        float64
-	rateTarget, rateAchieved                   opt[float64] // summed
-	duration, busy, other                      opt[float64] // the largest
-	listenOverflows, listenDrops               opt[int64]   // the largest: each the machine's
-	concurrency, maxInflight                   int
-	identities, cpus                           int
-	sameConcurrency                            bool
-	perHS                                      map[string]*weighted
-	extra                                      map[string]*extraAcc
-	extraOrder                                 []string
-	groups, ciphers                            countedAcc
-	quicVersions                               countedAcc
-	relays                                     map[string][]int
+	// folded are the figures the record's fold tags say how to merge
+	// (results.FoldedFields), by index in that list.
+	folded          []foldAcc
+	hps             float64
+	concurrency     int
+	maxInflight     int
+	identities      int
+	cpus            int
+	sameConcurrency bool
+	extra           map[string]*extraAcc
+	extraOrder      []string
+	groups, ciphers countedAcc
+	quicVersions    countedAcc
+	relays          map[string][]int
 
 	total, service, lateness histAcc
 	phases                   phaseSet
@@ -112,7 +106,7 @@ func newCase(rec *results.Record) *caseState {
 		tmpl:            *rec,
 		shards:          map[int]Pos{},
 		errorsByKind:    map[string]int64{},
-		perHS:           map[string]*weighted{},
+		folded:          make([]foldAcc, len(results.FoldedFields())),
 		extra:           map[string]*extraAcc{},
 		stopped:         map[string][]int{},
 		relays:          map[string][]int{},
@@ -244,16 +238,7 @@ func (c *caseState) addCounts(a *adder, rec *results.Record) {
 	for k, v := range rec.ErrorsByKind {
 		c.errorsByKind[k] = addKey(a, "errors_by_kind.", k, c.errorsByKind[k], v)
 	}
-	c.serverResumed.sum(a, "server_resumed", rec.ServerResumed)
-	c.late.sum(a, "late", rec.Late)
-	c.dropped.sum(a, "dropped", rec.Dropped)
-	c.proxyMints.sum(a, "proxy_mints", rec.ProxyMints)
-	c.proxyMintHits.sum(a, "proxy_mint_hits", rec.ProxyMintHits)
-	c.proxyRes.sum(a, "proxy_resumed", rec.ProxyResumed)
 	c.hps = add(a, "handshakes_per_sec", c.hps, rec.HandshakesPerSec)
-	c.rateTarget.sum(a, "rate_target", rec.RateTarget)
-	c.rateAchieved.sum(a, "rate_achieved", rec.RateAchieved)
-	c.duration.max(rec.DurationUS)
 	if rec.Concurrency != c.tmpl.Concurrency {
 		c.sameConcurrency = false
 	}
@@ -263,33 +248,13 @@ func (c *caseState) addCounts(a *adder, rec *results.Record) {
 	c.groups.add(a, "group", rec.Group, rec.Handshakes)
 	c.ciphers.add(a, "cipher", rec.Cipher, rec.Handshakes)
 	c.quicVersions.add(a, "quic_version", rec.QUICVersion, rec.Handshakes)
-	c.earlyOffered.sum(a, "early_data_offered", rec.EarlyDataOffered)
-	c.earlyAccepted.sum(a, "early_data_accepted", rec.EarlyDataAccepted)
-	c.earlyRejected.sum(a, "early_data_rejected", rec.EarlyDataRejected)
-	c.serverEarlyAccepted.sum(a, "server_early_data_accepted", rec.ServerEarlyDataAccepted)
-	c.serverEarlyRejected.sum(a, "server_early_data_rejected", rec.ServerEarlyDataRejected)
-	c.serverQUICRetries.sum(a, "server_quic_retries", rec.ServerQUICRetries)
-	c.serverQUICRefused.sum(a, "server_quic_refused", rec.ServerQUICRefused)
 }
 
-// perHandshake are the figures per handshake, weighted by each shard's
-// handshakes when merged.
-var perHandshake = []string{"client_cpu_us", "server_cpu_us", "process_cpu_us", "alloc_bytes", "server_alloc_bytes", "proxy_cpu_us"}
-
-func perHandshakeFields(rec *results.Record) []*float64 {
-	return []*float64{rec.ClientCPUUS, rec.ServerCPUUS, rec.ProcessCPUUS, &rec.AllocBytes, rec.ServerAllocBytes, rec.ProxyCPUUS}
-}
-
-// addCosts folds the shard's figures per handshake and its extra
+// addCosts folds the shard's figures that fold by rule and its extra
 // measurements.
 func (c *caseState) addCosts(a *adder, rec *results.Record) {
-	for i, v := range perHandshakeFields(rec) {
-		w := c.perHS[perHandshake[i]]
-		if w == nil {
-			w = &weighted{}
-			c.perHS[perHandshake[i]] = w
-		}
-		w.add(a, perHandshake[i], v, rec.Handshakes)
+	for i, f := range results.FoldedFields() {
+		c.folded[i].add(a, f, rec)
 	}
 	for _, k := range sortedKeys(rec.Extra) {
 		acc := c.extra[k]
@@ -300,10 +265,6 @@ func (c *caseState) addCosts(a *adder, rec *results.Record) {
 		}
 		acc.add(a, k, rec.Extra[k], rec.Handshakes)
 	}
-	c.busy.max(rec.MachineBusy)
-	c.other.max(rec.OtherCPUShare)
-	c.listenOverflows.max(rec.ListenOverflows)
-	c.listenDrops.max(rec.ListenDrops)
 	c.cpus = add(a, "cpus_available", c.cpus, rec.CPUsAvailable)
 }
 

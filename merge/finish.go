@@ -110,19 +110,7 @@ func (c *caseState) finishCounts(rec *results.Record) {
 	if len(c.errorsByKind) > 0 {
 		rec.ErrorsByKind = c.errorsByKind
 	}
-	rec.ServerResumed = c.serverResumed.all(c.records)
-	if c.tmpl.Late != nil {
-		rec.Late, rec.Dropped = c.late.all(c.records), c.dropped.all(c.records)
-	}
-	if c.tmpl.ProxyMints != nil {
-		rec.ProxyMints, rec.ProxyMintHits = c.proxyMints.all(c.records), c.proxyMintHits.all(c.records)
-		rec.ProxyResumed = c.proxyRes.all(c.records)
-	}
 	rec.HandshakesPerSec = c.hps
-	if c.tmpl.RateTarget != nil {
-		rec.RateTarget, rec.RateAchieved = c.rateTarget.all(c.records), c.rateAchieved.all(c.records)
-	}
-	rec.DurationUS = c.duration.any()
 	// Each shard made a share of the case's waves: their sizes add up
 	// to the run's, unless every shard recorded the run's own.
 	rec.Concurrency = c.concurrency
@@ -134,28 +122,12 @@ func (c *caseState) finishCounts(rec *results.Record) {
 	if c.tmpl.QUICVersion != "" {
 		rec.QUICVersion = c.quicVersions.String()
 	}
-	if c.tmpl.EarlyDataOffered != nil {
-		rec.EarlyDataOffered, rec.EarlyDataAccepted = c.earlyOffered.all(c.records), c.earlyAccepted.all(c.records)
-		rec.EarlyDataRejected = c.earlyRejected.all(c.records)
-		rec.ServerEarlyDataAccepted = c.serverEarlyAccepted.all(c.records)
-		rec.ServerEarlyDataRejected = c.serverEarlyRejected.all(c.records)
-	}
-	if c.tmpl.ServerQUICRetries != nil {
-		rec.ServerQUICRetries, rec.ServerQUICRefused = c.serverQUICRetries.all(c.records), c.serverQUICRefused.all(c.records)
-	}
 }
 
 func (c *caseState) finishCosts(rec *results.Record, notes *[]string) {
-	vals := make([]*float64, len(perHandshake))
-	for i, k := range perHandshake {
-		vals[i] = c.perHS[k].value(c.records)
+	for i, f := range results.FoldedFields() {
+		c.folded[i].finish(f, rec, c.records)
 	}
-	rec.ClientCPUUS, rec.ServerCPUUS, rec.ProcessCPUUS = vals[0], vals[1], vals[2]
-	rec.AllocBytes = 0
-	if vals[3] != nil {
-		rec.AllocBytes = *vals[3]
-	}
-	rec.ServerAllocBytes, rec.ProxyCPUUS = vals[4], vals[5]
 	rec.Extra = nil
 	var dropped []string
 	for _, k := range c.extraOrder {
@@ -172,8 +144,6 @@ func (c *caseState) finishCosts(rec *results.Record, notes *[]string) {
 	if len(dropped) > 0 {
 		*notes = append(*notes, "extra figures left out, as the shards' cannot be merged into one exactly: "+strings.Join(dropped, ", "))
 	}
-	rec.MachineBusy, rec.OtherCPUShare = c.busy.any(), c.other.any()
-	rec.ListenOverflows, rec.ListenDrops = c.listenOverflows.any(), c.listenDrops.any()
 	rec.CPUsAvailable = c.cpus
 	rec.ProxyRelay = ""
 	if len(c.relays) == 1 {

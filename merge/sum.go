@@ -1,6 +1,10 @@
 package merge
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/tlsbench/tlsbench/results"
+)
 
 // adder adds one record's figures into its case's. A sum that overflows
 // comes of the input, not of the merge (no run makes 2^63 handshakes, nor
@@ -98,4 +102,45 @@ func (o *opt[T]) any() *T {
 	}
 	v := o.v
 	return &v
+}
+
+// foldAcc folds one field with a fold rule (results.FoldedField) over a
+// case's records.
+type foldAcc struct {
+	count  opt[int64]
+	figure opt[float64]
+	perHS  weighted
+}
+
+func (acc *foldAcc) add(a *adder, f results.FoldedField, rec *results.Record) {
+	switch {
+	case f.Rule == results.FoldPerHandshake:
+		acc.perHS.add(a, f.Name, f.Figure(rec), rec.Handshakes)
+	case f.Rule == results.FoldMax && f.Int:
+		acc.count.max(f.Count(rec))
+	case f.Rule == results.FoldMax:
+		acc.figure.max(f.Figure(rec))
+	case f.Int:
+		acc.count.sum(a, f.Name, f.Count(rec))
+	default:
+		acc.figure.sum(a, f.Name, f.Figure(rec))
+	}
+}
+
+// finish sets the field of the merged record: a sum or a figure per
+// handshake when every one of the records had it, the largest when any
+// did.
+func (acc *foldAcc) finish(f results.FoldedField, rec *results.Record, records int) {
+	switch {
+	case f.Rule == results.FoldPerHandshake:
+		f.SetFigure(rec, acc.perHS.value(records))
+	case f.Rule == results.FoldMax && f.Int:
+		f.SetCount(rec, acc.count.any())
+	case f.Rule == results.FoldMax:
+		f.SetFigure(rec, acc.figure.any())
+	case f.Int:
+		f.SetCount(rec, acc.count.all(records))
+	default:
+		f.SetFigure(rec, acc.figure.all(records))
+	}
 }

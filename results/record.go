@@ -114,7 +114,7 @@ type Record struct {
 	ResumptionRate float64 `json:"resumption_rate"`
 	// ServerResumed counts handshakes the server itself saw resumed; null
 	// when the server cannot be asked (an external target).
-	ServerResumed *int64 `json:"server_resumed"`
+	ServerResumed *int64 `json:"server_resumed" fold:"sum"`
 
 	// Statistics of the per-iteration values (microseconds per handshake =
 	// iteration wall time / handshakes in it).
@@ -143,15 +143,15 @@ type Record struct {
 	// CPU microseconds per handshake, measured by the OS for each process.
 	// Null when the process is not separable (in-memory transport) or not
 	// observable (an external server without --server-pid).
-	ClientCPUUS *float64 `json:"client_cpu_us"`
-	ServerCPUUS *float64 `json:"server_cpu_us"`
+	ClientCPUUS *float64 `json:"client_cpu_us" fold:"per-handshake"`
+	ServerCPUUS *float64 `json:"server_cpu_us" fold:"per-handshake"`
 	// ProcessCPUUS is the CPU per handshake of the single process that ran
 	// both ends (in-memory transport only).
-	ProcessCPUUS *float64 `json:"process_cpu_us,omitempty"`
+	ProcessCPUUS *float64 `json:"process_cpu_us,omitempty" fold:"per-handshake"`
 	// AllocBytes is the client's heap allocation per handshake (Go runtime
 	// metrics); ServerAllocBytes the server's own, when it reports it.
-	AllocBytes       float64  `json:"alloc_bytes"`
-	ServerAllocBytes *float64 `json:"server_alloc_bytes"`
+	AllocBytes       float64  `json:"alloc_bytes" fold:"per-handshake"`
+	ServerAllocBytes *float64 `json:"server_alloc_bytes" fold:"per-handshake"`
 
 	// SamplesUS are the raw per-iteration values, in order.
 	SamplesUS []float64 `json:"samples_us"`
@@ -200,8 +200,8 @@ type Record struct {
 	// note when MachineBusy reaches 0.9 (saturated), any case when
 	// OtherCPUShare reaches 0.1.
 	CPUsAvailable int      `json:"cpus_available,omitempty"`
-	MachineBusy   *float64 `json:"machine_busy,omitempty"`
-	OtherCPUShare *float64 `json:"other_cpu_share,omitempty"`
+	MachineBusy   *float64 `json:"machine_busy,omitempty" fold:"max"`
+	OtherCPUShare *float64 `json:"other_cpu_share,omitempty" fold:"max"`
 	// ListenOverflows and ListenDrops are the machine's TCP listen-queue
 	// counters (TcpExt ListenOverflows and ListenDrops, /proc/net/netstat)
 	// over the measured iterations, the one a failure stopped included:
@@ -212,8 +212,8 @@ type Record struct {
 	// not counted: a target that is not on this machine's loopback, QUIC
 	// and in-memory transports, throughput cases, or not Linux. A count
 	// above 0 gets a note.
-	ListenOverflows *int64 `json:"listen_overflows,omitempty"`
-	ListenDrops     *int64 `json:"listen_drops,omitempty"`
+	ListenOverflows *int64 `json:"listen_overflows,omitempty" fold:"max"`
+	ListenDrops     *int64 `json:"listen_drops,omitempty" fold:"max"`
 	// Extra holds case-specific measurements (for example kTLS counter
 	// deltas) that have no field of their own. Throughput cases record
 	// there what each end actually used: client_ktls_tx, client_ktls_rx,
@@ -238,11 +238,11 @@ type Record struct {
 	// client-leg handshakes it resumed. ReadFill and MintCache are the
 	// built-in proxy's settings when the run sets them.
 	Proxy         string   `json:"proxy,omitempty"`
-	ProxyCPUUS    *float64 `json:"proxy_cpu_us,omitempty"`
+	ProxyCPUUS    *float64 `json:"proxy_cpu_us,omitempty" fold:"per-handshake"`
 	ProxyRelay    string   `json:"proxy_relay,omitempty"`
-	ProxyMints    *int64   `json:"proxy_mints,omitempty"`
-	ProxyMintHits *int64   `json:"proxy_mint_hits,omitempty"`
-	ProxyResumed  *int64   `json:"proxy_resumed,omitempty"`
+	ProxyMints    *int64   `json:"proxy_mints,omitempty" fold:"sum"`
+	ProxyMintHits *int64   `json:"proxy_mint_hits,omitempty" fold:"sum"`
+	ProxyResumed  *int64   `json:"proxy_resumed,omitempty" fold:"sum"`
 	ReadFill      *bool    `json:"read_fill,omitempty"`
 	MintCache     *bool    `json:"mint_cache,omitempty"`
 
@@ -282,11 +282,11 @@ type Record struct {
 	// schedule, the starts counted Late left out (their wait is the
 	// cap's). All absent in closed-loop cases.
 	Arrival            string   `json:"arrival,omitempty"`
-	RateTarget         *float64 `json:"rate_target,omitempty"`
-	RateAchieved       *float64 `json:"rate_achieved,omitempty"`
+	RateTarget         *float64 `json:"rate_target,omitempty" fold:"sum"`
+	RateAchieved       *float64 `json:"rate_achieved,omitempty" fold:"sum"`
 	MaxInflight        int      `json:"max_inflight,omitempty"`
-	Late               *int64   `json:"late,omitempty"`
-	Dropped            *int64   `json:"dropped,omitempty"`
+	Late               *int64   `json:"late,omitempty" fold:"sum"`
+	Dropped            *int64   `json:"dropped,omitempty" fold:"sum"`
 	StartLatenessP50US *float64 `json:"start_lateness_p50_us,omitempty"`
 	StartLatenessP99US *float64 `json:"start_lateness_p99_us,omitempty"`
 	ServiceP50US       *float64 `json:"service_p50_us,omitempty"`
@@ -302,7 +302,7 @@ type Record struct {
 	// DurationUS is the measured time of a case given --duration
 	// (microseconds, the kept windows' length together; in closed loop
 	// the kept iterations' wall time); absent otherwise.
-	DurationUS *float64 `json:"duration_us,omitempty"`
+	DurationUS *float64 `json:"duration_us,omitempty" fold:"max"`
 
 	// A search for the highest rate that meets a latency goal (tlsbench
 	// run --find-rate) writes one KindRateStep record per rate measured
@@ -405,18 +405,18 @@ type Record struct {
 	// that the server did not count. Absent (null) when not measured:
 	// outside early-data cases, and the server's with an external
 	// target.
-	EarlyDataOffered        *int64 `json:"early_data_offered,omitempty"`
-	EarlyDataAccepted       *int64 `json:"early_data_accepted,omitempty"`
-	EarlyDataRejected       *int64 `json:"early_data_rejected,omitempty"`
-	ServerEarlyDataAccepted *int64 `json:"server_early_data_accepted,omitempty"`
-	ServerEarlyDataRejected *int64 `json:"server_early_data_rejected,omitempty"`
+	EarlyDataOffered        *int64 `json:"early_data_offered,omitempty" fold:"sum"`
+	EarlyDataAccepted       *int64 `json:"early_data_accepted,omitempty" fold:"sum"`
+	EarlyDataRejected       *int64 `json:"early_data_rejected,omitempty" fold:"sum"`
+	ServerEarlyDataAccepted *int64 `json:"server_early_data_accepted,omitempty" fold:"sum"`
+	ServerEarlyDataRejected *int64 `json:"server_early_data_rejected,omitempty" fold:"sum"`
 	// ServerQUICRetries counts, over the kept iterations, the QUIC
 	// connections the built-in server asked to prove their address
 	// first (a Retry: a round trip more in their handshake), and
 	// ServerQUICRefused those it refused (failed on the client). Absent
 	// (null) outside QUIC cases and with an external target.
-	ServerQUICRetries *int64 `json:"server_quic_retries,omitempty"`
-	ServerQUICRefused *int64 `json:"server_quic_refused,omitempty"`
+	ServerQUICRetries *int64 `json:"server_quic_retries,omitempty" fold:"sum"`
+	ServerQUICRefused *int64 `json:"server_quic_refused,omitempty" fold:"sum"`
 
 	// Verdict is "failed" when the case was measured but failed a gate
 	// (resumption below the minimum in a measured iteration, a mix that
