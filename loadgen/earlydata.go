@@ -34,7 +34,7 @@ func (e *EarlyDataError) Error() string {
 // iterations, with the server's own counts when it reports them, and
 // returns an EarlyDataError when the two disagree on what the server
 // accepted.
-func (r *caseRunner) quicFigures(rec *results.Record, m *measured, f figures) error {
+func (r *measurer) quicFigures(rec *results.Record, m *measured, f figures) error {
 	hc := r.hc
 	if hc.QUIC == nil {
 		return nil

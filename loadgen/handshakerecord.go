@@ -98,7 +98,7 @@ type figures struct {
 }
 
 // summarise computes the figures of the kept iterations.
-func (r *caseRunner) summarise(m *measured) figures {
+func (r *measurer) summarise(m *measured) figures {
 	f := figures{iters: stats.Summarize(m.samples)}
 	for i, p := range []float64{50, 90, 99, 99.9} {
 		f.latencyUS[i] = m.lat.PercentileUS(p)
@@ -167,7 +167,7 @@ func (m *measured) keep(it iterResult, sp span) {
 
 // finish builds the record of the kept iterations from their figures
 // and applies the gates.
-func (r *caseRunner) finish(ctx context.Context, m *measured, f figures) (*results.Record, error) {
+func (r *measurer) finish(ctx context.Context, m *measured, f figures) (*results.Record, error) {
 	hc := r.hc
 	rec := r.baseRecord(m, f)
 	rec.Phases = r.phaseRecords(m, f)
@@ -229,7 +229,7 @@ func (r *caseRunner) finish(ctx context.Context, m *measured, f figures) (*resul
 }
 
 // baseRecord fills the record's identity, counts and latency statistics.
-func (r *caseRunner) baseRecord(m *measured, f figures) results.Record {
+func (r *measurer) baseRecord(m *measured, f figures) results.Record {
 	hc := r.hc
 	total := m.total
 	rec := hc.Record
@@ -276,7 +276,7 @@ func (m *measured) perHandshake(d time.Duration) *float64 {
 
 // setCosts fills the client's CPU and allocations per successful
 // handshake, from the spans of the kept iterations only.
-func (r *caseRunner) setCosts(rec *results.Record, m *measured) {
+func (r *measurer) setCosts(rec *results.Record, m *measured) {
 	self, wall := m.meter.total.self, m.total.wall
 	rec.ClientCPUUS, rec.ServerCPUUS, rec.ProcessCPUUS, rec.ServerResumed, rec.ServerAllocBytes = nil, nil, nil, nil, nil
 	rec.AllocBytes = float64(self.AllocBytes) / float64(m.total.ok)
@@ -308,7 +308,7 @@ func (r *caseRunner) setCosts(rec *results.Record, m *measured) {
 // and returns an IdentityError when it saw other client identities than
 // the client presented, a ServerUnusedError when it completed none of
 // the client's handshakes.
-func (r *caseRunner) serverFigures(rec *results.Record, m *measured, f figures) error {
+func (r *measurer) serverFigures(rec *results.Record, m *measured, f figures) error {
 	hc := r.hc
 	if hc.Server == nil {
 		return nil

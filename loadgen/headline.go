@@ -5,7 +5,6 @@ import (
 	"math"
 	"runtime"
 	"strconv"
-	"time"
 
 	"github.com/tlsbench/tlsbench/results"
 	"github.com/tlsbench/tlsbench/stats"
@@ -19,23 +18,6 @@ import (
 // waves took up to their last successful handshake, and a note says so
 // when the exchange, or a stall of the network stack, is what sets the
 // connection rate.
-
-// waveHandshakes is how long a wave started at start took up to the end
-// of its last successful handshake: what the wave would have taken had
-// its connections done nothing but connect and handshake (0 when none
-// succeeded).
-func waveHandshakes(start time.Time, res []connResult) time.Duration {
-	var last time.Time
-	for i := range res {
-		if c := &res[i]; c.ok && c.hsEnd.After(last) {
-			last = c.hsEnd
-		}
-	}
-	if last.IsZero() {
-		return 0
-	}
-	return last.Sub(start)
-}
 
 // handshakeSamples are the kept iterations' handshake figures, or nil
 // when the case has none (open loop: its samples are latencies already).
@@ -77,7 +59,7 @@ const (
 // connection rate, and when a phase stalls the way Nagle meeting delayed
 // ACK does, with the figures: one note for each, the exchange's stall
 // told in the exchange's note.
-func (r *caseRunner) headlineNotes(rec *results.Record, m *measured) []string {
+func (r *measurer) headlineNotes(rec *results.Record, m *measured) []string {
 	if !r.recordsPhases() || m.total.ok == 0 {
 		return nil
 	}

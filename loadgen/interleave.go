@@ -10,7 +10,6 @@ import (
 
 	"github.com/tlsbench/tlsbench/internal/field"
 	"github.com/tlsbench/tlsbench/results"
-	"github.com/tlsbench/tlsbench/stats"
 )
 
 // RunInterleaved measures one case on two or three sides in one run: the
@@ -90,7 +89,7 @@ func newSides(cases []HandshakeCase) ([]*side, error) {
 		hc.MaxDuration, hc.TargetError, hc.hooks = cases[0].MaxDuration, cases[0].TargetError, cases[0].hooks
 		hc.IterationsGiven = cases[0].IterationsGiven
 		hc.Record.Side = cmp.Or(hc.Record.Side, sideNames[i])
-		s := &side{name: hc.Record.Side, r: &caseRunner{hc: &hc}}
+		s := &side{name: hc.Record.Side, r: newCaseRunner(&hc)}
 		if hc.Rate > 0 {
 			// Rounds pair iterations of waves; a schedule's windows
 			// would each need the other side to wait its length.
@@ -249,14 +248,6 @@ func stopSides(ctx context.Context, ss []*side, f *side, err error) string {
 		}
 	}
 	return f.m.stoppedBy
-}
-
-// comparePaired is stats.ComparePaired, or a test's stand-in.
-func (hc *HandshakeCase) comparePaired(base, cand []float64, alpha float64) stats.PairedComparison {
-	if hc.hooks != nil && hc.hooks.comparePaired != nil {
-		return hc.hooks.comparePaired(base, cand, alpha)
-	}
-	return stats.ComparePaired(base, cand, alpha)
 }
 
 // side is one side of an interleaved case in progress.

@@ -28,7 +28,7 @@ func TestTimedIterationMakesAWave(t *testing.T) {
 	ln.Close() // the port now refuses
 	hc := &HandshakeCase{Name: "refused", Concurrency: 2, Iterations: 1, Duration: time.Second,
 		Clients: []*tls.Config{{}}, Dialer: client.TCPDialer{Addr: addr}, ConnTimeout: 10 * time.Second}
-	r := &caseRunner{hc: hc}
+	r := newCaseRunner(hc)
 	defer r.startWorkers()()
 	r.until = time.Now().Add(-time.Second) // the window is over already
 	_, err = r.iteration(context.Background(), 1<<30, nil)

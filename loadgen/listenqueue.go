@@ -113,7 +113,7 @@ func connectSignature(p results.Phase) string {
 
 // listenFigures records the counts of the measured iterations in rec,
 // with their note.
-func (r *caseRunner) listenFigures(rec *results.Record, c *listenCount) {
+func (r *measurer) listenFigures(rec *results.Record, c *listenCount) {
 	rec.ListenOverflows, rec.ListenDrops = nil, nil
 	if !c.known() {
 		return

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"time"
 
 	"github.com/tlsbench/tlsbench/client"
@@ -30,22 +29,9 @@ type warming struct {
 	listen listenCount
 }
 
-// warmup runs the discarded iterations and, in a resume case, holds them
-// to the minimum resumption.
-func (r *caseRunner) warmup(ctx context.Context) error {
-	w := r.startWarmup()
-	defer func() { r.budget = nil }()
-	for i := 0; i < r.hc.Warmup; i++ {
-		if err := r.warmOne(ctx, w, i); err != nil {
-			return err
-		}
-	}
-	return r.endWarmup(w)
-}
-
 // startWarmup reads what the warm-up's resumption check compares with
 // and starts its failure budget.
-func (r *caseRunner) startWarmup() *warming {
+func (r *measurer) startWarmup() *warming {
 	hc := r.hc
 	w := &warming{beforeErr: errNoServer}
 	if hc.Warmup > 0 && hc.Resume && hc.Server != nil {
@@ -62,14 +48,14 @@ func (r *caseRunner) startWarmup() *warming {
 }
 
 // warmOne runs warm-up iteration i (0-based).
-func (r *caseRunner) warmOne(ctx context.Context, w *warming, i int) error {
+func (r *measurer) warmOne(ctx context.Context, w *warming, i int) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	dry := r.dry.Load()
 	srv, srvErr := r.mixSnapshot()
 	listen := readListen(r.hc.ListenQueue != "")
-	it, err := r.runIteration(ctx, nil)
+	it, err := r.iterate(ctx, nil)
 	w.listen.add(listen, readListen(listen.on))
 	if err != nil {
 		return r.hc.listenFailure(err, &w.listen, nil)
@@ -89,7 +75,7 @@ func (r *caseRunner) warmOne(ctx context.Context, w *warming, i int) error {
 }
 
 // endWarmup ends the warm-up's failure budget and checks its resumption.
-func (r *caseRunner) endWarmup(w *warming) error {
+func (r *measurer) endWarmup(w *warming) error {
 	hc := r.hc
 	r.budget = nil
 	if !hc.Resume || hc.Warmup == 0 {
@@ -154,7 +140,7 @@ type pending struct {
 }
 
 // startMeasure starts the measured iterations' totals and failure budget.
-func (r *caseRunner) startMeasure() *measured {
+func (r *measurer) startMeasure() *measured {
 	hc := r.hc
 	m := &measured{lat: newHistogram(), scratch: newHistogram(), meter: newMeter(hc.Server, hc.Proxy),
 		phases: newClientPhases(hc.ResumeRatio != nil), scratchPhases: newClientPhases(hc.ResumeRatio != nil)}
@@ -172,7 +158,7 @@ func (r *caseRunner) startMeasure() *measured {
 // An error (ctx ended, the iteration failed outright) means it is to be
 // dropped: an iteration cut short measures the interruption, not the
 // handshakes.
-func (r *caseRunner) runOne(ctx context.Context, m *measured) (pending, error) {
+func (r *measurer) runOne(ctx context.Context, m *measured) (pending, error) {
 	hc := r.hc
 	if err := ctx.Err(); err != nil {
 		return pending{}, err
@@ -187,7 +173,7 @@ func (r *caseRunner) runOne(ctx context.Context, m *measured) (pending, error) {
 	m.meter.begin()
 	first, again := client.TicketCounts(hc.Clients)
 	dry := r.dry.Load()
-	it, err := r.runIteration(ctx, m.scratch)
+	it, err := r.iterate(ctx, m.scratch)
 	p := pending{it: it, sp: m.meter.end(), dry: r.dry.Load() - dry}
 	f2, a2 := client.TicketCounts(hc.Clients)
 	p.firstUses, p.reuses = f2-first, a2-again
@@ -202,7 +188,7 @@ func (r *caseRunner) runOne(ctx context.Context, m *measured) (pending, error) {
 
 // keepOne adds an iteration that ran (runOne) to the case's figures and
 // reports it.
-func (r *caseRunner) keepOne(m *measured, p pending) {
+func (r *measurer) keepOne(m *measured, p pending) {
 	m.meter.keep(p.sp)
 	m.lat.Merge(m.scratch)
 	m.phases.merge(m.scratchPhases)
@@ -221,36 +207,8 @@ func (m *measured) stop(ctx context.Context, err error) {
 	}
 }
 
-// measure runs the measured iterations until the stop rule ends them and
-// returns what the kept ones add up to (m.stopErr says why measuring
-// stopped early); it fails only when no iteration was kept.
-func (r *caseRunner) measure(ctx context.Context) (*measured, error) {
-	m := r.startMeasure()
-	defer func() { r.budget = nil }()
-	rule := r.stopRule(1, func() float64 {
-		s := stats.Summarize(m.headline())
-		return s.Error / s.Mean
-	})
-	r.measuring(true)
-	began := time.Now()
-	m.began = began
-	for m.stoppedBy == "" {
-		p, err := r.runOne(ctx, m)
-		if err != nil {
-			m.stop(ctx, err)
-			break
-		}
-		r.keepOne(m, p)
-		m.stoppedBy = rule.after(len(m.samples), time.Since(began))
-	}
-	m.ended = time.Now()
-	r.measuring(false)
-	m.notes = append(m.notes, rule.notes(m.stoppedBy, len(m.samples), "of the mean", "")...)
-	return r.measuredOrErr(ctx, m)
-}
-
 // measuring calls the case's Measuring hook, when it has one.
-func (r *caseRunner) measuring(begin bool) {
+func (r *measurer) measuring(begin bool) {
 	if r.hc.Measuring != nil {
 		r.hc.Measuring(begin)
 	}
@@ -258,7 +216,7 @@ func (r *caseRunner) measuring(begin bool) {
 
 // measuredOrErr returns m, or the error that stopped the case when it
 // kept no iteration.
-func (r *caseRunner) measuredOrErr(ctx context.Context, m *measured) (*measured, error) {
+func (r *measurer) measuredOrErr(ctx context.Context, m *measured) (*measured, error) {
 	if len(m.samples) > 0 {
 		return m, nil
 	}
@@ -269,85 +227,6 @@ func (r *caseRunner) measuredOrErr(ctx context.Context, m *measured) (*measured,
 		return nil, r.hc.listenFailure(m.stopErr, &m.meter.listen, nil)
 	}
 	return nil, r.hc.listenFailure(fmt.Errorf("%s: %w", r.hc.Name, m.stopErr), &m.meter.listen, nil)
-}
-
-// stopRule decides when the measured iterations (or rounds of an
-// interleaved case) end.
-type stopRule struct {
-	iterations int
-	// given says the iterations were asked for: the time limit ends
-	// only the iterations past them.
-	given       bool
-	maxDuration time.Duration // of all the rounds; 0: none
-	perSide     time.Duration // the user's setting, for notes
-	target      float64       // 0: none
-	cap         int
-	relError    func() float64 // the precision reached so far
-	words       client.Words
-}
-
-// stopRule returns the rule of a case measured on sides sides (1 outside
-// RunInterleaved), whose precision is relError.
-func (r *caseRunner) stopRule(sides int, relError func() float64) *stopRule {
-	hc := r.hc
-	return &stopRule{iterations: hc.Iterations, given: hc.IterationsGiven, maxDuration: time.Duration(sides) * hc.MaxDuration, perSide: hc.MaxDuration,
-		target: hc.TargetError, cap: max(hc.iterationCap(), hc.Iterations), relError: relError, words: hc.Words}
-}
-
-// after returns what ends measuring after kept iterations that took
-// elapsed, or "" to go on. The time limit needs two iterations, so that
-// a case always has an error, and all the iterations asked for, when
-// they were.
-func (s *stopRule) after(kept int, elapsed time.Duration) string {
-	least := 2
-	if s.given {
-		least = max(least, s.iterations)
-	}
-	timeUp := s.maxDuration > 0 && kept >= least && elapsed >= s.maxDuration
-	if s.target <= 0 {
-		switch {
-		case kept >= s.iterations:
-			return results.StoppedIterations
-		case timeUp:
-			return results.StoppedCaseTime
-		}
-		return ""
-	}
-	if kept >= s.iterations && s.relError() <= s.target {
-		return results.StoppedTargetError
-	}
-	switch {
-	case timeUp:
-		return results.StoppedCaseTime
-	case s.maxDuration <= 0 && kept >= s.cap:
-		return results.StoppedIterationCap
-	}
-	return ""
-}
-
-// notes say how the rule ended measuring after kept iterations, when it
-// cut the planned iterations short or missed its target: of says what
-// the error is relative to, per what the time limit is of ("" or " per
-// side").
-func (s *stopRule) notes(stoppedBy string, kept int, of, per string) []string {
-	var notes []string
-	limit := fmt.Sprintf("%s %v%s", s.words.Name("MaxDuration"), s.perSide, per)
-	if stoppedBy == results.StoppedCaseTime && kept < s.iterations {
-		notes = append(notes, fmt.Sprintf("stopped by %s after %d of %d iterations", limit, kept, s.iterations))
-	}
-	if s.target <= 0 || (stoppedBy != results.StoppedCaseTime && stoppedBy != results.StoppedIterationCap) {
-		return notes
-	}
-	reached := "unknown"
-	if e := s.relError(); !math.IsNaN(e) && !math.IsInf(e, 0) {
-		reached = percent(e)
-	}
-	why := "stopped by " + limit
-	if stoppedBy == results.StoppedIterationCap {
-		why = "the most a case measures"
-	}
-	return append(notes, fmt.Sprintf("%s %s not reached: the error was %s %s after %d iterations, %s",
-		s.words.Name("TargetError"), percent(s.target), reached, of, kept, why))
 }
 
 // testHooks lower limits that real cases keep fixed, for tests.
@@ -364,4 +243,12 @@ func (hc *HandshakeCase) iterationCap() int {
 		return hc.hooks.iterationCap
 	}
 	return results.MaxIterations
+}
+
+// comparePaired is stats.ComparePaired, or a test's stand-in.
+func (hc *HandshakeCase) comparePaired(base, cand []float64, alpha float64) stats.PairedComparison {
+	if hc.hooks != nil && hc.hooks.comparePaired != nil {
+		return hc.hooks.comparePaired(base, cand, alpha)
+	}
+	return stats.ComparePaired(base, cand, alpha)
 }

@@ -1,8 +1,9 @@
 package loadgen
 
 import (
-	"github.com/tlsbench/tlsbench/internal/counts"
 	"time"
+
+	"github.com/tlsbench/tlsbench/internal/counts"
 
 	"github.com/tlsbench/tlsbench/internal/usage"
 )

@@ -101,7 +101,7 @@ func (e *RateError) why() string {
 // openFigures fills the record's open-loop and duration fields and
 // applies the schedule's gates: a failure marks rec failed, with the
 // reason in its notes, and comes back as a RateError.
-func (r *caseRunner) openFigures(rec *results.Record, m *measured) error {
+func (r *measurer) openFigures(rec *results.Record, m *measured) error {
 	hc := r.hc
 	rec.Arrival, rec.RateTarget, rec.RateAchieved, rec.MaxInflight = "", nil, nil, 0
 	rec.Late, rec.Dropped, rec.DurationUS = nil, nil, nil

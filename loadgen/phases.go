@@ -1,10 +1,8 @@
 package loadgen
 
 import (
-	"net"
 	"time"
 
-	"github.com/tlsbench/tlsbench/client"
 	"github.com/tlsbench/tlsbench/results"
 	"github.com/tlsbench/tlsbench/stats"
 )
@@ -19,23 +17,8 @@ import (
 
 // recordsPhases says whether the case records phases: always, except in
 // the benchmark that measures what recording them costs.
-func (r *caseRunner) recordsPhases() bool {
+func (r *measurer) recordsPhases() bool {
 	return r.hc.hooks == nil || !r.hc.hooks.noPhases
-}
-
-// wrap returns a reused phaseConn around raw, or nil when the case
-// records no phases. Give it back with r.conns.Put once the connection
-// is done.
-func (r *caseRunner) wrap(raw net.Conn) *client.PhaseConn {
-	if !r.recordsPhases() {
-		return nil
-	}
-	pc, _ := r.conns.Get().(*client.PhaseConn)
-	if pc == nil {
-		pc = new(client.PhaseConn)
-	}
-	*pc = client.PhaseConn{Conn: raw}
-	return pc
 }
 
 // clientPhases are the client's phase histograms of one iteration or of
@@ -164,7 +147,7 @@ func phaseOf(l *stats.Latency, encoded string) results.Phase {
 // phaseRecords returns the record's phases: the client's (when
 // recorded), the total (the latency histogram, already encoded in
 // f), and the server's over the kept iterations when it reported them.
-func (r *caseRunner) phaseRecords(m *measured, f figures) map[string]results.Phase {
+func (r *measurer) phaseRecords(m *measured, f figures) map[string]results.Phase {
 	out := map[string]results.Phase{results.PhaseTotal: phaseOf(m.lat, f.histogram)}
 	r.clientPhaseRecords(out, m.phases)
 	if f.serverErr == nil {
@@ -179,7 +162,7 @@ func (r *caseRunner) phaseRecords(m *measured, f figures) map[string]results.Pha
 // records them. A QUIC connection has no connect: its dial is the first
 // packet of its handshake, so the phase is left out rather than shown
 // as a zero.
-func (r *caseRunner) clientPhaseRecords(out map[string]results.Phase, p *clientPhases) {
+func (r *measurer) clientPhaseRecords(out map[string]results.Phase, p *clientPhases) {
 	if !r.recordsPhases() {
 		return
 	}

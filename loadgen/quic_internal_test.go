@@ -42,7 +42,7 @@ func TestEarlyDataLate(t *testing.T) {
 	if e != (earlyCounts{offered: 3, accepted: 2, rejected: 1, late: 1}) {
 		t.Fatalf("counts %+v", e)
 	}
-	r := &caseRunner{hc: &HandshakeCase{Name: "handshake/tls1.3/resume/quic/0rtt/c1", QUIC: &client.QUICDialer{EarlyData: true}}}
+	r := newCaseRunner(&HandshakeCase{Name: "handshake/tls1.3/resume/quic/0rtt/c1", QUIC: &client.QUICDialer{EarlyData: true}})
 	m := &measured{total: iterResult{early: e}}
 	rec := &results.Record{Resumed: 3}
 	if err := r.quicFigures(rec, m, figures{}); err != nil {

@@ -3,11 +3,12 @@ package loadgen
 import (
 	"context"
 	"errors"
-	"github.com/tlsbench/tlsbench/client"
 	"math"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tlsbench/tlsbench/client"
 )
 
 // kneeServer models a server whose p99 stays low up to its capacity and

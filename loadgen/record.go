@@ -2,11 +2,12 @@ package loadgen
 
 import (
 	"fmt"
-	"github.com/tlsbench/tlsbench/internal/counts"
 	"maps"
 	"math"
 	"sort"
 	"strings"
+
+	"github.com/tlsbench/tlsbench/internal/counts"
 
 	"github.com/tlsbench/tlsbench/results"
 	"github.com/tlsbench/tlsbench/stats"
@@ -148,44 +149,4 @@ func (m *meter) relaySince(base ProxySnapshot) (relay, fallbacks map[string]int6
 		return nil, nil, false
 	}
 	return counts.Sub(m.lastPrx.Relay, base.Relay), counts.Sub(m.lastPrx.Fallbacks, base.Fallbacks), true
-}
-
-// fallbackWhy explains the proxy's reasons for relaying a leg in user
-// space with kernel TLS auto (the keys of its fallback counts after the
-// leg).
-var fallbackWhy = map[string]string{
-	"unsupported":   "the kernel does not take this version and cipher",
-	"no-kernel-tls": "the kernel has no TLS ULP (built without CONFIG_TLS, or its module not loaded: modprobe tls)",
-	"tls12-resumed": "a resumed TLS 1.2 session gives the proxy no keys for the kernel",
-	"early-tls":     "the client sent TLS before the CONNECT answer",
-	"error":         "switching to kernel TLS failed (the proxy's log says why)",
-}
-
-// fallbackNote says which legs of how many connections the proxy relayed
-// in user space although its kernel TLS was asked for (auto), and why:
-// "" when none fell back.
-func fallbackNote(relay, fallbacks map[string]int64) string {
-	var parts []string
-	for _, k := range sortedKeys(fallbacks) {
-		n := fallbacks[k]
-		leg, reason, _ := strings.Cut(k, ":")
-		if n <= 0 {
-			continue
-		}
-		var conns int64
-		for rk, rn := range relay {
-			if strings.HasPrefix(rk, leg+":") {
-				conns += rn
-			}
-		}
-		why := fallbackWhy[reason]
-		if why == "" {
-			why = reason
-		}
-		parts = append(parts, fmt.Sprintf("%s leg of %d of %d connections: %s", leg, n, max(conns, n), why))
-	}
-	if len(parts) == 0 {
-		return ""
-	}
-	return "the proxy's kernel TLS fell back to user space on the " + strings.Join(parts, "; the ")
 }

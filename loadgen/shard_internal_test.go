@@ -115,17 +115,17 @@ func TestShardValidation(t *testing.T) {
 
 func TestWaitStart(t *testing.T) {
 	t.Parallel()
-	past := &caseRunner{hc: &HandshakeCase{StartAt: time.Now().Add(-time.Second)}}
+	past := newCaseRunner(&HandshakeCase{StartAt: time.Now().Add(-time.Second)})
 	if err := past.waitStart(context.Background()); err != nil || past.late < time.Second {
 		t.Errorf("a start past its instant: err %v, late %v; want at least 1s late", err, past.late)
 	}
-	soon := &caseRunner{hc: &HandshakeCase{StartAt: time.Now().Add(50 * time.Millisecond)}}
+	soon := newCaseRunner(&HandshakeCase{StartAt: time.Now().Add(50 * time.Millisecond)})
 	if err := soon.waitStart(context.Background()); err != nil || time.Now().Before(soon.hc.StartAt) {
 		t.Errorf("waited until %v: err %v, returned before it", soon.hc.StartAt, err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	far := &caseRunner{hc: &HandshakeCase{StartAt: time.Now().Add(time.Hour)}}
+	far := newCaseRunner(&HandshakeCase{StartAt: time.Now().Add(time.Hour)})
 	if err := far.waitStart(ctx); err == nil {
 		t.Error("an interrupted wait returned no error")
 	}

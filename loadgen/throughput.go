@@ -10,7 +10,6 @@ import (
 	"io"
 	"net"
 	"os"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -275,15 +274,6 @@ func (r *tpRunner) openAll(ctx context.Context) error {
 		r.notes = append(r.notes, r.tc.Words.Name("KTLS")+" auto: "+why)
 	}
 	return nil
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 func (r *tpRunner) closeAll() {

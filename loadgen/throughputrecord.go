@@ -3,6 +3,8 @@ package loadgen
 import (
 	"fmt"
 	"math"
+	"sort"
+	"strings"
 	"time"
 
 	"github.com/tlsbench/tlsbench/internal/ktls"
@@ -183,4 +185,53 @@ func b2f(b bool) float64 {
 		return 1
 	}
 	return 0
+}
+
+// fallbackWhy explains the proxy's reasons for relaying a leg in user
+// space with kernel TLS auto (the keys of its fallback counts after the
+// leg).
+var fallbackWhy = map[string]string{
+	"unsupported":   "the kernel does not take this version and cipher",
+	"no-kernel-tls": "the kernel has no TLS ULP (built without CONFIG_TLS, or its module not loaded: modprobe tls)",
+	"tls12-resumed": "a resumed TLS 1.2 session gives the proxy no keys for the kernel",
+	"early-tls":     "the client sent TLS before the CONNECT answer",
+	"error":         "switching to kernel TLS failed (the proxy's log says why)",
+}
+
+// fallbackNote says which legs of how many connections the proxy relayed
+// in user space although its kernel TLS was asked for (auto), and why:
+// "" when none fell back.
+func fallbackNote(relay, fallbacks map[string]int64) string {
+	var parts []string
+	for _, k := range sortedKeys(fallbacks) {
+		n := fallbacks[k]
+		leg, reason, _ := strings.Cut(k, ":")
+		if n <= 0 {
+			continue
+		}
+		var conns int64
+		for rk, rn := range relay {
+			if strings.HasPrefix(rk, leg+":") {
+				conns += rn
+			}
+		}
+		why := fallbackWhy[reason]
+		if why == "" {
+			why = reason
+		}
+		parts = append(parts, fmt.Sprintf("%s leg of %d of %d connections: %s", leg, n, max(conns, n), why))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "the proxy's kernel TLS fell back to user space on the " + strings.Join(parts, "; the ")
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }
