@@ -187,7 +187,7 @@ func (d ProxyDialer) Dial(ctx context.Context, deadline time.Time) (net.Conn, er
 	return conn, nil
 }
 
-// connect sends the CONNECT request on c and reads the answer.
+// Connect sends the CONNECT request on c and reads the answer.
 func (d ProxyDialer) connect(c net.Conn) (net.Conn, error) {
 	req := "CONNECT " + d.Target + " HTTP/1.1\r\nHost: " + d.Target + "\r\nUser-Agent: tlsbench\r\n\r\n"
 	if _, err := io.WriteString(c, req); err != nil {

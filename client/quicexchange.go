@@ -125,7 +125,7 @@ func (p *pingExchange) Answer() error {
 	return nil
 }
 
-// finish reads to the end of the stream, which the server sends once its
+// Finish reads to the end of the stream, which the server sends once its
 // handshake is complete and its session ticket sent: the ticket is then
 // read and stored.
 func (p *pingExchange) Finish() error {

@@ -16,7 +16,7 @@ import (
 // records no phases. Give it back with r.conns.Put once the connection
 // is done.
 func (r *caseRunner) wrap(raw net.Conn) *client.PhaseConn {
-	if !r.recordsPhases() {
+	if !r.RecordsPhases() {
 		return nil
 	}
 	pc, _ := r.conns.Get().(*client.PhaseConn)
@@ -29,8 +29,8 @@ func (r *caseRunner) wrap(raw net.Conn) *client.PhaseConn {
 
 // connect runs one connection: dial, timed handshake, exchange, abortive
 // close.
-func (r *caseRunner) connect(ctx context.Context, cfg *tls.Config) connResult {
-	hc := r.hc
+func (r *caseRunner) connect(ctx context.Context, cfg *tls.Config) client.Sample {
+	hc := r.Case
 	if hc.QUIC != nil {
 		return r.connectQUIC(ctx, cfg)
 	}
@@ -38,7 +38,7 @@ func (r *caseRunner) connect(ctx context.Context, cfg *tls.Config) connResult {
 	deadline := dialed.Add(hc.ConnTimeout)
 	raw, err := hc.Dialer.Dial(ctx, deadline)
 	if err != nil {
-		return connResult{stage: "connect", errKind: connerr.Kind(err), err: err}
+		return client.Sample{Stage: "connect", ErrKind: connerr.Kind(err), Err: err}
 	}
 	connected := time.Now()
 	defer client.AbortiveClose(raw)
@@ -75,7 +75,7 @@ func (r *caseRunner) connect(ctx context.Context, cfg *tls.Config) connResult {
 		if ctx.Err() != nil {
 			err = ctx.Err()
 		}
-		return connResult{stage: "handshake", errKind: connerr.Kind(err), err: fmt.Errorf("handshake: %w", err)}
+		return client.Sample{Stage: "handshake", ErrKind: connerr.Kind(err), Err: fmt.Errorf("handshake: %w", err)}
 	}
 	if pc != nil {
 		pc.Watching = true
@@ -88,21 +88,21 @@ func (r *caseRunner) connect(ctx context.Context, cfg *tls.Config) connResult {
 		if errors.Is(err, client.ErrBadEcho) {
 			kind = "bad-echo"
 		}
-		return connResult{stage: "exchange", errKind: kind, err: fmt.Errorf("after handshake: %w", err)}
+		return client.Sample{Stage: "exchange", ErrKind: kind, Err: fmt.Errorf("after handshake: %w", err)}
 	}
 	exchanged := time.Now()
 	st := tc.ConnectionState()
-	res := connResult{ok: true, resumed: st.DidResume, group: st.CurveID, cipher: st.CipherSuite, latency: took,
-		hsEnd: end, exchange: exchanged.Sub(end)}
+	res := client.Sample{OK: true, Resumed: st.DidResume, Group: st.CurveID, Cipher: st.CipherSuite, Latency: took,
+		HSEnd: end, Exchange: exchanged.Sub(end)}
 	if pc != nil {
 		pc.Work.Pause()
-		res.work, res.workLost = pc.Work.CPU, pc.Work.Lost > 0
-		res.phases, res.connect, res.handshake, res.firstByte, res.firstResponse = true, connected.Sub(dialed), end.Sub(pc.Wrote), -1, -1
+		res.Work, res.WorkLost = pc.Work.CPU, pc.Work.Lost > 0
+		res.Phases, res.Connect, res.Handshake, res.FirstByte, res.FirstResponse = true, connected.Sub(dialed), end.Sub(pc.Wrote), -1, -1
 		if !pc.FirstRead.IsZero() {
-			res.firstByte = pc.FirstRead.Sub(end)
+			res.FirstByte = pc.FirstRead.Sub(end)
 		}
 		if !pc.Answer.IsZero() {
-			res.firstResponse = pc.Answer.Sub(dialed)
+			res.FirstResponse = pc.Answer.Sub(dialed)
 		}
 	}
 	return res

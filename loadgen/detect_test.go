@@ -11,6 +11,7 @@ import (
 	"github.com/tlsbench/tlsbench/client"
 	"github.com/tlsbench/tlsbench/internal/testpki"
 	"github.com/tlsbench/tlsbench/loadgen"
+	"github.com/tlsbench/tlsbench/measure"
 	"github.com/tlsbench/tlsbench/tlsconf"
 )
 
@@ -61,7 +62,7 @@ func TestDetectSilentServer(t *testing.T) {
 			if tt.want != client.RequestWait {
 				return
 			}
-			hc := loadgen.HandshakeCase{
+			hc := measure.HandshakeCase{
 				Name: "silent/" + tt.name, Version: tls.VersionTLS13, Resume: true, Concurrency: 2,
 				Handshakes: 16, Iterations: 2, Warmup: 1, Dialer: dialer, Exchange: d.Exchange("localhost"),
 				Clients: []*tls.Config{tlsconf.Client(tlsconf.ClientOptions{Version: tls.VersionTLS13, RootCAs: ca.Pool(),

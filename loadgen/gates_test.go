@@ -12,6 +12,7 @@ import (
 
 	"github.com/tlsbench/tlsbench/client"
 	"github.com/tlsbench/tlsbench/loadgen"
+	"github.com/tlsbench/tlsbench/measure"
 	"github.com/tlsbench/tlsbench/tlsconf"
 )
 
@@ -61,7 +62,7 @@ func TestSilentServerStopsAfterOneWave(t *testing.T) {
 			co.Sessions = tlsconf.NewSessionPool(4, tlsconf.ReuseMulti).Scoped("")
 		}
 		before := accepted.Load()
-		hc := loadgen.HandshakeCase{
+		hc := measure.HandshakeCase{
 			Name: "silent", Version: tls.VersionTLS13, Resume: resume, Concurrency: 4,
 			Handshakes: 32, Iterations: 3, Warmup: 1, ConnTimeout: 300 * time.Millisecond,
 			Clients: []*tls.Config{tlsconf.Client(co)}, Dialer: client.TCPDialer{Addr: addr},
@@ -70,7 +71,7 @@ func TestSilentServerStopsAfterOneWave(t *testing.T) {
 		if n := accepted.Load() - before; n > 4 {
 			t.Errorf("resume %v: %d connections made to a silent server, want one wave of 4", resume, n)
 		}
-		var se *loadgen.StallError
+		var se *measure.StallError
 		if !errors.As(err, &se) || rec != nil {
 			t.Fatalf("resume %v: record %v, error %v; want a StallError and no record", resume, rec, err)
 		}
@@ -175,7 +176,7 @@ func TestResumptionFailureListIsCapped(t *testing.T) {
 	hc := s.handshakeCase("capped", tls.VersionTLS13, true, 2)
 	hc.Warmup, hc.Iterations, hc.Handshakes = 0, 12, 4
 	rec, err := loadgen.RunHandshakes(context.Background(), hc)
-	var re *loadgen.ResumptionError
+	var re *measure.ResumptionError
 	if !errors.As(err, &re) || rec == nil || len(re.Fell) != 12 {
 		t.Fatalf("record %v, error %v: want a record and 12 iterations that fell", rec, err)
 	}

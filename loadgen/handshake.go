@@ -6,6 +6,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tlsbench/tlsbench/client"
+	"github.com/tlsbench/tlsbench/measure"
 	"github.com/tlsbench/tlsbench/results"
 	"github.com/tlsbench/tlsbench/stats"
 )
@@ -20,8 +22,8 @@ import (
 // whose failures exceeded the maximum error rate as an ErrorRateError
 // with Warmup set, also without a record, as does a MixError with
 // Warmup set.
-func RunHandshakes(ctx context.Context, hc HandshakeCase) (*results.Record, error) {
-	if err := hc.setDefaults(); err != nil {
+func RunHandshakes(ctx context.Context, hc measure.HandshakeCase) (*results.Record, error) {
+	if err := hc.SetDefaults(); err != nil {
 		return nil, err
 	}
 	r := newCaseRunner(&hc)
@@ -42,13 +44,13 @@ func RunHandshakes(ctx context.Context, hc HandshakeCase) (*results.Record, erro
 	if err != nil {
 		return nil, err
 	}
-	defer m.release() // the record holds encodings, not histograms
-	rec, err := r.finish(ctx, m, r.summarise(m))
-	return rec, hc.listenFailure(err, &m.meter.listen, rec)
+	defer m.Release() // the record holds encodings, not histograms
+	rec, err := r.Finish(ctx, m, r.Summarise(m))
+	return rec, hc.ListenFailure(err, &m.Meter.Listen, rec)
 }
 
 type caseRunner struct {
-	*measurer
+	*measure.Measurer
 	next int // index of the next connection, for client rotation
 	// work feeds the case's worker goroutines. They live as long as the
 	// case, so their stacks, grown by the first handshake, stay grown: a
@@ -71,21 +73,21 @@ type caseRunner struct {
 
 // newCaseRunner is the runner of hc: its schedule (caseRunner) over its
 // measurement (measurer).
-func newCaseRunner(hc *HandshakeCase) *caseRunner {
-	r := &caseRunner{measurer: &measurer{hc: hc}}
-	r.iterate = r.runIteration
+func newCaseRunner(hc *measure.HandshakeCase) *caseRunner {
+	r := &caseRunner{Measurer: &measure.Measurer{Case: hc}}
+	r.Iterate = r.runIteration
 	return r
 }
 
 // startWorkers starts the concurrency-1 workers a wave needs besides the
 // calling goroutine; stop ends them.
 func (r *caseRunner) startWorkers() (stop func()) {
-	if r.hc.Rate > 0 {
-		r.open = newOpenState(r.hc)
+	if r.Case.Rate > 0 {
+		r.open = newOpenState(r.Case)
 		return r.open.stop
 	}
 	r.work = make(chan func())
-	for range r.hc.Concurrency - 1 {
+	for range r.Case.Concurrency - 1 {
 		go func() {
 			for f := range r.work {
 				f()
@@ -103,7 +105,7 @@ func (r *caseRunner) startWorkers() (stop func()) {
 // asks of it at once, so that single-use tickets run short at random.
 // One round covers every identity as often as a wave uses it.
 func (r *caseRunner) prime(ctx context.Context) error {
-	hc := r.hc
+	hc := r.Case
 	r.full = mixClients(hc)
 	saved := hc.Clients
 	defer func() { hc.Clients = saved }()
@@ -112,7 +114,7 @@ func (r *caseRunner) prime(ctx context.Context) error {
 		hc.Clients[i] = c.Clone()
 		hc.Clients[i].ClientSessionCache = depositOnly{c.ClientSessionCache}
 	}
-	n := max(hc.primeWave(), len(saved))
+	n := max(hc.PrimeWave(), len(saved))
 	n += (len(saved) - n%len(saved)) % len(saved) // whole rounds of identities
 	if hc.Rate > 0 {
 		// An open-loop case has no waves (nor their workers): it primes
@@ -124,7 +126,7 @@ func (r *caseRunner) prime(ctx context.Context) error {
 	_, err := r.iteration(ctx, n, nil)
 	r.next = next // measured waves start where they would have
 	if r.full != nil {
-		r.offer = watchDry(saved, &r.dry)
+		r.offer = watchDry(saved, &r.Dry)
 	}
 	return err
 }
@@ -142,10 +144,10 @@ func (depositOnly) Get(string) (*tls.ClientSessionState, bool) { return nil, fal
 // target that refuses, a wave takes microseconds and a timed iteration
 // would otherwise make them until its window ends, a CPU spent for
 // nothing after the user asked to stop.
-func (r *caseRunner) iteration(ctx context.Context, n int, lat *stats.Latency) (iterResult, error) {
-	hc := r.hc
-	out := newIterResult()
-	res := make([]connResult, hc.Concurrency)
+func (r *caseRunner) iteration(ctx context.Context, n int, lat *stats.Latency) (measure.IterResult, error) {
+	hc := r.Case
+	out := measure.NewIterResult()
+	res := make([]client.Sample, hc.Concurrency)
 	var wg sync.WaitGroup
 	start := time.Now()
 	for done := 0; done < n && (done == 0 || !r.windowOver()) && ctx.Err() == nil; {
@@ -156,7 +158,7 @@ func (r *caseRunner) iteration(ctx context.Context, n int, lat *stats.Latency) (
 			r.next++
 			run := func() {
 				res[j] = r.connect(ctx, r.clientFor(client, done+j))
-				res[j].client = client
+				res[j].Client = client
 			}
 			if j == wave-1 {
 				// The last connection of a wave runs in this goroutine:
@@ -173,26 +175,26 @@ func (r *caseRunner) iteration(ctx context.Context, n int, lat *stats.Latency) (
 		}
 		wg.Wait()
 		if ctx.Err() == nil {
-			if e := hc.stalled(res[:wave]); e != nil {
+			if e := hc.Stalled(res[:wave]); e != nil {
 				return out, e
 			}
 		}
 		for _, c := range res[:wave] {
-			r.tally(&out, c, lat)
+			r.Tally(&out, c, lat)
 		}
-		out.handshakes += waveHandshakes(waveStart, res[:wave])
+		out.Handshakes += waveHandshakes(waveStart, res[:wave])
 		done += wave
-		if e := hc.lost(r.budget); e != nil {
-			out.wall = time.Since(start)
+		if e := hc.Lost(r.Budget); e != nil {
+			out.Wall = time.Since(start)
 			return out, e
 		}
 	}
-	out.wall = time.Since(start)
-	if out.ok == 0 {
+	out.Wall = time.Since(start)
+	if out.OK == 0 {
 		if ctx.Err() != nil {
 			return out, ctx.Err()
 		}
-		return out, hc.noneSucceeded(out)
+		return out, hc.NoneSucceeded(out)
 	}
 	return out, nil
 }
@@ -201,11 +203,11 @@ func (r *caseRunner) iteration(ctx context.Context, n int, lat *stats.Latency) (
 // of its last successful handshake: what the wave would have taken had
 // its connections done nothing but connect and handshake (0 when none
 // succeeded).
-func waveHandshakes(start time.Time, res []connResult) time.Duration {
+func waveHandshakes(start time.Time, res []client.Sample) time.Duration {
 	var last time.Time
 	for i := range res {
-		if c := &res[i]; c.ok && c.hsEnd.After(last) {
-			last = c.hsEnd
+		if c := &res[i]; c.OK && c.HSEnd.After(last) {
+			last = c.HSEnd
 		}
 	}
 	if last.IsZero() {

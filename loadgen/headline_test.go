@@ -13,6 +13,7 @@ import (
 	"github.com/tlsbench/tlsbench/client"
 	"github.com/tlsbench/tlsbench/internal/testpki"
 	"github.com/tlsbench/tlsbench/loadgen"
+	"github.com/tlsbench/tlsbench/measure"
 	"github.com/tlsbench/tlsbench/results"
 	"github.com/tlsbench/tlsbench/stats"
 	"github.com/tlsbench/tlsbench/tlsconf"
@@ -67,7 +68,7 @@ func TestHeadlineLeavesOutALateAnswer(t *testing.T) {
 	t.Parallel()
 	const late = 350 * time.Millisecond
 	addr, clientCfg := echoAfter(t, late, nil)
-	hc := loadgen.HandshakeCase{Name: "late-answer", Version: tls.VersionTLS13, Concurrency: 1, Handshakes: 2, Iterations: 2,
+	hc := measure.HandshakeCase{Name: "late-answer", Version: tls.VersionTLS13, Concurrency: 1, Handshakes: 2, Iterations: 2,
 		Clients: []*tls.Config{clientCfg}, Dialer: client.TCPDialer{Addr: addr}}
 	rec, err := loadgen.RunHandshakes(context.Background(), hc)
 	if err != nil {
@@ -133,7 +134,7 @@ func TestNagleStallNamed(t *testing.T) {
 				return halfWrites{c}
 			})
 			clientCfg.MinVersion, clientCfg.MaxVersion = tls.VersionTLS12, tls.VersionTLS12
-			hc := loadgen.HandshakeCase{Name: name, Version: tls.VersionTLS12, Concurrency: 1, Handshakes: 8, Iterations: 2, Warmup: 1,
+			hc := measure.HandshakeCase{Name: name, Version: tls.VersionTLS12, Concurrency: 1, Handshakes: 8, Iterations: 2, Warmup: 1,
 				Clients: []*tls.Config{clientCfg}, Dialer: client.TCPDialer{Addr: addr}}
 			rec, err := loadgen.RunHandshakes(context.Background(), hc)
 			if err != nil {

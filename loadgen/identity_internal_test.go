@@ -2,12 +2,13 @@ package loadgen
 
 import (
 	"errors"
+	"github.com/tlsbench/tlsbench/measure"
 	"testing"
 )
 
 func TestCheckIdentities(t *testing.T) {
 	t.Parallel()
-	hc := &HandshakeCase{Name: "c", ClientIdentities: []string{"a", "b"}}
+	hc := &measure.HandshakeCase{Name: "c", ClientIdentities: []string{"a", "b"}}
 	tests := []struct {
 		name       string
 		ok, failed map[int]int64
@@ -24,8 +25,8 @@ func TestCheckIdentities(t *testing.T) {
 		{"identity never presented", map[int]int64{0: 16}, nil, map[string]int64{"a": 16, "z": 1}, true},
 	}
 	for _, tt := range tests {
-		err := hc.checkIdentities(tt.ok, tt.failed, tt.served)
-		var ie *IdentityError
+		err := hc.CheckIdentities(tt.ok, tt.failed, tt.served)
+		var ie *measure.IdentityError
 		if got := errors.As(err, &ie); got != tt.crossed {
 			t.Errorf("%s: IdentityError %v, want %v (err %v)", tt.name, got, tt.crossed, err)
 		}

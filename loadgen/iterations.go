@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/tlsbench/tlsbench/client"
+	"github.com/tlsbench/tlsbench/measure"
 	"github.com/tlsbench/tlsbench/results"
 	"github.com/tlsbench/tlsbench/stats"
 )
@@ -14,42 +15,42 @@ import (
 // warmup runs the discarded iterations and, in a resume case, holds them
 // to the minimum resumption.
 func (r *caseRunner) warmup(ctx context.Context) error {
-	w := r.startWarmup()
-	defer func() { r.budget = nil }()
-	for i := 0; i < r.hc.Warmup; i++ {
-		if err := r.warmOne(ctx, w, i); err != nil {
+	w := r.StartWarmup()
+	defer func() { r.Budget = nil }()
+	for i := 0; i < r.Case.Warmup; i++ {
+		if err := r.WarmOne(ctx, w, i); err != nil {
 			return err
 		}
 	}
-	return r.endWarmup(w)
+	return r.EndWarmup(w)
 }
 
 // measure runs the measured iterations until the stop rule ends them and
 // returns what the kept ones add up to (m.stopErr says why measuring
 // stopped early); it fails only when no iteration was kept.
-func (r *caseRunner) measure(ctx context.Context) (*measured, error) {
-	m := r.startMeasure()
-	defer func() { r.budget = nil }()
+func (r *caseRunner) measure(ctx context.Context) (*measure.Measured, error) {
+	m := r.StartMeasure()
+	defer func() { r.Budget = nil }()
 	rule := r.stopRule(1, func() float64 {
-		s := stats.Summarize(m.headline())
+		s := stats.Summarize(m.Headline())
 		return s.Error / s.Mean
 	})
-	r.measuring(true)
+	r.Measuring(true)
 	began := time.Now()
-	m.began = began
-	for m.stoppedBy == "" {
-		p, err := r.runOne(ctx, m)
+	m.Began = began
+	for m.StoppedBy == "" {
+		p, err := r.RunOne(ctx, m)
 		if err != nil {
-			m.stop(ctx, err)
+			m.Stop(ctx, err)
 			break
 		}
-		r.keepOne(m, p)
-		m.stoppedBy = rule.after(len(m.samples), time.Since(began))
+		r.KeepOne(m, p)
+		m.StoppedBy = rule.after(len(m.Samples), time.Since(began))
 	}
-	m.ended = time.Now()
-	r.measuring(false)
-	m.notes = append(m.notes, rule.notes(m.stoppedBy, len(m.samples), "of the mean", "")...)
-	return r.measuredOrErr(ctx, m)
+	m.Ended = time.Now()
+	r.Measuring(false)
+	m.Notes = append(m.Notes, rule.notes(m.StoppedBy, len(m.Samples), "of the mean", "")...)
+	return r.MeasuredOrErr(ctx, m)
 }
 
 // stopRule decides when the measured iterations (or rounds of an
@@ -70,9 +71,9 @@ type stopRule struct {
 // stopRule returns the rule of a case measured on sides sides (1 outside
 // RunInterleaved), whose precision is relError.
 func (r *caseRunner) stopRule(sides int, relError func() float64) *stopRule {
-	hc := r.hc
+	hc := r.Case
 	return &stopRule{iterations: hc.Iterations, given: hc.IterationsGiven, maxDuration: time.Duration(sides) * hc.MaxDuration, perSide: hc.MaxDuration,
-		target: hc.TargetError, cap: max(hc.iterationCap(), hc.Iterations), relError: relError, words: hc.Words}
+		target: hc.TargetError, cap: max(hc.IterationCap(), hc.Iterations), relError: relError, words: hc.Words}
 }
 
 // after returns what ends measuring after kept iterations that took
@@ -121,12 +122,12 @@ func (s *stopRule) notes(stoppedBy string, kept int, of, per string) []string {
 	}
 	reached := "unknown"
 	if e := s.relError(); !math.IsNaN(e) && !math.IsInf(e, 0) {
-		reached = percent(e)
+		reached = measure.Percent(e)
 	}
 	why := "stopped by " + limit
 	if stoppedBy == results.StoppedIterationCap {
 		why = "the most a case measures"
 	}
 	return append(notes, fmt.Sprintf("%s %s not reached: the error was %s %s after %d iterations, %s",
-		s.words.Name("TargetError"), percent(s.target), reached, of, kept, why))
+		s.words.Name("TargetError"), measure.Percent(s.target), reached, of, kept, why))
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/tlsbench/tlsbench/client"
 	"github.com/tlsbench/tlsbench/loadgen"
+	"github.com/tlsbench/tlsbench/measure"
 )
 
 // children lists the direct children of pid (Linux).
@@ -89,7 +90,7 @@ func TestServerCPUBackwardsIsUnknown(t *testing.T) {
 		}
 		cmd.Wait()
 	})
-	obs := loadgen.ProcessCPU{PID: top}
+	obs := measure.ProcessCPU{PID: top}
 	for end := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
 		if time.Now().After(end) {
 			t.Fatalf("the process tree did not start spinning (middle %d, spinner %d)", middle, spinner)

@@ -2,6 +2,7 @@ package loadgen
 
 import (
 	"crypto/tls"
+	"github.com/tlsbench/tlsbench/measure"
 	"math"
 	"sync/atomic"
 )
@@ -26,7 +27,7 @@ func offers(i int, f float64) bool {
 
 // mixClients returns, for a mix, the clients' configurations that do not
 // offer a session but store the one they get (nil otherwise).
-func mixClients(hc *HandshakeCase) []*tls.Config {
+func mixClients(hc *measure.HandshakeCase) []*tls.Config {
 	if hc.ResumeRatio == nil {
 		return nil
 	}
@@ -44,13 +45,13 @@ func mixClients(hc *HandshakeCase) []*tls.Config {
 func (r *caseRunner) clientFor(client, i int) *tls.Config {
 	switch {
 	case r.full == nil:
-		return r.hc.Clients[client]
-	case !offers(i, *r.hc.ResumeRatio):
+		return r.Case.Clients[client]
+	case !offers(i, *r.Case.ResumeRatio):
 		return r.full[client]
 	case r.offer != nil:
 		return r.offer[client]
 	}
-	return r.hc.Clients[client] // priming: its own deposit-only clients
+	return r.Case.Clients[client] // priming: its own deposit-only clients
 }
 
 // dryCache is a client session cache that counts the offers that found

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tlsbench/tlsbench/client"
+	"github.com/tlsbench/tlsbench/measure"
 	"github.com/tlsbench/tlsbench/results"
 	"github.com/tlsbench/tlsbench/stats"
 )
@@ -38,10 +40,10 @@ type openState struct {
 	shard, shards, whole int
 }
 
-func newOpenState(hc *HandshakeCase) *openState {
+func newOpenState(hc *measure.HandshakeCase) *openState {
 	h := fnv.New64a()
 	h.Write([]byte(hc.Name))
-	if hc.sharded() {
+	if hc.Sharded() {
 		// Each shard its own arrivals: independent Poisson processes
 		// of the shard's rate add up to one of the whole rate.
 		fmt.Fprintf(h, "/shard %d of %d", hc.Shard, hc.Shards)
@@ -51,7 +53,7 @@ func newOpenState(hc *HandshakeCase) *openState {
 		rng:   rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
 		slots: make(chan struct{}, hc.MaxInflight),
 		idle:  make(chan func()),
-		shard: hc.Shard, shards: hc.Shards, whole: hc.wholeWindow,
+		shard: hc.Shard, shards: hc.Shards, whole: hc.WholeWindow,
 	}
 }
 
@@ -98,13 +100,13 @@ func (o *openState) schedule(arrival string, n int, length time.Duration) []time
 // runIteration runs one iteration of the case: a window of the schedule
 // (open loop), waves until the window ends (closed loop with a
 // Duration), or Handshakes handshakes in waves.
-func (r *caseRunner) runIteration(ctx context.Context, lat *stats.Latency) (iterResult, error) {
-	hc := r.hc
+func (r *caseRunner) runIteration(ctx context.Context, lat *stats.Latency) (measure.IterResult, error) {
+	hc := r.Case
 	switch {
 	case hc.Rate > 0:
 		return r.window(ctx, lat)
 	case hc.Duration > 0:
-		r.until = time.Now().Add(hc.windowLength())
+		r.until = time.Now().Add(hc.WindowLength())
 		defer func() { r.until = time.Time{} }()
 		return r.iteration(ctx, math.MaxInt, lat)
 	}
@@ -124,12 +126,12 @@ type started struct {
 
 // window runs one window of an open-loop case: its connections start on
 // the schedule, each into res, and are counted once all have ended.
-func (r *caseRunner) window(ctx context.Context, lat *stats.Latency) (iterResult, error) {
-	hc := r.hc
-	plan := r.open.schedule(hc.Arrival, hc.Handshakes, hc.windowLength())
-	ws := newWindowStats()
-	ws.length, ws.scheduled = hc.windowLength(), int64(len(plan))
-	res := make([]connResult, len(plan))
+func (r *caseRunner) window(ctx context.Context, lat *stats.Latency) (measure.IterResult, error) {
+	hc := r.Case
+	plan := r.open.schedule(hc.Arrival, hc.Handshakes, hc.WindowLength())
+	ws := measure.NewWindowStats()
+	ws.Length, ws.Scheduled = hc.WindowLength(), int64(len(plan))
+	res := make([]client.Sample, len(plan))
 	starts := make([]started, len(plan))
 	var wg sync.WaitGroup
 	begin := func(i int, s started) {
@@ -142,7 +144,7 @@ func (r *caseRunner) window(ctx context.Context, lat *stats.Latency) (iterResult
 			s.actual = time.Now()
 			starts[i] = s
 			res[i] = r.connect(ctx, r.clientFor(client, i))
-			res[i].client = client
+			res[i].Client = client
 		})
 	}
 	p := newPacer()
@@ -153,13 +155,13 @@ func (r *caseRunner) window(ctx context.Context, lat *stats.Latency) (iterResult
 	// end (by the gap between two starts, for a constant schedule), and
 	// a window begun right after it would start its connections early,
 	// above the rate asked (at 2 starts a window, twice it).
-	p.sleepUntil(ctx, start.Add(ws.length))
+	p.sleepUntil(ctx, start.Add(ws.Length))
 	p.close()
 	wg.Wait()
-	ws.elapsed = max(ws.length, startsEnd(starts[:n], start))
-	out := newIterResult()
-	out.open = ws
-	out.wall = ws.elapsed
+	ws.Elapsed = max(ws.Length, startsEnd(starts[:n], start))
+	out := measure.NewIterResult()
+	out.Open = ws
+	out.Wall = ws.Elapsed
 	return r.tallyWindow(ctx, out, res[:n], starts[:n], lat)
 }
 
@@ -168,9 +170,9 @@ func (r *caseRunner) window(ctx context.Context, lat *stats.Latency) (iterResult
 // started (in plan order: a drop ends the starts). A start due while every slot is taken waits for one and is
 // late; once the window ends while waiting, it and every start after it
 // are dropped.
-func (r *caseRunner) paceWindow(ctx context.Context, p *pacer, plan []time.Duration, start time.Time, ws *windowStats,
+func (r *caseRunner) paceWindow(ctx context.Context, p *pacer, plan []time.Duration, start time.Time, ws *measure.WindowStats,
 	begin func(int, started)) int {
-	end := start.Add(ws.length)
+	end := start.Add(ws.Length)
 	var blockedUntil time.Time // the end of the last wait for a slot
 	var timer *time.Timer
 	for i, off := range plan {
@@ -194,7 +196,7 @@ func (r *caseRunner) paceWindow(ctx context.Context, p *pacer, plan []time.Durat
 			case r.open.slots <- struct{}{}:
 				blockedUntil = time.Now()
 			case <-timer.C:
-				ws.dropped = int64(len(plan) - i)
+				ws.Dropped = int64(len(plan) - i)
 				return i
 			case <-ctx.Done():
 				return i
@@ -234,44 +236,44 @@ func tailLateness(starts []started) time.Duration {
 }
 
 // tallyWindow counts the connections of a window that started.
-func (r *caseRunner) tallyWindow(ctx context.Context, out iterResult, res []connResult, starts []started,
-	lat *stats.Latency) (iterResult, error) {
-	hc, ws := r.hc, out.open
-	ws.started = int64(len(res))
+func (r *caseRunner) tallyWindow(ctx context.Context, out measure.IterResult, res []client.Sample, starts []started,
+	lat *stats.Latency) (measure.IterResult, error) {
+	hc, ws := r.Case, out.Open
+	ws.Started = int64(len(res))
 	for i, c := range res {
 		s := starts[i]
 		if s.late {
-			ws.late++
+			ws.Late++
 		} else {
-			ws.lateness.Record(s.actual.Sub(s.intended))
+			ws.Lateness.Record(s.actual.Sub(s.intended))
 		}
-		if c.ok {
+		if c.OK {
 			// connect times from the actual start (the dial) in open
 			// loop: that is the service time; the latency adds the
 			// wait since the intended start.
-			ws.service.Record(c.latency)
-			c.latency += s.actual.Sub(s.intended)
-			ws.latSum += c.latency
+			ws.Service.Record(c.Latency)
+			c.Latency += s.actual.Sub(s.intended)
+			ws.LatSum += c.Latency
 		}
-		r.tally(&out, c, lat)
+		r.Tally(&out, c, lat)
 	}
 	if ctx.Err() == nil {
-		if e := hc.stalled(res); e != nil {
+		if e := hc.Stalled(res); e != nil {
 			return out, e
 		}
 	}
-	if e := hc.lost(r.budget); e != nil {
+	if e := hc.Lost(r.Budget); e != nil {
 		return out, e
 	}
-	if out.ok == 0 {
+	if out.OK == 0 {
 		if ctx.Err() != nil {
 			return out, ctx.Err()
 		}
 		if len(res) == 0 {
 			return out, fmt.Errorf("%s: a window started none of its %d connections: %d were still open (%s) until it ended",
-				hc.Name, ws.scheduled, hc.MaxInflight, hc.Words.Name("MaxInflight"))
+				hc.Name, ws.Scheduled, hc.MaxInflight, hc.Words.Name("MaxInflight"))
 		}
-		return out, hc.noneSucceeded(out)
+		return out, hc.NoneSucceeded(out)
 	}
 	return out, nil
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/tlsbench/tlsbench/client"
 	"github.com/tlsbench/tlsbench/loadgen"
+	"github.com/tlsbench/tlsbench/measure"
 )
 
 // partlySilent is a TCP proxy in front of a real server that accepts
@@ -82,9 +83,9 @@ func TestPartlySilentServerFailsFast(t *testing.T) {
 	hc := s.handshakeCase("partly-silent", tls.VersionTLS13, false, 4)
 	hc.Dialer = client.TCPDialer{Addr: addr}
 	hc.Handshakes, hc.Warmup, hc.Iterations, hc.ConnTimeout = 32, 1, 3, 500*time.Millisecond
-	hc.MaxErrorRate = loadgen.DefaultMaxErrorRate
+	hc.MaxErrorRate = measure.DefaultMaxErrorRate
 	rec, err := loadgen.RunHandshakes(context.Background(), hc)
-	var ee *loadgen.ErrorRateError
+	var ee *measure.ErrorRateError
 	if !errors.As(err, &ee) || rec != nil || !ee.Warmup {
 		t.Fatalf("record %v, error %v: want no record and the warm-up's ErrorRateError", rec, err)
 	}
@@ -112,7 +113,7 @@ func TestPartlySilentMeasuredStopsOnceFailed(t *testing.T) {
 	// second iteration, fails the case.
 	hc.MaxErrorRate = 0.1
 	rec, err := loadgen.RunHandshakes(context.Background(), hc)
-	var ee *loadgen.ErrorRateError
+	var ee *measure.ErrorRateError
 	if !errors.As(err, &ee) || rec == nil || ee.Planned != 128 || ee.Failed != 13 {
 		t.Fatalf("record %v, error %v: want a record and an ErrorRateError after 13 failures of 128 planned", rec, err)
 	}

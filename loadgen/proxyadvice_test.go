@@ -10,7 +10,7 @@ import (
 
 	"github.com/tlsbench/tlsbench/client"
 	"github.com/tlsbench/tlsbench/internal/connerr"
-	"github.com/tlsbench/tlsbench/loadgen"
+	"github.com/tlsbench/tlsbench/measure"
 )
 
 // TestProxyRefusalAdvice: each refusal of CONNECT gets the advice of its
@@ -89,7 +89,7 @@ func TestProxyDownAdvice(t *testing.T) {
 // that blames the server's tickets.
 func TestResumptionHintReplacesServerAdvice(t *testing.T) {
 	t.Parallel()
-	e := &loadgen.ResumptionError{Case: "c", Total: 10, Setting: "--min-resumption", Required: 0.9}
+	e := &measure.ResumptionError{Case: "c", Total: 10, Setting: "--min-resumption", Required: 0.9}
 	if !strings.Contains(e.Error(), "the server may not issue") {
 		t.Errorf("without a hint: %q", e)
 	}

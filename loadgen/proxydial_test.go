@@ -17,6 +17,7 @@ import (
 	"github.com/tlsbench/tlsbench/internal/peers"
 	"github.com/tlsbench/tlsbench/internal/testpki"
 	"github.com/tlsbench/tlsbench/loadgen"
+	"github.com/tlsbench/tlsbench/measure"
 	"github.com/tlsbench/tlsbench/pki"
 	"github.com/tlsbench/tlsbench/tlsconf"
 )
@@ -238,7 +239,7 @@ func TestHandshakeThroughSquid(t *testing.T) {
 	for _, v := range []uint16{tls.VersionTLS12, tls.VersionTLS13} {
 		co := tlsconf.ClientOptions{Version: v, RootCAs: squidPool(t, sq), ServerName: "localhost",
 			Sessions: tlsconf.NewSessionPool(4, tlsconf.ReuseMulti).Scoped("")}
-		hc := loadgen.HandshakeCase{
+		hc := measure.HandshakeCase{
 			Name: "squid", Version: v, Resume: true, Concurrency: 4, Handshakes: 16, Iterations: 1, Warmup: 1,
 			Clients:  []*tls.Config{tlsconf.Client(co)},
 			Dialer:   client.ProxyDialer{Proxy: sq.Addr(), Target: o.addr},

@@ -10,6 +10,7 @@ import (
 	"github.com/quic-go/quic-go"
 
 	"github.com/tlsbench/tlsbench/client"
+	"github.com/tlsbench/tlsbench/measure"
 	"github.com/tlsbench/tlsbench/tlsconf"
 )
 
@@ -40,8 +41,8 @@ type quicConn struct {
 
 // connectQUIC runs one QUIC connection: dial, handshake (with the
 // request sent as early data when it may be), exchange, close.
-func (r *caseRunner) connectQUIC(ctx context.Context, cfg *tls.Config) connResult {
-	hc, q := r.hc, r.hc.QUIC
+func (r *caseRunner) connectQUIC(ctx context.Context, cfg *tls.Config) client.Sample {
+	hc, q := r.Case, r.Case.QUIC
 	c := &quicConn{dialed: time.Now()}
 	cctx, cancel := context.WithDeadline(ctx, c.dialed.Add(hc.ConnTimeout))
 	defer cancel()
@@ -150,11 +151,11 @@ func (c *quicConn) waitHandshake(ctx context.Context) error {
 }
 
 // result is a successful connection's outcome.
-func (c *quicConn) result(hc *HandshakeCase, answered time.Time) connResult {
+func (c *quicConn) result(hc *measure.HandshakeCase, answered time.Time) client.Sample {
 	st := c.conn.ConnectionState()
-	res := connResult{ok: true, resumed: st.TLS.DidResume, group: st.TLS.CurveID, cipher: st.TLS.CipherSuite,
-		latency: c.hsEnd.Sub(c.dialed), quicVersion: tlsconf.QUICVersionName(uint32(st.Version)),
-		hsEnd: c.hsEnd, exchange: c.exchanged.Sub(c.hsEnd)}
+	res := client.Sample{OK: true, Resumed: st.TLS.DidResume, Group: st.TLS.CurveID, Cipher: st.TLS.CipherSuite,
+		Latency: c.hsEnd.Sub(c.dialed), QUICVersion: tlsconf.QUICVersionName(uint32(st.Version)),
+		HSEnd: c.hsEnd, Exchange: c.exchanged.Sub(c.hsEnd)}
 	// Used0RTT is set once the handshake ends with the early data
 	// accepted; the dial returning early or a rejection seen says it
 	// was offered. An offer not accepted was rejected, whether or not
@@ -165,23 +166,23 @@ func (c *quicConn) result(hc *HandshakeCase, answered time.Time) connResult {
 	// connection's first response is a 1-RTT one.
 	switch {
 	case st.Used0RTT:
-		res.early, res.earlyLate = earlyAccepted, !c.offered
+		res.Early, res.EarlyLate = client.EarlyAccepted, !c.offered
 	case c.offered || c.rejected:
-		res.early = earlyRejected
+		res.Early = client.EarlyRejected
 	}
 	// The answer is read once the handshake has ended (exchange), so
 	// that first_byte is never negative.
-	res.phases, res.connect, res.handshake, res.firstByte = true, -1, c.hsEnd.Sub(c.dialed), answered.Sub(c.hsEnd)
-	res.firstResponse = answered.Sub(c.dialed)
+	res.Phases, res.Connect, res.Handshake, res.FirstByte = true, -1, c.hsEnd.Sub(c.dialed), answered.Sub(c.hsEnd)
+	res.FirstResponse = answered.Sub(c.dialed)
 	return res
 }
 
 // quicFailure is a failed QUIC connection: the context's error when it
 // ended (the connection timeout, the case's end), which closes the
 // connection and so is the cause of whatever failed next.
-func quicFailure(ctx context.Context, stage string, err error) connResult {
+func quicFailure(ctx context.Context, stage string, err error) client.Sample {
 	if cerr := ctx.Err(); cerr != nil {
 		err = fmt.Errorf("%s: %w", stage, cerr)
 	}
-	return connResult{stage: stage, errKind: client.QUICKind(err), err: err}
+	return client.Sample{Stage: stage, ErrKind: client.QUICKind(err), Err: err}
 }

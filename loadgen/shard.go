@@ -24,7 +24,7 @@ func shardAt(i, shard, shards, whole int, length time.Duration) time.Duration {
 // start (StartAt), and keeps how late it began: a shard that began late
 // measured while the others already were.
 func (r *caseRunner) waitStart(ctx context.Context) error {
-	at := r.hc.StartAt
+	at := r.Case.StartAt
 	if at.IsZero() {
 		return nil
 	}
@@ -37,6 +37,6 @@ func (r *caseRunner) waitStart(ctx context.Context) error {
 			return ctx.Err()
 		}
 	}
-	r.late = max(0, time.Since(at))
+	r.Late = max(0, time.Since(at))
 	return nil
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/tlsbench/tlsbench/client"
 	"github.com/tlsbench/tlsbench/internal/field"
 	"github.com/tlsbench/tlsbench/loadgen"
+	"github.com/tlsbench/tlsbench/measure"
 	"github.com/tlsbench/tlsbench/results"
 )
 
@@ -115,7 +116,7 @@ func TestStoppedEarly(t *testing.T) {
 			defer cancel()
 			hc := s.handshakeCase("stopped/"+tt.name, tls.VersionTLS13, false, 2)
 			hc.Iterations, hc.TargetError = 10, 0.5
-			hc.Progress = func(p loadgen.Progress) {
+			hc.Progress = func(p measure.Progress) {
 				if !p.Warmup && p.Iteration == 2 {
 					if tt.stopped == results.StoppedInterrupted {
 						cancel()
@@ -134,7 +135,7 @@ func TestStoppedEarly(t *testing.T) {
 			if interrupted := errors.Is(err, context.Canceled); interrupted != (tt.stopped == results.StoppedInterrupted) {
 				t.Errorf("error %v", err)
 			}
-			if failed := rec.Verdict == loadgen.VerdictFailed; failed != (tt.stopped == results.StoppedFailed) {
+			if failed := rec.Verdict == measure.VerdictFailed; failed != (tt.stopped == results.StoppedFailed) {
 				t.Errorf("verdict %q", rec.Verdict)
 			}
 		})

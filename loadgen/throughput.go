@@ -17,6 +17,7 @@ import (
 	"github.com/tlsbench/tlsbench/bulk"
 	"github.com/tlsbench/tlsbench/internal/field"
 	"github.com/tlsbench/tlsbench/internal/ktls"
+	"github.com/tlsbench/tlsbench/measure"
 	"github.com/tlsbench/tlsbench/results"
 )
 
@@ -181,7 +182,7 @@ type tpRunner struct {
 	useKTLS bool
 	host    string // the Host header of the HTTP request form
 	// proxyBase is the proxy's counts before the connections opened.
-	proxyBase *ProxySnapshot
+	proxyBase *measure.ProxySnapshot
 	conns     []*tpConn
 	notes     []string
 
@@ -603,7 +604,7 @@ type tpMeasured struct {
 	// second, one of each per kept iteration.
 	samples, rates []float64
 	total          tpIter
-	meter          *meter
+	meter          *measure.Meter
 	stopErr        error // ctx ended part-way
 }
 
@@ -611,7 +612,7 @@ type tpMeasured struct {
 // failed (a *ThroughputError) or none was kept.
 func (r *tpRunner) measure(ctx context.Context) (*tpMeasured, error) {
 	tc := r.tc
-	m := &tpMeasured{meter: newMeter(tc.Server, tc.Proxy)}
+	m := &tpMeasured{meter: measure.NewMeter(tc.Server, tc.Proxy)}
 	if tc.Measuring != nil {
 		tc.Measuring(true)
 		defer tc.Measuring(false)
@@ -626,9 +627,9 @@ func (r *tpRunner) measure(ctx context.Context) (*tpMeasured, error) {
 			m.stopErr = ctx.Err()
 			break
 		}
-		m.meter.begin()
+		m.meter.Begin()
 		it, err := r.iteration(ctx, deadline)
-		sp := m.meter.end()
+		sp := m.meter.End()
 		if err != nil {
 			if ctx.Err() != nil {
 				// Cut short by ctx: dropped, its span too.
@@ -637,7 +638,7 @@ func (r *tpRunner) measure(ctx context.Context) (*tpMeasured, error) {
 			}
 			return nil, &ThroughputError{Case: tc.Name, Err: err}
 		}
-		m.meter.keep(sp)
+		m.meter.Keep(sp)
 		// Microseconds per megabyte: a time per unit of work, lower is
 		// better, like the handshake cases' microseconds per handshake.
 		m.samples = append(m.samples, it.wall.Seconds()*1e6/(float64(it.bytes)/1e6))

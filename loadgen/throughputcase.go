@@ -9,6 +9,7 @@ import (
 	"github.com/tlsbench/tlsbench/client"
 	"github.com/tlsbench/tlsbench/internal/field"
 	"github.com/tlsbench/tlsbench/internal/ktls"
+	"github.com/tlsbench/tlsbench/measure"
 	"github.com/tlsbench/tlsbench/results"
 )
 
@@ -59,10 +60,10 @@ type ThroughputCase struct {
 	// (default 10 s).
 	ConnTimeout time.Duration
 	// Server, when set, gives the server's CPU time.
-	Server ServerObserver
+	Server measure.ServerObserver
 	// Proxy, when set, is the proxy the Dialer connects through: its
 	// CPU and counts over the kept iterations (see proxyFigures).
-	Proxy ProxyObserver
+	Proxy measure.ProxyObserver
 	// Record holds the descriptive fields to copy into the result.
 	Record results.Record
 	// Progress, when set, is called after every iteration.

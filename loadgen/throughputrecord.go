@@ -9,6 +9,7 @@ import (
 
 	"github.com/tlsbench/tlsbench/internal/ktls"
 	"github.com/tlsbench/tlsbench/internal/usage"
+	"github.com/tlsbench/tlsbench/measure"
 	"github.com/tlsbench/tlsbench/results"
 	"github.com/tlsbench/tlsbench/stats"
 	"github.com/tlsbench/tlsbench/tlsconf"
@@ -18,7 +19,7 @@ import (
 type tpFigures struct {
 	iters     stats.Summary // of the samples (microseconds per megabyte)
 	rates     stats.Summary // of the per-iteration rates
-	server    ServerSnapshot
+	server    measure.ServerSnapshot
 	serverErr error
 	load      usage.Load
 	hasLoad   bool
@@ -27,11 +28,11 @@ type tpFigures struct {
 // summarise computes the figures of the kept iterations.
 func (r *tpRunner) summarise(m *tpMeasured) tpFigures {
 	f := tpFigures{iters: stats.Summarize(m.samples), rates: stats.Summarize(m.rates)}
-	f.server, f.serverErr = m.meter.serverTotal()
+	f.server, f.serverErr = m.meter.ServerTotal()
 	// An observed server that reports no CPU of its own runs in this
 	// process: its CPU is in the client's.
 	inProcess := r.tc.Server != nil && f.serverErr == nil && !f.server.HasCPU
-	f.load, f.hasLoad = m.meter.load(m.total.wall, f.server, inProcess)
+	f.load, f.hasLoad = m.meter.Load(m.total.wall, f.server, inProcess)
 	return f
 }
 
@@ -64,7 +65,7 @@ func (r *tpRunner) record(m *tpMeasured, f tpFigures) *results.Record {
 	if tc.isHTTP() {
 		rec.Request = ThroughputRequestHTTP
 	}
-	setSummary(&rec, m.samples, f.iters)
+	measure.SetSummary(&rec, m.samples, f.iters)
 	rec.MBps = results.Float(total.mbps())
 	rec.Extra = map[string]float64{
 		"bytes":    float64(total.bytes),
@@ -77,18 +78,18 @@ func (r *tpRunner) record(m *tpMeasured, f tpFigures) *results.Record {
 	}
 	r.ktlsFields(&rec)
 	rec.Notes = append(rec.Notes, r.notes...)
-	rec.Notes = append(rec.Notes, m.meter.back.notes()...)
+	rec.Notes = append(rec.Notes, m.meter.Back.Notes()...)
 	if f.hasLoad {
 		// Bulk transfer is meant to fill the CPUs: only other load is
 		// worth a note.
-		recordMachine(&rec, f.load, false)
+		measure.RecordMachine(&rec, f.load, false)
 	}
 	r.cpuFigures(&rec, m, f)
-	prx, prxErr := m.meter.proxyTotal()
-	proxyFigures(&rec, tc.Proxy, prx, prxErr, float64(total.bytes)/1e6)
+	prx, prxErr := m.meter.ProxyTotal()
+	measure.ProxyFigures(&rec, tc.Proxy, prx, prxErr, float64(total.bytes)/1e6)
 	if r.proxyBase != nil && prxErr == nil {
-		if relay, fallbacks, ok := m.meter.relaySince(*r.proxyBase); ok {
-			rec.ProxyRelay = relayModes(relay)
+		if relay, fallbacks, ok := m.meter.RelaySince(*r.proxyBase); ok {
+			rec.ProxyRelay = measure.RelayModes(relay)
 			if note := fallbackNote(relay, fallbacks); note != "" {
 				rec.Notes = append(rec.Notes, note)
 			}
@@ -101,7 +102,7 @@ func (r *tpRunner) record(m *tpMeasured, f tpFigures) *results.Record {
 // be told apart.
 func (r *tpRunner) cpuFigures(rec *results.Record, m *tpMeasured, f tpFigures) {
 	tc := r.tc
-	self, total := m.meter.total.self, m.total
+	self, total := m.meter.Total.Self, m.total
 	gb := float64(total.bytes) / 1e9
 	pct := func(d time.Duration) *float64 { return results.Float(100 * d.Seconds() / total.wall.Seconds()) }
 	rec.ClientCPUPct, rec.ServerCPUPct = nil, nil
@@ -117,7 +118,7 @@ func (r *tpRunner) cpuFigures(rec *results.Record, m *tpMeasured, f tpFigures) {
 	}
 	// A server whose CPU went backwards is still a process of its own:
 	// the client's CPU is the client's.
-	if tc.Server != nil && (f.server.HasCPU || m.meter.back.serverCPU) {
+	if tc.Server != nil && (f.server.HasCPU || m.meter.Back.ServerCPU) {
 		rec.ClientCPUPct = pct(self.CPU)
 		rec.Extra["client_cpu_s_per_gb"] = self.CPU.Seconds() / gb
 		return

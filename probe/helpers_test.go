@@ -11,6 +11,7 @@ import (
 
 	"github.com/tlsbench/tlsbench/internal/testpki"
 	"github.com/tlsbench/tlsbench/loadgen"
+	"github.com/tlsbench/tlsbench/measure"
 	"github.com/tlsbench/tlsbench/pki"
 	"github.com/tlsbench/tlsbench/probe"
 	"github.com/tlsbench/tlsbench/results"
@@ -85,7 +86,7 @@ func baseOptions(p *testPKI, addr string) probe.Options {
 
 // runLoad runs the resumption-rate test as the command does.
 func runLoad(ctx context.Context, c probe.LoadCase) (*results.Record, error) {
-	return loadgen.RunHandshakes(ctx, loadgen.HandshakeCase{
+	return loadgen.RunHandshakes(ctx, measure.HandshakeCase{
 		Name: c.Name, Version: c.Version, Resume: true, Mutual: c.Mutual,
 		Concurrency: c.Concurrency, Handshakes: c.Handshakes, Iterations: 1,
 		MaxErrorRate: 1, Clients: []*tls.Config{c.Client}, Dialer: c.Dialer,

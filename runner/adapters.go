@@ -7,7 +7,7 @@ import (
 
 	"github.com/tlsbench/tlsbench/client"
 	"github.com/tlsbench/tlsbench/internal/memconn"
-	"github.com/tlsbench/tlsbench/loadgen"
+	"github.com/tlsbench/tlsbench/measure"
 	"github.com/tlsbench/tlsbench/proxy"
 	"github.com/tlsbench/tlsbench/results"
 	"github.com/tlsbench/tlsbench/server"
@@ -20,11 +20,11 @@ import (
 // loadgen.ServerObserver.
 var (
 	_ client.Dialer          = MemoryDialer{}
-	_ loadgen.ServerObserver = ChildServer{}
-	_ loadgen.ServerProcess  = ChildServer{}
-	_ loadgen.ServerObserver = InProcessServer{}
-	_ loadgen.ProxyObserver  = ChildProxy{}
-	_ loadgen.ProxyProcess   = ChildProxy{}
+	_ measure.ServerObserver = ChildServer{}
+	_ measure.ServerProcess  = ChildServer{}
+	_ measure.ServerObserver = InProcessServer{}
+	_ measure.ProxyObserver  = ChildProxy{}
+	_ measure.ProxyProcess   = ChildProxy{}
 )
 
 // MemoryDialer connects to an in-process server over a buffered in-memory
@@ -54,12 +54,12 @@ func (MemoryDialer) Transport() string { return "memory" }
 type ChildServer struct{ Child *server.Child }
 
 // Snapshot implements loadgen.ServerObserver.
-func (o ChildServer) Snapshot() (loadgen.ServerSnapshot, error) {
+func (o ChildServer) Snapshot() (measure.ServerSnapshot, error) {
 	c, err := o.Child.Counters()
 	if err != nil {
-		return loadgen.ServerSnapshot{}, err
+		return measure.ServerSnapshot{}, err
 	}
-	return loadgen.ServerSnapshot{
+	return measure.ServerSnapshot{
 		HasCounts: true, Handshakes: c.Handshakes, Resumed: c.Resumed, Failures: c.Failures, Identities: c.Identities,
 		KeyDecryptions: c.KeyDecryptions, Declined: c.Declined, Phases: serverPhases(c.Phases),
 		HandshakeCPU: handshakeCPU(c.HandshakeCPU), HandshakeCPULost: c.HandshakeCPULost,
@@ -119,9 +119,9 @@ func (o ChildServer) ServerPID() int { return o.Child.PID() }
 type InProcessServer struct{ Server *server.Server }
 
 // Snapshot implements loadgen.ServerObserver.
-func (o InProcessServer) Snapshot() (loadgen.ServerSnapshot, error) {
+func (o InProcessServer) Snapshot() (measure.ServerSnapshot, error) {
 	c := o.Server.Counters()
-	return loadgen.ServerSnapshot{HasCounts: true, Handshakes: c.Handshakes, Resumed: c.Resumed, Failures: c.Failures, Identities: c.Identities,
+	return measure.ServerSnapshot{HasCounts: true, Handshakes: c.Handshakes, Resumed: c.Resumed, Failures: c.Failures, Identities: c.Identities,
 		KeyDecryptions: c.KeyDecryptions, Declined: c.Declined, Phases: serverPhases(c.Phases),
 		QUICRetries: c.QUICRetries, QUICRefused: c.QUICRefused}, nil
 }
@@ -131,12 +131,12 @@ func (o InProcessServer) Snapshot() (loadgen.ServerSnapshot, error) {
 type ChildProxy struct{ Child *proxy.Child }
 
 // Snapshot implements loadgen.ProxyObserver.
-func (o ChildProxy) Snapshot() (loadgen.ProxySnapshot, error) {
+func (o ChildProxy) Snapshot() (measure.ProxySnapshot, error) {
 	c, err := o.Child.Counters()
 	if err != nil {
-		return loadgen.ProxySnapshot{}, err
+		return measure.ProxySnapshot{}, err
 	}
-	return loadgen.ProxySnapshot{
+	return measure.ProxySnapshot{
 		HasCounts: true, ClientHandshakes: c.ClientHandshakes, ClientResumed: c.ClientResumed,
 		OriginHandshakes: c.OriginHandshakes, OriginResumed: c.OriginResumed,
 		Mints: c.Mints, MintHits: c.MintHits, UserSpaceBytes: c.UserSpaceBytes,

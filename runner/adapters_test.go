@@ -10,6 +10,7 @@ import (
 	"github.com/tlsbench/tlsbench/internal/testchild"
 	"github.com/tlsbench/tlsbench/internal/testpki"
 	"github.com/tlsbench/tlsbench/loadgen"
+	"github.com/tlsbench/tlsbench/measure"
 	"github.com/tlsbench/tlsbench/results"
 	"github.com/tlsbench/tlsbench/runner"
 	"github.com/tlsbench/tlsbench/server"
@@ -26,10 +27,10 @@ func TestMemoryAdapters(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	obs := runner.InProcessServer{Server: srv}
-	if _, ok := any(obs).(loadgen.ServerProcess); ok {
+	if _, ok := any(obs).(measure.ServerProcess); ok {
 		t.Error("an in-process server claims a process of its own")
 	}
-	hc := loadgen.HandshakeCase{
+	hc := measure.HandshakeCase{
 		Name: "memory", Version: tls.VersionTLS13, Concurrency: 4, Handshakes: 16, Iterations: 2,
 		Clients: []*tls.Config{tlsconf.Client(tlsconf.ClientOptions{Version: tls.VersionTLS13, RootCAs: ca.Pool(), ServerName: "localhost"})},
 		Dialer:  runner.MemoryDialer{Server: srv, Ctx: ctx},
@@ -60,11 +61,11 @@ func TestChildServerAdapter(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer child.Close()
-	var obs loadgen.ServerObserver = runner.ChildServer{Child: child}
-	if p, ok := obs.(loadgen.ServerProcess); !ok || p.ServerPID() != child.PID() {
+	var obs measure.ServerObserver = runner.ChildServer{Child: child}
+	if p, ok := obs.(measure.ServerProcess); !ok || p.ServerPID() != child.PID() {
 		t.Fatalf("ChildServer does not name the child's process %d", child.PID())
 	}
-	hc := loadgen.HandshakeCase{
+	hc := measure.HandshakeCase{
 		Name: "child", Version: tls.VersionTLS12, Concurrency: 2, Handshakes: 8, Iterations: 1,
 		Clients: []*tls.Config{tlsconf.Client(tlsconf.ClientOptions{Version: tls.VersionTLS12, RootCAs: ca.Pool(), ServerName: "localhost"})},
 		Dialer:  client.TCPDialer{Addr: child.Hello().Addr},

@@ -14,7 +14,7 @@ import (
 
 	"github.com/tlsbench/tlsbench/client"
 	"github.com/tlsbench/tlsbench/internal/testpki"
-	"github.com/tlsbench/tlsbench/loadgen"
+	"github.com/tlsbench/tlsbench/measure"
 	"github.com/tlsbench/tlsbench/results"
 	"github.com/tlsbench/tlsbench/runner"
 	"github.com/tlsbench/tlsbench/server"
@@ -169,7 +169,7 @@ func TestListenQueueOverflow(t *testing.T) {
 		}
 		// The failed connections' gate stops it, as a rule; on a machine
 		// slow enough that every connection timed out, the wave's.
-		var lo *loadgen.ListenOverflowError
+		var lo *measure.ListenOverflowError
 		msg := fc.Errs[0].Error()
 		if !errors.As(fc.Errs[0], &lo) || lo.Overflows == 0 || !strings.Contains(msg, "the server's listen queue overflowed") || !strings.Contains(msg, "retransmit their SYN") {
 			t.Errorf("case error %q: want its reason followed by the listen queue's note", msg)

@@ -11,7 +11,7 @@ import (
 	"github.com/tlsbench/tlsbench/client"
 	"github.com/tlsbench/tlsbench/internal/field"
 	"github.com/tlsbench/tlsbench/internal/hostname"
-	"github.com/tlsbench/tlsbench/loadgen"
+	"github.com/tlsbench/tlsbench/measure"
 	"github.com/tlsbench/tlsbench/pki"
 	"github.com/tlsbench/tlsbench/results"
 	"github.com/tlsbench/tlsbench/server"
@@ -194,13 +194,13 @@ type Plan struct {
 type planHooks struct {
 	// serverObserver wraps the observer of every case's server (a
 	// server whose counts are wrong).
-	serverObserver func(loadgen.ServerObserver) loadgen.ServerObserver
+	serverObserver func(measure.ServerObserver) measure.ServerObserver
 }
 
 // CaseProgress reports progress within a run.
 type CaseProgress struct {
 	Index, Total int // 1-based case index
-	loadgen.Progress
+	measure.Progress
 }
 
 // Target describes an external server.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"github.com/tlsbench/tlsbench/client"
 	"github.com/tlsbench/tlsbench/internal/peers"
+	"github.com/tlsbench/tlsbench/measure"
 	"net"
 	"strings"
 	"testing"
@@ -46,7 +47,7 @@ func TestProxyRefusesConnect(t *testing.T) {
 		Iterations: 1, ConnTimeout: 2 * time.Second, ChildEnv: []string{testchild.Env()},
 		Proxy: runner.Proxy{URL: refusing, CAFile: f.CA}}
 	err := runner.Run(ctx, hs, func(*results.Record) error { return nil })
-	var ce *loadgen.CaseError
+	var ce *measure.CaseError
 	var pe *client.ProxyError
 	if !errors.As(err, &ce) || !errors.As(err, &pe) || pe.Status != 403 || !strings.Contains(ce.Error(), "port 1234 is not allowed") {
 		t.Fatalf("handshake through a refusing proxy: %v", err)
@@ -64,7 +65,7 @@ func TestProxyRefusesConnect(t *testing.T) {
 
 	hs.Proxy.URL = silent
 	err = runner.Run(ctx, hs, func(*results.Record) error { return nil })
-	var se *loadgen.StallError
+	var se *measure.StallError
 	if !errors.As(err, &se) && !errors.As(err, &ce) {
 		t.Fatalf("handshake through a silent proxy: %v (%T)", err, err)
 	}
@@ -125,7 +126,7 @@ func TestProxyAnsweringForTheServer(t *testing.T) {
 	if !errors.As(err, &failed) || len(failed.Errs) != 2 {
 		t.Fatalf("error %v: want both cases failed", err)
 	}
-	var se *loadgen.ServerUnusedError
+	var se *measure.ServerUnusedError
 	if !errors.As(err, &se) || se.Client != 32 {
 		t.Fatalf("error %v: want the server's want of handshakes as the reason", err)
 	}

@@ -13,7 +13,7 @@ import (
 	"github.com/tlsbench/tlsbench/client"
 	"github.com/tlsbench/tlsbench/internal/field"
 	"github.com/tlsbench/tlsbench/internal/usage"
-	"github.com/tlsbench/tlsbench/loadgen"
+	"github.com/tlsbench/tlsbench/measure"
 	"github.com/tlsbench/tlsbench/pki"
 	"github.com/tlsbench/tlsbench/results"
 )
@@ -56,7 +56,7 @@ type proxyRun struct {
 	url      string
 	addr     string         // host:port the client dials
 	roots    *x509.CertPool // the CA of its minted certificates
-	observer loadgen.ProxyObserver
+	observer measure.ProxyObserver
 	// child is the built-in proxy's process: watched during a case;
 	// nil for a URL proxy.
 	child watchedProcess
@@ -139,7 +139,7 @@ func startURLProxy(ctx context.Context, p Proxy) (*proxyRun, error) {
 	conn.Close()
 	pr := &proxyRun{url: p.URL, addr: addr, roots: roots}
 	if p.PID > 0 {
-		obs := loadgen.ProxyCPU{PID: p.PID}
+		obs := measure.ProxyCPU{PID: p.PID}
 		if _, err := obs.Snapshot(); err != nil {
 			return nil, field.Errorf("Proxy.PID", p.PID, "%v", err)
 		}
@@ -240,7 +240,7 @@ func (b *builtin) caseDialer() client.Dialer {
 
 // proxyObserver is the case's proxy observer (nil without one, or for a
 // URL proxy whose process is not given).
-func (b *builtin) proxyObserver() loadgen.ProxyObserver {
+func (b *builtin) proxyObserver() measure.ProxyObserver {
 	if b.proxy == nil || b.proxy.observer == nil {
 		return nil
 	}

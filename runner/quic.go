@@ -9,7 +9,7 @@ import (
 
 	"github.com/tlsbench/tlsbench/client"
 	"github.com/tlsbench/tlsbench/internal/field"
-	"github.com/tlsbench/tlsbench/loadgen"
+	"github.com/tlsbench/tlsbench/measure"
 	"github.com/tlsbench/tlsbench/server"
 )
 
@@ -72,7 +72,7 @@ func (p *Plan) validatePolicy(quic bool) error {
 
 // serverObserver is how the run's cases see obs: through the tests' hook,
 // when one is set.
-func (p *Plan) serverObserver(obs loadgen.ServerObserver) loadgen.ServerObserver {
+func (p *Plan) serverObserver(obs measure.ServerObserver) measure.ServerObserver {
 	if p.hooks == nil || p.hooks.serverObserver == nil || obs == nil {
 		return obs
 	}
@@ -98,7 +98,7 @@ func (st *runState) quicDialer(c *Case, sp *sideSpec, srv *builtin) *client.QUIC
 }
 
 // quicCase makes hc, of case c on side sp, a QUIC case.
-func (st *runState) quicCase(hc *loadgen.HandshakeCase, c *Case, sp *sideSpec, srv *builtin) {
+func (st *runState) quicCase(hc *measure.HandshakeCase, c *Case, sp *sideSpec, srv *builtin) {
 	if c.Transport != TransportQUIC {
 		return
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/tlsbench/tlsbench/internal/tempdir"
 	"github.com/tlsbench/tlsbench/internal/usage"
 	"github.com/tlsbench/tlsbench/loadgen"
+	"github.com/tlsbench/tlsbench/measure"
 	"github.com/tlsbench/tlsbench/pki"
 	"github.com/tlsbench/tlsbench/results"
 	"github.com/tlsbench/tlsbench/server"
@@ -318,7 +319,7 @@ func (st *runState) startSide(ctx context.Context, c *Case, sp *sideSpec) (*buil
 			if sp.name == results.SideB && p.Versus.Target.Addr != "" {
 				name = "Versus.Target.ServerPID"
 			}
-			obs := loadgen.ProcessCPU{PID: pid}
+			obs := measure.ProcessCPU{PID: pid}
 			if _, err := obs.Snapshot(); err != nil {
 				return nil, field.Errorf(name, pid, "%v", err)
 			}
@@ -447,7 +448,7 @@ func (st *runState) clients(c *Case, srv *builtin, external bool) ([]*tls.Config
 		if size == 0 {
 			size = p.Shard.share(c.Concurrency)
 			if c.Rate > 0 {
-				size = loadgen.OpenLoopSessions(p.MaxInflight)
+				size = measure.OpenLoopSessions(p.MaxInflight)
 			}
 		}
 		pool = tlsconf.NewSessionPool(size, p.TicketReuse)
@@ -490,7 +491,7 @@ func (st *runState) measureCase(ctx context.Context, c *Case, index, total int, 
 	specs := st.plan.sides()
 	servers := append([]*builtin{srv}, srv.sides...)
 	st.resolveRequests(ctx, c, specs, servers)
-	hcs := make([]loadgen.HandshakeCase, len(specs))
+	hcs := make([]measure.HandshakeCase, len(specs))
 	keys := make([]*peerKeys, len(specs))
 	for i := range specs {
 		hcs[i] = st.handshakeCase(c, &specs[i], servers[i])
@@ -499,7 +500,7 @@ func (st *runState) measureCase(ctx context.Context, c *Case, index, total int, 
 	if p := st.plan; p.Progress != nil {
 		// Side a measures in every round: its iterations are the
 		// case's progress.
-		hcs[0].Progress = func(pr loadgen.Progress) {
+		hcs[0].Progress = func(pr measure.Progress) {
 			p.Progress(CaseProgress{Index: index, Total: total, Progress: pr})
 		}
 	}
@@ -544,7 +545,7 @@ func (st *runState) measureCase(ctx context.Context, c *Case, index, total int, 
 }
 
 // handshakeCase is c measured on one side: sp's server, srv.
-func (st *runState) handshakeCase(c *Case, sp *sideSpec, srv *builtin) loadgen.HandshakeCase {
+func (st *runState) handshakeCase(c *Case, sp *sideSpec, srv *builtin) measure.HandshakeCase {
 	p := st.plan
 	cfgs, keys := st.clients(c, srv, sp.target.Addr != "")
 	rec := results.Record{Env: st.envOf(sp), Target: sp.target.Addr, SessionStore: sessionStore(p, sp), Side: sp.name}
@@ -569,7 +570,7 @@ func (st *runState) handshakeCase(c *Case, sp *sideSpec, srv *builtin) loadgen.H
 	if p.Target.Insecure {
 		rec.Env.Insecure = true
 	}
-	hc := loadgen.HandshakeCase{
+	hc := measure.HandshakeCase{
 		Name: c.Name, Version: c.Version, Resume: c.Resume, Mutual: c.Mutual, Concurrency: c.Concurrency,
 		Handshakes: p.Handshakes, Iterations: p.Iterations, Warmup: p.Warmup, MaxDuration: p.CaseTime,
 		IterationsGiven: p.IterationsGiven, TargetError: p.TargetError, MinResumption: &p.MinResumption, MaxErrorRate: p.MaxErrorRate,
@@ -631,7 +632,7 @@ func sessionStore(p *Plan, sp *sideSpec) string {
 // the run knows more than the case: the ticket reuse mode, the request.
 func (st *runState) addHints(err error) {
 	p := st.plan
-	var re *loadgen.ResumptionError
+	var re *measure.ResumptionError
 	if errors.As(err, &re) {
 		// Single-use tickets fail from the start; resumption that stops
 		// part-way through a case is a server that changed (keys
@@ -658,7 +659,7 @@ func (st *runState) addHints(err error) {
 			re.Hint = "the server may not issue or accept session tickets for this configuration, or lets them expire within seconds (see what it does about resumption, and the tickets' lifetime: tlsbench probe " + p.Target.Addr + ")"
 		}
 	}
-	var se *loadgen.StallError
+	var se *measure.StallError
 	if errors.As(err, &se) && se.Stage == "exchange" && p.Target.Addr != "" {
 		req, _ := st.requestOf(&sideSpec{target: p.Target})
 		switch req {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/tlsbench/tlsbench/client"
 	"github.com/tlsbench/tlsbench/loadgen"
+	"github.com/tlsbench/tlsbench/measure"
 	"github.com/tlsbench/tlsbench/results"
 	"github.com/tlsbench/tlsbench/server"
 	"github.com/tlsbench/tlsbench/tlsconf"
@@ -18,7 +19,7 @@ import (
 // process or in this one, or an external target.
 type builtin struct {
 	dialer   client.Dialer
-	observer loadgen.ServerObserver
+	observer measure.ServerObserver
 	stop     func() error
 	closed   bool
 	// quicAddr is the built-in server's QUIC address (UDP host:port),
@@ -279,18 +280,18 @@ func runGroup(ctx context.Context, cases []Case, i, j int, m mode, emit func(*re
 // from a failure of the run.
 func isCaseFailure(err error) bool {
 	var (
-		re *loadgen.ResumptionError
-		ce *loadgen.CaseError
-		ie *loadgen.IdentityError
-		ee *loadgen.ErrorRateError
-		se *loadgen.StallError
+		re *measure.ResumptionError
+		ce *measure.CaseError
+		ie *measure.IdentityError
+		ee *measure.ErrorRateError
+		se *measure.StallError
 		te *loadgen.ThroughputError
 		pd *ProxyDiedError
-		pr *loadgen.ProxyResumedError
-		ra *loadgen.RateError
-		me *loadgen.MixError
-		ed *loadgen.EarlyDataError
-		su *loadgen.ServerUnusedError
+		pr *measure.ProxyResumedError
+		ra *measure.RateError
+		me *measure.MixError
+		ed *measure.EarlyDataError
+		su *measure.ServerUnusedError
 	)
 	return errors.As(err, &re) || errors.As(err, &ce) || errors.As(err, &ie) || errors.As(err, &ee) ||
 		errors.As(err, &se) || errors.As(err, &te) || errors.As(err, &pd) || errors.As(err, &pr) || errors.As(err, &ra) ||

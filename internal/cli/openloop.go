@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/tlsbench/tlsbench/loadgen"
+	"github.com/tlsbench/tlsbench/measure"
 	"github.com/tlsbench/tlsbench/results"
 	"github.com/tlsbench/tlsbench/runner"
 )
@@ -51,7 +52,7 @@ func defineOpenLoopFlags(fs *flagSet, f *runFlags) {
 	fs.Float64Var(&f.maxRate, "max-rate", 0, "with --find-rate: the highest rate to try, per second (0: no bound)")
 	fs.Var(listFlag[float64]{&f.rates, parseRate, runner.RateName}, "rate", "open loop: handshakes started per second, whatever the server does, one case each, comma-separated, e.g. 500,2000 (instead of --concurrency)")
 	fs.StringVar(&f.arrival, "arrival", results.ArrivalConstant, "with --rate: how starts are spaced: constant (evenly) or poisson (at random, as independent clients arrive)")
-	fs.IntVar(&f.maxInflight, "max-inflight", loadgen.DefaultMaxInflight, "with --rate: the most connections open at once; a start due beyond it waits (late) or, past its window, is dropped")
+	fs.IntVar(&f.maxInflight, "max-inflight", measure.DefaultMaxInflight, "with --rate: the most connections open at once; a start due beyond it waits (late) or, past its window, is dropped")
 }
 
 // parseRate reads one --rate value.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/tlsbench/tlsbench/internal/hostname"
 	"github.com/tlsbench/tlsbench/loadgen"
+	"github.com/tlsbench/tlsbench/measure"
 	"github.com/tlsbench/tlsbench/pki"
 	"github.com/tlsbench/tlsbench/probe"
 	"github.com/tlsbench/tlsbench/results"
@@ -297,7 +298,7 @@ func probeVersionName(v uint16) string {
 // probeLoad runs the probe's resumption-rate test with the load generator
 // of tlsbench run.
 func probeLoad(ctx context.Context, c probe.LoadCase) (*results.Record, error) {
-	return loadgen.RunHandshakes(ctx, loadgen.HandshakeCase{
+	return loadgen.RunHandshakes(ctx, measure.HandshakeCase{
 		Name:          c.Name,
 		Version:       c.Version,
 		Resume:        true,

@@ -18,6 +18,7 @@ import (
 	"github.com/tlsbench/tlsbench/internal/field"
 	"github.com/tlsbench/tlsbench/internal/hostname"
 	"github.com/tlsbench/tlsbench/loadgen"
+	"github.com/tlsbench/tlsbench/measure"
 	"github.com/tlsbench/tlsbench/pki"
 	"github.com/tlsbench/tlsbench/report"
 	"github.com/tlsbench/tlsbench/results"
@@ -155,8 +156,8 @@ func defineRunFlags(fs *flagSet) *runFlags {
 	fs.IntVar(&f.iterations, "iterations", 20, "measured iterations per case, every one of them when given: --case-time then bounds only those past them, towards --target-error (with --rate: windows, 10 unless given)")
 	fs.IntVar(&f.warmup, "warmup", 2, "discarded warm-up iterations per case")
 	fs.DurationVar(&f.caseTime, "case-time", 3*time.Second, "stop measuring a case after this long (at least 2 iterations, and all of --iterations when given; throughput cases are cut at it whatever --iterations says); 0 for no limit")
-	fs.Float64Var(&f.minResumption, "min-resumption", loadgen.DefaultMinResumption, "share of handshakes that must resume in a resume case, in the warm-up and in every measured iteration (0 disables the check)")
-	f.maxErrorRate = loadgen.DefaultMaxErrorRate
+	fs.Float64Var(&f.minResumption, "min-resumption", measure.DefaultMinResumption, "share of handshakes that must resume in a resume case, in the warm-up and in every measured iteration (0 disables the check)")
+	f.maxErrorRate = measure.DefaultMaxErrorRate
 	fs.Var(rateFlag{&f.maxErrorRate}, "max-error-rate", "largest `SHARE` of a case's connections that may fail, e.g. 0.1% or 0.001; 100% disables the check")
 	fs.DurationVar(&f.connTimeout, "conn-timeout", 10*time.Second, "limit for one connection: connect, handshake, ping, close")
 	fs.StringVar(&f.out, "out", "", "write results as JSON lines to `FILE`, each case as soon as it is measured; - writes them to stdout, and the table, progress and notes to stderr")

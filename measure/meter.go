@@ -1,4 +1,4 @@
-package loadgen
+package measure
 
 import (
 	"cmp"
@@ -29,19 +29,19 @@ type boundary struct {
 	// (meter.peers) so far; peersErr why it could not be read.
 	peers    time.Duration
 	peersErr error
-	// listen is the machine's listen-queue counters (listenqueue.go).
-	listen listenReading
+	// Listen is the machine's listen-queue counters (listenqueue.go).
+	listen ListenReading
 }
 
 // span is the cost of one iteration: the difference of its two
 // boundaries.
 type span struct {
-	self usage.Snapshot
+	Self usage.Snapshot
 	// srv is the server's counts over the iteration; zero when srvErr is
 	// set (either read failed).
 	srv    ServerSnapshot
 	srvErr error
-	// back names the cumulative figures that went backwards over the
+	// Back names the cumulative figures that went backwards over the
 	// iteration (see backwards).
 	back backwards
 	// machine is what the CPUs that client and server may run on did
@@ -54,9 +54,9 @@ type span struct {
 	// peers is what the run's other sides' processes used over the
 	// iteration; 0 when unknown.
 	peers time.Duration
-	// listen is what the machine's listeners dropped over the
+	// Listen is what the machine's listeners dropped over the
 	// iteration, when the case counts it.
-	listen listenCount
+	listen ListenCount
 }
 
 // backwards marks cumulative figures that were lower at the end of an
@@ -65,22 +65,22 @@ type span struct {
 // the server restarted): its difference is not what the iteration cost,
 // and the case's figure from it is unknown, never negative.
 type backwards struct {
-	serverCPU, serverCounts, serverAlloc, machine bool
+	ServerCPU, serverCounts, serverAlloc, machine bool
 	proxyCPU, proxyCounts                         bool
 	serverPhases                                  bool
 }
 
 func (b backwards) or(o backwards) backwards {
-	return backwards{b.serverCPU || o.serverCPU, b.serverCounts || o.serverCounts,
+	return backwards{b.ServerCPU || o.ServerCPU, b.serverCounts || o.serverCounts,
 		b.serverAlloc || o.serverAlloc, b.machine || o.machine,
 		b.proxyCPU || o.proxyCPU, b.proxyCounts || o.proxyCounts,
 		b.serverPhases || o.serverPhases}
 }
 
-// notes says what each figure that went backwards means for the case.
-func (b backwards) notes() []string {
+// Notes says what each figure that went backwards means for the case.
+func (b backwards) Notes() []string {
 	var notes []string
-	if b.serverCPU {
+	if b.ServerCPU {
 		notes = append(notes, "server CPU unknown: the server's CPU time went backwards during a measured iteration: a process of it exited mid-case, and its CPU time left with it")
 	}
 	if b.serverCounts {
@@ -110,7 +110,7 @@ func serverDelta(now, earlier ServerSnapshot) (ServerSnapshot, backwards) {
 	d := now.sub(earlier)
 	var b backwards
 	if d.HasCPU && d.CPU < 0 {
-		b.serverCPU, d.HasCPU, d.CPU = true, false, 0
+		b.ServerCPU, d.HasCPU, d.CPU = true, false, 0
 	}
 	if d.HasAlloc && now.AllocBytes < earlier.AllocBytes {
 		b.serverAlloc, d.HasAlloc, d.AllocBytes = true, false, 0
@@ -170,9 +170,9 @@ func anyNegative(m map[string]int64) bool {
 	return false
 }
 
-// meter reads the boundaries around iterations and sums the spans that
+// Meter reads the boundaries around iterations and sums the spans that
 // are kept.
-type meter struct {
+type Meter struct {
 	server ServerObserver // nil: no server figures
 	proxy  ProxyObserver  // nil: no proxy between client and server
 	// cpus are the CPUs the client and the server may run on; nil when
@@ -181,11 +181,11 @@ type meter struct {
 	machineErr error
 	start      boundary // of the iteration in progress
 
-	total  span // sum of the kept spans
+	Total  span // sum of the kept spans
 	kept   int
 	srvErr error // the first failure to read the server, if any
 	prxErr error // the first failure to read the proxy, if any
-	back   backwards
+	Back   backwards
 	// lastPrx is the proxy's last snapshot read at a boundary, for the
 	// counts it keeps per connection rather than per byte (see
 	// relaySince).
@@ -201,14 +201,14 @@ type meter struct {
 	// (HandshakeCase.ListenQueue); listen sums them over the kept
 	// iterations and the one that failed (see countFailed).
 	listenOn bool
-	listen   listenCount
+	Listen   ListenCount
 }
 
-// newMeter returns a meter for a case against server (nil: none)
+// NewMeter returns a meter for a case against server (nil: none)
 // through proxy (nil: none), which also watches the CPUs the client and
 // local server and proxy processes may run on.
-func newMeter(server ServerObserver, proxy ProxyObserver) *meter {
-	m := &meter{server: server, proxy: proxy}
+func NewMeter(server ServerObserver, proxy ProxyObserver) *Meter {
+	m := &Meter{server: server, proxy: proxy}
 	m.cpus, m.machineErr = usage.AllowedCPUs(0)
 	var pids []int
 	if p, ok := server.(ServerProcess); ok {
@@ -232,10 +232,10 @@ func newMeter(server ServerObserver, proxy ProxyObserver) *meter {
 	return m
 }
 
-// watchPeers counts the CPU of the processes pids (those of the run's
+// WatchPeers counts the CPU of the processes pids (those of the run's
 // other sides) as the benchmark's own, and watches the CPUs they may run
 // on with the case's. It must be called before the first iteration.
-func (m *meter) watchPeers(pids []int) {
+func (m *Meter) WatchPeers(pids []int) {
 	m.peers = pids
 	for _, pid := range pids {
 		if m.cpus == nil {
@@ -248,7 +248,7 @@ func (m *meter) watchPeers(pids []int) {
 }
 
 // readPeers sums the CPU time of the peers so far.
-func (m *meter) readPeers() (time.Duration, error) {
+func (m *Meter) readPeers() (time.Duration, error) {
 	var sum time.Duration
 	for _, pid := range m.peers {
 		cpu, err := usage.ProcessTreeCPU(pid)
@@ -260,9 +260,9 @@ func (m *meter) readPeers() (time.Duration, error) {
 	return sum, nil
 }
 
-// begin reads the boundary before an iteration: the server first, so that
+// Begin reads the boundary before an iteration: the server first, so that
 // asking it costs the client's span nothing.
-func (m *meter) begin() {
+func (m *Meter) Begin() {
 	if m.server != nil {
 		m.start.srv, m.start.srvErr = m.server.Snapshot()
 	}
@@ -278,16 +278,16 @@ func (m *meter) begin() {
 }
 
 // readMachine reads the times of the watched CPUs.
-func (m *meter) readMachine() (usage.MachineTimes, error) {
+func (m *Meter) readMachine() (usage.MachineTimes, error) {
 	if m.cpus == nil {
 		return usage.MachineTimes{}, m.machineErr
 	}
 	return usage.Machine(m.cpus)
 }
 
-// end reads the boundary after an iteration (the client first, for the
+// End reads the boundary after an iteration (the client first, for the
 // same reason) and returns the iteration's span.
-func (m *meter) end() span {
+func (m *Meter) End() span {
 	var b boundary
 	b.self = usage.Self()
 	b.machine, b.machErr = m.readMachine()
@@ -304,8 +304,8 @@ func (m *meter) end() span {
 	if len(m.peers) > 0 {
 		b.peers, b.peersErr = m.readPeers()
 	}
-	s := span{self: b.self.Sub(m.start.self)}
-	s.listen.add(m.start.listen, b.listen)
+	s := span{Self: b.self.Sub(m.start.self)}
+	s.listen.Add(m.start.listen, b.listen)
 	if m.start.peersErr == nil && b.peersErr == nil && b.peers > m.start.peers {
 		// A peer that exited took its CPU time with it: its span is
 		// then unknown, and left out.
@@ -342,69 +342,69 @@ func (m *meter) end() span {
 	return s
 }
 
-// keep adds an iteration's span to the case's totals.
-func (m *meter) keep(s span) {
+// Keep adds an iteration's span to the case's totals.
+func (m *Meter) Keep(s span) {
 	m.kept++
-	m.total.self.CPU += s.self.CPU
-	m.total.self.AllocBytes += s.self.AllocBytes
-	m.total.machine.Busy += s.machine.Busy
-	m.total.machine.Total += s.machine.Total
-	m.total.peers += s.peers
-	m.listen.merge(s.listen)
-	m.back = m.back.or(s.back)
+	m.Total.Self.CPU += s.Self.CPU
+	m.Total.Self.AllocBytes += s.Self.AllocBytes
+	m.Total.machine.Busy += s.machine.Busy
+	m.Total.machine.Total += s.machine.Total
+	m.Total.peers += s.peers
+	m.Listen.merge(s.listen)
+	m.Back = m.Back.or(s.back)
 	if s.srvErr != nil && m.srvErr == nil {
 		m.srvErr = s.srvErr
 	}
 	if m.server != nil && s.srvErr == nil {
-		m.total.srv = m.total.srv.add(s.srv)
+		m.Total.srv = m.Total.srv.add(s.srv)
 	}
 	if s.prxErr != nil && m.prxErr == nil {
 		m.prxErr = s.prxErr
 	}
 	if m.proxy != nil && s.prxErr == nil {
-		m.total.prx = m.total.prx.add(s.prx)
+		m.Total.prx = m.Total.prx.Add(s.prx)
 	}
 }
 
 // countFailed counts what the machine's listeners dropped during an
 // iteration that failed and is not kept: its failures are likely why.
-func (m *meter) countFailed(s span) {
-	m.listen.merge(s.listen)
+func (m *Meter) countFailed(s span) {
+	m.Listen.merge(s.listen)
 }
 
-// proxyTotal returns the proxy's counts over the kept iterations, or the
+// ProxyTotal returns the proxy's counts over the kept iterations, or the
 // error that made them unknown.
-func (m *meter) proxyTotal() (ProxySnapshot, error) {
-	t := m.total.prx
-	if m.back.proxyCPU {
+func (m *Meter) ProxyTotal() (ProxySnapshot, error) {
+	t := m.Total.prx
+	if m.Back.proxyCPU {
 		t.HasCPU, t.CPU = false, 0
 	}
-	if m.back.proxyCounts {
+	if m.Back.proxyCounts {
 		t.HasCounts = false
 	}
 	return t, m.prxErr
 }
 
-// serverTotal returns the server's counts over the kept iterations, or the
+// ServerTotal returns the server's counts over the kept iterations, or the
 // error that made them unknown.
-func (m *meter) serverTotal() (ServerSnapshot, error) {
-	t := m.total.srv
-	if m.back.serverCPU {
+func (m *Meter) ServerTotal() (ServerSnapshot, error) {
+	t := m.Total.srv
+	if m.Back.ServerCPU {
 		t.HasCPU, t.CPU = false, 0
 	}
-	if m.back.serverCounts {
+	if m.Back.serverCounts {
 		t.HasCounts = false
 	}
-	if m.back.serverAlloc {
+	if m.Back.serverAlloc {
 		t.HasAlloc, t.AllocBytes = false, 0
 	}
-	if m.back.serverPhases {
+	if m.Back.serverPhases {
 		t.Phases = nil
 	}
 	return t, m.srvErr
 }
 
-// add sums two spans of server counts.
+// Add sums two spans of server counts.
 func (s ServerSnapshot) add(o ServerSnapshot) ServerSnapshot {
 	d := o
 	d.Handshakes += s.Handshakes
@@ -439,34 +439,34 @@ func addCounts(a, b map[string]int64) map[string]int64 {
 	return out
 }
 
-// load returns what the kept iterations cost the machine, over their wall
+// Load returns what the kept iterations cost the machine, over their wall
 // time: ok is false when the machine could not be watched.
-func (m *meter) load(wall time.Duration, server ServerSnapshot, serverInProcess bool) (usage.Load, bool) {
-	if m.machineErr != nil || m.cpus == nil || m.total.machine.Total <= 0 || m.back.machine {
+func (m *Meter) Load(wall time.Duration, server ServerSnapshot, serverInProcess bool) (usage.Load, bool) {
+	if m.machineErr != nil || m.cpus == nil || m.Total.machine.Total <= 0 || m.Back.machine {
 		return usage.Load{}, false
 	}
 	// A proxy's CPU, when known, is the benchmark's own load too: it
 	// counts with the server's, not as other load on the machine, as
 	// does what the run's other sides' processes used meanwhile (Peers).
 	ours := server.CPU
-	if prx, err := m.proxyTotal(); m.proxy != nil && err == nil && prx.HasCPU {
+	if prx, err := m.ProxyTotal(); m.proxy != nil && err == nil && prx.HasCPU {
 		ours += prx.CPU
 	}
 	return usage.Load{
 		Wall:        wall,
-		Client:      m.total.self.CPU,
+		Client:      m.Total.Self.CPU,
 		Server:      ours,
 		ServerKnown: server.HasCPU || serverInProcess,
-		Peers:       m.total.peers,
+		Peers:       m.Total.peers,
 		CPUs:        len(m.cpus),
-		Machine:     m.total.machine,
+		Machine:     m.Total.machine,
 	}, true
 }
 
-// recordMachine puts the machine's load over the kept iterations in rec
+// RecordMachine puts the machine's load over the kept iterations in rec
 // and returns its notes (saturation only when saturation says so: bulk
 // transfer is meant to fill the CPUs, a handshake benchmark is not).
-func recordMachine(rec *results.Record, l usage.Load, saturation bool) {
+func RecordMachine(rec *results.Record, l usage.Load, saturation bool) {
 	busy, _, other, ok := l.Shares()
 	if !ok {
 		return

@@ -1,4 +1,4 @@
-package loadgen
+package measure
 
 import (
 	"errors"
@@ -36,7 +36,7 @@ type iterStat struct {
 	// srvResumed of srvHandshakes (for the gate of a mix).
 	hasServer                 bool
 	srvResumed, srvHandshakes int64
-	// dry counts, in a mix, the connections meant to offer a session
+	// Dry counts, in a mix, the connections meant to offer a session
 	// that found none.
 	dry int64
 }
@@ -181,10 +181,10 @@ func (e *ErrorRateError) reason() string {
 	switch {
 	case e.Planned > 0:
 		msg = fmt.Sprintf("%d of the first %d connections failed, more than %s %s allows of all %d the %s was to make: %s",
-			e.Failed, e.Total, e.Setting, percent(e.Allowed), e.Planned, e.phase(), countList(e.Kinds))
+			e.Failed, e.Total, e.Setting, Percent(e.Allowed), e.Planned, e.phase(), countList(e.Kinds))
 	default:
 		msg = fmt.Sprintf("%d of %d connections failed (%.2f%%), above %s %s: %s",
-			e.Failed, e.Total, 100*ratio(e.Failed, e.Total), e.Setting, percent(e.Allowed), countList(e.Kinds))
+			e.Failed, e.Total, 100*ratio(e.Failed, e.Total), e.Setting, Percent(e.Allowed), countList(e.Kinds))
 		if e.Warmup {
 			msg = "warm-up: " + msg
 		}
@@ -229,27 +229,27 @@ func newFailureBudget(planned int64, warmup bool) *failureBudget {
 	return &failureBudget{planned: planned, kinds: map[string]int64{}, warmup: warmup}
 }
 
-// add counts one connection's outcome.
-func (b *failureBudget) add(c connResult) {
+// Add counts one connection's outcome.
+func (b *failureBudget) add(c client.Sample) {
 	b.conns++
-	if c.ok {
+	if c.OK {
 		return
 	}
 	b.failed++
-	b.kinds[c.errKind]++
+	b.kinds[c.ErrKind]++
 	if b.first == nil {
-		b.first, b.firstKind = c.err, c.errKind
+		b.first, b.firstKind = c.Err, c.ErrKind
 	}
 }
 
-// lost returns the ErrorRateError of a phase that can no longer pass, or
+// Lost returns the ErrorRateError of a phase that can no longer pass, or
 // nil. While no connection of the phase has succeeded, the iteration goes
 // on: one in which every connection fails is a CaseError, whose advice
 // (a CA to give, a client certificate) fits a server that refuses all.
 // A phase stops early only for failures that cost a timeout each:
 // failures that come at once (refused, reset, an alert) cost little to
 // count to the end, and the failed case's record then holds them all.
-func (hc *HandshakeCase) lost(b *failureBudget) *ErrorRateError {
+func (hc *HandshakeCase) Lost(b *failureBudget) *ErrorRateError {
 	if b == nil || b.failed == 0 || b.failed == b.conns || hc.MaxErrorRate >= 1 ||
 		float64(b.failed) <= hc.MaxErrorRate*float64(b.planned) ||
 		b.kinds[connerr.Timeout] == 0 {
@@ -266,8 +266,8 @@ func (hc *HandshakeCase) lost(b *failureBudget) *ErrorRateError {
 	return e
 }
 
-// percent writes a share as a percentage: 0.1%.
-func percent(v float64) string {
+// Percent writes a share as a percentage: 0.1%.
+func Percent(v float64) string {
 	return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.4f", 100*v), "0"), ".") + "%"
 }
 
@@ -302,18 +302,18 @@ func (e *StallError) Error() string {
 
 func (e *StallError) Unwrap() error { return e.Err }
 
-// stalled returns a StallError when every connection of a wave timed out
+// Stalled returns a StallError when every connection of a wave timed out
 // (and ctx did not end).
-func (hc *HandshakeCase) stalled(wave []connResult) *StallError {
+func (hc *HandshakeCase) Stalled(wave []client.Sample) *StallError {
 	if len(wave) == 0 {
 		return nil
 	}
 	for _, c := range wave {
-		if c.ok || c.errKind != connerr.Timeout {
+		if c.OK || c.ErrKind != connerr.Timeout {
 			return nil
 		}
 	}
-	return &StallError{Case: hc.Name, Wave: len(wave), Stage: wave[0].stage, Timeout: hc.ConnTimeout, Err: wave[0].err,
+	return &StallError{Case: hc.Name, Wave: len(wave), Stage: wave[0].Stage, Timeout: hc.ConnTimeout, Err: wave[0].Err,
 		Setting: hc.Words.Name("ConnTimeout")}
 }
 

@@ -1,4 +1,4 @@
-package loadgen
+package measure
 
 import (
 	"crypto/tls"
@@ -98,35 +98,35 @@ func (hc *HandshakeCase) quicDefaults() {
 // does not change.
 func wholeSecondClock() time.Time { return time.Now().Truncate(time.Second) }
 
-// earlyCounts counts early data offered, accepted and rejected, and
+// EarlyCounts counts early data offered, accepted and rejected, and
 // late, the connections accepted whose request was written only after
 // their handshake had ended (see quicConn.late).
-type earlyCounts struct{ offered, accepted, rejected, late int64 }
+type EarlyCounts struct{ Offered, Accepted, Rejected, Late int64 }
 
-func (e *earlyCounts) count(o earlyOutcome, late bool) {
+func (e *EarlyCounts) Count(o client.EarlyOutcome, late bool) {
 	switch o {
-	case earlyAccepted:
-		e.offered++
-		e.accepted++
+	case client.EarlyAccepted:
+		e.Offered++
+		e.Accepted++
 		if late {
-			e.late++
+			e.Late++
 		}
-	case earlyRejected:
-		e.offered++
-		e.rejected++
+	case client.EarlyRejected:
+		e.Offered++
+		e.Rejected++
 	}
 }
 
-func (e *earlyCounts) add(o earlyCounts) {
-	e.offered += o.offered
-	e.accepted += o.accepted
-	e.rejected += o.rejected
-	e.late += o.late
+func (e *EarlyCounts) add(o EarlyCounts) {
+	e.Offered += o.Offered
+	e.Accepted += o.Accepted
+	e.Rejected += o.Rejected
+	e.Late += o.Late
 }
 
-// versionsOf names the QUIC versions of a case as groupOf names groups:
+// VersionsOf names the QUIC versions of a case as groupOf names groups:
 // one name, or each with its count when they differed; "" for none.
-func versionsOf(versions map[string]int64) string {
+func VersionsOf(versions map[string]int64) string {
 	if len(versions) == 1 {
 		for v := range versions {
 			return v

@@ -1,4 +1,4 @@
-package loadgen
+package measure
 
 import (
 	"fmt"
@@ -25,75 +25,75 @@ func OpenLoopSessions(maxInflight int) int {
 	return min(maxInflight, 64)
 }
 
-// windowStats is the open-loop part of one window (iterResult.open), or
+// WindowStats is the open-loop part of one window (iterResult.open), or
 // of the kept windows together (the total's).
-type windowStats struct {
-	// elapsed is the window's scheduling time: its length, or up to
+type WindowStats struct {
+	// Elapsed is the window's scheduling time: its length, or up to
 	// its last start when the generator fell behind and started past it
 	// (startsEnd).
-	elapsed                           time.Duration
-	length                            time.Duration // as planned
-	scheduled, started, late, dropped int64
-	// latSum sums the latencies (from the intended start) of the
+	Elapsed                           time.Duration
+	Length                            time.Duration // as planned
+	Scheduled, Started, Late, Dropped int64
+	// LatSum sums the latencies (from the intended start) of the
 	// successful connections, for the window's sample.
-	latSum   time.Duration
-	service  *stats.Latency // from the actual start
-	lateness *stats.Latency // actual - intended, starts not counted late
+	LatSum   time.Duration
+	Service  *stats.Latency // from the actual start
+	Lateness *stats.Latency // actual - intended, starts not counted late
 }
 
-func newWindowStats() *windowStats {
-	return &windowStats{service: stats.NewLatency(), lateness: stats.NewLatency()}
+func NewWindowStats() *WindowStats {
+	return &WindowStats{Service: stats.NewLatency(), Lateness: stats.NewLatency()}
 }
 
-// add sums a kept window into the total.
-func (w *windowStats) add(o *windowStats) {
-	w.elapsed += o.elapsed
-	w.length += o.length
-	w.scheduled += o.scheduled
-	w.started += o.started
-	w.late += o.late
-	w.dropped += o.dropped
-	w.latSum += o.latSum
-	w.service.Merge(o.service)
-	w.lateness.Merge(o.lateness)
+// Add sums a kept window into the total.
+func (w *WindowStats) add(o *WindowStats) {
+	w.Elapsed += o.Elapsed
+	w.Length += o.Length
+	w.Scheduled += o.Scheduled
+	w.Started += o.Started
+	w.Late += o.Late
+	w.Dropped += o.Dropped
+	w.LatSum += o.LatSum
+	w.Service.Merge(o.Service)
+	w.Lateness.Merge(o.Lateness)
 }
 
 // achieved is the starts per second made over the windows.
-func (w *windowStats) achieved() float64 {
-	if w.elapsed <= 0 {
+func (w *WindowStats) achieved() float64 {
+	if w.Elapsed <= 0 {
 		return 0
 	}
-	return float64(w.started) / w.elapsed.Seconds()
+	return float64(w.Started) / w.Elapsed.Seconds()
 }
 
-// offered is the starts per second the schedule asked for: the target
+// Offered is the starts per second the schedule asked for: the target
 // rate, up to the rounding of a window to whole connections.
-func (w *windowStats) offered() float64 {
-	if w.length <= 0 {
+func (w *WindowStats) offered() float64 {
+	if w.Length <= 0 {
 		return 0
 	}
-	return float64(w.scheduled) / w.length.Seconds()
+	return float64(w.Scheduled) / w.Length.Seconds()
 }
 
-// windowLength is the length of one window (or closed-loop timed
+// WindowLength is the length of one window (or closed-loop timed
 // iteration): Duration split over the iterations, else the time the
 // iteration's handshakes take at the rate.
-func (hc *HandshakeCase) windowLength() time.Duration {
+func (hc *HandshakeCase) WindowLength() time.Duration {
 	if hc.Duration > 0 {
 		return hc.Duration / time.Duration(hc.Iterations)
 	}
 	return time.Duration(float64(hc.Handshakes) / hc.Rate * float64(time.Second))
 }
 
-// openDefaults sets, in an open-loop case given a Duration, the
+// OpenDefaults sets, in an open-loop case given a Duration, the
 // connections a window schedules: its length at the rate, in whole
 // connections.
-func (hc *HandshakeCase) openDefaults() {
+func (hc *HandshakeCase) OpenDefaults() {
 	switch {
-	case hc.Rate > 0 && hc.Duration > 0 && hc.sharded():
+	case hc.Rate > 0 && hc.Duration > 0 && hc.Sharded():
 		hc.shardWindow()
 	case hc.Rate > 0 && hc.Duration > 0:
-		hc.Handshakes = wholeStarts(hc.Rate, hc.windowLength())
+		hc.Handshakes = wholeStarts(hc.Rate, hc.WindowLength())
 	}
 }
 
@@ -133,9 +133,9 @@ func ShortWindow(duration time.Duration, iterations int, durationName, iteration
 		iterations, duration/time.Duration(iterations), MinWindow, durationName, MinWindow*time.Duration(iterations), iterationsName)
 }
 
-// validateOpen checks the open-loop settings (Rate, Arrival,
+// ValidateOpen checks the open-loop settings (Rate, Arrival,
 // MaxInflight) and Duration.
-func (hc *HandshakeCase) validateOpen() error {
+func (hc *HandshakeCase) ValidateOpen() error {
 	switch {
 	case hc.Duration < 0:
 		return field.Errorf("Duration", hc.Duration, "must be positive, or 0 for none")
@@ -178,16 +178,16 @@ func (hc *HandshakeCase) failureBudget(iters int, warmup bool) *failureBudget {
 // sample is an iteration's value in samples_us: the mean latency from
 // the intended start of a window's successful connections, or the wall
 // time per handshake of a closed-loop iteration.
-func (it iterResult) sample() float64 {
-	if it.open != nil {
-		return float64(it.open.latSum.Nanoseconds()) / 1e3 / float64(it.ok)
+func (it IterResult) sample() float64 {
+	if it.Open != nil {
+		return float64(it.Open.LatSum.Nanoseconds()) / 1e3 / float64(it.OK)
 	}
-	return float64(it.wall.Nanoseconds()) / 1e3 / float64(it.ok)
+	return float64(it.Wall.Nanoseconds()) / 1e3 / float64(it.OK)
 }
 
-// primeWave is how many sessions priming deposits (per round of client
+// PrimeWave is how many sessions priming deposits (per round of client
 // identities): a wave's, or in open loop what its session pool keeps.
-func (hc *HandshakeCase) primeWave() int {
+func (hc *HandshakeCase) PrimeWave() int {
 	if hc.Rate > 0 {
 		return OpenLoopSessions(hc.MaxInflight)
 	}

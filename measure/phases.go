@@ -1,8 +1,9 @@
-package loadgen
+package measure
 
 import (
 	"time"
 
+	"github.com/tlsbench/tlsbench/client"
 	"github.com/tlsbench/tlsbench/results"
 	"github.com/tlsbench/tlsbench/stats"
 )
@@ -15,27 +16,27 @@ import (
 // HDR histogram per iteration, merged into the case's over the kept
 // iterations only, as the latency histogram is.
 
-// recordsPhases says whether the case records phases: always, except in
+// RecordsPhases says whether the case records phases: always, except in
 // the benchmark that measures what recording them costs.
-func (r *measurer) recordsPhases() bool {
-	return r.hc.hooks == nil || !r.hc.hooks.noPhases
+func (r *Measurer) RecordsPhases() bool {
+	return r.Case.Hooks == nil || !r.Case.Hooks.NoPhases
 }
 
 // clientPhases are the client's phase histograms of one iteration or of
 // the kept iterations.
 type clientPhases struct {
 	connect, handshake, firstByte *stats.Latency
-	// firstResponse runs from the dial to the first byte of the answer,
+	// FirstResponse runs from the dial to the first byte of the answer,
 	// exchange from the end of the handshake to the end of the exchange.
 	firstResponse, exchange *stats.Latency
-	// total is the latency of a part of a mix (the case's own is
+	// Total is the latency of a part of a mix (the case's own is
 	// measured.lat); nil otherwise.
 	total *stats.Latency
 	// parts, in a mix, are the phases of its full ([0]) and resumed
 	// ([1]) handshakes apart: the two cost different things, and their
 	// sum hides which.
 	parts []*clientPhases
-	// work sums a part's connections' measured CPU time, and workLost
+	// Work sums a part's connections' measured CPU time, and workLost
 	// counts its connections whose time could not be measured whole.
 	work     time.Duration
 	workLost int64
@@ -56,7 +57,7 @@ func newClientPhases(mix bool) *clientPhases {
 	return p
 }
 
-// release gives p's histograms back for reuse (see freeHistograms).
+// Release gives p's histograms back for reuse (see freeHistograms).
 func (p *clientPhases) release() {
 	releaseHistograms(p.connect, p.handshake, p.firstByte, p.firstResponse, p.exchange, p.total)
 	for _, part := range p.parts {
@@ -97,34 +98,34 @@ func (p *clientPhases) merge(o *clientPhases) {
 
 // record adds a successful connection's phases, and in a mix its
 // latency and phases to its part's.
-func (p *clientPhases) record(c *connResult) {
+func (p *clientPhases) record(c *client.Sample) {
 	if p.parts != nil {
 		part := p.parts[0]
-		if c.resumed {
+		if c.Resumed {
 			part = p.parts[1]
 		}
-		part.total.Record(c.latency)
-		part.work += c.work
-		if c.workLost {
+		part.total.Record(c.Latency)
+		part.work += c.Work
+		if c.WorkLost {
 			part.workLost++
 		}
 		part.record(c)
 	}
-	if !c.phases {
+	if !c.Phases {
 		return
 	}
-	if c.connect >= 0 {
-		p.connect.Record(c.connect)
+	if c.Connect >= 0 {
+		p.connect.Record(c.Connect)
 	}
-	p.handshake.Record(c.handshake)
-	if c.firstByte >= 0 {
-		p.firstByte.Record(c.firstByte)
+	p.handshake.Record(c.Handshake)
+	if c.FirstByte >= 0 {
+		p.firstByte.Record(c.FirstByte)
 	}
-	if c.firstResponse >= 0 {
-		p.firstResponse.Record(c.firstResponse)
+	if c.FirstResponse >= 0 {
+		p.firstResponse.Record(c.FirstResponse)
 	}
-	if c.exchange >= 0 {
-		p.exchange.Record(c.exchange)
+	if c.Exchange >= 0 {
+		p.exchange.Record(c.Exchange)
 	}
 }
 
@@ -147,7 +148,7 @@ func phaseOf(l *stats.Latency, encoded string) results.Phase {
 // phaseRecords returns the record's phases: the client's (when
 // recorded), the total (the latency histogram, already encoded in
 // f), and the server's over the kept iterations when it reported them.
-func (r *measurer) phaseRecords(m *measured, f figures) map[string]results.Phase {
+func (r *Measurer) phaseRecords(m *Measured, f Figures) map[string]results.Phase {
 	out := map[string]results.Phase{results.PhaseTotal: phaseOf(m.lat, f.histogram)}
 	r.clientPhaseRecords(out, m.phases)
 	if f.serverErr == nil {
@@ -162,11 +163,11 @@ func (r *measurer) phaseRecords(m *measured, f figures) map[string]results.Phase
 // records them. A QUIC connection has no connect: its dial is the first
 // packet of its handshake, so the phase is left out rather than shown
 // as a zero.
-func (r *measurer) clientPhaseRecords(out map[string]results.Phase, p *clientPhases) {
-	if !r.recordsPhases() {
+func (r *Measurer) clientPhaseRecords(out map[string]results.Phase, p *clientPhases) {
+	if !r.RecordsPhases() {
 		return
 	}
-	if r.hc.QUIC == nil {
+	if r.Case.QUIC == nil {
 		out[results.PhaseConnect] = phaseOf(p.connect, "")
 	}
 	out[results.PhaseHandshake] = phaseOf(p.handshake, "")

@@ -1,4 +1,4 @@
-package loadgen
+package measure
 
 import (
 	"fmt"
@@ -21,20 +21,20 @@ import (
 
 // handshakeSamples are the kept iterations' handshake figures, or nil
 // when the case has none (open loop: its samples are latencies already).
-func (m *measured) handshakeSamples() []float64 {
-	if len(m.hsSamples) == 0 || len(m.hsSamples) != len(m.samples) {
+func (m *Measured) handshakeSamples() []float64 {
+	if len(m.hsSamples) == 0 || len(m.hsSamples) != len(m.Samples) {
 		return nil
 	}
 	return m.hsSamples
 }
 
-// headline is what a case is judged by (its target error, the paired
+// Headline is what a case is judged by (its target error, the paired
 // ratio of an interleaved run): the handshake figure where there is one.
-func (m *measured) headline() []float64 {
+func (m *Measured) Headline() []float64 {
 	if hs := m.handshakeSamples(); hs != nil {
 		return hs
 	}
-	return m.samples
+	return m.Samples
 }
 
 // Thresholds of the notes on the exchange and on stalls.
@@ -59,8 +59,8 @@ const (
 // connection rate, and when a phase stalls the way Nagle meeting delayed
 // ACK does, with the figures: one note for each, the exchange's stall
 // told in the exchange's note.
-func (r *measurer) headlineNotes(rec *results.Record, m *measured) []string {
-	if !r.recordsPhases() || m.total.ok == 0 {
+func (r *Measurer) headlineNotes(rec *results.Record, m *Measured) []string {
+	if !r.RecordsPhases() || m.Total.OK == 0 {
 		return nil
 	}
 	p := m.phases

@@ -1,4 +1,4 @@
-package loadgen
+package measure
 
 import (
 	"fmt"
@@ -134,13 +134,13 @@ func (hc *HandshakeCase) mixGate(iters []iterStat, warmup bool) *MixError {
 // partFigures returns the record's parts of a mix: the handshakes and
 // client phases of the full and of the resumed handshakes apart (nil
 // outside a mix).
-func (r *measurer) partFigures(m *measured) map[string]results.PartFigures {
-	if r.hc.ResumeRatio == nil {
+func (r *Measurer) partFigures(m *Measured) map[string]results.PartFigures {
+	if r.Case.ResumeRatio == nil {
 		return nil
 	}
 	out := map[string]results.PartFigures{
-		results.PartFull:    {Handshakes: m.total.ok - m.total.resumed},
-		results.PartResumed: {Handshakes: m.total.resumed},
+		results.PartFull:    {Handshakes: m.Total.OK - m.Total.resumed},
+		results.PartResumed: {Handshakes: m.Total.resumed},
 	}
 	for i, name := range []string{results.PartFull, results.PartResumed} {
 		p := out[name]
@@ -156,8 +156,8 @@ func (r *measurer) partFigures(m *measured) map[string]results.PartFigures {
 // iteration of a mix, whose gate holds the server's count to the share
 // as the measured iterations' does (errNoServer outside a mix, without a
 // server, or behind a proxy, whose leg the server's counts describe).
-func (r *measurer) mixSnapshot() (ServerSnapshot, error) {
-	hc := r.hc
+func (r *Measurer) mixSnapshot() (ServerSnapshot, error) {
+	hc := r.Case
 	if hc.ResumeRatio == nil || hc.Server == nil || hc.Proxy != nil {
 		return ServerSnapshot{}, errNoServer
 	}
@@ -192,25 +192,25 @@ func (r *measurer) mixSnapshot() (ServerSnapshot, error) {
 // alone), at a few system calls per read of a handshake: those calls
 // are in a mix's CPU figures, and so in both its parts, but not in the
 // full-only and resumed-only cases beside it.
-func (r *measurer) partCPU(rec *results.Record, m *measured, f figures) {
+func (r *Measurer) partCPU(rec *results.Record, m *Measured, f Figures) {
 	if rec.Parts == nil || len(m.phases.parts) != 2 {
 		return
 	}
 	var client, server [2]*float64
 	if rec.ClientCPUUS != nil {
 		parts := m.phases.parts
-		client = cpuSplit{who: "client", total: *rec.ClientCPUUS * float64(m.total.ok),
-			handshakes: [2]int64{m.total.ok - m.total.resumed, m.total.resumed},
-			work:       [2]float64{us(parts[0].work), us(parts[1].work)}, lost: parts[0].workLost + parts[1].workLost,
-		}.perHandshake(rec)
+		client = CPUSplit{Who: "client", Total: *rec.ClientCPUUS * float64(m.Total.OK),
+			Handshakes: [2]int64{m.Total.OK - m.Total.resumed, m.Total.resumed},
+			Work:       [2]float64{us(parts[0].work), us(parts[1].work)}, Lost: parts[0].workLost + parts[1].workLost,
+		}.PerHandshake(rec)
 	}
 	srv := f.server
 	if f.serverErr == nil && srv.HasCPU && srv.HandshakeCPU != nil {
-		server = cpuSplit{who: "server", total: us(srv.CPU),
-			handshakes: [2]int64{srv.Handshakes - srv.Resumed, srv.Resumed},
-			work:       [2]float64{float64(srv.HandshakeCPU[results.PartFull]) / 1e3, float64(srv.HandshakeCPU[results.PartResumed]) / 1e3},
-			lost:       srv.HandshakeCPULost,
-		}.perHandshake(rec)
+		server = CPUSplit{Who: "server", Total: us(srv.CPU),
+			Handshakes: [2]int64{srv.Handshakes - srv.Resumed, srv.Resumed},
+			Work:       [2]float64{float64(srv.HandshakeCPU[results.PartFull]) / 1e3, float64(srv.HandshakeCPU[results.PartResumed]) / 1e3},
+			Lost:       srv.HandshakeCPULost,
+		}.PerHandshake(rec)
 	}
 	for i, name := range []string{results.PartFull, results.PartResumed} {
 		p := rec.Parts[name]
@@ -223,35 +223,35 @@ func (r *measurer) partCPU(rec *results.Record, m *measured, f figures) {
 // measured only in part before the record says so.
 const maxWorkLost = 0.1
 
-// cpuSplit is one process's CPU time over a mix's kept iterations (µs),
+// CPUSplit is one process's CPU time over a mix's kept iterations (µs),
 // and its parts' handshakes and measured work (µs), full first.
-type cpuSplit struct {
-	who        string
-	total      float64
-	handshakes [2]int64
-	work       [2]float64
-	lost       int64
+type CPUSplit struct {
+	Who        string
+	Total      float64
+	Handshakes [2]int64
+	Work       [2]float64
+	Lost       int64
 }
 
-// perHandshake returns each part's CPU per handshake (full first; nil
+// PerHandshake returns each part's CPU per handshake (full first; nil
 // for a part without handshakes), or none, with a note on rec saying why.
-func (s cpuSplit) perHandshake(rec *results.Record) (out [2]*float64) {
-	n := s.handshakes[0] + s.handshakes[1]
-	rest := s.total - s.work[0] - s.work[1]
+func (s CPUSplit) PerHandshake(rec *results.Record) (out [2]*float64) {
+	n := s.Handshakes[0] + s.Handshakes[1]
+	rest := s.Total - s.Work[0] - s.Work[1]
 	switch {
-	case n == 0 || s.total <= 0:
+	case n == 0 || s.Total <= 0:
 		return out
-	case s.work[0] == 0 && s.work[1] == 0:
-		rec.Notes = append(rec.Notes, "the "+s.who+"'s CPU per part of the mix is unknown: its connections' own CPU time cannot be measured here")
+	case s.Work[0] == 0 && s.Work[1] == 0:
+		rec.Notes = append(rec.Notes, "the "+s.Who+"'s CPU per part of the mix is unknown: its connections' own CPU time cannot be measured here")
 		return out
 	case rest < 0:
 		rec.Notes = append(rec.Notes, fmt.Sprintf("the %s's CPU per part of the mix is unknown: its connections measured %.0f µs of work, more than the %.0f µs the process used",
-			s.who, s.work[0]+s.work[1], s.total))
+			s.Who, s.Work[0]+s.Work[1], s.Total))
 		return out
 	}
 	for i := range out {
-		if s.handshakes[i] > 0 {
-			out[i] = results.Float(s.work[i]/float64(s.handshakes[i]) + rest/float64(n))
+		if s.Handshakes[i] > 0 {
+			out[i] = results.Float(s.Work[i]/float64(s.Handshakes[i]) + rest/float64(n))
 		}
 	}
 	// A connection whose stretch of work could not be measured (it
@@ -261,9 +261,9 @@ func (s cpuSplit) perHandshake(rec *results.Record) (out [2]*float64) {
 	// the difference between the parts. (A stretch that waited and came
 	// back to its thread after only unmeasured code ran there is not
 	// seen, and is charged that code's time.)
-	if float64(s.lost) > maxWorkLost*float64(n) {
+	if float64(s.Lost) > maxWorkLost*float64(n) {
 		rec.Notes = append(rec.Notes, fmt.Sprintf("the %s's CPU per part of the mix is blurred: %d of %d handshakes could not be measured whole (they moved between threads, or shared one, while they computed), and the work left out is shared between the parts evenly",
-			s.who, s.lost, n))
+			s.Who, s.Lost, n))
 	}
 	return out
 }

@@ -1,4 +1,4 @@
-package loadgen
+package measure
 
 import (
 	"fmt"
@@ -62,11 +62,11 @@ func (e *RateError) reason() string {
 	var short []string
 	if e.Achieved < MinRateShare*e.Offered {
 		short = append(short, fmt.Sprintf("started %s connections per second, below %s of the %s asked for",
-			rateText(e.Achieved), percent(MinRateShare), strconv.FormatFloat(e.Target, 'f', -1, 64)))
+			rateText(e.Achieved), Percent(MinRateShare), strconv.FormatFloat(e.Target, 'f', -1, 64)))
 	}
 	if float64(e.Dropped) > MaxDropShare*float64(e.Scheduled) {
 		short = append(short, fmt.Sprintf("dropped %d of %d scheduled connections (%s), above %s",
-			e.Dropped, e.Scheduled, percent(ratio(e.Dropped, e.Scheduled)), percent(MaxDropShare)))
+			e.Dropped, e.Scheduled, Percent(ratio(e.Dropped, e.Scheduled)), Percent(MaxDropShare)))
 	}
 	return "the schedule was not held: " + strings.Join(short, ", and ") + "; " + e.why()
 }
@@ -101,18 +101,18 @@ func (e *RateError) why() string {
 // openFigures fills the record's open-loop and duration fields and
 // applies the schedule's gates: a failure marks rec failed, with the
 // reason in its notes, and comes back as a RateError.
-func (r *measurer) openFigures(rec *results.Record, m *measured) error {
-	hc := r.hc
+func (r *Measurer) openFigures(rec *results.Record, m *Measured) error {
+	hc := r.Case
 	rec.Arrival, rec.RateTarget, rec.RateAchieved, rec.MaxInflight = "", nil, nil, 0
 	rec.Late, rec.Dropped, rec.DurationUS = nil, nil, nil
 	rec.StartLatenessP50US, rec.StartLatenessP99US = nil, nil
 	rec.ServiceP50US, rec.ServiceP90US, rec.ServiceP99US, rec.ServiceP999US = nil, nil, nil, nil
 	rec.ServiceHistogram, rec.StartLatenessHistogram = "", ""
-	w := m.total.open
+	w := m.Total.Open
 	if hc.Duration > 0 {
-		d := m.total.wall
+		d := m.Total.Wall
 		if w != nil {
-			d = w.length
+			d = w.Length
 		}
 		rec.DurationUS = results.Float(float64(d.Nanoseconds()) / 1e3)
 	}
@@ -120,22 +120,22 @@ func (r *measurer) openFigures(rec *results.Record, m *measured) error {
 		return nil
 	}
 	rec.Arrival, rec.RateTarget, rec.RateAchieved = hc.Arrival, results.Float(hc.Rate), results.Float(w.achieved())
-	rec.MaxInflight, rec.Late, rec.Dropped = hc.MaxInflight, results.Int(w.late), results.Int(w.dropped)
-	if w.lateness.Count() > 0 {
-		rec.StartLatenessP50US = results.Float(w.lateness.PercentileUS(50))
-		rec.StartLatenessP99US = results.Float(w.lateness.PercentileUS(99))
-		rec.StartLatenessHistogram = encodeOrNote(rec, w.lateness, "start lateness")
+	rec.MaxInflight, rec.Late, rec.Dropped = hc.MaxInflight, results.Int(w.Late), results.Int(w.Dropped)
+	if w.Lateness.Count() > 0 {
+		rec.StartLatenessP50US = results.Float(w.Lateness.PercentileUS(50))
+		rec.StartLatenessP99US = results.Float(w.Lateness.PercentileUS(99))
+		rec.StartLatenessHistogram = encodeOrNote(rec, w.Lateness, "start lateness")
 	}
-	if w.service.Count() > 0 {
-		rec.ServiceP50US = results.Float(w.service.PercentileUS(50))
-		rec.ServiceP90US = results.Float(w.service.PercentileUS(90))
-		rec.ServiceP99US = results.Float(w.service.PercentileUS(99))
-		rec.ServiceP999US = results.Float(w.service.PercentileUS(99.9))
-		rec.ServiceHistogram = encodeOrNote(rec, w.service, "service time")
+	if w.Service.Count() > 0 {
+		rec.ServiceP50US = results.Float(w.Service.PercentileUS(50))
+		rec.ServiceP90US = results.Float(w.Service.PercentileUS(90))
+		rec.ServiceP99US = results.Float(w.Service.PercentileUS(99))
+		rec.ServiceP999US = results.Float(w.Service.PercentileUS(99.9))
+		rec.ServiceHistogram = encodeOrNote(rec, w.Service, "service time")
 	}
-	if _, off := ScheduledRate(hc.Rate, hc.windowLength()); hc.Duration > 0 && !hc.sharded() && off > MaxRateRounding {
+	if _, off := ScheduledRate(hc.Rate, hc.WindowLength()); hc.Duration > 0 && !hc.Sharded() && off > MaxRateRounding {
 		rec.Notes = append(rec.Notes, fmt.Sprintf("the schedule ran at %s connections per second, not the %s asked: a window of %v starts whole connections (%d), %.1f%% off the rate",
-			rateText(w.offered()), strconv.FormatFloat(hc.Rate, 'f', -1, 64), hc.windowLength(), hc.Handshakes, 100*off))
+			rateText(w.offered()), strconv.FormatFloat(hc.Rate, 'f', -1, 64), hc.WindowLength(), hc.Handshakes, 100*off))
 	}
 	e := hc.rateGate(rec, w)
 	if e == nil {
@@ -149,26 +149,26 @@ func (r *measurer) openFigures(rec *results.Record, m *measured) error {
 // rateGate returns the RateError of windows w that did not hold their
 // schedule, with its cause read from the record's figures; nil when
 // they did.
-func (hc *HandshakeCase) rateGate(rec *results.Record, w *windowStats) *RateError {
-	if w.achieved() >= MinRateShare*w.offered() && float64(w.dropped) <= MaxDropShare*float64(w.scheduled) {
+func (hc *HandshakeCase) rateGate(rec *results.Record, w *WindowStats) *RateError {
+	if w.achieved() >= MinRateShare*w.offered() && float64(w.Dropped) <= MaxDropShare*float64(w.Scheduled) {
 		return nil
 	}
 	e := &RateError{Case: hc.Name, Target: hc.Rate, Offered: w.offered(), Achieved: w.achieved(),
-		Scheduled: w.scheduled, Late: w.late, Dropped: w.dropped, MaxInflight: hc.MaxInflight,
-		Cores: float64(runtime.GOMAXPROCS(0)), MachineBusy: -1, LatenessP99US: w.lateness.PercentileUS(99),
+		Scheduled: w.Scheduled, Late: w.Late, Dropped: w.Dropped, MaxInflight: hc.MaxInflight,
+		Cores: float64(runtime.GOMAXPROCS(0)), MachineBusy: -1, LatenessP99US: w.Lateness.PercentileUS(99),
 		RateSetting: hc.Words.Name("Rate"), InflightSetting: hc.Words.Name("MaxInflight")}
 	e.ClientCores = rec.Extra["client_cores_used"]
 	if rec.MachineBusy != nil {
 		e.MachineBusy = *rec.MachineBusy
 	}
-	e.Cause = rateCause(e)
+	e.Cause = RateCause(e)
 	return e
 }
 
-// rateCause tells why a schedule was not held: starts that waited for
+// RateCause tells why a schedule was not held: starts that waited for
 // the cap blame the server; otherwise a saturated client or machine
 // blames the generator's CPU.
-func rateCause(e *RateError) string {
+func RateCause(e *RateError) string {
 	switch {
 	case e.Late > 0 || e.Dropped > 0:
 		return CauseInflight

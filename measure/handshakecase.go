@@ -1,4 +1,4 @@
-package loadgen
+package measure
 
 import (
 	"cmp"
@@ -154,10 +154,10 @@ type HandshakeCase struct {
 	// and records how late (Record.StartLateUS, in a sharded case).
 	StartAt time.Time
 
-	hooks *testHooks // nil outside tests
-	// wholeWindow is, in an open-loop shard, the connections a window of
+	Hooks *TestHooks // nil outside tests
+	// WholeWindow is, in an open-loop shard, the connections a window of
 	// the whole schedule (every shard's) holds.
-	wholeWindow int
+	WholeWindow int
 }
 
 // Progress reports a finished iteration.
@@ -222,7 +222,7 @@ type ServerSnapshot struct {
 	QUICRetries, QUICRefused int64
 }
 
-func (hc *HandshakeCase) setDefaults() error {
+func (hc *HandshakeCase) SetDefaults() error {
 	if hc.Handshakes <= 0 {
 		hc.Handshakes = 128
 	}
@@ -235,7 +235,7 @@ func (hc *HandshakeCase) setDefaults() error {
 	if err := hc.validate(); err != nil {
 		return fmt.Errorf("%s: %w", hc.Name, err)
 	}
-	hc.openDefaults()
+	hc.OpenDefaults()
 	if hc.Exchange == nil {
 		hc.Exchange = client.PingPong
 	}
@@ -252,10 +252,10 @@ func (hc *HandshakeCase) setDefaults() error {
 // validate checks the settings a case cannot run without; the errors
 // name the field (*field.Error).
 func (hc *HandshakeCase) validate() error {
-	if err := hc.validateOpen(); err != nil {
+	if err := hc.ValidateOpen(); err != nil {
 		return err
 	}
-	if err := hc.validateShard(); err != nil {
+	if err := hc.ValidateShard(); err != nil {
 		return err
 	}
 	if err := hc.validateMix(); err != nil {

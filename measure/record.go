@@ -1,4 +1,4 @@
-package loadgen
+package measure
 
 import (
 	"fmt"
@@ -13,9 +13,9 @@ import (
 	"github.com/tlsbench/tlsbench/stats"
 )
 
-// setSummary stores the per-iteration samples of a case and their
+// SetSummary stores the per-iteration samples of a case and their
 // statistics s in rec; the error is null with fewer than two samples.
-func setSummary(rec *results.Record, samples []float64, s stats.Summary) {
+func SetSummary(rec *results.Record, samples []float64, s stats.Summary) {
 	rec.Iterations = len(samples)
 	rec.SamplesUS = samples
 	rec.MeanUS, rec.StddevUS, rec.MedianUS, rec.MinUS, rec.MaxUS = s.Mean, s.StdDev, s.Median, s.Min, s.Max
@@ -25,11 +25,11 @@ func setSummary(rec *results.Record, samples []float64, s stats.Summary) {
 	}
 }
 
-// proxyFigures fills a record's proxy fields from the proxy's counts over
+// ProxyFigures fills a record's proxy fields from the proxy's counts over
 // the kept iterations: its CPU divided over per units (handshakes, or
 // megabytes moved), the relay modes, the certificates it minted, the
 // client-leg handshakes it resumed.
-func proxyFigures(rec *results.Record, obs ProxyObserver, p ProxySnapshot, err error, per float64) {
+func ProxyFigures(rec *results.Record, obs ProxyObserver, p ProxySnapshot, err error, per float64) {
 	if obs == nil {
 		return
 	}
@@ -51,7 +51,7 @@ func proxyFigures(rec *results.Record, obs ProxyObserver, p ProxySnapshot, err e
 	if !p.HasCounts {
 		return
 	}
-	rec.ProxyRelay = relayModes(p.Relay)
+	rec.ProxyRelay = RelayModes(p.Relay)
 	rec.ProxyMints, rec.ProxyMintHits = results.Int(p.Mints), results.Int(p.MintHits)
 	rec.ProxyResumed = results.Int(p.ClientResumed)
 	rec.Extra["proxy_origin_handshakes"] = float64(p.OriginHandshakes)
@@ -73,10 +73,10 @@ func proxyFigures(rec *results.Record, obs ProxyObserver, p ProxySnapshot, err e
 	}
 }
 
-// relayModes writes the proxy's relay counts per leg: "client:splice" when
+// RelayModes writes the proxy's relay counts per leg: "client:splice" when
 // every connection's leg used one mode, each mode with its count when
 // they differed; legs in order (client, then origin).
-func relayModes(relay map[string]int64) string {
+func RelayModes(relay map[string]int64) string {
 	byLeg := map[string][]string{}
 	var legs []string
 	for k, n := range relay {
@@ -118,11 +118,11 @@ func (e *ProxyResumedError) Error() string {
 	return fmt.Sprintf("%s: the proxy counted %d resumed client handshakes, the client %d (with %d failed connections): the client's leg did not resume as the client saw it", e.Case, e.Proxy, e.Client, e.Failed)
 }
 
-// proxyResumedGate checks, in a resume case, the proxy's own count of
+// ProxyResumedGate checks, in a resume case, the proxy's own count of
 // resumed client-leg handshakes against the client's: it may exceed it
 // only by connections that failed on the client after the proxy's
 // handshake.
-func (hc *HandshakeCase) proxyResumedGate(rec *results.Record, p ProxySnapshot, err error) error {
+func (hc *HandshakeCase) ProxyResumedGate(rec *results.Record, p ProxySnapshot, err error) error {
 	if !hc.Resume || hc.Proxy == nil || err != nil || !p.HasCounts {
 		return nil
 	}
@@ -139,13 +139,13 @@ func (hc *HandshakeCase) proxyResumedGate(rec *results.Record, p ProxySnapshot, 
 // describes.
 const proxyLegNote = "through a proxy: resumed, resumption_rate and the resumption gate describe the client–proxy leg; server_resumed and the server's figures describe the proxy–origin leg and are not gated"
 
-// relaySince is the proxy's relay modes of the connections that started
+// RelaySince is the proxy's relay modes of the connections that started
 // since base, up to the last boundary read: a connection's modes are
 // counted once, when its relay starts, so a case whose connections open
 // before its measured iterations (throughput) takes them over the whole
 // case, not over the kept iterations.
-func (m *meter) relaySince(base ProxySnapshot) (relay, fallbacks map[string]int64, ok bool) {
-	if !m.hasLastPx || m.back.proxyCounts {
+func (m *Meter) RelaySince(base ProxySnapshot) (relay, fallbacks map[string]int64, ok bool) {
+	if !m.hasLastPx || m.Back.proxyCounts {
 		return nil, nil, false
 	}
 	return counts.Sub(m.lastPrx.Relay, base.Relay), counts.Sub(m.lastPrx.Fallbacks, base.Fallbacks), true

@@ -1,4 +1,4 @@
-package loadgen
+package measure
 
 import (
 	"context"
@@ -19,31 +19,31 @@ import (
 // HandshakeCase.ListenQueue says every listener it reaches is on this
 // machine, records them and says so in a note and in its failure.
 
-// listenCount sums the machine's listen-queue counters over spans of a
+// ListenCount sums the machine's listen-queue counters over spans of a
 // case.
-type listenCount struct {
+type ListenCount struct {
 	q     usage.ListenQueue
 	spans int
-	// lost is set when a span's counters could not be read, or went
+	// Lost is set when a span's counters could not be read, or went
 	// back: the sum is then unknown.
 	lost bool
 }
 
-// listenReading is the counters read at one boundary; on is false when
+// ListenReading is the counters read at one boundary; on is false when
 // the case does not count them.
-type listenReading struct {
-	q   usage.ListenQueue
-	err error
-	on  bool
+type ListenReading struct {
+	Q   usage.ListenQueue
+	Err error
+	On  bool
 }
 
-// add counts the span between two readings.
-func (c *listenCount) add(before, after listenReading) {
-	if !before.on || !after.on {
+// Add counts the span between two readings.
+func (c *ListenCount) Add(before, after ListenReading) {
+	if !before.On || !after.On {
 		return
 	}
-	d, ok := after.q.Sub(before.q)
-	if before.err != nil || after.err != nil || !ok {
+	d, ok := after.Q.Sub(before.Q)
+	if before.Err != nil || after.Err != nil || !ok {
 		c.lost = true
 		return
 	}
@@ -52,27 +52,27 @@ func (c *listenCount) add(before, after listenReading) {
 }
 
 // known reports whether the sum covers every span counted.
-func (c *listenCount) known() bool { return c != nil && c.spans > 0 && !c.lost }
+func (c *ListenCount) known() bool { return c != nil && c.spans > 0 && !c.lost }
 
 // merge adds the spans of o.
-func (c *listenCount) merge(o listenCount) {
+func (c *ListenCount) merge(o ListenCount) {
 	c.q = c.q.Add(o.q)
 	c.spans += o.spans
 	c.lost = c.lost || o.lost
 }
 
 // readListen reads the counters when on (the case counts them).
-func readListen(on bool) listenReading {
+func readListen(on bool) ListenReading {
 	if !on {
-		return listenReading{}
+		return ListenReading{}
 	}
 	q, err := usage.ReadListenQueue()
-	return listenReading{q: q, err: err, on: true}
+	return ListenReading{Q: q, Err: err, On: true}
 }
 
-// listenNote is what the counts mean for the case, or "" when the
+// ListenNote is what the counts mean for the case, or "" when the
 // listeners dropped nothing.
-func (hc *HandshakeCase) listenNote(c *listenCount, rec *results.Record) string {
+func (hc *HandshakeCase) ListenNote(c *ListenCount, rec *results.Record) string {
 	if !c.known() || c.q.Drops == 0 && c.q.Overflows == 0 {
 		return ""
 	}
@@ -113,13 +113,13 @@ func connectSignature(p results.Phase) string {
 
 // listenFigures records the counts of the measured iterations in rec,
 // with their note.
-func (r *measurer) listenFigures(rec *results.Record, c *listenCount) {
+func (r *Measurer) listenFigures(rec *results.Record, c *ListenCount) {
 	rec.ListenOverflows, rec.ListenDrops = nil, nil
 	if !c.known() {
 		return
 	}
 	rec.ListenOverflows, rec.ListenDrops = results.Int(c.q.Overflows), results.Int(c.q.Drops)
-	if n := r.hc.listenNote(c, rec); n != "" {
+	if n := r.Case.ListenNote(c, rec); n != "" {
 		rec.Notes = append(rec.Notes, n)
 	}
 }
@@ -140,14 +140,14 @@ func (e *ListenOverflowError) Error() string { return e.Err.Error() + "; " + e.N
 
 func (e *ListenOverflowError) Unwrap() error { return e.Err }
 
-// listenFailure wraps err, a failure of the phase c counted, when its
+// ListenFailure wraps err, a failure of the phase c counted, when its
 // listeners dropped connections.
-func (hc *HandshakeCase) listenFailure(err error, c *listenCount, rec *results.Record) error {
+func (hc *HandshakeCase) ListenFailure(err error, c *ListenCount, rec *results.Record) error {
 	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		// An interrupted case did not fail.
 		return err
 	}
-	n := hc.listenNote(c, rec)
+	n := hc.ListenNote(c, rec)
 	if n == "" {
 		return err
 	}

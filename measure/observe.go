@@ -1,4 +1,4 @@
-package loadgen
+package measure
 
 import (
 	"time"
@@ -102,8 +102,8 @@ func (s ProxySnapshot) sub(earlier ProxySnapshot) ProxySnapshot {
 	return d
 }
 
-// add sums two spans of proxy counts.
-func (s ProxySnapshot) add(o ProxySnapshot) ProxySnapshot {
+// Add sums two spans of proxy counts.
+func (s ProxySnapshot) Add(o ProxySnapshot) ProxySnapshot {
 	d := o
 	d.ClientHandshakes += s.ClientHandshakes
 	d.ClientResumed += s.ClientResumed

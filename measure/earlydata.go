@@ -1,4 +1,4 @@
-package loadgen
+package measure
 
 import (
 	"fmt"
@@ -30,34 +30,34 @@ func (e *EarlyDataError) Error() string {
 		e.Case, e.ServerAccepted, e.ClientAccepted, e.Failed)
 }
 
-// quicFigures fills a QUIC case's version and early data over the kept
+// QUICFigures fills a QUIC case's version and early data over the kept
 // iterations, with the server's own counts when it reports them, and
 // returns an EarlyDataError when the two disagree on what the server
 // accepted.
-func (r *measurer) quicFigures(rec *results.Record, m *measured, f figures) error {
-	hc := r.hc
+func (r *Measurer) QUICFigures(rec *results.Record, m *Measured, f Figures) error {
+	hc := r.Case
 	if hc.QUIC == nil {
 		return nil
 	}
-	rec.QUICVersion = versionsOf(m.total.quicVersions)
+	rec.QUICVersion = VersionsOf(m.Total.quicVersions)
 	if hc.Server != nil && f.serverErr == nil && f.server.HasCounts {
 		quicServerFigures(rec, f.server)
 	}
 	if !hc.QUIC.EarlyData {
 		return nil
 	}
-	e := m.total.early
-	rec.EarlyDataOffered, rec.EarlyDataAccepted, rec.EarlyDataRejected = results.Int(e.offered), results.Int(e.accepted), results.Int(e.rejected)
+	e := m.Total.Early
+	rec.EarlyDataOffered, rec.EarlyDataAccepted, rec.EarlyDataRejected = results.Int(e.Offered), results.Int(e.Accepted), results.Int(e.Rejected)
 	switch {
-	case e.offered == 0 && rec.Resumed > 0:
+	case e.Offered == 0 && rec.Resumed > 0:
 		rec.Notes = append(rec.Notes, "no early data offered: none of the sessions resumed allowed it (the server's session tickets do not permit early data), so these are 1-RTT resumptions, not 0-RTT")
-	case e.offered < rec.Resumed:
+	case e.Offered < rec.Resumed:
 		rec.Notes = append(rec.Notes, fmt.Sprintf("early data offered on %d of %d resumed handshakes: the other sessions did not permit it, and those resumed in one round trip",
-			e.offered, rec.Resumed))
+			e.Offered, rec.Resumed))
 	}
-	if e.late > 0 {
+	if e.Late > 0 {
 		rec.Notes = append(rec.Notes, fmt.Sprintf("%d of the %d connections whose early data was accepted wrote their request only after the handshake had ended (the client was behind: a busy machine), so it went as 1-RTT data and their first response is a 1-RTT one",
-			e.late, e.accepted))
+			e.Late, e.Accepted))
 	}
 	srv := f.server
 	if hc.Server == nil || f.serverErr != nil || !srv.HasCounts || !srv.HasEarlyData {
@@ -65,17 +65,17 @@ func (r *measurer) quicFigures(rec *results.Record, m *measured, f figures) erro
 	}
 	rec.ServerEarlyDataAccepted, rec.ServerEarlyDataRejected = results.Int(srv.EarlyDataAccepted), results.Int(srv.EarlyDataRejected)
 	var failed int64
-	for _, n := range m.total.failures {
+	for _, n := range m.Total.failures {
 		failed += n
 	}
-	if srv.EarlyDataRejected != e.rejected {
-		rec.Notes = append(rec.Notes, fmt.Sprintf("the server counted %d early-data rejections, the client %d", srv.EarlyDataRejected, e.rejected))
+	if srv.EarlyDataRejected != e.Rejected {
+		rec.Notes = append(rec.Notes, fmt.Sprintf("the server counted %d early-data rejections, the client %d", srv.EarlyDataRejected, e.Rejected))
 	}
 	// Every early data the client saw accepted, the server must have
 	// counted; the server may count more only by the connections that
 	// failed on the client after their handshake.
-	if e.accepted > srv.EarlyDataAccepted || srv.EarlyDataAccepted > e.accepted+failed {
-		return &EarlyDataError{Case: hc.Name, ClientAccepted: e.accepted, ServerAccepted: srv.EarlyDataAccepted, Failed: failed}
+	if e.Accepted > srv.EarlyDataAccepted || srv.EarlyDataAccepted > e.Accepted+failed {
+		return &EarlyDataError{Case: hc.Name, ClientAccepted: e.Accepted, ServerAccepted: srv.EarlyDataAccepted, Failed: failed}
 	}
 	return nil
 }

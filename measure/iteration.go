@@ -1,4 +1,4 @@
-package loadgen
+package measure
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/tlsbench/tlsbench/client"
 	"github.com/tlsbench/tlsbench/internal/counts"
 
 	"github.com/tlsbench/tlsbench/stats"
@@ -16,10 +17,10 @@ import (
 // case is flagged as measuring the load generator rather than the server.
 const SaturationShare = 0.9
 
-// iterResult aggregates one iteration.
-type iterResult struct {
-	wall      time.Duration
-	ok        int64
+// IterResult aggregates one iteration.
+type IterResult struct {
+	Wall      time.Duration
+	OK        int64
 	resumed   int64
 	failures  map[string]int64
 	firstErr  error
@@ -31,15 +32,15 @@ type iterResult struct {
 	// quicVersions counts QUIC handshakes by version, and early the
 	// early data of successful connections (QUIC cases).
 	quicVersions map[string]int64
-	early        earlyCounts
-	// open is an open-loop window's schedule and timing (nil in closed
+	Early        EarlyCounts
+	// Open is an open-loop window's schedule and timing (nil in closed
 	// loop); in the totals, the kept windows' together.
-	open *windowStats
+	Open *WindowStats
 
-	// handshakes is the part of wall up to the end of each wave's last
+	// Handshakes is the part of wall up to the end of each wave's last
 	// successful handshake (closed loop): the iteration's time without
 	// the exchanges that ended its waves (see waveHandshakes).
-	handshakes time.Duration
+	Handshakes time.Duration
 }
 
 var errNoServer = errors.New("no server snapshot")
@@ -67,25 +68,25 @@ func (hc *HandshakeCase) resumptionCheck(resumed, total int64, before ServerSnap
 	return e
 }
 
-// measurer is what a case's measurement keeps while the schedule runs
+// Measurer is what a case's measurement keeps while the schedule runs
 // its connections.
-type measurer struct {
-	hc *HandshakeCase
+type Measurer struct {
+	Case *HandshakeCase
 	// budget, when set, counts the failures of the phase in progress
 	// against the maximum error rate (see failureBudget).
-	budget *failureBudget
+	Budget *failureBudget
 	// phases, when set, receives the phases of the connections tally
 	// counts with a latency histogram (the measured iteration in
 	// progress).
 	phases *clientPhases
-	// dry counts, in a mix, the offers that found no session (see
+	// Dry counts, in a mix, the offers that found no session (see
 	// caseRunner.clientFor).
-	dry atomic.Int64
-	// late is how long after StartAt the warm-up began.
-	late time.Duration
-	// iterate runs one iteration of the case's schedule
+	Dry atomic.Int64
+	// Late is how long after StartAt the warm-up began.
+	Late time.Duration
+	// Iterate runs one iteration of the case's schedule
 	// (caseRunner.runIteration).
-	iterate func(ctx context.Context, lat *stats.Latency) (iterResult, error)
+	Iterate func(ctx context.Context, lat *stats.Latency) (IterResult, error)
 }
 
 // isStop reports the errors that stop a case and already name it.
@@ -98,58 +99,58 @@ func isStop(err error) bool {
 
 // conns counts the connections the iteration made: a timed iteration
 // (Duration) makes as many as its time allows.
-func (it iterResult) conns() int {
-	n := it.ok
+func (it IterResult) conns() int {
+	n := it.OK
 	for _, v := range it.failures {
 		n += v
 	}
 	return int(n)
 }
 
-func newIterResult() iterResult {
-	return iterResult{failures: map[string]int64{}, groups: map[tls.CurveID]int64{}, ciphers: map[uint16]int64{}, perClient: map[int]int64{}, failedBy: map[int]int64{},
+func NewIterResult() IterResult {
+	return IterResult{failures: map[string]int64{}, groups: map[tls.CurveID]int64{}, ciphers: map[uint16]int64{}, perClient: map[int]int64{}, failedBy: map[int]int64{},
 		quicVersions: map[string]int64{}}
 }
 
-func (r *measurer) progress(warm bool, i, of int, it iterResult) {
-	if r.hc.Progress == nil {
+func (r *Measurer) progress(warm bool, i, of int, it IterResult) {
+	if r.Case.Progress == nil {
 		return
 	}
-	p := Progress{Case: r.hc.Name, Warmup: warm, Iteration: i, Of: of}
-	if it.wall > 0 {
-		p.HandshakesPerSec = float64(it.ok) / it.wall.Seconds()
+	p := Progress{Case: r.Case.Name, Warmup: warm, Iteration: i, Of: of}
+	if it.Wall > 0 {
+		p.HandshakesPerSec = float64(it.OK) / it.Wall.Seconds()
 	}
-	r.hc.Progress(p)
+	r.Case.Progress(p)
 }
 
-// tally counts one finished connection into the iteration's result and
+// Tally counts one finished connection into the iteration's result and
 // the error budget, and records its latency in lat (when not nil). Every
 // way of scheduling connections accounts for them here.
-func (r *measurer) tally(out *iterResult, c connResult, lat *stats.Latency) {
-	if r.budget != nil {
-		r.budget.add(c)
+func (r *Measurer) Tally(out *IterResult, c client.Sample, lat *stats.Latency) {
+	if r.Budget != nil {
+		r.Budget.add(c)
 	}
-	if !c.ok {
-		out.failures[c.errKind]++
-		out.failedBy[c.client]++
+	if !c.OK {
+		out.failures[c.ErrKind]++
+		out.failedBy[c.Client]++
 		if out.firstErr == nil {
-			out.firstErr, out.firstKind = c.err, c.errKind
+			out.firstErr, out.firstKind = c.Err, c.ErrKind
 		}
 		return
 	}
-	out.ok++
-	if c.resumed {
+	out.OK++
+	if c.Resumed {
 		out.resumed++
 	}
-	out.groups[c.group]++
-	out.ciphers[c.cipher]++
-	out.perClient[c.client]++
-	if c.quicVersion != "" {
-		out.quicVersions[c.quicVersion]++
+	out.groups[c.Group]++
+	out.ciphers[c.Cipher]++
+	out.perClient[c.Client]++
+	if c.QUICVersion != "" {
+		out.quicVersions[c.QUICVersion]++
 	}
-	out.early.count(c.early, c.earlyLate)
+	out.Early.Count(c.Early, c.EarlyLate)
 	if lat != nil {
-		lat.Record(c.latency)
+		lat.Record(c.Latency)
 		if r.phases != nil {
 			r.phases.record(&c)
 		}

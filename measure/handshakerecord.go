@@ -1,4 +1,4 @@
-package loadgen
+package measure
 
 import (
 	"context"
@@ -38,11 +38,11 @@ func (e *CaseError) Error() string {
 	return msg
 }
 
-// noneSucceeded is the error of an iteration in which no handshake
+// NoneSucceeded is the error of an iteration in which no handshake
 // succeeded: a CaseError naming the first failure, or, when it made no
 // connection at all, an error that says so (a CaseError would read "all
 // 0 handshakes failed" and name no failure).
-func (hc *HandshakeCase) noneSucceeded(it iterResult) error {
+func (hc *HandshakeCase) NoneSucceeded(it IterResult) error {
 	if n := it.conns(); n > 0 && it.firstErr != nil {
 		return hc.caseError(it.firstKind, it.firstErr, n)
 	}
@@ -83,10 +83,10 @@ func (e *IdentityError) Error() string {
 		e.Case, e.Served, e.Presented)
 }
 
-// figures are the statistics of a case's kept iterations, in the units
+// Figures are the statistics of a case's kept iterations, in the units
 // of its record: summarising stands apart from measuring (measure) and
 // from writing the record (finish).
-type figures struct {
+type Figures struct {
 	iters     stats.Summary // of the per-iteration samples
 	latencyUS [4]float64    // p50, p90, p99 and p99.9 of single handshakes
 	histogram string        // encoded; empty when encoding failed
@@ -97,38 +97,38 @@ type figures struct {
 	hasLoad   bool
 }
 
-// summarise computes the figures of the kept iterations.
-func (r *measurer) summarise(m *measured) figures {
-	f := figures{iters: stats.Summarize(m.samples)}
+// Summarise computes the figures of the kept iterations.
+func (r *Measurer) Summarise(m *Measured) Figures {
+	f := Figures{iters: stats.Summarize(m.Samples)}
 	for i, p := range []float64{50, 90, 99, 99.9} {
 		f.latencyUS[i] = m.lat.PercentileUS(p)
 	}
 	if h, err := m.lat.Encode(); err == nil {
 		f.histogram = h
 	}
-	if m.total.wall > 0 {
+	if m.Total.Wall > 0 {
 		// Successful handshakes over the wall time of the kept
 		// iterations, failed connections' time included.
-		f.perSec = float64(m.total.ok) / m.total.wall.Seconds()
+		f.perSec = float64(m.Total.OK) / m.Total.Wall.Seconds()
 	}
-	f.server, f.serverErr = m.meter.serverTotal()
-	f.load, f.hasLoad = m.meter.load(m.total.wall, f.server, r.hc.transport() == "memory")
+	f.server, f.serverErr = m.Meter.ServerTotal()
+	f.load, f.hasLoad = m.Meter.Load(m.Total.Wall, f.server, r.Case.transport() == "memory")
 	return f
 }
 
-// keep adds a measured iteration to the totals.
-func (m *measured) keep(it iterResult, sp span) {
-	m.samples = append(m.samples, it.sample())
-	m.sampleOK = append(m.sampleOK, it.ok)
-	if it.open == nil {
-		m.hsSamples = append(m.hsSamples, float64(it.handshakes.Nanoseconds())/1e3/float64(it.ok))
+// Keep adds a measured iteration to the totals.
+func (m *Measured) keep(it IterResult, sp span) {
+	m.Samples = append(m.Samples, it.sample())
+	m.sampleOK = append(m.sampleOK, it.OK)
+	if it.Open == nil {
+		m.hsSamples = append(m.hsSamples, float64(it.Handshakes.Nanoseconds())/1e3/float64(it.OK))
 	}
-	t := &m.total
-	if it.open != nil {
-		t.open.add(it.open)
+	t := &m.Total
+	if it.Open != nil {
+		t.Open.add(it.Open)
 	}
-	t.wall += it.wall
-	t.ok += it.ok
+	t.Wall += it.Wall
+	t.OK += it.OK
 	t.resumed += it.resumed
 	var failed int64
 	for k, v := range it.failures {
@@ -150,11 +150,11 @@ func (m *measured) keep(it iterResult, sp span) {
 	for k, v := range it.quicVersions {
 		t.quicVersions[k] += v
 	}
-	t.early.add(it.early)
+	t.Early.add(it.Early)
 	if m.firstErr == nil && it.firstErr != nil {
 		m.firstErr, m.firstKnd = it.firstErr, it.firstKind
 	}
-	st := iterStat{ok: it.ok, resumed: it.resumed, failed: failed}
+	st := iterStat{ok: it.OK, resumed: it.resumed, failed: failed}
 	if sp.srvErr == nil && sp.srv.HasCounts {
 		st.declined = sp.srv.Declined
 		if st.declined == nil {
@@ -165,34 +165,34 @@ func (m *measured) keep(it iterResult, sp span) {
 	m.iters = append(m.iters, st)
 }
 
-// finish builds the record of the kept iterations from their figures
+// Finish builds the record of the kept iterations from their figures
 // and applies the gates.
-func (r *measurer) finish(ctx context.Context, m *measured, f figures) (*results.Record, error) {
-	hc := r.hc
+func (r *Measurer) Finish(ctx context.Context, m *Measured, f Figures) (*results.Record, error) {
+	hc := r.Case
 	rec := r.baseRecord(m, f)
 	rec.Phases = r.phaseRecords(m, f)
 	rec.Parts = r.partFigures(m)
 	if hc.ResumeRatio != nil {
 		rec.ResumeRatio = results.Float(*hc.ResumeRatio)
 	}
-	rec.Notes = append(rec.Notes, m.notes...)
+	rec.Notes = append(rec.Notes, m.Notes...)
 	r.shardFigures(&rec, m)
 	r.setCosts(&rec, m)
 	identityErr := r.serverFigures(&rec, m, f)
-	earlyErr := r.quicFigures(&rec, m, f)
+	earlyErr := r.QUICFigures(&rec, m, f)
 	r.partCPU(&rec, m, f)
-	rec.Notes = append(rec.Notes, m.meter.back.notes()...)
+	rec.Notes = append(rec.Notes, m.Meter.Back.Notes()...)
 	if f.hasLoad {
-		recordMachine(&rec, f.load, true)
+		RecordMachine(&rec, f.load, true)
 	}
-	r.listenFigures(&rec, &m.meter.listen)
+	r.listenFigures(&rec, &m.Meter.Listen)
 	if len(hc.ClientIdentities) > 0 {
 		rec.ClientIdentities = len(hc.ClientIdentities)
 	}
 	rec.Notes = append(rec.Notes, r.headlineNotes(&rec, m)...)
 	gates := *hc
 	var lost *ErrorRateError
-	if errors.As(m.stopErr, &lost) {
+	if errors.As(m.StopErr, &lost) {
 		// The error rate already failed the case, with the failures of
 		// the iteration it stopped: the kept iterations' rate is only
 		// noted.
@@ -201,10 +201,10 @@ func (r *measurer) finish(ctx context.Context, m *measured, f figures) (*results
 	gateErr := gates.gates(&rec, m.iters, m.firstErr, m.firstKnd)
 	gateErr = errors.Join(gateErr, r.openFigures(&rec, m))
 	if hc.Proxy != nil {
-		prx, prxErr := m.meter.proxyTotal()
-		proxyFigures(&rec, hc.Proxy, prx, prxErr, float64(m.total.ok))
+		prx, prxErr := m.Meter.ProxyTotal()
+		ProxyFigures(&rec, hc.Proxy, prx, prxErr, float64(m.Total.OK))
 		rec.Notes = append(rec.Notes, proxyLegNote)
-		gateErr = errors.Join(gateErr, hc.proxyResumedGate(&rec, prx, prxErr))
+		gateErr = errors.Join(gateErr, hc.ProxyResumedGate(&rec, prx, prxErr))
 	}
 	for _, e := range []error{identityErr, earlyErr} {
 		if e != nil {
@@ -213,25 +213,25 @@ func (r *measurer) finish(ctx context.Context, m *measured, f figures) (*results
 			gateErr = errors.Join(gateErr, e)
 		}
 	}
-	if m.stopErr != nil {
-		kept := len(m.samples)
+	if m.StopErr != nil {
+		kept := len(m.Samples)
 		if ctx.Err() != nil {
 			rec.Notes = append(rec.Notes, fmt.Sprintf("interrupted after %d of %d iterations", kept, hc.Iterations))
-			return &rec, fmt.Errorf("%s: %w", hc.Name, m.stopErr)
+			return &rec, fmt.Errorf("%s: %w", hc.Name, m.StopErr)
 		}
 		// An iteration failed outright: what came before it is kept,
 		// and the case fails.
 		rec.Verdict = VerdictFailed
-		rec.Notes = append(rec.Notes, fmt.Sprintf("failed after %d of %d iterations: %v", kept, hc.Iterations, m.stopErr))
-		return &rec, errors.Join(m.stopErr, gateErr)
+		rec.Notes = append(rec.Notes, fmt.Sprintf("failed after %d of %d iterations: %v", kept, hc.Iterations, m.StopErr))
+		return &rec, errors.Join(m.StopErr, gateErr)
 	}
 	return &rec, gateErr
 }
 
 // baseRecord fills the record's identity, counts and latency statistics.
-func (r *measurer) baseRecord(m *measured, f figures) results.Record {
-	hc := r.hc
-	total := m.total
+func (r *Measurer) baseRecord(m *Measured, f Figures) results.Record {
+	hc := r.Case
+	total := m.Total
 	rec := hc.Record
 	rec.Name = hc.Name
 	rec.Kind = results.KindHandshake
@@ -242,9 +242,9 @@ func (r *measurer) baseRecord(m *measured, f figures) results.Record {
 	rec.Transport = hc.transport()
 	rec.Group = groupOf(total.groups)
 	rec.Cipher = cipherOf(total.ciphers)
-	rec.Handshakes = total.ok
+	rec.Handshakes = total.OK
 	rec.Resumed = total.resumed
-	rec.ResumptionRate = ratio(total.resumed, total.ok)
+	rec.ResumptionRate = ratio(total.resumed, total.OK)
 	rec.ErrorsByKind = nil
 	rec.Errors = 0
 	rec.Verdict = ""
@@ -255,13 +255,13 @@ func (r *measurer) baseRecord(m *measured, f figures) results.Record {
 		rec.ErrorsByKind[k] = v
 		rec.Errors += v
 	}
-	setSummary(&rec, m.samples, f.iters)
+	SetSummary(&rec, m.Samples, f.iters)
 	rec.SampleHandshakes = m.sampleOK
 	rec.SetHandshakeFigure(m.handshakeSamples())
 	rec.P50US, rec.P90US, rec.P99US, rec.P999US = f.latencyUS[0], f.latencyUS[1], f.latencyUS[2], f.latencyUS[3]
 	rec.Histogram = f.histogram
 	rec.HandshakesPerSec = f.perSec
-	rec.StoppedBy = m.stoppedBy
+	rec.StoppedBy = m.StoppedBy
 	rec.TargetError = nil
 	if hc.TargetError > 0 {
 		rec.TargetError = results.Float(hc.TargetError)
@@ -269,17 +269,17 @@ func (r *measurer) baseRecord(m *measured, f figures) results.Record {
 	return rec
 }
 
-// perHandshake divides a cost over the successful handshakes.
-func (m *measured) perHandshake(d time.Duration) *float64 {
-	return results.Float(float64(d.Nanoseconds()) / 1e3 / float64(m.total.ok))
+// PerHandshake divides a cost over the successful handshakes.
+func (m *Measured) perHandshake(d time.Duration) *float64 {
+	return results.Float(float64(d.Nanoseconds()) / 1e3 / float64(m.Total.OK))
 }
 
 // setCosts fills the client's CPU and allocations per successful
 // handshake, from the spans of the kept iterations only.
-func (r *measurer) setCosts(rec *results.Record, m *measured) {
-	self, wall := m.meter.total.self, m.total.wall
+func (r *Measurer) setCosts(rec *results.Record, m *Measured) {
+	self, wall := m.Meter.Total.Self, m.Total.Wall
 	rec.ClientCPUUS, rec.ServerCPUUS, rec.ProcessCPUUS, rec.ServerResumed, rec.ServerAllocBytes = nil, nil, nil, nil, nil
-	rec.AllocBytes = float64(self.AllocBytes) / float64(m.total.ok)
+	rec.AllocBytes = float64(self.AllocBytes) / float64(m.Total.OK)
 	if wall > 0 && self.CPU > 0 && rec.Transport != "memory" {
 		// A client that uses (nearly) all the cores it may run on is
 		// measuring itself: the figures then describe the load
@@ -308,8 +308,8 @@ func (r *measurer) setCosts(rec *results.Record, m *measured) {
 // and returns an IdentityError when it saw other client identities than
 // the client presented, a ServerUnusedError when it completed none of
 // the client's handshakes.
-func (r *measurer) serverFigures(rec *results.Record, m *measured, f figures) error {
-	hc := r.hc
+func (r *Measurer) serverFigures(rec *results.Record, m *Measured, f Figures) error {
+	hc := r.Case
 	if hc.Server == nil {
 		return nil
 	}
@@ -318,45 +318,45 @@ func (r *measurer) serverFigures(rec *results.Record, m *measured, f figures) er
 		rec.Notes = append(rec.Notes, "server counters unavailable: "+f.serverErr.Error())
 		return nil
 	}
-	total := m.total
-	if srv.HasCounts && srv.Handshakes == 0 && total.ok > 0 {
+	total := m.Total
+	if srv.HasCounts && srv.Handshakes == 0 && total.OK > 0 {
 		// Nothing the server did is per handshake of this case: its
 		// figures stay null, and the case fails.
 		rec.ServerResumed = results.Int(srv.Resumed)
-		return &ServerUnusedError{Case: hc.Name, Client: total.ok, Proxy: rec.Proxy != ""}
+		return &ServerUnusedError{Case: hc.Name, Client: total.OK, Proxy: rec.Proxy != ""}
 	}
 	var identityErr error
 	if srv.HasCounts {
-		identityErr = hc.checkIdentities(total.perClient, total.failedBy, srv.Identities)
+		identityErr = hc.CheckIdentities(total.perClient, total.failedBy, srv.Identities)
 		rec.ServerResumed = results.Int(srv.Resumed)
-		if srv.Handshakes != total.ok {
+		if srv.Handshakes != total.OK {
 			rec.Notes = append(rec.Notes, fmt.Sprintf(
-				"server completed %d handshakes, client %d", srv.Handshakes, total.ok))
+				"server completed %d handshakes, client %d", srv.Handshakes, total.OK))
 		}
 		if srv.KeyDecryptions > 0 {
 			if rec.Extra == nil {
 				rec.Extra = map[string]float64{}
 			}
-			rec.Extra["server_key_decryptions_per_handshake"] = float64(srv.KeyDecryptions) / float64(total.ok)
+			rec.Extra["server_key_decryptions_per_handshake"] = float64(srv.KeyDecryptions) / float64(total.OK)
 		}
 	}
 	if srv.HasCPU {
 		rec.ServerCPUUS = m.perHandshake(srv.CPU)
 	}
 	if srv.HasAlloc {
-		rec.ServerAllocBytes = results.Float(float64(srv.AllocBytes) / float64(total.ok))
+		rec.ServerAllocBytes = results.Float(float64(srv.AllocBytes) / float64(total.OK))
 	}
 	return identityErr
 }
 
-// checkIdentities compares the identities the client presented with those
+// CheckIdentities compares the identities the client presented with those
 // the server counted. A connection that failed on the client may still
 // have completed its handshake on the server (a timeout in the exchange,
 // say), so for each identity the server's count must lie between the
 // client's successes and its successes plus failures; outside that range,
 // or for an identity never presented, a session was resumed under another
 // identity than the one presented.
-func (hc *HandshakeCase) checkIdentities(ok, failed map[int]int64, served map[string]int64) error {
+func (hc *HandshakeCase) CheckIdentities(ok, failed map[int]int64, served map[string]int64) error {
 	if len(hc.ClientIdentities) == 0 {
 		return nil
 	}

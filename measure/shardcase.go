@@ -1,4 +1,4 @@
-package loadgen
+package measure
 
 import (
 	"fmt"
@@ -27,20 +27,20 @@ func ShareOf(total, index, count int) int {
 	return n
 }
 
-// sharded reports whether the case is one shard of several.
-func (hc *HandshakeCase) sharded() bool { return hc.Shards > 1 }
+// Sharded reports whether the case is one shard of several.
+func (hc *HandshakeCase) Sharded() bool { return hc.Shards > 1 }
 
 // shardWindow sets, in an open-loop shard given a Duration, the whole
 // schedule's connections per window (all shards' together) and this
 // shard's share of them.
 func (hc *HandshakeCase) shardWindow() {
-	whole := max(1, int(math.Round(hc.Rate*float64(hc.Shards)*hc.windowLength().Seconds())))
-	hc.wholeWindow = whole
+	whole := max(1, int(math.Round(hc.Rate*float64(hc.Shards)*hc.WindowLength().Seconds())))
+	hc.WholeWindow = whole
 	hc.Handshakes = max(1, ShareOf(whole, hc.Shard, hc.Shards))
 }
 
-// validateShard checks Shard and Shards.
-func (hc *HandshakeCase) validateShard() error {
+// ValidateShard checks Shard and Shards.
+func (hc *HandshakeCase) ValidateShard() error {
 	switch {
 	case hc.Shards < 0:
 		return field.Errorf("Shards", hc.Shards, "must be 0 (not sharded) or more")
@@ -57,20 +57,20 @@ func (hc *HandshakeCase) validateShard() error {
 
 // shardFigures fills a shard's record: when its measured part ran, and
 // how late it began the case.
-func (r *measurer) shardFigures(rec *results.Record, m *measured) {
-	hc := r.hc
+func (r *Measurer) shardFigures(rec *results.Record, m *Measured) {
+	hc := r.Case
 	rec.CaseStarted, rec.CaseEnded, rec.StartLateUS = "", "", nil
 	if hc.Shards < 1 {
 		return
 	}
-	rec.CaseStarted = m.began.UTC().Format(time.RFC3339Nano)
-	rec.CaseEnded = m.ended.UTC().Format(time.RFC3339Nano)
+	rec.CaseStarted = m.Began.UTC().Format(time.RFC3339Nano)
+	rec.CaseEnded = m.Ended.UTC().Format(time.RFC3339Nano)
 	if hc.StartAt.IsZero() {
 		return
 	}
-	rec.StartLateUS = results.Float(float64(r.late.Nanoseconds()) / 1e3)
-	if r.late > lateNote {
+	rec.StartLateUS = results.Float(float64(r.Late.Nanoseconds()) / 1e3)
+	if r.Late > lateNote {
 		rec.Notes = append(rec.Notes, fmt.Sprintf("began the case %v after its common start: the other shards measured without this one for that long",
-			r.late.Round(time.Millisecond)))
+			r.Late.Round(time.Millisecond)))
 	}
 }
