@@ -1,4 +1,4 @@
-package loadgen
+package measure
 
 import (
 	"errors"
@@ -6,23 +6,22 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tlsbench/tlsbench/measure"
 	"github.com/tlsbench/tlsbench/results"
 )
 
 // countingProxy is a proxy whose counts grow by step at every snapshot;
 // fail makes the next snapshot fail.
 type countingProxy struct {
-	now  measure.ProxySnapshot
-	step measure.ProxySnapshot
+	now  ProxySnapshot
+	step ProxySnapshot
 	fail error
 }
 
-func (p *countingProxy) Snapshot() (measure.ProxySnapshot, error) {
+func (p *countingProxy) Snapshot() (ProxySnapshot, error) {
 	if p.fail != nil {
 		err := p.fail
 		p.fail = nil
-		return measure.ProxySnapshot{}, err
+		return ProxySnapshot{}, err
 	}
 	p.now = p.now.Add(p.step)
 	p.now.HasCounts, p.now.HasCPU = true, true
@@ -35,9 +34,9 @@ func (p *countingProxy) Snapshot() (measure.ProxySnapshot, error) {
 // unknown, a failed read is the error.
 func TestMeterProxyKeptOnly(t *testing.T) {
 	t.Parallel()
-	p := &countingProxy{step: measure.ProxySnapshot{ClientHandshakes: 4, ClientResumed: 3, Mints: 1, MintHits: 2,
+	p := &countingProxy{step: ProxySnapshot{ClientHandshakes: 4, ClientResumed: 3, Mints: 1, MintHits: 2,
 		CPU: time.Millisecond, Relay: map[string]int64{"client:user": 1, "origin:splice": 1}}}
-	m := measure.NewMeter(nil, p)
+	m := NewMeter(nil, p)
 	for i := range 3 {
 		m.Begin()
 		sp := m.End()
@@ -55,8 +54,8 @@ func TestMeterProxyKeptOnly(t *testing.T) {
 		t.Fatalf("proxy total over two kept spans = %+v", got)
 	}
 
-	back := &countingProxy{step: measure.ProxySnapshot{Mints: -1, CPU: -time.Millisecond}}
-	m = measure.NewMeter(nil, back)
+	back := &countingProxy{step: ProxySnapshot{Mints: -1, CPU: -time.Millisecond}}
+	m = NewMeter(nil, back)
 	m.Begin()
 	m.Keep(m.End())
 	got, _ = m.ProxyTotal()
@@ -65,7 +64,7 @@ func TestMeterProxyKeptOnly(t *testing.T) {
 	}
 
 	failing := &countingProxy{fail: errors.New("control channel closed")}
-	m = measure.NewMeter(nil, failing)
+	m = NewMeter(nil, failing)
 	m.Begin()
 	m.Keep(m.End())
 	if _, err := m.ProxyTotal(); err == nil || err.Error() != "control channel closed" {
@@ -84,7 +83,7 @@ func TestRelayModes(t *testing.T) {
 		{map[string]int64{"origin:user": 2, "client:ktls": 3, "client:user": 1}, "client:ktls:3,client:user:1,origin:user"},
 		{map[string]int64{"client:user": 0, "origin:ktls": 1, "bogus": 5}, "origin:ktls"},
 	} {
-		if got := measure.RelayModes(tc.in); got != tc.want {
+		if got := RelayModes(tc.in); got != tc.want {
 			t.Errorf("relayModes(%v) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
@@ -97,35 +96,35 @@ func TestProxyFigures(t *testing.T) {
 	t.Parallel()
 	p := &countingProxy{}
 	rec := results.Record{Kind: results.KindThroughput}
-	measure.ProxyFigures(&rec, p, measure.ProxySnapshot{HasCPU: true, CPU: 3 * time.Millisecond, HasCounts: true, Mints: 1,
+	ProxyFigures(&rec, p, ProxySnapshot{HasCPU: true, CPU: 3 * time.Millisecond, HasCounts: true, Mints: 1,
 		Relay: map[string]int64{"client:user": 1, "origin:user": 1}}, nil, 2)
 	if *rec.ProxyCPUUS != 1500 || rec.Extra["proxy_cpu_s_per_gb"] != 1.5 || rec.ProxyRelay != "client:user,origin:user" || *rec.ProxyMints != 1 {
 		t.Fatalf("figures: cpu %v, extra %v, relay %q", *rec.ProxyCPUUS, rec.Extra, rec.ProxyRelay)
 	}
 	rec = results.Record{}
-	measure.ProxyFigures(&rec, p, measure.ProxySnapshot{}, errors.New("gone"), 1)
+	ProxyFigures(&rec, p, ProxySnapshot{}, errors.New("gone"), 1)
 	if rec.ProxyCPUUS != nil || len(rec.Notes) != 1 || !strings.Contains(rec.Notes[0], "proxy counters unavailable: gone") {
 		t.Fatalf("unavailable: %+v", rec)
 	}
 	rec = results.Record{}
-	measure.ProxyFigures(&rec, p, measure.ProxySnapshot{HasCPU: true, CPU: time.Second}, nil, 0)
+	ProxyFigures(&rec, p, ProxySnapshot{HasCPU: true, CPU: time.Second}, nil, 0)
 	if rec.ProxyCPUUS != nil || rec.ProxyMints != nil {
 		t.Fatalf("nothing to divide over, no counts: %+v", rec)
 	}
 
-	hc := &measure.HandshakeCase{Name: "c", Resume: true, Proxy: p}
+	hc := &HandshakeCase{Name: "c", Resume: true, Proxy: p}
 	for _, tc := range []struct {
 		proxy, client, errors int64
 		fail                  bool
 	}{{10, 10, 0, false}, {11, 10, 1, false}, {9, 10, 0, true}, {12, 10, 1, true}} {
 		rec := results.Record{Resumed: tc.client, Errors: tc.errors}
-		err := hc.ProxyResumedGate(&rec, measure.ProxySnapshot{HasCounts: true, ClientResumed: tc.proxy}, nil)
-		var pe *measure.ProxyResumedError
-		if got := errors.As(err, &pe); got != tc.fail || got != (rec.Verdict == measure.VerdictFailed) {
+		err := hc.ProxyResumedGate(&rec, ProxySnapshot{HasCounts: true, ClientResumed: tc.proxy}, nil)
+		var pe *ProxyResumedError
+		if got := errors.As(err, &pe); got != tc.fail || got != (rec.Verdict == VerdictFailed) {
 			t.Errorf("proxy %d client %d failed %d: err %v verdict %q", tc.proxy, tc.client, tc.errors, err, rec.Verdict)
 		}
 	}
-	if err := (&measure.HandshakeCase{Resume: false, Proxy: p}).ProxyResumedGate(&results.Record{Resumed: 5}, measure.ProxySnapshot{HasCounts: true}, nil); err != nil {
+	if err := (&HandshakeCase{Resume: false, Proxy: p}).ProxyResumedGate(&results.Record{Resumed: 5}, ProxySnapshot{HasCounts: true}, nil); err != nil {
 		t.Fatalf("a full-handshake case is not gated: %v", err)
 	}
 }

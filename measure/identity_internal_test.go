@@ -1,14 +1,13 @@
-package loadgen
+package measure
 
 import (
 	"errors"
-	"github.com/tlsbench/tlsbench/measure"
 	"testing"
 )
 
 func TestCheckIdentities(t *testing.T) {
 	t.Parallel()
-	hc := &measure.HandshakeCase{Name: "c", ClientIdentities: []string{"a", "b"}}
+	hc := &HandshakeCase{Name: "c", ClientIdentities: []string{"a", "b"}}
 	tests := []struct {
 		name       string
 		ok, failed map[int]int64
@@ -26,7 +25,7 @@ func TestCheckIdentities(t *testing.T) {
 	}
 	for _, tt := range tests {
 		err := hc.CheckIdentities(tt.ok, tt.failed, tt.served)
-		var ie *measure.IdentityError
+		var ie *IdentityError
 		if got := errors.As(err, &ie); got != tt.crossed {
 			t.Errorf("%s: IdentityError %v, want %v (err %v)", tt.name, got, tt.crossed, err)
 		}
