@@ -19,9 +19,9 @@ func ExampleNew() {
 		return
 	}
 	c := job.Spec.Template.Spec.Containers[0]
-	fmt.Println(*job.Spec.CompletionMode, *job.Spec.Completions, *job.Spec.BackoffLimitPerIndex)
+	fmt.Println(job.Spec.CompletionMode, job.Spec.Completions, job.Spec.BackoffLimitPerIndex)
 	fmt.Println(c.Args)
-	fmt.Println(c.Resources.Limits.Cpu(), c.Resources.Limits.Memory())
+	fmt.Println(c.Resources.Limits["cpu"], c.Resources.Limits["memory"])
 	// Output:
 	// Indexed 4 0
 	// [run --target server.example.com:443 --tls 1.3 --duration 30s --shards 4 --start-at 2026-12-01T06:00:00Z --out -]

@@ -3,11 +3,6 @@ package kubejob
 import (
 	"strconv"
 	"time"
-
-	batchv1 "k8s.io/api/batch/v1"
-	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
 // Spread says how strictly the shards' pods are kept on different nodes.
@@ -56,6 +51,9 @@ const (
 	LabelName     = "app.kubernetes.io/name"
 	LabelInstance = "app.kubernetes.io/instance"
 	containerName = "tlsbench"
+	// hostnameLabel is the node label every node has, its host name:
+	// one shard a node.
+	hostnameLabel = "kubernetes.io/hostname"
 	tmpVolume     = "tmp"
 	secretVolume  = "secret"
 	// tmpSize bounds the scratch directory a run makes (its own working
@@ -83,37 +81,43 @@ type Spec struct {
 
 // New returns the Job for s, or a *field.Error naming the first field of
 // s that cannot be used.
-func New(s Spec) (*batchv1.Job, error) {
+func New(s Spec) (*Job, error) {
 	s = s.withDefaults()
 	mem, err := s.validate()
 	if err != nil {
 		return nil, err
 	}
-	labels := map[string]string{LabelName: "tlsbench", LabelInstance: s.Name}
-	job := &batchv1.Job{
-		TypeMeta:   metav1.TypeMeta{APIVersion: "batch/v1", Kind: "Job"},
-		ObjectMeta: metav1.ObjectMeta{Name: s.Name, Namespace: s.Namespace, Labels: labels},
-		Spec: batchv1.JobSpec{
-			CompletionMode: ptr(batchv1.IndexedCompletion),
-			Completions:    ptr(int32(s.Shards)),
-			Parallelism:    ptr(int32(s.Shards)),
+	job := &Job{
+		APIVersion: "batch/v1",
+		Kind:       "Job",
+		Metadata:   Metadata{Name: s.Name, Namespace: s.Namespace, Labels: s.labels()},
+		Spec: JobSpec{
+			CompletionMode: "Indexed",
+			Completions:    int32(s.Shards),
+			Parallelism:    int32(s.Shards),
 			// A shard that failed is not run again: a retry would start
 			// after the common start time and measure another window,
 			// skewing the merged run. Its index fails instead (the
 			// others carry on), and the merge reports it missing.
 			// Kubernetes requires restartPolicy Never for this.
-			BackoffLimitPerIndex:  ptr(int32(0)),
-			ActiveDeadlineSeconds: ptr(seconds(s.Deadline)),
-			Template: corev1.PodTemplateSpec{
-				ObjectMeta: metav1.ObjectMeta{Labels: labels},
-				Spec:       s.podSpec(labels, mem),
+			BackoffLimitPerIndex:  0,
+			ActiveDeadlineSeconds: seconds(s.Deadline),
+			Template: PodTemplate{
+				Metadata: Metadata{Labels: s.labels()},
+				Spec:     s.podSpec(mem),
 			},
 		},
 	}
 	if s.TTL > 0 {
-		job.Spec.TTLSecondsAfterFinished = ptr(int32(seconds(s.TTL)))
+		job.Spec.TTLSecondsAfterFinished = int32(seconds(s.TTL))
 	}
 	return job, nil
+}
+
+// labels are the Job's and its pods'; the anti-affinity selects by them.
+// Each use has its own map, so that changing one changes no other.
+func (s Spec) labels() map[string]string {
+	return map[string]string{LabelName: "tlsbench", LabelInstance: s.Name}
 }
 
 func (s Spec) withDefaults() Spec {
@@ -147,80 +151,76 @@ func (s Spec) Args() []string {
 		"--out", "-")
 }
 
-func (s Spec) podSpec(labels map[string]string, mem resource.Quantity) corev1.PodSpec {
-	cpu := *resource.NewQuantity(int64(s.CPUs), resource.DecimalSI)
+func (s Spec) podSpec(mem string) PodSpec {
 	// Requests equal to limits in whole CPUs make the pod Guaranteed:
 	// its CPU is not lent to others, and with the static CPU manager it
 	// gets cores of its own, so the shard's CPU figures mean something.
-	res := corev1.ResourceList{corev1.ResourceCPU: cpu, corev1.ResourceMemory: mem}
-	c := corev1.Container{
+	res := func() map[string]string {
+		return map[string]string{"cpu": strconv.Itoa(s.CPUs), "memory": mem}
+	}
+	c := Container{
 		Name:            containerName,
 		Image:           s.Image,
 		Args:            s.Args(),
-		Resources:       corev1.ResourceRequirements{Requests: res, Limits: res.DeepCopy()},
+		Resources:       Resources{Requests: res(), Limits: res()},
 		SecurityContext: containerSecurity(),
 		// A run makes a scratch directory; the root file system is
 		// read-only.
-		VolumeMounts: []corev1.VolumeMount{{Name: tmpVolume, MountPath: "/tmp"}},
+		VolumeMounts: []VolumeMount{{Name: tmpVolume, MountPath: "/tmp"}},
 	}
-	spec := corev1.PodSpec{
-		RestartPolicy: corev1.RestartPolicyNever,
+	spec := PodSpec{
+		RestartPolicy: "Never",
 		// The shards talk to the target only, never to the API server.
-		AutomountServiceAccountToken: ptr(false),
-		EnableServiceLinks:           ptr(false),
+		AutomountServiceAccountToken: false,
+		EnableServiceLinks:           false,
 		SecurityContext:              podSecurity(),
-		Affinity:                     &corev1.Affinity{PodAntiAffinity: antiAffinity(s.Spread, labels)},
-		Containers:                   []corev1.Container{c},
-		Volumes: []corev1.Volume{{Name: tmpVolume, VolumeSource: corev1.VolumeSource{
-			EmptyDir: &corev1.EmptyDirVolumeSource{SizeLimit: ptr(resource.MustParse(tmpSize))},
-		}}},
+		Affinity:                     Affinity{PodAntiAffinity: antiAffinity(s.Spread, s.labels())},
+		Containers:                   []Container{c},
+		Volumes:                      []Volume{{Name: tmpVolume, EmptyDir: &EmptyDir{SizeLimit: tmpSize}}},
 	}
 	if s.Secret != "" {
-		spec.Volumes = append(spec.Volumes, corev1.Volume{Name: secretVolume, VolumeSource: corev1.VolumeSource{
+		spec.Volumes = append(spec.Volumes, Volume{Name: secretVolume,
 			// Readable by the run's group (fsGroup), by no one else.
-			Secret: &corev1.SecretVolumeSource{SecretName: s.Secret, DefaultMode: ptr(int32(0o440))},
-		}})
+			Secret: &SecretVolume{SecretName: s.Secret, DefaultMode: 0o440}})
 		spec.Containers[0].VolumeMounts = append(spec.Containers[0].VolumeMounts,
-			corev1.VolumeMount{Name: secretVolume, MountPath: SecretPath, ReadOnly: true})
+			VolumeMount{Name: secretVolume, MountPath: SecretPath, ReadOnly: true})
 	}
 	return spec
 }
 
 // antiAffinity keeps the Job's pods (selected by labels) on different
 // nodes, strictly or as a preference.
-func antiAffinity(spread Spread, labels map[string]string) *corev1.PodAntiAffinity {
-	term := corev1.PodAffinityTerm{
-		LabelSelector: &metav1.LabelSelector{MatchLabels: labels},
-		TopologyKey:   corev1.LabelHostname,
+func antiAffinity(spread Spread, labels map[string]string) PodAntiAffinity {
+	term := PodAffinityTerm{
+		LabelSelector: LabelSelector{MatchLabels: labels},
+		TopologyKey:   hostnameLabel,
 	}
 	if spread == SpreadPreferred {
-		return &corev1.PodAntiAffinity{PreferredDuringSchedulingIgnoredDuringExecution: []corev1.WeightedPodAffinityTerm{
-			{Weight: 100, PodAffinityTerm: term},
-		}}
+		return PodAntiAffinity{Preferred: []WeightedPodAffinityTerm{{Weight: 100, PodAffinityTerm: term}}}
 	}
-	return &corev1.PodAntiAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{term}}
+	return PodAntiAffinity{Required: []PodAffinityTerm{term}}
 }
 
 // podSecurity and containerSecurity meet the "restricted" Pod Security
 // Standard: non-root, no privilege escalation, no capabilities, the
 // runtime's default seccomp profile, and a read-only root file system.
-func podSecurity() *corev1.PodSecurityContext {
-	return &corev1.PodSecurityContext{
-		RunAsNonRoot:   ptr(true),
-		RunAsUser:      ptr(int64(UID)),
-		RunAsGroup:     ptr(int64(UID)),
-		FSGroup:        ptr(int64(UID)),
-		SeccompProfile: &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
+func podSecurity() PodSecurityContext {
+	return PodSecurityContext{
+		RunAsNonRoot:   true,
+		RunAsUser:      UID,
+		RunAsGroup:     UID,
+		FSGroup:        UID,
+		SeccompProfile: SeccompProfile{Type: "RuntimeDefault"},
 	}
 }
 
-func containerSecurity() *corev1.SecurityContext {
-	return &corev1.SecurityContext{
-		RunAsNonRoot:             ptr(true),
-		AllowPrivilegeEscalation: ptr(false),
-		ReadOnlyRootFilesystem:   ptr(true),
-		Capabilities:             &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}},
-		SeccompProfile:           &corev1.SeccompProfile{Type: corev1.SeccompProfileTypeRuntimeDefault},
+func containerSecurity() SecurityContext {
+	return SecurityContext{
+		RunAsNonRoot:             true,
+		AllowPrivilegeEscalation: false,
+		ReadOnlyRootFilesystem:   true,
+		Capabilities:             Capabilities{Drop: []string{"ALL"}},
+		SeccompProfile:           SeccompProfile{Type: "RuntimeDefault"},
 	}
 }
 
@@ -228,5 +228,3 @@ func containerSecurity() *corev1.SecurityContext {
 func seconds(d time.Duration) int64 {
 	return int64((d + time.Second - 1) / time.Second)
 }
-
-func ptr[T any](v T) *T { return &v }

@@ -177,11 +177,11 @@ func restrictedRules(pod corev1.PodSpec) []string {
 func TestAPIRules(t *testing.T) {
 	t.Parallel()
 	for name, s := range specs() {
-		job, err := kubejob.New(s)
+		manifest, err := kubejob.Manifest(s)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		for _, v := range jobRules(job) {
+		for _, v := range jobRules(decodeStrict(t, manifest)) {
 			t.Errorf("%s: %s", name, v)
 		}
 	}
@@ -218,10 +218,11 @@ func TestAPIRulesCatchBrokenJobs(t *testing.T) {
 		},
 	}
 	for name, brk := range breaks {
-		job, err := kubejob.New(baseSpec())
+		manifest, err := kubejob.Manifest(baseSpec())
 		if err != nil {
 			t.Fatal(err)
 		}
+		job := decodeStrict(t, manifest)
 		brk(job)
 		if v := jobRules(job); len(v) == 0 {
 			t.Errorf("%s: no rule broken", name)

@@ -5,23 +5,20 @@ import (
 	"strings"
 	"time"
 
-	"k8s.io/apimachinery/pkg/api/resource"
-	"k8s.io/apimachinery/pkg/util/validation"
-
 	"github.com/tlsbench/tlsbench/internal/field"
 )
 
 // validate checks s (with its defaults) before anything is built, and
-// returns the memory quantity it parsed.
-func (s Spec) validate() (resource.Quantity, error) {
+// returns the memory quantity it parsed, as the API writes it.
+func (s Spec) validate() (string, error) {
 	for _, check := range []func() error{s.checkNames, s.checkShape, s.checkTimes} {
 		if err := check(); err != nil {
-			return resource.Quantity{}, err
+			return "", err
 		}
 	}
 	mem, err := s.memory()
 	if err != nil {
-		return resource.Quantity{}, err
+		return "", err
 	}
 	return mem, checkRunArgs(s.RunArgs, s.Secret != "")
 }
@@ -32,9 +29,9 @@ func (s Spec) checkNames() error {
 	}
 	// An Indexed Job's pods are named NAME-INDEX, which must still be a
 	// valid host name.
-	if host := s.Name + "-" + strconv.Itoa(max(s.Shards-1, 0)); len(host) > validation.DNS1123LabelMaxLength {
+	if host := s.Name + "-" + strconv.Itoa(max(s.Shards-1, 0)); len(host) > dns1123LabelMaxLength {
 		return field.Errorf("Name", s.Name, "too long for %d shards: the pods' host names (%s) must fit in %d characters",
-			s.Shards, host, validation.DNS1123LabelMaxLength)
+			s.Shards, host, dns1123LabelMaxLength)
 	}
 	if s.Namespace != "" {
 		if err := dnsLabel("Namespace", s.Namespace); err != nil {
@@ -42,7 +39,7 @@ func (s Spec) checkNames() error {
 		}
 	}
 	if s.Secret != "" {
-		if errs := validation.IsDNS1123Subdomain(s.Secret); len(errs) > 0 {
+		if !isDNS1123Subdomain(s.Secret) {
 			return field.Errorf("Secret", s.Secret, "not a Secret's name: lower-case letters, digits, '-' and '.', starting and ending with a letter or digit")
 		}
 	}
@@ -57,9 +54,9 @@ func (s Spec) checkNames() error {
 
 // dnsLabel checks a name Kubernetes wants as a DNS label.
 func dnsLabel(name, v string) error {
-	if errs := validation.IsDNS1123Label(v); len(errs) > 0 {
+	if !isDNS1123Label(v) {
 		return field.Errorf(name, strconv.Quote(v), "not a valid name: at most %d lower-case letters, digits and '-', starting and ending with a letter or digit",
-			validation.DNS1123LabelMaxLength)
+			dns1123LabelMaxLength)
 	}
 	return nil
 }
@@ -88,14 +85,15 @@ func (s Spec) checkTimes() error {
 	return nil
 }
 
-// memory parses Memory as the API does and holds it to MinMemory.
-func (s Spec) memory() (resource.Quantity, error) {
-	q, err := resource.ParseQuantity(s.Memory)
-	if err != nil {
-		return q, field.Errorf("Memory", strconv.Quote(s.Memory), "want a size such as 512Mi or 2Gi")
+// memory parses Memory as the API does and holds it to MinMemory; it
+// returns the quantity as the API would write it back.
+func (s Spec) memory() (string, error) {
+	q, ok := parseQuantity(s.Memory)
+	if !ok {
+		return "", field.Errorf("Memory", strconv.Quote(s.Memory), "want a size such as 512Mi or 2Gi")
 	}
-	if q.Cmp(resource.MustParse(MinMemory)) < 0 {
-		return q, field.Errorf("Memory", s.Memory, "must be at least %s", MinMemory)
+	if min, _ := parseQuantity(MinMemory); q.cmp(min) < 0 {
+		return "", field.Errorf("Memory", s.Memory, "must be at least %s", MinMemory)
 	}
-	return q, nil
+	return q.String(), nil
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/tlsbench/tlsbench/client"
+	"github.com/tlsbench/tlsbench/internal/servertest"
 	"github.com/tlsbench/tlsbench/internal/testchild"
 	"github.com/tlsbench/tlsbench/internal/testpki"
 	"github.com/tlsbench/tlsbench/internal/usage"
@@ -113,14 +114,6 @@ func BenchmarkClientHandshakeCost(b *testing.B) {
 func startChildServer(b *testing.B) (string, *x509.CertPool) {
 	ca, _, f := testpki.ServerFiles(b)
 	files := server.IdentityFiles{Cert: f.Cert, Key: f.Key}
-	exe, _ := os.Executable()
-	child, err := server.StartChild(context.Background(), server.ChildOptions{
-		Path: exe, Args: []string{"serve"}, Env: []string{testchild.Env()},
-		Server: server.Options{Identities: []server.IdentityFiles{files}},
-	})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { child.Close() })
+	child := servertest.StartChild(b, server.Options{Identities: []server.IdentityFiles{files}})
 	return child.Hello().Addr, ca.Pool()
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/tlsbench/tlsbench/client"
+	"github.com/tlsbench/tlsbench/internal/servertest"
 	"github.com/tlsbench/tlsbench/internal/testpki"
 	"github.com/tlsbench/tlsbench/loadgen"
 	"github.com/tlsbench/tlsbench/measure"
@@ -43,7 +44,7 @@ func TestDetectSilentServer(t *testing.T) {
 				t.Fatal(err)
 			}
 			// Handshake, then read whatever comes and answer nothing.
-			serveEach(t, ln, func(c net.Conn, done <-chan struct{}) {
+			servertest.ServeEach(t, ln, func(c net.Conn, done <-chan struct{}) {
 				tc := tls.Server(c, cfg)
 				buf := make([]byte, 1024)
 				for {

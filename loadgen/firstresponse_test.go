@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/tlsbench/tlsbench/client"
+	"github.com/tlsbench/tlsbench/internal/servertest"
 	"github.com/tlsbench/tlsbench/internal/testpki"
 	"github.com/tlsbench/tlsbench/loadgen"
 	"github.com/tlsbench/tlsbench/measure"
@@ -32,7 +33,7 @@ func TestFirstResponseIsTheAnswer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	serveEach(t, ln, func(c net.Conn, _ <-chan struct{}) {
+	servertest.ServeEach(t, ln, func(c net.Conn, _ <-chan struct{}) {
 		tc := tls.Server(c, cfg)
 		var b [1]byte
 		if _, err := io.ReadFull(tc, b[:]); err != nil {

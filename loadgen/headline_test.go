@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/tlsbench/tlsbench/client"
+	"github.com/tlsbench/tlsbench/internal/servertest"
 	"github.com/tlsbench/tlsbench/internal/testpki"
 	"github.com/tlsbench/tlsbench/loadgen"
 	"github.com/tlsbench/tlsbench/measure"
@@ -40,7 +41,7 @@ func echoAfter(t *testing.T, wait time.Duration, wrap func(net.Conn) net.Conn) (
 	if err != nil {
 		t.Fatal(err)
 	}
-	serveEach(t, ln, func(c net.Conn, done <-chan struct{}) {
+	servertest.ServeEach(t, ln, func(c net.Conn, done <-chan struct{}) {
 		if wrap != nil {
 			c = wrap(c)
 		}

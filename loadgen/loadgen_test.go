@@ -14,7 +14,7 @@ import (
 	"testing"
 
 	"github.com/tlsbench/tlsbench/client"
-	"github.com/tlsbench/tlsbench/internal/testpki"
+	"github.com/tlsbench/tlsbench/internal/servertest"
 	"github.com/tlsbench/tlsbench/loadgen"
 	"github.com/tlsbench/tlsbench/measure"
 	"github.com/tlsbench/tlsbench/server"
@@ -33,21 +33,8 @@ type testServer struct {
 
 func startServer(t *testing.T, mutate func(*tls.Config)) *testServer {
 	t.Helper()
-	cfg, ca := testpki.Server(t)
-	if mutate != nil {
-		mutate(cfg)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := server.New(cfg)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { srv.Serve(ctx, ln); close(done) }()
-	stop := func() { cancel(); <-done }
-	t.Cleanup(stop)
-	return &testServer{srv: srv, addr: ln.Addr().String(), roots: ca.Pool(), stop: stop}
+	o := servertest.StartOrigin(t, mutate)
+	return &testServer{srv: o.Server.Server, addr: o.Addr, roots: o.CA.Pool(), stop: func() { o.Stop() }}
 }
 
 func (s *testServer) handshakeCase(name string, version uint16, resume bool, conc int) measure.HandshakeCase {

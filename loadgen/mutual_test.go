@@ -4,10 +4,10 @@ import (
 	"context"
 	"crypto/tls"
 	"errors"
-	"net"
 	"testing"
 
 	"github.com/tlsbench/tlsbench/client"
+	"github.com/tlsbench/tlsbench/internal/servertest"
 	"github.com/tlsbench/tlsbench/internal/testpki"
 	"github.com/tlsbench/tlsbench/loadgen"
 	"github.com/tlsbench/tlsbench/measure"
@@ -32,16 +32,8 @@ func mutualServer(t *testing.T) (srv *server.Server, addr string, ca *pki.CA, id
 		}
 		ids = append(ids, id)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
 	srv = server.New(cfg)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { srv.Serve(ctx, ln); close(done) }()
-	t.Cleanup(func() { cancel(); <-done })
-	return srv, ln.Addr().String(), ca, ids
+	return srv, servertest.Start(t, srv).Addr, ca, ids
 }
 
 // TestSessionsNeverCrossIdentities reproduces the naive client cache: Go's

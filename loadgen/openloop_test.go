@@ -13,6 +13,7 @@ import (
 
 	"github.com/tlsbench/tlsbench/client"
 	"github.com/tlsbench/tlsbench/internal/field"
+	"github.com/tlsbench/tlsbench/internal/servertest"
 	"github.com/tlsbench/tlsbench/internal/testpki"
 	"github.com/tlsbench/tlsbench/loadgen"
 	"github.com/tlsbench/tlsbench/measure"
@@ -181,7 +182,7 @@ func slowServer(t *testing.T, delay time.Duration) (string, *x509.CertPool) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	serveEach(t, ln, func(c net.Conn, done <-chan struct{}) {
+	servertest.ServeEach(t, ln, func(c net.Conn, done <-chan struct{}) {
 		select {
 		case <-time.After(delay):
 		case <-done:

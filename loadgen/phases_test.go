@@ -12,6 +12,7 @@ import (
 
 	"github.com/tlsbench/tlsbench/client"
 	"github.com/tlsbench/tlsbench/internal/memconn"
+	"github.com/tlsbench/tlsbench/internal/servertest"
 	"github.com/tlsbench/tlsbench/internal/testpki"
 	"github.com/tlsbench/tlsbench/loadgen"
 	"github.com/tlsbench/tlsbench/measure"
@@ -48,7 +49,7 @@ func delayingServer(t *testing.T, delay time.Duration) (addr string, roots *tls.
 	if err != nil {
 		t.Fatal(err)
 	}
-	serveEach(t, ln, func(c net.Conn, _ <-chan struct{}) {
+	servertest.ServeEach(t, ln, func(c net.Conn, _ <-chan struct{}) {
 		c.SetDeadline(time.Now().Add(30 * time.Second))
 		if c.(*tls.Conn).Handshake() != nil {
 			return

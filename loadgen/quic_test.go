@@ -104,7 +104,7 @@ func (s *quicServer) serve(conn *quic.Conn) {
 	<-conn.Context().Done()
 }
 
-// Snapshot implements loadgen.ServerObserver.
+// Snapshot implements measure.ServerObserver.
 func (s *quicServer) Snapshot() (measure.ServerSnapshot, error) {
 	return measure.ServerSnapshot{HasCounts: true, Handshakes: s.handshakes.Load(), Resumed: s.resumed.Load(),
 		HasEarlyData: true, EarlyDataAccepted: s.accepted.Load()}, nil

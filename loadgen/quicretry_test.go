@@ -94,7 +94,7 @@ func startRetryingServer(t *testing.T, refuseEvery int64) *retryingServer {
 	return s
 }
 
-// Snapshot implements loadgen.ServerObserver.
+// Snapshot implements measure.ServerObserver.
 func (s *retryingServer) Snapshot() (measure.ServerSnapshot, error) {
 	snap, err := s.quicServer.Snapshot()
 	snap.QUICRetries, snap.QUICRefused = s.retries.Load(), s.refused.Load()

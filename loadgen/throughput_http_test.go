@@ -2,11 +2,9 @@ package loadgen_test
 
 import (
 	"bytes"
-	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,6 +16,7 @@ import (
 	"github.com/tlsbench/tlsbench/internal/field"
 	"github.com/tlsbench/tlsbench/internal/ktls"
 	"github.com/tlsbench/tlsbench/internal/peers"
+	"github.com/tlsbench/tlsbench/internal/servertest"
 	"github.com/tlsbench/tlsbench/internal/testpki"
 	"github.com/tlsbench/tlsbench/loadgen"
 	"github.com/tlsbench/tlsbench/pki"
@@ -37,20 +36,8 @@ type httpOrigin struct {
 func startHTTPOrigin(t *testing.T, sources ...string) *httpOrigin {
 	t.Helper()
 	cfg, ca := testpki.Server(t)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := server.New(cfg, server.WithSources(sources...))
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { srv.Serve(ctx, ln); close(done) }()
-	t.Cleanup(func() { cancel(); <-done })
-	caFile := filepath.Join(t.TempDir(), "origin-ca.pem")
-	if err := pki.WriteCertsPEM(caFile, ca.Root()); err != nil {
-		t.Fatal(err)
-	}
-	return &httpOrigin{srv: srv, addr: ln.Addr().String(), ca: ca, caFile: caFile}
+	o := servertest.ServeOrigin(t, server.New(cfg, server.WithSources(sources...)), ca)
+	return &httpOrigin{srv: o.Server.Server, addr: o.Addr, ca: ca, caFile: o.CAFile}
 }
 
 // httpCase is a throughput case of the HTTP request form.

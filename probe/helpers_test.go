@@ -3,12 +3,12 @@ package probe_test
 import (
 	"context"
 	"crypto/tls"
-	"net"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/tlsbench/tlsbench/internal/servertest"
 	"github.com/tlsbench/tlsbench/internal/testpki"
 	"github.com/tlsbench/tlsbench/loadgen"
 	"github.com/tlsbench/tlsbench/measure"
@@ -54,20 +54,13 @@ func startBuiltin(t *testing.T, p *testPKI, o server.Options) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ctx, ln) }()
+	s := servertest.Start(t, srv)
 	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
+		if err := s.Stop(); err != nil {
 			t.Errorf("server: %v", err)
 		}
 	})
-	return ln.Addr().String()
+	return s.Addr
 }
 
 // baseOptions are probe options for a local test server.

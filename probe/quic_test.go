@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tlsbench/tlsbench/internal/servertest"
 	"github.com/tlsbench/tlsbench/probe"
 	"github.com/tlsbench/tlsbench/server"
 	"github.com/tlsbench/tlsbench/tlsconf"
@@ -22,20 +23,13 @@ func startBuiltinQUIC(t *testing.T, p *testPKI, o server.Options) (string, *serv
 	if err != nil {
 		t.Fatal(err)
 	}
-	l, err := srv.ListenQUIC("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- srv.ServeQUIC(ctx, l) }()
+	s := servertest.StartQUIC(t, srv)
 	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
+		if err := s.Stop(); err != nil {
 			t.Errorf("server: %v", err)
 		}
 	})
-	return l.Addr().String(), srv
+	return s.Addr, srv
 }
 
 // quicOptions are probe options over QUIC for a local test server.

@@ -4,19 +4,13 @@ import (
 	"context"
 	"crypto/x509"
 	"errors"
-	"os"
 	"testing"
 
 	"github.com/tlsbench/tlsbench/internal/field"
-	"github.com/tlsbench/tlsbench/internal/testchild"
+	"github.com/tlsbench/tlsbench/internal/servertest"
 	"github.com/tlsbench/tlsbench/pki"
 	"github.com/tlsbench/tlsbench/proxy"
 )
-
-func childOptions(o proxy.Options) proxy.ChildOptions {
-	exe, _ := os.Executable()
-	return proxy.ChildOptions{Path: exe, Args: []string{"proxy"}, Env: []string{testchild.Env()}, Proxy: o}
-}
 
 // TestChildRelaysAndCounts: a proxy in a child process tunnels to the
 // origin with the CA it reports, counts over its control channel (its
@@ -24,7 +18,7 @@ func childOptions(o proxy.Options) proxy.ChildOptions {
 func TestChildRelaysAndCounts(t *testing.T) {
 	t.Parallel()
 	org := startOrigin(t)
-	child, err := proxy.StartChild(context.Background(), childOptions(proxy.Options{
+	child, err := proxy.StartChild(context.Background(), servertest.ProxyChildOptions(proxy.Options{
 		PKIDir: t.TempDir(), OriginCA: org.caFile, ConnectPorts: []int{org.port}, MintCache: true,
 	}))
 	if err != nil {
@@ -65,7 +59,7 @@ func TestChildRelaysAndCounts(t *testing.T) {
 // field error, and no process is left.
 func TestChildBadOptions(t *testing.T) {
 	t.Parallel()
-	_, err := proxy.StartChild(context.Background(), childOptions(proxy.Options{PKIDir: t.TempDir(), Buffer: 1}))
+	_, err := proxy.StartChild(context.Background(), servertest.ProxyChildOptions(proxy.Options{PKIDir: t.TempDir(), Buffer: 1}))
 	var fe *field.Error
 	if !errors.As(err, &fe) || fe.Field != "Buffer" {
 		t.Fatalf("start with a 1-byte buffer: %v", err)

@@ -2,7 +2,6 @@ package proxy_test
 
 import (
 	"bufio"
-	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"fmt"
@@ -17,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tlsbench/tlsbench/internal/servertest"
 	"github.com/tlsbench/tlsbench/internal/testchild"
 	"github.com/tlsbench/tlsbench/internal/testpki"
 	"github.com/tlsbench/tlsbench/pki"
@@ -46,25 +46,8 @@ func startOrigin(t *testing.T) origin {
 
 func serveOrigin(t *testing.T, srv *server.Server, ca *pki.CA) origin {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { srv.Serve(ctx, ln); close(done) }()
-	t.Cleanup(func() { cancel(); <-done })
-	return origin{addr: ln.Addr().String(), port: ln.Addr().(*net.TCPAddr).Port, ca: ca, caFile: writeCA(t, ca)}
-}
-
-// writeCA writes ca's root certificate to a new file.
-func writeCA(t testing.TB, ca *pki.CA) string {
-	t.Helper()
-	path := t.TempDir() + "/ca.pem"
-	if err := pki.WriteCertsPEM(path, ca.Root()); err != nil {
-		t.Fatal(err)
-	}
-	return path
+	o := servertest.ServeOrigin(t, srv, ca)
+	return origin{addr: o.Addr, port: o.Port, ca: ca, caFile: o.CAFile}
 }
 
 // running is a proxy serving on loopback, with what it logs.
@@ -95,22 +78,14 @@ func startProxy(t testing.TB, org origin, o proxy.Options, opts ...proxy.Option)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { p.Serve(ctx, ln); close(done) }()
-	stop := func() { cancel(); <-done }
-	t.Cleanup(stop)
+	sp := servertest.StartProxy(t, p)
 	certs, err := pki.LoadCertsPEM(p.CAFile())
 	if err != nil {
 		t.Fatal(err)
 	}
 	pool := x509.NewCertPool()
 	pool.AddCert(certs[0])
-	return &running{Proxy: p, addr: ln.Addr().String(), log: log, pool: pool, stop: stop}
+	return &running{Proxy: p, addr: sp.Addr, log: log, pool: pool, stop: func() { sp.Stop() }}
 }
 
 // connect sends CONNECT target and returns the connection and the

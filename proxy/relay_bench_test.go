@@ -6,6 +6,7 @@ import (
 	"net"
 	"testing"
 
+	"github.com/tlsbench/tlsbench/internal/servertest"
 	"github.com/tlsbench/tlsbench/internal/testpki"
 	"github.com/tlsbench/tlsbench/proxy"
 )
@@ -50,7 +51,7 @@ func benchRelay(b *testing.B, buffer int, fill bool) {
 	}()
 	port := ln.Addr().(*net.TCPAddr).Port
 	org := origin{port: port, ca: ca}
-	org.caFile = writeCA(b, ca)
+	org.caFile = servertest.WriteCA(b, ca)
 	p := startProxy(b, org, proxy.Options{Buffer: buffer, ReadFill: fill, MintCache: true})
 	tc := p.tunnel(b, org, nil)
 	b.SetBytes(chunk)

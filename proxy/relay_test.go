@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tlsbench/tlsbench/internal/servertest"
 	"github.com/tlsbench/tlsbench/internal/testpki"
 	"github.com/tlsbench/tlsbench/proxy"
 )
@@ -109,7 +110,7 @@ func TestOriginDiesMidStream(t *testing.T) {
 		c.(*tls.Conn).NetConn().Close()
 	}()
 	org := origin{port: ln.Addr().(*net.TCPAddr).Port, ca: ca}
-	org.caFile = writeCA(t, ca)
+	org.caFile = servertest.WriteCA(t, ca)
 	p := startProxy(t, org, proxy.Options{MintCache: true})
 	tc := p.tunnel(t, org, nil)
 	tc.SetDeadline(time.Now().Add(time.Minute))
@@ -223,7 +224,7 @@ func TestEndPassedOnAsItCame(t *testing.T) {
 				c.(*tls.Conn).NetConn().Close()
 			}
 		}()
-		org := origin{port: ln.Addr().(*net.TCPAddr).Port, ca: ca, caFile: writeCA(t, ca)}
+		org := origin{port: ln.Addr().(*net.TCPAddr).Port, ca: ca, caFile: servertest.WriteCA(t, ca)}
 		p := startProxy(t, org, proxy.Options{MintCache: true})
 		c, resp := connect(t, p.addr, "localhost:"+strconv.Itoa(org.port))
 		if resp.StatusCode != 200 {

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tlsbench/tlsbench/internal/servertest"
 	"github.com/tlsbench/tlsbench/internal/testpki"
 	"github.com/tlsbench/tlsbench/proxy"
 )
@@ -93,7 +94,7 @@ func TestUntrustedOrigin(t *testing.T) {
 	t.Parallel()
 	org := startOrigin(t)
 	other := testpki.CA(t)
-	p := startProxy(t, org, proxy.Options{OriginCA: writeCA(t, other), MintCache: true})
+	p := startProxy(t, org, proxy.Options{OriginCA: servertest.WriteCA(t, other), MintCache: true})
 	_, resp := connect(t, p.addr, "localhost:"+strconv.Itoa(org.port))
 	reason := resp.Header.Get(proxy.ErrorHeader)
 	if resp.StatusCode != 502 || !strings.Contains(reason, "certificate") || !strings.Contains(reason, "localhost:"+strconv.Itoa(org.port)) {

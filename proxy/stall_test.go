@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tlsbench/tlsbench/internal/servertest"
 	"github.com/tlsbench/tlsbench/internal/testpki"
 	"github.com/tlsbench/tlsbench/pki"
 	"github.com/tlsbench/tlsbench/proxy"
@@ -68,7 +69,7 @@ func TestStalledWriteCut(t *testing.T) {
 		}
 		trickled <- trickle(c, stopTrickle)
 	}()
-	org := origin{port: ln.Addr().(*net.TCPAddr).Port, ca: ca, caFile: writeCA(t, ca)}
+	org := origin{port: ln.Addr().(*net.TCPAddr).Port, ca: ca, caFile: servertest.WriteCA(t, ca)}
 	const writeTimeout = 500 * time.Millisecond
 	p := startProxy(t, org, proxy.Options{IdleTimeout: time.Second, WriteTimeout: writeTimeout, MintCache: true})
 	tc := p.tunnel(t, org, nil)
@@ -147,7 +148,7 @@ func TestSlowReaderNotCut(t *testing.T) {
 		defer c.Close()
 		read <- slowRead(c, &got, stop)
 	}()
-	org := origin{port: ln.Addr().(*net.TCPAddr).Port, ca: ca, caFile: writeCA(t, ca)}
+	org := origin{port: ln.Addr().(*net.TCPAddr).Port, ca: ca, caFile: servertest.WriteCA(t, ca)}
 	p := startProxy(t, org, proxy.Options{WriteTimeout: 500 * time.Millisecond, MintCache: true})
 	tc := p.tunnel(t, org, nil)
 	wrote := make(chan error, 1)

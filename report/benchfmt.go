@@ -122,7 +122,7 @@ func newBenchfmtEncoder(w io.Writer) *benchfmtEncoder {
 func (e *benchfmtEncoder) add(rec *results.Record) error {
 	res := &benchfmt.Result{
 		Config: benchConfig(rec.Env),
-		Name:   benchfmt.Name(strings.TrimPrefix(benchName(rec), "Benchmark")),
+		Name:   benchfmt.Name(strings.TrimPrefix(BenchName(rec), "Benchmark")),
 		Iters:  1,
 	}
 	switch {
@@ -140,15 +140,15 @@ func (e *benchfmtEncoder) add(rec *results.Record) error {
 	}
 	// ns/op is the handshake (connect + TLS handshake) where the record
 	// has it; the wall time per connection is then wall-ns/op.
-	hs := headline(rec)
-	if !hs.handshake || len(hs.samples) != len(samples) {
-		hs.samples = nil
+	hs := Headline(rec)
+	if !hs.Handshake || len(hs.Samples) != len(samples) {
+		hs.Samples = nil
 	}
 	common := handshakeCaseValues(rec)
 	for i, us := range samples {
 		vals := []benchfmt.Value{benchValue(us*1000, "ns/op")}
-		if hs.samples != nil {
-			vals = []benchfmt.Value{benchValue(hs.samples[i]*1000, "ns/op"), benchValue(us*1000, "wall-ns/op")}
+		if hs.Samples != nil {
+			vals = []benchfmt.Value{benchValue(hs.Samples[i]*1000, "ns/op"), benchValue(us*1000, "wall-ns/op")}
 		}
 		if us > 0 {
 			vals = append(vals, benchValue(1e6/us, "handshakes/s"))
@@ -294,12 +294,12 @@ func configKey(s string) string {
 	}, results.Printable(s))
 }
 
-// benchName is the benchmark name of a record: the case name under
+// BenchName is the benchmark name of a record: the case name under
 // BenchmarkHandshake or BenchmarkThroughput, without the kind prefix, with
 // white space replaced as Go's testing package does, and Go's -GOMAXPROCS
 // suffix (left out for GOMAXPROCS 1, as Go does, unless the name would then
 // end in something that reads as one).
-func benchName(r *results.Record) string {
+func BenchName(r *results.Record) string {
 	base, prefix := "BenchmarkHandshake", "handshake/"
 	if r.Kind == results.KindThroughput {
 		base, prefix = "BenchmarkThroughput", "throughput/"

@@ -38,24 +38,24 @@ var csvColumns = []csvColumn{
 	{"handshakes", func(r *results.Record) string { return strconv.FormatInt(r.Handshakes, 10) }},
 	{"errors", func(r *results.Record) string { return strconv.FormatInt(r.Errors, 10) }},
 	{"resumed", func(r *results.Record) string { return strconv.FormatInt(r.Resumed, 10) }},
-	{"resumption_rate", func(r *results.Record) string { return csvFloat(r.ResumptionRate) }},
+	{"resumption_rate", func(r *results.Record) string { return CSVFloat(r.ResumptionRate) }},
 	{"server_resumed", func(r *results.Record) string { return csvInt(r.ServerResumed) }},
 	{"iterations", func(r *results.Record) string { return strconv.Itoa(r.Iterations) }},
-	{"mean_us", func(r *results.Record) string { return csvFloat(r.MeanUS) }},
+	{"mean_us", func(r *results.Record) string { return CSVFloat(r.MeanUS) }},
 	{"error_us", func(r *results.Record) string { return csvFloatPtr(r.ErrorUS) }},
-	{"stddev_us", func(r *results.Record) string { return csvFloat(r.StddevUS) }},
-	{"median_us", func(r *results.Record) string { return csvFloat(r.MedianUS) }},
-	{"min_us", func(r *results.Record) string { return csvFloat(r.MinUS) }},
-	{"max_us", func(r *results.Record) string { return csvFloat(r.MaxUS) }},
-	{"p50_us", func(r *results.Record) string { return csvFloat(r.P50US) }},
-	{"p90_us", func(r *results.Record) string { return csvFloat(r.P90US) }},
-	{"p99_us", func(r *results.Record) string { return csvFloat(r.P99US) }},
-	{"p999_us", func(r *results.Record) string { return csvFloat(r.P999US) }},
-	{"handshakes_per_sec", func(r *results.Record) string { return csvFloat(r.HandshakesPerSec) }},
+	{"stddev_us", func(r *results.Record) string { return CSVFloat(r.StddevUS) }},
+	{"median_us", func(r *results.Record) string { return CSVFloat(r.MedianUS) }},
+	{"min_us", func(r *results.Record) string { return CSVFloat(r.MinUS) }},
+	{"max_us", func(r *results.Record) string { return CSVFloat(r.MaxUS) }},
+	{"p50_us", func(r *results.Record) string { return CSVFloat(r.P50US) }},
+	{"p90_us", func(r *results.Record) string { return CSVFloat(r.P90US) }},
+	{"p99_us", func(r *results.Record) string { return CSVFloat(r.P99US) }},
+	{"p999_us", func(r *results.Record) string { return CSVFloat(r.P999US) }},
+	{"handshakes_per_sec", func(r *results.Record) string { return CSVFloat(r.HandshakesPerSec) }},
 	{"client_cpu_us", func(r *results.Record) string { return csvFloatPtr(r.ClientCPUUS) }},
 	{"server_cpu_us", func(r *results.Record) string { return csvFloatPtr(r.ServerCPUUS) }},
 	{"process_cpu_us", func(r *results.Record) string { return csvFloatPtr(r.ProcessCPUUS) }},
-	{"alloc_bytes", func(r *results.Record) string { return csvFloat(r.AllocBytes) }},
+	{"alloc_bytes", func(r *results.Record) string { return CSVFloat(r.AllocBytes) }},
 	{"server_alloc_bytes", func(r *results.Record) string { return csvFloatPtr(r.ServerAllocBytes) }},
 	{"handshake_mean_us", func(r *results.Record) string { return csvFloatPtr(r.HandshakeMeanUS) }},
 	{"handshake_error_us", func(r *results.Record) string { return csvFloatPtr(r.HandshakeErrorUS) }},
@@ -160,15 +160,15 @@ var csvColumns = []csvColumn{
 	{"env.host", func(r *results.Record) string { return r.Env.Host }},
 }
 
-// csvFloat formats v with the fewest digits that read back as v, without
+// CSVFloat formats v with the fewest digits that read back as v, without
 // an exponent, as spreadsheets expect.
-func csvFloat(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+func CSVFloat(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 
 func csvFloatPtr(v *float64) string {
 	if v == nil {
 		return ""
 	}
-	return csvFloat(*v)
+	return CSVFloat(*v)
 }
 
 func csvInt(v *int64) string {
@@ -227,7 +227,7 @@ func (e *csvEncoder) add(rec *results.Record) error {
 	for i, c := range csvColumns {
 		row[i] = c.cell(rec)
 	}
-	e.w.Write(printableRow(row))
+	e.w.Write(PrintableRow(row))
 	e.w.Flush()
 	return e.w.Error()
 }

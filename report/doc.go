@@ -55,40 +55,10 @@
 //     the environment as configuration lines, so that benchstat
 //     (golang.org/x/perf/cmd/benchstat) can summarize and compare tlsbench
 //     results like any Go benchmark. See benchfmt.go for names and units.
-//   - html: one self-contained page (inline SVG charts, no script, nothing
-//     fetched): the environment, the tables of the table format, and charts
-//     of per-handshake time, resumption rate and handshakes/s against
-//     concurrency, client and server CPU per handshake, latency percentile
-//     curves from the HDR histograms and throughput against buffer size;
-//     open-loop cases against the offered rate instead of concurrency, and
-//     per search for a sustainable rate its knee: each step's p50 to
-//     p99.9 against the rate offered, the goal's latency as a line and
-//     the answer's bracket marked.
-//     [RenderHTML] overlays a baseline and a candidate. See html.go.
-//
-// [Compare] compares a candidate's records with a baseline's, case by case
-// (tlsbench compare, run --baseline): the ratio of means with its standard
-// deviation, a Mann-Whitney U test, the change in allocations, a verdict,
-// and a loud flag where the two sides resumed at different rates. A pair
-// whose sides differ in what sets the cost of the work (group, key type,
-// kTLS actually used by each end, session store, …) is not comparable
-// unless [CompareOptions.AllowMismatch]: no ratio or verdict, and left out
-// of the gate.
-// Two separate runs cannot tell drift of the machine from the change, and
-// every sequential comparison says so. [ComparePaired] compares the sides
-// of one interleaved run (records with a side) on the ratios of the
-// iterations measured in the same round: the geometric mean ratio with
-// its 99.9% interval and a Wilcoxon signed-rank test; side a2, when
-// measured, gives the noise floor. Every comparison calls a significant
-// change no larger than the floor (at least [CompareOptions.MinEffect])
-// "within noise", not faster or slower.
-// Searches for a sustainable rate are one answer per side, with no sample
-// to test: Compare judges them by their brackets alone (higher when the
-// candidate met a rate the baseline failed, lower when it failed one the
-// baseline met, otherwise the brackets overlap), and leaves their steps
-// out of the case-by-case comparison.
-// [RenderComparison] lays the result out as table, markdown, json or csv,
-// and [Comparison.CheckRegressions] is the CI gate.
+//   - html: one self-contained page with charts, written by package
+//     report/html, which draws on the comparison (package report/compare)
+//     and so cannot be written from here; [Format] names it, so that
+//     every format is parsed in one place.
 //
 // The report of an interleaved run names each record's side ("name [b]";
 // in benchfmt the name key side=b, for benchstat -col /side) and never
@@ -99,10 +69,12 @@
 //
 // [Render] writes a whole report. A [Stream] takes records one at a time,
 // for a run that reports each case as it finishes: json, csv and benchfmt
-// are written as records arrive, table, markdown and html once, on Close,
-// because their column widths, footnotes and charts depend on every record.
+// are written as records arrive, table and markdown once, on Close,
+// because their column widths and footnotes depend on every record.
 //
-// report owns rendering and comparing records. It may import results and
-// stats; never the packages that measure (runner, loadgen, server), nor
-// internal/cli: reports derive from the results file alone.
+// report owns the tables of one results file and the formatting they
+// share ([Document], [Grid], the number formats), which report/compare
+// and report/html build on. It may import results and stats; never the
+// packages that measure (runner, loadgen, server), nor internal/cli, nor
+// the packages built on it: reports derive from the results file alone.
 package report

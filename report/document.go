@@ -11,54 +11,54 @@ import (
 	"github.com/tlsbench/tlsbench/results"
 )
 
-// A document is the content of a report for people, independent of how it
+// A Document is the content of a report for people, independent of how it
 // is laid out: the table and markdown formats render the same document.
-type document struct {
-	env []keyValue // the environment of the first record
+type Document struct {
+	Env []KeyValue // the environment of the first record
 	// envTitle heads env in formats that title it ("Environment" when
 	// empty); a comparison's header lines are not an environment.
-	envTitle string
-	envNote  string // set when records differ in environment
-	blocks   []block
+	EnvTitle string
+	EnvNote  string // set when records differ in environment
+	Blocks   []Block
 }
 
-type keyValue struct{ key, value string }
+type KeyValue struct{ Key, Value string }
 
-// A block is a titled table or a titled list of items.
-type block struct {
-	title string
-	table *table
-	items []string
+// A Block is a titled table or a titled list of items.
+type Block struct {
+	Title string
+	Table *Grid
+	Items []string
 }
 
-type align int
+type Align int
 
 const (
-	alignLeft align = iota
-	alignRight
+	AlignLeft Align = iota
+	AlignRight
 )
 
-type column struct {
-	title string
-	unit  string // shown under or after the title; may be empty
-	align align
+type Column struct {
+	Title string
+	Unit  string // shown under or after the title; may be empty
+	Align Align
 }
 
-type table struct {
-	cols []column
-	rows [][]string
+type Grid struct {
+	Cols []Column
+	Rows [][]string
 }
 
-// buildDocument derives the report from recs, in their order.
-func buildDocument(recs []results.Record) document {
-	var d document
+// BuildDocument derives the report from recs, in their order.
+func BuildDocument(recs []results.Record) Document {
+	var d Document
 	if len(recs) == 0 {
-		d.blocks = append(d.blocks, block{items: []string{"no results"}})
+		d.Blocks = append(d.Blocks, Block{Items: []string{"no results"}})
 		return d
 	}
-	d.env = envHeader(recs[0].Env)
-	if diff := envDiff(recs); len(diff) > 0 {
-		d.envNote = fmt.Sprintf("records differ in environment (%s); shown is the first record's", strings.Join(diff, ", "))
+	d.Env = EnvHeader(recs[0].Env)
+	if diff := EnvDiff(recs); len(diff) > 0 {
+		d.EnvNote = fmt.Sprintf("records differ in environment (%s); shown is the first record's", strings.Join(diff, ", "))
 	}
 
 	// hs are the closed-loop handshake cases, ol the open-loop ones,
@@ -70,15 +70,15 @@ func buildDocument(recs []results.Record) document {
 		switch {
 		case r.Kind == results.KindThroughput:
 			tp = append(tp, r)
-		case searchRecord(r):
+		case SearchRecord(r):
 			search = append(search, r)
-		case openLoop(r):
+		case OpenLoop(r):
 			ol = append(ol, r)
 		default:
 			hs = append(hs, r)
 		}
 	}
-	d.blocks = appendItems(d.blocks, "Sides of an interleaved run", sidesItems(recs))
+	d.Blocks = AppendItems(d.Blocks, "Sides of an interleaved run", sidesItems(recs))
 	achieved := achievedErrors(hs)
 	if len(hs) > 0 {
 		t, legend := handshakeTable(hs, achieved)
@@ -86,61 +86,61 @@ func buildDocument(recs []results.Record) document {
 		if len(achieved) > 0 {
 			items = append(items, targetNote)
 		}
-		d.blocks = append(d.blocks, block{title: "Handshakes", table: t, items: items})
+		d.Blocks = append(d.Blocks, Block{Title: "Handshakes", Table: t, Items: items})
 	}
 	if len(ol) > 0 {
 		t, legend := openLoopTable(ol)
-		d.blocks = append(d.blocks, block{title: "Open-loop handshakes", table: t, items: legend})
+		d.Blocks = append(d.Blocks, Block{Title: "Open-loop handshakes", Table: t, Items: legend})
 	}
-	d.blocks = append(d.blocks, searchBlocks(search)...)
+	d.Blocks = append(d.Blocks, searchBlocks(search)...)
 	if t := phaseTable(append(slices.Clip(hs), ol...)); t != nil {
 		items := phaseLegend
 		if slices.ContainsFunc(ol, func(r *results.Record) bool { return len(r.Phases) > 0 }) {
 			items = append(slices.Clip(items), openLoopPhaseNote)
 		}
-		if slices.ContainsFunc(t.cols, func(c column) bool { return c.title == firstResponseTitle }) {
+		if slices.ContainsFunc(t.Cols, func(c Column) bool { return c.Title == firstResponseTitle }) {
 			items = append(slices.Clip(items), firstResponseNote)
 		}
-		if slices.ContainsFunc(t.cols, func(c column) bool { return c.title == exchangeTitle }) {
+		if slices.ContainsFunc(t.Cols, func(c Column) bool { return c.Title == exchangeTitle }) {
 			items = append(slices.Clip(items), exchangeNote)
 		}
-		d.blocks = append(d.blocks, block{title: "Phases of a handshake", table: t, items: items})
+		d.Blocks = append(d.Blocks, Block{Title: "Phases of a handshake", Table: t, Items: items})
 	}
 	if t := partsTable(append(slices.Clip(hs), ol...)); t != nil {
-		d.blocks = append(d.blocks, block{title: "Parts of a mix", table: t, items: partsLegend})
+		d.Blocks = append(d.Blocks, Block{Title: "Parts of a mix", Table: t, Items: partsLegend})
 	}
 	if len(tp) > 0 {
 		t, legend := throughputTable(tp)
-		d.blocks = append(d.blocks, block{title: "Throughput", table: t, items: legend})
+		d.Blocks = append(d.Blocks, Block{Title: "Throughput", Table: t, Items: legend})
 	}
-	d.blocks = appendItems(d.blocks, "Errors by kind", errorItems(recs))
-	d.blocks = appendItems(d.blocks, "Resumption: client and server disagree", disagreementItems(append(slices.Clip(hs), ol...)))
-	d.blocks = appendItems(d.blocks, "CPU of the single process (memory transport; client and server together)", processCPUItems(append(slices.Clip(hs), ol...)))
-	d.blocks = appendItems(d.blocks, "Target error not reached", targetItems(hs, achieved))
-	d.blocks = appendItems(d.blocks, "Notes", noteItems(recs))
+	d.Blocks = AppendItems(d.Blocks, "Errors by kind", errorItems(recs))
+	d.Blocks = AppendItems(d.Blocks, "Resumption: client and server disagree", disagreementItems(append(slices.Clip(hs), ol...)))
+	d.Blocks = AppendItems(d.Blocks, "CPU of the single process (memory transport; client and server together)", processCPUItems(append(slices.Clip(hs), ol...)))
+	d.Blocks = AppendItems(d.Blocks, "Target error not reached", targetItems(hs, achieved))
+	d.Blocks = AppendItems(d.Blocks, "Notes", noteItems(recs))
 	if t, legend := ratioTable(hs); t != nil {
 		flagRatios(t, hs)
-		d.blocks = append(d.blocks, block{title: "Full vs resumed handshakes (mean µs of connect + TLS handshake)", table: t, items: legend})
+		d.Blocks = append(d.Blocks, Block{Title: "Full vs resumed handshakes (mean µs of connect + TLS handshake)", Table: t, Items: legend})
 	}
 	return d
 }
 
-func appendItems(blocks []block, title string, items []string) []block {
+func AppendItems(blocks []Block, title string, items []string) []Block {
 	if len(items) == 0 {
 		return blocks
 	}
-	return append(blocks, block{title: title, items: items})
+	return append(blocks, Block{Title: title, Items: items})
 }
 
-func orNull(s string) string {
+func OrNull(s string) string {
 	if s == "" {
-		return null
+		return Null
 	}
 	return s
 }
 
-func envHeader(e results.Env) []keyValue {
-	goLine := orNull(e.GoVersion)
+func EnvHeader(e results.Env) []KeyValue {
+	goLine := OrNull(e.GoVersion)
 	if e.GOOS != "" || e.GOARCH != "" {
 		goLine += " " + e.GOOS + "/" + e.GOARCH
 	}
@@ -148,32 +148,32 @@ func envHeader(e results.Env) []keyValue {
 	if e.NumCPU > 0 {
 		procs += fmt.Sprintf(" (%d CPUs)", e.NumCPU)
 	}
-	kv := []keyValue{
-		{"tlsbench", orNull(e.TLSBenchVersion)},
+	kv := []KeyValue{
+		{"tlsbench", OrNull(e.TLSBenchVersion)},
 		{"go", goLine},
 		{"gomaxprocs", procs},
-		{"cpu", orNull(e.CPUModel)},
-		{"kernel", orNull(e.Kernel)},
+		{"cpu", OrNull(e.CPUModel)},
+		{"kernel", OrNull(e.Kernel)},
 	}
 	if len(e.Peers) > 0 {
 		var peers []string
 		for _, name := range slices.Sorted(maps.Keys(e.Peers)) {
 			peers = append(peers, name+" "+e.Peers[name])
 		}
-		kv = append(kv, keyValue{"peers", strings.Join(peers, ", ")})
+		kv = append(kv, KeyValue{"peers", strings.Join(peers, ", ")})
 	}
 	if e.Insecure {
-		kv = append(kv, keyValue{"insecure", "certificate verification of the target was off (--insecure)"})
+		kv = append(kv, KeyValue{"insecure", "certificate verification of the target was off (--insecure)"})
 	}
 	if e.Started != "" {
-		kv = append(kv, keyValue{"started", e.Started})
+		kv = append(kv, KeyValue{"started", e.Started})
 	}
 	return kv
 }
 
-// envDiff names the environment fields in which some record differs from
+// EnvDiff names the environment fields in which some record differs from
 // the first. The start time is expected to differ and is not compared.
-func envDiff(recs []results.Record) []string {
+func EnvDiff(recs []results.Record) []string {
 	first := recs[0].Env
 	fields := []struct {
 		name string
@@ -213,8 +213,8 @@ const targetNote = "error (x%): the precision reached, the 99.9% error as a shar
 // read: the row is flagged "noisy".
 const NoisyError = 0.10
 
-// verdictFailed is the record's verdict for a case that failed a gate.
-const verdictFailed = "failed"
+// VerdictFailed is the record's verdict for a case that failed a gate.
+const VerdictFailed = "failed"
 
 // Row flags, in the order they are shown, and their legend.
 var flagLegend = []struct{ flag, meaning string }{
@@ -227,25 +227,25 @@ var flagLegend = []struct{ flag, meaning string }{
 
 // rowFlags are the flags of one record's row.
 func rowFlags(r *results.Record) []string {
-	if notRun(r) {
+	if NotRun(r) {
 		return []string{"not run"}
 	}
 	var flags []string
-	if r.Verdict == verdictFailed {
+	if r.Verdict == VerdictFailed {
 		flags = append(flags, "FAILED")
 	}
 	if r.Errors > 0 {
 		flags = append(flags, "errors")
 	}
-	if h := headline(r); h.err != nil && h.mean > 0 && *h.err > NoisyError*h.mean {
+	if h := Headline(r); h.Err != nil && h.Mean > 0 && *h.Err > NoisyError*h.Mean {
 		flags = append(flags, "noisy")
 	}
 	return flags
 }
 
-// notRun reports a record of a case that was not measured (a setting
+// NotRun reports a record of a case that was not measured (a setting
 // that cannot run): no iteration, so no figure.
-func notRun(r *results.Record) bool {
+func NotRun(r *results.Record) bool {
 	return r.Iterations == 0 && len(r.SamplesUS) == 0 && r.Handshakes == 0 && r.MBps == nil && r.Verdict == ""
 }
 
@@ -253,7 +253,7 @@ func notRun(r *results.Record) bool {
 // that did not run has no figures, and zeros would read as measured.
 func blankFigures(row []string) []string {
 	for i := 1; i < len(row); i++ {
-		row[i] = null
+		row[i] = Null
 	}
 	return row
 }
@@ -261,7 +261,7 @@ func blankFigures(row []string) []string {
 // addFlags appends a "flags" column to t when any row has a flag, and
 // returns the legend of the flags used (nothing when none is: a table of
 // clean results looks as it always did).
-func addFlags(t *table, flags [][]string) []string {
+func addFlags(t *Grid, flags [][]string) []string {
 	used := map[string]bool{}
 	for _, f := range flags {
 		for _, x := range f {
@@ -271,9 +271,9 @@ func addFlags(t *table, flags [][]string) []string {
 	if len(used) == 0 {
 		return nil
 	}
-	t.cols = append(t.cols, column{"flags", "", alignLeft})
-	for i := range t.rows {
-		t.rows[i] = append(t.rows[i], strings.Join(flags[i], " "))
+	t.Cols = append(t.Cols, Column{"flags", "", AlignLeft})
+	for i := range t.Rows {
+		t.Rows[i] = append(t.Rows[i], strings.Join(flags[i], " "))
 	}
 	var legend []string
 	for _, l := range flagLegend {
@@ -284,54 +284,54 @@ func addFlags(t *table, flags [][]string) []string {
 	return legend
 }
 
-func handshakeTable(recs []*results.Record, achieved map[*results.Record]float64) (*table, []string) {
+func handshakeTable(recs []*results.Record, achieved map[*results.Record]float64) (*Grid, []string) {
 	resumedUnit := resumedUnitOf(recs)
-	t := &table{cols: []column{
-		{"name", "", alignLeft},
-		{"mean", "µs", alignRight},
-		{"error", "µs", alignRight},
-		{"stddev", "µs", alignRight},
-		{"median", "µs", alignRight},
-		{"min", "µs", alignRight},
-		{"max", "µs", alignRight},
-		{"p99", "µs", alignRight},
-		{"conn/s", "", alignRight},
-		{"wall", "µs/conn", alignRight},
-		{"resumed", resumedUnit, alignRight},
-		{"client CPU", "µs/hs", alignRight},
-		{"server CPU", "µs/hs", alignRight},
-		{"alloc", "B/hs", alignRight},
-		{"group", "", alignLeft},
-		{"errors", "", alignRight},
+	t := &Grid{Cols: []Column{
+		{"name", "", AlignLeft},
+		{"mean", "µs", AlignRight},
+		{"error", "µs", AlignRight},
+		{"stddev", "µs", AlignRight},
+		{"median", "µs", AlignRight},
+		{"min", "µs", AlignRight},
+		{"max", "µs", AlignRight},
+		{"p99", "µs", AlignRight},
+		{"conn/s", "", AlignRight},
+		{"wall", "µs/conn", AlignRight},
+		{"resumed", resumedUnit, AlignRight},
+		{"client CPU", "µs/hs", AlignRight},
+		{"server CPU", "µs/hs", AlignRight},
+		{"alloc", "B/hs", AlignRight},
+		{"group", "", AlignLeft},
+		{"errors", "", AlignRight},
 	}}
 	for _, r := range recs {
-		h := headline(r)
-		t.rows = append(t.rows, []string{
-			caseLabel(r),
-			num(h.mean),
+		h := Headline(r)
+		t.Rows = append(t.Rows, []string{
+			CaseLabel(r),
+			Num(h.Mean),
 			errorCell(r, achieved),
-			num(h.stddev),
-			num(h.median),
-			num(h.min),
-			num(h.max),
-			num(r.P99US),
-			num(r.HandshakesPerSec),
-			num(r.MeanUS),
+			Num(h.stddev),
+			Num(h.median),
+			Num(h.min),
+			Num(h.max),
+			Num(r.P99US),
+			Num(r.HandshakesPerSec),
+			Num(r.MeanUS),
 			resumedCell(r),
 			numPtr(r.ClientCPUUS),
 			numPtr(r.ServerCPUUS),
-			integer(r.AllocBytes),
-			orNull(r.Group),
+			Integer(r.AllocBytes),
+			OrNull(r.Group),
 			errorsCell(r),
 		})
-		if notRun(r) {
-			blankFigures(t.rows[len(t.rows)-1])
+		if NotRun(r) {
+			blankFigures(t.Rows[len(t.Rows)-1])
 		}
 	}
 	addProxyColumns(t, recs)
 	addQUICColumns(t, recs)
 	flags := make([][]string, len(recs))
-	mixed := slices.ContainsFunc(recs, hasHandshakeFigure)
+	mixed := slices.ContainsFunc(recs, HasHandshakeFigure)
 	var wallOnly []string
 	for i, r := range recs {
 		flags[i] = rowFlags(r)
@@ -341,7 +341,7 @@ func handshakeTable(recs []*results.Record, achieved map[*results.Record]float64
 			if mixed {
 				flags[i] = append(flags[i], "wall")
 			} else {
-				wallOnly = append(wallOnly, caseLabel(r))
+				wallOnly = append(wallOnly, CaseLabel(r))
 			}
 		}
 	}
@@ -385,28 +385,28 @@ func resumedUnitOf(recs []*results.Record) string {
 // certificates it minted and found in its cache, after the server's CPU,
 // when some record went through a proxy: tables of runs without one stay
 // as they were.
-func addProxyColumns(t *table, recs []*results.Record) {
-	at := slices.IndexFunc(t.cols, func(c column) bool { return c.title == "server CPU" }) + 1
+func addProxyColumns(t *Grid, recs []*results.Record) {
+	at := slices.IndexFunc(t.Cols, func(c Column) bool { return c.Title == "server CPU" }) + 1
 	if !slices.ContainsFunc(recs, func(r *results.Record) bool { return r.Proxy != "" }) || at == 0 {
 		return
 	}
 	mints := slices.ContainsFunc(recs, func(r *results.Record) bool { return r.ProxyMints != nil || r.ProxyMintHits != nil })
-	cols := []column{{"proxy CPU", "µs/hs", alignRight}}
+	cols := []Column{{"proxy CPU", "µs/hs", AlignRight}}
 	if mints {
-		cols = append(cols, column{"mints/hits", "", alignRight})
+		cols = append(cols, Column{"mints/hits", "", AlignRight})
 	}
-	t.cols = slices.Insert(t.cols, at, cols...)
+	t.Cols = slices.Insert(t.Cols, at, cols...)
 	for i, r := range recs {
 		cells := []string{numPtr(r.ProxyCPUUS)}
 		if mints {
 			cells = append(cells, mintsCell(r))
 		}
-		if notRun(r) {
+		if NotRun(r) {
 			for j := range cells {
-				cells[j] = null
+				cells[j] = Null
 			}
 		}
-		t.rows[i] = slices.Insert(t.rows[i], at, cells...)
+		t.Rows[i] = slices.Insert(t.Rows[i], at, cells...)
 	}
 }
 
@@ -414,11 +414,11 @@ func addProxyColumns(t *table, recs []*results.Record) {
 // it found in its cache ("128/0"); unknown when the proxy did not say.
 func mintsCell(r *results.Record) string {
 	if r.ProxyMints == nil && r.ProxyMintHits == nil {
-		return null
+		return Null
 	}
 	count := func(n *int64) string {
 		if n == nil {
-			return null
+			return Null
 		}
 		return strconv.FormatInt(*n, 10)
 	}
@@ -429,18 +429,18 @@ func mintsCell(r *results.Record) string {
 // count is known, the server's ("100%/100%"). A "!" marks client and
 // server disagreeing; the footnotes say by how much.
 func resumedCell(r *results.Record) string {
-	s := percent(r.ResumptionRate)
+	s := Percent(r.ResumptionRate)
 	peer, _ := resumedPeer(r)
 	if peer == nil {
 		return s
 	}
 	switch {
 	case r.Handshakes > 0:
-		s += "/" + percent(float64(*peer)/float64(r.Handshakes))
+		s += "/" + Percent(float64(*peer)/float64(r.Handshakes))
 	case *peer == 0:
 		// No handshake, none resumed: a known zero, like the client's
 		// rate, never shown as unknown (only null is).
-		s += "/" + percent(0)
+		s += "/" + Percent(0)
 	default:
 		// Resumed handshakes the client never completed: the count,
 		// marked below; the footnotes say more.
@@ -461,41 +461,41 @@ func errorsCell(r *results.Record) string {
 	return strconv.FormatInt(r.Errors, 10) + "!"
 }
 
-func throughputTable(recs []*results.Record) (*table, []string) {
-	t := &table{cols: []column{
-		{"name", "", alignLeft},
-		{"buffer", "", alignRight},
-		{"cipher", "", alignLeft},
-		{"direction", "", alignLeft},
-		{"kTLS", "tx/rx", alignLeft},
-		{"MB/s", "", alignRight},
-		{"error", "MB/s", alignRight},
-		{"Gbit/s", "", alignRight},
-		{"client CPU", "%", alignRight},
-		{"server CPU", "%", alignRight},
-		{"CPU-s/GB", "client+server", alignRight},
-		{"errors", "", alignRight},
+func throughputTable(recs []*results.Record) (*Grid, []string) {
+	t := &Grid{Cols: []Column{
+		{"name", "", AlignLeft},
+		{"buffer", "", AlignRight},
+		{"cipher", "", AlignLeft},
+		{"direction", "", AlignLeft},
+		{"kTLS", "tx/rx", AlignLeft},
+		{"MB/s", "", AlignRight},
+		{"error", "MB/s", AlignRight},
+		{"Gbit/s", "", AlignRight},
+		{"client CPU", "%", AlignRight},
+		{"server CPU", "%", AlignRight},
+		{"CPU-s/GB", "client+server", AlignRight},
+		{"errors", "", AlignRight},
 	}}
 	// Through a proxy, its CPU is a third figure: a column only then,
 	// so that tables of runs without one stay as they were.
 	proxied := slices.ContainsFunc(recs, func(r *results.Record) bool { return r.Proxy != "" })
 	if proxied {
-		t.cols = slices.Insert(t.cols, len(t.cols)-1, column{"proxy CPU-s/GB", "", alignRight})
+		t.Cols = slices.Insert(t.Cols, len(t.Cols)-1, Column{"proxy CPU-s/GB", "", AlignRight})
 	}
 	for _, r := range recs {
-		ktls := null
+		ktls := Null
 		if r.KTLSTX != nil || r.KTLSRX != nil {
-			ktls = onOff(r.KTLSTX) + "/" + onOff(r.KTLSRX)
+			ktls = OnOff(r.KTLSTX) + "/" + OnOff(r.KTLSRX)
 		}
-		gbit := null
+		gbit := Null
 		if r.MBps != nil {
-			gbit = num(*r.MBps * 8 / 1000)
+			gbit = Num(*r.MBps * 8 / 1000)
 		}
-		t.rows = append(t.rows, []string{
-			caseLabel(r),
-			bufferSize(r.BufferBytes),
-			orNull(r.Cipher),
-			orNull(r.Direction),
+		t.Rows = append(t.Rows, []string{
+			CaseLabel(r),
+			BufferSize(r.BufferBytes),
+			OrNull(r.Cipher),
+			OrNull(r.Direction),
 			ktls,
 			numPtr(r.MBps),
 			extraNum(r, "mbps_error"),
@@ -506,11 +506,11 @@ func throughputTable(recs []*results.Record) (*table, []string) {
 			errorsCell(r),
 		})
 		if proxied {
-			row := t.rows[len(t.rows)-1]
-			t.rows[len(t.rows)-1] = slices.Insert(row, len(row)-1, extraNum(r, "proxy_cpu_s_per_gb"))
+			row := t.Rows[len(t.Rows)-1]
+			t.Rows[len(t.Rows)-1] = slices.Insert(row, len(row)-1, extraNum(r, "proxy_cpu_s_per_gb"))
 		}
-		if notRun(r) {
-			row := t.rows[len(t.rows)-1]
+		if NotRun(r) {
+			row := t.Rows[len(t.Rows)-1]
 			name, buf, cipher, dir := row[0], row[1], row[2], row[3]
 			blankFigures(row)
 			row[0], row[1], row[2], row[3] = name, buf, cipher, dir
@@ -526,9 +526,9 @@ func throughputTable(recs []*results.Record) (*table, []string) {
 // extraNum is a figure of the record's extra map, or unknown.
 func extraNum(r *results.Record, key string) string {
 	if v, ok := r.Extra[key]; ok {
-		return num(v)
+		return Num(v)
 	}
-	return null
+	return Null
 }
 
 // cpuSecondsPerGB is the CPU time both ends spent per gigabyte (10^9 bytes)
@@ -537,9 +537,9 @@ func extraNum(r *results.Record, key string) string {
 // MB/s / 1000 gigabytes per second.
 func cpuSecondsPerGB(r *results.Record) string {
 	if r.MBps == nil || *r.MBps <= 0 || r.ClientCPUPct == nil || r.ServerCPUPct == nil {
-		return null
+		return Null
 	}
-	return num((*r.ClientCPUPct + *r.ServerCPUPct) / 100 / (*r.MBps / 1000))
+	return Num((*r.ClientCPUPct + *r.ServerCPUPct) / 100 / (*r.MBps / 1000))
 }
 
 func errorItems(recs []results.Record) []string {
@@ -549,7 +549,7 @@ func errorItems(recs []results.Record) []string {
 		if r.Errors == 0 && len(r.ErrorsByKind) == 0 {
 			continue
 		}
-		s := fmt.Sprintf("%s: %d %s", caseLabel(r), r.Errors, plural(r.Errors, "error", "errors"))
+		s := fmt.Sprintf("%s: %d %s", CaseLabel(r), r.Errors, Plural(r.Errors, "error", "errors"))
 		if len(r.ErrorsByKind) == 0 {
 			s += " (kinds not recorded)"
 		} else {
@@ -573,7 +573,7 @@ func errorItems(recs []results.Record) []string {
 	return items
 }
 
-func plural(n int64, one, many string) string {
+func Plural(n int64, one, many string) string {
 	if n == 1 {
 		return one
 	}
@@ -599,7 +599,7 @@ func disagreementItems(recs []*results.Record) []string {
 			continue
 		}
 		items = append(items, fmt.Sprintf("%s: of %d handshakes the client saw %d resumed, %s %d",
-			caseLabel(r), r.Handshakes, r.Resumed, who, *peer))
+			CaseLabel(r), r.Handshakes, r.Resumed, who, *peer))
 	}
 	return items
 }
@@ -608,7 +608,7 @@ func processCPUItems(recs []*results.Record) []string {
 	var items []string
 	for _, r := range recs {
 		if r.ProcessCPUUS != nil {
-			items = append(items, fmt.Sprintf("%s: %s µs/hs", caseLabel(r), num(*r.ProcessCPUUS)))
+			items = append(items, fmt.Sprintf("%s: %s µs/hs", CaseLabel(r), Num(*r.ProcessCPUUS)))
 		}
 	}
 	return items
@@ -618,7 +618,7 @@ func noteItems(recs []results.Record) []string {
 	var items []string
 	for i := range recs {
 		for _, n := range recs[i].Notes {
-			items = append(items, caseLabel(&recs[i])+": "+n)
+			items = append(items, CaseLabel(&recs[i])+": "+n)
 		}
 	}
 	return items
@@ -651,7 +651,7 @@ func pairKeyOf(r *results.Record) pairKey {
 		return pairKey{params: paramsExcept(r.Params, "resume"), target: r.Target, clientIdentities: r.ClientIdentities, side: r.Side}
 	}
 	return pairKey{version: r.TLSVersion, mutual: r.Mutual, concurrency: r.Concurrency, transport: r.Transport, keyType: r.KeyType,
-		target: r.Target, clientIdentities: r.ClientIdentities, keyCache: onOff(r.KeyCache), side: r.Side}
+		target: r.Target, clientIdentities: r.ClientIdentities, keyCache: OnOff(r.KeyCache), side: r.Side}
 }
 
 // paramsExcept writes params without the one named, sorted: k=v;k=v.

@@ -59,7 +59,7 @@ func (f *DuplicateFinder) Add(rec *results.Record) {
 	k := sha256.Sum256([]byte(identity(rec)))
 	if f.count[k] == 0 {
 		f.order = append(f.order, k)
-		f.first[k] = Duplicate{Case: caseLabel(rec), Started: rec.Env.Started}
+		f.first[k] = Duplicate{Case: CaseLabel(rec), Started: rec.Env.Started}
 	}
 	f.count[k]++
 }

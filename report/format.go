@@ -59,9 +59,11 @@ func (f Format) Streams() bool {
 	return false
 }
 
-// Render writes recs to w in format f. benchfmt and csv leave out the
-// records whose verdict they cannot show (see [Stream.LeftOut]); a caller
-// that must say so uses a [Stream].
+// Render writes recs to w in format f, any but html, which package
+// report/html writes (it draws on the comparison, which is built on this
+// package). benchfmt and csv leave out the records whose verdict they
+// cannot show (see [Stream.LeftOut]); a caller that must say so uses a
+// [Stream].
 func Render(w io.Writer, f Format, recs []results.Record) error {
 	s, err := NewStream(w, f)
 	if err != nil {
@@ -79,10 +81,11 @@ func Render(w io.Writer, f Format, recs []results.Record) error {
 // as it finishes. Formats that stream (see [Format.Streams]) write every
 // record when it is added; the others collect the records and write the
 // whole report on Close. A Stream is not safe for concurrent use.
+// Package report/html has the Stream of the html format.
 type Stream struct {
 	w      io.Writer
 	f      Format
-	recs   []results.Record // table, markdown, html: everything is written on Close
+	recs   []results.Record // table, markdown: everything is written on Close
 	enc    recordEncoder    // streaming formats
 	closed bool
 	// omitted are the records left out: the format cannot show
@@ -96,12 +99,14 @@ type recordEncoder interface {
 	close() error
 }
 
-// NewStream returns a Stream that writes format f to w. It fails only for
-// an unknown format.
+// NewStream returns a Stream that writes format f to w. It fails for an
+// unknown format and for html, whose stream is package report/html's.
 func NewStream(w io.Writer, f Format) (*Stream, error) {
 	s := &Stream{w: w, f: f}
 	switch f {
-	case Table, Markdown, HTML:
+	case HTML:
+		return nil, errors.New("report: the html format is written by package report/html")
+	case Table, Markdown:
 	case JSON:
 		s.enc = &jsonEncoder{w: w}
 	case CSV:
@@ -121,7 +126,7 @@ func (s *Stream) Add(rec *results.Record) error {
 		return errors.New("report: Add after Close")
 	}
 	if why := leavesOut(s.f, rec); why != "" {
-		s.omitted = append(s.omitted, omission{caseLabel(rec), why})
+		s.omitted = append(s.omitted, omission{CaseLabel(rec), why})
 		return nil
 	}
 	if s.enc != nil {
@@ -141,11 +146,9 @@ func (s *Stream) Close() error {
 	s.closed = true
 	switch s.f {
 	case Table:
-		return writeText(s.w, buildDocument(s.recs))
+		return WriteText(s.w, BuildDocument(s.recs))
 	case Markdown:
-		return writeMarkdown(s.w, buildDocument(s.recs))
-	case HTML:
-		return RenderHTML(s.w, Run{Records: s.recs})
+		return WriteMarkdown(s.w, BuildDocument(s.recs))
 	}
 	return s.enc.close()
 }

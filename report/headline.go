@@ -13,53 +13,53 @@ import (
 // Records written before the handshake figure existed, and open-loop
 // cases (whose samples are latencies), are read by their own figures.
 
-// caseFigure is the per-iteration figure a report reads a case by.
-type caseFigure struct {
-	mean, stddev, median, min, max float64
-	err                            *float64
-	samples                        []float64
+// CaseFigure is the per-iteration figure a report reads a case by.
+type CaseFigure struct {
+	Mean, stddev, median, min, max float64
+	Err                            *float64
+	Samples                        []float64
 	// handshake is set for the handshake figure; otherwise the figure
 	// is the record's own (mean_us ...).
-	handshake bool
+	Handshake bool
 }
 
-// hasHandshakeFigure reports whether r has the handshake figure.
-func hasHandshakeFigure(r *results.Record) bool {
+// HasHandshakeFigure reports whether r has the handshake figure.
+func HasHandshakeFigure(r *results.Record) bool {
 	return r.HandshakeMeanUS != nil && r.HandshakeMedianUS != nil && r.HandshakeMinUS != nil &&
 		r.HandshakeMaxUS != nil && r.HandshakeStddevUS != nil
 }
 
-// headline is the figure r is read by: the handshake figure where it has
+// Headline is the figure r is read by: the handshake figure where it has
 // one, its own otherwise.
-func headline(r *results.Record) caseFigure {
-	if hasHandshakeFigure(r) {
-		return caseFigure{mean: *r.HandshakeMeanUS, stddev: *r.HandshakeStddevUS, median: *r.HandshakeMedianUS,
-			min: *r.HandshakeMinUS, max: *r.HandshakeMaxUS, err: r.HandshakeErrorUS, samples: r.HandshakeSamplesUS, handshake: true}
+func Headline(r *results.Record) CaseFigure {
+	if HasHandshakeFigure(r) {
+		return CaseFigure{Mean: *r.HandshakeMeanUS, stddev: *r.HandshakeStddevUS, median: *r.HandshakeMedianUS,
+			min: *r.HandshakeMinUS, max: *r.HandshakeMaxUS, Err: r.HandshakeErrorUS, Samples: r.HandshakeSamplesUS, Handshake: true}
 	}
-	return wallFigure(r)
+	return WallFigure(r)
 }
 
 // pairHeadlines are the figures two records are compared by: the
 // handshake figure when both have it, their wall times otherwise, so
 // that a handshake time is never divided by a wall time (a record
 // written before the handshake figure existed beside a newer one).
-func pairHeadlines(a, b *results.Record) (caseFigure, caseFigure) {
-	if hasHandshakeFigure(a) && hasHandshakeFigure(b) {
-		return headline(a), headline(b)
+func pairHeadlines(a, b *results.Record) (CaseFigure, CaseFigure) {
+	if HasHandshakeFigure(a) && HasHandshakeFigure(b) {
+		return Headline(a), Headline(b)
 	}
-	return wallFigure(a), wallFigure(b)
+	return WallFigure(a), WallFigure(b)
 }
 
-// wallFigure is r's own figure: the wall time per connection of a
+// WallFigure is r's own figure: the wall time per connection of a
 // closed-loop handshake case.
-func wallFigure(r *results.Record) caseFigure {
-	return caseFigure{mean: r.MeanUS, stddev: r.StddevUS, median: r.MedianUS, min: r.MinUS, max: r.MaxUS, err: r.ErrorUS, samples: r.SamplesUS}
+func WallFigure(r *results.Record) CaseFigure {
+	return CaseFigure{Mean: r.MeanUS, stddev: r.StddevUS, median: r.MedianUS, min: r.MinUS, max: r.MaxUS, Err: r.ErrorUS, Samples: r.SamplesUS}
 }
 
 // lacksHandshakeFigure reports a closed-loop handshake record measured
 // without the handshake figure: its headline is its wall time.
 func lacksHandshakeFigure(r *results.Record) bool {
-	return r.Kind == results.KindHandshake && r.RateTarget == nil && !hasHandshakeFigure(r) && !notRun(r) && r.Iterations > 0
+	return r.Kind == results.KindHandshake && r.RateTarget == nil && !HasHandshakeFigure(r) && !NotRun(r) && r.Iterations > 0
 }
 
 // ratioAgreement is how far (as a factor) the full/resumed ratio of the

@@ -9,12 +9,6 @@ import (
 	"github.com/tlsbench/tlsbench/results"
 )
 
-// withHandshake gives r the handshake figure hs (one value per sample).
-func withHandshake(r results.Record, hs ...float64) results.Record {
-	r.SetHandshakeFigure(hs)
-	return r
-}
-
 // TestRatioTableOnTheHandshake: full/resumed is the handshake figure's
 // ratio; the wall time's stands beside it, marked where it disagrees
 // (a server whose answer after a resumed handshake stalls, as
@@ -36,11 +30,11 @@ func TestRatioTableOnTheHandshake(t *testing.T) {
 		ptrs = append(ptrs, &recs[i])
 	}
 	tbl, legend := ratioTable(ptrs)
-	if tbl == nil || len(tbl.rows) != 2 {
+	if tbl == nil || len(tbl.Rows) != 2 {
 		t.Fatalf("table %v: want two pairs", tbl)
 	}
 	got := map[string][]string{}
-	for _, row := range tbl.rows {
+	for _, row := range tbl.Rows {
 		got[row[0]] = row[2:6]
 	}
 	if g := got["handshake/tls1.3/full/c8"]; strings.Join(g, " ") != "3450 2450 1.41x 0.57x!" {
@@ -49,8 +43,8 @@ func TestRatioTableOnTheHandshake(t *testing.T) {
 	if g := got["handshake/tls1.2/full/c1"]; strings.Join(g, " ") != "385 96.0 4.01x 4.01x" {
 		t.Errorf("agreeing pair: %q, want both ratios, unmarked", g)
 	}
-	if len(legend) != 2 || !strings.Contains(legend[1], "disagrees") || tbl.cols[4].unit != "handshake" || tbl.cols[5].unit != "connection" {
-		t.Errorf("columns %v, legend %q: want each ratio named and the mark explained", tbl.cols, legend)
+	if len(legend) != 2 || !strings.Contains(legend[1], "disagrees") || tbl.Cols[4].Unit != "handshake" || tbl.Cols[5].Unit != "connection" {
+		t.Errorf("columns %v, legend %q: want each ratio named and the mark explained", tbl.Cols, legend)
 	}
 }
 
@@ -82,38 +76,5 @@ func TestHandshakeTableHeadline(t *testing.T) {
 		if strings.HasPrefix(line, "case/old") && !strings.HasSuffix(line, " wall") || strings.HasPrefix(line, "case/now") && strings.HasSuffix(line, " wall") {
 			t.Errorf("row %q: want only the record without the handshake figure flagged", line)
 		}
-	}
-}
-
-// TestCompareOnTheHandshake: compare judges the handshake figure when
-// both sides have it, so a slower answer after the handshake is no
-// change; against a side written without it, the wall time, and the
-// comparison says which it used.
-func TestCompareOnTheHandshake(t *testing.T) {
-	t.Parallel()
-	steady := []float64{100, 100.1, 100.2, 100.3, 100.4, 100.5, 100.6, 100.7, 100.8, 100.9}
-	base := withHandshake(costRecord(false, steady), steady...)
-	// The candidate's server answers later: the wall time doubles, the
-	// handshake does not move.
-	cand := withHandshake(costRecord(false, shift(steady, 2)), steady...)
-	c := Compare([]results.Record{base}, []results.Record{cand}, CompareOptions{})
-	if cc := c.Cases[0]; cc.Figure != FigureHandshake || cc.Verdict != NoChange || cc.Base.Mean != cc.Cand.Mean {
-		t.Errorf("both with the handshake figure: %s on %q (means %v, %v), want no change on the handshake", cc.Verdict, cc.Figure, cc.Base.Mean, cc.Cand.Mean)
-	}
-	var buf bytes.Buffer
-	RenderComparison(&buf, Table, c)
-	if !strings.Contains(buf.String(), "figure:     connect + TLS handshake per handshake") {
-		t.Errorf("comparison does not say its figure:\n%s", buf.String())
-	}
-
-	old := costRecord(false, shift(steady, 2))
-	c = Compare([]results.Record{base}, []results.Record{old}, CompareOptions{})
-	if cc := c.Cases[0]; cc.Figure != FigureWall || cc.Verdict != Slower {
-		t.Errorf("candidate without the handshake figure: %s on %q, want slower on the wall time", cc.Verdict, cc.Figure)
-	}
-	buf.Reset()
-	RenderComparison(&buf, Table, c)
-	if !strings.Contains(buf.String(), "figure:     wall time per connection") {
-		t.Errorf("comparison does not say it fell back to the wall time:\n%s", buf.String())
 	}
 }

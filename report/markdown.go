@@ -6,10 +6,10 @@ import (
 	"strings"
 )
 
-// writeMarkdown renders d as GitHub-flavoured Markdown: the environment as a
+// WriteMarkdown renders d as GitHub-flavoured Markdown: the environment as a
 // list, each table as a pipe table (numbers right-aligned, units in the
 // header), footnotes as lists under a heading.
-func writeMarkdown(w io.Writer, d document) error {
+func WriteMarkdown(w io.Writer, d Document) error {
 	printableDocument(&d)
 	bw := bufio.NewWriter(w)
 	first := true
@@ -19,33 +19,33 @@ func writeMarkdown(w io.Writer, d document) error {
 		}
 		first = false
 	}
-	if len(d.env) > 0 {
+	if len(d.Env) > 0 {
 		sep()
-		title := d.envTitle
+		title := d.EnvTitle
 		if title == "" {
 			title = "Environment"
 		}
 		bw.WriteString("### " + title + "\n\n")
-		for _, kv := range d.env {
-			bw.WriteString("- **" + kv.key + ":** " + mdEscape(kv.value) + "\n")
+		for _, kv := range d.Env {
+			bw.WriteString("- **" + kv.Key + ":** " + mdEscape(kv.Value) + "\n")
 		}
-		if d.envNote != "" {
-			bw.WriteString("\n> **Note:** " + mdEscape(d.envNote) + "\n")
+		if d.EnvNote != "" {
+			bw.WriteString("\n> **Note:** " + mdEscape(d.EnvNote) + "\n")
 		}
 	}
-	for _, b := range d.blocks {
+	for _, b := range d.Blocks {
 		sep()
-		if b.title != "" {
-			bw.WriteString("### " + b.title + "\n\n")
+		if b.Title != "" {
+			bw.WriteString("### " + b.Title + "\n\n")
 		}
-		if b.table != nil {
-			writeMarkdownTable(bw, b.table)
-			if len(b.items) > 0 {
+		if b.Table != nil {
+			writeMarkdownTable(bw, b.Table)
+			if len(b.Items) > 0 {
 				bw.WriteString("\n") // a list right under a table would be read as a row
 			}
 		}
-		for _, item := range b.items {
-			if b.title != "" {
+		for _, item := range b.Items {
+			if b.Title != "" {
 				bw.WriteString("- ")
 			}
 			bw.WriteString(mdEscape(item) + "\n")
@@ -54,22 +54,22 @@ func writeMarkdown(w io.Writer, d document) error {
 	return bw.Flush()
 }
 
-func writeMarkdownTable(bw *bufio.Writer, t *table) {
-	head := make([]string, len(t.cols))
-	rule := make([]string, len(t.cols))
-	for i, c := range t.cols {
-		head[i] = mdCell(c.title)
-		if c.unit != "" {
-			head[i] += " (" + mdCell(c.unit) + ")"
+func writeMarkdownTable(bw *bufio.Writer, t *Grid) {
+	head := make([]string, len(t.Cols))
+	rule := make([]string, len(t.Cols))
+	for i, c := range t.Cols {
+		head[i] = mdCell(c.Title)
+		if c.Unit != "" {
+			head[i] += " (" + mdCell(c.Unit) + ")"
 		}
 		rule[i] = ":---"
-		if c.align == alignRight {
+		if c.Align == AlignRight {
 			rule[i] = "---:"
 		}
 	}
 	mdRow(bw, head)
 	mdRow(bw, rule)
-	for _, row := range t.rows {
+	for _, row := range t.Rows {
 		cells := make([]string, len(row))
 		for i, c := range row {
 			cells[i] = mdCell(c)

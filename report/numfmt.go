@@ -1,19 +1,20 @@
 package report
 
 import (
+	"fmt"
 	"math"
 	"strconv"
 )
 
-// null is how every format for people (table, markdown, html) shows a value
+// Null is how every format for people (table, markdown, html) shows a value
 // that is unknown (null in the results file): never as 0. The csv format
 // leaves such a cell empty instead, the csv convention for a missing value.
-const null = "—"
+const Null = "—"
 
-// num formats a measurement for people: at least three significant digits
+// Num formats a measurement for people: at least three significant digits
 // for values from 0.01 up, never an exponent, and no digits below 1 once
 // the value is 100 or more (1234 µs, 45.7 µs, 3.46 µs, 0.512 µs).
-func num(v float64) string {
+func Num(v float64) string {
 	a := math.Abs(v)
 	var prec int
 	switch {
@@ -33,20 +34,20 @@ func num(v float64) string {
 
 func numPtr(v *float64) string {
 	if v == nil {
-		return null
+		return Null
 	}
-	return num(*v)
+	return Num(*v)
 }
 
-// integer formats v rounded to a whole number (bytes, counts).
-func integer(v float64) string {
+// Integer formats v rounded to a whole number (bytes, counts).
+func Integer(v float64) string {
 	return strconv.FormatFloat(math.Round(v), 'f', 0, 64)
 }
 
-// percent formats a fraction (0..1) as a percentage with at most one
+// Percent formats a fraction (0..1) as a percentage with at most one
 // decimal. It never rounds a rate that is not exactly 0 or 1 to "0%" or
 // "100%": a resumption rate of 99.96% must not read as complete.
-func percent(frac float64) string {
+func Percent(frac float64) string {
 	p := frac * 100
 	s := strconv.FormatFloat(p, 'f', 1, 64)
 	switch {
@@ -61,12 +62,12 @@ func percent(frac float64) string {
 	return s + "%"
 }
 
-// bufferSize formats a buffer size in bytes: "16 KiB" for whole KiB and
+// BufferSize formats a buffer size in bytes: "16 KiB" for whole KiB and
 // MiB, plain bytes otherwise.
-func bufferSize(n int) string {
+func BufferSize(n int) string {
 	switch {
 	case n == 0:
-		return null
+		return Null
 	case n%(1<<20) == 0:
 		return strconv.Itoa(n>>20) + " MiB"
 	case n%(1<<10) == 0:
@@ -75,12 +76,26 @@ func bufferSize(n int) string {
 	return strconv.Itoa(n) + " B"
 }
 
-func onOff(b *bool) string {
+func OnOff(b *bool) string {
 	switch {
 	case b == nil:
-		return null
+		return Null
 	case *b:
 		return "on"
 	}
 	return "off"
+}
+
+// ThresholdPercent formats a gate threshold as it was likely given ("5%").
+func ThresholdPercent(f float64) string {
+	return fmt.Sprintf("%g%%", math.Round(f*100*1e6)/1e6)
+}
+
+func FiniteAll(vs ...float64) bool {
+	for _, v := range vs {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return false
+		}
+	}
+	return true
 }

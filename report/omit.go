@@ -33,7 +33,7 @@ func leavesOut(f Format, r *results.Record) string {
 		return ""
 	case notRunCase(r):
 		return omitNotRun
-	case f == Benchfmt && r.Verdict == verdictFailed:
+	case f == Benchfmt && r.Verdict == VerdictFailed:
 		return omitFailed
 	}
 	return ""
@@ -42,7 +42,7 @@ func leavesOut(f Format, r *results.Record) string {
 // notRunCase reports a case that was not measured; the answer of a rate
 // search, which has no figures of its own, is not one.
 func notRunCase(r *results.Record) bool {
-	return r.Kind != results.KindRateSearch && notRun(r)
+	return r.Kind != results.KindRateSearch && NotRun(r)
 }
 
 // LeftOut says, in one sentence, which records the stream left out
@@ -57,9 +57,9 @@ func (s *Stream) LeftOut() string {
 	for i, o := range s.omitted {
 		names[i] = o.label + " (" + o.why + ")"
 	}
-	what := fmt.Sprintf("%d %s whose figures are not results (benchstat would compare them as valid; the table and json show them)", n, plural(int64(n), "case", "cases"))
+	what := fmt.Sprintf("%d %s whose figures are not results (benchstat would compare them as valid; the table and json show them)", n, Plural(int64(n), "case", "cases"))
 	if s.f == CSV {
-		what = fmt.Sprintf("%d %s not run (csv cannot say so; the table and json show %s)", n, plural(int64(n), "case", "cases"), plural(int64(n), "it", "them"))
+		what = fmt.Sprintf("%d %s not run (csv cannot say so; the table and json show %s)", n, Plural(int64(n), "case", "cases"), Plural(int64(n), "it", "them"))
 	}
 	return fmt.Sprintf("%s leaves out %s: %s", s.f, what, strings.Join(names, ", "))
 }

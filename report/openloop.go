@@ -15,21 +15,21 @@ import (
 // samples are latencies from the intended start, not wall time per
 // handshake, and its concurrency is not an axis at all.
 
-// searchRecord reports a record of a search for a sustainable rate: one
+// SearchRecord reports a record of a search for a sustainable rate: one
 // of its steps, or its answer.
-func searchRecord(r *results.Record) bool {
+func SearchRecord(r *results.Record) bool {
 	return r.Kind == results.KindRateStep || r.Kind == results.KindRateSearch
 }
 
-// openLoop reports an open-loop handshake case measured on its own (not
+// OpenLoop reports an open-loop handshake case measured on its own (not
 // as a step of a search): it has a start rate instead of a concurrency.
-func openLoop(r *results.Record) bool {
-	return r.Kind != results.KindThroughput && !searchRecord(r) && r.RateTarget != nil
+func OpenLoop(r *results.Record) bool {
+	return r.Kind != results.KindThroughput && !SearchRecord(r) && r.RateTarget != nil
 }
 
-// closedLoop reports a handshake case started in waves.
-func closedLoop(r *results.Record) bool {
-	return r.Kind != results.KindThroughput && !searchRecord(r) && r.RateTarget == nil
+// ClosedLoop reports a handshake case started in waves.
+func ClosedLoop(r *results.Record) bool {
+	return r.Kind != results.KindThroughput && !SearchRecord(r) && r.RateTarget == nil
 }
 
 // openLoopLegend says what the open-loop table's columns measure: its
@@ -48,30 +48,30 @@ const openLoopPhaseNote = "open-loop cases (a start rate): total counts from eac
 // openLoopTable is one row per open-loop case: the schedule asked for and
 // held, the latency from the intended start beside the service time, and
 // the generator's own accuracy.
-func openLoopTable(recs []*results.Record) (*table, []string) {
-	t := &table{cols: []column{
-		{"name", "", alignLeft},
-		{"rate", "target / achieved /s", alignRight},
-		{"hs/s", "", alignRight},
-		{"p50", "µs", alignRight},
-		{"p99", "µs", alignRight},
-		{"service", "p50 / p99 µs", alignRight},
-		{"start lateness", "p50 / p99 µs", alignRight},
-		{"late", "", alignRight},
-		{"dropped", "", alignRight},
-		{"resumed", resumedUnitOf(recs), alignRight},
-		{"client CPU", "µs/hs", alignRight},
-		{"server CPU", "µs/hs", alignRight},
-		{"errors", "", alignRight},
+func openLoopTable(recs []*results.Record) (*Grid, []string) {
+	t := &Grid{Cols: []Column{
+		{"name", "", AlignLeft},
+		{"rate", "target / achieved /s", AlignRight},
+		{"hs/s", "", AlignRight},
+		{"p50", "µs", AlignRight},
+		{"p99", "µs", AlignRight},
+		{"service", "p50 / p99 µs", AlignRight},
+		{"start lateness", "p50 / p99 µs", AlignRight},
+		{"late", "", AlignRight},
+		{"dropped", "", AlignRight},
+		{"resumed", resumedUnitOf(recs), AlignRight},
+		{"client CPU", "µs/hs", AlignRight},
+		{"server CPU", "µs/hs", AlignRight},
+		{"errors", "", AlignRight},
 	}}
 	flags := make([][]string, len(recs))
 	for i, r := range recs {
 		row := []string{
-			caseLabel(r),
+			CaseLabel(r),
 			rateNumPtr(r.RateTarget) + " / " + numPtr(r.RateAchieved),
-			num(r.HandshakesPerSec),
-			num(r.P50US),
-			num(r.P99US),
+			Num(r.HandshakesPerSec),
+			Num(r.P50US),
+			Num(r.P99US),
 			numPtr(r.ServiceP50US) + " / " + numPtr(r.ServiceP99US),
 			numPtr(r.StartLatenessP50US) + " / " + numPtr(r.StartLatenessP99US),
 			count(r.Late),
@@ -81,11 +81,11 @@ func openLoopTable(recs []*results.Record) (*table, []string) {
 			numPtr(r.ServerCPUUS),
 			errorsCell(r),
 		}
-		if notRun(r) {
+		if NotRun(r) {
 			blankFigures(row)
-			row[1] = rateNumPtr(r.RateTarget) + " / " + null
+			row[1] = rateNumPtr(r.RateTarget) + " / " + Null
 		}
-		t.rows = append(t.rows, row)
+		t.Rows = append(t.Rows, row)
 		flags[i] = rowFlags(r)
 	}
 	return t, append(append([]string(nil), openLoopLegend...), rateFlagLegend(addFlags(t, flags))...)
@@ -102,10 +102,10 @@ func rateFlagLegend(legend []string) []string {
 	return legend
 }
 
-// rateNum writes a rate in connections per second as the command line
+// RateNum writes a rate in connections per second as the command line
 // takes it: whole rates without decimals, others with four significant
 // digits.
-func rateNum(v float64) string {
+func RateNum(v float64) string {
 	if v == math.Trunc(v) && math.Abs(v) < 1e15 {
 		return strconv.FormatFloat(v, 'f', 0, 64)
 	}
@@ -114,15 +114,15 @@ func rateNum(v float64) string {
 
 func rateNumPtr(v *float64) string {
 	if v == nil {
-		return null
+		return Null
 	}
-	return rateNum(*v)
+	return RateNum(*v)
 }
 
 // count is a nullable count, unknown when absent.
 func count(v *int64) string {
 	if v == nil {
-		return null
+		return Null
 	}
 	return strconv.FormatInt(*v, 10)
 }

@@ -25,7 +25,7 @@ func TestPartsTable(t *testing.T) {
 	}
 	out := buf.String()
 	squeezed := strings.Join(strings.Fields(out), " ")
-	for _, want := range []string{"Parts of a mix", "mix80/c8 full 20 623 461", "mix80/c8 resumed 80 477 " + null} {
+	for _, want := range []string{"Parts of a mix", "mix80/c8 full 20 623 461", "mix80/c8 resumed 80 477 " + Null} {
 		if !strings.Contains(squeezed, want) {
 			t.Errorf("no %q in\n%s", want, out)
 		}

@@ -11,30 +11,30 @@ import "github.com/tlsbench/tlsbench/results"
 
 // printableDocument escapes, in place, every string d shows: the
 // environment, titles, cells and items.
-func printableDocument(d *document) {
-	for i, kv := range d.env {
-		d.env[i] = keyValue{results.Printable(kv.key), results.Printable(kv.value)}
+func printableDocument(d *Document) {
+	for i, kv := range d.Env {
+		d.Env[i] = KeyValue{results.Printable(kv.Key), results.Printable(kv.Value)}
 	}
-	d.envTitle, d.envNote = results.Printable(d.envTitle), results.Printable(d.envNote)
-	for i := range d.blocks {
-		b := &d.blocks[i]
-		b.title = results.Printable(b.title)
-		printableRow(b.items)
-		if b.table == nil {
+	d.EnvTitle, d.EnvNote = results.Printable(d.EnvTitle), results.Printable(d.EnvNote)
+	for i := range d.Blocks {
+		b := &d.Blocks[i]
+		b.Title = results.Printable(b.Title)
+		PrintableRow(b.Items)
+		if b.Table == nil {
 			continue
 		}
-		for j := range b.table.cols {
-			c := &b.table.cols[j]
-			c.title, c.unit = results.Printable(c.title), results.Printable(c.unit)
+		for j := range b.Table.Cols {
+			c := &b.Table.Cols[j]
+			c.Title, c.Unit = results.Printable(c.Title), results.Printable(c.Unit)
 		}
-		for _, row := range b.table.rows {
-			printableRow(row)
+		for _, row := range b.Table.Rows {
+			PrintableRow(row)
 		}
 	}
 }
 
-// printableRow escapes the cells of row in place and returns it.
-func printableRow(row []string) []string {
+// PrintableRow escapes the cells of row in place and returns it.
+func PrintableRow(row []string) []string {
 	for i, s := range row {
 		row[i] = results.Printable(s)
 	}

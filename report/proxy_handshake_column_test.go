@@ -31,32 +31,32 @@ func TestHandshakeProxyColumns(t *testing.T) {
 		cells [][]string
 	}{
 		{"builtin and url", []*results.Record{&builtin, &squid, &direct}, []string{"proxy CPU", "mints/hits"},
-			[][]string{{"41.5", "3/253"}, {null, null}, {null, null}}},
-		{"url only", []*results.Record{&squid}, []string{"proxy CPU"}, [][]string{{null}}},
+			[][]string{{"41.5", "3/253"}, {Null, Null}, {Null, Null}}},
+		{"url only", []*results.Record{&squid}, []string{"proxy CPU"}, [][]string{{Null}}},
 		{"not run", []*results.Record{&builtin, &notRunRec}, []string{"proxy CPU", "mints/hits"},
-			[][]string{{"41.5", "3/253"}, {null, null}}},
+			[][]string{{"41.5", "3/253"}, {Null, Null}}},
 		{"no proxy", []*results.Record{&direct}, nil, nil},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			tab, _ := handshakeTable(tt.recs, nil)
-			at := slices.IndexFunc(tab.cols, func(c column) bool { return c.title == "server CPU" }) + 1
+			at := slices.IndexFunc(tab.Cols, func(c Column) bool { return c.Title == "server CPU" }) + 1
 			var got []string
-			for _, c := range tab.cols[at:] {
-				if c.title == "proxy CPU" || c.title == "mints/hits" {
-					got = append(got, c.title)
+			for _, c := range tab.Cols[at:] {
+				if c.Title == "proxy CPU" || c.Title == "mints/hits" {
+					got = append(got, c.Title)
 				}
 			}
-			if !slices.Equal(got, tt.cols) || (len(got) > 0 && tab.cols[at].title != "proxy CPU") {
+			if !slices.Equal(got, tt.cols) || (len(got) > 0 && tab.Cols[at].Title != "proxy CPU") {
 				t.Fatalf("proxy columns %v right after server CPU, want %v", got, tt.cols)
 			}
-			if len(got) > 0 && tab.cols[at].unit != "µs/hs" {
-				t.Errorf("proxy CPU unit %q, want µs/hs", tab.cols[at].unit)
+			if len(got) > 0 && tab.Cols[at].Unit != "µs/hs" {
+				t.Errorf("proxy CPU unit %q, want µs/hs", tab.Cols[at].Unit)
 			}
 			for i, want := range tt.cells {
-				if len(tab.rows[i]) != len(tab.cols) {
-					t.Fatalf("row %d has %d cells for %d columns", i, len(tab.rows[i]), len(tab.cols))
+				if len(tab.Rows[i]) != len(tab.Cols) {
+					t.Fatalf("row %d has %d cells for %d columns", i, len(tab.Rows[i]), len(tab.Cols))
 				}
-				if cells := tab.rows[i][at : at+len(want)]; !slices.Equal(cells, want) {
+				if cells := tab.Rows[i][at : at+len(want)]; !slices.Equal(cells, want) {
 					t.Errorf("row %d (%s): proxy cells %q, want %q", i, tt.recs[i].Name, cells, want)
 				}
 			}
@@ -106,9 +106,9 @@ func TestResumedUnitThroughProxy(t *testing.T) {
 		{"url proxy only", []*results.Record{&urlProxy}, "client"},
 	} {
 		tab, _ := handshakeTable(tt.recs, nil)
-		i := slices.IndexFunc(tab.cols, func(c column) bool { return c.title == "resumed" })
-		if tab.cols[i].unit != tt.want {
-			t.Errorf("%s: resumed unit %q, want %q", tt.name, tab.cols[i].unit, tt.want)
+		i := slices.IndexFunc(tab.Cols, func(c Column) bool { return c.Title == "resumed" })
+		if tab.Cols[i].Unit != tt.want {
+			t.Errorf("%s: resumed unit %q, want %q", tt.name, tab.Cols[i].Unit, tt.want)
 		}
 	}
 }

@@ -13,18 +13,18 @@ import (
 // not permit any: 1-RTT resumptions, not 0-RTT), and the median time
 // from the dial to the first byte of the answer, which 0-RTT cuts.
 // Tables of runs without them stay as they were.
-func addQUICColumns(t *table, recs []*results.Record) {
-	at := slices.IndexFunc(t.cols, func(c column) bool { return c.title == "resumed" }) + 1
+func addQUICColumns(t *Grid, recs []*results.Record) {
+	at := slices.IndexFunc(t.Cols, func(c Column) bool { return c.Title == "resumed" }) + 1
 	if at == 0 || !slices.ContainsFunc(recs, func(r *results.Record) bool { return r.QUICVersion != "" || r.EarlyData != nil }) {
 		return
 	}
-	t.cols = slices.Insert(t.cols, at, column{"0-RTT", "accepted", alignRight}, column{"1st response", "p50 µs", alignRight})
+	t.Cols = slices.Insert(t.Cols, at, Column{"0-RTT", "accepted", AlignRight}, Column{"1st response", "p50 µs", AlignRight})
 	for i, r := range recs {
 		cells := []string{earlyCell(r), firstResponseCell(r)}
-		if notRun(r) {
-			cells = []string{null, null}
+		if NotRun(r) {
+			cells = []string{Null, Null}
 		}
-		t.rows[i] = slices.Insert(t.rows[i], at, cells...)
+		t.Rows[i] = slices.Insert(t.Rows[i], at, cells...)
 	}
 }
 
@@ -36,16 +36,16 @@ func earlyCell(r *results.Record) string {
 		if r.QUICVersion != "" {
 			return "off"
 		}
-		return null
+		return Null
 	case r.EarlyDataOffered == nil || r.EarlyDataAccepted == nil:
-		return null
+		return Null
 	case *r.EarlyDataOffered == 0:
 		return "none offered"
 	}
 	offered := float64(*r.EarlyDataOffered)
-	s := percent(float64(*r.EarlyDataAccepted) / offered)
+	s := Percent(float64(*r.EarlyDataAccepted) / offered)
 	if r.ServerEarlyDataAccepted != nil {
-		s += "/" + percent(float64(*r.ServerEarlyDataAccepted)/offered)
+		s += "/" + Percent(float64(*r.ServerEarlyDataAccepted)/offered)
 		if *r.ServerEarlyDataAccepted != *r.EarlyDataAccepted {
 			s += "!"
 		}
@@ -57,7 +57,7 @@ func earlyCell(r *results.Record) string {
 func firstResponseCell(r *results.Record) string {
 	p, ok := r.Phases[results.PhaseFirstResponse]
 	if !ok || p.Count == 0 {
-		return null
+		return Null
 	}
-	return num(p.P50US)
+	return Num(p.P50US)
 }

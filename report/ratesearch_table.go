@@ -10,13 +10,13 @@ import (
 
 // searchBlocks are, per search for a sustainable rate, a block with its
 // goal and answer and a block with the table of its steps.
-func searchBlocks(recs []*results.Record) []block {
-	var blocks []block
-	for _, s := range rateSearches(recs) {
-		blocks = append(blocks, block{title: "Sustainable rate: " + s.name, items: s.answerItems()})
-		if len(s.steps) > 0 {
+func searchBlocks(recs []*results.Record) []Block {
+	var blocks []Block
+	for _, s := range RateSearches(recs) {
+		blocks = append(blocks, Block{Title: "Sustainable rate: " + s.Name, Items: s.answerItems()})
+		if len(s.Steps) > 0 {
 			t, legend := s.stepTable()
-			blocks = append(blocks, block{title: "Steps of the search: " + s.name, table: t, items: legend})
+			blocks = append(blocks, Block{Title: "Steps of the search: " + s.Name, Table: t, Items: legend})
 		}
 	}
 	return blocks
@@ -24,22 +24,22 @@ func searchBlocks(recs []*results.Record) []block {
 
 // answerItems say the goal, the answer with its bracket, and what ended
 // the search when it ended before narrowing the bracket.
-func (s *rateSearch) answerItems() []string {
-	a := s.answer
+func (s *RateSearch) answerItems() []string {
+	a := s.Answer
 	if a == nil {
 		return []string{fmt.Sprintf("no answer recorded: the results hold %d %s of this search but not its end (it may have been interrupted)",
-			len(s.steps), plural(int64(len(s.steps)), "step", "steps"))}
+			len(s.Steps), Plural(int64(len(s.Steps)), "step", "steps"))}
 	}
 	items := []string{"goal: " + goalText(a.SLO)}
 	switch {
 	case a.RateSustained != nil && a.RateFailed != nil:
 		items = append(items, fmt.Sprintf("answer: %s/s sustained: the sustainable rate lies between %s/s (met) and %s/s (failed)",
-			rateNum(*a.RateSustained), rateNum(*a.RateSustained), rateNum(*a.RateFailed)))
+			RateNum(*a.RateSustained), RateNum(*a.RateSustained), RateNum(*a.RateFailed)))
 	case a.RateSustained != nil:
 		items = append(items, fmt.Sprintf("answer: at least %s/s: the highest rate measured met the goal, and no rate measured failed it",
-			rateNum(*a.RateSustained)))
+			RateNum(*a.RateSustained)))
 	case a.RateFailed != nil:
-		items = append(items, fmt.Sprintf("answer: none: no rate measured met the goal, down to %s/s (failed)", rateNum(*a.RateFailed)))
+		items = append(items, fmt.Sprintf("answer: none: no rate measured met the goal, down to %s/s (failed)", RateNum(*a.RateFailed)))
 	default:
 		items = append(items, "answer: none: no rate was measured")
 	}
@@ -48,11 +48,11 @@ func (s *rateSearch) answerItems() []string {
 	}
 	n := a.Steps
 	if n <= 0 {
-		n = len(s.steps) // an answer that does not count its steps
+		n = len(s.Steps) // an answer that does not count its steps
 	}
-	steps := fmt.Sprintf("%d %s measured", n, plural(int64(n), "rate", "rates"))
-	if len(s.steps) != n {
-		steps += fmt.Sprintf(", %d of them in these results", len(s.steps))
+	steps := fmt.Sprintf("%d %s measured", n, Plural(int64(n), "rate", "rates"))
+	if len(s.Steps) != n {
+		steps += fmt.Sprintf(", %d of them in these results", len(s.Steps))
 	}
 	return append(items, steps)
 }
@@ -60,10 +60,10 @@ func (s *rateSearch) answerItems() []string {
 // goalText says a goal in words, or as it was written when it cannot be
 // read.
 func goalText(slo string) string {
-	if g, ok := parseGoal(slo); ok {
+	if g, ok := ParseGoal(slo); ok {
 		return g.text()
 	}
-	return orNull(slo)
+	return OrNull(slo)
 }
 
 // stepLegend says what the steps table's columns are.
@@ -73,38 +73,38 @@ var stepLegend = []string{
 }
 
 // stepTable is one row per step, in rate order.
-func (s *rateSearch) stepTable() (*table, []string) {
-	g, ok := goal{}, false
-	if s.answer != nil {
-		g, ok = parseGoal(s.answer.SLO)
-	} else if len(s.steps) > 0 {
-		g, ok = parseGoal(s.steps[0].SLO)
+func (s *RateSearch) stepTable() (*Grid, []string) {
+	g, ok := Goal{}, false
+	if s.Answer != nil {
+		g, ok = ParseGoal(s.Answer.SLO)
+	} else if len(s.Steps) > 0 {
+		g, ok = ParseGoal(s.Steps[0].SLO)
 	}
 	extra := ok && g.percentile != 50 && g.percentile != 99
-	t := &table{cols: []column{
-		{"rate", "/s", alignRight},
-		{"achieved", "/s", alignRight},
-		{"p50", "µs", alignRight},
-		{"p99", "µs", alignRight},
+	t := &Grid{Cols: []Column{
+		{"rate", "/s", AlignRight},
+		{"achieved", "/s", AlignRight},
+		{"p50", "µs", AlignRight},
+		{"p99", "µs", AlignRight},
 	}}
 	if extra {
-		t.cols = append(t.cols, column{g.label(), "µs", alignRight})
+		t.Cols = append(t.Cols, Column{g.Label(), "µs", AlignRight})
 	}
-	t.cols = append(t.cols, []column{
-		{"errors", "", alignRight},
-		{"late", "", alignRight},
-		{"dropped", "", alignRight},
-		{"goal", "", alignLeft},
-		{"bracket", "", alignLeft},
+	t.Cols = append(t.Cols, []Column{
+		{"errors", "", AlignRight},
+		{"late", "", AlignRight},
+		{"dropped", "", AlignRight},
+		{"goal", "", AlignLeft},
+		{"bracket", "", AlignLeft},
 	}...)
-	flags := make([][]string, len(s.steps))
-	for i, r := range s.steps {
-		row := []string{rateNumPtr(r.RateTarget), numPtr(r.RateAchieved), num(r.P50US), num(r.P99US)}
+	flags := make([][]string, len(s.Steps))
+	for i, r := range s.Steps {
+		row := []string{rateNumPtr(r.RateTarget), numPtr(r.RateAchieved), Num(r.P50US), Num(r.P99US)}
 		if extra {
-			row = append(row, numOrNull(percentileUS(r, g.percentile)))
+			row = append(row, numOrNull(PercentileUS(r, g.percentile)))
 		}
 		row = append(row, share(errorShare(r)), count(r.Late), count(r.Dropped), metCell(r.SLOMet), s.bracketCell(r))
-		t.rows = append(t.rows, row)
+		t.Rows = append(t.Rows, row)
 		// A step is judged on its percentile, not on its windows'
 		// mean: a short step's wide interval is no reason to flag it.
 		flags[i] = slices.DeleteFunc(rowFlags(r), func(f string) bool { return f == "noisy" })
@@ -122,9 +122,9 @@ func errorShare(r *results.Record) float64 {
 
 func numOrNull(v float64) string {
 	if math.IsNaN(v) {
-		return null
+		return Null
 	}
-	return num(v)
+	return Num(v)
 }
 
 // metCell marks a step that missed the goal loudly: it is what bounds
@@ -132,7 +132,7 @@ func numOrNull(v float64) string {
 func metCell(met *bool) string {
 	switch {
 	case met == nil:
-		return null
+		return Null
 	case *met:
 		return "met"
 	}
@@ -141,14 +141,14 @@ func metCell(met *bool) string {
 
 // bracketCell names the step's place in the answer: the highest rate
 // that met the goal, or the lowest that failed it.
-func (s *rateSearch) bracketCell(r *results.Record) string {
-	if s.answer == nil || r.RateTarget == nil {
+func (s *RateSearch) bracketCell(r *results.Record) string {
+	if s.Answer == nil || r.RateTarget == nil {
 		return ""
 	}
 	switch {
-	case s.answer.RateSustained != nil && *s.answer.RateSustained == *r.RateTarget:
+	case s.Answer.RateSustained != nil && *s.Answer.RateSustained == *r.RateTarget:
 		return "highest met"
-	case s.answer.RateFailed != nil && *s.answer.RateFailed == *r.RateTarget:
+	case s.Answer.RateFailed != nil && *s.Answer.RateFailed == *r.RateTarget:
 		return "lowest failed"
 	}
 	return ""

@@ -19,32 +19,32 @@ import (
 // TLS, sets that one). When several cases share a key (for example
 // different groups), they are paired by group; cases without a partner
 // are left out. It returns nil when nothing pairs, and the legend.
-func ratioTable(recs []*results.Record) (*table, []string) {
+func ratioTable(recs []*results.Record) (*Grid, []string) {
 	order, buckets := ratioBuckets(recs)
-	t := &table{cols: []column{
-		{"full", "", alignLeft},
-		{"resumed", "", alignLeft},
-		{"full", "µs", alignRight},
-		{"resumed", "µs", alignRight},
-		{"full/resumed", "handshake", alignRight},
-		{"full/resumed", "connection", alignRight},
-		{"resumption", "client", alignRight},
+	t := &Grid{Cols: []Column{
+		{"full", "", AlignLeft},
+		{"resumed", "", AlignLeft},
+		{"full", "µs", AlignRight},
+		{"resumed", "µs", AlignRight},
+		{"full/resumed", "handshake", AlignRight},
+		{"full/resumed", "connection", AlignRight},
+		{"resumption", "client", AlignRight},
 	}}
 	disagree := false
 	for _, k := range order {
 		b := buckets[k]
 		for _, p := range pairs(b.full, b.resumed) {
 			full, resumed := pairHeadlines(p[0], p[1])
-			hs, conn := ratioOf(full.mean, resumed.mean), ratioOf(p[0].MeanUS, p[1].MeanUS)
+			hs, conn := ratioOf(full.Mean, resumed.Mean), ratioOf(p[0].MeanUS, p[1].MeanUS)
 			hsCell, connCell := ratioCell(hs), ratioCell(conn)
 			if !math.IsNaN(hs) && !math.IsNaN(conn) && !ratiosAgree(hs, conn) {
 				connCell += "!"
 				disagree = true
 			}
-			t.rows = append(t.rows, []string{caseLabel(p[0]), caseLabel(p[1]), num(full.mean), num(resumed.mean), hsCell, connCell, percent(p[1].ResumptionRate)})
+			t.Rows = append(t.Rows, []string{CaseLabel(p[0]), CaseLabel(p[1]), Num(full.Mean), Num(resumed.Mean), hsCell, connCell, Percent(p[1].ResumptionRate)})
 		}
 	}
-	if len(t.rows) == 0 {
+	if len(t.Rows) == 0 {
 		return nil, nil
 	}
 	legend := []string{ratioLegend}
@@ -71,7 +71,7 @@ func ratioOf(a, b float64) float64 {
 // ratioCell writes a ratio as "2.58x", unknown when NaN.
 func ratioCell(r float64) string {
 	if math.IsNaN(r) {
-		return null
+		return Null
 	}
 	return strconv.FormatFloat(r, 'f', 2, 64) + "x"
 }
@@ -123,9 +123,9 @@ func pairs(full, resumed []*results.Record) [][2]*results.Record {
 // ratioTable from recs, one row per pair in the same order) whose full or
 // resumed case failed a gate or was not run: their ratio is not a result.
 // A case not run has no figures: its cells, and the ratio, are unknown.
-func flagRatios(t *table, recs []*results.Record) {
+func flagRatios(t *Grid, recs []*results.Record) {
 	col := func(title, unit string) int {
-		return slices.IndexFunc(t.cols, func(c column) bool { return c.title == title && c.unit == unit })
+		return slices.IndexFunc(t.Cols, func(c Column) bool { return c.Title == title && c.Unit == unit })
 	}
 	ratio, conn := col("full/resumed", "handshake"), col("full/resumed", "connection")
 	full, resumed, rate := col("full", "µs"), col("resumed", "µs"), col("resumption", "client")
@@ -139,25 +139,25 @@ func flagRatios(t *table, recs []*results.Record) {
 			pairsShown = append(pairsShown, p)
 		}
 	}
-	if len(flags) != len(t.rows) {
+	if len(flags) != len(t.Rows) {
 		return // not the table of these records
 	}
 	blank := func(row []string, i int) {
 		if i >= 0 {
-			row[i] = null
+			row[i] = Null
 		}
 	}
 	for i, p := range pairsShown {
-		if notRun(p[0]) {
-			blank(t.rows[i], full)
-			blank(t.rows[i], ratio)
-			blank(t.rows[i], conn)
+		if NotRun(p[0]) {
+			blank(t.Rows[i], full)
+			blank(t.Rows[i], ratio)
+			blank(t.Rows[i], conn)
 		}
-		if notRun(p[1]) {
-			blank(t.rows[i], resumed)
-			blank(t.rows[i], rate)
-			blank(t.rows[i], ratio)
-			blank(t.rows[i], conn)
+		if NotRun(p[1]) {
+			blank(t.Rows[i], resumed)
+			blank(t.Rows[i], rate)
+			blank(t.Rows[i], ratio)
+			blank(t.Rows[i], conn)
 		}
 	}
 	addFlags(t, flags)
@@ -168,9 +168,9 @@ func flagRatios(t *table, recs []*results.Record) {
 func ratioFlags(p [2]*results.Record) []string {
 	state := func(r *results.Record) string {
 		switch {
-		case notRun(r):
+		case NotRun(r):
 			return "not run"
-		case r.Verdict == verdictFailed:
+		case r.Verdict == VerdictFailed:
 			return "FAILED"
 		}
 		return ""

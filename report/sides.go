@@ -9,12 +9,12 @@ import (
 	"github.com/tlsbench/tlsbench/stats"
 )
 
-// caseLabel is how a report names a record: its case name and, in an
+// CaseLabel is how a report names a record: its case name and, in an
 // interleaved run, its side ("handshake/tls1.3/full/c8 [b]"), so that the
 // sides of one case are never read, paired or charted as one.
-func caseLabel(r *results.Record) string { return r.Name + sideSuffix(r) }
+func CaseLabel(r *results.Record) string { return r.Name + SideSuffix(r) }
 
-func sideSuffix(r *results.Record) string {
+func SideSuffix(r *results.Record) string {
 	if r.Side == "" {
 		return ""
 	}
@@ -27,12 +27,12 @@ func sidesItems(recs []results.Record) []string {
 	if !Interleaved(recs) {
 		return nil
 	}
-	versus := versusOf(recs)
+	versus := VersusOf(recs)
 	if versus == "" {
 		versus = "not recorded"
 	}
 	items := []string{
-		"[a]: " + sideAName(recs) + "; [b]: " + versus,
+		"[a]: " + SideAName(recs) + "; [b]: " + versus,
 		"the sides' iterations alternated in one run (a b, b a, …); compare them with tlsbench compare on this file",
 	}
 	for i := range recs {
@@ -63,16 +63,16 @@ func achievedErrors(recs []*results.Record) map[*results.Record]float64 {
 			continue
 		}
 		a := sideA[r.Name]
-		h := headline(r)
-		var ha caseFigure
+		h := Headline(r)
+		var ha CaseFigure
 		if a != nil {
-			ha = headline(a)
+			ha = Headline(a)
 		}
 		switch {
-		case r.Side != "" && r.Side != results.SideA && a != nil && ha.handshake == h.handshake && len(ha.samples) == len(h.samples):
-			out[r] = stats.ComparePaired(ha.samples, h.samples, 0).RelError
-		case h.err != nil && h.mean > 0:
-			out[r] = *h.err / h.mean
+		case r.Side != "" && r.Side != results.SideA && a != nil && ha.Handshake == h.Handshake && len(ha.Samples) == len(h.Samples):
+			out[r] = stats.ComparePaired(ha.Samples, h.Samples, 0).RelError
+		case h.Err != nil && h.Mean > 0:
+			out[r] = *h.Err / h.Mean
 		default:
 			out[r] = math.NaN()
 		}
@@ -83,13 +83,13 @@ func achievedErrors(recs []*results.Record) map[*results.Record]float64 {
 // errorCell is the error in µs; with a target error, also the precision
 // reached ("4.2 (1.8%)"), marked "!" when it is above the target.
 func errorCell(r *results.Record, achieved map[*results.Record]float64) string {
-	s := numPtr(headline(r).err)
+	s := numPtr(Headline(r).Err)
 	e, ok := achieved[r]
 	if !ok {
 		return s
 	}
 	if math.IsNaN(e) {
-		return s + " (" + null + ")"
+		return s + " (" + Null + ")"
 	}
 	s += " (" + strconv.FormatFloat(e*100, 'f', 1, 64) + "%"
 	if r.Side != "" && r.Side != results.SideA {
@@ -128,7 +128,7 @@ func targetItems(recs []*results.Record, achieved map[*results.Record]float64) [
 			reached = strconv.FormatFloat(e*100, 'f', 1, 64) + "%"
 		}
 		items = append(items, fmt.Sprintf("%s: %s after %d iterations, target %s: %s first; measure longer or accept the wider interval",
-			caseLabel(r), reached, r.Iterations, thresholdPercent(*r.TargetError), by))
+			CaseLabel(r), reached, r.Iterations, ThresholdPercent(*r.TargetError), by))
 	}
 	return items
 }
@@ -140,4 +140,38 @@ func hasOtherSide(recs []*results.Record, a *results.Record) bool {
 		}
 	}
 	return false
+}
+
+// Interleaved reports whether recs come from an interleaved A/B run
+// (their records name a side).
+func Interleaved(recs []results.Record) bool {
+	for i := range recs {
+		if recs[i].Side != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// SideAName says what side a measured: the run's --target, or its
+// built-in server.
+func SideAName(recs []results.Record) string {
+	for i := range recs {
+		if r := &recs[i]; r.Side == results.SideA {
+			if r.Target != "" {
+				return r.Target
+			}
+			return "the built-in server"
+		}
+	}
+	return "the run's own server or target"
+}
+
+func VersusOf(recs []results.Record) string {
+	for i := range recs {
+		if recs[i].Versus != "" {
+			return recs[i].Versus
+		}
+	}
+	return ""
 }

@@ -16,7 +16,6 @@ func TestReportKeepsSidesApart(t *testing.T) {
 	want := map[Format][]string{
 		Table:    {"handshake/tls1.3/full/c8 [a] ", "handshake/tls1.3/full/c8 [b] ", "handshake/tls1.2/full/c8 [a2] ", "[a]: the built-in server; [b]: self"},
 		Markdown: {"| handshake/tls1.3/full/c8 [b] |", "| handshake/tls1.2/full/c8 [a2] |"},
-		HTML:     {"handshake/tls1.3/full/c8 [b]", "tls1.3/full [b]"},
 		CSV:      {",side,versus,target_error,stopped_by,", ",b,self,,iterations,"},
 		Benchfmt: {"BenchmarkHandshake/tls1.3/full/c8/side=a-2 ", "BenchmarkHandshake/tls1.3/full/c8/side=b-2 ", "BenchmarkHandshake/tls1.2/full/c8/side=a2-2 "},
 		JSON:     {`"side":"a2"`},

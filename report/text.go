@@ -7,34 +7,34 @@ import (
 	"unicode/utf8"
 )
 
-// writeText lays d out for a terminal: the environment as "key: value"
+// WriteText lays d out for a terminal: the environment as "key: value"
 // lines, tables with padded columns (numbers right-aligned, units in a
 // second header line), footnotes as indented lists.
-func writeText(w io.Writer, d document) error {
+func WriteText(w io.Writer, d Document) error {
 	printableDocument(&d)
 	bw := bufio.NewWriter(w)
 	width := 0
-	for _, kv := range d.env {
-		width = max(width, utf8.RuneCountInString(kv.key)+1)
+	for _, kv := range d.Env {
+		width = max(width, utf8.RuneCountInString(kv.Key)+1)
 	}
-	for _, kv := range d.env {
-		bw.WriteString(pad(kv.key+":", width, alignLeft) + " " + kv.value + "\n")
+	for _, kv := range d.Env {
+		bw.WriteString(pad(kv.Key+":", width, AlignLeft) + " " + kv.Value + "\n")
 	}
-	if d.envNote != "" {
-		bw.WriteString("note: " + d.envNote + "\n")
+	if d.EnvNote != "" {
+		bw.WriteString("note: " + d.EnvNote + "\n")
 	}
-	for i, b := range d.blocks {
-		if i > 0 || len(d.env) > 0 {
+	for i, b := range d.Blocks {
+		if i > 0 || len(d.Env) > 0 {
 			bw.WriteString("\n")
 		}
-		if b.title != "" {
-			bw.WriteString(b.title + "\n")
+		if b.Title != "" {
+			bw.WriteString(b.Title + "\n")
 		}
-		if b.table != nil {
-			writeTextTable(bw, b.table)
+		if b.Table != nil {
+			writeTextTable(bw, b.Table)
 		}
-		for _, item := range b.items {
-			if b.title != "" {
+		for _, item := range b.Items {
+			if b.Title != "" {
 				bw.WriteString("  ")
 			}
 			bw.WriteString(item + "\n")
@@ -43,43 +43,43 @@ func writeText(w io.Writer, d document) error {
 	return bw.Flush()
 }
 
-func writeTextTable(bw *bufio.Writer, t *table) {
-	widths := make([]int, len(t.cols))
+func writeTextTable(bw *bufio.Writer, t *Grid) {
+	widths := make([]int, len(t.Cols))
 	hasUnits := false
-	for i, c := range t.cols {
-		widths[i] = max(utf8.RuneCountInString(c.title), utf8.RuneCountInString(c.unit))
-		hasUnits = hasUnits || c.unit != ""
+	for i, c := range t.Cols {
+		widths[i] = max(utf8.RuneCountInString(c.Title), utf8.RuneCountInString(c.Unit))
+		hasUnits = hasUnits || c.Unit != ""
 	}
-	for _, row := range t.rows {
+	for _, row := range t.Rows {
 		for i, cell := range row {
 			widths[i] = max(widths[i], utf8.RuneCountInString(cell))
 		}
 	}
 	line := func(cells func(i int) string) {
 		var sb strings.Builder
-		for i, c := range t.cols {
+		for i, c := range t.Cols {
 			if i > 0 {
 				sb.WriteString("  ")
 			}
-			sb.WriteString(pad(cells(i), widths[i], c.align))
+			sb.WriteString(pad(cells(i), widths[i], c.Align))
 		}
 		bw.WriteString(strings.TrimRight(sb.String(), " ") + "\n")
 	}
-	line(func(i int) string { return t.cols[i].title })
+	line(func(i int) string { return t.Cols[i].Title })
 	if hasUnits {
-		line(func(i int) string { return t.cols[i].unit })
+		line(func(i int) string { return t.Cols[i].Unit })
 	}
-	for _, row := range t.rows {
+	for _, row := range t.Rows {
 		line(func(i int) string { return row[i] })
 	}
 }
 
-func pad(s string, width int, a align) string {
+func pad(s string, width int, a Align) string {
 	n := width - utf8.RuneCountInString(s)
 	if n <= 0 {
 		return s
 	}
-	if a == alignRight {
+	if a == AlignRight {
 		return strings.Repeat(" ", n) + s
 	}
 	return s + strings.Repeat(" ", n)

@@ -29,7 +29,7 @@ func Trim(rec *results.Record, f Format, overlay bool) {
 	}
 	rec.ShardRuns, rec.SampleHandshakes = nil, nil
 	rec.ServiceHistogram, rec.StartLatenessHistogram = "", ""
-	if (f == Table || f == Markdown) && !searchRecord(rec) {
+	if (f == Table || f == Markdown) && !SearchRecord(rec) {
 		rec.Histogram = ""
 	}
 	// A record without iterations is told from a case not run by its

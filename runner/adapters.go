@@ -16,8 +16,8 @@ import (
 
 // The adapters that join the load generator to the built-in server. They
 // live here, where both ends meet, so that loadgen imports no server
-// code: it sees a server only through loadgen.Dialer and
-// loadgen.ServerObserver.
+// code: it sees a server only through client.Dialer and
+// measure.ServerObserver.
 var (
 	_ client.Dialer          = MemoryDialer{}
 	_ measure.ServerObserver = ChildServer{}
@@ -35,7 +35,7 @@ type MemoryDialer struct {
 	Ctx context.Context
 }
 
-// Dial implements loadgen.Dialer.
+// Dial implements client.Dialer.
 func (d MemoryDialer) Dial(ctx context.Context, _ time.Time) (net.Conn, error) {
 	client, srv := memconn.Pipe()
 	sctx := d.Ctx
@@ -46,14 +46,14 @@ func (d MemoryDialer) Dial(ctx context.Context, _ time.Time) (net.Conn, error) {
 	return client, nil
 }
 
-// Transport implements loadgen.Dialer.
+// Transport implements client.Dialer.
 func (MemoryDialer) Transport() string { return "memory" }
 
 // ChildServer observes a built-in server running as a child process: its
 // counts, and its CPU time and allocations, which are its own.
 type ChildServer struct{ Child *server.Child }
 
-// Snapshot implements loadgen.ServerObserver.
+// Snapshot implements measure.ServerObserver.
 func (o ChildServer) Snapshot() (measure.ServerSnapshot, error) {
 	c, err := o.Child.Counters()
 	if err != nil {
@@ -110,7 +110,7 @@ func serverPhases(encoded map[string]string) map[string]*stats.Latency {
 	return out
 }
 
-// ServerPID implements loadgen.ServerProcess: the child's process id,
+// ServerPID implements measure.ServerProcess: the child's process id,
 // whose CPUs the case watches.
 func (o ChildServer) ServerPID() int { return o.Child.PID() }
 
@@ -118,7 +118,7 @@ func (o ChildServer) ServerPID() int { return o.Child.PID() }
 // only, since its CPU time and allocations are mixed with the client's.
 type InProcessServer struct{ Server *server.Server }
 
-// Snapshot implements loadgen.ServerObserver.
+// Snapshot implements measure.ServerObserver.
 func (o InProcessServer) Snapshot() (measure.ServerSnapshot, error) {
 	c := o.Server.Counters()
 	return measure.ServerSnapshot{HasCounts: true, Handshakes: c.Handshakes, Resumed: c.Resumed, Failures: c.Failures, Identities: c.Identities,
@@ -130,7 +130,7 @@ func (o InProcessServer) Snapshot() (measure.ServerSnapshot, error) {
 // counts and its CPU time, which are its own.
 type ChildProxy struct{ Child *proxy.Child }
 
-// Snapshot implements loadgen.ProxyObserver.
+// Snapshot implements measure.ProxyObserver.
 func (o ChildProxy) Snapshot() (measure.ProxySnapshot, error) {
 	c, err := o.Child.Counters()
 	if err != nil {
@@ -145,5 +145,5 @@ func (o ChildProxy) Snapshot() (measure.ProxySnapshot, error) {
 	}, nil
 }
 
-// ProxyPID implements loadgen.ProxyProcess.
+// ProxyPID implements measure.ProxyProcess.
 func (o ChildProxy) ProxyPID() int { return o.Child.PID() }

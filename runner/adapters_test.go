@@ -3,11 +3,10 @@ package runner_test
 import (
 	"context"
 	"crypto/tls"
-	"os"
 	"testing"
 
 	"github.com/tlsbench/tlsbench/client"
-	"github.com/tlsbench/tlsbench/internal/testchild"
+	"github.com/tlsbench/tlsbench/internal/servertest"
 	"github.com/tlsbench/tlsbench/internal/testpki"
 	"github.com/tlsbench/tlsbench/loadgen"
 	"github.com/tlsbench/tlsbench/measure"
@@ -54,13 +53,7 @@ func TestChildServerAdapter(t *testing.T) {
 	t.Parallel()
 	ca, _, f := testpki.ServerFiles(t)
 	files := server.IdentityFiles{Cert: f.Cert, Key: f.Key}
-	exe, _ := os.Executable()
-	child, err := server.StartChild(context.Background(), server.ChildOptions{Path: exe, Args: []string{"serve"}, Env: []string{testchild.Env()},
-		Server: server.Options{Listen: "127.0.0.1:0", Identities: []server.IdentityFiles{files}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer child.Close()
+	child := servertest.StartChild(t, server.Options{Listen: "127.0.0.1:0", Identities: []server.IdentityFiles{files}})
 	var obs measure.ServerObserver = runner.ChildServer{Child: child}
 	if p, ok := obs.(measure.ServerProcess); !ok || p.ServerPID() != child.PID() {
 		t.Fatalf("ChildServer does not name the child's process %d", child.PID())

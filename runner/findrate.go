@@ -184,7 +184,7 @@ func (st *runState) searchRecord(c *Case, name string, res loadgen.RateResult) *
 	rec.Name, rec.Kind, rec.TLSVersion = name, results.KindRateSearch, tlsconf.VersionName(c.Version)
 	rec.Resume, rec.Mutual = c.Resume, c.Mutual
 	rec.Transport = TransportTCP
-	c.record(&rec)
+	c.Record(&rec)
 	rec.Params = maps.Clone(rec.Params)
 	delete(rec.Params, "rate")
 	rec.SLO, rec.Steps, rec.SearchLimit = st.plan.FindRate.SLO.String(), len(res.Steps), res.Limit

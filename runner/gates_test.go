@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"slices"
@@ -17,6 +16,7 @@ import (
 	"time"
 
 	"github.com/tlsbench/tlsbench/internal/peers"
+	"github.com/tlsbench/tlsbench/internal/servertest"
 	"github.com/tlsbench/tlsbench/measure"
 	"github.com/tlsbench/tlsbench/pki"
 	"github.com/tlsbench/tlsbench/results"
@@ -172,14 +172,7 @@ func TestSingleUseTicketsOfAnExternalServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ctx, ln) }()
-	t.Cleanup(func() { cancel(); <-done })
+	s := servertest.Start(t, srv)
 
 	p := smallPlan()
 	p.Versions = []uint16{tls.VersionTLS13}
@@ -191,7 +184,7 @@ func TestSingleUseTicketsOfAnExternalServer(t *testing.T) {
 	// each, a ticket the server sent after a resumption could replace
 	// it before the next wave, and nothing would be reused).
 	p.SessionPool = 1
-	p.Target = runner.Target{Addr: ln.Addr().String(), CAFile: layout.RootCert, ServerName: "localhost"}
+	p.Target = runner.Target{Addr: s.Addr, CAFile: layout.RootCert, ServerName: "localhost"}
 	err = runner.Run(context.Background(), p, func(*results.Record) error { return nil })
 	var re *measure.ResumptionError
 	if !errors.As(err, &re) || !re.SingleUse || !strings.Contains(re.Error(), "{TicketReuse} single") {

@@ -13,6 +13,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/tlsbench/tlsbench/client"
+	"github.com/tlsbench/tlsbench/internal/servertest"
 	"github.com/tlsbench/tlsbench/internal/testpki"
 	"github.com/tlsbench/tlsbench/measure"
 	"github.com/tlsbench/tlsbench/results"
@@ -63,10 +64,7 @@ func serveOn(t *testing.T, ln net.Listener, f testpki.Files) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ctx, ln) }()
-	t.Cleanup(func() { cancel(); <-done })
+	servertest.Serve(t, srv, ln)
 }
 
 // listenPlan is one small case at concurrency 16 against addr, whose

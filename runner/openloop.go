@@ -62,7 +62,7 @@ func (p *Plan) validateOpen() error {
 }
 
 // wholeWindows refuses a rate that the windows of Duration/Iterations
-// cannot hold to within loadgen.MaxRateRounding: each window starts
+// cannot hold to within measure.MaxRateRounding: each window starts
 // whole connections, so such a case would run at another rate than
 // its name, its record and its gates say.
 func (p *Plan) wholeWindows(r float64) error {

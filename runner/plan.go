@@ -13,22 +13,10 @@ import (
 	"github.com/tlsbench/tlsbench/internal/hostname"
 	"github.com/tlsbench/tlsbench/measure"
 	"github.com/tlsbench/tlsbench/pki"
+	"github.com/tlsbench/tlsbench/plan"
 	"github.com/tlsbench/tlsbench/results"
 	"github.com/tlsbench/tlsbench/server"
 	"github.com/tlsbench/tlsbench/tlsconf"
-)
-
-// Transports a case can run over. TransportTCP is an alias of
-// TransportTCP4, which records keep calling "tcp" (as before IPv6), so
-// that older results stay comparable.
-const (
-	TransportTCP    = "tcp"
-	TransportTCP4   = "tcp4"
-	TransportTCP6   = "tcp6"
-	TransportMemory = "memory"
-	// TransportQUIC runs handshake cases over QUIC on UDP (TLS 1.3
-	// only): the built-in server's QUIC listener, or a QUIC target.
-	TransportQUIC = "quic"
 )
 
 // The built-in server's default listen addresses: loopback, IPv4 or IPv6.
@@ -36,17 +24,6 @@ const (
 	defaultListen  = "127.0.0.1:0"
 	defaultListen6 = "[::1]:0"
 )
-
-// recordedTransport is the record's transport of a case's transport.
-func recordedTransport(t string) string {
-	if t == TransportTCP4 {
-		return TransportTCP
-	}
-	return t
-}
-
-// DefaultKeyType is the server key type when the plan names none.
-const DefaultKeyType = pki.ECDSAP256
 
 // Plan is what a run measures. The matrix is the cross product of
 // Versions x Resume x Concurrency x KeyTypes x Groups x Ciphers x
@@ -108,16 +85,16 @@ type Plan struct {
 	// per rate (starts per second) in place of Concurrency, which must
 	// then be empty: connections start on a schedule of Arrival's shape
 	// (results.ArrivalConstant, the default, or ArrivalPoisson), at most
-	// MaxInflight open at once (default loadgen.DefaultMaxInflight).
+	// MaxInflight open at once (default measure.DefaultMaxInflight).
 	// Each iteration is a window of Handshakes connections, or of
-	// Duration/Iterations (see loadgen.HandshakeCase).
+	// Duration/Iterations (see measure.HandshakeCase).
 	Rates       []float64
 	Arrival     string
 	MaxInflight int
 	// ResumeRatios, when set, replace Resume (which must then be
 	// empty): one case per share of each iteration's connections that
 	// offer a session, 0 (all full) to 1 (all resumed), between them a
-	// mix held to its share (see loadgen.HandshakeCase.ResumeRatio).
+	// mix held to its share (see measure.HandshakeCase.ResumeRatio).
 	ResumeRatios []float64
 	// Duration, when set, is each case's measured time, split into
 	// Iterations windows (closed-loop cases run waves until each ends).
@@ -150,12 +127,12 @@ type Plan struct {
 	// (then the minimum) until its 99.9% confidence interval's half-width
 	// is at most this share of the mean (of the ratio of side b to side a
 	// in an interleaved run), within CaseTime (see
-	// loadgen.HandshakeCase.TargetError).
+	// measure.HandshakeCase.TargetError).
 	TargetError float64
 	// MinResumption is the share of handshakes a resume case must resume
 	// in its warm-up and in every measured iteration (0: no check);
 	// MaxErrorRate the share of connections that may fail (0: none, 1:
-	// any). See loadgen.HandshakeCase.
+	// any). See measure.HandshakeCase.
 	MinResumption float64
 	MaxErrorRate  float64
 	ConnTimeout   time.Duration
@@ -221,7 +198,7 @@ type Target struct {
 	ALPN []string
 	// Request is the exchange after each handshake. The default with
 	// an address, auto, asks the server once per run which request it
-	// answers (loadgen.DetectRequest); without one (the built-in
+	// answers (client.DetectRequest); without one (the built-in
 	// server) it is ping.
 	Request client.Request
 }
@@ -279,7 +256,7 @@ func (p *Plan) validateAxes() error {
 	if len(p.Versions) == 0 {
 		return field.Errorf("Versions", nil, "no TLS version given")
 	}
-	if err := p.matrix().duplicates(); err != nil {
+	if err := p.matrix().Duplicates(); err != nil {
 		return err
 	}
 	if err := p.validateResume(); err != nil {
@@ -316,7 +293,7 @@ func (p *Plan) validateAxes() error {
 		}
 	}
 	if cases := p.Cases(); !slices.ContainsFunc(cases, func(c Case) bool { return c.NotRunnable == "" }) {
-		return field.Errorf(cases[0].notRunnableBy, nil, "no case can run: %s", cases[0].NotRunnable)
+		return field.Errorf(cases[0].NotRunnableBy(), nil, "no case can run: %s", cases[0].NotRunnable)
 	}
 	return nil
 }
@@ -422,38 +399,38 @@ func orDefault[T any](v []T, def T) []T {
 // (key type, key cache, transport), then version, group, cipher,
 // resumption and concurrency.
 func (p *Plan) Cases() []Case {
-	return p.matrix().cases()
+	return p.matrix().Cases()
 }
 
 // matrix is the plan's axes with their defaults.
-func (p *Plan) matrix() *matrix {
-	m := &matrix{
-		mode:         ModeHandshake,
-		versions:     p.Versions,
-		resume:       p.Resume,
-		resumeRatios: p.ResumeRatios,
-		mutual:       p.Mutual,
-		keys:         orDefault(p.KeyTypes, DefaultKeyType),
-		keyCache:     orDefault(p.KeyCache, true),
-		groups:       orDefault(p.Groups, 0),
-		ciphers:      orDefault(p.Ciphers, ""),
-		concurrency:  p.Concurrency,
-		rates:        p.Rates,
-		arrival:      cmp.Or(p.Arrival, results.ArrivalConstant),
-		nameKeyCache: len(p.Server.Identities) > 0 || len(p.KeyCache) > 1,
-		proxy:        p.Proxy.URL,
-		mintCache:    p.MintCache,
-		earlyData:    p.EarlyData,
+func (p *Plan) matrix() *plan.Matrix {
+	m := &plan.Matrix{
+		Mode:         ModeHandshake,
+		Versions:     p.Versions,
+		Resume:       p.Resume,
+		ResumeRatios: p.ResumeRatios,
+		Mutual:       p.Mutual,
+		Keys:         orDefault(p.KeyTypes, DefaultKeyType),
+		KeyCache:     orDefault(p.KeyCache, true),
+		Groups:       orDefault(p.Groups, 0),
+		Ciphers:      orDefault(p.Ciphers, ""),
+		Concurrency:  p.Concurrency,
+		Rates:        p.Rates,
+		Arrival:      cmp.Or(p.Arrival, results.ArrivalConstant),
+		NameKeyCache: len(p.Server.Identities) > 0 || len(p.KeyCache) > 1,
+		Proxy:        p.Proxy.URL,
+		MintCache:    p.MintCache,
+		EarlyData:    p.EarlyData,
 	}
 	if p.Target.Addr != "" {
 		// The target's own certificate is what it is.
-		m.keys = []pki.KeyType{""}
+		m.Keys = []pki.KeyType{""}
 	}
 	for _, t := range orDefault(p.Transports, TransportTCP4) {
 		if t == TransportTCP {
 			t = TransportTCP4
 		}
-		m.transports = append(m.transports, t)
+		m.Transports = append(m.Transports, t)
 	}
 	return m
 }

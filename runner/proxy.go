@@ -9,17 +9,6 @@ import (
 	"github.com/tlsbench/tlsbench/internal/hostname"
 )
 
-// ProxyBuiltin names the built-in proxy in Proxy.URL: tlsbench's own,
-// started as a child process like the built-in server.
-const ProxyBuiltin = "builtin"
-
-// The wires of a throughput case (ThroughputPlan.Request): the bulk
-// protocol, or HTTP requests, which a bumping HTTP proxy can parse.
-const (
-	RequestBulk = "bulk"
-	RequestHTTP = "http"
-)
-
 // Proxy is a TLS-intercepting proxy the client connects through: an
 // HTTP CONNECT to the origin (the built-in server, or the target), then
 // TLS with the proxy, which mints a certificate for the origin's name

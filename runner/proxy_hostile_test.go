@@ -4,13 +4,14 @@ import (
 	"context"
 	"crypto/tls"
 	"errors"
-	"github.com/tlsbench/tlsbench/client"
-	"github.com/tlsbench/tlsbench/internal/peers"
-	"github.com/tlsbench/tlsbench/measure"
 	"net"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tlsbench/tlsbench/client"
+	"github.com/tlsbench/tlsbench/internal/peers"
+	"github.com/tlsbench/tlsbench/measure"
 
 	"github.com/tlsbench/tlsbench/internal/ktls"
 	"github.com/tlsbench/tlsbench/internal/testchild"

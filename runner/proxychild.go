@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/tlsbench/tlsbench/pki"
+	"github.com/tlsbench/tlsbench/plan"
 	"github.com/tlsbench/tlsbench/proxy"
 )
 
@@ -35,7 +36,7 @@ func (tr *tpRun) urlProxy() *proxyRun { return tr.st.url }
 func (st *runState) startBuiltinProxy(ctx context.Context, c *Case, origin string) (*proxyRun, error) {
 	p := st.plan
 	set := proxySettings{MintCache: true, KTLS: proxy.KTLSOff}
-	c.configureProxy(&set)
+	configureProxy(c, &set)
 	var originCA string
 	insecure := false
 	switch {
@@ -60,7 +61,7 @@ func (st *runState) startBuiltinProxy(ctx context.Context, c *Case, origin strin
 // server with the run's CA, or the CA the given identities came with.
 func (tr *tpRun) startBuiltinProxy(ctx context.Context, c *Case, origin string) (*proxyRun, error) {
 	set := proxySettings{MintCache: true}
-	c.configureProxy(&set)
+	configureProxy(c, &set)
 	var originCA string
 	var err error
 	if ids := tr.plan.Server.Identities; len(ids) > 0 {
@@ -128,7 +129,7 @@ func startProxyChild(ctx context.Context, dir string, set proxySettings, originC
 	}
 	if notice != nil {
 		notice(fmt.Sprintf("built-in proxy pid %d on %s (buffer %d, read-fill %s, kTLS %s, mint cache %s, origin sessions %s)",
-			child.PID(), h.Addr, set.Buffer, onOff(set.ReadFill), set.KTLS, onOff(set.MintCache), onOff(set.OriginSessions)))
+			child.PID(), h.Addr, set.Buffer, plan.OnOff(set.ReadFill), set.KTLS, plan.OnOff(set.MintCache), plan.OnOff(set.OriginSessions)))
 	}
 	return &proxyRun{url: ProxyBuiltin, addr: h.Addr, roots: roots, observer: ChildProxy{Child: child}, child: child, stop: child.Close}, nil
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/tlsbench/tlsbench/internal/usage"
 	"github.com/tlsbench/tlsbench/measure"
 	"github.com/tlsbench/tlsbench/pki"
+	"github.com/tlsbench/tlsbench/plan"
 	"github.com/tlsbench/tlsbench/results"
 )
 
@@ -196,7 +197,7 @@ func ensureProxy(ctx context.Context, m mode, srv *builtin, c *Case) error {
 	if c.Proxy == "" {
 		return nil
 	}
-	if srv.proxy != nil && sameProxy(srv.proxy.started, c) && (srv.proxy.child == nil || srv.proxy.child.Exited() == nil) {
+	if srv.proxy != nil && plan.SameProxy(srv.proxy.started, c) && (srv.proxy.child == nil || srv.proxy.child.Exited() == nil) {
 		return nil
 	}
 	if err := srv.proxy.close(); err != nil && ctx.Err() == nil && srv.proxy.child != nil && srv.proxy.child.Exited() == nil {

@@ -331,7 +331,7 @@ func (st *runState) startSide(ctx context.Context, c *Case, sp *sideSpec) (*buil
 		return b, nil
 	}
 	opts := p.Server
-	c.configureServer(&opts)
+	configureServer(c, &opts)
 	if opts.MaxConns == 0 {
 		opts.MaxConns = benchmarkMaxConns(p.peakConns())
 	}
@@ -441,7 +441,7 @@ func (st *runState) clients(c *Case, srv *builtin, external bool) ([]*tls.Config
 		// certificate for the server's name.
 		co.RootCAs, co.Insecure = srv.proxy.roots, false
 	}
-	c.configureClient(&co)
+	c.ConfigureClient(&co)
 	var pool *tlsconf.SessionPool
 	if c.Resume {
 		size := p.SessionPool
@@ -528,7 +528,7 @@ func (st *runState) measureCase(ctx context.Context, c *Case, index, total int, 
 		}
 		// loadgen names the transport by its dialer ("tcp" for both
 		// families); the axis knows which.
-		c.record(got)
+		c.Record(got)
 		keys[i].record(got)
 		specs[i].recordSettings(got)
 		st.shardRecord(got)
@@ -565,7 +565,7 @@ func (st *runState) handshakeCase(c *Case, sp *sideSpec, srv *builtin) measure.H
 		}
 		rec.Env.Peers["tlsbench-server"] = build
 	}
-	c.record(&rec)
+	c.Record(&rec)
 	sp.recordSettings(&rec)
 	if p.Target.Insecure {
 		rec.Env.Insecure = true

@@ -10,6 +10,7 @@ import (
 	"github.com/tlsbench/tlsbench/client"
 	"github.com/tlsbench/tlsbench/loadgen"
 	"github.com/tlsbench/tlsbench/measure"
+	"github.com/tlsbench/tlsbench/plan"
 	"github.com/tlsbench/tlsbench/results"
 	"github.com/tlsbench/tlsbench/server"
 	"github.com/tlsbench/tlsbench/tlsconf"
@@ -205,7 +206,7 @@ func runCases(ctx context.Context, cases []Case, m mode, emit func(*results.Reco
 	var failed []error
 	for i := 0; i < len(cases); {
 		j := i + 1
-		for j < len(cases) && sameServer(&cases[i], &cases[j]) {
+		for j < len(cases) && plan.SameServer(&cases[i], &cases[j]) {
 			j++
 		}
 		errs, err := runGroup(ctx, cases, i, j, m, emit)
@@ -310,7 +311,7 @@ func notRunnableRecord(c *Case, base results.Record) *results.Record {
 		rec.Cipher, rec.BufferBytes, rec.Direction = c.Cipher, c.Buffer, c.Direction
 	}
 	rec.Transport = TransportTCP
-	c.record(&rec)
+	c.Record(&rec)
 	rec.Notes = append(rec.Notes, c.NotRunnable)
 	return &rec
 }

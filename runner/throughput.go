@@ -18,6 +18,7 @@ import (
 	"github.com/tlsbench/tlsbench/internal/tempdir"
 	"github.com/tlsbench/tlsbench/loadgen"
 	"github.com/tlsbench/tlsbench/pki"
+	"github.com/tlsbench/tlsbench/plan"
 	"github.com/tlsbench/tlsbench/proxy"
 	"github.com/tlsbench/tlsbench/results"
 	"github.com/tlsbench/tlsbench/server"
@@ -150,7 +151,7 @@ func (p *ThroughputPlan) validateAxes() error {
 		return err
 	}
 	if cases := p.Cases(); !slices.ContainsFunc(cases, func(c Case) bool { return c.NotRunnable == "" }) {
-		return field.Errorf(cases[0].notRunnableBy, nil, "no case can run: %s", cases[0].NotRunnable)
+		return field.Errorf(cases[0].NotRunnableBy(), nil, "no case can run: %s", cases[0].NotRunnable)
 	}
 	return nil
 }
@@ -257,34 +258,22 @@ func (p *ThroughputPlan) Cases() []Case {
 	if kt == "" {
 		kt = DefaultKeyType
 	}
-	m := &matrix{
-		mode:        ModeThroughput,
-		versions:    p.Versions,
-		mutual:      false,
-		keys:        []pki.KeyType{kt},
-		ciphers:     p.Ciphers,
-		buffers:     p.Buffers,
-		directions:  p.Directions,
-		ktls:        p.KTLS,
-		concurrency: p.Concurrency,
-		file:        p.Source != "",
-		proxy:       p.Proxy.URL,
-		request:     p.request(),
-		readFill:    p.ReadFill,
+	m := &plan.Matrix{
+		Mode:        ModeThroughput,
+		Versions:    p.Versions,
+		Mutual:      false,
+		Keys:        []pki.KeyType{kt},
+		Ciphers:     p.Ciphers,
+		Buffers:     p.Buffers,
+		Directions:  p.Directions,
+		KTLS:        p.KTLS,
+		Concurrency: p.Concurrency,
+		File:        p.Source != "",
+		Proxy:       p.Proxy.URL,
+		Request:     p.request(),
+		ReadFill:    p.ReadFill,
 	}
-	return m.cases()
-}
-
-// SizeName writes a size as --buffer takes it and case names show it:
-// 4k, 16k, 1m, or a number of bytes.
-func SizeName(n int) string {
-	switch {
-	case n >= 1<<20 && n%(1<<20) == 0:
-		return strconv.Itoa(n>>20) + "m"
-	case n >= 1<<10 && n%(1<<10) == 0:
-		return strconv.Itoa(n>>10) + "k"
-	}
-	return strconv.Itoa(n)
+	return m.Cases()
 }
 
 // ParseSize reads a byte size: a number with an optional binary suffix,
@@ -397,7 +386,7 @@ func (tr *tpRun) runCase(ctx context.Context, c *Case, index, total int, srv *bu
 func (tr *tpRun) runOne(ctx context.Context, c *Case, index, total int, srv *builtin) (*results.Record, error) {
 	p := tr.plan
 	base := results.Record{Env: tr.env}
-	c.record(&base)
+	c.Record(&base)
 	client, kt := tr.client, c.KTLS
 	if srv.proxy != nil {
 		// The client talks TLS with the proxy, whose minted certificate
@@ -430,7 +419,7 @@ func (tr *tpRun) runOne(ctx context.Context, c *Case, index, total int, srv *bui
 	profileNotes([]*results.Record{rec}, []*caseProfile{prof})
 	if rec != nil {
 		rec.Params = c.Params
-		c.record(rec)
+		c.Record(rec)
 		proxyNote(c, rec)
 	}
 	var te *loadgen.ThroughputError
@@ -461,7 +450,7 @@ func (p *ThroughputPlan) wantsKTLS() bool {
 func (tr *tpRun) startServer(ctx context.Context, c *Case) (*builtin, error) {
 	p := tr.plan
 	opts := p.Server
-	c.configureServer(&opts)
+	configureServer(c, &opts)
 	if opts.MaxConns == 0 {
 		opts.MaxConns = benchmarkMaxConns(slices.Max(append([]int{1}, p.Concurrency...)))
 	}

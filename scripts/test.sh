@@ -124,7 +124,7 @@ fuzz() {
 fuzz ./stats FuzzDecodeLatency
 fuzz ./internal/ktls FuzzRecordConn
 fuzz ./results FuzzDecode
-fuzz ./report FuzzReport
+fuzz ./report/html FuzzReport
 fuzz ./keys FuzzParseClientHello
 fuzz ./keys FuzzClientHelloFromRecords
 fuzz ./probe FuzzWire

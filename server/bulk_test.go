@@ -2,10 +2,8 @@ package server_test
 
 import (
 	"bytes"
-	"context"
 	"crypto/tls"
 	"io"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +11,7 @@ import (
 	"time"
 
 	"github.com/tlsbench/tlsbench/bulk"
+	"github.com/tlsbench/tlsbench/internal/servertest"
 	"github.com/tlsbench/tlsbench/internal/testpki"
 	"github.com/tlsbench/tlsbench/server"
 	"github.com/tlsbench/tlsbench/tlsconf"
@@ -22,15 +21,7 @@ import (
 func bulkServer(t *testing.T, opts ...server.Option) (string, *tls.Config) {
 	t.Helper()
 	cfg, ca := testpki.Server(t)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { server.New(cfg, opts...).Serve(ctx, ln); close(done) }()
-	t.Cleanup(func() { cancel(); <-done })
-	return ln.Addr().String(), tlsconf.Client(tlsconf.ClientOptions{Version: tls.VersionTLS13, RootCAs: ca.Pool(), ServerName: "localhost"})
+	return servertest.Start(t, server.New(cfg, opts...)).Addr, tlsconf.Client(tlsconf.ClientOptions{Version: tls.VersionTLS13, RootCAs: ca.Pool(), ServerName: "localhost"})
 }
 
 func dialBulk(t *testing.T, addr string, cfg *tls.Config, setup bulk.Setup) (*tls.Conn, bulk.Ack) {

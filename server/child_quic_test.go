@@ -11,6 +11,7 @@ import (
 
 	"github.com/quic-go/quic-go"
 
+	"github.com/tlsbench/tlsbench/internal/servertest"
 	"github.com/tlsbench/tlsbench/internal/testpki"
 	"github.com/tlsbench/tlsbench/pki"
 	"github.com/tlsbench/tlsbench/server"
@@ -23,7 +24,7 @@ import (
 func TestChildQUIC(t *testing.T) {
 	t.Parallel()
 	files, ca := writeIdentity(t)
-	child, err := server.StartChild(context.Background(), childOptions(server.Options{Identities: []server.IdentityFiles{files}, QUIC: true}))
+	child, err := server.StartChild(context.Background(), servertest.ChildOptions(server.Options{Identities: []server.IdentityFiles{files}, QUIC: true}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +78,7 @@ func TestChildQUICPortTaken(t *testing.T) {
 		t.Fatal("no UDP port with a free TCP port of the same number")
 	}
 	defer udp.Close()
-	_, err := server.StartChild(context.Background(), childOptions(server.Options{Listen: addr, Identities: []server.IdentityFiles{files}, QUIC: true}))
+	_, err := server.StartChild(context.Background(), servertest.ChildOptions(server.Options{Listen: addr, Identities: []server.IdentityFiles{files}, QUIC: true}))
 	if err == nil || !strings.Contains(err.Error(), "UDP "+addr) || !strings.Contains(err.Error(), "address already in use") {
 		t.Fatalf("error %v, want one naming UDP %s in use", err, addr)
 	}
@@ -97,7 +98,7 @@ func TestChildQUICCountersIncludeRefusedHandshakes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	child, err := server.StartChild(context.Background(), childOptions(server.Options{
+	child, err := server.StartChild(context.Background(), servertest.ChildOptions(server.Options{
 		Identities: []server.IdentityFiles{files}, Mutual: true, ClientCA: caFile, QUIC: true}))
 	if err != nil {
 		t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tlsbench/tlsbench/internal/servertest"
 	"github.com/tlsbench/tlsbench/internal/testchild"
 	"github.com/tlsbench/tlsbench/internal/testpki"
 	"github.com/tlsbench/tlsbench/pki"
@@ -18,11 +19,6 @@ import (
 func TestMain(m *testing.M) {
 	testchild.RunIfChild()
 	os.Exit(m.Run())
-}
-
-func childOptions(srv server.Options) server.ChildOptions {
-	exe, _ := os.Executable()
-	return server.ChildOptions{Path: exe, Args: []string{"serve"}, Env: []string{testchild.Env()}, Server: srv}
 }
 
 func writeIdentity(t *testing.T) (server.IdentityFiles, *pki.CA) {
@@ -36,7 +32,7 @@ func writeIdentity(t *testing.T) (server.IdentityFiles, *pki.CA) {
 func TestChildCountsAndQuits(t *testing.T) {
 	t.Parallel()
 	files, ca := writeIdentity(t)
-	child, err := server.StartChild(context.Background(), childOptions(server.Options{Identities: []server.IdentityFiles{files}}))
+	child, err := server.StartChild(context.Background(), servertest.ChildOptions(server.Options{Identities: []server.IdentityFiles{files}}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +64,7 @@ func TestChildStartErrorsSayWhy(t *testing.T) {
 	t.Parallel()
 	files, _ := writeIdentity(t)
 	missing := server.IdentityFiles{Cert: filepath.Join(t.TempDir(), "nope.pem"), Key: files.Key}
-	_, err := server.StartChild(context.Background(), childOptions(server.Options{Identities: []server.IdentityFiles{missing}}))
+	_, err := server.StartChild(context.Background(), servertest.ChildOptions(server.Options{Identities: []server.IdentityFiles{missing}}))
 	if err == nil || !strings.Contains(err.Error(), "nope.pem") {
 		t.Fatalf("error %v, want one naming nope.pem", err)
 	}
@@ -77,7 +73,7 @@ func TestChildStartErrorsSayWhy(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ln.Close()
-	_, err = server.StartChild(context.Background(), childOptions(server.Options{Listen: ln.Addr().String(), Identities: []server.IdentityFiles{files}}))
+	_, err = server.StartChild(context.Background(), servertest.ChildOptions(server.Options{Listen: ln.Addr().String(), Identities: []server.IdentityFiles{files}}))
 	if err == nil || !strings.Contains(err.Error(), "address already in use") {
 		t.Fatalf("error %v, want address already in use", err)
 	}
@@ -99,7 +95,7 @@ func TestChildCountersIncludeRefusedHandshakes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	child, err := server.StartChild(context.Background(), childOptions(server.Options{
+	child, err := server.StartChild(context.Background(), servertest.ChildOptions(server.Options{
 		Identities: []server.IdentityFiles{files}, Mutual: true, ClientCA: caFile}))
 	if err != nil {
 		t.Fatal(err)

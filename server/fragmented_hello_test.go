@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/tlsbench/tlsbench/internal/connerr"
+	"github.com/tlsbench/tlsbench/internal/servertest"
 	"github.com/tlsbench/tlsbench/internal/testpki"
 	"github.com/tlsbench/tlsbench/internal/usage"
 	"github.com/tlsbench/tlsbench/server"
@@ -42,11 +43,7 @@ func startKeyed(t *testing.T, log io.Writer, o server.Options) (*server.Server, 
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ctx, ln) }()
-	t.Cleanup(func() { cancel(); <-served })
-	return srv, ln.Addr().String()
+	return srv, servertest.Serve(t, srv, ln).Addr
 }
 
 // clientHello is the ClientHello message a crypto/tls client with cfg

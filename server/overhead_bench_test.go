@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tlsbench/tlsbench/internal/servertest"
 	"github.com/tlsbench/tlsbench/internal/testpki"
 	"github.com/tlsbench/tlsbench/server"
 	"github.com/tlsbench/tlsbench/tlsconf"
@@ -100,10 +101,10 @@ const overheadConcurrency = 16
 func BenchmarkServerOverhead(b *testing.B) {
 	ca, _, files := testpki.ServerFiles(b)
 	opts := server.Options{Identities: []server.IdentityFiles{{Cert: files.Cert, Key: files.Key}}}
-	child := startOverheadChild(b, childOptions(opts))
+	child := startOverheadChild(b, servertest.ChildOptions(opts))
 	var base *server.Child
 	if exe := os.Getenv(overheadBaseEnv); exe != "" {
-		o := childOptions(opts)
+		o := servertest.ChildOptions(opts)
 		o.Path = exe
 		base = startOverheadChild(b, o)
 	}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tlsbench/tlsbench/internal/servertest"
 	"github.com/tlsbench/tlsbench/server"
 )
 
@@ -21,7 +22,7 @@ import (
 func TestChildProfiles(t *testing.T) {
 	t.Parallel()
 	files, ca := writeIdentity(t)
-	child, err := server.StartChild(context.Background(), childOptions(server.Options{Identities: []server.IdentityFiles{files}}))
+	child, err := server.StartChild(context.Background(), servertest.ChildOptions(server.Options{Identities: []server.IdentityFiles{files}}))
 	if err != nil {
 		t.Fatal(err)
 	}

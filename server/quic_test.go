@@ -24,6 +24,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/tlsbench/tlsbench/internal/connerr"
+	"github.com/tlsbench/tlsbench/internal/servertest"
 	"github.com/tlsbench/tlsbench/internal/testpki"
 	"github.com/tlsbench/tlsbench/pki"
 	"github.com/tlsbench/tlsbench/server"
@@ -48,20 +49,13 @@ func startQUIC(t *testing.T, o server.Options, opts ...server.Option) *quicServe
 	if err != nil {
 		t.Fatal(err)
 	}
-	l, err := srv.ListenQUIC("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	served := make(chan error, 1)
-	go func() { served <- srv.ServeQUIC(ctx, l) }()
+	s := servertest.StartQUIC(t, srv)
 	t.Cleanup(func() {
-		cancel()
-		if err := <-served; err != nil {
+		if err := s.Stop(); err != nil {
 			t.Errorf("ServeQUIC: %v", err)
 		}
 	})
-	return &quicServer{srv: srv, addr: l.Addr().String(), ca: ca}
+	return &quicServer{srv: srv, addr: s.Addr, ca: ca}
 }
 
 // clientTLS is a client configuration for s's ping protocol.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/quic-go/quic-go"
 
+	"github.com/tlsbench/tlsbench/internal/servertest"
 	"github.com/tlsbench/tlsbench/server"
 )
 
@@ -95,16 +96,9 @@ func TestQUICMaxConns(t *testing.T) {
 func TestMaxConnsTCPAndQUIC(t *testing.T) {
 	t.Parallel()
 	s := startQUIC(t, server.Options{MaxConns: 2})
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	served := make(chan error, 1)
-	go func() { served <- s.srv.Serve(ctx, ln) }()
-	t.Cleanup(func() { cancel(); <-served })
+	tcp := servertest.Start(t, s.srv)
 	tcfg := &tls.Config{RootCAs: s.ca.Pool(), ServerName: "localhost"}
-	tc, err := tls.Dial("tcp", ln.Addr().String(), tcfg)
+	tc, err := tls.Dial("tcp", tcp.Addr, tcfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +109,7 @@ func TestMaxConnsTCPAndQUIC(t *testing.T) {
 	}
 	c, err := dialQUIC(t, s, s.clientTLS(nil))
 	wantRefused(t, "QUIC at the cap held by TCP and QUIC", c, err)
-	if over, err := tls.Dial("tcp", ln.Addr().String(), tcfg); err == nil {
+	if over, err := tls.Dial("tcp", tcp.Addr, tcfg); err == nil {
 		// The server closes it at once, which the client may only see
 		// when it reads.
 		over.SetReadDeadline(time.Now().Add(5 * time.Second))

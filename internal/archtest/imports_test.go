@@ -22,7 +22,7 @@ var utilities = []string{
 
 // testSupport are packages for tests only: no production package may
 // import them, or the binary would link testing.
-var testSupport = []string{"internal/peers", "internal/testpki", "internal/testchild"}
+var testSupport = []string{"internal/peers", "internal/testpki", "internal/testchild", "internal/servertest", "report/internal/reporttest"}
 
 // rule is what one package may import of tlsbench, directly.
 type rule struct {
@@ -34,25 +34,33 @@ type rule struct {
 // rules is DESIGN.md's Architecture table. A package missing from it
 // fails the test: a new package states what it may import.
 var rules = map[string]rule{
-	"cmd/tlsbench":      {may: []string{"internal/cli"}},
-	"internal/cli":      {any: true},
-	"runner":            {any: true},
-	"loadgen":           {may: []string{"client", "measure", "bulk", "stats", "results", "tlsconf", "internal/ktls"}, utilities: true},
-	"measure":           {may: []string{"client", "stats", "results", "tlsconf"}, utilities: true},
-	"client":            {may: []string{"bulk", "tlsconf", "internal/ktls"}, utilities: true},
-	"server":            {may: []string{"bulk", "keys", "pki", "tlsconf", "stats", "internal/ktls"}, utilities: true},
-	"proxy":             {may: []string{"keys", "pki", "tlsconf", "internal/ktls"}, utilities: true},
-	"bulk":              {},
-	"probe":             {may: []string{"client", "tlsconf", "pki", "results"}, utilities: true},
-	"keys":              {may: []string{"pki", "tlsconf"}, utilities: true},
-	"pki":               {utilities: true},
-	"tlsconf":           {may: []string{"internal/ktls"}, utilities: true},
-	"internal/ktls":     {},
-	"stats":             {},
-	"results":           {may: []string{"stats"}},
-	"report":            {may: []string{"results", "stats"}},
-	"merge":             {may: []string{"results", "stats"}},
-	"kubejob":           {utilities: true},
+	"cmd/tlsbench":  {may: []string{"internal/cli"}},
+	"internal/cli":  {any: true},
+	"runner":        {any: true},
+	"loadgen":       {may: []string{"client", "measure", "bulk", "stats", "results", "tlsconf", "internal/ktls"}, utilities: true},
+	"measure":       {may: []string{"client", "stats", "results", "tlsconf"}, utilities: true},
+	"client":        {may: []string{"bulk", "tlsconf", "internal/ktls"}, utilities: true},
+	"server":        {may: []string{"bulk", "keys", "pki", "tlsconf", "stats", "internal/ktls"}, utilities: true},
+	"proxy":         {may: []string{"keys", "pki", "tlsconf", "internal/ktls"}, utilities: true},
+	"bulk":          {},
+	"probe":         {may: []string{"client", "tlsconf", "pki", "results"}, utilities: true},
+	"keys":          {may: []string{"pki", "tlsconf"}, utilities: true},
+	"pki":           {utilities: true},
+	"tlsconf":       {may: []string{"internal/ktls"}, utilities: true},
+	"internal/ktls": {},
+	"stats":         {},
+	"results":       {may: []string{"stats"}},
+	// report, the tables of one results file, is the base of the
+	// comparison, and the page draws both: imports run report <-
+	// report/compare <- report/html, never back.
+	"report":         {may: []string{"results", "stats"}},
+	"report/compare": {may: []string{"report", "results", "stats"}},
+	"report/html":    {may: []string{"report", "report/compare", "results", "stats"}},
+	"merge":          {may: []string{"results", "stats"}},
+	"kubejob":        {utilities: true},
+	// The settings and axis tables: below the CLI, runner, loadgen and
+	// server, which derive from them; a case names its kTLS mode.
+	"plan":              {may: []string{"pki", "tlsconf", "results", "internal/ktls"}, utilities: true},
 	"scripts":           {},
 	"scripts/attack":    {}, // attacks the tlsbench binary from outside: imports none of it
 	"internal/archtest": {},
@@ -62,11 +70,16 @@ var rules = map[string]rule{
 	"internal/childproc": {may: []string{"internal/field", "internal/tail"}}, "internal/ratelog": {}, "internal/acceptloop": {}, "internal/counts": {}, "internal/hostname": {},
 	"internal/tempdir": {},
 	// Test support may use what it starts: testchild re-runs the
-	// command's code as a child server; peers writes the key stores a
-	// Java server reads with pki.
-	"internal/peers":     {may: []string{"pki"}, utilities: true},
-	"internal/testpki":   {may: []string{"pki"}, utilities: true},
-	"internal/testchild": {may: []string{"internal/cli"}},
+	// services' own child mains (never the CLI); servertest starts
+	// servers and proxies for tests; peers writes the key stores a Java
+	// server reads with pki.
+	"internal/peers":      {may: []string{"pki"}, utilities: true},
+	"internal/testpki":    {may: []string{"pki"}, utilities: true},
+	"internal/testchild":  {may: []string{"server", "proxy", "results"}, utilities: true},
+	"internal/servertest": {may: []string{"server", "proxy", "pki", "internal/testpki", "internal/testchild"}, utilities: true},
+	// The report packages' shared test helpers build records: they must
+	// not import report, whose own tests import them.
+	"report/internal/reporttest": {may: []string{"results"}},
 }
 
 type pkg struct {
@@ -133,7 +146,7 @@ func (r rule) allows(from, imp string) bool {
 	case slices.Contains(testSupport, imp):
 		return isTest
 	case imp == "internal/cli":
-		return from == "cmd/tlsbench" || from == "internal/testchild"
+		return from == "cmd/tlsbench"
 	case r.any || slices.Contains(r.may, imp):
 		return true
 	}
@@ -157,7 +170,11 @@ func TestLayering(t *testing.T) {
 		{"probe", module + "loadgen", "the probe makes its connections with client; its load comes through Options.Load"},
 		{"bulk", module, "the wire protocol imports nothing of tlsbench"},
 		{"cmd/tlsbench", "testing", "the binary must not link test support"},
-		{"cmd/tlsbench", "text/template", "the binary must not link test support (testing pulls in text/template)"},
+		// text/template (and html/template, built on it) calls reflect's
+		// MethodByName with names known only at run time, so the linker
+		// keeps every exported method of every type the binary reaches;
+		// in this module only test support (internal/peers) uses it.
+		{"cmd/tlsbench", "text/template", "the binary must not link text/template: it keeps the linker from dropping unused methods, and only test support uses it"},
 	}
 	for _, c := range cases {
 		p, ok := pkgs[c.pkg]
@@ -173,5 +190,48 @@ func TestLayering(t *testing.T) {
 				t.Errorf("%s depends on %s: %s", c.pkg, d, c.why)
 			}
 		}
+	}
+}
+
+// TestLowerTestsDoNotLinkCLI checks that no package's tests but the CLI's
+// own link the CLI: a test binary that stands in for tlsbench as a child
+// server or proxy runs the services' own child mains (internal/testchild),
+// so that a change to the CLI does not rebuild every package's tests.
+func TestLowerTestsDoNotLinkCLI(t *testing.T) {
+	t.Parallel()
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatalf("the go command is needed to list the tests' dependencies: %v", err)
+	}
+	// With -test, a package's test binary is listed as "P.test", its
+	// dependencies as paths, those rebuilt for it as "P [P.test]".
+	cmd := exec.Command(goBin, "list", "-test", "-f", "{{.ImportPath}}|{{join .Deps \",\"}}", module+"...")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list -test: %v\n%s", err, stderr.Bytes())
+	}
+	cli := module + "internal/cli"
+	mayLink := map[string]bool{cli + ".test": true, module + "cmd/tlsbench.test": true}
+	tests := 0
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		bin, deps, _ := strings.Cut(line, "|")
+		if !strings.HasSuffix(bin, ".test") {
+			continue
+		}
+		tests++
+		if mayLink[bin] {
+			continue
+		}
+		for _, d := range strings.Split(deps, ",") {
+			if d == cli || strings.HasPrefix(d, cli+" [") {
+				t.Errorf("the tests of %s link %s: start child servers and proxies with internal/testchild, which runs the services' own child mains", strings.TrimSuffix(strings.TrimPrefix(bin, module), ".test"), cli)
+				break
+			}
+		}
+	}
+	if tests == 0 {
+		t.Fatal("go list -test listed no test binaries")
 	}
 }

@@ -18,4 +18,9 @@
 // The services keep their own typed APIs (server.StartChild,
 // proxy.StartChild); this package holds what they share: starting,
 // the request/answer discipline, and how a child's end is explained.
+//
+// A child's body is its service's own Main, registered by the service
+// (Register) under the command word its parent starts it with ("serve",
+// "proxy"): the CLI hands its hidden --control-fd to it, and a test binary
+// that stands in for tlsbench runs it with RunIfChild, without the CLI.
 package childproc

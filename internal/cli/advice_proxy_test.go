@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tlsbench/tlsbench/internal/servertest"
 	"github.com/tlsbench/tlsbench/internal/testchild"
 	"github.com/tlsbench/tlsbench/proxy"
 )
@@ -65,17 +66,10 @@ func TestProxyFullAdvice(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- p.Serve(ctx, ln) }()
-	t.Cleanup(func() { cancel(); <-done })
-	hold := fillOnlySlot(t, ln.Addr().String())
+	sp := servertest.StartProxy(t, p)
+	hold := fillOnlySlot(t, sp.Addr)
 	defer hold.Close()
-	code, msg := runMessage(t, "run", "--proxy", "http://"+ln.Addr().String(), "--proxy-ca", p.CAFile(), "--tls", "1.3", "--resume", "off",
+	code, msg := runMessage(t, "run", "--proxy", "http://"+sp.Addr, "--proxy-ca", p.CAFile(), "--tls", "1.3", "--resume", "off",
 		"--concurrency", "1", "--handshakes", "4", "--iterations", "1", "--warmup", "0")
 	if code != 1 || !strings.Contains(msg, "with 503") ||
 		!strings.Contains(msg, "the proxy is at its connection limit: lower --concurrency, or raise the proxy's limit (tlsbench proxy: --max-conns)") ||
@@ -92,15 +86,8 @@ func TestProxyPortAdvice(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- p.Serve(ctx, ln) }()
-	t.Cleanup(func() { cancel(); <-done })
-	code, msg := runMessage(t, "run", "--proxy", "http://"+ln.Addr().String(), "--proxy-ca", p.CAFile(), "--tls", "1.3", "--resume", "off",
+	sp := servertest.StartProxy(t, p)
+	code, msg := runMessage(t, "run", "--proxy", "http://"+sp.Addr, "--proxy-ca", p.CAFile(), "--tls", "1.3", "--resume", "off",
 		"--concurrency", "1", "--handshakes", "4", "--iterations", "1", "--warmup", "0")
 	if code != 1 || !strings.Contains(msg, "with 403") ||
 		!strings.Contains(msg, "the proxy does not tunnel to this port: allow it in the proxy's rules (tlsbench proxy: --connect-ports)") {

@@ -91,6 +91,7 @@ func commands() []command {
 		{"compare", "compare a candidate results file with a baseline, case by case", compareCmd},
 		{"merge", "merge the results of a sharded run's shards into the results of the whole run", mergeCmd},
 		{"kubernetes", "print a Kubernetes Job that runs a benchmark as shards on many nodes", kubernetesCmd},
+		{"completion", "print a shell completion script (bash, zsh or fish)", completionCmd},
 		{"version", "print the version", versionCmd},
 	}
 }
@@ -108,7 +109,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			// "tlsbench help run" is "tlsbench run --help".
 			for _, c := range commands() {
 				if c.name == args[1] {
-					return Run(ctx, []string{args[1], "--help"}, stdout, stderr)
+					return Run(ctx, append([]string{args[1], "--help"}, args[2:]...), stdout, stderr)
 				}
 			}
 			return usagef("help: unknown command %q; commands: %s", args[1], commandNames())

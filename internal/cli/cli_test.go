@@ -30,7 +30,7 @@ func TestMain(m *testing.M) {
 	spinIfAsked()
 	limitDescriptorsIfAsked()
 	// The child server of `tlsbench run` is this test binary again.
-	testchild.RunIfChild()
+	testchild.RunMainIfChild(cli.Main)
 	if os.Getenv(mainEnv) == "1" {
 		os.Exit(cli.Main(os.Args[1:]))
 	}

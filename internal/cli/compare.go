@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/tlsbench/tlsbench/report"
+	"github.com/tlsbench/tlsbench/report/compare"
 	"github.com/tlsbench/tlsbench/results"
 )
 
@@ -77,12 +78,12 @@ type compareFlags struct {
 }
 
 func defineCompareFlags(fs *flagSet) *compareFlags {
-	cf := &compareFlags{minEffect: report.DefaultMinEffect}
-	fs.Float64Var(&cf.alpha, "alpha", report.DefaultAlpha, "significance level of the test (Mann-Whitney U; Wilcoxon signed-rank for an interleaved run), between 0 and 1")
-	fs.Var(&percentFlag{&cf.minEffect, &cf.minEffectSet}, "min-effect", "call a significant change faster or slower only when larger than `PCT` (and than the noise floor measured in an interleaved run); smaller is within noise (default 2%)")
-	fs.Var(&percentFlag{&cf.threshold, &cf.gate}, "fail-on-regression", "exit 1 when a case is significantly slower than the baseline by more than `PCT`, e.g. 5%")
-	fs.BoolVar(&cf.allowMismatch, "allow-mismatch", false, "compare pairs whose two sides differ in what sets the cost (group, key type, kTLS, session store, ...) instead of marking them not comparable")
-	fs.BoolVar(&cf.allowLoad, "allow-load", false, "judge pairs of two separate runs of which a side was measured while other processes took 10% or more of the machine, instead of leaving them unjudged")
+	cf := &compareFlags{minEffect: compare.DefaultMinEffect}
+	fs.float64Var(&cf.alpha, "alpha", compare.DefaultAlpha)
+	fs.def("min-effect", &percentFlag{&cf.minEffect, &cf.minEffectSet})
+	fs.def("fail-on-regression", &percentFlag{&cf.threshold, &cf.gate})
+	fs.boolVar(&cf.allowMismatch, "allow-mismatch", false)
+	fs.boolVar(&cf.allowLoad, "allow-load", false)
 	return cf
 }
 
@@ -96,24 +97,24 @@ func (cf *compareFlags) validate() error {
 }
 
 // options are the comparison options the flags say.
-func (cf *compareFlags) options(baseName, candName string) report.CompareOptions {
+func (cf *compareFlags) options(baseName, candName string) compare.CompareOptions {
 	minEffect := cf.minEffect
 	if minEffect == 0 {
 		minEffect = -1 // --min-effect 0%: no minimum (0 would mean the default)
 	}
-	return report.CompareOptions{Alpha: cf.alpha, BaseName: baseName, CandName: candName, AllowMismatch: cf.allowMismatch, AllowLoad: cf.allowLoad, MinEffect: minEffect}
+	return compare.CompareOptions{Alpha: cf.alpha, BaseName: baseName, CandName: candName, AllowMismatch: cf.allowMismatch, AllowLoad: cf.allowLoad, MinEffect: minEffect}
 }
 
 // compare compares cand with base as the flags say.
-func (cf *compareFlags) compare(base, cand []results.Record, baseName, candName string) *report.Comparison {
-	return report.Compare(base, cand, cf.options(baseName, candName))
+func (cf *compareFlags) compare(base, cand []results.Record, baseName, candName string) *compare.Comparison {
+	return compare.Compare(base, cand, cf.options(baseName, candName))
 }
 
 // finish warns on stderr about resumption differences (they are in the
 // report too, but a CI log shows stderr even when stdout went to a file)
-// and applies the regression gate: a *report.RegressionError, which exits
+// and applies the regression gate: a *compare.RegressionError, which exits
 // 1, when it fails.
-func (cf *compareFlags) finish(c *report.Comparison, stderr io.Writer) error {
+func (cf *compareFlags) finish(c *compare.Comparison, stderr io.Writer) error {
 	sides := "baseline and candidate"
 	if c.Paired {
 		sides = "side a and side b"
@@ -233,7 +234,7 @@ func (cf *compareFlags) compareAfterRun(stdout, stderr io.Writer, f report.Forma
 // it compares the sides of the records just measured and applies the
 // gate, laid out as compareAfterRun lays out its comparison.
 func (cf *compareFlags) comparePairedAfterRun(stdout, stderr io.Writer, f report.Format, recs []results.Record) error {
-	c, err := report.ComparePaired(recs, cf.options("", ""))
+	c, err := compare.ComparePaired(recs, cf.options("", ""))
 	if err != nil {
 		return err
 	}
@@ -242,13 +243,13 @@ func (cf *compareFlags) comparePairedAfterRun(stdout, stderr io.Writer, f report
 
 // showAfterRun writes a comparison after a run's report, where the
 // run's format allows (see compareAfterRun), and applies the gate.
-func (cf *compareFlags) showAfterRun(stdout, stderr io.Writer, f report.Format, c *report.Comparison) error {
+func (cf *compareFlags) showAfterRun(stdout, stderr io.Writer, f report.Format, c *compare.Comparison) error {
 	w, cmpFormat := stdout, f
 	if f != report.Table && f != report.Markdown {
 		w, cmpFormat = stderr, report.Table
 	}
 	fmt.Fprintln(w)
-	if err := report.RenderComparison(w, cmpFormat, c); err != nil {
+	if err := compare.RenderComparison(w, cmpFormat, c); err != nil {
 		return err
 	}
 	return cf.finish(c, stderr)
@@ -268,7 +269,7 @@ func compareCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
-	f, err := report.ParseCompareFormat(*format)
+	f, err := compare.ParseCompareFormat(*format)
 	if err != nil {
 		return usagef("--format: %v", err)
 	}
@@ -304,7 +305,7 @@ func compareCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	c := cf.compare(sides[0], sides[1], files[0], files[1])
 	var buf bytes.Buffer
-	if err := report.RenderComparison(&buf, f, c); err != nil {
+	if err := compare.RenderComparison(&buf, f, c); err != nil {
 		return err
 	}
 	if err := writeOutput(*out, "-o", buf.Bytes(), stdout); err != nil {
@@ -332,12 +333,12 @@ func (cf *compareFlags) comparePairedFile(stdout, stderr io.Writer, f report.For
 	if !report.Interleaved(recs) {
 		return usagef("want two results files, BASE and CANDIDATE, got 1 (%s is not an interleaved run: none of its records names a side), or one file written by tlsbench run --versus, --versus-server or --versus-self; usage: tlsbench compare [flags] BASE CANDIDATE | INTERLEAVED", displayName(file))
 	}
-	c, err := report.ComparePaired(recs, cf.options("", ""))
+	c, err := compare.ComparePaired(recs, cf.options("", ""))
 	if err != nil {
 		return err
 	}
 	var buf bytes.Buffer
-	if err := report.RenderComparison(&buf, f, c); err != nil {
+	if err := compare.RenderComparison(&buf, f, c); err != nil {
 		return err
 	}
 	if err := writeOutput(out, "-o", buf.Bytes(), stdout); err != nil {

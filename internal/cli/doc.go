@@ -9,6 +9,7 @@
 // cli is the only package that knows flag names. Libraries return
 // *field.Error (or text with {Field} references) naming their settings;
 // each command maps those fields to its flags in one place, so users read
-// the flags they typed. No library package imports cli (only main, and
-// internal/testchild to run the child server from a test binary).
+// the flags they typed. No library package imports cli (only main); the
+// hidden --control-fd of serve and proxy hands the child server and proxy
+// of tlsbench run to the services' own child mains.
 package cli

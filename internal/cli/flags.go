@@ -7,12 +7,14 @@ import (
 	"github.com/tlsbench/tlsbench/client"
 	"io"
 	"maps"
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/tlsbench/tlsbench/internal/field"
+	"github.com/tlsbench/tlsbench/plan"
 	"github.com/tlsbench/tlsbench/runner"
 )
 
@@ -304,6 +306,31 @@ func (l listFlag[T]) Set(s string) error {
 	return nil
 }
 
+// rateFlag is a share written as a percentage (0.1%) or a fraction
+// (0.001), between 0 and 1.
+type rateFlag struct{ v *float64 }
+
+func (r rateFlag) String() string {
+	if r.v == nil {
+		return ""
+	}
+	return strconv.FormatFloat(100**r.v, 'f', -1, 64) + "%"
+}
+
+func (r rateFlag) Set(s string) error {
+	t := strings.TrimSpace(s)
+	scale := 1.0
+	if strings.HasSuffix(t, "%") {
+		t, scale = strings.TrimSpace(strings.TrimSuffix(t, "%")), 0.01
+	}
+	v, err := strconv.ParseFloat(t, 64)
+	if err != nil || math.IsNaN(v) || v*scale < 0 || v*scale > 1 {
+		return fmt.Errorf("%q is not a share between 0%% and 100%% (e.g. 0.1%% or 0.001)", s)
+	}
+	*r.v = v * scale
+	return nil
+}
+
 func parseOnOff(s string) (bool, error) {
 	switch strings.ToLower(s) {
 	case "on", "true", "yes":
@@ -337,21 +364,28 @@ var hiddenFlags = map[string]bool{"control-fd": true}
 // names and without hidden flags.
 func (f *flagSet) printFlags(w io.Writer) {
 	f.VisitAll(func(fl *flag.Flag) {
-		if hiddenFlags[fl.Name] {
-			return
+		if !hiddenFlags[fl.Name] {
+			f.printFlag(w, fl)
 		}
-		name, usage := flag.UnquoteUsage(fl)
-		line := "  " + dashed(fl.Name) // -o, as the examples write it
-		if name != "" {
-			line += " " + name
-		}
-		fmt.Fprintln(w, line)
-		def := fl.DefValue
-		if def != "" && def != "false" && def != "0" && def != "0s" {
-			usage += fmt.Sprintf(" (default %s)", def)
-		}
-		fmt.Fprintf(w, "        %s\n", usage)
 	})
+}
+
+// printFlag writes one flag's help, with the placeholder of its setting.
+func (f *flagSet) printFlag(w io.Writer, fl *flag.Flag) {
+	name, usage := flag.UnquoteUsage(fl)
+	if s := plan.Lookup(plan.CommandNamed(f.cmd), fl.Name); s != nil {
+		name = s.Placeholder // what the table says it takes
+	}
+	line := "  " + dashed(fl.Name) // -o, as the examples write it
+	if name != "" {
+		line += " " + name
+	}
+	fmt.Fprintln(w, line)
+	def := fl.DefValue
+	if def != "" && def != "false" && def != "0" && def != "0s" {
+		usage += fmt.Sprintf(" (default %s)", def)
+	}
+	fmt.Fprintf(w, "        %s\n", usage)
 }
 
 // fieldFlags names the flag of each field of runner.Plan and

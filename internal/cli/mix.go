@@ -27,7 +27,7 @@ are the whole mix's.
 
 // defineMixFlags defines --resume-ratio on fs, into f.
 func defineMixFlags(fs *flagSet, f *runFlags) {
-	fs.Var(listFlag[float64]{&f.resumeRatios, parseResumeRatio, runner.RateName}, "resume-ratio", "handshake cases: the share of each iteration's connections that offer a session, 0 (all full) to 1 (all resumed), one case each, comma-separated, e.g. 0,0.8,1 (instead of --resume)")
+	fs.def("resume-ratio", listFlag[float64]{&f.resumeRatios, parseResumeRatio, runner.RateName})
 }
 
 // parseResumeRatio reads one --resume-ratio value.

@@ -47,12 +47,12 @@ the answer is then a lower bound, and says so.
 
 // defineOpenLoopFlags defines them on fs, into f.
 func defineOpenLoopFlags(fs *flagSet, f *runFlags) {
-	fs.BoolVar(&f.findRate, "find-rate", false, "search each case for the highest open-loop rate that meets --slo (see above)")
-	fs.StringVar(&f.slo, "slo", "p99=20ms", "with --find-rate: the goal, a latency percentile from each connection's intended start and the share of connections that may fail, e.g. p99=20ms,error=0.1%")
-	fs.Float64Var(&f.maxRate, "max-rate", 0, "with --find-rate: the highest rate to try, per second (0: no bound)")
-	fs.Var(listFlag[float64]{&f.rates, parseRate, runner.RateName}, "rate", "open loop: handshakes started per second, whatever the server does, one case each, comma-separated, e.g. 500,2000 (instead of --concurrency)")
-	fs.StringVar(&f.arrival, "arrival", results.ArrivalConstant, "with --rate: how starts are spaced: constant (evenly) or poisson (at random, as independent clients arrive)")
-	fs.IntVar(&f.maxInflight, "max-inflight", measure.DefaultMaxInflight, "with --rate: the most connections open at once; a start due beyond it waits (late) or, past its window, is dropped")
+	fs.boolVar(&f.findRate, "find-rate", false)
+	fs.stringVar(&f.slo, "slo", "p99=20ms")
+	fs.float64Var(&f.maxRate, "max-rate", 0)
+	fs.def("rate", listFlag[float64]{&f.rates, parseRate, runner.RateName})
+	fs.stringVar(&f.arrival, "arrival", results.ArrivalConstant)
+	fs.intVar(&f.maxInflight, "max-inflight", measure.DefaultMaxInflight)
 }
 
 // parseRate reads one --rate value.

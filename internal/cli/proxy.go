@@ -8,13 +8,13 @@ import (
 	"log/slog"
 	"net"
 	"net/netip"
-	"os"
 	"os/signal"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
+	"github.com/tlsbench/tlsbench/internal/childproc"
 	"github.com/tlsbench/tlsbench/internal/hostname"
 	"github.com/tlsbench/tlsbench/proxy"
 	"github.com/tlsbench/tlsbench/runner"
@@ -215,29 +215,23 @@ func (f *proxyFlags) options() (proxy.Options, error) {
 	return o, nil
 }
 
-// proxyChild is the child proxy of tlsbench run: configuration and
-// counters travel over the inherited control channel.
+// proxyChild is the child proxy of tlsbench run: the proxy's own child
+// main, on the inherited control channel.
 func proxyChild(ctx context.Context, fd int, stderr io.Writer) error {
 	conn, err := controlConn(fd)
 	if err != nil {
 		return err
 	}
-	return proxy.ServeChild(ctx, conn, stderr)
+	return proxy.ChildMain(ctx, conn, childSelf(stderr))
 }
 
 // controlConn is the control channel tlsbench run hands its child server
 // or proxy as descriptor fd. The one error there is for whoever starts a
 // child by hand: the descriptor is not that socket.
 func controlConn(fd int) (net.Conn, error) {
-	notOurs := usagef("--control-fd %d is not a socket its parent gave it: it is for tlsbench run", fd)
-	f := os.NewFile(uintptr(fd), "control")
-	if f == nil {
-		return nil, notOurs
-	}
-	conn, err := net.FileConn(f)
-	f.Close()
+	conn, err := childproc.ControlConn(fd)
 	if err != nil {
-		return nil, notOurs
+		return nil, usagef("%v", err)
 	}
 	return conn, nil
 }

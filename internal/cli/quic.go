@@ -38,9 +38,8 @@ rejected early data in one interleaved run. Go's TLS over TCP has no
 
 // defineQUICFlags defines --early-data and --early-data-policy on fs.
 func defineQUICFlags(fs *flagSet, f *runFlags) {
-	fs.Var(listFlag[bool]{&f.earlyData, parseOnOff, showOnOff}, "early-data", "with --transport quic: send the request as TLS 1.3 early data (0-RTT) when resuming: off, on, or off,on for both")
-	fs.StringVar(&f.earlyDataPolicy, "early-data-policy", "", "with --transport quic: "+earlyDataPolicyUsage+
-		" (default accept: the load generator offers a ticket more than once)")
+	fs.def("early-data", listFlag[bool]{&f.earlyData, parseOnOff, showOnOff})
+	fs.stringVar(&f.earlyDataPolicy, "early-data-policy", "")
 }
 
 // validateQUIC checks the values of the early-data flags; the plan checks

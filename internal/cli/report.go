@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 
 	"github.com/tlsbench/tlsbench/report"
+	"github.com/tlsbench/tlsbench/report/html"
 	"github.com/tlsbench/tlsbench/results"
 )
 
@@ -89,7 +90,7 @@ func reportCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	var note string
 	err = interruptible(ctx, func() error {
 		if f == report.HTML {
-			return report.RenderHTML(buf, runs...)
+			return html.RenderHTML(buf, runs...)
 		}
 		if err := stream.Close(); err != nil {
 			return err
@@ -110,9 +111,9 @@ func reportCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 // formats that stream render each as it comes, table and markdown keep
 // a summary of it in their stream, html in its run (report.Trim). It
 // says on stderr when the report would show a record more than once.
-func readForReport(ctx context.Context, f report.Format, files []string, stderr io.Writer) ([]report.Run, *report.Stream, *bytes.Buffer, error) {
+func readForReport(ctx context.Context, f report.Format, files []string, stderr io.Writer) ([]html.Run, recordStream, *bytes.Buffer, error) {
 	var buf bytes.Buffer
-	stream, err := report.NewStream(&buf, f)
+	stream, err := newStream(&buf, f)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -120,7 +121,7 @@ func readForReport(ctx context.Context, f report.Format, files []string, stderr 
 	// Two files drawn over each other as baseline and candidate are each
 	// one run; otherwise all records are one.
 	finders := make([]report.DuplicateFinder, len(files))
-	runs := make([]report.Run, len(files))
+	runs := make([]html.Run, len(files))
 	for i, name := range files {
 		finder := &finders[0]
 		if overlay {
@@ -287,4 +288,20 @@ func samePath(a, b string) bool {
 	aa, errA := filepath.Abs(a)
 	ab, errB := filepath.Abs(b)
 	return errA == nil && errB == nil && aa == ab
+}
+
+// recordStream writes records in a report's format as they come: one of
+// package report's formats, or the page of package html.
+type recordStream interface {
+	Add(rec *results.Record) error
+	Close() error
+	LeftOut() string
+}
+
+// newStream is the stream of format f.
+func newStream(w io.Writer, f report.Format) (recordStream, error) {
+	if f == report.HTML {
+		return html.NewStream(w), nil
+	}
+	return report.NewStream(w, f)
 }

@@ -6,11 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"net"
 	"os"
 	"regexp"
-	"strconv"
 	"strings"
 	"time"
 
@@ -20,6 +18,7 @@ import (
 	"github.com/tlsbench/tlsbench/loadgen"
 	"github.com/tlsbench/tlsbench/measure"
 	"github.com/tlsbench/tlsbench/pki"
+	"github.com/tlsbench/tlsbench/plan"
 	"github.com/tlsbench/tlsbench/report"
 	"github.com/tlsbench/tlsbench/results"
 	"github.com/tlsbench/tlsbench/runner"
@@ -69,7 +68,10 @@ Examples:
   tlsbench run --mode throughput --proxy builtin --buffer 4k,16k,64k --read-fill off,on --ktls off,auto
   tlsbench run --mode throughput --proxy http://127.0.0.1:3128 --proxy-ca squid-ca.pem --proxy-pid 1234 \
       --identity pki/server-ecdsa-p256.pem,pki/server-ecdsa-p256-key.pem --cipher aes128gcm
+`
 
+// proxyHelp is the help of the proxy group.
+const proxyHelp = `
 Through a proxy (--proxy), the client connects to the proxy with HTTP
 CONNECT and does TLS with it; the proxy mints a certificate for the
 server's name (localhost for the built-in server) and connects to the
@@ -86,6 +88,7 @@ user-space TLS. A proxy given by URL verifies the server with its own
 configuration (Squid: tls_outgoing_options cafile=...): give the built-in
 server an identity it trusts with --identity, and the CA of the proxy's
 minted certificates with --proxy-ca.
+
 `
 
 type runFlags struct {
@@ -136,6 +139,7 @@ type runFlags struct {
 	profile          runner.Profiles // --profile DIR, --profile-alloc
 	earlyData        []bool          // --early-data
 	earlyDataPolicy  string          // --early-data-policy
+	pf               *planFileFlags  // --config, --print-config
 }
 
 func defineRunFlags(fs *flagSet) *runFlags {
@@ -146,54 +150,55 @@ func defineRunFlags(fs *flagSet) *runFlags {
 		keys:        []pki.KeyType{runner.DefaultKeyType},
 		transports:  []string{runner.TransportTCP},
 	}
-	fs.Var(listFlag[uint16]{&f.versions, tlsconf.ParseVersion, tlsconf.VersionName}, "tls", "TLS versions, comma-separated: 1.2, 1.3")
-	fs.Var(listFlag[bool]{&f.resume, parseOnOff, showOnOff}, "resume", "session resumption: off, on, or off,on for both")
-	fs.Var(listFlag[int]{&f.concurrency, parsePositiveInt, nil}, "concurrency", "handshakes started at once (wave size), comma-separated")
-	fs.Var(listFlag[pki.KeyType]{&f.keys, pki.ParseKeyType, nil}, "key", "server key types: ecdsa-p256, ecdsa-p384, rsa-2048, rsa-3072, ed25519")
-	fs.Var(listFlag[tls.CurveID]{&f.groups, tlsconf.ParseGroup, tlsconf.GroupName}, "groups", "key-exchange groups, one case each (default: Go's defaults), e.g. x25519,x25519mlkem768,p256")
-	fs.Var(listFlag[string]{&f.transports, parseTransport, nil}, "transport", "tcp4 (IPv4 loopback sockets; tcp is the same), tcp6 (IPv6, the built-in server on [::1]), memory (in-process pipes) or quic (QUIC over UDP, TLS 1.3 only), comma-separated")
-	fs.IntVar(&f.handshakes, "handshakes", 128, "handshakes per iteration (with --rate: starts per window)")
-	fs.IntVar(&f.iterations, "iterations", 20, "measured iterations per case, every one of them when given: --case-time then bounds only those past them, towards --target-error (with --rate: windows, 10 unless given)")
-	fs.IntVar(&f.warmup, "warmup", 2, "discarded warm-up iterations per case")
-	fs.DurationVar(&f.caseTime, "case-time", 3*time.Second, "stop measuring a case after this long (at least 2 iterations, and all of --iterations when given; throughput cases are cut at it whatever --iterations says); 0 for no limit")
-	fs.Float64Var(&f.minResumption, "min-resumption", measure.DefaultMinResumption, "share of handshakes that must resume in a resume case, in the warm-up and in every measured iteration (0 disables the check)")
+	fs.def("tls", listFlag[uint16]{&f.versions, tlsconf.ParseVersion, tlsconf.VersionName})
+	fs.def("resume", listFlag[bool]{&f.resume, parseOnOff, showOnOff})
+	fs.def("concurrency", listFlag[int]{&f.concurrency, parsePositiveInt, nil})
+	fs.def("key", listFlag[pki.KeyType]{&f.keys, pki.ParseKeyType, nil})
+	fs.def("groups", listFlag[tls.CurveID]{&f.groups, tlsconf.ParseGroup, tlsconf.GroupName})
+	fs.def("transport", listFlag[string]{&f.transports, parseTransport, nil})
+	fs.intVar(&f.handshakes, "handshakes", 128)
+	fs.intVar(&f.iterations, "iterations", 20)
+	fs.intVar(&f.warmup, "warmup", 2)
+	fs.durationVar(&f.caseTime, "case-time", 3*time.Second)
+	fs.float64Var(&f.minResumption, "min-resumption", measure.DefaultMinResumption)
 	f.maxErrorRate = measure.DefaultMaxErrorRate
-	fs.Var(rateFlag{&f.maxErrorRate}, "max-error-rate", "largest `SHARE` of a case's connections that may fail, e.g. 0.1% or 0.001; 100% disables the check")
-	fs.DurationVar(&f.connTimeout, "conn-timeout", 10*time.Second, "limit for one connection: connect, handshake, ping, close")
-	fs.StringVar(&f.out, "out", "", "write results as JSON lines to `FILE`, each case as soon as it is measured; - writes them to stdout, and the table, progress and notes to stderr")
-	fs.StringVar(&f.format, "format", "table", "output on stdout: table, markdown, json, csv, benchfmt, html")
-	fs.BoolVar(&f.quick, "quick", false, "fewer iterations: the same matrix in about 15 seconds")
-	fs.StringVar(&f.baseline, "baseline", "", "after the run, compare its results with the results `FILE` (as tlsbench compare does)")
+	fs.def("max-error-rate", rateFlag{&f.maxErrorRate})
+	fs.durationVar(&f.connTimeout, "conn-timeout", 10*time.Second)
+	fs.stringVar(&f.out, "out", "")
+	fs.stringVar(&f.format, "format", "table")
+	fs.boolVar(&f.quick, "quick", false)
+	fs.stringVar(&f.baseline, "baseline", "")
 	f.cmp = defineCompareFlags(fs)
 
 	f.server = defineServerFlags(fs, "127.0.0.1:0", false)
 	f.keyCache = []bool{true}
-	fs.Var(listFlag[bool]{&f.keyCache, parseOnOff, showOnOff}, "key-cache", "server key cache: on (keys decrypted once), off (on every full handshake), or on,off to compare")
-	fs.IntVar(&f.clientIdentities, "client-identities", 1, "with --mutual: distinct client certificates the connections rotate among")
-	fs.IntVar(&f.sessionPool, "session-pool", 0, "sessions the client keeps per identity (default: the case's concurrency)")
-	fs.StringVar(&f.ticketReuse, "ticket-reuse", "multi", "multi: offer a session again and again; single: use each ticket once (servers with single-use tickets)")
+	fs.def("key-cache", listFlag[bool]{&f.keyCache, parseOnOff, showOnOff})
+	fs.intVar(&f.clientIdentities, "client-identities", 1)
+	fs.intVar(&f.sessionPool, "session-pool", 0)
+	fs.stringVar(&f.ticketReuse, "ticket-reuse", "multi")
 
-	fs.StringVar(&f.target.Addr, "target", "", "measure an external server at `host:port` instead of the built-in one")
-	fs.StringVar(&f.target.ServerName, "sni", "", "with --target: server name sent and verified (default: the target's host)")
-	fs.StringVar(&f.target.CAFile, "ca", "", "with --target: CA certificates `FILE` that verify the server (default: system roots)")
-	fs.BoolVar(&f.target.Insecure, "insecure", false, "with --target: do not verify the server's certificate (recorded in the results)")
-	fs.StringVar(&f.target.CertFile, "client-cert", "", "with --target: client certificate chain `FILE` (PEM) for mutual TLS")
-	fs.StringVar(&f.target.KeyFile, "client-key", "", "with --target: client private key `FILE` (PEM)")
-	fs.IntVar(&f.target.ServerPID, "server-pid", 0, "with --target: `PID` of a local server whose CPU (with its child processes, e.g. nginx workers) is sampled from /proc")
-	fs.Var(listFlag[string]{&f.target.ALPN, parseALPN, nil}, "alpn", "with --target: ALPN protocols offered, e.g. http/1.1")
+	fs.stringVar(&f.target.Addr, "target", "")
+	fs.stringVar(&f.target.ServerName, "sni", "")
+	fs.stringVar(&f.target.CAFile, "ca", "")
+	fs.boolVar(&f.target.Insecure, "insecure", false)
+	fs.stringVar(&f.target.CertFile, "client-cert", "")
+	fs.stringVar(&f.target.KeyFile, "client-key", "")
+	fs.intVar(&f.target.ServerPID, "server-pid", 0)
+	fs.def("alpn", listFlag[string]{&f.target.ALPN, parseALPN, nil})
 	f.tp = defineThroughputFlags(fs)
-	fs.StringVar(&f.request, "request", "", "with --target or --proxy: what proves the connection and collects TLS 1.3 tickets: auto (with --target: the target is asked once which of the others it answers), http (HEAD /; the HTTP/2 preface when h2 is negotiated), http-get (GET /, e.g. openssl s_server -www), line (a line echoed, e.g. gnutls-serv --echo), ping (1-byte echo), wait (nothing sent; the TLS 1.3 tickets a server sends unasked are waited for, e.g. openssl s_server without -www), none (TLS 1.3 tickets are then never read) (default: http with a --proxy URL, else auto with --target, else ping); throughput: the wire, bulk or http (GET downloads, POST uploads; default http with a --proxy URL, else bulk)")
-	fs.StringVar(&f.proxy.URL, "proxy", "", "connect through a TLS-intercepting proxy (HTTP CONNECT): builtin (tlsbench's own, started as a child process) or `URL` http://HOST:PORT (e.g. Squid with SSL bump)")
-	fs.StringVar(&f.proxy.CAFile, "proxy-ca", "", "with --proxy URL: the CA certificates `FILE` of the proxy's minted certificates, which the client trusts (the built-in proxy's is trusted automatically); the proxy itself must verify the server (Squid: tls_outgoing_options cafile=)")
-	fs.IntVar(&f.proxy.PID, "proxy-pid", 0, "with --proxy URL: `PID` of the local proxy whose CPU (with its child processes, e.g. Squid's helpers) is sampled from /proc")
+	fs.stringVar(&f.request, "request", "")
+	fs.stringVar(&f.proxy.URL, "proxy", "")
+	fs.stringVar(&f.proxy.CAFile, "proxy-ca", "")
+	fs.intVar(&f.proxy.PID, "proxy-pid", 0)
 	defineVersusFlags(fs, f)
 	defineOpenLoopFlags(fs, f)
 	defineMixFlags(fs, f)
 	defineQUICFlags(fs, f)
 	defineShardFlags(fs, f)
-	fs.Var(listFlag[bool]{&f.mintCache, parseOnOff, showOnOff}, "mint-cache", "with --proxy builtin, handshake cases: the proxy's cache of minted certificates: on, off (one signature per connection), or on,off to compare")
-	fs.StringVar(&f.profile.Dir, "profile", "", "write CPU profiles of each case's measured iterations to `DIR` (created if missing): CASE.client.pprof, and CASE.server.pprof and CASE.proxy.pprof for the built-in server and proxy; CASE is the case name with / as _")
-	fs.BoolVar(&f.profile.Alloc, "profile-alloc", false, "with --profile: allocation profiles too, CASE.client.alloc.pprof ..., each with its start as CASE.client.alloc.base.pprof ... (go tool pprof -base)")
+	fs.def("mint-cache", listFlag[bool]{&f.mintCache, parseOnOff, showOnOff})
+	fs.stringVar(&f.profile.Dir, "profile", "")
+	fs.boolVar(&f.profile.Alloc, "profile-alloc", false)
+	f.pf = definePlanFileFlags(fs)
 	return f
 }
 
@@ -226,6 +231,10 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err := validateRun(fs, f); err != nil {
 		return err
 	}
+	if f.pf.print {
+		printPlanFile(stdout, fs)
+		return nil
+	}
 	job, err := planRun(fs, f)
 	if err != nil {
 		return err
@@ -240,19 +249,17 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 func parseRun(args []string, stdout io.Writer) (*flagSet, *runFlags, error) {
 	fs := newFlagSet("run", stdout, nil)
 	f := defineRunFlags(fs)
-	fs.usage = func(w io.Writer) {
-		io.WriteString(w, runUsage)
-		io.WriteString(w, versusHelp)
-		io.WriteString(w, openLoopHelp)
-		io.WriteString(w, findRateHelp)
-		io.WriteString(w, mixHelp)
-		io.WriteString(w, shardHelp)
-		io.WriteString(w, quicHelp)
-		io.WriteString(w, "\nFlags:\n")
-		fs.printFlags(w)
+	fs.usage = func(w io.Writer) { printRunHelp(w, fs) }
+	if word, ok := helpGroupArg(args); ok {
+		return nil, nil, runHelpGroup(stdout, fs, word)
 	}
 	if err := fs.parse(args); err != nil {
 		return nil, nil, err
+	}
+	if f.pf.config != "" {
+		if err := applyPlanFile(fs, f.pf.config); err != nil {
+			return nil, nil, err
+		}
 	}
 	if f.quick {
 		applyQuick(fs, f)
@@ -372,34 +379,39 @@ func validateRun(fs *flagSet, f *runFlags) error {
 }
 
 // checkScope refuses flags of the built-in server with --target, and
-// flags of an external server without it.
+// flags of an external server without it: the ends the settings table
+// says they configure.
 func checkScope(fs *flagSet, f *runFlags) error {
-	if f.target.Addr != "" {
-		for _, name := range []string{"listen", "session-store", "session-capacity", "session-ttl", "ticket-keys",
-			"handshake-timeout", "identity", "p12-password-file", "constraints", "key-cache", "key", "early-data-policy"} {
-			if fs.isSet(name) {
-				return usagef("--%s configures the built-in server; it does not apply with --target", name)
-			}
+	for _, s := range plan.For(plan.Run) {
+		if s.OwnChecks || !fs.isSet(s.Name) {
+			continue
 		}
-		return nil
+		if err := scopeOf(s, f); err != nil {
+			return err
+		}
 	}
-	targetOnly := []string{"insecure", "client-cert", "client-key", "alpn", "server-pid"}
-	if f.proxy.URL == "" && f.tp.mode == modeHandshake {
+	return nil
+}
+
+// scopeOf refuses a setting given where its end is not in the run.
+func scopeOf(s *plan.Setting, f *runFlags) error {
+	switch {
+	case f.target.Addr != "":
+		if s.Ends == plan.BuiltinServer {
+			return usagef("--%s configures the built-in server; it does not apply with --target", s.Name)
+		}
+	case s.Ends == plan.Target|plan.Proxy:
 		// Through a proxy, the exchange matters to the built-in
-		// server too: a bumping HTTP proxy parses it.
-		targetOnly = append(targetOnly, "request")
-	}
-	if len(f.server.identities) == 0 {
+		// server too: a bumping HTTP proxy parses it; throughput
+		// cases speak it to the built-in server.
+		if f.proxy.URL == "" && f.tp.mode == modeHandshake {
+			return usagef("--%s applies to an external server or a proxy: add --target host:port or --proxy", s.Name)
+		}
+	case s.Ends == plan.Target:
 		// With --identity, --ca and --sni say how the clients verify
 		// the given server identity.
-		targetOnly = append(targetOnly, "ca", "sni")
-	}
-	for _, name := range targetOnly {
-		if fs.isSet(name) && name == "request" {
-			return usagef("--request applies to an external server or a proxy: add --target host:port or --proxy")
-		}
-		if fs.isSet(name) {
-			return usagef("--%s applies to an external server: add --target host:port", name)
+		if !s.WithIdentity || len(f.server.identities) == 0 {
+			return usagef("--%s applies to an external server: add --target host:port", s.Name)
 		}
 	}
 	return nil
@@ -490,7 +502,7 @@ func (job *runJob) execute(ctx context.Context, stdout, stderr io.Writer) error 
 	}
 	prog := newProgress(stderr, cases)
 	// json, csv and benchfmt go out case by case; a table once at the end.
-	stream, err := report.NewStream(stdout, job.format)
+	stream, err := newStream(stdout, job.format)
 	if err != nil {
 		return usagef("--format: %v", err)
 	}
@@ -516,7 +528,7 @@ func (job *runJob) execute(ctx context.Context, stdout, stderr io.Writer) error 
 }
 
 // finish closes the output of a run and says how it ended.
-func (job *runJob) finish(ctx context.Context, stdout, stderr io.Writer, stream *report.Stream, out *outFile, recs []results.Record, runErr error) error {
+func (job *runJob) finish(ctx context.Context, stdout, stderr io.Writer, stream recordStream, out *outFile, recs []results.Record, runErr error) error {
 	measured := countCases(recs)
 	var outErr error
 	if out != nil {
@@ -624,31 +636,6 @@ func runOutcome(ctx context.Context, runErr error, out *outFile, outErr error) e
 		return outErr
 	}
 	return fmt.Errorf("%w; %v", runErr, outErr)
-}
-
-// rateFlag is a share written as a percentage (0.1%) or a fraction
-// (0.001), between 0 and 1.
-type rateFlag struct{ v *float64 }
-
-func (r rateFlag) String() string {
-	if r.v == nil {
-		return ""
-	}
-	return strconv.FormatFloat(100**r.v, 'f', -1, 64) + "%"
-}
-
-func (r rateFlag) Set(s string) error {
-	t := strings.TrimSpace(s)
-	scale := 1.0
-	if strings.HasSuffix(t, "%") {
-		t, scale = strings.TrimSpace(strings.TrimSuffix(t, "%")), 0.01
-	}
-	v, err := strconv.ParseFloat(t, 64)
-	if err != nil || math.IsNaN(v) || v*scale < 0 || v*scale > 1 {
-		return fmt.Errorf("%q is not a share between 0%% and 100%% (e.g. 0.1%% or 0.001)", s)
-	}
-	*r.v = v * scale
-	return nil
 }
 
 // sameFile reports whether two paths name one file (an existing one).

@@ -6,13 +6,14 @@ import (
 
 	"github.com/tlsbench/tlsbench/internal/ktls"
 	"github.com/tlsbench/tlsbench/loadgen"
+	"github.com/tlsbench/tlsbench/plan"
 	"github.com/tlsbench/tlsbench/runner"
 )
 
 // Modes of tlsbench run.
 const (
-	modeHandshake  = "handshake"
-	modeThroughput = "throughput"
+	modeHandshake  = plan.ModeHandshake
+	modeThroughput = plan.ModeThroughput
 )
 
 // throughputFlags are the flags of tlsbench run --mode throughput.
@@ -35,54 +36,38 @@ func defineThroughputFlags(fs *flagSet) *throughputFlags {
 		ktls:       []ktls.Mode{ktls.ModeAuto},
 		directions: []string{loadgen.DirectionDownload},
 	}
-	fs.StringVar(&t.mode, "mode", modeHandshake, "what to measure: handshake (handshake cost) or throughput (bulk transfer, with or without kernel TLS)")
-	fs.Var(listFlag[int]{&t.buffers, runner.ParseBuffer, runner.SizeName}, "buffer", "throughput: application read/write sizes, comma-separated (up to 1m); with --proxy builtin also the proxy's relay buffer")
-	fs.Var(listFlag[string]{&t.ciphers, runner.ParseCipher, nil}, "cipher", "ciphers, one case each: aes128gcm, aes256gcm, chacha20poly1305, comma-separated (ECDHE suites; handshake cases offer Go's defaults unless given; TLS 1.3 aes256gcm is reported as not runnable: tlsbench's client and built-in server cannot negotiate it)")
-	fs.Var(listFlag[ktls.Mode]{&t.ktls, parseKTLSMode, ktls.Mode.String}, "ktls", "throughput: kernel TLS on both ends: off, auto (user space where the kernel cannot, with the reason in the notes) or on (refused, exit 2, where the kernel cannot); off,on runs both. With --proxy builtin: the proxy's, on both its legs (splice between them where it can), while client and server run user-space TLS; with a --proxy URL only off (the proxy keeps its own configuration)")
-	fs.Var(listFlag[bool]{&t.readFill, parseOnOff, showOnOff}, "read-fill", "throughput with --proxy builtin: the proxy reads until its relay buffer is full (on) or relays each read (off); off,on runs both")
-	fs.Var(listFlag[string]{&t.directions, runner.ParseDirection, nil}, "direction", "throughput: download (the server sends), upload (the client sends) or both at once, comma-separated")
-	fs.StringVar(&t.bytes, "bytes", "64MiB", "throughput: `SIZE` each connection moves per direction per iteration, e.g. 16MiB, 1g")
-	fs.DurationVar(&t.duration, "duration", 0, durationHelp)
-	fs.StringVar(&t.source, "source", "", "throughput: file:`PATH` the built-in server sends instead of generated data (with sendfile when kTLS TX is on); download only")
+	fs.stringVar(&t.mode, "mode", modeHandshake)
+	fs.def("buffer", listFlag[int]{&t.buffers, runner.ParseBuffer, runner.SizeName})
+	fs.def("cipher", listFlag[string]{&t.ciphers, runner.ParseCipher, nil})
+	fs.def("ktls", listFlag[ktls.Mode]{&t.ktls, parseKTLSMode, ktls.Mode.String})
+	fs.def("read-fill", listFlag[bool]{&t.readFill, parseOnOff, showOnOff})
+	fs.def("direction", listFlag[string]{&t.directions, runner.ParseDirection, nil})
+	fs.stringVar(&t.bytes, "bytes", "64MiB")
+	fs.durationVar(&t.duration, "duration", 0)
+	fs.stringVar(&t.source, "source", "")
 	return t
 }
 
-// Flags that apply to one mode only. The others (--tls, --cipher, --concurrency,
-// --key, --iterations, --warmup, --case-time, --conn-timeout, --out, --duration,
-// --format, --quick, --baseline, --listen, --handshake-timeout) apply to
-// both.
-var (
-	throughputOnlyFlags = []string{"buffer", "ktls", "direction", "bytes", "source", "read-fill"}
-	handshakeOnlyFlags  = []string{"resume", "handshakes", "groups", "transport", "min-resumption", "max-error-rate", "mutual",
-		"client-identities", "session-pool", "ticket-reuse", "session-store", "session-capacity", "session-ttl",
-		"ticket-keys", "key-cache", "identity", "p12-password-file", "constraints",
-		"target", "sni", "ca", "insecure", "client-cert", "client-key", "server-pid", "alpn", "mint-cache",
-		"rate", "arrival", "max-inflight", "resume-ratio", "early-data", "early-data-policy"}
-)
-
-// checkMode checks --mode and refuses the flags of the other mode.
+// checkMode checks --mode and refuses the flags of the other mode: those
+// the settings table says apply to one mode only (their own checks aside).
 func checkMode(fs *flagSet, f *runFlags) error {
+	var mode plan.Mode
 	switch f.tp.mode {
 	case modeHandshake:
-		for _, name := range throughputOnlyFlags {
-			if fs.isSet(name) {
-				return usagef("--%s applies to --mode throughput", name)
-			}
-		}
-		return nil
+		mode = plan.Handshake
 	case modeThroughput:
+		mode = plan.Throughput
 	default:
 		return usagef("--mode %q: want handshake or throughput", f.tp.mode)
 	}
-	for _, name := range handshakeOnlyFlags {
-		if name == "identity" || name == "p12-password-file" {
-			// The server's identity: verified with the CA beside it,
-			// and what a proxy given by URL must trust.
+	for _, s := range plan.For(plan.Run) {
+		if s.Modes&mode != 0 || s.OwnChecks || !fs.isSet(s.Name) {
 			continue
 		}
-		if fs.isSet(name) {
-			return usagef("--%s applies to handshake cases: drop it with --mode throughput", name)
+		if mode == plan.Handshake {
+			return usagef("--%s applies to --mode throughput", s.Name)
 		}
+		return usagef("--%s applies to handshake cases: drop it with --mode throughput", s.Name)
 	}
 	return nil
 }

@@ -17,6 +17,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/tlsbench/tlsbench/internal/childproc"
 	"github.com/tlsbench/tlsbench/internal/hostname"
 	"github.com/tlsbench/tlsbench/internal/tempdir"
 	"github.com/tlsbench/tlsbench/pki"
@@ -198,25 +199,31 @@ func parseServeFlags(args []string, stdout io.Writer) (*serveFlags, error) {
 		io.WriteString(w, serveUsage)
 		fs.printFlags(w)
 	}
-	f := &serveFlags{serverFlags: defineServerFlags(fs, "127.0.0.1:8443", true), isSet: fs.isSet}
-	fs.StringVar(&f.keyType, "key", string(pki.ECDSAP256), "key type of the generated server certificate: "+keyTypeNames())
-	fs.StringVar(&f.clientCA, "client-ca", "", "with --mutual: CA certificates `FILE` that client certificates must chain to (default: the PKI's own CA, which also issues client-1.pem)")
-	fs.StringVar(&f.keyCache, "key-cache", "on", "on: private keys decrypted once at load; off: on every full handshake (to measure what decrypting a PKCS#12 key costs)")
-	fs.StringVar(&f.pkiDir, "pki-dir", "", "`DIR` for the test PKI (reused if it has one; default: a new temporary directory)")
-	fs.IntVar(&f.controlFD, "control-fd", -1, "internal: serve as tlsbench run's child on this control channel")
-	fs.StringVar(&f.profile, "profile", "", "write a CPU profile of the whole run to `FILE` (go tool pprof), put in place when the server stops; one that fails to start leaves an existing FILE as it was")
-	fs.StringVar(&f.logLevel, "log-level", "info", "what goes to stderr: error, warn (handshakes refused), info (also handshakes clients gave up), debug (also idle connections closed, HTTP requests)")
-	fs.BoolVar(&f.quic, "quic", false, "also accept QUIC (TLS 1.3; tlsbench-ping and h3) on UDP at the --listen address and port")
-	fs.StringVar(&f.earlyDataPolicy, "early-data-policy", server.EarlyDataSingleUse, "with --quic: "+earlyDataPolicyUsage)
-	fs.DurationVar(&f.idleTimeout, "idle-timeout", server.DefaultIdleTimeout, "close a connection that sends nothing (or does not read what it is sent) for this long after its handshake (at most "+maxIdleTimeout.String()+")")
-	fs.DurationVar(&f.firstByteTimeout, "first-byte-timeout", server.DefaultFirstByteTimeout, "close a connection that sends nothing for this long after it was accepted (at most "+server.MaxFirstByteTimeout.String()+"; --handshake-timeout bounds the rest of the handshake)")
-	fs.IntVar(&f.maxConns, "max-conns", 0, fmt.Sprintf("`N` connections served at once, TCP and QUIC together; one more is closed as soon as it is accepted (TCP) or refused (QUIC), and logged (default: the descriptor limit less a tenth and at least 64, at most 65536: here %d; at most %d)", server.DefaultMaxConns(), server.MaxMaxConns))
-	f.versions = []uint16{tls.VersionTLS12, tls.VersionTLS13}
-	fs.Var(listFlag[uint16]{&f.versions, tlsconf.ParseVersion, tlsconf.VersionName}, "tls", "TLS versions to accept: 1.2, 1.3")
+	f := defineServeFlags(fs)
 	if err := fs.parse(args); err != nil {
 		return nil, err
 	}
 	return f, nil
+}
+
+// defineServeFlags defines serve's flags on fs.
+func defineServeFlags(fs *flagSet) *serveFlags {
+	f := &serveFlags{serverFlags: defineServerFlags(fs, "127.0.0.1:8443", true), isSet: fs.isSet}
+	fs.stringVar(&f.keyType, "key", string(pki.ECDSAP256))
+	fs.stringVar(&f.clientCA, "client-ca", "")
+	fs.stringVar(&f.keyCache, "key-cache", "on")
+	fs.stringVar(&f.pkiDir, "pki-dir", "")
+	fs.intVar(&f.controlFD, "control-fd", -1)
+	fs.stringVar(&f.profile, "profile", "")
+	fs.stringVar(&f.logLevel, "log-level", "info")
+	fs.boolVar(&f.quic, "quic", false)
+	fs.stringVar(&f.earlyDataPolicy, "early-data-policy", server.EarlyDataSingleUse)
+	fs.durationVar(&f.idleTimeout, "idle-timeout", server.DefaultIdleTimeout)
+	fs.durationVar(&f.firstByteTimeout, "first-byte-timeout", server.DefaultFirstByteTimeout)
+	fs.intVar(&f.maxConns, "max-conns", 0)
+	f.versions = []uint16{tls.VersionTLS12, tls.VersionTLS13}
+	fs.def("tls", listFlag[uint16]{&f.versions, tlsconf.ParseVersion, tlsconf.VersionName})
+	return f
 }
 
 // setup validates the flags and makes the server's options: from the
@@ -468,31 +475,40 @@ func keyTypeNames() string {
 	return strings.Join(names, ", ")
 }
 
-// serveChild is the child server of tlsbench run: configuration and
-// counters travel over the inherited control channel.
+// serveChild is the child server of tlsbench run: the server's own child
+// main, on the inherited control channel.
 func serveChild(ctx context.Context, fd int, stderr io.Writer) error {
 	conn, err := controlConn(fd)
 	if err != nil {
 		return err
 	}
-	// Refused handshakes go to stderr, whose last lines explain a
-	// server that dies during a run.
-	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	env := results.CurrentEnv()
-	return server.ServeChild(ctx, conn, server.WithLogger(logger), server.WithBuild(env.TLSBenchVersion+" ("+env.GoVersion+")"))
+	return server.ChildMain(ctx, conn, childSelf(stderr))
 }
+
+// childSelf is what a child service is told of this process: its stderr
+// and the build that serves.
+func childSelf(stderr io.Writer) childproc.Self {
+	env := results.CurrentEnv()
+	return childproc.Self{Stderr: stderr, Build: env.TLSBenchVersion + " (" + env.GoVersion + ")"}
+}
+
+// logLevels are the values of --log-level, in the order the help names
+// them (warning is also warn).
+var logLevels = []struct {
+	name  string
+	level slog.Level
+}{{"error", slog.LevelError}, {"warn", slog.LevelWarn}, {"info", slog.LevelInfo}, {"debug", slog.LevelDebug}}
 
 // parseLogLevel reads a --log-level value.
 func parseLogLevel(s string) (slog.Level, error) {
-	switch strings.ToLower(s) {
-	case "error":
-		return slog.LevelError, nil
-	case "warn", "warning":
-		return slog.LevelWarn, nil
-	case "info":
-		return slog.LevelInfo, nil
-	case "debug":
-		return slog.LevelDebug, nil
+	s = strings.ToLower(s)
+	if s == "warning" {
+		s = "warn"
+	}
+	for _, l := range logLevels {
+		if l.name == s {
+			return l.level, nil
+		}
 	}
 	return 0, errors.New("must be error, warn, info or debug")
 }

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"fmt"
 	"strings"
 	"time"
 
@@ -30,20 +29,19 @@ type serverFlags struct {
 // certificates every time, so no list given beforehand could name them.
 func defineServerFlags(fs *flagSet, defaultListen string, withRevoked bool) *serverFlags {
 	f := &serverFlags{}
-	fs.Var(identityFlag{&f.identities}, "identity", "server identity `CERT.pem,KEY.pem` or FILE.p12 (repeat for several; the key manager picks one per ClientHello)")
-	fs.StringVar(&f.p12PasswordFile, "p12-password-file", "", "`FILE` holding the PKCS#12 password (default: the "+keys.PasswordEnv+" environment variable)")
-	fs.StringVar(&f.constraints, "constraints", "", "identity rules checked once at load, e.g. min-rsa=2048,no-sha1,no-md5 (default: those)")
-	fs.StringVar(&f.listen, "listen", defaultListen, "TCP `address` the built-in server listens on")
-	fs.BoolVar(&f.mutual, "mutual", false, "require and verify client certificates (mutual TLS)")
-	fs.StringVar(&f.sessionStore, "session-store", server.StoreTickets,
-		"server session store: tickets (stateless, reusable) or stateful (server-side, single-use ids)")
-	fs.IntVar(&f.sessionCapacity, "session-capacity", server.DefaultSessionCapacity, fmt.Sprintf("sessions the stateful store keeps (at most %d)", server.MaxSessionCapacity))
-	fs.DurationVar(&f.sessionTTL, "session-ttl", server.DefaultSessionTTL, "lifetime of a session in the stateful store (at most "+server.MaxSessionTTL.String()+", TLS 1.3's longest ticket lifetime)")
-	fs.StringVar(&f.ticketKeys, "ticket-keys", "", "`FILE` of session ticket keys (64 hex digits a line; first encrypts, all decrypt; re-read on change: replace it atomically)")
+	fs.def("identity", identityFlag{&f.identities})
+	fs.stringVar(&f.p12PasswordFile, "p12-password-file", "")
+	fs.stringVar(&f.constraints, "constraints", "")
+	fs.stringVar(&f.listen, "listen", defaultListen)
+	fs.boolVar(&f.mutual, "mutual", false)
+	fs.stringVar(&f.sessionStore, "session-store", server.StoreTickets)
+	fs.intVar(&f.sessionCapacity, "session-capacity", server.DefaultSessionCapacity)
+	fs.durationVar(&f.sessionTTL, "session-ttl", server.DefaultSessionTTL)
+	fs.stringVar(&f.ticketKeys, "ticket-keys", "")
 	if withRevoked {
-		fs.StringVar(&f.revoked, "revoked", "", "`FILE` of revoked client certificate SHA-256 thumbprints (hex, one a line; re-read on change: replace it atomically, e.g. write a new file and rename it); their handshakes are refused and their sessions not resumed")
+		fs.stringVar(&f.revoked, "revoked", "")
 	}
-	fs.DurationVar(&f.handshakeTimeout, "handshake-timeout", 10*time.Second, "server's limit for one handshake (at most "+server.MaxHandshakeTimeout.String()+")")
+	fs.durationVar(&f.handshakeTimeout, "handshake-timeout", 10*time.Second)
 	return f
 }
 
@@ -109,6 +107,15 @@ func (f *serverFlags) loadIdentities(keyCache bool) ([]keys.IdentityInfo, error)
 // identityFlag appends one identity per use of --identity. It does not
 // split on commas: CERT.pem,KEY.pem is one identity.
 type identityFlag struct{ vals *[]server.IdentityFiles }
+
+// elements are the identities as --identity takes them, one each.
+func (f identityFlag) elements() []string {
+	var out []string
+	for _, v := range *f.vals {
+		out = append(out, server.IdentitySource(v).String())
+	}
+	return out
+}
 
 func (f identityFlag) String() string {
 	if f.vals == nil {

@@ -52,9 +52,9 @@ const jobIndexEnv = "JOB_COMPLETION_INDEX"
 
 // defineShardFlags defines them on fs, into f.
 func defineShardFlags(fs *flagSet, f *runFlags) {
-	fs.StringVar(&f.shardText, "shard", "", "run as shard `I/N` of a sharded run: this shard's index (from 0) and the number of shards (see above)")
-	fs.IntVar(&f.shards, "shards", 0, "run as one of `N` shards, the index from "+jobIndexEnv+" (set by Kubernetes Indexed Jobs)")
-	fs.StringVar(&f.startAtText, "start-at", "", "begin the first case at `TIME`: RFC 3339 (2026-12-01T06:00:00Z), or +DURATION from now (+30s, single runs only); in a sharded run, one time for every shard")
+	fs.stringVar(&f.shardText, "shard", "")
+	fs.intVar(&f.shards, "shards", 0)
+	fs.stringVar(&f.startAtText, "start-at", "")
 }
 
 // parseStartAt reads --start-at: an RFC 3339 time, or +DURATION from

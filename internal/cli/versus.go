@@ -33,25 +33,30 @@ a Wilcoxon signed-rank test. A case is faster or slower only when the
 change is significant and larger than the noise floor (the A/A difference
 of the same run, or --min-effect); smaller significant changes are
 "within noise".
+`
 
+// targetErrorHelp is the help of adaptive precision, in the group of
+// how each case is measured.
+const targetErrorHelp = `
 --target-error PCT (default 2%) keeps each case measuring past --iterations
 until the half-width of its 99.9% confidence interval is at most PCT of
 the mean (of the b/a ratio in an interleaved run), within --case-time (per
 side); every record says what ended it, and the report lists the cases
 that did not reach the target. The default is off when --iterations is
 given (then that many are measured), with --quick, or with --case-time 0.
+
 `
 
 // defineVersusFlags defines them on fs, into f.
 func defineVersusFlags(fs *flagSet, f *runFlags) {
 	f.targetError = 0.02
 	shown := true // the default is shown in the help
-	fs.Var(&percentFlag{&f.targetError, &shown}, "target-error", "measure each case past --iterations until its 99.9% confidence interval is within `PCT` of the mean, within --case-time; 0% measures --iterations only (the default with --iterations, --quick or --case-time 0)")
-	fs.StringVar(&f.versus.Target.Addr, "versus", "", "with --target: measure a second external server at `host:port` as side b, interleaved with the target")
-	fs.IntVar(&f.versus.Target.ServerPID, "versus-pid", 0, "with --versus: `PID` of the local server whose CPU is sampled as side b's")
-	fs.StringVar(&f.versus.Executable, "versus-server", "", "measure the built-in server of another tlsbench `PROGRAM` as side b, interleaved with this one's")
-	fs.BoolVar(&f.versus.Self, "versus-self", false, "measure the same server again as side b (an A/A run: its differences are noise); beside --versus or --versus-server, a second side a that sets the noise floor")
-	fs.Var(&versusSetFlag{&f.versus.Settings}, "versus-set", "with --versus-self or --versus-server: change side b's built-in server, `NAME=VALUE` (repeat): "+versusSettingNames())
+	fs.def("target-error", &percentFlag{&f.targetError, &shown})
+	fs.stringVar(&f.versus.Target.Addr, "versus", "")
+	fs.intVar(&f.versus.Target.ServerPID, "versus-pid", 0)
+	fs.stringVar(&f.versus.Executable, "versus-server", "")
+	fs.boolVar(&f.versus.Self, "versus-self", false)
+	fs.def("versus-set", &versusSetFlag{&f.versus.Settings})
 }
 
 func versusSettingNames() string {
@@ -60,6 +65,15 @@ func versusSettingNames() string {
 
 // versusSetFlag collects NAME=VALUE settings of side b.
 type versusSetFlag struct{ v *[]runner.VersusSetting }
+
+// elements are the settings as --versus-set takes them, one each.
+func (f *versusSetFlag) elements() []string {
+	var out []string
+	for _, s := range *f.v {
+		out = append(out, s.String())
+	}
+	return out
+}
 
 func (f *versusSetFlag) String() string {
 	if f.v == nil {

@@ -2,6 +2,6 @@
 // the executable /proc/PID/exe points to, so that a run against a local
 // server (--server-pid) records which server it measured. It is part of
 // the tlsbench binary, so it must not import testing or any test helper
-// (internal/peers, internal/testpki, internal/testchild); it imports
-// nothing of tlsbench.
+// (internal/peers, internal/testpki, internal/testchild,
+// internal/servertest); it imports nothing of tlsbench.
 package procid
