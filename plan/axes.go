@@ -256,21 +256,6 @@ var axes = []axis{
 			return c.Transport
 		},
 		record: func(c *Case, r *results.Record) { r.Transport = recordedTransport(c.Transport) }},
-	// Early data is the client's choice (the server's policy is one
-	// setting of the run, not an axis): the runner gives it to the QUIC
-	// dialer (handshakeCase).
-	{param: "early_data", field: "EarlyData", modes: handshakeOnly, rank: 8,
-		used:   func(m *Matrix) bool { return len(m.EarlyData) > 0 },
-		values: func(m *Matrix) []any { return anys(m.EarlyData) },
-		set:    func(c *Case, v any) { c.EarlyData = v.(bool) },
-		label:  func(c *Case) string { return OnOff(c.EarlyData) },
-		segment: func(c *Case) string {
-			if c.EarlyData {
-				return "0rtt"
-			}
-			return ""
-		},
-		record: func(c *Case, r *results.Record) { r.EarlyData = results.Bool(c.EarlyData) }},
 	{param: "read_fill", field: "ReadFill", modes: throughputOnly, rank: 9, proxy: true,
 		used:    func(m *Matrix) bool { return len(m.ReadFill) > 0 },
 		values:  func(m *Matrix) []any { return anys(m.ReadFill) },
@@ -323,10 +308,6 @@ const notRunnableHTTPBoth = "not runnable: over HTTP each request moves data one
 // notRunnableQUICTLS12 is the note of a TLS 1.2 case over QUIC.
 const notRunnableQUICTLS12 = "not runnable: QUIC carries TLS 1.3 only (RFC 9001); not measured"
 
-// notRunnableEarlyFull is the note of a full-handshake case with early
-// data on.
-const notRunnableEarlyFull = "not runnable: early data is sent when resuming a session, and a full handshake has none; not measured"
-
 // curveNotOffered says why a TLS 1.2 handshake case with an ECDSA server
 // certificate cannot run when its one group is not the certificate's
 // curve: a TLS 1.2 client's supported groups also name the curves it
@@ -366,7 +347,7 @@ func orDefaultName(set bool, name string) string {
 // (name) order.
 func (m *Matrix) axesOf() []axis {
 	var out []axis
-	for _, a := range axes {
+	for _, a := range allAxes() {
 		if slices.Contains(a.modes, m.Mode) && (a.used == nil || a.used(m)) {
 			out = append(out, a)
 		}
@@ -403,8 +384,8 @@ func (m *Matrix) Cases() []Case {
 			c.NotRunnable, c.notRunnableBy = notRunnableHTTPBoth, "Request/Directions"
 		} else if c.Transport == TransportQUIC && c.Version != tls.VersionTLS13 {
 			c.NotRunnable, c.notRunnableBy = notRunnableQUICTLS12, "Versions/Transports"
-		} else if c.EarlyData && !c.Resume {
-			c.NotRunnable, c.notRunnableBy = notRunnableEarlyFull, "EarlyData/Resume"
+		} else if why, by := c.tableNotRunnable(); why != "" {
+			c.NotRunnable, c.notRunnableBy = why, by
 		}
 	}
 	return out
@@ -523,8 +504,9 @@ func (c *Case) Uses(param string) bool {
 // AxisParams are the record parameters of every axis of the table, in
 // table order: the keys of the runner's hooks.
 func AxisParams() []string {
-	out := make([]string, len(axes))
-	for i, a := range axes {
+	all := allAxes()
+	out := make([]string, len(all))
+	for i, a := range all {
 		out[i] = a.param
 	}
 	return out

@@ -3,9 +3,11 @@ package plan
 import (
 	"crypto/tls"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/tlsbench/tlsbench/internal/field"
 	"github.com/tlsbench/tlsbench/internal/ktls"
 	"github.com/tlsbench/tlsbench/pki"
 	"github.com/tlsbench/tlsbench/results"
@@ -182,5 +184,111 @@ func TestCurveNotOffered(t *testing.T) {
 	}
 	if !strings.Contains(cases[0].NotRunnable, "add p256 to the groups") {
 		t.Errorf("reason %q names no fix", cases[0].NotRunnable)
+	}
+}
+
+// TestEveryAxisIsASetting: every axis is set by a setting of the
+// table, which gives it its flag, help and plan-file key, and takes a
+// list when the axis can have several values.
+func TestEveryAxisIsASetting(t *testing.T) {
+	t.Parallel()
+	for _, a := range axes {
+		s := OfField(a.field)
+		if s == nil {
+			t.Errorf("axis %q: no setting of the table sets %s", a.param, a.field)
+			continue
+		}
+		if s.Commands&Run == 0 {
+			t.Errorf("axis %q: its setting --%s is not one of tlsbench run", a.param, s.Name)
+		}
+	}
+}
+
+// TestTableAxisIsOneEntry adds a setting with an axis to the settings
+// table, as a new dimension would be added, and checks that everything
+// follows from that one entry: its cases, their names (its segment where
+// After says), params and records, the client's configuration, its
+// checks, the cases it cannot run, the server grouping and the parsing
+// of its flag.
+func TestTableAxisIsOneEntry(t *testing.T) {
+	// Not parallel: it changes the table, which the parallel tests of
+	// this package read only after the sequential ones end.
+	saved := slices.Clone(table)
+	defer func() { table = saved }()
+	var applied []int
+	table = append(table, Setting{Name: "record-limit", Fields: []string{"RecordLimits"}, Commands: Run, Kind: List, Modes: Handshake,
+		Axis: &Axis{Param: "record_limit", After: "tls_version", Rank: 3, Server: true,
+			Parse: func(s string) (any, error) { return strconv.Atoi(s) },
+			Label: func(v any) string { return strconv.Itoa(v.(int)) },
+			Segment: func(v any) string {
+				if v.(int) == 0 {
+					return ""
+				}
+				return "rl" + strconv.Itoa(v.(int))
+			},
+			Record: func(v any, r *results.Record) { r.BufferBytes = v.(int) }, // any spare field will do
+			Client: func(v any, o *tlsconf.ClientOptions) { applied = append(applied, v.(int)) },
+			Check: func(vals []any, m *Matrix) error {
+				if slices.Contains(vals, any(7)) {
+					return field.Errorf("RecordLimits", 7, "unlucky")
+				}
+				return nil
+			},
+			NotRunnable: func(v any, c *Case) string {
+				if v.(int) == 64 && c.Resume {
+					return "not runnable: resumed at 64"
+				}
+				return ""
+			},
+			NotRunnableBy: "RecordLimits/Resume",
+		}})
+	s := Lookup(Run, "record-limit")
+	vals, err := s.ParseAxis("0,64")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.ParseAxis("64,64"); err == nil || err.Error() != "64 is given twice" {
+		t.Errorf("a value given twice: %v", err)
+	}
+	m := handshakes(Matrix{Versions: []uint16{tls.VersionTLS13}, Resume: []bool{false, true}, Concurrency: []int{1},
+		Values: Values{"record_limit": vals}})
+	if err := m.Check(); err != nil {
+		t.Errorf("check: %v", err)
+	}
+	cases := m.Cases()
+	var names []string
+	for _, c := range cases {
+		names = append(names, c.Name)
+		var o tlsconf.ClientOptions
+		c.ConfigureClient(&o)
+	}
+	want := []string{"handshake/tls1.3/full/c1", "handshake/tls1.3/resume/c1",
+		"handshake/tls1.3/rl64/full/c1", "handshake/tls1.3/rl64/resume/c1"}
+	if !slices.Equal(names, want) {
+		t.Errorf("names %v, want %v", names, want)
+	}
+	var r results.Record
+	cases[2].Record(&r)
+	if r.Params["record_limit"] != "64" || r.BufferBytes != 64 || cases[0].Params["record_limit"] != "0" {
+		t.Errorf("record: params %v, typed field %d", r.Params, r.BufferBytes)
+	}
+	if v, ok := ValueOf[int](&cases[2], "record_limit"); !ok || v != 64 {
+		t.Errorf("value %v %v, want 64", v, ok)
+	}
+	if !slices.Equal(applied, []int{0, 0, 64, 64}) {
+		t.Errorf("client hook applied %v", applied)
+	}
+	if cases[2].NotRunnable != "" || cases[3].NotRunnable == "" || cases[3].NotRunnableBy() != "RecordLimits/Resume" {
+		t.Errorf("not runnable: %q, %q (%s)", cases[2].NotRunnable, cases[3].NotRunnable, cases[3].NotRunnableBy())
+	}
+	if !SameServer(&cases[0], &cases[1]) || SameServer(&cases[1], &cases[2]) {
+		t.Error("a server axis must split the cases into one server per value, and only there")
+	}
+	if !slices.Contains(AxisParams(), "record_limit") {
+		t.Errorf("hooks' keys %v lack the new axis", AxisParams())
+	}
+	m.Values["record_limit"] = []any{7}
+	if err := m.Check(); err == nil {
+		t.Error("the axis's own check was not run")
 	}
 }

@@ -24,9 +24,6 @@ type Case struct {
 	Group       tls.CurveID // 0: Go's defaults
 	Cipher      string      // "": Go's defaults (handshake cases)
 	Transport   string
-	// EarlyData sends the request as TLS 1.3 early data (0-RTT) on
-	// resumed connections (QUIC cases).
-	EarlyData   bool
 	Buffer      int
 	Direction   string
 	KTLS        ktls.Mode
@@ -53,6 +50,8 @@ type Case struct {
 	notRunnableBy string
 	// Params are the case's parameters as its record carries them.
 	Params map[string]string
+	// values are the case's values of the table's axes (Value).
+	values map[string]any
 
 	m *Matrix
 }
@@ -73,12 +72,10 @@ type Matrix struct {
 	Groups       []tls.CurveID
 	Ciphers      []string
 	Transports   []string
-	// earlyData, when set, is the early-data axis (QUIC cases).
-	EarlyData   []bool
-	Buffers     []int
-	Directions  []string
-	KTLS        []ktls.Mode
-	Concurrency []int
+	Buffers      []int
+	Directions   []string
+	KTLS         []ktls.Mode
+	Concurrency  []int
 	// rates, when set, replace concurrency: open-loop cases on a
 	// schedule of arrival's shape.
 	Rates   []float64
@@ -90,6 +87,9 @@ type Matrix struct {
 	Request   string
 	ReadFill  []bool
 	MintCache []bool
+	// Values are the values of the table's axes (Setting.Axis) the
+	// plan gives, by their Param.
+	Values Values
 
 	axes []axis // the mode's axes, in table order (set by Cases)
 }

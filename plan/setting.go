@@ -61,7 +61,11 @@ const (
 
 // Setting is one setting as the user declares it.
 type Setting struct {
-	Name        string  // the flag's name and the plan-file key
+	Name string // the flag's name and the plan-file key
+	// Fields are the library's fields it sets (of runner's plans, the
+	// server's and proxy's options), as the library's errors name them:
+	// the command writes such an error with the setting's flag.
+	Fields      []string
 	Commands    Command // the commands that take it
 	Group       Group   // where the help lists it
 	Kind        Kind
@@ -82,8 +86,11 @@ type Setting struct {
 	// WithIdentity: a Target setting that also applies to the built-in
 	// server given its identity (how the clients verify it).
 	WithIdentity bool
-	Hidden       bool // an internal flag, left out of help and completion
-	NotInFile    bool // a flag about the plan file itself, not a key in one
+	// Axis, when set, makes the setting a dimension of the matrix:
+	// everything its values do is declared there.
+	Axis      *Axis
+	Hidden    bool // an internal flag, left out of help and completion
+	NotInFile bool // a flag about the plan file itself, not a key in one
 }
 
 // DefaultOn is the setting's default on command c.
@@ -106,6 +113,17 @@ func For(c Command) []*Setting {
 		}
 	}
 	return out
+}
+
+// OfField is the setting that sets the library field named field (see
+// Setting.Fields), nil when no setting does.
+func OfField(field string) *Setting {
+	for i := range table {
+		if slices.Contains(table[i].Fields, field) {
+			return &table[i]
+		}
+	}
+	return nil
 }
 
 // Lookup is command c's setting of that name, nil when there is none.

@@ -95,3 +95,27 @@ func TestAccumulating(t *testing.T) {
 		t.Errorf("settings that accumulate: %v, want identity versus-set", got)
 	}
 }
+
+// TestFieldsNameOneSetting: a library field is set by one setting (its
+// entries for several commands share its name), so that an error naming
+// the field names one flag.
+func TestFieldsNameOneSetting(t *testing.T) {
+	t.Parallel()
+	owner := map[string]string{}
+	for _, c := range []plan.Command{plan.Run, plan.Serve, plan.Compare} {
+		for _, s := range plan.For(c) {
+			for _, f := range s.Fields {
+				if o, ok := owner[f]; ok && o != s.Name {
+					t.Errorf("field %s is set by --%s and --%s", f, o, s.Name)
+				}
+				owner[f] = s.Name
+				if got := plan.OfField(f); got == nil || got.Name != s.Name {
+					t.Errorf("OfField(%q) = %v, want --%s", f, got, s.Name)
+				}
+			}
+		}
+	}
+	if plan.OfField("NoSuchField") != nil {
+		t.Error("a field no setting sets has a setting")
+	}
+}

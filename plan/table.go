@@ -1,6 +1,12 @@
 package plan
 
-import "github.com/tlsbench/tlsbench/tlsconf"
+import (
+	"slices"
+
+	"github.com/tlsbench/tlsbench/internal/field"
+	"github.com/tlsbench/tlsbench/results"
+	"github.com/tlsbench/tlsbench/tlsconf"
+)
 
 // table is every setting of tlsbench run and serve, declared once. Its
 // parts are split by topic over table_*.go; the order is the help's.
@@ -23,57 +29,57 @@ var matrixSettings = []Setting{
 		Help: "what to measure: handshake (handshake cost) or throughput (bulk transfer, with or without kernel TLS)",
 	},
 	{
-		Name: "tls", Group: GroupMatrix, Commands: Run, Kind: List, Placeholder: "LIST",
+		Name: "tls", Fields: []string{"Versions"}, Group: GroupMatrix, Commands: Run, Kind: List, Placeholder: "LIST",
 		Default: "1.2,1.3", Values: versionNames(), Modes: Both, Ends: Client,
 		Help: "TLS versions, comma-separated: 1.2, 1.3",
 	},
 	{
-		Name: "resume", Group: GroupMatrix, Commands: Run, Kind: List, Placeholder: "LIST",
+		Name: "resume", Fields: []string{"Resume"}, Group: GroupMatrix, Commands: Run, Kind: List, Placeholder: "LIST",
 		Default: "off,on", Values: onOff, Modes: Handshake, Ends: Client,
 		Help: "session resumption: off, on, or off,on for both",
 	},
 	{
-		Name: "resume-ratio", Group: GroupMatrix, Commands: Run, Kind: List, Placeholder: "LIST",
+		Name: "resume-ratio", Fields: []string{"ResumeRatios", "ResumeRatio"}, Group: GroupMatrix, Commands: Run, Kind: List, Placeholder: "LIST",
 		Modes: Handshake, Ends: Client,
 		Help: "handshake cases: the share of each iteration's connections that offer a session, 0 (all full) to 1 (all resumed), one case each, comma-separated, e.g. 0,0.8,1 (instead of --resume)",
 	},
 	{
-		Name: "concurrency", Group: GroupMatrix, Commands: Run, Kind: List, Placeholder: "LIST",
+		Name: "concurrency", Fields: []string{"Concurrency"}, Group: GroupMatrix, Commands: Run, Kind: List, Placeholder: "LIST",
 		Default: "1,8,64,128", Modes: Both, Ends: Client,
 		Help: "handshakes started at once (wave size), comma-separated",
 	},
 	{
-		Name: "key", Group: GroupMatrix, Commands: Run, Kind: List, Placeholder: "LIST",
+		Name: "key", Fields: []string{"KeyTypes"}, Group: GroupMatrix, Commands: Run, Kind: List, Placeholder: "LIST",
 		Default: "ecdsa-p256", Values: keyTypeNames(), Modes: Both, Ends: BuiltinServer,
 		Help: "server key types: ecdsa-p256, ecdsa-p384, rsa-2048, rsa-3072, ed25519",
 	},
 	{
-		Name: "groups", Group: GroupMatrix, Commands: Run, Kind: List, Placeholder: "LIST",
+		Name: "groups", Fields: []string{"Groups"}, Group: GroupMatrix, Commands: Run, Kind: List, Placeholder: "LIST",
 		Values: tlsconf.GroupNames(), Modes: Handshake, Ends: Client,
 		Help: "key-exchange groups, one case each (default: Go's defaults), e.g. x25519,x25519mlkem768,p256",
 	},
 	{
-		Name: "transport", Group: GroupMatrix, Commands: Run, Kind: List, Placeholder: "LIST",
-		Default: "tcp", Modes: Handshake, Ends: Client,
+		Name: "transport", Fields: []string{"Transports"}, Group: GroupMatrix, Commands: Run, Kind: List, Placeholder: "LIST",
+		Default: "tcp", Values: transportNames(), Modes: Handshake, Ends: Client,
 		Help: "tcp4 (IPv4 loopback sockets; tcp is the same), tcp6 (IPv6, the built-in server on [::1]), memory (in-process pipes) or quic (QUIC over UDP, TLS 1.3 only), comma-separated",
 	},
 	{
-		Name: "cipher", Group: GroupMatrix, Commands: Run, Kind: List, Placeholder: "LIST",
+		Name: "cipher", Fields: []string{"Ciphers"}, Group: GroupMatrix, Commands: Run, Kind: List, Placeholder: "LIST",
 		Default: "aes128gcm,aes256gcm,chacha20poly1305", Values: cipherNames(), Modes: Both, Ends: Client,
 		Help: "ciphers, one case each: aes128gcm, aes256gcm, chacha20poly1305, comma-separated (ECDHE suites; handshake cases offer Go's defaults unless given; TLS 1.3 aes256gcm is reported as not runnable: tlsbench's client and built-in server cannot negotiate it)",
 	},
 	{
-		Name: "early-data", Group: GroupMatrix, Commands: Run, Kind: List, Placeholder: "LIST",
-		Values: onOff, Modes: Handshake, Ends: Client,
+		Name: "early-data", Fields: []string{"EarlyData"}, Group: GroupMatrix, Commands: Run, Kind: List, Placeholder: "LIST",
+		Values: onOff, Modes: Handshake, Ends: Client, Axis: earlyDataAxis,
 		Help: "with --transport quic: send the request as TLS 1.3 early data (0-RTT) when resuming: off, on, or off,on for both",
 	},
 	{
-		Name: "key-cache", Group: GroupMatrix, Commands: Run, Kind: List, Placeholder: "LIST",
+		Name: "key-cache", Fields: []string{"KeyCache"}, Group: GroupMatrix, Commands: Run, Kind: List, Placeholder: "LIST",
 		Default: "on", Values: onOff, Modes: Handshake, Ends: BuiltinServer,
 		Help: "server key cache: on (keys decrypted once), off (on every full handshake), or on,off to compare",
 	},
 	{
-		Name: "mutual", Group: GroupMatrix, Commands: Run | Serve, Kind: Bool, Modes: Handshake,
+		Name: "mutual", Fields: []string{"Mutual", "Server.Mutual"}, Group: GroupMatrix, Commands: Run | Serve, Kind: Bool, Modes: Handshake,
 		Ends: Client | BuiltinServer,
 		Help: "require and verify client certificates (mutual TLS)",
 	},
@@ -82,17 +88,17 @@ var matrixSettings = []Setting{
 // caseSettings say how each case is measured.
 var caseSettings = []Setting{
 	{
-		Name: "handshakes", Group: GroupCase, Commands: Run, Kind: Scalar, Placeholder: "N",
+		Name: "handshakes", Fields: []string{"Handshakes"}, Group: GroupCase, Commands: Run, Kind: Scalar, Placeholder: "N",
 		Default: "128", Modes: Handshake, Ends: Client,
 		Help: "handshakes per iteration (with --rate: starts per window)",
 	},
 	{
-		Name: "iterations", Group: GroupCase, Commands: Run, Kind: Scalar, Placeholder: "N",
+		Name: "iterations", Fields: []string{"Iterations"}, Group: GroupCase, Commands: Run, Kind: Scalar, Placeholder: "N",
 		Default: "20", Modes: Both, Ends: Client,
 		Help: "measured iterations per case, every one of them when given: --case-time then bounds only those past them, towards --target-error (with --rate: windows, 10 unless given)",
 	},
 	{
-		Name: "warmup", Group: GroupCase, Commands: Run, Kind: Scalar, Placeholder: "N",
+		Name: "warmup", Fields: []string{"Warmup"}, Group: GroupCase, Commands: Run, Kind: Scalar, Placeholder: "N",
 		Default: "2", Modes: Both, Ends: Client,
 		Help: "discarded warm-up iterations per case",
 	},
@@ -102,22 +108,22 @@ var caseSettings = []Setting{
 		Help: "stop measuring a case after this long (at least 2 iterations, and all of --iterations when given; throughput cases are cut at it whatever --iterations says); 0 for no limit",
 	},
 	{
-		Name: "duration", Group: GroupCase, Commands: Run, Kind: Scalar, Placeholder: "DURATION",
+		Name: "duration", Fields: []string{"Duration"}, Group: GroupCase, Commands: Run, Kind: Scalar, Placeholder: "DURATION",
 		Default: "0s", Modes: Both, Ends: Client,
 		Help: "handshake cases: each case's measured time, split into --iterations windows (with --rate, each schedules its share of the starts; otherwise waves run until each ends), instead of --handshakes per iteration; throughput: time per iteration, instead of --bytes; e.g. 10s",
 	},
 	{
-		Name: "target-error", Group: GroupCase, Commands: Run, Kind: Scalar, Placeholder: "PCT",
+		Name: "target-error", Fields: []string{"TargetError"}, Group: GroupCase, Commands: Run, Kind: Scalar, Placeholder: "PCT",
 		Default: "2%", Modes: Handshake, Ends: Client, OwnChecks: true,
 		Help: "measure each case past --iterations until its 99.9% confidence interval is within PCT of the mean, within --case-time; 0% measures --iterations only (the default with --iterations, --quick or --case-time 0)",
 	},
 	{
-		Name: "min-resumption", Group: GroupCase, Commands: Run, Kind: Scalar, Placeholder: "SHARE",
+		Name: "min-resumption", Fields: []string{"MinResumption"}, Group: GroupCase, Commands: Run, Kind: Scalar, Placeholder: "SHARE",
 		Default: "0.99", Modes: Handshake, Ends: Client,
 		Help: "share of handshakes that must resume in a resume case, in the warm-up and in every measured iteration (0 disables the check)",
 	},
 	{
-		Name: "max-error-rate", Group: GroupCase, Commands: Run, Kind: Scalar, Placeholder: "SHARE",
+		Name: "max-error-rate", Fields: []string{"MaxErrorRate"}, Group: GroupCase, Commands: Run, Kind: Scalar, Placeholder: "SHARE",
 		Default: "0.1%", Modes: Handshake, Ends: Client,
 		Help: "largest SHARE of a case's connections that may fail, e.g. 0.1% or 0.001; 100% disables the check",
 	},
@@ -127,17 +133,17 @@ var caseSettings = []Setting{
 		Help: "limit for one connection: connect, handshake, ping, close",
 	},
 	{
-		Name: "client-identities", Group: GroupCase, Commands: Run, Kind: Scalar, Placeholder: "N",
+		Name: "client-identities", Fields: []string{"ClientIdentities"}, Group: GroupCase, Commands: Run, Kind: Scalar, Placeholder: "N",
 		Default: "1", Modes: Handshake, Ends: Client,
 		Help: "with --mutual: distinct client certificates the connections rotate among",
 	},
 	{
-		Name: "session-pool", Group: GroupCase, Commands: Run, Kind: Scalar, Placeholder: "N",
+		Name: "session-pool", Fields: []string{"SessionPool"}, Group: GroupCase, Commands: Run, Kind: Scalar, Placeholder: "N",
 		Default: "0", Modes: Handshake, Ends: Client,
 		Help: "sessions the client keeps per identity (default: the case's concurrency)",
 	},
 	{
-		Name: "ticket-reuse", Group: GroupCase, Commands: Run, Kind: Scalar, Placeholder: "REUSE",
+		Name: "ticket-reuse", Fields: []string{"TicketReuse"}, Group: GroupCase, Commands: Run, Kind: Scalar, Placeholder: "REUSE",
 		Default: "multi", Values: ticketReuseNames(), Modes: Handshake, Ends: Client,
 		Help: "multi: offer a session again and again; single: use each ticket once (servers with single-use tickets)",
 	},
@@ -146,4 +152,41 @@ var caseSettings = []Setting{
 		Ends: Client,
 		Help: "fewer iterations: the same matrix in about 15 seconds",
 	},
+}
+
+// earlyDataAxis: with on, a client sends its request as TLS 1.3 early
+// data (0-RTT) when it resumes (QUIC cases); the runner's hook gives it
+// to the QUIC dialer. The server's policy is one setting of the run, not
+// an axis.
+var earlyDataAxis = &Axis{
+	Param: "early_data", After: "transport", Rank: 8,
+	Parse: func(s string) (any, error) { return ParseOnOff(s) },
+	Label: func(v any) string { return OnOff(v.(bool)) },
+	Segment: func(v any) string {
+		if v.(bool) {
+			return "0rtt"
+		}
+		return ""
+	},
+	Record: func(v any, r *results.Record) { r.EarlyData = results.Bool(v.(bool)) },
+	Check: func(vals []any, m *Matrix) error {
+		if slices.Contains(vals, any(true)) {
+			for _, t := range m.Transports {
+				if t != TransportQUIC {
+					return field.Errorf("EarlyData", "on", "Go's TLS over TCP has no 0-RTT: early data needs {Transports} quic")
+				}
+			}
+		}
+		if !slices.Contains(m.Transports, TransportQUIC) {
+			return field.Errorf("EarlyData", nil, "early data is sent over QUIC: add {Transports} quic")
+		}
+		return nil
+	},
+	NotRunnable: func(v any, c *Case) string {
+		if v.(bool) && !c.Resume {
+			return "not runnable: early data is sent when resuming a session, and a full handshake has none; not measured"
+		}
+		return ""
+	},
+	NotRunnableBy: "EarlyData/Resume",
 }

@@ -5,32 +5,32 @@ import "github.com/tlsbench/tlsbench/results"
 // targetSettings configure the client for an external server.
 var targetSettings = []Setting{
 	{
-		Name: "target", Group: GroupTarget, Commands: Run, Kind: Scalar, Placeholder: "host:port",
+		Name: "target", Fields: []string{"Target.Addr"}, Group: GroupTarget, Commands: Run, Kind: Scalar, Placeholder: "host:port",
 		Modes: Handshake, Ends: Client,
 		Help: "measure an external server at host:port instead of the built-in one",
 	},
 	{
-		Name: "sni", Group: GroupTarget, Commands: Run, Kind: Scalar, Placeholder: "NAME",
+		Name: "sni", Fields: []string{"Target.ServerName"}, Group: GroupTarget, Commands: Run, Kind: Scalar, Placeholder: "NAME",
 		Modes: Handshake, Ends: Target, WithIdentity: true,
 		Help: "with --target: server name sent and verified (default: the target's host)",
 	},
 	{
-		Name: "ca", Group: GroupTarget, Commands: Run, Kind: Scalar, Placeholder: "FILE",
+		Name: "ca", Fields: []string{"ServerCA", "Target.CAFile"}, Group: GroupTarget, Commands: Run, Kind: Scalar, Placeholder: "FILE",
 		Modes: Handshake, Ends: Target, WithIdentity: true,
 		Help: "with --target: CA certificates FILE that verify the server (default: system roots)",
 	},
 	{
-		Name: "insecure", Group: GroupTarget, Commands: Run, Kind: Bool, Modes: Handshake,
+		Name: "insecure", Fields: []string{"Target.Insecure"}, Group: GroupTarget, Commands: Run, Kind: Bool, Modes: Handshake,
 		Ends: Target,
 		Help: "with --target: do not verify the server's certificate (recorded in the results)",
 	},
 	{
-		Name: "client-cert", Group: GroupTarget, Commands: Run, Kind: Scalar, Placeholder: "FILE",
+		Name: "client-cert", Fields: []string{"Target.CertFile"}, Group: GroupTarget, Commands: Run, Kind: Scalar, Placeholder: "FILE",
 		Modes: Handshake, Ends: Target,
 		Help: "with --target: client certificate chain FILE (PEM) for mutual TLS",
 	},
 	{
-		Name: "client-key", Group: GroupTarget, Commands: Run, Kind: Scalar, Placeholder: "FILE",
+		Name: "client-key", Fields: []string{"Target.KeyFile"}, Group: GroupTarget, Commands: Run, Kind: Scalar, Placeholder: "FILE",
 		Modes: Handshake, Ends: Target,
 		Help: "with --target: client private key FILE (PEM)",
 	},
@@ -40,12 +40,12 @@ var targetSettings = []Setting{
 		Help: "with --target: ALPN protocols offered, e.g. http/1.1",
 	},
 	{
-		Name: "server-pid", Group: GroupTarget, Commands: Run, Kind: Scalar, Placeholder: "PID",
+		Name: "server-pid", Fields: []string{"Target.ServerPID"}, Group: GroupTarget, Commands: Run, Kind: Scalar, Placeholder: "PID",
 		Default: "0", Modes: Handshake, Ends: Target,
 		Help: "with --target: PID of a local server whose CPU (with its child processes, e.g. nginx workers) is sampled from /proc",
 	},
 	{
-		Name: "request", Group: GroupTarget, Commands: Run, Kind: Scalar, Placeholder: "REQUEST",
+		Name: "request", Fields: []string{"Target.Request", "Request"}, Group: GroupTarget, Commands: Run, Kind: Scalar, Placeholder: "REQUEST",
 		Modes: Both, Ends: Target | Proxy,
 		Help: "with --target or --proxy: what proves the connection and collects TLS 1.3 tickets: auto (with --target: the target is asked once which of the others it answers), http (HEAD /; the HTTP/2 preface when h2 is negotiated), http-get (GET /, e.g. openssl s_server -www), line (a line echoed, e.g. gnutls-serv --echo), ping (1-byte echo), wait (nothing sent; the TLS 1.3 tickets a server sends unasked are waited for, e.g. openssl s_server without -www), none (TLS 1.3 tickets are then never read) (default: http with a --proxy URL, else auto with --target, else ping); throughput: the wire, bulk or http (GET downloads, POST uploads; default http with a --proxy URL, else bulk)",
 	},
@@ -54,27 +54,27 @@ var targetSettings = []Setting{
 // throughputSettings are those of --mode throughput.
 var throughputSettings = []Setting{
 	{
-		Name: "buffer", Group: GroupThroughput, Commands: Run, Kind: List, Placeholder: "LIST",
+		Name: "buffer", Fields: []string{"Buffers", "Buffer"}, Group: GroupThroughput, Commands: Run, Kind: List, Placeholder: "LIST",
 		Default: "4k,16k,64k", Modes: Throughput, Ends: Client | BuiltinServer | Proxy,
 		Help: "throughput: application read/write sizes, comma-separated (up to 1m); with --proxy builtin also the proxy's relay buffer",
 	},
 	{
-		Name: "ktls", Group: GroupThroughput, Commands: Run, Kind: List, Placeholder: "LIST",
-		Default: "auto", Modes: Throughput, Ends: Client | BuiltinServer | Proxy,
+		Name: "ktls", Fields: []string{"KTLS"}, Group: GroupThroughput, Commands: Run, Kind: List, Placeholder: "LIST",
+		Default: "auto", Values: ktlsModeNames(), Modes: Throughput, Ends: Client | BuiltinServer | Proxy,
 		Help: "throughput: kernel TLS on both ends: off, auto (user space where the kernel cannot, with the reason in the notes) or on (refused, exit 2, where the kernel cannot); off,on runs both. With --proxy builtin: the proxy's, on both its legs (splice between them where it can), while client and server run user-space TLS; with a --proxy URL only off (the proxy keeps its own configuration)",
 	},
 	{
-		Name: "direction", Group: GroupThroughput, Commands: Run, Kind: List, Placeholder: "LIST",
-		Default: "download", Modes: Throughput, Ends: Client,
+		Name: "direction", Fields: []string{"Directions"}, Group: GroupThroughput, Commands: Run, Kind: List, Placeholder: "LIST",
+		Default: "download", Values: []string{DirectionDownload, DirectionUpload, DirectionBoth}, Modes: Throughput, Ends: Client,
 		Help: "throughput: download (the server sends), upload (the client sends) or both at once, comma-separated",
 	},
 	{
-		Name: "bytes", Group: GroupThroughput, Commands: Run, Kind: Scalar, Placeholder: "SIZE",
+		Name: "bytes", Fields: []string{"Bytes"}, Group: GroupThroughput, Commands: Run, Kind: Scalar, Placeholder: "SIZE",
 		Default: "64MiB", Modes: Throughput, Ends: Client,
 		Help: "throughput: SIZE each connection moves per direction per iteration, e.g. 16MiB, 1g",
 	},
 	{
-		Name: "source", Group: GroupThroughput, Commands: Run, Kind: Scalar, Placeholder: "file:PATH",
+		Name: "source", Fields: []string{"Source"}, Group: GroupThroughput, Commands: Run, Kind: Scalar, Placeholder: "file:PATH",
 		Modes: Throughput, Ends: BuiltinServer,
 		Help: "throughput: file:PATH the built-in server sends instead of generated data (with sendfile when kTLS TX is on); download only",
 	},
@@ -83,27 +83,27 @@ var throughputSettings = []Setting{
 // proxySettings are those of a run through a proxy.
 var proxySettings = []Setting{
 	{
-		Name: "proxy", Group: GroupProxy, Commands: Run, Kind: Scalar, Placeholder: "URL",
+		Name: "proxy", Fields: []string{"Proxy.URL"}, Group: GroupProxy, Commands: Run, Kind: Scalar, Placeholder: "URL",
 		Modes: Both, Ends: Proxy,
 		Help: "connect through a TLS-intercepting proxy (HTTP CONNECT): builtin (tlsbench's own, started as a child process) or URL http://HOST:PORT (e.g. Squid with SSL bump)",
 	},
 	{
-		Name: "proxy-ca", Group: GroupProxy, Commands: Run, Kind: Scalar, Placeholder: "FILE",
+		Name: "proxy-ca", Fields: []string{"Proxy.CAFile"}, Group: GroupProxy, Commands: Run, Kind: Scalar, Placeholder: "FILE",
 		Modes: Both, Ends: Proxy,
 		Help: "with --proxy URL: the CA certificates FILE of the proxy's minted certificates, which the client trusts (the built-in proxy's is trusted automatically); the proxy itself must verify the server (Squid: tls_outgoing_options cafile=)",
 	},
 	{
-		Name: "proxy-pid", Group: GroupProxy, Commands: Run, Kind: Scalar, Placeholder: "PID",
+		Name: "proxy-pid", Fields: []string{"Proxy.PID"}, Group: GroupProxy, Commands: Run, Kind: Scalar, Placeholder: "PID",
 		Default: "0", Modes: Both, Ends: Proxy,
 		Help: "with --proxy URL: PID of the local proxy whose CPU (with its child processes, e.g. Squid's helpers) is sampled from /proc",
 	},
 	{
-		Name: "mint-cache", Group: GroupProxy, Commands: Run, Kind: List, Placeholder: "LIST",
+		Name: "mint-cache", Fields: []string{"MintCache"}, Group: GroupProxy, Commands: Run, Kind: List, Placeholder: "LIST",
 		Values: onOff, Modes: Handshake, Ends: Proxy,
 		Help: "with --proxy builtin, handshake cases: the proxy's cache of minted certificates: on, off (one signature per connection), or on,off to compare",
 	},
 	{
-		Name: "read-fill", Group: GroupProxy, Commands: Run, Kind: List, Placeholder: "LIST",
+		Name: "read-fill", Fields: []string{"ReadFill"}, Group: GroupProxy, Commands: Run, Kind: List, Placeholder: "LIST",
 		Values: onOff, Modes: Throughput, Ends: Proxy,
 		Help: "throughput with --proxy builtin: the proxy reads until its relay buffer is full (on) or relays each read (off); off,on runs both",
 	},
@@ -112,32 +112,32 @@ var proxySettings = []Setting{
 // openLoopSettings are those of open-loop cases.
 var openLoopSettings = []Setting{
 	{
-		Name: "rate", Group: GroupOpenLoop, Commands: Run, Kind: List, Placeholder: "LIST",
+		Name: "rate", Fields: []string{"Rates", "Rate"}, Group: GroupOpenLoop, Commands: Run, Kind: List, Placeholder: "LIST",
 		Modes: Handshake, Ends: Client,
 		Help: "open loop: handshakes started per second, whatever the server does, one case each, comma-separated, e.g. 500,2000 (instead of --concurrency)",
 	},
 	{
-		Name: "arrival", Group: GroupOpenLoop, Commands: Run, Kind: Scalar, Placeholder: "ARRIVAL",
+		Name: "arrival", Fields: []string{"Arrival"}, Group: GroupOpenLoop, Commands: Run, Kind: Scalar, Placeholder: "ARRIVAL",
 		Default: "constant", Values: []string{results.ArrivalConstant, results.ArrivalPoisson}, Modes: Handshake, Ends: Client,
 		Help: "with --rate: how starts are spaced: constant (evenly) or poisson (at random, as independent clients arrive)",
 	},
 	{
-		Name: "max-inflight", Group: GroupOpenLoop, Commands: Run, Kind: Scalar, Placeholder: "N",
+		Name: "max-inflight", Fields: []string{"MaxInflight"}, Group: GroupOpenLoop, Commands: Run, Kind: Scalar, Placeholder: "N",
 		Default: "4096", Modes: Handshake, Ends: Client,
 		Help: "with --rate: the most connections open at once; a start due beyond it waits (late) or, past its window, is dropped",
 	},
 	{
-		Name: "find-rate", Group: GroupOpenLoop, Commands: Run, Kind: Bool, Modes: Handshake,
+		Name: "find-rate", Fields: []string{"FindRate"}, Group: GroupOpenLoop, Commands: Run, Kind: Bool, Modes: Handshake,
 		Ends: Client, OwnChecks: true,
 		Help: "search each case for the highest open-loop rate that meets --slo (see above)",
 	},
 	{
-		Name: "slo", Group: GroupOpenLoop, Commands: Run, Kind: Scalar, Placeholder: "GOAL",
+		Name: "slo", Fields: []string{"FindRate.SLO"}, Group: GroupOpenLoop, Commands: Run, Kind: Scalar, Placeholder: "GOAL",
 		Default: "p99=20ms", Modes: Handshake, Ends: Client, OwnChecks: true,
 		Help: "with --find-rate: the goal, a latency percentile from each connection's intended start and the share of connections that may fail, e.g. p99=20ms,error=0.1%",
 	},
 	{
-		Name: "max-rate", Group: GroupOpenLoop, Commands: Run, Kind: Scalar, Placeholder: "RATE",
+		Name: "max-rate", Fields: []string{"FindRate.Search.MaxRate"}, Group: GroupOpenLoop, Commands: Run, Kind: Scalar, Placeholder: "RATE",
 		Default: "0", Modes: Handshake, Ends: Client, OwnChecks: true,
 		Help: "with --find-rate: the highest rate to try, per second (0: no bound)",
 	},
@@ -146,27 +146,27 @@ var openLoopSettings = []Setting{
 // interleavedSettings compare sides or runs.
 var interleavedSettings = []Setting{
 	{
-		Name: "versus", Group: GroupInterleaved, Commands: Run, Kind: Scalar, Placeholder: "host:port",
+		Name: "versus", Fields: []string{"Versus.Target.Addr"}, Group: GroupInterleaved, Commands: Run, Kind: Scalar, Placeholder: "host:port",
 		Modes: Handshake, Ends: Client, OwnChecks: true,
 		Help: "with --target: measure a second external server at host:port as side b, interleaved with the target",
 	},
 	{
-		Name: "versus-pid", Group: GroupInterleaved, Commands: Run, Kind: Scalar, Placeholder: "PID",
+		Name: "versus-pid", Fields: []string{"Versus.Target.ServerPID"}, Group: GroupInterleaved, Commands: Run, Kind: Scalar, Placeholder: "PID",
 		Default: "0", Modes: Handshake, Ends: Client, OwnChecks: true,
 		Help: "with --versus: PID of the local server whose CPU is sampled as side b's",
 	},
 	{
-		Name: "versus-server", Group: GroupInterleaved, Commands: Run, Kind: Scalar, Placeholder: "PROGRAM",
+		Name: "versus-server", Fields: []string{"Versus.Executable"}, Group: GroupInterleaved, Commands: Run, Kind: Scalar, Placeholder: "PROGRAM",
 		Modes: Handshake, Ends: Client, OwnChecks: true,
 		Help: "measure the built-in server of another tlsbench PROGRAM as side b, interleaved with this one's",
 	},
 	{
-		Name: "versus-self", Group: GroupInterleaved, Commands: Run, Kind: Bool, Modes: Handshake,
+		Name: "versus-self", Fields: []string{"Versus.Self"}, Group: GroupInterleaved, Commands: Run, Kind: Bool, Modes: Handshake,
 		Ends: Client, OwnChecks: true,
 		Help: "measure the same server again as side b (an A/A run: its differences are noise); beside --versus or --versus-server, a second side a that sets the noise floor",
 	},
 	{
-		Name: "versus-set", Group: GroupInterleaved, Commands: Run, Kind: Repeated, Placeholder: "NAME=VALUE",
+		Name: "versus-set", Fields: []string{"Versus.Settings"}, Group: GroupInterleaved, Commands: Run, Kind: Repeated, Placeholder: "NAME=VALUE",
 		Modes: Handshake, Ends: BuiltinServer, OwnChecks: true,
 		Help: "with --versus-self or --versus-server: change side b's built-in server, NAME=VALUE (repeat): {versus-settings}",
 	},
@@ -205,17 +205,17 @@ var interleavedSettings = []Setting{
 // shardingSettings split a run over generators.
 var shardingSettings = []Setting{
 	{
-		Name: "shard", Group: GroupSharding, Commands: Run, Kind: Scalar, Placeholder: "I/N",
+		Name: "shard", Fields: []string{"Shard"}, Group: GroupSharding, Commands: Run, Kind: Scalar, Placeholder: "I/N",
 		Modes: Handshake, Ends: Client, OwnChecks: true,
 		Help: "run as shard I/N of a sharded run: this shard's index (from 0) and the number of shards (see above)",
 	},
 	{
-		Name: "shards", Group: GroupSharding, Commands: Run, Kind: Scalar, Placeholder: "N",
+		Name: "shards", Fields: []string{"Shards"}, Group: GroupSharding, Commands: Run, Kind: Scalar, Placeholder: "N",
 		Default: "0", Modes: Handshake, Ends: Client, OwnChecks: true,
 		Help: "run as one of N shards, the index from JOB_COMPLETION_INDEX (set by Kubernetes Indexed Jobs)",
 	},
 	{
-		Name: "start-at", Group: GroupSharding, Commands: Run, Kind: Scalar, Placeholder: "TIME",
+		Name: "start-at", Fields: []string{"StartAt"}, Group: GroupSharding, Commands: Run, Kind: Scalar, Placeholder: "TIME",
 		Modes: Handshake, Ends: Client, OwnChecks: true,
 		Help: "begin the first case at TIME: RFC 3339 (2026-12-01T06:00:00Z), or +DURATION from now (+30s, single runs only); in a sharded run, one time for every shard",
 	},
@@ -234,12 +234,12 @@ var outputSettings = []Setting{
 		Help: "output on stdout: table, markdown, json, csv, benchfmt, html",
 	},
 	{
-		Name: "profile", Group: GroupOutput, Commands: Run, Kind: Scalar, Placeholder: "DIR",
+		Name: "profile", Fields: []string{"Profile.Dir"}, Group: GroupOutput, Commands: Run, Kind: Scalar, Placeholder: "DIR",
 		Modes: Both, Ends: Client | BuiltinServer | Proxy,
 		Help: "write CPU profiles of each case's measured iterations to DIR (created if missing): CASE.client.pprof, and CASE.server.pprof and CASE.proxy.pprof for the built-in server and proxy; CASE is the case name with / as _",
 	},
 	{
-		Name: "profile-alloc", Group: GroupOutput, Commands: Run, Kind: Bool, Modes: Both,
+		Name: "profile-alloc", Fields: []string{"Profile.Alloc"}, Group: GroupOutput, Commands: Run, Kind: Bool, Modes: Both,
 		Ends: Client,
 		Help: "with --profile: allocation profiles too, CASE.client.alloc.pprof ..., each with its start as CASE.client.alloc.base.pprof ... (go tool pprof -base)",
 	},

@@ -2,7 +2,10 @@ package plan
 
 import (
 	"crypto/tls"
+	"fmt"
+	"strings"
 
+	"github.com/tlsbench/tlsbench/internal/ktls"
 	"github.com/tlsbench/tlsbench/pki"
 	"github.com/tlsbench/tlsbench/tlsconf"
 )
@@ -39,4 +42,24 @@ func cipherNames() []string {
 
 func ticketReuseNames() []string {
 	return []string{tlsconf.ReuseMulti.String(), tlsconf.ReuseSingle.String()}
+}
+
+func transportNames() []string {
+	return []string{TransportTCP, TransportTCP4, TransportTCP6, TransportMemory, TransportQUIC}
+}
+
+func ktlsModeNames() []string {
+	return []string{ktls.ModeOff.String(), ktls.ModeAuto.String(), ktls.ModeOn.String()}
+}
+
+// ParseOnOff reads a switch as flags and plan files take it: on or off
+// (true, yes, false, no too), in any case.
+func ParseOnOff(s string) (bool, error) {
+	switch strings.ToLower(s) {
+	case On, "true", "yes":
+		return true, nil
+	case Off, "false", "no":
+		return false, nil
+	}
+	return false, fmt.Errorf("%q is not on or off", s)
 }

@@ -40,12 +40,15 @@ type Plan struct {
 	// defaults.
 	Ciphers    []string
 	Transports []string // TransportTCP4 (default), TransportTCP6, TransportMemory, TransportQUIC
-	// EarlyData, when set, is the early-data axis: with true the
-	// clients send their request as TLS 1.3 early data (0-RTT) when they
-	// resume (QUIC cases only). EarlyDataPolicy is the built-in server's
+	// EarlyDataPolicy is the built-in server's answer to early data
 	// (server.EarlyData*; default accept).
-	EarlyData       []bool
 	EarlyDataPolicy string
+	// Axes are the values of the settings table's axes (plan.Setting's
+	// Axis) the plan gives, by their record parameter: e.g.
+	// "early_data": {false, true}, with true the clients sending their
+	// request as TLS 1.3 early data (0-RTT) when they resume (QUIC cases
+	// only).
+	Axes plan.Values
 
 	// Mutual makes the server require client certificates; the clients
 	// rotate among ClientIdentities certificates (default 1).
@@ -277,6 +280,10 @@ func (p *Plan) validateAxes() error {
 			return field.Errorf("Transports", strconv.Quote(t), "must be tcp4, tcp6, memory or quic")
 		}
 	}
+	// The table's axes check their own values (early data: QUIC).
+	if err := p.matrix().Check(); err != nil {
+		return err
+	}
 	if err := p.validateQUIC(); err != nil {
 		return err
 	}
@@ -420,7 +427,7 @@ func (p *Plan) matrix() *plan.Matrix {
 		NameKeyCache: len(p.Server.Identities) > 0 || len(p.KeyCache) > 1,
 		Proxy:        p.Proxy.URL,
 		MintCache:    p.MintCache,
-		EarlyData:    p.EarlyData,
+		Values:       p.Axes,
 	}
 	if p.Target.Addr != "" {
 		// The target's own certificate is what it is.

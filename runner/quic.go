@@ -10,6 +10,7 @@ import (
 	"github.com/tlsbench/tlsbench/client"
 	"github.com/tlsbench/tlsbench/internal/field"
 	"github.com/tlsbench/tlsbench/measure"
+	"github.com/tlsbench/tlsbench/plan"
 	"github.com/tlsbench/tlsbench/server"
 )
 
@@ -20,20 +21,17 @@ import (
 // resumes; the built-in server's answer to it is the run's
 // EarlyDataPolicy.
 
-// validateQUIC checks the early-data axis and policy, and what a QUIC
-// case needs of the plan.
+// earlyData is the early-data axis's hook: whether the case's client
+// sends its request as early data (0-RTT) when it resumes.
+func earlyData(c *Case) bool {
+	on, _ := plan.ValueOf[bool](c, "early_data")
+	return on
+}
+
+// validateQUIC checks the early-data policy, and what a QUIC case needs
+// of the plan.
 func (p *Plan) validateQUIC() error {
 	quic := slices.Contains(p.Transports, TransportQUIC)
-	if slices.Contains(p.EarlyData, true) {
-		for _, t := range orDefault(p.Transports, TransportTCP4) {
-			if t != TransportQUIC {
-				return field.Errorf("EarlyData", "on", "Go's TLS over TCP has no 0-RTT: early data needs {Transports} quic")
-			}
-		}
-	}
-	if len(p.EarlyData) > 0 && !quic {
-		return field.Errorf("EarlyData", nil, "early data is sent over QUIC: add {Transports} quic")
-	}
 	if err := p.validatePolicy(quic); err != nil {
 		return err
 	}
@@ -88,13 +86,13 @@ var errNoQUICListener = errors.New("the built-in server opened no QUIC listener:
 // side's target), with the exchange the plan asks for.
 func (st *runState) quicDialer(c *Case, sp *sideSpec, srv *builtin) *client.QUICDialer {
 	if sp.target.Addr == "" {
-		return &client.QUICDialer{Addr: srv.quicAddr, EarlyData: c.EarlyData, Request: client.RequestPing}
+		return &client.QUICDialer{Addr: srv.quicAddr, EarlyData: earlyData(c), Request: client.RequestPing}
 	}
 	host := st.serverName
 	if net.ParseIP(host) != nil {
 		host = sp.target.Addr
 	}
-	return &client.QUICDialer{Addr: sp.target.Addr, EarlyData: c.EarlyData, Request: st.plan.Target.quicRequest(), Host: host}
+	return &client.QUICDialer{Addr: sp.target.Addr, EarlyData: earlyData(c), Request: st.plan.Target.quicRequest(), Host: host}
 }
 
 // quicCase makes hc, of case c on side sp, a QUIC case.

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/tlsbench/tlsbench/measure"
+	"github.com/tlsbench/tlsbench/plan"
 	"github.com/tlsbench/tlsbench/results"
 	"github.com/tlsbench/tlsbench/runner"
 	"github.com/tlsbench/tlsbench/server"
@@ -36,7 +37,7 @@ func quicPlan() runner.Plan {
 func TestQUICAgainstChildServer(t *testing.T) {
 	t.Parallel()
 	p := quicPlan()
-	p.EarlyData = []bool{false, true}
+	p.Axes = plan.Values{"early_data": {false, true}}
 	recs := run(t, p)
 	if len(recs) != 8 {
 		t.Fatalf("%d records, want 8", len(recs))
@@ -131,7 +132,7 @@ func checkEarly(t *testing.T, rec *results.Record, offered, accepted, rejected i
 func TestQUICEarlyDataPolicies(t *testing.T) {
 	t.Parallel()
 	p := quicPlan()
-	p.Resume, p.EarlyData, p.Concurrency = []bool{true}, []bool{true}, []int{4}
+	p.Resume, p.Axes, p.Concurrency = []bool{true}, plan.Values{"early_data": {true}}, []int{4}
 	p.Versus = runner.Versus{Self: true, Settings: []runner.VersusSetting{{Name: "early-data-policy", Value: server.EarlyDataReject}}}
 	var accept, reject results.Record
 	recs := collect(t, 2, func(emit func(*results.Record) error) error { return runner.Run(context.Background(), p, emit) })
@@ -161,7 +162,7 @@ func TestQUICEarlyDataPolicies(t *testing.T) {
 	}
 
 	single := quicPlan()
-	single.Resume, single.EarlyData, single.EarlyDataPolicy = []bool{true}, []bool{true}, server.EarlyDataSingleUse
+	single.Resume, single.Axes, single.EarlyDataPolicy = []bool{true}, plan.Values{"early_data": {true}}, server.EarlyDataSingleUse
 	// One connection at a time, two sessions kept and offered in turn
 	// while each connection adds its own: every other connection offers
 	// a session that was offered before.
@@ -182,7 +183,7 @@ func TestQUICEarlyDataPolicies(t *testing.T) {
 func TestQUICEarlyDataGateAgainstLiar(t *testing.T) {
 	t.Parallel()
 	p := quicPlan()
-	p.Resume, p.EarlyData, p.Concurrency = []bool{true}, []bool{true}, []int{1, 4}
+	p.Resume, p.Axes, p.Concurrency = []bool{true}, plan.Values{"early_data": {true}}, []int{1, 4}
 	runner.SetServerObserver(&p, func(obs measure.ServerObserver) measure.ServerObserver { return halfAccepted{obs} })
 	var recs []*results.Record
 	err := runner.Run(context.Background(), p, func(r *results.Record) error { recs = append(recs, r); return nil })
@@ -215,7 +216,7 @@ func (h halfAccepted) Snapshot() (measure.ServerSnapshot, error) {
 func TestQUICOpenLoopAndVersus(t *testing.T) {
 	t.Parallel()
 	open := quicPlan()
-	open.Resume, open.EarlyData = []bool{true}, []bool{true}
+	open.Resume, open.Axes = []bool{true}, plan.Values{"early_data": {true}}
 	open.Concurrency, open.Rates, open.Handshakes = nil, []float64{50}, 10
 	versus := quicPlan()
 	versus.Resume, versus.Concurrency = []bool{true}, []int{4}

@@ -156,6 +156,26 @@ func TestCIRunsTheREADMECommand(t *testing.T) {
 	}
 }
 
+// TestTestCommandRefusesBadFuzzJobs: a FUZZJOBS that is not a count of
+// fuzz targets to run at once is refused at once, exit 2, with a line
+// naming it, before any package is looked at.
+func TestTestCommandRefusesBadFuzzJobs(t *testing.T) {
+	t.Parallel()
+	for _, v := range []string{"0", "two", "-1"} {
+		bin, aptLog := fakeSystem(t, "0", nil)
+		cmd := exec.Command("bash", "test.sh")
+		cmd.Env = append(os.Environ(), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"), "FUZZJOBS="+v)
+		out, err := cmd.CombinedOutput()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 2 || !strings.HasPrefix(string(out), "FUZZJOBS="+v+": want ") {
+			t.Errorf("FUZZJOBS=%s: %v, %q; want exit 2 and a line naming FUZZJOBS", v, err, out)
+		}
+		if _, err := os.Stat(aptLog); err == nil {
+			t.Errorf("FUZZJOBS=%s: apt-get ran before the refusal", v)
+		}
+	}
+}
+
 // TestTestCommandStopsDistributionSquid: a Squid the distribution's
 // package started (its pid file names a live process) is stopped with the
 // service manager before the tests, which start their own.

@@ -2,18 +2,36 @@
 # The test command of README.md, and all that CI runs (.ci/run calls it):
 # the real peers the tests need (scripts/packages.txt, installed when
 # missing if this runs as root with apt-get), static checks (gofmt, go vet,
-# staticcheck at the version go.mod pins as a tool), the whole Go test suite
-# under the race detector, bounded fuzzing of every parser, and the kTLS
-# tests inside a real kernel.
+# staticcheck at the version go.mod pins as a tool), bounded fuzzing of
+# every fuzz target, the kTLS tests inside a real kernel, and the whole Go
+# test suite under the race detector with every real peer.
 #
-# Environment: FUZZTIME (default 15s per fuzz target), and those of
-# scripts/ktls-vm-test.sh.
+# The kTLS VM is emulated (TCG: nested KVM does not boot here) and so takes
+# CPU, about two cores, for as long as it runs: it runs in the background
+# beside the static checks and the fuzzing, which time nothing, and is
+# waited for before the race run, whose timing tests must have the machine
+# to themselves (other packages' tests aside). Its output is printed as one
+# block when it ends.
+#
+# Environment: FUZZTIME (default 3s per fuzz target; FUZZTIME=1m fuzzes
+# longer), FUZZJOBS (fuzz targets run at once, default the number of
+# CPUs), and those of scripts/ktls-vm-test.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+fuzz_jobs=${FUZZJOBS:-$(nproc)}
+if ! [[ $fuzz_jobs =~ ^[1-9][0-9]*$ ]]; then
+	echo "FUZZJOBS=$fuzz_jobs: want a number of fuzz targets to run at once, 1 or more"; exit 2
+fi
 
-# step names a step and the time spent so far (CI must stay well under 20
-# minutes on 2 cores).
-step() { echo "== $* (${SECONDS}s)"; }
+# step ends the step before it, printing how long it took, and names the
+# next with the time spent so far: the whole command must stay under 8
+# minutes on 2 cores, and the race run is most of it.
+step_name="" step_start=0
+step() {
+	if [[ -n $step_name ]]; then echo "-- $step_name: $((SECONDS - step_start))s"; fi
+	step_name=$* step_start=$SECONDS
+	echo "== $* (${SECONDS}s)"
+}
 
 # packages prints the package list, then missing the packages whose command
 # is not installed.
@@ -74,6 +92,29 @@ unformatted=$(gofmt -l .)
 if [[ -n "$unformatted" ]]; then
 	echo "gofmt needed on:"; echo "$unformatted"; exit 1
 fi
+
+# The kTLS VM starts here, in a session of its own so that an early exit
+# (a failed check) ends all of it, qemu included; its output goes to a log
+# printed when it is waited for.
+vm_log=$(mktemp "${TMPDIR:-/tmp}/tlsbench-ktls-vm.XXXXXX")
+vm_pid="" vm_started=$SECONDS
+setsid -w scripts/ktls-vm-test.sh >"$vm_log" 2>&1 </dev/null &
+vm_pid=$!
+stop_vm() {
+	if [[ -z $vm_pid ]]; then
+		rm -f "$vm_log"
+		return
+	fi
+	if kill -0 "$vm_pid" 2>/dev/null; then
+		echo "stopping the kTLS VM"
+		kill -TERM -- "-$vm_pid" 2>/dev/null || kill -TERM "$vm_pid" 2>/dev/null || true
+	fi
+	wait "$vm_pid" 2>/dev/null || true
+	echo "the kTLS VM's output so far: $vm_log"
+}
+trap 'rc=$?; [[ -z $step_name || $rc == 0 ]] || echo "-- $step_name: $((SECONDS - step_start))s, failed"; stop_vm; exit $rc' EXIT
+echo "kTLS VM started in the background (${vm_started}s)"
+
 go vet ./...
 GOOS=darwin go vet ./internal/ktls/ ./internal/usage/ ./server/
 GOOS=windows go build ./...
@@ -82,15 +123,10 @@ step "staticcheck"
 # The version is the one go.mod's tool line pins (go get -tool to change it).
 go tool staticcheck ./...
 
-step "go test -race"
-# Every test runs once, under the race detector: the whole suite takes about
-# 3 minutes so on 2 cores (40 s without it), well within CI's budget, and a
-# second run without -race would only repeat the same tests.
-# CI=1 makes a test that needs a real peer fail, not skip, when it is
-# missing: every peer was installed above.
-CI=1 go test -race -count=1 -timeout 20m ./...
-
-step "fuzz (bounded)"
+step "fuzz (bounded, ${FUZZTIME:-3s} per target)"
+# Every fuzz target of the module (found in the test files, so that a new
+# one or one moved to another package is fuzzed without a change here),
+# FUZZJOBS at once, each with an equal share of the CPUs as its workers.
 # -fuzzminimizetime keeps a new interesting input from spending the whole
 # budget on minimisation.
 #
@@ -103,10 +139,11 @@ reproducers() { # reproducers PKG TARGET: how many inputs testdata/fuzz keeps
 	local dir=$1/testdata/fuzz/$2
 	if [[ -d $dir ]]; then find "$dir" -type f | wc -l; else echo 0; fi
 }
-fuzz() {
-	local pkg=$1 target=$2 out rc=0 before after
+fuzz() { # fuzz PKG TARGET WORKERS: prints its result, fails as the target did
+	local pkg=$1 target=$2 workers=$3 out rc=0 before after
 	before=$(reproducers "$pkg" "$target")
-	out=$(go test -run '^$' -fuzz "^$target\$" -fuzztime "${FUZZTIME:-15s}" -fuzzminimizetime 2s "$pkg" 2>&1) || rc=$?
+	out=$(go test -run '^$' -fuzz "^$target\$" -fuzztime "${FUZZTIME:-3s}" -fuzzminimizetime 2s \
+		-parallel "$workers" "$pkg" 2>&1) || rc=$?
 	if ((rc == 0)); then
 		echo "$out" | tail -n 2
 		return 0
@@ -121,19 +158,61 @@ fuzz() {
 	echo "$out"
 	return "$rc"
 }
-fuzz ./stats FuzzDecodeLatency
-fuzz ./internal/ktls FuzzRecordConn
-fuzz ./results FuzzDecode
-fuzz ./report/html FuzzReport
-fuzz ./keys FuzzParseClientHello
-fuzz ./keys FuzzClientHelloFromRecords
-fuzz ./probe FuzzWire
-fuzz ./bulk FuzzParseSetup
-fuzz ./bulk FuzzParseRound
-fuzz ./bulk FuzzParseHTTPRequest
-fuzz ./bulk FuzzParseHTTPResponse
-fuzz ./server FuzzServeHTTP
+fuzz_targets() { # prints PKG TARGET for every func FuzzX(f *testing.F) in a test file
+	grep -rE --include='*_test.go' '^func Fuzz[A-Za-z0-9_]*\(' . |
+		sed -E 's#^(.*)/[^/]*_test\.go:func (Fuzz[A-Za-z0-9_]*)\(.*#\1 \2#' | sort -u
+}
+mapfile -t targets < <(fuzz_targets)
+((${#targets[@]})) || { echo "no fuzz targets found"; exit 1; }
+workers=$(($(nproc) / fuzz_jobs > 0 ? $(nproc) / fuzz_jobs : 1))
+fuzz_dir=$(mktemp -d "${TMPDIR:-/tmp}/tlsbench-fuzz.XXXXXX")
+# FUZZJOBS lanes, each fuzzing its share of the targets one after another:
+# a package's targets share a lane, so that its instrumented build is made
+# once, not twice side by side.
+lane_of=() pkgs=0 last=""
+for i in "${!targets[@]}"; do
+	read -r pkg _ <<<"${targets[$i]}"
+	if [[ $pkg != "$last" ]]; then pkgs=$((pkgs + 1)) last=$pkg; fi
+	lane_of[i]=$(((pkgs - 1) % fuzz_jobs))
+done
+lanes=()
+for ((lane = 0; lane < fuzz_jobs; lane++)); do
+	(
+		for i in "${!targets[@]}"; do
+			((lane_of[i] == lane)) || continue
+			read -r pkg target <<<"${targets[$i]}"
+			rc=0
+			fuzz "$pkg" "$target" "$workers" >"$fuzz_dir/$i.out" 2>&1 || rc=$?
+			echo "$rc" >"$fuzz_dir/$i.rc"
+		done
+	) &
+	lanes+=($!)
+done
+wait "${lanes[@]}"
+fuzz_failed=()
+for i in "${!targets[@]}"; do
+	echo "fuzz ${targets[$i]}:"
+	cat "$fuzz_dir/$i.out"
+	[[ $(cat "$fuzz_dir/$i.rc" 2>/dev/null) == 0 ]] || fuzz_failed+=("${targets[$i]}")
+done
+rm -rf "$fuzz_dir"
+if ((${#fuzz_failed[@]})); then
+	echo "fuzzing failed: ${fuzz_failed[*]}"; exit 1
+fi
 
-step "kTLS in a VM"
-scripts/ktls-vm-test.sh
+step "kTLS in a VM (started at ${vm_started}s)"
+vm_rc=0
+wait "$vm_pid" || vm_rc=$?
+vm_pid=""
+echo "---- kTLS VM output (scripts/ktls-vm-test.sh) ----"
+cat "$vm_log"
+echo "---- end of kTLS VM output: exit $vm_rc, $((SECONDS - vm_started))s since it started ----"
+((vm_rc == 0)) || { echo "the kTLS tests in the VM failed (exit $vm_rc)"; exit 1; }
+
+step "go test -race"
+# Every test runs once, under the race detector, with every real peer (a
+# second run without -race would only repeat the same tests).
+# CI=1 makes a test that needs a real peer fail, not skip, when it is
+# missing: every peer was installed above.
+CI=1 go test -race -count=1 -timeout 20m ./...
 step "all tests passed"

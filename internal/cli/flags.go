@@ -4,7 +4,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/tlsbench/tlsbench/client"
 	"io"
 	"maps"
 	"math"
@@ -12,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/tlsbench/tlsbench/client"
 
 	"github.com/tlsbench/tlsbench/internal/field"
 	"github.com/tlsbench/tlsbench/plan"
@@ -148,6 +149,9 @@ func isFlagPackageReason(reason string) bool {
 }
 
 func isOnOffList(v flag.Value) bool {
+	if a, ok := v.(axisFlag); ok {
+		return a.isOnOff()
+	}
 	_, ok := v.(listFlag[bool])
 	return ok
 }
@@ -331,15 +335,8 @@ func (r rateFlag) Set(s string) error {
 	return nil
 }
 
-func parseOnOff(s string) (bool, error) {
-	switch strings.ToLower(s) {
-	case "on", "true", "yes":
-		return true, nil
-	case "off", "false", "no":
-		return false, nil
-	}
-	return false, fmt.Errorf("%q is not on or off", s)
-}
+// parseOnOff reads a switch as flags take it (plan.ParseOnOff).
+func parseOnOff(s string) (bool, error) { return plan.ParseOnOff(s) }
 
 func showOnOff(b bool) string {
 	if b {
@@ -388,54 +385,27 @@ func (f *flagSet) printFlag(w io.Writer, fl *flag.Flag) {
 	fmt.Fprintf(w, "        %s\n", usage)
 }
 
-// fieldFlags names the flag of each field of runner.Plan and
-// runner.ThroughputPlan: the library's errors name fields, users read
-// flags. It is the only place that joins the two vocabularies.
-var fieldFlags = map[string]string{
-	"Versions": "--tls", "Resume": "--resume", "Mutual": "--mutual", "Server.Mutual": "--mutual",
-	"Concurrency": "--concurrency", "KeyTypes": "--key", "KeyCache": "--key-cache", "Groups": "--groups",
-	"Ciphers": "--cipher", "Transports": "--transport", "Handshakes": "--handshakes", "Iterations": "--iterations",
-	"Warmup": "--warmup", "MinResumption": "--min-resumption", "MaxErrorRate": "--max-error-rate",
-	"ClientIdentities": "--client-identities", "SessionPool": "--session-pool", "TicketReuse": "--ticket-reuse",
-	"Server.Identities": "--identity", "ServerCA": "--ca",
-	"Target.Addr": "--target", "Target.ServerName": "--sni", "Target.Insecure": "--insecure", "Target.CAFile": "--ca", "Target.Request": "--request",
-	"Target.CertFile": "--client-cert", "Target.KeyFile": "--client-key", "Target.ServerPID": "--server-pid",
-	"Buffers": "--buffer", "Directions": "--direction", "Source": "--source", "KTLS": "--ktls",
-	"Bytes": "--bytes", "Duration": "--duration", "Rates": "--rate", "Rate": "--rate", "Arrival": "--arrival",
-	"ResumeRatios": "--resume-ratio", "ResumeRatio": "--resume-ratio",
-	"EarlyData":   "--early-data",
-	"MaxInflight": "--max-inflight", "Shard": "--shard", "Shard.Count": "--shards N or --shard I/N", "StartAt": "--start-at", "Server.Listen": "--listen", "TargetError": "--target-error",
-	"FindRate.SLO": "--slo", "FindRate.Search.MaxRate": "--max-rate",
-	"Profile.Dir": "--profile", "Profile.Alloc": "--profile-alloc", "FindRate": "--find-rate",
-	// The other side of an interleaved run.
-	"Versus.Target.Addr": "--versus", "Versus.Target.ServerPID": "--versus-pid", "Versus.Executable": "--versus-server",
-	"Versus.Self": "--versus-self", "Versus.Settings": "--versus-set", "Versus": "--versus, --versus-server or --versus-self",
-	// The built-in server's own settings (server.Options and its key
-	// manager), named by serve's and run's errors alike.
-	"SessionStore": "--session-store", "SessionCapacity": "--session-capacity", "SessionTTL": "--session-ttl",
-	"ClientCA": "--client-ca", "RevokedFile": "--revoked", "TicketKeysFile": "--ticket-keys",
-	"Constraints": "--constraints", "Identities": "--identity", "P12PasswordFile": "--p12-password-file",
-	"Listen": "--listen", "QUIC": "--quic", "EarlyDataPolicy": "--early-data-policy",
-	// The proxy between client and server (run --proxy).
-	"Proxy.URL": "--proxy", "Proxy.CAFile": "--proxy-ca", "Proxy.PID": "--proxy-pid", "Request": "--request",
+// otherFieldFlags names the flags of the library fields that no setting
+// of the table sets: those of the commands the table does not declare yet
+// (proxy, kubernetes) and fields set by several flags together. Every
+// other field's flag is its setting's (plan.OfField).
+var otherFieldFlags = map[string]string{
+	// Set by several flags, any of which the error may concern.
+	"Shard.Count": "--shards N or --shard I/N", "Versus": "--versus, --versus-server or --versus-self",
 	// The built-in proxy's settings (proxy.Options).
-	"Allow": "--allow", "AllowDest": "--allow-dest", "ConnectPorts": "--connect-ports", "CACert": "--ca-cert", "CAKey": "--ca-key",
-	"PKIDir": "--pki-dir", "OriginCA": "--origin-ca", "OriginInsecure": "--origin-insecure", "Buffer": "--buffer",
-	"ReadFill": "--read-fill", "LeafKey": "--leaf-key", "MintCache": "--mint-cache", "MintCacheSize": "--mint-cache-size",
-	"MaxConns": "--max-conns", "FirstByteTimeout": "--first-byte-timeout", "HandshakeTimeout": "--handshake-timeout", "IdleTimeout": "--idle-timeout", "LogLevel": "--log-level",
-	"RequestTimeout": "--request-timeout", "WriteTimeout": "--write-timeout",
+	"Allow": "--allow", "AllowDest": "--allow-dest", "ConnectPorts": "--connect-ports", "CACert": "--ca-cert", "CAKey": "--ca-key", "OriginCA": "--origin-ca", "OriginInsecure": "--origin-insecure", "LeafKey": "--leaf-key", "MintCacheSize": "--mint-cache-size", "RequestTimeout": "--request-timeout", "WriteTimeout": "--write-timeout",
 	// The Kubernetes Job of a sharded run (kubejob.Spec); RunArgs are the
 	// arguments after "-- run".
-	"Shards": "--shards", "Image": "--image", "Name": "--name", "Namespace": "--namespace", "CPUs": "--cpus",
-	"Memory": "--memory", "Secret": "--secret", "Spread": "--spread", "Deadline": "--deadline", "TTL": "--ttl",
-	"RunArgs": "run",
+	"Image": "--image", "Name": "--name", "Namespace": "--namespace", "CPUs": "--cpus", "Memory": "--memory", "Secret": "--secret", "Spread": "--spread", "Deadline": "--deadline", "TTL": "--ttl", "RunArgs": "run",
 }
 
 // flagOf is the flag of a field, or of fields joined by "/".
 func flagOf(name string) string {
 	parts := strings.Split(name, "/")
 	for i, p := range parts {
-		if f, ok := fieldFlags[p]; ok {
+		if st := plan.OfField(p); st != nil {
+			parts[i] = "--" + st.Name
+		} else if f, ok := otherFieldFlags[p]; ok {
 			parts[i] = f
 		}
 	}

@@ -36,9 +36,9 @@ rejected early data in one interleaved run. Go's TLS over TCP has no
 0-RTT: --early-data on needs --transport quic.
 `
 
-// defineQUICFlags defines --early-data and --early-data-policy on fs.
+// defineQUICFlags defines --early-data-policy on fs (--early-data is an
+// axis of the settings table: defineAxisFlags).
 func defineQUICFlags(fs *flagSet, f *runFlags) {
-	fs.def("early-data", listFlag[bool]{&f.earlyData, parseOnOff, showOnOff})
 	fs.stringVar(&f.earlyDataPolicy, "early-data-policy", "")
 }
 
@@ -51,11 +51,8 @@ func validateQUIC(fs *flagSet, f *runFlags) error {
 	return checkEarlyDataPolicy(f.earlyDataPolicy)
 }
 
-// applyQUIC sets the plan's early-data axis and policy from valid flags.
+// applyQUIC sets the plan's early-data policy from valid flags.
 func applyQUIC(fs *flagSet, f *runFlags, p *runner.Plan) {
-	if fs.isSet("early-data") {
-		p.EarlyData = f.earlyData
-	}
 	if fs.isSet("early-data-policy") {
 		p.EarlyDataPolicy = f.earlyDataPolicy
 	}

@@ -137,7 +137,7 @@ type runFlags struct {
 	startAtText      string       // --start-at as given
 	startAt          time.Time
 	profile          runner.Profiles // --profile DIR, --profile-alloc
-	earlyData        []bool          // --early-data
+	axes             plan.Values     // the settings table's axes (--early-data ...)
 	earlyDataPolicy  string          // --early-data-policy
 	pf               *planFileFlags  // --config, --print-config
 }
@@ -194,6 +194,7 @@ func defineRunFlags(fs *flagSet) *runFlags {
 	defineOpenLoopFlags(fs, f)
 	defineMixFlags(fs, f)
 	defineQUICFlags(fs, f)
+	defineAxisFlags(fs, f)
 	defineShardFlags(fs, f)
 	fs.def("mint-cache", listFlag[bool]{&f.mintCache, parseOnOff, showOnOff})
 	fs.stringVar(&f.profile.Dir, "profile", "")
@@ -453,6 +454,7 @@ func planRun(fs *flagSet, f *runFlags) (*runJob, error) {
 	applyOpenLoop(fs, f, plan)
 	applyMix(fs, f, plan)
 	applyQUIC(fs, f, plan)
+	plan.Axes = f.axes
 	applyShard(f, plan)
 	if err := f.server.apply(&plan.Server, fs.isSet); err != nil {
 		return nil, err

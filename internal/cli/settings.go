@@ -9,9 +9,7 @@ import (
 	"time"
 
 	"github.com/tlsbench/tlsbench/client"
-	"github.com/tlsbench/tlsbench/internal/ktls"
 	"github.com/tlsbench/tlsbench/keys"
-	"github.com/tlsbench/tlsbench/loadgen"
 	"github.com/tlsbench/tlsbench/plan"
 	"github.com/tlsbench/tlsbench/report"
 	"github.com/tlsbench/tlsbench/runner"
@@ -95,18 +93,11 @@ func helpText(s *plan.Setting) string {
 // enumValues are the fixed values of the settings whose parsers live in
 // packages above plan, from the parsers' own constants.
 var enumValues = map[string]func() []string{
-	"transport": func() []string {
-		return []string{runner.TransportTCP, runner.TransportTCP4, runner.TransportTCP6, runner.TransportMemory, runner.TransportQUIC}
-	},
 	"session-store": func() []string { return []string{server.StoreTickets, server.StoreStateful} },
 	"early-data-policy": func() []string {
 		return []string{server.EarlyDataSingleUse, server.EarlyDataReject, server.EarlyDataAccept}
 	},
-	"format": func() []string { return formatNames() },
-	"ktls":   func() []string { return []string{ktls.ModeOff.String(), ktls.ModeAuto.String(), ktls.ModeOn.String()} },
-	"direction": func() []string {
-		return []string{loadgen.DirectionDownload, loadgen.DirectionUpload, loadgen.DirectionBoth}
-	},
+	"format":  func() []string { return formatNames() },
 	"request": requestNames,
 	"log-level": func() []string {
 		var out []string

@@ -13,7 +13,9 @@
 // tool is missing the test is skipped, except when the CI environment
 // variable is set, where a missing tool is a failure: CI must install
 // Debian's openssl and nginx-light packages, and a green run that skipped
-// every interop test would prove nothing.
+// every interop test would prove nothing. Under go test -short Require
+// skips the test even when the tool is installed: -short is the inner loop
+// without real peers, and this is the one place that decides it.
 //
 // Versions reports the peers' versions for the environment of results
 // measured against them (results.Env.Peers).

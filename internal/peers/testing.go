@@ -21,11 +21,17 @@ var debianPackages = map[string]string{
 	"java":  "default-jdk-headless",
 }
 
-// Require returns the path of tool (openssl, nginx, squid...). When it is missing
-// the test is skipped, or fails when the CI environment variable is set:
-// CI must install it.
+// Require returns the path of tool (openssl, nginx, squid...). Under
+// go test -short the test is skipped whether or not the tool is there:
+// the inner loop runs without real peers, which start processes and take
+// most of the suite's time. Otherwise, when the tool is missing, the test
+// is skipped, or fails when the CI environment variable is set: CI must
+// install it.
 func Require(t testing.TB, tool string) string {
 	t.Helper()
+	if testing.Short() {
+		t.Skipf("needs %s, a real peer: skipped under -short (go test without -short runs it)", tool)
+	}
 	path, err := lookPath(tool)
 	if err == nil {
 		return path
