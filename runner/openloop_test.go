@@ -224,7 +224,10 @@ func latencyMaxUS(t *testing.T, rec results.Record) float64 {
 func TestStallOpenLoopShowsClosedLoopHides(t *testing.T) {
 	t.Parallel()
 	open := ratePlan()
-	open.Resume, open.Rates, open.Handshakes, open.MaxInflight = []bool{false}, []float64{200}, 500, 100
+	// One measured window (after the warm-up's): the stall falls in it,
+	// 0.3 s into its 2.5 s, else the run ends before the stall does and
+	// runStalled fails.
+	open.Resume, open.Rates, open.Handshakes, open.MaxInflight, open.Iterations = []bool{false}, []float64{200}, 500, 100, 1
 	open.MaxErrorRate = 1
 	rec := runStalled(t, open)
 	if rec.P99US < 900_000 || latencyMaxUS(t, rec) < 900_000 {
@@ -236,7 +239,9 @@ func TestStallOpenLoopShowsClosedLoopHides(t *testing.T) {
 	t.Logf("open loop: p99 %.0f µs, max %.0f µs, late %d, dropped %d, service p99 %.0f µs", rec.P99US, latencyMaxUS(t, rec), *rec.Late, *rec.Dropped, *rec.ServiceP99US)
 
 	closed := ratePlan()
-	closed.Resume, closed.Rates, closed.Concurrency, closed.Handshakes = []bool{false}, nil, []int{1}, 2000
+	// One measured iteration of 2000: one stalled handshake is above
+	// the p99.9 of 2000 latencies, as of the 4000 of two.
+	closed.Resume, closed.Rates, closed.Concurrency, closed.Handshakes, closed.Iterations = []bool{false}, nil, []int{1}, 2000, 1
 	closed.MaxErrorRate = 1
 	rec = runStalled(t, closed)
 	// The one connection the stall caught shows it in the maximum only

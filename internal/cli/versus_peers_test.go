@@ -19,7 +19,10 @@ import (
 )
 
 // runVersus runs tlsbench run with args (an interleaved run) bounded in
-// time, and returns its stdout, stderr and the records of --out.
+// time, and returns its stdout, stderr and the records of --out. The
+// tests give --handshakes below the default 128: an iteration of 32 or
+// 64 still costs each side's server well over the 10 ms tick in which
+// /proc counts its CPU, at a fraction of the time.
 func runVersus(t *testing.T, args ...string) (string, string, []results.Record, error) {
 	t.Helper()
 	out := filepath.Join(t.TempDir(), "r.jsonl")
@@ -83,7 +86,7 @@ func TestVersusTwoNginx(t *testing.T) {
 	a, b := peers.NginxT(t, cfg), peers.NginxT(t, cfg)
 	stdout, stderr, recs, err := runVersus(t, "--target", a.Addr, "--versus", b.Addr, "--ca", ca, "--sni", "localhost",
 		"--alpn", "http/1.1", "--server-pid", strconv.Itoa(a.PID()), "--versus-pid", strconv.Itoa(b.PID()),
-		"--tls", "1.2,1.3", "--resume", "off,on", "--concurrency", "1,8", "--quick")
+		"--tls", "1.2,1.3", "--resume", "off,on", "--concurrency", "1,8", "--quick", "--handshakes", "64")
 	if err != nil {
 		t.Fatalf("run: %v\n%s", err, stderr)
 	}
@@ -120,7 +123,7 @@ func TestVersusTwoServeProcesses(t *testing.T) {
 	}
 	_, stderr, recs, err := runVersus(t, "--target", addrs[0], "--versus", addrs[1], "--ca", layout.RootCert, "--sni", "localhost",
 		"--server-pid", strconv.Itoa(pids[0]), "--versus-pid", strconv.Itoa(pids[1]),
-		"--tls", "1.3", "--resume", "off,on", "--concurrency", "4", "--quick")
+		"--tls", "1.3", "--resume", "off,on", "--concurrency", "4", "--quick", "--handshakes", "32")
 	if err != nil {
 		t.Fatalf("run: %v\n%s", err, stderr)
 	}
@@ -144,22 +147,47 @@ func listeningAddr(t *testing.T, out *bufio.Scanner, stderr *syncBuffer) string 
 	return ""
 }
 
-// buildTLSBench builds the tlsbench program with version v into dir.
-func buildTLSBench(t *testing.T, dir, v string) string {
+// buildTLSBench builds the tlsbench program into dir once per version
+// given, and returns their paths. Linking the program takes seconds: it
+// is built once, stamped versionStamp, and each version is a copy with
+// that stamp rewritten (every version as long as the stamp, so that
+// nothing in the program moves).
+func buildTLSBench(t *testing.T, dir string, versions ...string) []string {
 	t.Helper()
-	bin := filepath.Join(dir, "tlsbench-"+v)
 	goBin, err := exec.LookPath("go")
 	if err != nil {
 		t.Fatalf("building a second tlsbench program needs the go command: %v", err)
 	}
-	build := exec.Command(goBin, "build", "-o", bin,
-		"-ldflags", "-X github.com/tlsbench/tlsbench/results.Version="+v, "github.com/tlsbench/tlsbench/cmd/tlsbench")
+	stamped := filepath.Join(dir, "tlsbench-stamped")
+	build := exec.Command(goBin, "build", "-o", stamped,
+		"-ldflags", "-X github.com/tlsbench/tlsbench/results.Version="+versionStamp, "github.com/tlsbench/tlsbench/cmd/tlsbench")
 	build.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	return bin
+	prog, err := os.ReadFile(stamped)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(prog, []byte(versionStamp)) {
+		t.Fatalf("the built program holds no version %s to rewrite", versionStamp)
+	}
+	var bins []string
+	for _, v := range versions {
+		if len(v) != len(versionStamp) {
+			t.Fatalf("version %q: must be as long as %q", v, versionStamp)
+		}
+		bin := filepath.Join(dir, "tlsbench-"+v)
+		if err := os.WriteFile(bin, bytes.ReplaceAll(prog, []byte(versionStamp), []byte(v)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		bins = append(bins, bin)
+	}
+	return bins
 }
+
+// versionStamp is the version buildTLSBench's one build carries.
+const versionStamp = "v0.0.0-stamp"
 
 // TestVersusServerOtherBinary builds two tlsbench programs of different
 // versions and runs one with the other's built-in server as side b (and
@@ -171,12 +199,13 @@ func TestVersusServerOtherBinary(t *testing.T) {
 		t.Skip("builds two tlsbench programs; skipped with -short")
 	}
 	dir := t.TempDir()
-	self, other := buildTLSBench(t, dir, "v0.0.0-self"), buildTLSBench(t, dir, "v0.0.0-other")
+	bins := buildTLSBench(t, dir, "v0.0.0-self0", "v0.0.0-other")
+	self, other := bins[0], bins[1]
 	out := filepath.Join(dir, "r.jsonl")
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, self, "run", "--versus-server", other, "--versus-self",
-		"--tls", "1.3", "--resume", "off,on", "--concurrency", "4", "--quick", "--out", out)
+		"--tls", "1.3", "--resume", "off,on", "--concurrency", "4", "--quick", "--handshakes", "48", "--out", out)
 	stdout, err := cmd.Output()
 	if err != nil {
 		t.Fatalf("run: %v\n%s", err, stdout)
@@ -189,14 +218,14 @@ func TestVersusServerOtherBinary(t *testing.T) {
 	for _, r := range recs {
 		// Each side names its own server's program, so that the two
 		// environments differ in exactly that.
-		want := "v0.0.0-self (go"
+		want := "v0.0.0-self0 (go"
 		if r.Side == results.SideB {
 			want = "v0.0.0-other (go"
 		}
 		if build := r.Env.Peers["tlsbench-server"]; !strings.HasPrefix(build, want) {
 			t.Errorf("%s side %s: tlsbench-server peer %q, want %s...", r.Name, r.Side, build, want)
 		}
-		if r.Env.TLSBenchVersion != "v0.0.0-self" {
+		if r.Env.TLSBenchVersion != "v0.0.0-self0" {
 			t.Errorf("%s side %s: tlsbench %q, want the running program's", r.Name, r.Side, r.Env.TLSBenchVersion)
 		}
 	}
@@ -221,7 +250,7 @@ func TestVersusNginxAgainstServe(t *testing.T) {
 	addr := listeningAddr(t, out, serr)
 	_, stderr, recs, err := runVersus(t, "--target", n.Addr, "--versus", addr, "--ca", layout.RootCert, "--sni", "localhost",
 		"--alpn", "http/1.1", "--server-pid", strconv.Itoa(n.PID()), "--versus-pid", strconv.Itoa(cmd.Process.Pid),
-		"--tls", "1.3", "--resume", "on", "--concurrency", "4", "--quick")
+		"--tls", "1.3", "--resume", "on", "--concurrency", "4", "--quick", "--handshakes", "64")
 	if err != nil {
 		t.Fatalf("run: %v\n%s", err, stderr)
 	}
