@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/tlsbench/tlsbench/internal/memconn"
-	"github.com/tlsbench/tlsbench/loadgen"
+	"github.com/tlsbench/tlsbench/measure"
 	"github.com/tlsbench/tlsbench/server"
 )
 
@@ -16,9 +16,9 @@ import (
 // inProcess observes srv's counts.
 type inProcess struct{ srv *server.Server }
 
-func (o inProcess) Snapshot() (loadgen.ServerSnapshot, error) {
+func (o inProcess) Snapshot() (measure.ServerSnapshot, error) {
 	c := o.srv.Counters()
-	return loadgen.ServerSnapshot{HasCounts: true, Handshakes: c.Handshakes, Resumed: c.Resumed, Failures: c.Failures,
+	return measure.ServerSnapshot{HasCounts: true, Handshakes: c.Handshakes, Resumed: c.Resumed, Failures: c.Failures,
 		Identities: c.Identities, KeyDecryptions: c.KeyDecryptions, Declined: c.Declined}, nil
 }
 

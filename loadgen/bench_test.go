@@ -9,11 +9,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tlsbench/tlsbench/client"
 	"github.com/tlsbench/tlsbench/internal/servertest"
 	"github.com/tlsbench/tlsbench/internal/testchild"
 	"github.com/tlsbench/tlsbench/internal/testpki"
 	"github.com/tlsbench/tlsbench/internal/usage"
 	"github.com/tlsbench/tlsbench/loadgen"
+	"github.com/tlsbench/tlsbench/measure"
 	"github.com/tlsbench/tlsbench/server"
 	"github.com/tlsbench/tlsbench/tlsconf"
 )
@@ -59,7 +61,7 @@ func BenchmarkClientHandshakeCost(b *testing.B) {
 				b.Fatal(err)
 			}
 			if exchange {
-				if err := loadgen.PingPong(tc); err != nil {
+				if err := client.PingPong(tc); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -67,14 +69,14 @@ func BenchmarkClientHandshakeCost(b *testing.B) {
 			c.Close()
 		}
 	}
-	hc := loadgen.HandshakeCase{
+	hc := measure.HandshakeCase{
 		Name: "bench", Version: tls.VersionTLS13, Concurrency: 1,
 		Handshakes: block, Iterations: 1,
-		Clients: []*tls.Config{cfg}, Dialer: loadgen.TCPDialer{Addr: addr},
+		Clients: []*tls.Config{cfg}, Dialer: client.TCPDialer{Addr: addr},
 	}
 	noPhases := hc
 	loadgen.SetRecordPhases(&noPhases, false)
-	run := func(hc loadgen.HandshakeCase) time.Duration {
+	run := func(hc measure.HandshakeCase) time.Duration {
 		t0 := usage.SelfCPU()
 		if _, err := loadgen.RunHandshakes(context.Background(), hc); err != nil {
 			b.Fatal(err)

@@ -8,9 +8,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tlsbench/tlsbench/client"
 	"github.com/tlsbench/tlsbench/internal/servertest"
 	"github.com/tlsbench/tlsbench/internal/testpki"
 	"github.com/tlsbench/tlsbench/loadgen"
+	"github.com/tlsbench/tlsbench/measure"
 	"github.com/tlsbench/tlsbench/tlsconf"
 )
 
@@ -26,12 +28,12 @@ func TestDetectSilentServer(t *testing.T) {
 	for _, tt := range []struct {
 		name      string
 		configure func(*tls.Config)
-		want      loadgen.Request
+		want      client.Request
 		tickets   string
 	}{
-		{"tickets with the handshake", func(*tls.Config) {}, loadgen.RequestWait, "it sent 1 TLS 1.3 session ticket(s) unasked"},
-		{"tickets after the client's Finished", func(c *tls.Config) { c.ClientAuth = tls.RequestClientCert }, loadgen.RequestWait, "it sent 1 TLS 1.3 session ticket(s) unasked"},
-		{"no tickets", func(c *tls.Config) { c.SessionTicketsDisabled = true }, loadgen.RequestNone, "no TLS 1.3 session ticket came either"},
+		{"tickets with the handshake", func(*tls.Config) {}, client.RequestWait, "it sent 1 TLS 1.3 session ticket(s) unasked"},
+		{"tickets after the client's Finished", func(c *tls.Config) { c.ClientAuth = tls.RequestClientCert }, client.RequestWait, "it sent 1 TLS 1.3 session ticket(s) unasked"},
+		{"no tickets", func(c *tls.Config) { c.SessionTicketsDisabled = true }, client.RequestNone, "no TLS 1.3 session ticket came either"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
@@ -51,17 +53,17 @@ func TestDetectSilentServer(t *testing.T) {
 					}
 				}
 			})
-			dialer := loadgen.TCPDialer{Addr: ln.Addr().String()}
-			client := tlsconf.Client(tlsconf.ClientOptions{Version: tls.VersionTLS13, RootCAs: ca.Pool(), ServerName: "localhost"})
-			d := loadgen.DetectRequest(context.Background(), loadgen.DetectOptions{
-				Dialer: dialer, Config: client, Host: "localhost", Wait: 200 * time.Millisecond})
+			dialer := client.TCPDialer{Addr: ln.Addr().String()}
+			clientCfg := tlsconf.Client(tlsconf.ClientOptions{Version: tls.VersionTLS13, RootCAs: ca.Pool(), ServerName: "localhost"})
+			d := client.DetectRequest(context.Background(), client.DetectOptions{
+				Dialer: dialer, Config: clientCfg, Host: "localhost", Wait: 200 * time.Millisecond})
 			if d.Request != tt.want || d.Err != nil || !strings.Contains(d.String(), "HEAD / got no answer in 200ms; GET / got no answer in 200ms; "+tt.tickets) {
 				t.Fatalf("detection %v (%v): want %s, after HEAD and GET went unanswered", d, d.Err, tt.want)
 			}
-			if tt.want != loadgen.RequestWait {
+			if tt.want != client.RequestWait {
 				return
 			}
-			hc := loadgen.HandshakeCase{
+			hc := measure.HandshakeCase{
 				Name: "silent/" + tt.name, Version: tls.VersionTLS13, Resume: true, Concurrency: 2,
 				Handshakes: 16, Iterations: 2, Warmup: 1, Dialer: dialer, Exchange: d.Exchange("localhost"),
 				Clients: []*tls.Config{tlsconf.Client(tlsconf.ClientOptions{Version: tls.VersionTLS13, RootCAs: ca.Pool(),

@@ -8,9 +8,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tlsbench/tlsbench/client"
 	"github.com/tlsbench/tlsbench/internal/servertest"
 	"github.com/tlsbench/tlsbench/internal/testpki"
 	"github.com/tlsbench/tlsbench/loadgen"
+	"github.com/tlsbench/tlsbench/measure"
 	"github.com/tlsbench/tlsbench/results"
 	"github.com/tlsbench/tlsbench/tlsconf"
 )
@@ -40,15 +42,15 @@ func TestFirstResponseIsTheAnswer(t *testing.T) {
 		time.Sleep(echoDelay)
 		tc.Write(b[:])
 	})
-	client, err := ca.IssueClient("first response")
+	clientID, err := ca.IssueClient("first response")
 	if err != nil {
 		t.Fatal(err)
 	}
-	cert := client.TLSCertificate()
+	cert := clientID.TLSCertificate()
 	co := tlsconf.ClientOptions{Version: tls.VersionTLS13, RootCAs: ca.Pool(), ServerName: "localhost", Certificate: &cert,
 		Sessions: tlsconf.NewSessionPool(2, tlsconf.ReuseMulti).Scoped("")}
-	hc := loadgen.HandshakeCase{Name: "first-response", Version: tls.VersionTLS13, Resume: true, Mutual: true, Concurrency: 2,
-		Handshakes: 4, Iterations: 2, Clients: []*tls.Config{tlsconf.Client(co)}, Dialer: loadgen.TCPDialer{Addr: ln.Addr().String()}}
+	hc := measure.HandshakeCase{Name: "first-response", Version: tls.VersionTLS13, Resume: true, Mutual: true, Concurrency: 2,
+		Handshakes: 4, Iterations: 2, Clients: []*tls.Config{tlsconf.Client(co)}, Dialer: client.TCPDialer{Addr: ln.Addr().String()}}
 	rec, err := loadgen.RunHandshakes(context.Background(), hc)
 	if err != nil {
 		t.Fatal(err)

@@ -10,7 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tlsbench/tlsbench/client"
 	"github.com/tlsbench/tlsbench/loadgen"
+	"github.com/tlsbench/tlsbench/measure"
 	"github.com/tlsbench/tlsbench/tlsconf"
 )
 
@@ -60,16 +62,16 @@ func TestSilentServerStopsAfterOneWave(t *testing.T) {
 			co.Sessions = tlsconf.NewSessionPool(4, tlsconf.ReuseMulti).Scoped("")
 		}
 		before := accepted.Load()
-		hc := loadgen.HandshakeCase{
+		hc := measure.HandshakeCase{
 			Name: "silent", Version: tls.VersionTLS13, Resume: resume, Concurrency: 4,
 			Handshakes: 32, Iterations: 3, Warmup: 1, ConnTimeout: 300 * time.Millisecond,
-			Clients: []*tls.Config{tlsconf.Client(co)}, Dialer: loadgen.TCPDialer{Addr: addr},
+			Clients: []*tls.Config{tlsconf.Client(co)}, Dialer: client.TCPDialer{Addr: addr},
 		}
 		rec, err := loadgen.RunHandshakes(context.Background(), hc)
 		if n := accepted.Load() - before; n > 4 {
 			t.Errorf("resume %v: %d connections made to a silent server, want one wave of 4", resume, n)
 		}
-		var se *loadgen.StallError
+		var se *measure.StallError
 		if !errors.As(err, &se) || rec != nil {
 			t.Fatalf("resume %v: record %v, error %v; want a StallError and no record", resume, rec, err)
 		}
@@ -115,7 +117,7 @@ func TestThroughputCaseTimeBoundsIteration(t *testing.T) {
 // countingDialer is a real TCP dialer that cancels the case's context at
 // its n-th dial: Ctrl-C in the middle of an iteration.
 type countingDialer struct {
-	loadgen.TCPDialer
+	client.TCPDialer
 	n      int64
 	dials  *atomic.Int64
 	cancel context.CancelFunc
@@ -148,7 +150,7 @@ func TestInterruptedIterationAddsNoCost(t *testing.T) {
 	defer cancel()
 	hc := base
 	// Warm-up and the first measured iteration, then 90% of the second.
-	hc.Dialer = countingDialer{TCPDialer: loadgen.TCPDialer{Addr: s.addr}, n: 2*hs + hs*9/10, dials: new(atomic.Int64), cancel: cancel}
+	hc.Dialer = countingDialer{TCPDialer: client.TCPDialer{Addr: s.addr}, n: 2*hs + hs*9/10, dials: new(atomic.Int64), cancel: cancel}
 	rec, err := loadgen.RunHandshakes(ctx, hc)
 	if !errors.Is(err, context.Canceled) || rec == nil || rec.Iterations != 1 || rec.Handshakes != hs {
 		t.Fatalf("record %+v, error %v: want one kept iteration of %d handshakes and ctx's error", rec, err, hs)
@@ -174,7 +176,7 @@ func TestResumptionFailureListIsCapped(t *testing.T) {
 	hc := s.handshakeCase("capped", tls.VersionTLS13, true, 2)
 	hc.Warmup, hc.Iterations, hc.Handshakes = 0, 12, 4
 	rec, err := loadgen.RunHandshakes(context.Background(), hc)
-	var re *loadgen.ResumptionError
+	var re *measure.ResumptionError
 	if !errors.As(err, &re) || rec == nil || len(re.Fell) != 12 {
 		t.Fatalf("record %v, error %v: want a record and 12 iterations that fell", rec, err)
 	}

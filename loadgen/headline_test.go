@@ -10,9 +10,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tlsbench/tlsbench/client"
 	"github.com/tlsbench/tlsbench/internal/servertest"
 	"github.com/tlsbench/tlsbench/internal/testpki"
 	"github.com/tlsbench/tlsbench/loadgen"
+	"github.com/tlsbench/tlsbench/measure"
 	"github.com/tlsbench/tlsbench/results"
 	"github.com/tlsbench/tlsbench/stats"
 	"github.com/tlsbench/tlsbench/tlsconf"
@@ -66,9 +68,9 @@ func echoAfter(t *testing.T, wait time.Duration, wrap func(net.Conn) net.Conn) (
 func TestHeadlineLeavesOutALateAnswer(t *testing.T) {
 	t.Parallel()
 	const late = 350 * time.Millisecond
-	addr, client := echoAfter(t, late, nil)
-	hc := loadgen.HandshakeCase{Name: "late-answer", Version: tls.VersionTLS13, Concurrency: 1, Handshakes: 2, Iterations: 2,
-		Clients: []*tls.Config{client}, Dialer: loadgen.TCPDialer{Addr: addr}}
+	addr, clientCfg := echoAfter(t, late, nil)
+	hc := measure.HandshakeCase{Name: "late-answer", Version: tls.VersionTLS13, Concurrency: 1, Handshakes: 2, Iterations: 2,
+		Clients: []*tls.Config{clientCfg}, Dialer: client.TCPDialer{Addr: addr}}
 	rec, err := loadgen.RunHandshakes(context.Background(), hc)
 	if err != nil {
 		t.Fatal(err)
@@ -128,13 +130,13 @@ func TestNagleStallNamed(t *testing.T) {
 		name := map[bool]string{true: "nagle", false: "nodelay"}[nagle]
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			addr, client := echoAfter(t, 0, func(c net.Conn) net.Conn {
+			addr, clientCfg := echoAfter(t, 0, func(c net.Conn) net.Conn {
 				c.(*net.TCPConn).SetNoDelay(!nagle)
 				return halfWrites{c}
 			})
-			client.MinVersion, client.MaxVersion = tls.VersionTLS12, tls.VersionTLS12
-			hc := loadgen.HandshakeCase{Name: name, Version: tls.VersionTLS12, Concurrency: 1, Handshakes: 8, Iterations: 2, Warmup: 1,
-				Clients: []*tls.Config{client}, Dialer: loadgen.TCPDialer{Addr: addr}}
+			clientCfg.MinVersion, clientCfg.MaxVersion = tls.VersionTLS12, tls.VersionTLS12
+			hc := measure.HandshakeCase{Name: name, Version: tls.VersionTLS12, Concurrency: 1, Handshakes: 8, Iterations: 2, Warmup: 1,
+				Clients: []*tls.Config{clientCfg}, Dialer: client.TCPDialer{Addr: addr}}
 			rec, err := loadgen.RunHandshakes(context.Background(), hc)
 			if err != nil {
 				t.Fatal(err)

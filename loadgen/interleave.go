@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/tlsbench/tlsbench/internal/field"
+	"github.com/tlsbench/tlsbench/measure"
 	"github.com/tlsbench/tlsbench/results"
-	"github.com/tlsbench/tlsbench/stats"
 )
 
 // RunInterleaved measures one case on two or three sides in one run: the
@@ -40,7 +40,7 @@ import (
 // record. A side whose iteration failed outright fails, with its record
 // of the rounds kept before; the other sides' records stop there too,
 // noted but not failed. A side that fails a gate fails alone.
-func RunInterleaved(ctx context.Context, sides []HandshakeCase) ([]*results.Record, error) {
+func RunInterleaved(ctx context.Context, sides []measure.HandshakeCase) ([]*results.Record, error) {
 	ss, err := newSides(sides)
 	if err != nil {
 		return nil, err
@@ -62,41 +62,41 @@ func RunInterleaved(ctx context.Context, sides []HandshakeCase) ([]*results.Reco
 	failed := measureInterleaved(ctx, ss)
 	var errs []error
 	for i, s := range ss {
-		if len(s.m.samples) == 0 {
+		if len(s.m.Samples) == 0 {
 			// Nothing was kept: the side that stopped the first round
 			// says why; the others have no record and no error.
-			if s.m.stopErr != nil || failed == nil {
-				_, err := s.r.measuredOrErr(ctx, s.m)
+			if s.m.StopErr != nil || failed == nil {
+				_, err := s.r.MeasuredOrErr(ctx, s.m)
 				errs = append(errs, s.wrap(err))
 			}
 			continue
 		}
-		rec, err := s.r.finish(ctx, s.m, s.r.summarise(s.m))
+		rec, err := s.r.Finish(ctx, s.m, s.r.Summarise(s.m))
 		recs[i] = rec
-		errs = append(errs, s.wrap(s.r.hc.listenFailure(err, &s.m.meter.listen, rec)))
+		errs = append(errs, s.wrap(s.r.Case.ListenFailure(err, &s.m.Meter.Listen, rec)))
 	}
 	return recs, errors.Join(errs...)
 }
 
 // newSides checks the sides of an interleaved case and readies their
 // runners: the stop settings are side a's.
-func newSides(cases []HandshakeCase) ([]*side, error) {
+func newSides(cases []measure.HandshakeCase) ([]*side, error) {
 	if len(cases) < 2 || len(cases) > 3 {
 		return nil, field.Errorf("Sides", len(cases), "an interleaved case has 2 or 3 sides (a, b and optionally a second a)")
 	}
 	ss := make([]*side, len(cases))
 	for i := range cases {
 		hc := cases[i]
-		hc.MaxDuration, hc.TargetError, hc.hooks = cases[0].MaxDuration, cases[0].TargetError, cases[0].hooks
+		hc.MaxDuration, hc.TargetError, hc.Hooks = cases[0].MaxDuration, cases[0].TargetError, cases[0].Hooks
 		hc.IterationsGiven = cases[0].IterationsGiven
 		hc.Record.Side = cmp.Or(hc.Record.Side, sideNames[i])
-		s := &side{name: hc.Record.Side, r: &caseRunner{hc: &hc}}
+		s := &side{name: hc.Record.Side, r: newCaseRunner(&hc)}
 		if hc.Rate > 0 {
 			// Rounds pair iterations of waves; a schedule's windows
 			// would each need the other side to wait its length.
 			return nil, s.wrap(field.Errorf("Rate", hc.Rate, "an open-loop case is measured alone, not interleaved"))
 		}
-		if err := hc.setDefaults(); err != nil {
+		if err := hc.SetDefaults(); err != nil {
 			return nil, s.wrap(err)
 		}
 		if i > 0 {
@@ -112,7 +112,7 @@ func newSides(cases []HandshakeCase) ([]*side, error) {
 // agree checks that side s measures what side a does: the rounds pair
 // their iterations, so they must be alike but for the server measured.
 func agree(a, s *side) error {
-	x, y := a.r.hc, s.r.hc
+	x, y := a.r.Case, s.r.Case
 	for _, f := range []struct {
 		name string
 		a, s any
@@ -148,27 +148,27 @@ func order(r, n int) []int {
 // A side whose warm-up fails stops the case: nothing is measured.
 func warmupInterleaved(ctx context.Context, ss []*side) error {
 	for _, s := range ss {
-		if s.r.hc.Resume {
+		if s.r.Case.Resume {
 			if err := s.r.prime(ctx); err != nil {
 				return s.wrap(err)
 			}
 		}
 	}
-	ws := make([]*warming, len(ss))
+	ws := make([]*measure.Warming, len(ss))
 	for i, s := range ss {
-		ws[i] = s.r.startWarmup()
-		defer func() { s.r.budget = nil }()
+		ws[i] = s.r.StartWarmup()
+		defer func() { s.r.Budget = nil }()
 	}
-	for round := 0; round < ss[0].r.hc.Warmup; round++ {
+	for round := 0; round < ss[0].r.Case.Warmup; round++ {
 		for _, i := range order(round, len(ss)) {
-			if err := ss[i].r.warmOne(ctx, ws[i], round); err != nil {
+			if err := ss[i].r.WarmOne(ctx, ws[i], round); err != nil {
 				return ss[i].wrap(err)
 			}
 		}
 	}
 	var errs []error
 	for i, s := range ss {
-		errs = append(errs, s.wrap(s.r.endWarmup(ws[i])))
+		errs = append(errs, s.wrap(s.r.EndWarmup(ws[i])))
 	}
 	return errors.Join(errs...)
 }
@@ -178,38 +178,38 @@ func warmupInterleaved(ctx context.Context, ss []*side) error {
 // succeeded. It returns the side whose iteration failed, if one did.
 func measureInterleaved(ctx context.Context, ss []*side) (failed *side) {
 	for _, s := range ss {
-		s.m = s.r.startMeasure()
-		s.m.meter.watchPeers(peerPIDs(ss, s))
-		defer func() { s.r.budget = nil }()
+		s.m = s.r.StartMeasure()
+		s.m.Meter.WatchPeers(peerPIDs(ss, s))
+		defer func() { s.r.Budget = nil }()
 	}
 	a := ss[0]
 	rule := a.r.stopRule(len(ss), func() float64 {
-		return a.r.hc.comparePaired(ss[0].m.headline(), ss[1].m.headline(), pairedAlpha).RelError
+		return a.r.Case.ComparePaired(ss[0].m.Headline(), ss[1].m.Headline(), pairedAlpha).RelError
 	})
 	for _, s := range ss {
-		s.r.measuring(true)
+		s.r.Measuring(true)
 	}
 	began := time.Now()
 	stoppedBy := ""
 	for stoppedBy == "" {
-		ps, i, err := runRound(ctx, ss, len(a.m.samples))
+		ps, i, err := runRound(ctx, ss, len(a.m.Samples))
 		if err != nil {
 			failed = ss[i]
 			stoppedBy = stopSides(ctx, ss, failed, err)
 			break
 		}
 		for i, s := range ss {
-			s.r.keepOne(s.m, ps[i])
+			s.r.KeepOne(s.m, ps[i])
 		}
-		stoppedBy = rule.after(len(a.m.samples), time.Since(began))
+		stoppedBy = rule.after(len(a.m.Samples), time.Since(began))
 	}
 	for _, s := range ss {
-		s.r.measuring(false)
+		s.r.Measuring(false)
 	}
-	notes := rule.notes(stoppedBy, len(a.m.samples), "of the ratio of side b to side a", " per side")
+	notes := rule.notes(stoppedBy, len(a.m.Samples), "of the ratio of side b to side a", " per side")
 	for _, s := range ss {
-		s.m.stoppedBy = stoppedBy
-		s.m.notes = append(s.m.notes, notes...)
+		s.m.StoppedBy = stoppedBy
+		s.m.Notes = append(s.m.Notes, notes...)
 	}
 	return failed
 }
@@ -217,14 +217,14 @@ func measureInterleaved(ctx context.Context, ss []*side) (failed *side) {
 // runRound runs one iteration of every side in round r's order. At the
 // first error it stops and returns the index of the side that had it:
 // the round's iterations are then dropped, on every side.
-func runRound(ctx context.Context, ss []*side, r int) ([]pending, int, error) {
-	ps := make([]pending, len(ss))
+func runRound(ctx context.Context, ss []*side, r int) ([]measure.Pending, int, error) {
+	ps := make([]measure.Pending, len(ss))
 	labels := profiled(ss)
 	for _, i := range order(r, len(ss)) {
 		if labels {
 			ss[i].label(ctx)
 		}
-		p, err := ss[i].r.runOne(ctx, ss[i].m)
+		p, err := ss[i].r.RunOne(ctx, ss[i].m)
 		if err != nil {
 			return nil, i, err
 		}
@@ -237,33 +237,25 @@ func runRound(ctx context.Context, ss []*side, r int) ([]pending, int, error) {
 // with err, and returns what stopped them: ctx ended interrupts every
 // side; otherwise f failed, and the others stop with it, unfailed.
 func stopSides(ctx context.Context, ss []*side, f *side, err error) string {
-	f.m.stop(ctx, err)
+	f.m.Stop(ctx, err)
 	for _, s := range ss {
 		switch {
 		case s == f:
 		case ctx.Err() != nil:
-			s.m.stop(ctx, ctx.Err())
+			s.m.Stop(ctx, ctx.Err())
 		default:
-			s.m.notes = append(s.m.notes, fmt.Sprintf("stopped after %d of %d iterations: side %s failed",
-				len(s.m.samples), s.r.hc.Iterations, f.name))
+			s.m.Notes = append(s.m.Notes, fmt.Sprintf("stopped after %d of %d iterations: side %s failed",
+				len(s.m.Samples), s.r.Case.Iterations, f.name))
 		}
 	}
-	return f.m.stoppedBy
-}
-
-// comparePaired is stats.ComparePaired, or a test's stand-in.
-func (hc *HandshakeCase) comparePaired(base, cand []float64, alpha float64) stats.PairedComparison {
-	if hc.hooks != nil && hc.hooks.comparePaired != nil {
-		return hc.hooks.comparePaired(base, cand, alpha)
-	}
-	return stats.ComparePaired(base, cand, alpha)
+	return f.m.StoppedBy
 }
 
 // side is one side of an interleaved case in progress.
 type side struct {
 	name string // a, b, a2
 	r    *caseRunner
-	m    *measured
+	m    *measure.Measured
 }
 
 // peerPIDs are the process ids of the servers and proxies of the sides
@@ -271,7 +263,7 @@ type side struct {
 // processes, not other load.
 func peerPIDs(ss []*side, s *side) []int {
 	own := map[int]bool{}
-	for _, pid := range processIDs(s.r.hc) {
+	for _, pid := range processIDs(s.r.Case) {
 		own[pid] = true
 	}
 	var pids []int
@@ -279,7 +271,7 @@ func peerPIDs(ss []*side, s *side) []int {
 		if o == s {
 			continue
 		}
-		for _, pid := range processIDs(o.r.hc) {
+		for _, pid := range processIDs(o.r.Case) {
 			if !own[pid] {
 				own[pid] = true
 				pids = append(pids, pid)
@@ -291,12 +283,12 @@ func peerPIDs(ss []*side, s *side) []int {
 
 // processIDs are the local processes of hc's server and proxy whose ids
 // are known.
-func processIDs(hc *HandshakeCase) []int {
+func processIDs(hc *measure.HandshakeCase) []int {
 	var pids []int
-	if p, ok := hc.Server.(ServerProcess); ok {
+	if p, ok := hc.Server.(measure.ServerProcess); ok {
 		pids = append(pids, p.ServerPID())
 	}
-	if p, ok := hc.Proxy.(ProxyProcess); ok {
+	if p, ok := hc.Proxy.(measure.ProxyProcess); ok {
 		pids = append(pids, p.ProxyPID())
 	}
 	return pids
@@ -313,7 +305,7 @@ func (s *side) label(ctx context.Context) {
 // (one has a Measuring hook): only then are goroutines labelled.
 func profiled(ss []*side) bool {
 	for _, s := range ss {
-		if s.r.hc.Measuring != nil {
+		if s.r.Case.Measuring != nil {
 			return true
 		}
 	}

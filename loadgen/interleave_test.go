@@ -13,8 +13,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tlsbench/tlsbench/client"
 	"github.com/tlsbench/tlsbench/internal/field"
 	"github.com/tlsbench/tlsbench/loadgen"
+	"github.com/tlsbench/tlsbench/measure"
 	"github.com/tlsbench/tlsbench/results"
 	"github.com/tlsbench/tlsbench/stats"
 	"github.com/tlsbench/tlsbench/tlsconf"
@@ -31,7 +33,7 @@ type dialLog struct {
 
 // loggedDialer dials through Dialer and logs its side's dials.
 type loggedDialer struct {
-	loadgen.Dialer
+	client.Dialer
 	side string
 	log  *dialLog
 }
@@ -56,8 +58,8 @@ func (d loggedDialer) Dial(ctx context.Context, deadline time.Time) (net.Conn, e
 // interleavedCase returns the sides of an interleaved case, one per
 // server, their dials logged in log; Record.Side is left to
 // RunInterleaved.
-func interleavedCase(name string, log *dialLog, servers ...*testServer) []loadgen.HandshakeCase {
-	sides := make([]loadgen.HandshakeCase, len(servers))
+func interleavedCase(name string, log *dialLog, servers ...*testServer) []measure.HandshakeCase {
+	sides := make([]measure.HandshakeCase, len(servers))
 	for i, s := range servers {
 		hc := s.handshakeCase(name, tls.VersionTLS13, false, 2)
 		hc.Handshakes, hc.Iterations, hc.Warmup = 8, 4, 1
@@ -103,7 +105,7 @@ func TestInterleavedABBA(t *testing.T) {
 			sides := interleavedCase("abba", log, servers...)
 			progress := map[int]int{}
 			for i := range sides {
-				sides[i].Progress = func(p loadgen.Progress) {
+				sides[i].Progress = func(p measure.Progress) {
 					if !p.Warmup {
 						progress[i]++
 					}
@@ -142,7 +144,7 @@ func TestInterleavedABBA(t *testing.T) {
 func TestInterleavedResume(t *testing.T) {
 	t.Parallel()
 	a, b := startServer(t, nil), startServer(t, nil)
-	sides := []loadgen.HandshakeCase{a.handshakeCase("resume", tls.VersionTLS13, true, 2), b.handshakeCase("resume", tls.VersionTLS13, true, 2)}
+	sides := []measure.HandshakeCase{a.handshakeCase("resume", tls.VersionTLS13, true, 2), b.handshakeCase("resume", tls.VersionTLS13, true, 2)}
 	recs, err := loadgen.RunInterleaved(context.Background(), sides)
 	if err != nil {
 		t.Fatal(err)
@@ -161,13 +163,13 @@ func TestInterleavedSideDies(t *testing.T) {
 	t.Parallel()
 	a, b := startServer(t, nil), startServer(t, nil)
 	sides := interleavedCase("dies", &dialLog{}, a, b)
-	sides[1].Progress = func(p loadgen.Progress) {
+	sides[1].Progress = func(p measure.Progress) {
 		if !p.Warmup && p.Iteration == 2 {
 			b.stop()
 		}
 	}
 	recs, err := loadgen.RunInterleaved(context.Background(), sides)
-	var ce *loadgen.CaseError
+	var ce *measure.CaseError
 	if !errors.As(err, &ce) || !strings.HasPrefix(err.Error(), "side b: ") || strings.Contains(err.Error(), "side a") {
 		t.Fatalf("error %v: want side b's CaseError alone", err)
 	}
@@ -182,7 +184,7 @@ func TestInterleavedSideDies(t *testing.T) {
 	if recs[0].Verdict != "" || !strings.Contains(strings.Join(recs[0].Notes, "\n"), "stopped after 2 of 4 iterations: side b failed") {
 		t.Errorf("side a: verdict %q, notes %q", recs[0].Verdict, recs[0].Notes)
 	}
-	if recs[1].Verdict != loadgen.VerdictFailed {
+	if recs[1].Verdict != measure.VerdictFailed {
 		t.Errorf("side b: verdict %q, want failed", recs[1].Verdict)
 	}
 }
@@ -193,13 +195,13 @@ func TestInterleavedDiesInFirstRound(t *testing.T) {
 	t.Parallel()
 	a, b := startServer(t, nil), startServer(t, nil)
 	sides := interleavedCase("dies-first", &dialLog{}, a, b)
-	sides[1].Progress = func(p loadgen.Progress) {
+	sides[1].Progress = func(p measure.Progress) {
 		if p.Warmup {
 			b.stop()
 		}
 	}
 	recs, err := loadgen.RunInterleaved(context.Background(), sides)
-	var ce *loadgen.CaseError
+	var ce *measure.CaseError
 	if !errors.As(err, &ce) || !strings.HasPrefix(err.Error(), "side b: ") || strings.Contains(err.Error(), "side a") {
 		t.Fatalf("error %v: want side b's CaseError alone", err)
 	}
@@ -252,11 +254,11 @@ func TestInterleavedGateFailsOneSide(t *testing.T) {
 	bad := tlsconf.Client(tlsconf.ClientOptions{Version: tls.VersionTLS13, RootCAs: x509.NewCertPool(), ServerName: "localhost"})
 	sides[1].Clients = append(sides[1].Clients, bad)
 	recs, err := loadgen.RunInterleaved(context.Background(), sides)
-	var ee *loadgen.ErrorRateError
+	var ee *measure.ErrorRateError
 	if !errors.As(err, &ee) || !strings.HasPrefix(err.Error(), "side b: ") {
 		t.Fatalf("error %v: want side b's error rate", err)
 	}
-	if recs[0] == nil || recs[1] == nil || recs[0].Verdict != "" || recs[1].Verdict != loadgen.VerdictFailed {
+	if recs[0] == nil || recs[1] == nil || recs[0].Verdict != "" || recs[1].Verdict != measure.VerdictFailed {
 		t.Fatalf("records %v: want side a passed, side b failed", recs)
 	}
 	if recs[0].Iterations != 4 || recs[1].Iterations != 4 || recs[1].StoppedBy != results.StoppedIterations {
@@ -270,9 +272,9 @@ func TestInterleavedWarmupFails(t *testing.T) {
 	t.Parallel()
 	a := startServer(t, nil)
 	b := startServer(t, func(c *tls.Config) { c.SessionTicketsDisabled = true })
-	sides := []loadgen.HandshakeCase{a.handshakeCase("warm", tls.VersionTLS13, true, 2), b.handshakeCase("warm", tls.VersionTLS13, true, 2)}
+	sides := []measure.HandshakeCase{a.handshakeCase("warm", tls.VersionTLS13, true, 2), b.handshakeCase("warm", tls.VersionTLS13, true, 2)}
 	recs, err := loadgen.RunInterleaved(context.Background(), sides)
-	var re *loadgen.ResumptionError
+	var re *measure.ResumptionError
 	if !errors.As(err, &re) || !strings.HasPrefix(err.Error(), "side b: ") {
 		t.Fatalf("error %v: want side b's resumption error", err)
 	}
@@ -353,32 +355,32 @@ func TestInterleavedTargetError(t *testing.T) {
 func TestInterleavedValidation(t *testing.T) {
 	t.Parallel()
 	s := startServer(t, nil)
-	base := func() []loadgen.HandshakeCase { return interleavedCase("valid", &dialLog{}, s, s) }
-	resumeB := func(sides []loadgen.HandshakeCase) {
+	base := func() []measure.HandshakeCase { return interleavedCase("valid", &dialLog{}, s, s) }
+	resumeB := func(sides []measure.HandshakeCase) {
 		sides[1] = s.handshakeCase("valid", tls.VersionTLS13, true, 2)
 		sides[1].Handshakes, sides[1].Iterations, sides[1].Warmup = 8, 4, 1
 	}
 	tests := []struct {
 		name   string
-		mutate func([]loadgen.HandshakeCase) []loadgen.HandshakeCase
+		mutate func([]measure.HandshakeCase) []measure.HandshakeCase
 		field  string
 		side   string
 	}{
-		{"one side", func(c []loadgen.HandshakeCase) []loadgen.HandshakeCase { return c[:1] }, "Sides", ""},
-		{"four sides", func(c []loadgen.HandshakeCase) []loadgen.HandshakeCase { return append(c, c[0], c[0]) }, "Sides", ""},
-		{"side b without a dialer", func(c []loadgen.HandshakeCase) []loadgen.HandshakeCase { c[1].Dialer = nil; return c }, "Dialer", "side b: "},
-		{"concurrency", func(c []loadgen.HandshakeCase) []loadgen.HandshakeCase { c[1].Concurrency = 3; return c }, "Concurrency", "side b: "},
-		{"handshakes by default", func(c []loadgen.HandshakeCase) []loadgen.HandshakeCase { c[1].Handshakes = 0; return c }, "Handshakes", "side b: "},
-		{"iterations", func(c []loadgen.HandshakeCase) []loadgen.HandshakeCase { c[1].Iterations = 5; return c }, "Iterations", "side b: "},
-		{"warm-up", func(c []loadgen.HandshakeCase) []loadgen.HandshakeCase { c[1].Warmup = 0; return c }, "Warmup", "side b: "},
-		{"resume", func(c []loadgen.HandshakeCase) []loadgen.HandshakeCase { resumeB(c); return c }, "Resume", "side b: "},
-		{"version", func(c []loadgen.HandshakeCase) []loadgen.HandshakeCase { c[1].Version = tls.VersionTLS12; return c }, "Version", "side b: "},
-		{"side a2's", func(c []loadgen.HandshakeCase) []loadgen.HandshakeCase {
+		{"one side", func(c []measure.HandshakeCase) []measure.HandshakeCase { return c[:1] }, "Sides", ""},
+		{"four sides", func(c []measure.HandshakeCase) []measure.HandshakeCase { return append(c, c[0], c[0]) }, "Sides", ""},
+		{"side b without a dialer", func(c []measure.HandshakeCase) []measure.HandshakeCase { c[1].Dialer = nil; return c }, "Dialer", "side b: "},
+		{"concurrency", func(c []measure.HandshakeCase) []measure.HandshakeCase { c[1].Concurrency = 3; return c }, "Concurrency", "side b: "},
+		{"handshakes by default", func(c []measure.HandshakeCase) []measure.HandshakeCase { c[1].Handshakes = 0; return c }, "Handshakes", "side b: "},
+		{"iterations", func(c []measure.HandshakeCase) []measure.HandshakeCase { c[1].Iterations = 5; return c }, "Iterations", "side b: "},
+		{"warm-up", func(c []measure.HandshakeCase) []measure.HandshakeCase { c[1].Warmup = 0; return c }, "Warmup", "side b: "},
+		{"resume", func(c []measure.HandshakeCase) []measure.HandshakeCase { resumeB(c); return c }, "Resume", "side b: "},
+		{"version", func(c []measure.HandshakeCase) []measure.HandshakeCase { c[1].Version = tls.VersionTLS12; return c }, "Version", "side b: "},
+		{"side a2's", func(c []measure.HandshakeCase) []measure.HandshakeCase {
 			c = append(c, c[0])
 			c[2].Iterations = 1
 			return c
 		}, "Iterations", "side a2: "},
-		{"side a's target", func(c []loadgen.HandshakeCase) []loadgen.HandshakeCase { c[0].TargetError = -1; return c }, "TargetError", "side a: "},
+		{"side a's target", func(c []measure.HandshakeCase) []measure.HandshakeCase { c[0].TargetError = -1; return c }, "TargetError", "side a: "},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -9,7 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tlsbench/tlsbench/client"
 	"github.com/tlsbench/tlsbench/internal/connerr"
+	"github.com/tlsbench/tlsbench/measure"
 )
 
 // TestTimedIterationMakesAWave: a timed iteration whose window ended
@@ -25,17 +27,17 @@ func TestTimedIterationMakesAWave(t *testing.T) {
 	}
 	addr := ln.Addr().String()
 	ln.Close() // the port now refuses
-	hc := &HandshakeCase{Name: "refused", Concurrency: 2, Iterations: 1, Duration: time.Second,
-		Clients: []*tls.Config{{}}, Dialer: TCPDialer{Addr: addr}, ConnTimeout: 10 * time.Second}
-	r := &caseRunner{hc: hc}
+	hc := &measure.HandshakeCase{Name: "refused", Concurrency: 2, Iterations: 1, Duration: time.Second,
+		Clients: []*tls.Config{{}}, Dialer: client.TCPDialer{Addr: addr}, ConnTimeout: 10 * time.Second}
+	r := newCaseRunner(hc)
 	defer r.startWorkers()()
 	r.until = time.Now().Add(-time.Second) // the window is over already
 	_, err = r.iteration(context.Background(), 1<<30, nil)
-	var ce *CaseError
+	var ce *measure.CaseError
 	if !errors.As(err, &ce) || ce.Count != 2 || ce.Kind != connerr.Refused || ce.Err == nil {
 		t.Errorf("error %v: want every connection of one wave of 2 refused", err)
 	}
-	if msg := hc.noneSucceeded(newIterResult()).Error(); !strings.Contains(msg, "made no connection") || strings.Contains(msg, "all 0") {
+	if msg := hc.NoneSucceeded(measure.NewIterResult()).Error(); !strings.Contains(msg, "made no connection") || strings.Contains(msg, "all 0") {
 		t.Errorf("an iteration without connections: %q", msg)
 	}
 }

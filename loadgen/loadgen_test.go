@@ -13,8 +13,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tlsbench/tlsbench/client"
 	"github.com/tlsbench/tlsbench/internal/servertest"
 	"github.com/tlsbench/tlsbench/loadgen"
+	"github.com/tlsbench/tlsbench/measure"
 	"github.com/tlsbench/tlsbench/server"
 	"github.com/tlsbench/tlsbench/tlsconf"
 )
@@ -35,16 +37,16 @@ func startServer(t *testing.T, mutate func(*tls.Config)) *testServer {
 	return &testServer{srv: o.Server.Server, addr: o.Addr, roots: o.CA.Pool(), stop: func() { o.Stop() }}
 }
 
-func (s *testServer) handshakeCase(name string, version uint16, resume bool, conc int) loadgen.HandshakeCase {
+func (s *testServer) handshakeCase(name string, version uint16, resume bool, conc int) measure.HandshakeCase {
 	co := tlsconf.ClientOptions{Version: version, RootCAs: s.roots, ServerName: "localhost"}
 	if resume {
 		co.Sessions = tlsconf.NewSessionPool(conc, tlsconf.ReuseMulti).Scoped("")
 	}
-	return loadgen.HandshakeCase{
+	return measure.HandshakeCase{
 		Name: name, Version: version, Resume: resume, Concurrency: conc,
-		Handshakes: 32, Iterations: 2, Warmup: 1, MinResumption: share(loadgen.DefaultMinResumption),
+		Handshakes: 32, Iterations: 2, Warmup: 1, MinResumption: share(measure.DefaultMinResumption),
 		Clients: []*tls.Config{tlsconf.Client(co)},
-		Dialer:  loadgen.TCPDialer{Addr: s.addr},
+		Dialer:  client.TCPDialer{Addr: s.addr},
 		Server:  inProcess{s.srv},
 	}
 }
@@ -58,15 +60,15 @@ func TestTLS13ResumptionNeedsTicketRead(t *testing.T) {
 	s := startServer(t, nil)
 	tests := []struct {
 		version  uint16
-		exchange loadgen.Exchange
+		exchange client.Exchange
 		name     string
 		want     float64
 		agree    bool // client and server counts must match
 	}{
-		{tls.VersionTLS13, loadgen.NoExchange, "tls1.3 no read", 0, false},
-		{tls.VersionTLS13, loadgen.PingPong, "tls1.3 ping-pong", 1, true},
-		{tls.VersionTLS12, loadgen.NoExchange, "tls1.2 no read", 1, false},
-		{tls.VersionTLS12, loadgen.PingPong, "tls1.2 ping-pong", 1, true},
+		{tls.VersionTLS13, client.NoExchange, "tls1.3 no read", 0, false},
+		{tls.VersionTLS13, client.PingPong, "tls1.3 ping-pong", 1, true},
+		{tls.VersionTLS12, client.NoExchange, "tls1.2 no read", 1, false},
+		{tls.VersionTLS12, client.PingPong, "tls1.2 ping-pong", 1, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -99,7 +101,7 @@ func TestResumptionErrorWhenServerDoesNotResume(t *testing.T) {
 	for _, v := range []uint16{tls.VersionTLS12, tls.VersionTLS13} {
 		hc := s.handshakeCase("resume-"+tlsconf.VersionName(v), v, true, 2)
 		rec, err := loadgen.RunHandshakes(context.Background(), hc)
-		var re *loadgen.ResumptionError
+		var re *measure.ResumptionError
 		if !errors.As(err, &re) {
 			t.Fatalf("TLS %s: got record %v, error %v; want a ResumptionError", tlsconf.VersionName(v), rec, err)
 		}
@@ -121,7 +123,7 @@ func TestNoWarmupStillChecksResumption(t *testing.T) {
 	hc := s.handshakeCase("nowarm", tls.VersionTLS13, true, 2)
 	hc.Warmup = 0
 	rec, err := loadgen.RunHandshakes(context.Background(), hc)
-	var re *loadgen.ResumptionError
+	var re *measure.ResumptionError
 	if !errors.As(err, &re) || !re.Measured || rec == nil || rec.ResumptionRate != 0 {
 		t.Fatalf("record %v, error %v: want the record and a ResumptionError on the measured iterations", rec, err)
 	}
@@ -157,7 +159,7 @@ func TestFailuresCountedByKind(t *testing.T) {
 	// record is kept, marked failed, with every failure counted.
 	hc.MaxErrorRate = 0.25
 	rec, err = loadgen.RunHandshakes(context.Background(), hc)
-	var ee *loadgen.ErrorRateError
+	var ee *measure.ErrorRateError
 	if !errors.As(err, &ee) || rec == nil || ee.Warmup || rec.Verdict != "failed" || rec.ErrorsByKind["verify"] != total/2 {
 		t.Fatalf("record %+v, error %v: want the record marked failed and a measured ErrorRateError counting verify %d", rec, err, total/2)
 	}
@@ -177,7 +179,7 @@ func TestFailuresCountedByKind(t *testing.T) {
 	// A case in which every handshake fails is not measured at all.
 	hc.Clients = []*tls.Config{bad}
 	_, err = loadgen.RunHandshakes(context.Background(), hc)
-	var ce *loadgen.CaseError
+	var ce *measure.CaseError
 	if !errors.As(err, &ce) || ce.Kind != "verify" {
 		t.Errorf("got %v, want a CaseError of kind verify", err)
 	}
@@ -236,7 +238,7 @@ func TestInterruptedCaseKeepsMeasuredIterations(t *testing.T) {
 	hc.Iterations = 1000
 	ctx, cancel := context.WithCancel(context.Background())
 	n := 0
-	hc.Progress = func(p loadgen.Progress) {
+	hc.Progress = func(p measure.Progress) {
 		if !p.Warmup {
 			if n++; n == 3 {
 				cancel()

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/tlsbench/tlsbench/loadgen"
+	"github.com/tlsbench/tlsbench/measure"
 	"github.com/tlsbench/tlsbench/tlsconf"
 )
 
@@ -26,8 +27,8 @@ func (l *eventLog) add(e string) {
 	l.events = append(l.events, e)
 }
 
-func (l *eventLog) progress(side string) func(loadgen.Progress) {
-	return func(p loadgen.Progress) {
+func (l *eventLog) progress(side string) func(measure.Progress) {
+	return func(p measure.Progress) {
 		if p.Warmup {
 			l.add(side + "warm")
 		} else {
@@ -76,7 +77,7 @@ func TestMeasuringNotCalledWhenWarmupFails(t *testing.T) {
 	hc := s.handshakeCase("no-resume", tls.VersionTLS13, true, 2)
 	hc.Measuring = log.measuring("")
 	_, err := loadgen.RunHandshakes(context.Background(), hc)
-	var re *loadgen.ResumptionError
+	var re *measure.ResumptionError
 	if !errors.As(err, &re) {
 		t.Fatalf("%v, want a ResumptionError", err)
 	}

@@ -16,7 +16,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tlsbench/tlsbench/client"
 	"github.com/tlsbench/tlsbench/loadgen"
+	"github.com/tlsbench/tlsbench/measure"
 )
 
 // children lists the direct children of pid (Linux).
@@ -44,7 +46,7 @@ func procState(pid int) string {
 // killingDialer dials like TCPDialer and, at its n-th dial, kills a
 // process of the server's tree and waits until it has exited.
 type killingDialer struct {
-	loadgen.TCPDialer
+	client.TCPDialer
 	n, victim int
 	dials     *atomic.Int64
 	once      *sync.Once
@@ -88,7 +90,7 @@ func TestServerCPUBackwardsIsUnknown(t *testing.T) {
 		}
 		cmd.Wait()
 	})
-	obs := loadgen.ProcessCPU{PID: top}
+	obs := measure.ProcessCPU{PID: top}
 	for end := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
 		if time.Now().After(end) {
 			t.Fatalf("the process tree did not start spinning (middle %d, spinner %d)", middle, spinner)
@@ -112,7 +114,7 @@ func TestServerCPUBackwardsIsUnknown(t *testing.T) {
 	hc.Handshakes, hc.Warmup, hc.Iterations = 32, 1, 2
 	// The middle process dies during the first measured iteration; its
 	// child, the spinner, is handed to init with all its CPU time.
-	hc.Dialer = killingDialer{TCPDialer: loadgen.TCPDialer{Addr: s.addr}, n: 32 + 5, victim: middle, dials: new(atomic.Int64), once: new(sync.Once)}
+	hc.Dialer = killingDialer{TCPDialer: client.TCPDialer{Addr: s.addr}, n: 32 + 5, victim: middle, dials: new(atomic.Int64), once: new(sync.Once)}
 	rec, err := loadgen.RunHandshakes(context.Background(), hc)
 	if err != nil {
 		t.Fatal(err)

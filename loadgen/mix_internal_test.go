@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tlsbench/tlsbench/measure"
 	"github.com/tlsbench/tlsbench/results"
 )
 
@@ -40,22 +41,22 @@ func TestCPUSplit(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct {
 		name  string
-		s     cpuSplit
+		s     measure.CPUSplit
 		want  [2]float64 // -1: none
 		notes string
 	}{
 		// 1000 µs in all over 10 handshakes: 300 of work on 2 full,
 		// 200 on 8 resumed, 500 left: 50 each. (Shared in proportion
 		// to the work it would have been 300 and 50.)
-		{"split", cpuSplit{total: 1000, handshakes: [2]int64{2, 8}, work: [2]float64{300, 200}}, [2]float64{200, 75}, ""},
-		{"no resumed", cpuSplit{total: 500, handshakes: [2]int64{5, 0}, work: [2]float64{400, 0}}, [2]float64{100, -1}, ""},
-		{"all measured", cpuSplit{total: 500, handshakes: [2]int64{1, 4}, work: [2]float64{300, 200}}, [2]float64{300, 50}, ""},
-		{"nothing measured", cpuSplit{who: "client", total: 500, handshakes: [2]int64{5, 5}}, [2]float64{-1, -1}, "cannot be measured"},
-		{"more work than the process", cpuSplit{who: "server", total: 100, handshakes: [2]int64{1, 1}, work: [2]float64{80, 80}}, [2]float64{-1, -1}, "more than the 100 µs"},
-		{"blurred", cpuSplit{who: "client", total: 1000, handshakes: [2]int64{5, 5}, work: [2]float64{300, 200}, lost: 2}, [2]float64{110, 90}, "2 of 10 handshakes could not be measured whole"},
+		{"split", measure.CPUSplit{Total: 1000, Handshakes: [2]int64{2, 8}, Work: [2]float64{300, 200}}, [2]float64{200, 75}, ""},
+		{"no resumed", measure.CPUSplit{Total: 500, Handshakes: [2]int64{5, 0}, Work: [2]float64{400, 0}}, [2]float64{100, -1}, ""},
+		{"all measured", measure.CPUSplit{Total: 500, Handshakes: [2]int64{1, 4}, Work: [2]float64{300, 200}}, [2]float64{300, 50}, ""},
+		{"nothing measured", measure.CPUSplit{Who: "client", Total: 500, Handshakes: [2]int64{5, 5}}, [2]float64{-1, -1}, "cannot be measured"},
+		{"more work than the process", measure.CPUSplit{Who: "server", Total: 100, Handshakes: [2]int64{1, 1}, Work: [2]float64{80, 80}}, [2]float64{-1, -1}, "more than the 100 µs"},
+		{"blurred", measure.CPUSplit{Who: "client", Total: 1000, Handshakes: [2]int64{5, 5}, Work: [2]float64{300, 200}, Lost: 2}, [2]float64{110, 90}, "2 of 10 handshakes could not be measured whole"},
 	} {
 		var rec results.Record
-		got := tt.s.perHandshake(&rec)
+		got := tt.s.PerHandshake(&rec)
 		for i, w := range tt.want {
 			switch {
 			case w < 0 && got[i] != nil:

@@ -13,6 +13,7 @@ import (
 
 	"github.com/tlsbench/tlsbench/internal/field"
 	"github.com/tlsbench/tlsbench/loadgen"
+	"github.com/tlsbench/tlsbench/measure"
 	"github.com/tlsbench/tlsbench/results"
 	"github.com/tlsbench/tlsbench/tlsconf"
 )
@@ -136,14 +137,14 @@ func TestMixFailsWhenServerStopsResuming(t *testing.T) {
 			hc := tt.s.handshakeCase(tt.name, tls.VersionTLS13, true, 4)
 			hc.ResumeRatio, hc.Warmup, hc.Iterations = share(0.5), tt.warmup, 3
 			if tt.rotates {
-				hc.Progress = func(p loadgen.Progress) {
+				hc.Progress = func(p measure.Progress) {
 					if !p.Warmup {
 						newKey()
 					}
 				}
 			}
 			rec, err := loadgen.RunHandshakes(context.Background(), hc)
-			var me *loadgen.MixError
+			var me *measure.MixError
 			if !errors.As(err, &me) {
 				t.Fatalf("error %v: want a MixError", err)
 			}
@@ -159,7 +160,7 @@ func TestMixFailsWhenServerStopsResuming(t *testing.T) {
 				}
 				return
 			}
-			if rec == nil || rec.Verdict != loadgen.VerdictFailed {
+			if rec == nil || rec.Verdict != measure.VerdictFailed {
 				t.Fatalf("record %+v: want it kept, marked failed", rec)
 			}
 			if tt.rotates && (len(me.Fell) == 0 || len(me.Fell) == 3 || me.Fell[0].Iteration == 1) {
@@ -173,7 +174,7 @@ func TestMixFailsWhenServerStopsResuming(t *testing.T) {
 // resumptions: the client's count alone cannot pass the gate.
 type undercounting struct{ inProcess }
 
-func (u undercounting) Snapshot() (loadgen.ServerSnapshot, error) {
+func (u undercounting) Snapshot() (measure.ServerSnapshot, error) {
 	s, err := u.inProcess.Snapshot()
 	s.Resumed = 0
 	return s, err
@@ -189,11 +190,11 @@ func TestMixGateReadsTheServer(t *testing.T) {
 		hc := s.handshakeCase("server-disagrees", tls.VersionTLS12, true, 2)
 		hc.ResumeRatio, hc.Server, hc.Warmup = share(0.5), undercounting{inProcess{s.srv}}, warmup
 		rec, err := loadgen.RunHandshakes(context.Background(), hc)
-		var me *loadgen.MixError
+		var me *measure.MixError
 		if !errors.As(err, &me) || me.Warmup != (warmup > 0) {
 			t.Fatalf("warm-up %d: error %v: want a MixError from the warm-up exactly when there is one", warmup, err)
 		}
-		if (rec == nil) != me.Warmup || rec != nil && rec.Verdict != loadgen.VerdictFailed {
+		if (rec == nil) != me.Warmup || rec != nil && rec.Verdict != measure.VerdictFailed {
 			t.Errorf("warm-up %d: record %+v: want none after a failed warm-up, else one marked failed", warmup, rec)
 		}
 		if n := len(me.Fell); n != 2-warmup || !me.Fell[0].Server || me.Fell[0].Resumed != 0 || me.Fell[0].Total != 32 {
@@ -273,8 +274,8 @@ func TestMixThatRunsOutOfSessions(t *testing.T) {
 	hc.Clients = []*tls.Config{tlsconf.Client(co)}
 	hc.ResumeRatio, hc.Warmup = share(0.5), 0
 	rec, err := loadgen.RunHandshakes(context.Background(), hc)
-	var me *loadgen.MixError
-	if !errors.As(err, &me) || rec == nil || rec.Verdict != loadgen.VerdictFailed {
+	var me *measure.MixError
+	if !errors.As(err, &me) || rec == nil || rec.Verdict != measure.VerdictFailed {
 		t.Fatalf("record %v, error %v: want the record marked failed and a MixError", rec, err)
 	}
 	// The 4 primed sessions serve the first 4 offers; the other 12 of

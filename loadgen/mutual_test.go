@@ -6,9 +6,11 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/tlsbench/tlsbench/client"
 	"github.com/tlsbench/tlsbench/internal/servertest"
 	"github.com/tlsbench/tlsbench/internal/testpki"
 	"github.com/tlsbench/tlsbench/loadgen"
+	"github.com/tlsbench/tlsbench/measure"
 	"github.com/tlsbench/tlsbench/pki"
 	"github.com/tlsbench/tlsbench/server"
 	"github.com/tlsbench/tlsbench/tlsconf"
@@ -53,10 +55,10 @@ func TestSessionsNeverCrossIdentities(t *testing.T) {
 				cfgs = append(cfgs, tlsconf.Client(tlsconf.ClientOptions{Version: v, RootCAs: ca.Pool(), ServerName: "localhost", Certificate: &cert, Sessions: shared}))
 				keys = append(keys, server.IdentityKey(id.Leaf))
 			}
-			hc := loadgen.HandshakeCase{Name: name, Version: v, Resume: true, Mutual: true, Concurrency: 1, Handshakes: 8, Iterations: 2, Warmup: 1,
-				Clients: cfgs, ClientIdentities: keys, Dialer: loadgen.TCPDialer{Addr: addr}, Server: inProcess{srv}}
+			hc := measure.HandshakeCase{Name: name, Version: v, Resume: true, Mutual: true, Concurrency: 1, Handshakes: 8, Iterations: 2, Warmup: 1,
+				Clients: cfgs, ClientIdentities: keys, Dialer: client.TCPDialer{Addr: addr}, Server: inProcess{srv}}
 			_, err := loadgen.RunHandshakes(context.Background(), hc)
-			var ie *loadgen.IdentityError
+			var ie *measure.IdentityError
 			if !errors.As(err, &ie) {
 				t.Fatalf("naive shared cache: error %v, want an IdentityError", err)
 			}
@@ -76,8 +78,8 @@ func TestSessionsNeverCrossIdentities(t *testing.T) {
 					Sessions: pool.Scoped(pki.ThumbprintHex(id.Leaf))}))
 				keys = append(keys, server.IdentityKey(id.Leaf))
 			}
-			hc := loadgen.HandshakeCase{Name: name, Version: v, Resume: true, Mutual: true, Concurrency: 2, Handshakes: 8, Iterations: 2, Warmup: 1,
-				Clients: cfgs, ClientIdentities: keys, Dialer: loadgen.TCPDialer{Addr: addr}, Server: inProcess{srv}}
+			hc := measure.HandshakeCase{Name: name, Version: v, Resume: true, Mutual: true, Concurrency: 2, Handshakes: 8, Iterations: 2, Warmup: 1,
+				Clients: cfgs, ClientIdentities: keys, Dialer: client.TCPDialer{Addr: addr}, Server: inProcess{srv}}
 			rec, err := loadgen.RunHandshakes(context.Background(), hc)
 			if err != nil {
 				t.Fatal(err)

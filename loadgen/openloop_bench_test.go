@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/tlsbench/tlsbench/client"
 	"github.com/tlsbench/tlsbench/loadgen"
+	"github.com/tlsbench/tlsbench/measure"
 	"github.com/tlsbench/tlsbench/tlsconf"
 )
 
@@ -31,18 +33,18 @@ func BenchmarkOpenLoopLateness(b *testing.B) {
 	for _, rate := range []int{1000, 2000, 5000} {
 		b.Run(fmt.Sprintf("r%d", rate), func(b *testing.B) {
 			cfg := tlsconf.Client(tlsconf.ClientOptions{Version: tls.VersionTLS12, RootCAs: roots, ServerName: "localhost",
-				Sessions: tlsconf.NewSessionPool(loadgen.OpenLoopSessions(0), tlsconf.ReuseMulti).Scoped("")})
-			hc := loadgen.HandshakeCase{
+				Sessions: tlsconf.NewSessionPool(measure.OpenLoopSessions(0), tlsconf.ReuseMulti).Scoped("")})
+			hc := measure.HandshakeCase{
 				Name: fmt.Sprintf("handshake/tls1.2/resume/r%d", rate), Version: tls.VersionTLS12, Resume: true,
 				Rate: float64(rate), Handshakes: rate, Iterations: 2, Warmup: 1, MaxErrorRate: 1,
-				Clients: []*tls.Config{cfg}, Dialer: loadgen.TCPDialer{Addr: addr},
+				Clients: []*tls.Config{cfg}, Dialer: client.TCPDialer{Addr: addr},
 			}
 			benchLateness(b, hc)
 		})
 	}
 }
 
-func benchLateness(b *testing.B, hc loadgen.HandshakeCase) {
+func benchLateness(b *testing.B, hc measure.HandshakeCase) {
 	var p50, p99, late, dropped, cpu, busy float64
 	achieved := -1.0
 	for b.Loop() {

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tlsbench/tlsbench/measure"
 	"github.com/tlsbench/tlsbench/results"
 )
 
@@ -16,7 +17,7 @@ import (
 // window, and repeats itself for the same case name (its seed).
 func TestSchedule(t *testing.T) {
 	t.Parallel()
-	hc := &HandshakeCase{Name: "handshake/tls1.3/full/r1000", MaxInflight: 1}
+	hc := &measure.HandshakeCase{Name: "handshake/tls1.3/full/r1000", MaxInflight: 1}
 	const length = time.Second
 	got := newOpenState(hc).schedule(results.ArrivalConstant, 4, length)
 	if want := []time.Duration{0, 250 * time.Millisecond, 500 * time.Millisecond, 750 * time.Millisecond}; !slices.Equal(got, want) {
@@ -27,7 +28,7 @@ func TestSchedule(t *testing.T) {
 	if !slices.Equal(a, b) || !slices.IsSorted(a) || a[0] < 0 || a[len(a)-1] >= length {
 		t.Errorf("Poisson schedule not repeatable, sorted and inside the window")
 	}
-	other := newOpenState(&HandshakeCase{Name: "another", MaxInflight: 1}).schedule(results.ArrivalPoisson, 1000, length)
+	other := newOpenState(&measure.HandshakeCase{Name: "another", MaxInflight: 1}).schedule(results.ArrivalPoisson, 1000, length)
 	if slices.Equal(a, other) {
 		t.Errorf("two cases share one Poisson schedule")
 	}
@@ -49,23 +50,23 @@ func TestSchedule(t *testing.T) {
 // saturated, and says it cannot tell otherwise.
 func TestRateCause(t *testing.T) {
 	t.Parallel()
-	base := RateError{Case: "c", Target: 5000, Offered: 5000, Achieved: 3000, Scheduled: 50000, MaxInflight: 4096,
+	base := measure.RateError{Case: "c", Target: 5000, Offered: 5000, Achieved: 3000, Scheduled: 50000, MaxInflight: 4096,
 		Cores: 2, MachineBusy: -1, LatenessP99US: 2500, RateSetting: "--rate", InflightSetting: "--max-inflight"}
 	for _, tt := range []struct {
 		name   string
-		mutate func(*RateError)
+		mutate func(*measure.RateError)
 		cause  string
 		says   []string
 	}{
-		{"late", func(e *RateError) { e.Late = 10 }, CauseInflight, []string{"in-flight cap was reached", "10 starts waited", "raise --max-inflight"}},
-		{"dropped", func(e *RateError) { e.Dropped = 100 }, CauseInflight, []string{"dropped 100 of 50000", "0 starts waited", "100 found none"}},
-		{"client", func(e *RateError) { e.ClientCores = 1.9 }, CauseClientCPU, []string{"client's CPU was saturated (it used 1.90 of its 2 cores)", "lower --rate"}},
-		{"machine", func(e *RateError) { e.ClientCores, e.MachineBusy = 0.8, 0.97 }, CauseClientCPU, []string{"machine's CPUs were saturated (97% busy"}},
-		{"unknown", func(e *RateError) { e.ClientCores, e.MachineBusy = 0.5, 0.4 }, CauseUnknown, []string{"start lateness p99 2500 µs", "other load"}},
+		{"late", func(e *measure.RateError) { e.Late = 10 }, measure.CauseInflight, []string{"in-flight cap was reached", "10 starts waited", "raise --max-inflight"}},
+		{"dropped", func(e *measure.RateError) { e.Dropped = 100 }, measure.CauseInflight, []string{"dropped 100 of 50000", "0 starts waited", "100 found none"}},
+		{"client", func(e *measure.RateError) { e.ClientCores = 1.9 }, measure.CauseClientCPU, []string{"client's CPU was saturated (it used 1.90 of its 2 cores)", "lower --rate"}},
+		{"machine", func(e *measure.RateError) { e.ClientCores, e.MachineBusy = 0.8, 0.97 }, measure.CauseClientCPU, []string{"machine's CPUs were saturated (97% busy"}},
+		{"unknown", func(e *measure.RateError) { e.ClientCores, e.MachineBusy = 0.5, 0.4 }, measure.CauseUnknown, []string{"start lateness p99 2500 µs", "other load"}},
 	} {
 		e := base
 		tt.mutate(&e)
-		e.Cause = rateCause(&e)
+		e.Cause = measure.RateCause(&e)
 		msg := e.Error()
 		if e.Cause != tt.cause {
 			t.Errorf("%s: cause %q, want %q", tt.name, e.Cause, tt.cause)

@@ -11,21 +11,23 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tlsbench/tlsbench/client"
 	"github.com/tlsbench/tlsbench/internal/field"
 	"github.com/tlsbench/tlsbench/internal/servertest"
 	"github.com/tlsbench/tlsbench/internal/testpki"
 	"github.com/tlsbench/tlsbench/loadgen"
+	"github.com/tlsbench/tlsbench/measure"
 	"github.com/tlsbench/tlsbench/results"
 	"github.com/tlsbench/tlsbench/tlsconf"
 )
 
 // openCase is an open-loop case against s at rate starts per second,
 // windows of n connections.
-func (s *testServer) openCase(name string, version uint16, resume bool, rate float64, n int) loadgen.HandshakeCase {
+func (s *testServer) openCase(name string, version uint16, resume bool, rate float64, n int) measure.HandshakeCase {
 	hc := s.handshakeCase(name, version, resume, 1)
 	if resume {
 		co := tlsconf.ClientOptions{Version: version, RootCAs: s.roots, ServerName: "localhost",
-			Sessions: tlsconf.NewSessionPool(loadgen.OpenLoopSessions(0), tlsconf.ReuseMulti).Scoped("")}
+			Sessions: tlsconf.NewSessionPool(measure.OpenLoopSessions(0), tlsconf.ReuseMulti).Scoped("")}
 		hc.Clients = []*tls.Config{tlsconf.Client(co)}
 	}
 	hc.Concurrency, hc.Rate, hc.Handshakes = 0, rate, n
@@ -37,13 +39,13 @@ func (s *testServer) openCase(name string, version uint16, resume bool, rate flo
 // still fall behind: its record comes with a RateError blaming the CPU,
 // which is logged, not failed, as the figures checked are there either
 // way; the in-flight cap or another error fails the test.
-func runOpen(t *testing.T, hc loadgen.HandshakeCase) *results.Record {
+func runOpen(t *testing.T, hc measure.HandshakeCase) *results.Record {
 	t.Helper()
 	rec, err := loadgen.RunHandshakes(context.Background(), hc)
-	var re *loadgen.RateError
+	var re *measure.RateError
 	switch {
 	case err == nil:
-	case errors.As(err, &re) && re.Cause != loadgen.CauseInflight && rec != nil:
+	case errors.As(err, &re) && re.Cause != measure.CauseInflight && rec != nil:
 		t.Logf("loaded machine: %v", err)
 	default:
 		t.Fatal(err)
@@ -80,8 +82,8 @@ func TestOpenLoopRecord(t *testing.T) {
 			switch {
 			case rec.Arrival != wantArrival || rec.RateTarget == nil || *rec.RateTarget != 100 || rec.Concurrency != 0:
 				t.Errorf("arrival %q, rate target %v, concurrency %d; want %s, 100, 0", rec.Arrival, rec.RateTarget, rec.Concurrency, wantArrival)
-			case rec.MaxInflight != loadgen.DefaultMaxInflight:
-				t.Errorf("max inflight %d, want the default %d", rec.MaxInflight, loadgen.DefaultMaxInflight)
+			case rec.MaxInflight != measure.DefaultMaxInflight:
+				t.Errorf("max inflight %d, want the default %d", rec.MaxInflight, measure.DefaultMaxInflight)
 			case rec.Late == nil || rec.Dropped == nil || *rec.Dropped != 0:
 				t.Errorf("late %v, dropped %v; want counts, none dropped", rec.Late, rec.Dropped)
 			case rec.Handshakes+rec.Errors != 40 || rec.Iterations != 2 || len(rec.SamplesUS) != 2:
@@ -141,22 +143,22 @@ func TestOpenLoopValidation(t *testing.T) {
 	s := startServer(t, nil)
 	for _, tt := range []struct {
 		name, field string
-		mutate      func(*loadgen.HandshakeCase)
+		mutate      func(*measure.HandshakeCase)
 	}{
-		{"negative rate", "Rate", func(hc *loadgen.HandshakeCase) { hc.Rate = -1 }},
-		{"arrival without rate", "Rate", func(hc *loadgen.HandshakeCase) { hc.Rate, hc.Concurrency, hc.Arrival = 0, 1, "poisson" }},
-		{"unknown arrival", "Arrival", func(hc *loadgen.HandshakeCase) { hc.Arrival = "bursty" }},
-		{"negative cap", "MaxInflight", func(hc *loadgen.HandshakeCase) { hc.MaxInflight = -1 }},
-		{"target error", "TargetError", func(hc *loadgen.HandshakeCase) { hc.TargetError = 0.02 }},
-		{"empty windows", "Duration", func(hc *loadgen.HandshakeCase) { hc.Rate, hc.Duration, hc.Iterations = 1, 100*time.Millisecond, 10 }},
-		{"negative duration", "Duration", func(hc *loadgen.HandshakeCase) { hc.Duration = -time.Second }},
-		{"windows too short", "Duration", func(hc *loadgen.HandshakeCase) {
+		{"negative rate", "Rate", func(hc *measure.HandshakeCase) { hc.Rate = -1 }},
+		{"arrival without rate", "Rate", func(hc *measure.HandshakeCase) { hc.Rate, hc.Concurrency, hc.Arrival = 0, 1, "poisson" }},
+		{"unknown arrival", "Arrival", func(hc *measure.HandshakeCase) { hc.Arrival = "bursty" }},
+		{"negative cap", "MaxInflight", func(hc *measure.HandshakeCase) { hc.MaxInflight = -1 }},
+		{"target error", "TargetError", func(hc *measure.HandshakeCase) { hc.TargetError = 0.02 }},
+		{"empty windows", "Duration", func(hc *measure.HandshakeCase) { hc.Rate, hc.Duration, hc.Iterations = 1, 100*time.Millisecond, 10 }},
+		{"negative duration", "Duration", func(hc *measure.HandshakeCase) { hc.Duration = -time.Second }},
+		{"windows too short", "Duration", func(hc *measure.HandshakeCase) {
 			hc.Rate, hc.Concurrency, hc.Duration, hc.Iterations = 0, 1, 50*time.Millisecond, 10
 		}},
-		{"windows too short at a high rate", "Duration", func(hc *loadgen.HandshakeCase) {
+		{"windows too short at a high rate", "Duration", func(hc *measure.HandshakeCase) {
 			hc.Rate, hc.Duration, hc.Iterations = 1e5, 9*time.Millisecond, 1
 		}},
-		{"duration and target error", "TargetError", func(hc *loadgen.HandshakeCase) {
+		{"duration and target error", "TargetError", func(hc *measure.HandshakeCase) {
 			hc.Rate, hc.Concurrency, hc.Duration, hc.TargetError = 0, 1, time.Second, 0.02
 		}},
 	} {
@@ -200,12 +202,12 @@ func slowServer(t *testing.T, delay time.Duration) (string, *x509.CertPool) {
 	return ln.Addr().String(), ca.Pool()
 }
 
-func slowCase(addr string, roots *x509.CertPool, rate float64, n, maxInflight int) loadgen.HandshakeCase {
+func slowCase(addr string, roots *x509.CertPool, rate float64, n, maxInflight int) measure.HandshakeCase {
 	cfg := tlsconf.Client(tlsconf.ClientOptions{Version: tls.VersionTLS13, RootCAs: roots, ServerName: "localhost"})
-	return loadgen.HandshakeCase{
+	return measure.HandshakeCase{
 		Name: "handshake/tls1.3/full/slow", Version: tls.VersionTLS13, Rate: rate, Handshakes: n, Iterations: 1,
-		MaxInflight: maxInflight, Clients: []*tls.Config{cfg}, Dialer: loadgen.TCPDialer{Addr: addr},
-		Words: loadgen.Words{Names: map[string]string{"Rate": "--rate", "MaxInflight": "--max-inflight"}},
+		MaxInflight: maxInflight, Clients: []*tls.Config{cfg}, Dialer: client.TCPDialer{Addr: addr},
+		Words: client.Words{Names: map[string]string{"Rate": "--rate", "MaxInflight": "--max-inflight"}},
 	}
 }
 
@@ -247,7 +249,7 @@ func TestOpenLoopSlowServerDrops(t *testing.T) {
 	t.Parallel()
 	addr, roots := slowServer(t, 1200*time.Millisecond)
 	rec, err := loadgen.RunHandshakes(context.Background(), slowCase(addr, roots, 2.5, 5, 1))
-	var re *loadgen.RateError
+	var re *measure.RateError
 	if !errors.As(err, &re) || rec == nil {
 		t.Fatalf("record %v, error %v (%T); want the record and a RateError", rec != nil, err, err)
 	}
@@ -255,7 +257,7 @@ func TestOpenLoopSlowServerDrops(t *testing.T) {
 		t.Errorf("late %d, dropped %d, %d handshakes, rate achieved %v; want 1, 3, 2, exactly 1/s",
 			*rec.Late, *rec.Dropped, rec.Handshakes, *rec.RateAchieved)
 	}
-	if re.Cause != loadgen.CauseInflight || rec.Verdict != loadgen.VerdictFailed {
+	if re.Cause != measure.CauseInflight || rec.Verdict != measure.VerdictFailed {
 		t.Errorf("cause %q, verdict %q; want the in-flight cap, failed", re.Cause, rec.Verdict)
 	}
 	for _, want := range []string{"started 1 connections per second, below 99% of the 2.5 asked for",
@@ -288,7 +290,7 @@ func TestOpenLoopHostileServers(t *testing.T) {
 		ln.Close()
 		_, roots := slowServer(t, 0)
 		rec, err := loadgen.RunHandshakes(context.Background(), slowCase(addr, roots, 50, 5, 2))
-		var ce *loadgen.CaseError
+		var ce *measure.CaseError
 		if !errors.As(err, &ce) || ce.Count != 5 || rec != nil {
 			t.Errorf("record %v, error %v; want every one of the 5 connections refused", rec != nil, err)
 		}
@@ -319,7 +321,7 @@ func TestOpenLoopHostileServers(t *testing.T) {
 		hc := slowCase(ln.Addr().String(), roots, 20, 4, 2)
 		hc.ConnTimeout = 300 * time.Millisecond
 		_, err = loadgen.RunHandshakes(context.Background(), hc)
-		var se *loadgen.StallError
+		var se *measure.StallError
 		if !errors.As(err, &se) || se.Stage != "handshake" {
 			t.Errorf("error %v; want a stall while waiting for the handshake", err)
 		}
@@ -357,7 +359,7 @@ func TestLowRateStopsOnCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	cancelled := make(chan time.Time, 1)
-	hc.Progress = func(p loadgen.Progress) {
+	hc.Progress = func(p measure.Progress) {
 		if !p.Warmup && p.Iteration == 1 {
 			// The second window has made its first start and waits
 			// for its second.
@@ -388,7 +390,7 @@ func TestWindowsKeepTheRate(t *testing.T) {
 	hc := s.openCase("handshake/tls1.3/full/r4", tls.VersionTLS13, false, 4, 2)
 	hc.Warmup, hc.Iterations = 0, 4
 	var last time.Time
-	hc.Progress = func(loadgen.Progress) { last = time.Now() }
+	hc.Progress = func(measure.Progress) { last = time.Now() }
 	began := time.Now()
 	rec := runOpen(t, hc)
 	if rec.Handshakes != 8 {
@@ -412,7 +414,7 @@ func TestRefusedTargetStopsOnCancel(t *testing.T) {
 	addr := refusingAddr(t)
 	for _, warmup := range []int{1, 0} {
 		hc := s.handshakeCase("refused", tls.VersionTLS13, false, 2)
-		hc.Dialer = loadgen.TCPDialer{Addr: addr}
+		hc.Dialer = client.TCPDialer{Addr: addr}
 		hc.Server, hc.Duration, hc.Iterations, hc.Warmup, hc.MaxErrorRate = nil, 2*time.Hour, 2, warmup, 1
 		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 		defer cancel()

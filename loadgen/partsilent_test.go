@@ -12,7 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tlsbench/tlsbench/client"
 	"github.com/tlsbench/tlsbench/loadgen"
+	"github.com/tlsbench/tlsbench/measure"
 )
 
 // partlySilent is a TCP proxy in front of a real server that accepts
@@ -79,11 +81,11 @@ func TestPartlySilentServerFailsFast(t *testing.T) {
 	s := startServer(t, nil)
 	addr, accepted := partlySilent(t, s.addr, 4)
 	hc := s.handshakeCase("partly-silent", tls.VersionTLS13, false, 4)
-	hc.Dialer = loadgen.TCPDialer{Addr: addr}
+	hc.Dialer = client.TCPDialer{Addr: addr}
 	hc.Handshakes, hc.Warmup, hc.Iterations, hc.ConnTimeout = 32, 1, 3, 500*time.Millisecond
-	hc.MaxErrorRate = loadgen.DefaultMaxErrorRate
+	hc.MaxErrorRate = measure.DefaultMaxErrorRate
 	rec, err := loadgen.RunHandshakes(context.Background(), hc)
-	var ee *loadgen.ErrorRateError
+	var ee *measure.ErrorRateError
 	if !errors.As(err, &ee) || rec != nil || !ee.Warmup {
 		t.Fatalf("record %v, error %v: want no record and the warm-up's ErrorRateError", rec, err)
 	}
@@ -105,13 +107,13 @@ func TestPartlySilentMeasuredStopsOnceFailed(t *testing.T) {
 	s := startServer(t, nil)
 	addr, accepted := partlySilent(t, s.addr, 4)
 	hc := s.handshakeCase("partly-silent-measured", tls.VersionTLS13, false, 4)
-	hc.Dialer = loadgen.TCPDialer{Addr: addr}
+	hc.Dialer = client.TCPDialer{Addr: addr}
 	hc.Handshakes, hc.Warmup, hc.Iterations, hc.ConnTimeout = 32, 0, 4, 500*time.Millisecond
 	// 10% of the 128 planned connections: the 13th failure, in the
 	// second iteration, fails the case.
 	hc.MaxErrorRate = 0.1
 	rec, err := loadgen.RunHandshakes(context.Background(), hc)
-	var ee *loadgen.ErrorRateError
+	var ee *measure.ErrorRateError
 	if !errors.As(err, &ee) || rec == nil || ee.Planned != 128 || ee.Failed != 13 {
 		t.Fatalf("record %v, error %v: want a record and an ErrorRateError after 13 failures of 128 planned", rec, err)
 	}

@@ -10,10 +10,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tlsbench/tlsbench/client"
 	"github.com/tlsbench/tlsbench/internal/memconn"
 	"github.com/tlsbench/tlsbench/internal/servertest"
 	"github.com/tlsbench/tlsbench/internal/testpki"
 	"github.com/tlsbench/tlsbench/loadgen"
+	"github.com/tlsbench/tlsbench/measure"
 	"github.com/tlsbench/tlsbench/results"
 	"github.com/tlsbench/tlsbench/server"
 	"github.com/tlsbench/tlsbench/stats"
@@ -75,9 +77,9 @@ func TestFirstByteShowsServerDelay(t *testing.T) {
 			t.Parallel()
 			cfg := base.Clone()
 			cfg.MinVersion, cfg.MaxVersion = v, v
-			rec, err := loadgen.RunHandshakes(context.Background(), loadgen.HandshakeCase{
+			rec, err := loadgen.RunHandshakes(context.Background(), measure.HandshakeCase{
 				Name: "delayed", Version: v, Concurrency: 8, Handshakes: 8, Iterations: 2,
-				Clients: []*tls.Config{cfg}, Dialer: loadgen.TCPDialer{Addr: addr},
+				Clients: []*tls.Config{cfg}, Dialer: client.TCPDialer{Addr: addr},
 			})
 			if err != nil {
 				t.Fatal(err)
@@ -130,7 +132,7 @@ type withPhases struct {
 	t   testing.TB
 }
 
-func (o withPhases) Snapshot() (loadgen.ServerSnapshot, error) {
+func (o withPhases) Snapshot() (measure.ServerSnapshot, error) {
 	s, err := inProcess{o.srv}.Snapshot()
 	s.Phases = phasesOf(o.t, o.srv.Counters())
 	return s, err
@@ -163,7 +165,7 @@ func (r *restarting) Dial(context.Context, time.Time) (net.Conn, error) {
 
 func (*restarting) Transport() string { return "memory" }
 
-func (r *restarting) Snapshot() (loadgen.ServerSnapshot, error) {
+func (r *restarting) Snapshot() (measure.ServerSnapshot, error) {
 	r.mu.Lock()
 	srv := r.current
 	r.mu.Unlock()
@@ -178,7 +180,7 @@ func TestServerPhasesLostOnRestart(t *testing.T) {
 	cfg, ca := testpki.Server(t)
 	r := &restarting{t: t, cfg: cfg, at: 16 + 8 + 1, current: server.New(cfg)}
 	client := tlsconf.Client(tlsconf.ClientOptions{Version: tls.VersionTLS13, RootCAs: ca.Pool(), ServerName: "localhost"})
-	rec, err := loadgen.RunHandshakes(context.Background(), loadgen.HandshakeCase{
+	rec, err := loadgen.RunHandshakes(context.Background(), measure.HandshakeCase{
 		Name: "restart", Version: tls.VersionTLS13, Concurrency: 4, Handshakes: 16, Iterations: 2,
 		Clients: []*tls.Config{client}, Dialer: r, Server: r,
 	})

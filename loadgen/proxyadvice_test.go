@@ -8,8 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tlsbench/tlsbench/client"
 	"github.com/tlsbench/tlsbench/internal/connerr"
-	"github.com/tlsbench/tlsbench/loadgen"
+	"github.com/tlsbench/tlsbench/measure"
 )
 
 // TestProxyRefusalAdvice: each refusal of CONNECT gets the advice of its
@@ -22,39 +23,39 @@ func TestProxyRefusalAdvice(t *testing.T) {
 		name, head, failure, advice string
 	}{
 		{"untrusted origin", "HTTP/1.1 502 Bad Gateway\r\nX-Tlsbench-Error: origin localhost:8443: tls: failed to verify certificate: x509: certificate signed by unknown authority\r\n\r\n",
-			loadgen.AdviceProxyUntrusted, "the proxy does not trust the target's certificate"},
+			client.AdviceProxyUntrusted, "the proxy does not trust the target's certificate"},
 		{"origin down", "HTTP/1.1 502 Bad Gateway\r\nX-Tlsbench-Error: origin localhost:8443: dial tcp 127.0.0.1:8443: connect: connection refused\r\n\r\n",
-			loadgen.AdviceProxyUnreachable, "the proxy could not reach the target"},
+			client.AdviceProxyUnreachable, "the proxy could not reach the target"},
 		{"tlsbench proxy full", "HTTP/1.1 503 Service Unavailable\r\nX-Tlsbench-Error: the proxy serves at most 1 connections at once; try again later\r\n\r\n",
-			loadgen.AdviceProxyFull, "the proxy is at its connection limit"},
+			client.AdviceProxyFull, "the proxy is at its connection limit"},
 		{"squid connect fail", "HTTP/1.1 503 Service Unavailable\r\nX-Squid-Error: ERR_CONNECT_FAIL 111\r\n\r\n",
-			loadgen.AdviceProxyUnreachable, "the proxy could not reach the target"},
+			client.AdviceProxyUnreachable, "the proxy could not reach the target"},
 		{"bare 503", "HTTP/1.1 503 Service Unavailable\r\n\r\n",
-			loadgen.AdviceProxyUnreachable, "the proxy could not reach the target"},
+			client.AdviceProxyUnreachable, "the proxy could not reach the target"},
 		{"port", "HTTP/1.1 403 Forbidden\r\nX-Tlsbench-Error: port 8443 is not allowed; allowed: 443\r\n\r\n",
-			loadgen.AdviceProxyPort, "the proxy does not tunnel to this port"},
+			client.AdviceProxyPort, "the proxy does not tunnel to this port"},
 		{"source", "HTTP/1.1 403 Forbidden\r\nX-Tlsbench-Error: this client's address is not allowed to use the proxy\r\n\r\n",
-			loadgen.AdviceProxySource, "the proxy does not serve this client's address"},
+			client.AdviceProxySource, "the proxy does not serve this client's address"},
 		{"destination", "HTTP/1.1 403 Forbidden\r\nX-Tlsbench-Error: destination not allowed: 10.0.0.1 is not in --allow-dest; the proxy dials only --allow-dest destinations (default: this machine)\r\n\r\n",
-			loadgen.AdviceProxyDest, "the proxy does not tunnel to the target's address"},
+			client.AdviceProxyDest, "the proxy does not tunnel to the target's address"},
 		{"squid denied", "HTTP/1.1 403 Forbidden\r\nX-Squid-Error: ERR_ACCESS_DENIED 0\r\n\r\n",
 			"", "the proxy refuses this client or this destination port"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			addr := hostileProxy(t, func(c net.Conn) { io.WriteString(c, tc.head) })
-			_, err := loadgen.ProxyDialer{Proxy: addr, Target: "localhost:8443"}.Dial(t.Context(), time.Now().Add(30*time.Second))
-			var pe *loadgen.ProxyError
+			_, err := client.ProxyDialer{Proxy: addr, Target: "localhost:8443"}.Dial(t.Context(), time.Now().Add(30*time.Second))
+			var pe *client.ProxyError
 			if !errors.As(err, &pe) {
 				t.Fatalf("err %v: want a ProxyError", err)
 			}
 			if pe.Failure() != tc.failure || !strings.Contains(err.Error(), tc.advice) {
 				t.Errorf("failure %q, error %q; want %q and %q", pe.Failure(), err, tc.failure, tc.advice)
 			}
-			if tc.failure != loadgen.AdviceProxyUnreachable && strings.Contains(err.Error(), "could not reach") {
+			if tc.failure != client.AdviceProxyUnreachable && strings.Contains(err.Error(), "could not reach") {
 				t.Errorf("error %q blames the target's reachability", err)
 			}
-			words := loadgen.Words{Advice: map[string]string{tc.failure: "do this instead"}}
+			words := client.Words{Advice: map[string]string{tc.failure: "do this instead"}}
 			if got := words.ProxyAdvice(err); got != (tc.failure != "") {
 				t.Errorf("ProxyAdvice = %v", got)
 			}
@@ -70,15 +71,15 @@ func TestProxyRefusalAdvice(t *testing.T) {
 func TestProxyDownAdvice(t *testing.T) {
 	t.Parallel()
 	proxy := closedAddr(t)
-	_, err := loadgen.ProxyDialer{Proxy: proxy, Target: "localhost:8443"}.Dial(t.Context(), time.Now().Add(30*time.Second))
-	var de *loadgen.ProxyDialError
+	_, err := client.ProxyDialer{Proxy: proxy, Target: "localhost:8443"}.Dial(t.Context(), time.Now().Add(30*time.Second))
+	var de *client.ProxyDialError
 	if !errors.As(err, &de) || connerr.Kind(err) != connerr.Refused || !strings.Contains(err.Error(), "connecting to proxy "+proxy) {
 		t.Fatalf("err %v (kind %s): want a refused ProxyDialError naming the proxy", err, connerr.Kind(err))
 	}
-	if h := loadgen.RefusedHint(err); h != "is the proxy listening there?" {
+	if h := client.RefusedHint(err); h != "is the proxy listening there?" {
 		t.Errorf("hint %q", h)
 	}
-	if h := loadgen.RefusedHint(errors.Unwrap(err)); h != "is the server listening there?" {
+	if h := client.RefusedHint(errors.Unwrap(err)); h != "is the server listening there?" {
 		t.Errorf("hint for a server %q", h)
 	}
 }
@@ -88,7 +89,7 @@ func TestProxyDownAdvice(t *testing.T) {
 // that blames the server's tickets.
 func TestResumptionHintReplacesServerAdvice(t *testing.T) {
 	t.Parallel()
-	e := &loadgen.ResumptionError{Case: "c", Total: 10, Setting: "--min-resumption", Required: 0.9}
+	e := &measure.ResumptionError{Case: "c", Total: 10, Setting: "--min-resumption", Required: 0.9}
 	if !strings.Contains(e.Error(), "the server may not issue") {
 		t.Errorf("without a hint: %q", e)
 	}

@@ -13,9 +13,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tlsbench/tlsbench/client"
 	"github.com/tlsbench/tlsbench/internal/peers"
 	"github.com/tlsbench/tlsbench/internal/testpki"
 	"github.com/tlsbench/tlsbench/loadgen"
+	"github.com/tlsbench/tlsbench/measure"
 	"github.com/tlsbench/tlsbench/pki"
 	"github.com/tlsbench/tlsbench/tlsconf"
 )
@@ -79,15 +81,15 @@ func TestProxyDialerSquid(t *testing.T) {
 		{"127.0.0.1:4433", "ERR_ACCESS_DENIED", 403},
 		{closedAddr(t), "ERR_CONNECT_FAIL", 503},
 	} {
-		_, err := loadgen.ProxyDialer{Proxy: sq.PlainAddr(), Target: tc.target}.Dial(t.Context(), deadline())
-		var pe *loadgen.ProxyError
+		_, err := client.ProxyDialer{Proxy: sq.PlainAddr(), Target: tc.target}.Dial(t.Context(), deadline())
+		var pe *client.ProxyError
 		if !errors.As(err, &pe) || pe.Status != tc.status || !strings.HasPrefix(pe.Reason, tc.reason) {
 			t.Errorf("CONNECT %s: %v; want a ProxyError %d %s", tc.target, err, tc.status, tc.reason)
 		}
 	}
 
 	handshake := func(proxy string, roots *x509.CertPool) (*tls.Conn, error) {
-		d := loadgen.ProxyDialer{Proxy: proxy, Target: origin}
+		d := client.ProxyDialer{Proxy: proxy, Target: origin}
 		if d.Transport() != "tcp" {
 			t.Errorf("transport %q", d.Transport())
 		}
@@ -162,7 +164,7 @@ func TestProxyDialerHostile(t *testing.T) {
 			t.Parallel()
 			addr := hostileProxy(t, tc.serve)
 			began := time.Now()
-			c, err := loadgen.ProxyDialer{Proxy: addr, Target: "localhost:443"}.Dial(t.Context(), time.Now().Add(2*time.Second))
+			c, err := client.ProxyDialer{Proxy: addr, Target: "localhost:443"}.Dial(t.Context(), time.Now().Add(2*time.Second))
 			if err == nil {
 				c.Close()
 				t.Fatal("dial succeeded")
@@ -188,7 +190,7 @@ func TestProxyDialerKeepsEarlyBytes(t *testing.T) {
 		io.WriteString(c, "HTTP/1.0 200 Connection established\r\n\r\nearly bytes")
 		io.WriteString(c, ", late bytes")
 	})
-	c, err := loadgen.ProxyDialer{Proxy: addr, Target: "localhost:443"}.Dial(t.Context(), time.Now().Add(10*time.Second))
+	c, err := client.ProxyDialer{Proxy: addr, Target: "localhost:443"}.Dial(t.Context(), time.Now().Add(10*time.Second))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -207,11 +209,11 @@ func TestProxyDialerCancelled(t *testing.T) {
 	addr := hostileProxy(t, func(c net.Conn) { time.Sleep(20 * time.Second) })
 	ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
 	defer cancel()
-	_, err := loadgen.ProxyDialer{Proxy: addr, Target: "localhost:443"}.Dial(ctx, time.Now().Add(time.Minute))
+	_, err := client.ProxyDialer{Proxy: addr, Target: "localhost:443"}.Dial(ctx, time.Now().Add(time.Minute))
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("err = %v, want the context's deadline", err)
 	}
-	if _, err := (loadgen.ProxyDialer{Proxy: closedAddr(t), Target: "x:1"}).Dial(t.Context(), time.Now().Add(5*time.Second)); err == nil || !strings.Contains(err.Error(), "connecting to proxy") {
+	if _, err := (client.ProxyDialer{Proxy: closedAddr(t), Target: "x:1"}).Dial(t.Context(), time.Now().Add(5*time.Second)); err == nil || !strings.Contains(err.Error(), "connecting to proxy") {
 		t.Errorf("closed proxy port: %v", err)
 	}
 }
@@ -237,11 +239,11 @@ func TestHandshakeThroughSquid(t *testing.T) {
 	for _, v := range []uint16{tls.VersionTLS12, tls.VersionTLS13} {
 		co := tlsconf.ClientOptions{Version: v, RootCAs: squidPool(t, sq), ServerName: "localhost",
 			Sessions: tlsconf.NewSessionPool(4, tlsconf.ReuseMulti).Scoped("")}
-		hc := loadgen.HandshakeCase{
+		hc := measure.HandshakeCase{
 			Name: "squid", Version: v, Resume: true, Concurrency: 4, Handshakes: 16, Iterations: 1, Warmup: 1,
 			Clients:  []*tls.Config{tlsconf.Client(co)},
-			Dialer:   loadgen.ProxyDialer{Proxy: sq.Addr(), Target: o.addr},
-			Exchange: loadgen.RequestHTTP.Exchange("localhost:" + port),
+			Dialer:   client.ProxyDialer{Proxy: sq.Addr(), Target: o.addr},
+			Exchange: client.RequestHTTP.Exchange("localhost:" + port),
 			Server:   inProcess{o.srv},
 		}
 		rec, err := loadgen.RunHandshakes(t.Context(), hc)

@@ -1,24 +1,16 @@
 package loadgen
 
 import (
-	"bytes"
 	"context"
 	"crypto/tls"
 	"errors"
 	"fmt"
-	"io"
-	"net/http"
-	"sort"
-	"strings"
-	"sync"
 	"time"
 
-	"github.com/quic-go/qpack"
 	"github.com/quic-go/quic-go"
-	"github.com/quic-go/quic-go/quicvarint"
 
-	"github.com/tlsbench/tlsbench/internal/connerr"
-	"github.com/tlsbench/tlsbench/internal/field"
+	"github.com/tlsbench/tlsbench/client"
+	"github.com/tlsbench/tlsbench/measure"
 	"github.com/tlsbench/tlsbench/tlsconf"
 )
 
@@ -33,161 +25,10 @@ import (
 // later. Each connection records which happened, and the case compares
 // its counts with the server's own.
 
-// QUICDialer reaches a server over QUIC (HandshakeCase.QUIC).
-type QUICDialer struct {
-	// Addr is the server's UDP address, host:port.
-	Addr string
-	// EarlyData sends the request as early data (0-RTT) on connections
-	// that resume a session whose ticket allows it. Sessions whose
-	// tickets do not allow it resume in one round trip, as without it:
-	// the record counts the early data actually offered.
-	EarlyData bool
-	// Request is the exchange after the handshake: RequestPing (default)
-	// is tlsbench's own (tlsconf.ALPNQUICPing: one byte on a stream,
-	// echoed, the stream read to its end, which the built-in server
-	// sends after its session ticket); RequestHTTP and RequestHTTPGet
-	// are a HEAD or GET / over HTTP/3 (ALPN h3), whose answer is the
-	// response head, for other servers.
-	Request Request
-	// Host is the authority of HTTP requests (default Addr).
-	Host string
-
-	conf *quic.Config
-}
-
-// alpn is the application protocol of the dialer's request.
-func (q *QUICDialer) alpn() string {
-	if q.http() {
-		return "h3"
-	}
-	return tlsconf.ALPNQUICPing
-}
-
-func (q *QUICDialer) http() bool { return q.Request == RequestHTTP || q.Request == RequestHTTPGet }
-
-// transport names the case's transport in its record.
-func (hc *HandshakeCase) transport() string {
-	if hc.QUIC != nil {
-		return "quic"
-	}
-	return hc.Dialer.Transport()
-}
-
-// validateQUIC checks the settings of a QUIC case.
-func (hc *HandshakeCase) validateQUIC() error {
-	q := hc.QUIC
-	if q == nil {
-		return nil
-	}
-	switch {
-	case q.Addr == "":
-		return field.Errorf("QUIC.Addr", nil, "no address")
-	case hc.Version != tls.VersionTLS13:
-		return field.Errorf("Version", tlsconf.VersionName(hc.Version), "QUIC runs TLS 1.3 only (RFC 9001)")
-	case hc.Proxy != nil:
-		return field.Errorf("Proxy", nil, "a proxy is reached over TCP: QUIC cases cannot go through one")
-	case q.EarlyData && !hc.Resume:
-		return field.Errorf("QUIC.EarlyData", nil, "early data needs a session to resume: set {Resume}")
-	}
-	switch q.Request {
-	case "", RequestPing, RequestHTTP, RequestHTTPGet:
-	default:
-		return field.Errorf("QUIC.Request", string(q.Request), "over QUIC the request is ping (tlsbench's own servers) or http or http-get (HTTP/3)")
-	}
-	return nil
-}
-
-// quicDefaults completes a QUIC case: its own copy of the dialer with its
-// QUIC configuration, and clients that offer the request's protocol by
-// ALPN (QUIC requires one) unless they name their own.
-func (hc *HandshakeCase) quicDefaults() {
-	if hc.QUIC == nil {
-		return
-	}
-	q := *hc.QUIC
-	if q.Request == "" {
-		q.Request = RequestPing
-	}
-	if q.Host == "" {
-		q.Host = q.Addr
-	}
-	// The handshake's idle timeout is the connection's; quic-go's own
-	// 5 s would fail a slow handshake that the case allows.
-	q.conf = &quic.Config{HandshakeIdleTimeout: hc.ConnTimeout, MaxIdleTimeout: hc.ConnTimeout}
-	hc.QUIC = &q
-	clients := make([]*tls.Config, len(hc.Clients))
-	for i, c := range hc.Clients {
-		clients[i] = c
-		if len(c.NextProtos) == 0 || q.EarlyData && c.Time == nil {
-			clients[i] = c.Clone()
-		}
-		if len(c.NextProtos) == 0 {
-			clients[i].NextProtos = []string{q.alpn()}
-		}
-		if q.EarlyData && c.Time == nil {
-			clients[i].Time = wholeSecondClock
-		}
-	}
-	hc.Clients = clients
-}
-
-// wholeSecondClock is the clock of a client that sends early data: the
-// time, down to the whole second.
-//
-// A client tells the server how old its ticket is (RFC 8446, 4.2.11.1),
-// and a server may refuse early data whose age does not match its own
-// reckoning: GnuTLS refuses it whenever the client's age is the larger.
-// crypto/tls notes when it received a ticket in whole seconds, the
-// fraction cut off, so that the age it sends is up to a second older than
-// the ticket is, and such a server refuses nearly all of its early data
-// (46 to 48 offers of 48 against ngtcp2's GnuTLS server). Read from a
-// clock that has no fractions either, the age is exact to the second and
-// never too old, except when a second begins between the ticket's
-// arrival and its use and the ticket is not a second old: a chance of
-// about its age in seconds (under 1% for the few milliseconds tickets
-// wait here). Certificates are checked against it too, which a second
-// does not change.
-func wholeSecondClock() time.Time { return time.Now().Truncate(time.Second) }
-
-// earlyOutcome is what became of a QUIC connection's early data.
-type earlyOutcome uint8
-
-const (
-	earlyNone     earlyOutcome = iota // not offered
-	earlyAccepted                     // offered and accepted: a 0-RTT handshake
-	earlyRejected                     // offered and rejected: the request was sent again
-)
-
-// earlyCounts counts early data offered, accepted and rejected, and
-// late, the connections accepted whose request was written only after
-// their handshake had ended (see quicConn.late).
-type earlyCounts struct{ offered, accepted, rejected, late int64 }
-
-func (e *earlyCounts) count(o earlyOutcome, late bool) {
-	switch o {
-	case earlyAccepted:
-		e.offered++
-		e.accepted++
-		if late {
-			e.late++
-		}
-	case earlyRejected:
-		e.offered++
-		e.rejected++
-	}
-}
-
-func (e *earlyCounts) add(o earlyCounts) {
-	e.offered += o.offered
-	e.accepted += o.accepted
-	e.rejected += o.rejected
-	e.late += o.late
-}
-
 // quicConn is one QUIC connection in progress.
 type quicConn struct {
 	conn   *quic.Conn
-	gate   *dialGate // nil outside the race detector's build
+	gate   *client.DialGate // nil outside the race detector's build
 	dialed time.Time
 	hsEnd  time.Time // the end of the client's handshake
 	// exchanged is when the exchange (and the wait for a ticket) ended.
@@ -200,28 +41,28 @@ type quicConn struct {
 
 // connectQUIC runs one QUIC connection: dial, handshake (with the
 // request sent as early data when it may be), exchange, close.
-func (r *caseRunner) connectQUIC(ctx context.Context, cfg *tls.Config) connResult {
-	hc, q := r.hc, r.hc.QUIC
+func (r *caseRunner) connectQUIC(ctx context.Context, cfg *tls.Config) client.Sample {
+	hc, q := r.Case, r.Case.QUIC
 	c := &quicConn{dialed: time.Now()}
 	cctx, cancel := context.WithDeadline(ctx, c.dialed.Add(hc.ConnTimeout))
 	defer cancel()
-	var ticket *ticketNotice
-	if q.http() && cfg.ClientSessionCache != nil {
+	var ticket *client.TicketNotice
+	if q.HTTP() && cfg.ClientSessionCache != nil {
 		// An HTTP/3 server may answer early data before it sends its
 		// ticket: wait for the ticket after the answer.
-		cfg, ticket = withTicketNotice(cfg)
+		cfg, ticket = client.WithTicketNotice(cfg)
 	}
 	// With early data, the dial returns as soon as the 0-RTT keys are
 	// there when the session permits early data, otherwise once the
 	// handshake is complete.
-	conn, gate, err := dialQUIC(cctx, q, cfg)
+	conn, gate, err := client.DialQUIC(cctx, q, cfg)
 	if err != nil {
 		return quicFailure(cctx, "handshake", fmt.Errorf("handshake: %w", err))
 	}
 	c.conn, c.gate = conn, gate
-	defer gate.close()
-	defer func() { c.conn.CloseWithError(q.closeCode(), "") }()
-	stop := context.AfterFunc(cctx, func() { conn.CloseWithError(q.closeCode(), "") })
+	defer gate.Close()
+	defer func() { c.conn.CloseWithError(q.CloseCode(), "") }()
+	stop := context.AfterFunc(cctx, func() { conn.CloseWithError(q.CloseCode(), "") })
 	defer stop()
 	select {
 	case <-conn.HandshakeComplete():
@@ -238,7 +79,7 @@ func (r *caseRunner) connectQUIC(ctx context.Context, cfg *tls.Config) connResul
 		return quicFailure(cctx, stage, err)
 	}
 	if ticket != nil {
-		if err := ticket.wait(cctx, conn); err != nil {
+		if err := ticket.Wait(cctx, conn); err != nil {
 			return quicFailure(cctx, "exchange", err)
 		}
 	}
@@ -250,10 +91,10 @@ func (r *caseRunner) connectQUIC(ctx context.Context, cfg *tls.Config) connResul
 // before the handshake ended), waits for the handshake, reads the answer
 // and then the rest of the exchange, and returns when the answer's first
 // byte came. A request the server rejected as early data is sent again.
-func (c *quicConn) exchange(ctx context.Context, q *QUICDialer) (time.Time, error) {
-	ex := q.newExchange()
-	err := ex.send(ctx, c.conn)
-	c.gate.sent()
+func (c *quicConn) exchange(ctx context.Context, q *client.QUICDialer) (time.Time, error) {
+	ex := q.NewExchange()
+	err := ex.Send(ctx, c.conn)
+	c.gate.Sent()
 	if c.hsEnd.IsZero() {
 		if herr := c.waitHandshake(ctx); herr != nil {
 			return time.Time{}, herr
@@ -267,7 +108,7 @@ func (c *quicConn) exchange(ctx context.Context, q *QUICDialer) (time.Time, erro
 		}
 	}
 	if err == nil {
-		err = ex.answer()
+		err = ex.Answer()
 	}
 	if errors.Is(err, quic.Err0RTTRejected) {
 		c.rejected = true
@@ -276,16 +117,16 @@ func (c *quicConn) exchange(ctx context.Context, q *QUICDialer) (time.Time, erro
 			return time.Time{}, fmt.Errorf("after early data was rejected: %w", nerr)
 		}
 		c.conn = next
-		ex = q.newExchange()
-		if err = ex.send(ctx, c.conn); err == nil {
-			err = ex.answer()
+		ex = q.NewExchange()
+		if err = ex.Send(ctx, c.conn); err == nil {
+			err = ex.Answer()
 		}
 	}
 	if err != nil {
 		return time.Time{}, fmt.Errorf("after handshake: %w", err)
 	}
 	answered := time.Now()
-	if err := ex.finish(); err != nil {
+	if err := ex.Finish(); err != nil {
 		return time.Time{}, fmt.Errorf("after the answer: %w", err)
 	}
 	return answered, nil
@@ -310,11 +151,11 @@ func (c *quicConn) waitHandshake(ctx context.Context) error {
 }
 
 // result is a successful connection's outcome.
-func (c *quicConn) result(hc *HandshakeCase, answered time.Time) connResult {
+func (c *quicConn) result(hc *measure.HandshakeCase, answered time.Time) client.Sample {
 	st := c.conn.ConnectionState()
-	res := connResult{ok: true, resumed: st.TLS.DidResume, group: st.TLS.CurveID, cipher: st.TLS.CipherSuite,
-		latency: c.hsEnd.Sub(c.dialed), quicVersion: tlsconf.QUICVersionName(uint32(st.Version)),
-		hsEnd: c.hsEnd, exchange: c.exchanged.Sub(c.hsEnd)}
+	res := client.Sample{OK: true, Resumed: st.TLS.DidResume, Group: st.TLS.CurveID, Cipher: st.TLS.CipherSuite,
+		Latency: c.hsEnd.Sub(c.dialed), QUICVersion: tlsconf.QUICVersionName(uint32(st.Version)),
+		HSEnd: c.hsEnd, Exchange: c.exchanged.Sub(c.hsEnd)}
 	// Used0RTT is set once the handshake ends with the early data
 	// accepted; the dial returning early or a rejection seen says it
 	// was offered. An offer not accepted was rejected, whether or not
@@ -325,250 +166,23 @@ func (c *quicConn) result(hc *HandshakeCase, answered time.Time) connResult {
 	// connection's first response is a 1-RTT one.
 	switch {
 	case st.Used0RTT:
-		res.early, res.earlyLate = earlyAccepted, !c.offered
+		res.Early, res.EarlyLate = client.EarlyAccepted, !c.offered
 	case c.offered || c.rejected:
-		res.early = earlyRejected
+		res.Early = client.EarlyRejected
 	}
 	// The answer is read once the handshake has ended (exchange), so
 	// that first_byte is never negative.
-	res.phases, res.connect, res.handshake, res.firstByte = true, -1, c.hsEnd.Sub(c.dialed), answered.Sub(c.hsEnd)
-	res.firstResponse = answered.Sub(c.dialed)
+	res.Phases, res.Connect, res.Handshake, res.FirstByte = true, -1, c.hsEnd.Sub(c.dialed), answered.Sub(c.hsEnd)
+	res.FirstResponse = answered.Sub(c.dialed)
 	return res
 }
 
 // quicFailure is a failed QUIC connection: the context's error when it
 // ended (the connection timeout, the case's end), which closes the
 // connection and so is the cause of whatever failed next.
-func quicFailure(ctx context.Context, stage string, err error) connResult {
+func quicFailure(ctx context.Context, stage string, err error) client.Sample {
 	if cerr := ctx.Err(); cerr != nil {
 		err = fmt.Errorf("%s: %w", stage, cerr)
 	}
-	return connResult{stage: stage, errKind: quicKind(err), err: err}
-}
-
-// quicKind is connerr.Kind with the peer's TLS alerts, which QUIC
-// carries as CRYPTO_ERROR codes (RFC 9001, section 4.8), and its
-// CONNECTION_REFUSED.
-func quicKind(err error) string {
-	var te *quic.TransportError
-	if errors.As(err, &te) && te.Remote && te.ErrorCode.IsCryptoError() {
-		return "alert:" + strings.TrimPrefix(tls.AlertError(te.ErrorCode-0x100).Error(), "tls: ")
-	}
-	if errors.As(err, &te) && te.Remote && te.ErrorCode == quic.ConnectionRefused {
-		// The server refused the connection (the built-in one does when
-		// too many wait for their ClientHello): refused, as over TCP.
-		return connerr.Refused
-	}
-	if errors.Is(err, errBadEcho) {
-		return "bad-echo"
-	}
-	return connerr.Kind(err)
-}
-
-// closeCode is the application error code of a normal close: 0 for
-// tlsbench's own protocol, H3_NO_ERROR for HTTP/3.
-func (q *QUICDialer) closeCode() quic.ApplicationErrorCode {
-	if q.http() {
-		return h3NoError
-	}
-	return 0
-}
-
-// versionsOf names the QUIC versions of a case as groupOf names groups:
-// one name, or each with its count when they differed; "" for none.
-func versionsOf(versions map[string]int64) string {
-	if len(versions) == 1 {
-		for v := range versions {
-			return v
-		}
-	}
-	parts := make([]string, 0, len(versions))
-	for v, n := range versions {
-		parts = append(parts, fmt.Sprintf("%s:%d", v, n))
-	}
-	sort.Strings(parts)
-	return strings.Join(parts, ",")
-}
-
-// quicExchange is a request over a QUIC connection: send writes it and
-// ends the client's side (in early data when the handshake is not over),
-// answer reads the first byte of the answer, finish the rest.
-type quicExchange interface {
-	send(ctx context.Context, conn *quic.Conn) error
-	answer() error
-	finish() error
-}
-
-func (q *QUICDialer) newExchange() quicExchange {
-	if q.http() {
-		method := http.MethodHead
-		if q.Request == RequestHTTPGet {
-			method = http.MethodGet
-		}
-		return &h3Exchange{host: q.Host, method: method}
-	}
-	return &pingExchange{}
-}
-
-// pingExchange is tlsbench's own (tlsconf.ALPNQUICPing).
-type pingExchange struct{ str *quic.Stream }
-
-func (p *pingExchange) send(_ context.Context, conn *quic.Conn) error {
-	str, err := conn.OpenStream()
-	if err != nil {
-		return err
-	}
-	p.str = str
-	if _, err := str.Write([]byte{'p'}); err != nil {
-		return err
-	}
-	return str.Close()
-}
-
-func (p *pingExchange) answer() error {
-	var b [1]byte
-	if _, err := io.ReadFull(p.str, b[:]); err != nil {
-		return err
-	}
-	if b[0] != 'p' {
-		return fmt.Errorf("%w: ping answered with %q, not echoed", errBadEcho, b[0])
-	}
-	return nil
-}
-
-// finish reads to the end of the stream, which the server sends once its
-// handshake is complete and its session ticket sent: the ticket is then
-// read and stored.
-func (p *pingExchange) finish() error {
-	n, err := io.Copy(io.Discard, io.LimitReader(p.str, maxAnswer))
-	if err == nil && n > 0 {
-		return fmt.Errorf("%w: %d bytes after the echo", errBadEcho, n)
-	}
-	return err
-}
-
-// h3Exchange is a HEAD or GET / over HTTP/3 (RFC 9114), spoken here
-// rather than through quic-go's http3.ClientConn, whose own goroutine
-// opens the control stream whenever it gets to run: after early data
-// was rejected, that may be on the connection's new streams, beside the
-// control stream of the request sent again, and the server closes the
-// connection for the second (H3_STREAM_CREATION_ERROR). Here the streams
-// are opened in order, on the connection's goroutine. The field section
-// uses QPACK's static table only, so there are no QPACK streams.
-type h3Exchange struct {
-	host, method string
-	str          *quic.Stream
-}
-
-// HTTP/3 frame and stream types.
-const (
-	h3FrameHeaders   = 0x01
-	h3FrameSettings  = 0x04
-	h3StreamControl  = 0x00
-	h3NoError        = 0x100
-	h3MaxHeaderBytes = maxAnswer
-)
-
-func (h *h3Exchange) send(_ context.Context, conn *quic.Conn) error {
-	ctrl, err := conn.OpenUniStream()
-	if err != nil {
-		return err
-	}
-	// The control stream's type, then its first frame: SETTINGS, empty.
-	if _, err := ctrl.Write([]byte{h3StreamControl, h3FrameSettings, 0}); err != nil {
-		return err
-	}
-	str, err := conn.OpenStream()
-	if err != nil {
-		return err
-	}
-	h.str = str
-	var fields bytes.Buffer
-	enc := qpack.NewEncoder(&fields)
-	for _, f := range []qpack.HeaderField{{Name: ":method", Value: h.method}, {Name: ":scheme", Value: "https"},
-		{Name: ":authority", Value: h.host}, {Name: ":path", Value: "/"}, {Name: "user-agent", Value: "tlsbench"}} {
-		if err := enc.WriteField(f); err != nil {
-			return err
-		}
-	}
-	frame := quicvarint.Append(nil, h3FrameHeaders)
-	frame = quicvarint.Append(frame, uint64(fields.Len()))
-	if _, err := str.Write(append(frame, fields.Bytes()...)); err != nil {
-		return err
-	}
-	return str.Close()
-}
-
-// answer reads the response's HEADERS frame, skipping frames of types it
-// does not know (RFC 9114 reserves some to be ignored): any status will
-// do, the answer only proves the connection carries data.
-func (h *h3Exchange) answer() error {
-	r := quicvarint.NewReader(h.str)
-	for {
-		typ, err := quicvarint.Read(r)
-		if err != nil {
-			return err
-		}
-		n, err := quicvarint.Read(r)
-		switch {
-		case err != nil:
-			return err
-		case n > h3MaxHeaderBytes:
-			return fmt.Errorf("%w: a %d-byte HTTP/3 frame (type %#x) before the response head", errBadEcho, n, typ)
-		case typ == 0x00 || typ == 0x03 || typ == 0x05 || typ == 0x07 || typ == 0x0d:
-			// DATA, CANCEL_PUSH, PUSH_PROMISE, GOAWAY, MAX_PUSH_ID.
-			return fmt.Errorf("%w: HTTP/3 frame type %#x before the response head", errBadEcho, typ)
-		}
-		if _, err := io.CopyN(io.Discard, h.str, int64(n)); err != nil {
-			return err
-		}
-		if typ == h3FrameHeaders {
-			return nil
-		}
-	}
-}
-
-func (h *h3Exchange) finish() error {
-	_, err := io.Copy(io.Discard, io.LimitReader(h.str, maxAnswer))
-	return err
-}
-
-// ticketNotice is a connection's session cache that tells when a session
-// was stored in the case's.
-type ticketNotice struct {
-	tls.ClientSessionCache
-	once sync.Once
-	got  chan struct{}
-}
-
-// withTicketNotice returns a copy of cfg whose session cache notices
-// the connection's ticket.
-func withTicketNotice(cfg *tls.Config) (*tls.Config, *ticketNotice) {
-	t := &ticketNotice{ClientSessionCache: cfg.ClientSessionCache, got: make(chan struct{})}
-	cfg = cfg.Clone()
-	cfg.ClientSessionCache = t
-	return cfg, t
-}
-
-func (t *ticketNotice) Put(key string, cs *tls.ClientSessionState) {
-	t.ClientSessionCache.Put(key, cs)
-	if cs != nil {
-		t.once.Do(func() { close(t.got) })
-	}
-}
-
-// errNoTicket is a connection whose server sent no session ticket
-// before the connection's time was up.
-var errNoTicket = errors.New("no session ticket arrived after the answer")
-
-// wait waits until the connection's session ticket has been stored.
-func (t *ticketNotice) wait(ctx context.Context, conn *quic.Conn) error {
-	select {
-	case <-t.got:
-		return nil
-	case <-conn.Context().Done():
-		return fmt.Errorf("%w: %w", errNoTicket, context.Cause(conn.Context()))
-	case <-ctx.Done():
-		return fmt.Errorf("%w: %w", errNoTicket, ctx.Err())
-	}
+	return client.Sample{Stage: stage, ErrKind: client.QUICKind(err), Err: err}
 }

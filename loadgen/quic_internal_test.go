@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tlsbench/tlsbench/client"
+	"github.com/tlsbench/tlsbench/measure"
 	"github.com/tlsbench/tlsbench/results"
 	"github.com/tlsbench/tlsbench/tlsconf"
 )
@@ -21,7 +23,7 @@ func TestQUICVersionNames(t *testing.T) {
 		{map[string]int64{tlsconf.QUICVersionName(0xff00001d): 1}, "0xff00001d"},
 		{map[string]int64{}, ""},
 	} {
-		if got := versionsOf(tt.counts); got != tt.want {
+		if got := measure.VersionsOf(tt.counts); got != tt.want {
 			t.Errorf("versionsOf(%v) = %q, want %q", tt.counts, got, tt.want)
 		}
 	}
@@ -33,18 +35,18 @@ func TestQUICVersionNames(t *testing.T) {
 // such connections there were, whose first response is a 1-RTT one.
 func TestEarlyDataLate(t *testing.T) {
 	t.Parallel()
-	var e earlyCounts
-	e.count(earlyAccepted, false)
-	e.count(earlyAccepted, true)
-	e.count(earlyRejected, false)
-	e.count(earlyNone, false)
-	if e != (earlyCounts{offered: 3, accepted: 2, rejected: 1, late: 1}) {
+	var e measure.EarlyCounts
+	e.Count(client.EarlyAccepted, false)
+	e.Count(client.EarlyAccepted, true)
+	e.Count(client.EarlyRejected, false)
+	e.Count(client.EarlyNone, false)
+	if e != (measure.EarlyCounts{Offered: 3, Accepted: 2, Rejected: 1, Late: 1}) {
 		t.Fatalf("counts %+v", e)
 	}
-	r := &caseRunner{hc: &HandshakeCase{Name: "handshake/tls1.3/resume/quic/0rtt/c1", QUIC: &QUICDialer{EarlyData: true}}}
-	m := &measured{total: iterResult{early: e}}
+	r := newCaseRunner(&measure.HandshakeCase{Name: "handshake/tls1.3/resume/quic/0rtt/c1", QUIC: &client.QUICDialer{EarlyData: true}})
+	m := &measure.Measured{Total: measure.IterResult{Early: e}}
 	rec := &results.Record{Resumed: 3}
-	if err := r.quicFigures(rec, m, figures{}); err != nil {
+	if err := r.QUICFigures(rec, m, measure.Figures{}); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(strings.Join(rec.Notes, "\n"), "1 of the 2 connections whose early data was accepted wrote their request only after the handshake") {

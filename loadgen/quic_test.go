@@ -13,8 +13,10 @@ import (
 
 	"github.com/quic-go/quic-go"
 
+	"github.com/tlsbench/tlsbench/client"
 	"github.com/tlsbench/tlsbench/internal/testpki"
 	"github.com/tlsbench/tlsbench/loadgen"
+	"github.com/tlsbench/tlsbench/measure"
 	"github.com/tlsbench/tlsbench/results"
 	"github.com/tlsbench/tlsbench/tlsconf"
 )
@@ -102,22 +104,22 @@ func (s *quicServer) serve(conn *quic.Conn) {
 	<-conn.Context().Done()
 }
 
-// Snapshot implements loadgen.ServerObserver.
-func (s *quicServer) Snapshot() (loadgen.ServerSnapshot, error) {
-	return loadgen.ServerSnapshot{HasCounts: true, Handshakes: s.handshakes.Load(), Resumed: s.resumed.Load(),
+// Snapshot implements measure.ServerObserver.
+func (s *quicServer) Snapshot() (measure.ServerSnapshot, error) {
+	return measure.ServerSnapshot{HasCounts: true, Handshakes: s.handshakes.Load(), Resumed: s.resumed.Load(),
 		HasEarlyData: true, EarlyDataAccepted: s.accepted.Load()}, nil
 }
 
-func (s *quicServer) handshakeCase(name string, resume, early bool) loadgen.HandshakeCase {
+func (s *quicServer) handshakeCase(name string, resume, early bool) measure.HandshakeCase {
 	co := tlsconf.ClientOptions{Version: tls.VersionTLS13, RootCAs: s.roots, ServerName: "localhost"}
 	if resume {
 		co.Sessions = tlsconf.NewSessionPool(4, tlsconf.ReuseMulti).Scoped("")
 	}
-	return loadgen.HandshakeCase{
+	return measure.HandshakeCase{
 		Name: name, Version: tls.VersionTLS13, Resume: resume, Concurrency: 4,
-		Handshakes: 16, Iterations: 2, Warmup: 1, MinResumption: share(loadgen.DefaultMinResumption),
+		Handshakes: 16, Iterations: 2, Warmup: 1, MinResumption: share(measure.DefaultMinResumption),
 		Clients: []*tls.Config{tlsconf.Client(co)},
-		QUIC:    &loadgen.QUICDialer{Addr: s.addr, EarlyData: early},
+		QUIC:    &client.QUICDialer{Addr: s.addr, EarlyData: early},
 		Server:  s,
 	}
 }
@@ -212,8 +214,8 @@ func TestQUICEarlyDataGate(t *testing.T) {
 	hc := s.handshakeCase("liar", true, true)
 	hc.Server = lowCounts{s}
 	rec, err := loadgen.RunHandshakes(context.Background(), hc)
-	var ee *loadgen.EarlyDataError
-	if !errors.As(err, &ee) || rec == nil || rec.Verdict != loadgen.VerdictFailed {
+	var ee *measure.EarlyDataError
+	if !errors.As(err, &ee) || rec == nil || rec.Verdict != measure.VerdictFailed {
 		t.Fatalf("record %v, error %v: want the record failed and an EarlyDataError", rec, err)
 	}
 	if ee.ClientAccepted <= ee.ServerAccepted || !strings.Contains(err.Error(), "were not accepted as such by the server") {
@@ -224,7 +226,7 @@ func TestQUICEarlyDataGate(t *testing.T) {
 // lowCounts reports half the server's accepted early data.
 type lowCounts struct{ s *quicServer }
 
-func (l lowCounts) Snapshot() (loadgen.ServerSnapshot, error) {
+func (l lowCounts) Snapshot() (measure.ServerSnapshot, error) {
 	snap, err := l.s.Snapshot()
 	snap.EarlyDataAccepted /= 2
 	return snap, err
@@ -236,15 +238,15 @@ func TestQUICRefusals(t *testing.T) {
 	s := &quicServer{addr: "127.0.0.1:1", roots: x509.NewCertPool()}
 	tests := []struct {
 		name   string
-		mutate func(*loadgen.HandshakeCase)
+		mutate func(*measure.HandshakeCase)
 		field  string
 	}{
-		{"tls1.2", func(hc *loadgen.HandshakeCase) { hc.Version = tls.VersionTLS12 }, "Version"},
-		{"early data without resumption", func(hc *loadgen.HandshakeCase) {
+		{"tls1.2", func(hc *measure.HandshakeCase) { hc.Version = tls.VersionTLS12 }, "Version"},
+		{"early data without resumption", func(hc *measure.HandshakeCase) {
 			hc.Resume = false
 			hc.Clients[0].ClientSessionCache = nil
 		}, "QUIC.EarlyData"},
-		{"line request", func(hc *loadgen.HandshakeCase) { hc.QUIC.Request = loadgen.RequestLine }, "QUIC.Request"},
+		{"line request", func(hc *measure.HandshakeCase) { hc.QUIC.Request = client.RequestLine }, "QUIC.Request"},
 	}
 	for _, tt := range tests {
 		hc := s.handshakeCase(tt.name, true, true)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/tlsbench/tlsbench/internal/testpki"
 	"github.com/tlsbench/tlsbench/loadgen"
+	"github.com/tlsbench/tlsbench/measure"
 	"github.com/tlsbench/tlsbench/tlsconf"
 )
 
@@ -93,8 +94,8 @@ func startRetryingServer(t *testing.T, refuseEvery int64) *retryingServer {
 	return s
 }
 
-// Snapshot implements loadgen.ServerObserver.
-func (s *retryingServer) Snapshot() (loadgen.ServerSnapshot, error) {
+// Snapshot implements measure.ServerObserver.
+func (s *retryingServer) Snapshot() (measure.ServerSnapshot, error) {
 	snap, err := s.quicServer.Snapshot()
 	snap.QUICRetries, snap.QUICRefused = s.retries.Load(), s.refused.Load()
 	return snap, err

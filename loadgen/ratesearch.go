@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tlsbench/tlsbench/client"
 	"github.com/tlsbench/tlsbench/internal/field"
 )
 
@@ -131,7 +132,7 @@ type RateSearch struct {
 	Resolution float64
 	// Words names the settings that set the windows (Duration,
 	// Iterations) in what the search says.
-	Words Words
+	Words client.Words
 }
 
 // RateResult is what a search found. Rate is the highest rate that met
@@ -227,7 +228,7 @@ func (s *RateSearch) between(lo, hi float64) (float64, bool) {
 // finer says how to make the windows' rates finer.
 func (s *RateSearch) finer() string {
 	return fmt.Sprintf("rates go in steps of %s/s here, one connection per window: lengthen %s or lower %s for finer ones",
-		FormatRate(s.Resolution), s.Words.name("Duration"), s.Words.name("Iterations"))
+		FormatRate(s.Resolution), s.Words.Name("Duration"), s.Words.Name("Iterations"))
 }
 
 // SearchRate finds the highest rate that meets the SLO, measuring each

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tlsbench/tlsbench/client"
 )
 
 // kneeServer models a server whose p99 stays low up to its capacity and
@@ -115,7 +117,7 @@ func TestSearchRateLimits(t *testing.T) {
 // between two of them, ends the search saying how to search finer.
 func TestSearchRateResolution(t *testing.T) {
 	t.Parallel()
-	words := Words{Names: map[string]string{"Duration": "--duration", "Iterations": "--iterations"}}
+	words := client.Words{Names: map[string]string{"Duration": "--duration", "Iterations": "--iterations"}}
 	for _, tc := range []struct {
 		name           string
 		capacity       float64

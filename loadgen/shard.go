@@ -2,12 +2,7 @@ package loadgen
 
 import (
 	"context"
-	"fmt"
-	"math"
 	"time"
-
-	"github.com/tlsbench/tlsbench/internal/field"
-	"github.com/tlsbench/tlsbench/results"
 )
 
 // A shard is one of several generators that together make one load
@@ -17,36 +12,6 @@ import (
 // schedule's connections k ≡ Shard (mod Shards), so that the shards'
 // schedules together are the one asked for.
 
-// lateNote is how late a shard may begin a case (after its StartAt)
-// before its record says so.
-const lateNote = 100 * time.Millisecond
-
-// ShareOf is index's share of total split over count parts: total/count,
-// the remainder going one each to the lowest indices, so that the shares
-// sum to total.
-func ShareOf(total, index, count int) int {
-	if count <= 1 {
-		return total
-	}
-	n := total / count
-	if index < total%count {
-		n++
-	}
-	return n
-}
-
-// sharded reports whether the case is one shard of several.
-func (hc *HandshakeCase) sharded() bool { return hc.Shards > 1 }
-
-// shardWindow sets, in an open-loop shard given a Duration, the whole
-// schedule's connections per window (all shards' together) and this
-// shard's share of them.
-func (hc *HandshakeCase) shardWindow() {
-	whole := max(1, int(math.Round(hc.Rate*float64(hc.Shards)*hc.windowLength().Seconds())))
-	hc.wholeWindow = whole
-	hc.Handshakes = max(1, ShareOf(whole, hc.Shard, hc.Shards))
-}
-
 // shardAt is the intended start of this shard's i-th connection in a
 // window of length with constant arrivals: the whole schedule's
 // connection Shard + i·Shards of wholeWindow evenly spaced ones.
@@ -55,27 +20,11 @@ func shardAt(i, shard, shards, whole int, length time.Duration) time.Duration {
 	return time.Duration(int64(length) * k / int64(whole))
 }
 
-// validateShard checks Shard and Shards.
-func (hc *HandshakeCase) validateShard() error {
-	switch {
-	case hc.Shards < 0:
-		return field.Errorf("Shards", hc.Shards, "must be 0 (not sharded) or more")
-	case hc.Shards > 1 && (hc.Shard < 0 || hc.Shard >= hc.Shards):
-		return field.Errorf("Shard", hc.Shard, "must be from 0 to %d", hc.Shards-1)
-	case hc.Shards > 1 && hc.Rate > 0 && hc.Duration == 0:
-		return field.Errorf("Shards", hc.Shards, "an open-loop shard needs {Duration}, which fixes the windows all shards share")
-	case hc.Shards > 1 && hc.Rate > 0 && hc.Iterations > 0 &&
-		math.Round(hc.Rate*float64(hc.Shards)*(hc.Duration/time.Duration(hc.Iterations)).Seconds()) < float64(hc.Shards):
-		return field.Errorf("Rate", hc.Rate, "a window of the whole schedule would hold fewer connections than there are {Shards}: some shard would start none; lengthen {Duration}, lower {Iterations} or use fewer shards")
-	}
-	return nil
-}
-
 // waitStart waits, once the sessions are primed, until the case's common
 // start (StartAt), and keeps how late it began: a shard that began late
 // measured while the others already were.
 func (r *caseRunner) waitStart(ctx context.Context) error {
-	at := r.hc.StartAt
+	at := r.Case.StartAt
 	if at.IsZero() {
 		return nil
 	}
@@ -88,26 +37,6 @@ func (r *caseRunner) waitStart(ctx context.Context) error {
 			return ctx.Err()
 		}
 	}
-	r.late = max(0, time.Since(at))
+	r.Late = max(0, time.Since(at))
 	return nil
-}
-
-// shardFigures fills a shard's record: when its measured part ran, and
-// how late it began the case.
-func (r *caseRunner) shardFigures(rec *results.Record, m *measured) {
-	hc := r.hc
-	rec.CaseStarted, rec.CaseEnded, rec.StartLateUS = "", "", nil
-	if hc.Shards < 1 {
-		return
-	}
-	rec.CaseStarted = m.began.UTC().Format(time.RFC3339Nano)
-	rec.CaseEnded = m.ended.UTC().Format(time.RFC3339Nano)
-	if hc.StartAt.IsZero() {
-		return
-	}
-	rec.StartLateUS = results.Float(float64(r.late.Nanoseconds()) / 1e3)
-	if r.late > lateNote {
-		rec.Notes = append(rec.Notes, fmt.Sprintf("began the case %v after its common start: the other shards measured without this one for that long",
-			r.late.Round(time.Millisecond)))
-	}
 }

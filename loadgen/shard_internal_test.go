@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tlsbench/tlsbench/measure"
 	"github.com/tlsbench/tlsbench/results"
 )
 
@@ -14,11 +15,11 @@ func TestShareOfSumsToTheWhole(t *testing.T) {
 	for _, tc := range []struct{ total, count int }{{64, 2}, {64, 3}, {7, 3}, {1, 1}, {128, 5}, {3, 3}, {10, 4}} {
 		sum := 0
 		for i := range tc.count {
-			s := ShareOf(tc.total, i, tc.count)
+			s := measure.ShareOf(tc.total, i, tc.count)
 			sum += s
 			// The remainder goes to the lowest indices: shares differ by
 			// at most one and never increase with the index.
-			if i > 0 && s > ShareOf(tc.total, i-1, tc.count) {
+			if i > 0 && s > measure.ShareOf(tc.total, i-1, tc.count) {
 				t.Errorf("ShareOf(%d, %d, %d) = %d, more than shard %d's", tc.total, i, tc.count, s, i-1)
 			}
 			if s != tc.total/tc.count && s != tc.total/tc.count+1 {
@@ -33,18 +34,18 @@ func TestShareOfSumsToTheWhole(t *testing.T) {
 
 // shardSchedule is the first window's schedule of shard i of n of a
 // constant open-loop case of the whole rate.
-func shardSchedule(t *testing.T, arrival string, rate float64, shard, shards int) (*HandshakeCase, []time.Duration) {
+func shardSchedule(t *testing.T, arrival string, rate float64, shard, shards int) (*measure.HandshakeCase, []time.Duration) {
 	t.Helper()
-	hc := &HandshakeCase{Name: "handshake/tls1.3/full/r" + "x", Rate: rate / float64(max(shards, 1)), Duration: time.Second,
+	hc := &measure.HandshakeCase{Name: "handshake/tls1.3/full/r" + "x", Rate: rate / float64(max(shards, 1)), Duration: time.Second,
 		Iterations: 4, Arrival: arrival, MaxInflight: 8, Shard: shard, Shards: shards}
-	if err := hc.validateOpen(); err != nil {
+	if err := hc.ValidateOpen(); err != nil {
 		t.Fatal(err)
 	}
-	if err := hc.validateShard(); err != nil {
+	if err := hc.ValidateShard(); err != nil {
 		t.Fatal(err)
 	}
-	hc.openDefaults()
-	return hc, newOpenState(hc).schedule(arrival, hc.Handshakes, hc.windowLength())
+	hc.OpenDefaults()
+	return hc, newOpenState(hc).schedule(arrival, hc.Handshakes, hc.WindowLength())
 }
 
 func TestShardSchedulesUniteIntoTheWholeSchedule(t *testing.T) {
@@ -99,15 +100,15 @@ func TestShardValidation(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		name string
-		hc   HandshakeCase
+		hc   measure.HandshakeCase
 	}{
-		{"index past the count", HandshakeCase{Shard: 2, Shards: 2}},
-		{"negative index", HandshakeCase{Shard: -1, Shards: 2}},
-		{"negative count", HandshakeCase{Shards: -1}},
-		{"open loop without a duration", HandshakeCase{Shard: 0, Shards: 2, Rate: 10, Iterations: 2}},
-		{"windows too small for the shards", HandshakeCase{Shard: 0, Shards: 4, Rate: 0.5, Duration: 2 * time.Second, Iterations: 2}},
+		{"index past the count", measure.HandshakeCase{Shard: 2, Shards: 2}},
+		{"negative index", measure.HandshakeCase{Shard: -1, Shards: 2}},
+		{"negative count", measure.HandshakeCase{Shards: -1}},
+		{"open loop without a duration", measure.HandshakeCase{Shard: 0, Shards: 2, Rate: 10, Iterations: 2}},
+		{"windows too small for the shards", measure.HandshakeCase{Shard: 0, Shards: 4, Rate: 0.5, Duration: 2 * time.Second, Iterations: 2}},
 	} {
-		if err := tc.hc.validateShard(); err == nil {
+		if err := tc.hc.ValidateShard(); err == nil {
 			t.Errorf("%s: accepted", tc.name)
 		}
 	}
@@ -115,17 +116,17 @@ func TestShardValidation(t *testing.T) {
 
 func TestWaitStart(t *testing.T) {
 	t.Parallel()
-	past := &caseRunner{hc: &HandshakeCase{StartAt: time.Now().Add(-time.Second)}}
-	if err := past.waitStart(context.Background()); err != nil || past.late < time.Second {
-		t.Errorf("a start past its instant: err %v, late %v; want at least 1s late", err, past.late)
+	past := newCaseRunner(&measure.HandshakeCase{StartAt: time.Now().Add(-time.Second)})
+	if err := past.waitStart(context.Background()); err != nil || past.Late < time.Second {
+		t.Errorf("a start past its instant: err %v, late %v; want at least 1s late", err, past.Late)
 	}
-	soon := &caseRunner{hc: &HandshakeCase{StartAt: time.Now().Add(50 * time.Millisecond)}}
-	if err := soon.waitStart(context.Background()); err != nil || time.Now().Before(soon.hc.StartAt) {
-		t.Errorf("waited until %v: err %v, returned before it", soon.hc.StartAt, err)
+	soon := newCaseRunner(&measure.HandshakeCase{StartAt: time.Now().Add(50 * time.Millisecond)})
+	if err := soon.waitStart(context.Background()); err != nil || time.Now().Before(soon.Case.StartAt) {
+		t.Errorf("waited until %v: err %v, returned before it", soon.Case.StartAt, err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	far := &caseRunner{hc: &HandshakeCase{StartAt: time.Now().Add(time.Hour)}}
+	far := newCaseRunner(&measure.HandshakeCase{StartAt: time.Now().Add(time.Hour)})
 	if err := far.waitStart(ctx); err == nil {
 		t.Error("an interrupted wait returned no error")
 	}

@@ -9,14 +9,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tlsbench/tlsbench/client"
 	"github.com/tlsbench/tlsbench/internal/field"
 	"github.com/tlsbench/tlsbench/loadgen"
+	"github.com/tlsbench/tlsbench/measure"
 	"github.com/tlsbench/tlsbench/results"
 )
 
 // cliWords names the stop settings as a command line would, to show
 // that the notes speak the caller's words.
-var cliWords = loadgen.Words{Names: map[string]string{"TargetError": "--target-error", "MaxDuration": "--case-time"}}
+var cliWords = client.Words{Names: map[string]string{"TargetError": "--target-error", "MaxDuration": "--case-time"}}
 
 // TestTargetError: what ends a case's measured iterations, with and
 // without a target error, and the notes of a target not reached.
@@ -114,7 +116,7 @@ func TestStoppedEarly(t *testing.T) {
 			defer cancel()
 			hc := s.handshakeCase("stopped/"+tt.name, tls.VersionTLS13, false, 2)
 			hc.Iterations, hc.TargetError = 10, 0.5
-			hc.Progress = func(p loadgen.Progress) {
+			hc.Progress = func(p measure.Progress) {
 				if !p.Warmup && p.Iteration == 2 {
 					if tt.stopped == results.StoppedInterrupted {
 						cancel()
@@ -133,7 +135,7 @@ func TestStoppedEarly(t *testing.T) {
 			if interrupted := errors.Is(err, context.Canceled); interrupted != (tt.stopped == results.StoppedInterrupted) {
 				t.Errorf("error %v", err)
 			}
-			if failed := rec.Verdict == loadgen.VerdictFailed; failed != (tt.stopped == results.StoppedFailed) {
+			if failed := rec.Verdict == measure.VerdictFailed; failed != (tt.stopped == results.StoppedFailed) {
 				t.Errorf("verdict %q", rec.Verdict)
 			}
 		})

@@ -10,7 +10,6 @@ import (
 	"io"
 	"net"
 	"os"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -18,6 +17,7 @@ import (
 	"github.com/tlsbench/tlsbench/bulk"
 	"github.com/tlsbench/tlsbench/internal/field"
 	"github.com/tlsbench/tlsbench/internal/ktls"
+	"github.com/tlsbench/tlsbench/measure"
 	"github.com/tlsbench/tlsbench/results"
 )
 
@@ -82,7 +82,7 @@ func RunThroughput(ctx context.Context, tc ThroughputCase) (*results.Record, err
 		r.host = r.httpHost()
 	}
 	if reason != "" && tc.KTLS == ktls.ModeAuto {
-		r.notes = append(r.notes, tc.Words.name("KTLS")+" auto: "+reason)
+		r.notes = append(r.notes, tc.Words.Name("KTLS")+" auto: "+reason)
 	}
 	if err := r.loadSource(); err != nil {
 		return fail(err)
@@ -152,7 +152,7 @@ func (r *tpRunner) warmup(ctx context.Context) error {
 		}
 		r.progress(true, i+1, tc.Warmup, it)
 		if it.cut {
-			r.notes = append(r.notes, fmt.Sprintf("warm-up cut short after %v by %s %v", tc.MaxDuration/4, tc.Words.name("MaxDuration"), tc.MaxDuration))
+			r.notes = append(r.notes, fmt.Sprintf("warm-up cut short after %v by %s %v", tc.MaxDuration/4, tc.Words.Name("MaxDuration"), tc.MaxDuration))
 			break
 		}
 	}
@@ -182,7 +182,7 @@ type tpRunner struct {
 	useKTLS bool
 	host    string // the Host header of the HTTP request form
 	// proxyBase is the proxy's counts before the connections opened.
-	proxyBase *ProxySnapshot
+	proxyBase *measure.ProxySnapshot
 	conns     []*tpConn
 	notes     []string
 
@@ -270,20 +270,11 @@ func (r *tpRunner) openAll(ctx context.Context) error {
 	}
 	for _, why := range sortedKeys(reasons) {
 		if r.tc.KTLS == ktls.ModeOn {
-			return fmt.Errorf("%s on: %s", r.tc.Words.name("KTLS"), why)
+			return fmt.Errorf("%s on: %s", r.tc.Words.Name("KTLS"), why)
 		}
-		r.notes = append(r.notes, r.tc.Words.name("KTLS")+" auto: "+why)
+		r.notes = append(r.notes, r.tc.Words.Name("KTLS")+" auto: "+why)
 	}
 	return nil
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 func (r *tpRunner) closeAll() {
@@ -613,7 +604,7 @@ type tpMeasured struct {
 	// second, one of each per kept iteration.
 	samples, rates []float64
 	total          tpIter
-	meter          *meter
+	meter          *measure.Meter
 	stopErr        error // ctx ended part-way
 }
 
@@ -621,7 +612,7 @@ type tpMeasured struct {
 // failed (a *ThroughputError) or none was kept.
 func (r *tpRunner) measure(ctx context.Context) (*tpMeasured, error) {
 	tc := r.tc
-	m := &tpMeasured{meter: newMeter(tc.Server, tc.Proxy)}
+	m := &tpMeasured{meter: measure.NewMeter(tc.Server, tc.Proxy)}
 	if tc.Measuring != nil {
 		tc.Measuring(true)
 		defer tc.Measuring(false)
@@ -636,9 +627,9 @@ func (r *tpRunner) measure(ctx context.Context) (*tpMeasured, error) {
 			m.stopErr = ctx.Err()
 			break
 		}
-		m.meter.begin()
+		m.meter.Begin()
 		it, err := r.iteration(ctx, deadline)
-		sp := m.meter.end()
+		sp := m.meter.End()
 		if err != nil {
 			if ctx.Err() != nil {
 				// Cut short by ctx: dropped, its span too.
@@ -647,7 +638,7 @@ func (r *tpRunner) measure(ctx context.Context) (*tpMeasured, error) {
 			}
 			return nil, &ThroughputError{Case: tc.Name, Err: err}
 		}
-		m.meter.keep(sp)
+		m.meter.Keep(sp)
 		// Microseconds per megabyte: a time per unit of work, lower is
 		// better, like the handshake cases' microseconds per handshake.
 		m.samples = append(m.samples, it.wall.Seconds()*1e6/(float64(it.bytes)/1e6))

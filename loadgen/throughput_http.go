@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/tlsbench/tlsbench/bulk"
+	"github.com/tlsbench/tlsbench/client"
 	"github.com/tlsbench/tlsbench/internal/field"
 	"github.com/tlsbench/tlsbench/internal/ktls"
 )
@@ -56,11 +57,11 @@ const httpNote = "user-space TLS: the HTTP request form does not switch to kerne
 func (r *tpRunner) httpHost() string {
 	var target string
 	switch d := r.tc.Dialer.(type) {
-	case ProxyDialer:
+	case client.ProxyDialer:
 		target = d.Target
-	case *ProxyDialer:
+	case *client.ProxyDialer:
 		target = d.Target
-	case TCPDialer:
+	case client.TCPDialer:
 		target = d.Addr
 	}
 	host, port, err := net.SplitHostPort(target)
@@ -221,8 +222,8 @@ func lengthOf(resp bulk.HTTPResponse) string {
 // bumping) parses HTTP and waits for a request line it never gets.
 func (r *tpRunner) throughProxy(err error) error {
 	switch r.tc.Dialer.(type) {
-	case ProxyDialer, *ProxyDialer:
-		return fmt.Errorf("%w (through a proxy that terminates TLS, which expects HTTP, use %s %s)", err, r.tc.Words.name("Request"), ThroughputRequestHTTP)
+	case client.ProxyDialer, *client.ProxyDialer:
+		return fmt.Errorf("%w (through a proxy that terminates TLS, which expects HTTP, use %s %s)", err, r.tc.Words.Name("Request"), ThroughputRequestHTTP)
 	}
 	return err
 }

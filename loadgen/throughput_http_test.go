@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/tlsbench/tlsbench/bulk"
+	"github.com/tlsbench/tlsbench/client"
 	"github.com/tlsbench/tlsbench/internal/field"
 	"github.com/tlsbench/tlsbench/internal/ktls"
 	"github.com/tlsbench/tlsbench/internal/peers"
@@ -40,7 +41,7 @@ func startHTTPOrigin(t *testing.T, sources ...string) *httpOrigin {
 }
 
 // httpCase is a throughput case of the HTTP request form.
-func httpCase(d loadgen.Dialer, roots *x509.CertPool, dir string) loadgen.ThroughputCase {
+func httpCase(d client.Dialer, roots *x509.CertPool, dir string) loadgen.ThroughputCase {
 	return loadgen.ThroughputCase{
 		Name: "tp-http", Version: tls.VersionTLS13, Cipher: ktls.CipherAES128GCM, Buffer: 16 << 10,
 		Direction: dir, Bytes: 3<<20 + 1, Concurrency: 2, Iterations: 2, Warmup: 1,
@@ -69,7 +70,7 @@ func TestThroughputHTTPThroughSquid(t *testing.T) {
 	t.Parallel()
 	o := startHTTPOrigin(t)
 	sq := peers.Squid(t, peers.SquidConfig{OriginCA: o.caFile})
-	d := loadgen.ProxyDialer{Proxy: sq.Addr(), Target: o.addr}
+	d := client.ProxyDialer{Proxy: sq.Addr(), Target: o.addr}
 	for _, dir := range []string{loadgen.DirectionDownload, loadgen.DirectionUpload} {
 		tc := httpCase(d, squidPool(t, sq), dir)
 		rec, err := loadgen.RunThroughput(t.Context(), tc)
@@ -118,7 +119,7 @@ func TestThroughputHTTPSquidCorrupted(t *testing.T) {
 	o := startHTTPOrigin(t, serverFile)
 	sq := peers.Squid(t, peers.SquidConfig{OriginCA: o.caFile})
 
-	tc := httpCase(loadgen.ProxyDialer{Proxy: sq.Addr(), Target: o.addr}, squidPool(t, sq), loadgen.DirectionDownload)
+	tc := httpCase(client.ProxyDialer{Proxy: sq.Addr(), Target: o.addr}, squidPool(t, sq), loadgen.DirectionDownload)
 	tc.Source = &loadgen.FileSource{Path: clientFile, Index: 1}
 	_, err := loadgen.RunThroughput(t.Context(), tc)
 	var ie *bulk.IntegrityError
@@ -133,7 +134,7 @@ func TestThroughputHTTPSquidCorrupted(t *testing.T) {
 	// Squid answers CONNECT to a closed port with 200 (it bumps first)
 	// and its 503 to the first request.
 	closed := closedAddr(t)
-	tc = httpCase(loadgen.ProxyDialer{Proxy: sq.Addr(), Target: closed}, squidPool(t, sq), loadgen.DirectionDownload)
+	tc = httpCase(client.ProxyDialer{Proxy: sq.Addr(), Target: closed}, squidPool(t, sq), loadgen.DirectionDownload)
 	_, err = loadgen.RunThroughput(t.Context(), tc)
 	if err == nil || !strings.Contains(err.Error(), "answered 503") || !strings.Contains(err.Error(), "ERR_CONNECT_FAIL") {
 		t.Errorf("closed origin behind squid: %v, want Squid's 503 with its reason", err)
@@ -148,7 +149,7 @@ func TestThroughputHTTPDirect(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "src")
 	os.WriteFile(file, bytes.Repeat([]byte{1, 2, 3, 5, 7, 11, 13}, 100_000), 0o644)
 	o := startHTTPOrigin(t, file)
-	d := loadgen.TCPDialer{Addr: o.addr}
+	d := client.TCPDialer{Addr: o.addr}
 	for _, dir := range []string{loadgen.DirectionDownload, loadgen.DirectionUpload} {
 		tc := httpCase(d, o.ca.Pool(), dir)
 		tc.Cipher = ktls.CipherChaCha20Poly1305 // what a Go server may prefer without AES hardware
@@ -197,7 +198,7 @@ func TestThroughputHTTPDirect(t *testing.T) {
 func TestThroughputHTTPAgainstBulkOnlyServer(t *testing.T) {
 	t.Parallel()
 	addr, cfg := fakeBulkServer(t, func(*tls.Conn, bulk.Round) {})
-	tc := httpCase(loadgen.TCPDialer{Addr: addr}, nil, loadgen.DirectionDownload)
+	tc := httpCase(client.TCPDialer{Addr: addr}, nil, loadgen.DirectionDownload)
 	tc.Client, tc.Cipher, tc.ConnTimeout = cfg, ktls.CipherChaCha20Poly1305, 3*time.Second
 	_, err := loadgen.RunThroughput(t.Context(), tc)
 	if err == nil || !strings.Contains(err.Error(), "the connection ended before an answer") {

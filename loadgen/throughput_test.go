@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/tlsbench/tlsbench/bulk"
+	"github.com/tlsbench/tlsbench/client"
 	"github.com/tlsbench/tlsbench/internal/ktls"
 	"github.com/tlsbench/tlsbench/internal/testpki"
 	"github.com/tlsbench/tlsbench/loadgen"
@@ -20,7 +21,7 @@ func throughputCase(addr string, roots *tls.Config, dir string) loadgen.Throughp
 	return loadgen.ThroughputCase{
 		Name: "tp", Version: tls.VersionTLS13, Cipher: ktls.CipherChaCha20Poly1305, Buffer: 16 << 10,
 		Direction: dir, Bytes: 1 << 20, Concurrency: 1, Iterations: 1,
-		Client: roots, Dialer: loadgen.TCPDialer{Addr: addr},
+		Client: roots, Dialer: client.TCPDialer{Addr: addr},
 	}
 }
 

@@ -6,8 +6,10 @@ import (
 	"time"
 
 	"github.com/tlsbench/tlsbench/bulk"
+	"github.com/tlsbench/tlsbench/client"
 	"github.com/tlsbench/tlsbench/internal/field"
 	"github.com/tlsbench/tlsbench/internal/ktls"
+	"github.com/tlsbench/tlsbench/measure"
 	"github.com/tlsbench/tlsbench/results"
 )
 
@@ -53,15 +55,15 @@ type ThroughputCase struct {
 	// Client is the base client configuration (roots, server name);
 	// versions, cipher suites and the key log are set per case.
 	Client *tls.Config
-	Dialer Dialer
+	Dialer client.Dialer
 	// ConnTimeout bounds connection setup, and any stall of a transfer
 	// (default 10 s).
 	ConnTimeout time.Duration
 	// Server, when set, gives the server's CPU time.
-	Server ServerObserver
+	Server measure.ServerObserver
 	// Proxy, when set, is the proxy the Dialer connects through: its
 	// CPU and counts over the kept iterations (see proxyFigures).
-	Proxy ProxyObserver
+	Proxy measure.ProxyObserver
 	// Record holds the descriptive fields to copy into the result.
 	Record results.Record
 	// Progress, when set, is called after every iteration.
@@ -72,7 +74,7 @@ type ThroughputCase struct {
 	// iterations alone starts and stops on.
 	Measuring func(begin bool)
 	// Words names the settings in the case's errors and notes.
-	Words Words
+	Words client.Words
 	// Request is the request form: ThroughputRequestBulk (default, "")
 	// or ThroughputRequestHTTP, for a path through a proxy that parses
 	// HTTP.

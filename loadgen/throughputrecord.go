@@ -3,10 +3,13 @@ package loadgen
 import (
 	"fmt"
 	"math"
+	"sort"
+	"strings"
 	"time"
 
 	"github.com/tlsbench/tlsbench/internal/ktls"
 	"github.com/tlsbench/tlsbench/internal/usage"
+	"github.com/tlsbench/tlsbench/measure"
 	"github.com/tlsbench/tlsbench/results"
 	"github.com/tlsbench/tlsbench/stats"
 	"github.com/tlsbench/tlsbench/tlsconf"
@@ -16,7 +19,7 @@ import (
 type tpFigures struct {
 	iters     stats.Summary // of the samples (microseconds per megabyte)
 	rates     stats.Summary // of the per-iteration rates
-	server    ServerSnapshot
+	server    measure.ServerSnapshot
 	serverErr error
 	load      usage.Load
 	hasLoad   bool
@@ -25,11 +28,11 @@ type tpFigures struct {
 // summarise computes the figures of the kept iterations.
 func (r *tpRunner) summarise(m *tpMeasured) tpFigures {
 	f := tpFigures{iters: stats.Summarize(m.samples), rates: stats.Summarize(m.rates)}
-	f.server, f.serverErr = m.meter.serverTotal()
+	f.server, f.serverErr = m.meter.ServerTotal()
 	// An observed server that reports no CPU of its own runs in this
 	// process: its CPU is in the client's.
 	inProcess := r.tc.Server != nil && f.serverErr == nil && !f.server.HasCPU
-	f.load, f.hasLoad = m.meter.load(m.total.wall, f.server, inProcess)
+	f.load, f.hasLoad = m.meter.Load(m.total.wall, f.server, inProcess)
 	return f
 }
 
@@ -38,10 +41,10 @@ func (r *tpRunner) cutNote(iteration int, it tpIter) string {
 	tc := r.tc
 	if tc.Duration > 0 {
 		return fmt.Sprintf("stopped by %s %v during measured iteration %d of %d (of %v); the figures cover what was moved",
-			tc.Words.name("MaxDuration"), tc.MaxDuration, iteration, tc.Iterations, tc.Duration)
+			tc.Words.Name("MaxDuration"), tc.MaxDuration, iteration, tc.Iterations, tc.Duration)
 	}
 	return fmt.Sprintf("stopped by %s %v during measured iteration %d of %d, after %d MB of the %d MB per connection and direction it was to move; the figures cover what was moved",
-		tc.Words.name("MaxDuration"), tc.MaxDuration, iteration, tc.Iterations, it.bytes/int64(len(r.conns))/dirCount(tc.Direction)/1e6, r.roundBytes(tc.Bytes)/1e6)
+		tc.Words.Name("MaxDuration"), tc.MaxDuration, iteration, tc.Iterations, it.bytes/int64(len(r.conns))/dirCount(tc.Direction)/1e6, r.roundBytes(tc.Bytes)/1e6)
 }
 
 // record builds the record of the kept iterations from their figures.
@@ -62,7 +65,7 @@ func (r *tpRunner) record(m *tpMeasured, f tpFigures) *results.Record {
 	if tc.isHTTP() {
 		rec.Request = ThroughputRequestHTTP
 	}
-	setSummary(&rec, m.samples, f.iters)
+	measure.SetSummary(&rec, m.samples, f.iters)
 	rec.MBps = results.Float(total.mbps())
 	rec.Extra = map[string]float64{
 		"bytes":    float64(total.bytes),
@@ -75,18 +78,18 @@ func (r *tpRunner) record(m *tpMeasured, f tpFigures) *results.Record {
 	}
 	r.ktlsFields(&rec)
 	rec.Notes = append(rec.Notes, r.notes...)
-	rec.Notes = append(rec.Notes, m.meter.back.notes()...)
+	rec.Notes = append(rec.Notes, m.meter.Back.Notes()...)
 	if f.hasLoad {
 		// Bulk transfer is meant to fill the CPUs: only other load is
 		// worth a note.
-		recordMachine(&rec, f.load, false)
+		measure.RecordMachine(&rec, f.load, false)
 	}
 	r.cpuFigures(&rec, m, f)
-	prx, prxErr := m.meter.proxyTotal()
-	proxyFigures(&rec, tc.Proxy, prx, prxErr, float64(total.bytes)/1e6)
+	prx, prxErr := m.meter.ProxyTotal()
+	measure.ProxyFigures(&rec, tc.Proxy, prx, prxErr, float64(total.bytes)/1e6)
 	if r.proxyBase != nil && prxErr == nil {
-		if relay, fallbacks, ok := m.meter.relaySince(*r.proxyBase); ok {
-			rec.ProxyRelay = relayModes(relay)
+		if relay, fallbacks, ok := m.meter.RelaySince(*r.proxyBase); ok {
+			rec.ProxyRelay = measure.RelayModes(relay)
 			if note := fallbackNote(relay, fallbacks); note != "" {
 				rec.Notes = append(rec.Notes, note)
 			}
@@ -99,7 +102,7 @@ func (r *tpRunner) record(m *tpMeasured, f tpFigures) *results.Record {
 // be told apart.
 func (r *tpRunner) cpuFigures(rec *results.Record, m *tpMeasured, f tpFigures) {
 	tc := r.tc
-	self, total := m.meter.total.self, m.total
+	self, total := m.meter.Total.Self, m.total
 	gb := float64(total.bytes) / 1e9
 	pct := func(d time.Duration) *float64 { return results.Float(100 * d.Seconds() / total.wall.Seconds()) }
 	rec.ClientCPUPct, rec.ServerCPUPct = nil, nil
@@ -115,7 +118,7 @@ func (r *tpRunner) cpuFigures(rec *results.Record, m *tpMeasured, f tpFigures) {
 	}
 	// A server whose CPU went backwards is still a process of its own:
 	// the client's CPU is the client's.
-	if tc.Server != nil && (f.server.HasCPU || m.meter.back.serverCPU) {
+	if tc.Server != nil && (f.server.HasCPU || m.meter.Back.ServerCPU) {
 		rec.ClientCPUPct = pct(self.CPU)
 		rec.Extra["client_cpu_s_per_gb"] = self.CPU.Seconds() / gb
 		return
@@ -183,4 +186,53 @@ func b2f(b bool) float64 {
 		return 1
 	}
 	return 0
+}
+
+// fallbackWhy explains the proxy's reasons for relaying a leg in user
+// space with kernel TLS auto (the keys of its fallback counts after the
+// leg).
+var fallbackWhy = map[string]string{
+	"unsupported":   "the kernel does not take this version and cipher",
+	"no-kernel-tls": "the kernel has no TLS ULP (built without CONFIG_TLS, or its module not loaded: modprobe tls)",
+	"tls12-resumed": "a resumed TLS 1.2 session gives the proxy no keys for the kernel",
+	"early-tls":     "the client sent TLS before the CONNECT answer",
+	"error":         "switching to kernel TLS failed (the proxy's log says why)",
+}
+
+// fallbackNote says which legs of how many connections the proxy relayed
+// in user space although its kernel TLS was asked for (auto), and why:
+// "" when none fell back.
+func fallbackNote(relay, fallbacks map[string]int64) string {
+	var parts []string
+	for _, k := range sortedKeys(fallbacks) {
+		n := fallbacks[k]
+		leg, reason, _ := strings.Cut(k, ":")
+		if n <= 0 {
+			continue
+		}
+		var conns int64
+		for rk, rn := range relay {
+			if strings.HasPrefix(rk, leg+":") {
+				conns += rn
+			}
+		}
+		why := fallbackWhy[reason]
+		if why == "" {
+			why = reason
+		}
+		parts = append(parts, fmt.Sprintf("%s leg of %d of %d connections: %s", leg, n, max(conns, n), why))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "the proxy's kernel TLS fell back to user space on the " + strings.Join(parts, "; the ")
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }

@@ -8,8 +8,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tlsbench/tlsbench/client"
 	"github.com/tlsbench/tlsbench/internal/field"
 	"github.com/tlsbench/tlsbench/loadgen"
+	"github.com/tlsbench/tlsbench/measure"
 	"github.com/tlsbench/tlsbench/tlsconf"
 )
 
@@ -19,14 +21,14 @@ import (
 func TestWordsNameSettings(t *testing.T) {
 	t.Parallel()
 	s := startServer(t, func(c *tls.Config) { c.SessionTicketsDisabled = true })
-	words := loadgen.Words{
+	words := client.Words{
 		Names:  map[string]string{"MinResumption": "--min-resumption"},
-		Advice: map[string]string{loadgen.AdviceUntrusted: "pass --ca"},
+		Advice: map[string]string{client.AdviceUntrusted: "pass --ca"},
 	}
 	hc := s.handshakeCase("words", tls.VersionTLS13, true, 2)
 	hc.Words, hc.Server = words, nil
 	_, err := loadgen.RunHandshakes(context.Background(), hc)
-	var re *loadgen.ResumptionError
+	var re *measure.ResumptionError
 	if !errors.As(err, &re) || re.HasServerCounts {
 		t.Fatalf("%v: want a ResumptionError without server counts", err)
 	}
@@ -42,16 +44,16 @@ func TestWordsNameSettings(t *testing.T) {
 
 	untrusted := tlsconf.Client(tlsconf.ClientOptions{Version: tls.VersionTLS13, RootCAs: x509.NewCertPool(), ServerName: "localhost"})
 	for _, tc := range []struct {
-		words loadgen.Words
+		words client.Words
 		want  string
 	}{
 		{words, "(pass --ca)"},
-		{loadgen.Words{}, "(give the client the CA that issued the server's certificate, or skip verification)"},
+		{client.Words{}, "(give the client the CA that issued the server's certificate, or skip verification)"},
 	} {
 		hc := s.handshakeCase("untrusted", tls.VersionTLS13, false, 2)
 		hc.Clients, hc.Words = []*tls.Config{untrusted}, tc.words
 		_, err := loadgen.RunHandshakes(context.Background(), hc)
-		var ce *loadgen.CaseError
+		var ce *measure.CaseError
 		if !errors.As(err, &ce) || !strings.HasSuffix(err.Error(), tc.want) {
 			t.Errorf("%v: want a CaseError ending %q", err, tc.want)
 		}
@@ -64,16 +66,16 @@ func TestCaseSettingsAreFieldErrors(t *testing.T) {
 	t.Parallel()
 	s := startServer(t, nil)
 	for _, tc := range []struct {
-		mutate func(*loadgen.HandshakeCase)
+		mutate func(*measure.HandshakeCase)
 		field  string
 	}{
-		{func(hc *loadgen.HandshakeCase) { hc.Concurrency = 0 }, "Concurrency"},
-		{func(hc *loadgen.HandshakeCase) { hc.Iterations = -1 }, "Iterations"},
-		{func(hc *loadgen.HandshakeCase) { hc.MinResumption = share(1.5) }, "MinResumption"},
-		{func(hc *loadgen.HandshakeCase) { hc.MinResumption = share(-1) }, "MinResumption"},
-		{func(hc *loadgen.HandshakeCase) { hc.MaxErrorRate = 2 }, "MaxErrorRate"},
-		{func(hc *loadgen.HandshakeCase) { hc.Dialer = nil }, "Dialer"},
-		{func(hc *loadgen.HandshakeCase) { hc.ClientIdentities = []string{"a", "b"} }, "ClientIdentities"},
+		{func(hc *measure.HandshakeCase) { hc.Concurrency = 0 }, "Concurrency"},
+		{func(hc *measure.HandshakeCase) { hc.Iterations = -1 }, "Iterations"},
+		{func(hc *measure.HandshakeCase) { hc.MinResumption = share(1.5) }, "MinResumption"},
+		{func(hc *measure.HandshakeCase) { hc.MinResumption = share(-1) }, "MinResumption"},
+		{func(hc *measure.HandshakeCase) { hc.MaxErrorRate = 2 }, "MaxErrorRate"},
+		{func(hc *measure.HandshakeCase) { hc.Dialer = nil }, "Dialer"},
+		{func(hc *measure.HandshakeCase) { hc.ClientIdentities = []string{"a", "b"} }, "ClientIdentities"},
 	} {
 		hc := s.handshakeCase("bad", tls.VersionTLS13, true, 2)
 		tc.mutate(&hc)

@@ -58,7 +58,7 @@
 // probe connection sends Options.Request, reads the answer, and keeps
 // reading for TicketWait for tickets sent late. By default the server is
 // asked first which request it answers (an HTTP HEAD, a GET, a line, a
-// ping, or none at all: see loadgen.DetectRequest), and the report says
+// ping, or none at all: see client.DetectRequest), and the report says
 // what it answered; a request it leaves unanswered is sent once, and the
 // report says what was sent. See Request for the choices.
 //
@@ -98,9 +98,10 @@
 // behind the real clock by the rounding, so that the age it states is the
 // real one (see recorder.ticketSkew).
 //
-// probe owns the probe's procedure and report. It may import loadgen (the
+// probe owns the probe's procedure and report. It may import client (the
 // requests and connection procedure the benchmark uses), tlsconf, pki,
-// results and quic-go; never server, runner or internal/cli. Its report
+// results and quic-go; never loadgen, server, runner or internal/cli: the
+// resumption-rate test's load comes through Options.Load. Its report
 // names the settings it advises on by their Options field, or as
 // Options.SettingName says (the command line passes its flags).
 package probe

@@ -11,7 +11,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/tlsbench/tlsbench/loadgen"
+	"github.com/tlsbench/tlsbench/client"
 )
 
 // maxDrainBytes bounds what draining after an answer reads, so that a
@@ -47,7 +47,7 @@ func (p *prober) exchange(tc *tls.Conn) answer {
 
 // loadExchange is the exchange of the load test: the request and its
 // answer, without the extra wait (tickets precede the answer).
-func (o *Options) loadExchange(host string) loadgen.Exchange {
+func (o *Options) loadExchange(host string) client.Exchange {
 	if o.Request == RequestNone {
 		return func(tc *tls.Conn) error {
 			drain(tc, o.TicketWait)
@@ -58,7 +58,7 @@ func (o *Options) loadExchange(host string) loadgen.Exchange {
 }
 
 // request writes the request and reads the answer's first line (HTTP/1),
-// frame (HTTP/2) or byte (ping), with loadgen's implementation, so the
+// frame (HTTP/2) or byte (ping), with client's implementation, so the
 // probe and the benchmark say the same thing to a server.
 func (p *prober) request(tc *tls.Conn) answer {
 	first, err := p.o.Request.Send(tc, hostHeader(&p.o))
@@ -135,16 +135,16 @@ func hostHeader(o *Options) string {
 }
 
 // chooseRequest asks the server which request it answers (one connection
-// per request tried, each waiting at most loadgen.DefaultDetectWait or
+// per request tried, each waiting at most client.DefaultDetectWait or
 // Timeout) and sends that one from then on. A server that cannot be
 // asked gets RequestHTTP; the connections that follow say why.
 func (p *prober) chooseRequest(ctx context.Context) {
 	p.progress("choosing the request: what does the server answer?")
 	cfg := p.clientConfig(0, nil, false)
 	cfg.MinVersion, cfg.MaxVersion = slices.Min(p.o.Versions), slices.Max(p.o.Versions)
-	d := loadgen.DetectRequest(ctx, loadgen.DetectOptions{
-		Dialer: loadgen.TCPDialer{Addr: p.o.Addr}, Config: cfg, Host: hostHeader(&p.o),
-		Wait: min(p.o.Timeout, loadgen.DefaultDetectWait), ConnTimeout: p.o.Timeout,
+	d := client.DetectRequest(ctx, client.DetectOptions{
+		Dialer: client.TCPDialer{Addr: p.o.Addr}, Config: cfg, Host: hostHeader(&p.o),
+		Wait: min(p.o.Timeout, client.DefaultDetectWait), ConnTimeout: p.o.Timeout,
 	})
 	p.o.Request = d.Request
 	p.rep.Request, p.rep.RequestAuto, p.rep.RequestChoice = d.Request, true, d.Reasons()

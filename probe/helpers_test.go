@@ -2,6 +2,7 @@ package probe_test
 
 import (
 	"context"
+	"crypto/tls"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -9,8 +10,11 @@ import (
 
 	"github.com/tlsbench/tlsbench/internal/servertest"
 	"github.com/tlsbench/tlsbench/internal/testpki"
+	"github.com/tlsbench/tlsbench/loadgen"
+	"github.com/tlsbench/tlsbench/measure"
 	"github.com/tlsbench/tlsbench/pki"
 	"github.com/tlsbench/tlsbench/probe"
+	"github.com/tlsbench/tlsbench/results"
 	"github.com/tlsbench/tlsbench/server"
 )
 
@@ -69,7 +73,18 @@ func baseOptions(p *testPKI, addr string) probe.Options {
 		LoadHandshakes: 32,
 		Timeout:        5 * time.Second,
 		TicketWait:     150 * time.Millisecond,
+		Load:           runLoad,
 	}
+}
+
+// runLoad runs the resumption-rate test as the command does.
+func runLoad(ctx context.Context, c probe.LoadCase) (*results.Record, error) {
+	return loadgen.RunHandshakes(ctx, measure.HandshakeCase{
+		Name: c.Name, Version: c.Version, Resume: true, Mutual: c.Mutual,
+		Concurrency: c.Concurrency, Handshakes: c.Handshakes, Iterations: 1,
+		MaxErrorRate: 1, Clients: []*tls.Config{c.Client}, Dialer: c.Dialer,
+		Exchange: c.Exchange, ConnTimeout: c.ConnTimeout, Words: c.Words,
+	})
 }
 
 func runProbe(t *testing.T, o probe.Options) *probe.Report {

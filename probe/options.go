@@ -1,6 +1,7 @@
 package probe
 
 import (
+	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
@@ -9,8 +10,9 @@ import (
 	"regexp"
 	"time"
 
+	"github.com/tlsbench/tlsbench/client"
 	"github.com/tlsbench/tlsbench/internal/hostname"
-	"github.com/tlsbench/tlsbench/loadgen"
+	"github.com/tlsbench/tlsbench/results"
 	"github.com/tlsbench/tlsbench/tlsconf"
 )
 
@@ -41,7 +43,7 @@ type Options struct {
 	QUIC bool
 	// Request is sent after each handshake. The default, RequestAuto,
 	// asks the server first which request it answers
-	// (loadgen.DetectRequest). Over QUIC it is RequestHTTP (the
+	// (client.DetectRequest). Over QUIC it is RequestHTTP (the
 	// default) or RequestHTTPGet (a HEAD or GET over HTTP/3, when the
 	// server chose h3) or RequestPing (tlsbench's own,
 	// tlsconf.ALPNQUICPing); the protocol the server chose by ALPN
@@ -54,6 +56,9 @@ type Options struct {
 	// Concurrency).
 	Concurrency    int
 	LoadHandshakes int
+	// Load runs the resumption-rate test's handshakes, as `tlsbench run`
+	// does (the command passes its load generator); nil skips the test.
+	Load func(ctx context.Context, c LoadCase) (*results.Record, error)
 	// Timeout bounds each connection (default 5 s).
 	Timeout time.Duration
 	// TicketWait is how long a connection keeps reading after the answer
@@ -67,6 +72,22 @@ type Options struct {
 	// RootCAs, ServerName, Insecure, ClientCert, ClientKey (the key of
 	// ClientCert) or Concurrency; by default the report uses those names.
 	SettingName func(setting string) string
+}
+
+// LoadCase is the resumption-rate test: Handshakes resumed handshakes
+// in waves of Concurrency, one iteration, every failure reported rather
+// than gated (the probe reports failures itself), no minimum resumption.
+type LoadCase struct {
+	Name        string
+	Version     uint16
+	Mutual      bool
+	Concurrency int
+	Handshakes  int
+	Client      *tls.Config
+	Dialer      client.Dialer
+	Exchange    client.Exchange
+	ConnTimeout time.Duration
+	Words       client.Words
 }
 
 // settingRef is a setting named in the report's advice: {Insecure}.
@@ -84,24 +105,24 @@ func (o Options) advice(s string) string {
 }
 
 // Request is the first message sent after a handshake; the probe and the
-// benchmark share loadgen's implementation.
-type Request = loadgen.Request
+// benchmark share client's implementation.
+type Request = client.Request
 
-// The requests (see loadgen.Request). RequestNone sends nothing and reads
+// The requests (see client.Request). RequestNone sends nothing and reads
 // for TicketWait: it does not prove the connection carries data, and
 // counts only tickets the server sends unprompted.
 const (
-	RequestHTTP    = loadgen.RequestHTTP
-	RequestHTTPGet = loadgen.RequestHTTPGet
-	RequestPing    = loadgen.RequestPing
-	RequestLine    = loadgen.RequestLine
-	RequestWait    = loadgen.RequestWait
-	RequestNone    = loadgen.RequestNone
-	RequestAuto    = loadgen.RequestAuto
+	RequestHTTP    = client.RequestHTTP
+	RequestHTTPGet = client.RequestHTTPGet
+	RequestPing    = client.RequestPing
+	RequestLine    = client.RequestLine
+	RequestWait    = client.RequestWait
+	RequestNone    = client.RequestNone
+	RequestAuto    = client.RequestAuto
 )
 
 // ParseRequest parses a Request name.
-func ParseRequest(s string) (Request, error) { return loadgen.ParseRequest(s) }
+func ParseRequest(s string) (Request, error) { return client.ParseRequest(s) }
 
 // AllVersions are the versions probed by default.
 var AllVersions = []uint16{tls.VersionTLS10, tls.VersionTLS11, tls.VersionTLS12, tls.VersionTLS13}

@@ -11,8 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tlsbench/tlsbench/client"
 	"github.com/tlsbench/tlsbench/internal/connerr"
-	"github.com/tlsbench/tlsbench/loadgen"
 	"github.com/tlsbench/tlsbench/pki"
 	"github.com/tlsbench/tlsbench/results"
 	"github.com/tlsbench/tlsbench/tlsconf"
@@ -590,6 +590,9 @@ func (p *prober) load(ctx context.Context, v uint16, suites []uint16, singleUse 
 	if p.o.Concurrency < 0 {
 		return Load{Finding: notTested(p.o.advice("disabled ({Concurrency} 0)"))}
 	}
+	if p.o.Load == nil {
+		return Load{Finding: notTested("no load generator given")}
+	}
 	if p.unanswered != "" {
 		return Load{Finding: notTested(p.o.advice("the server left the request unanswered (see response): every connection would wait out {Timeout}"))}
 	}
@@ -602,21 +605,17 @@ func (p *prober) load(ctx context.Context, v uint16, suites []uint16, singleUse 
 	cfg := p.clientConfig(v, suites, false)
 	cfg.ClientSessionCache = tlsconf.NewSessionPool(c, reuse).Scoped(p.scope)
 	name := fmt.Sprintf("probe/tls%s/resume/c%d", tlsconf.VersionName(v), c)
-	rec, err := loadgen.RunHandshakes(ctx, loadgen.HandshakeCase{
-		Name:          name,
-		Version:       v,
-		Resume:        true,
-		Mutual:        p.o.ClientCert != nil,
-		Concurrency:   c,
-		Handshakes:    p.o.LoadHandshakes,
-		Iterations:    1,
-		MinResumption: nil,
-		MaxErrorRate:  1, // the probe reports failures itself
-		Clients:       []*tls.Config{cfg},
-		Dialer:        loadgen.TCPDialer{Addr: p.o.Addr},
-		Exchange:      p.o.loadExchange(hostHeader(&p.o)),
-		ConnTimeout:   p.o.Timeout,
-		Words:         loadgen.Words{Names: map[string]string{"ConnTimeout": p.o.advice("{Timeout}")}},
+	rec, err := p.o.Load(ctx, LoadCase{
+		Name:        name,
+		Version:     v,
+		Mutual:      p.o.ClientCert != nil,
+		Concurrency: c,
+		Handshakes:  p.o.LoadHandshakes,
+		Client:      cfg,
+		Dialer:      client.TCPDialer{Addr: p.o.Addr},
+		Exchange:    p.o.loadExchange(hostHeader(&p.o)),
+		ConnTimeout: p.o.Timeout,
+		Words:       client.Words{Names: map[string]string{"ConnTimeout": p.o.advice("{Timeout}")}},
 	})
 	l := Load{Concurrency: c, TicketReuse: reuse.String()}
 	if err != nil {

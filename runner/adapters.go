@@ -5,8 +5,9 @@ import (
 	"net"
 	"time"
 
+	"github.com/tlsbench/tlsbench/client"
 	"github.com/tlsbench/tlsbench/internal/memconn"
-	"github.com/tlsbench/tlsbench/loadgen"
+	"github.com/tlsbench/tlsbench/measure"
 	"github.com/tlsbench/tlsbench/proxy"
 	"github.com/tlsbench/tlsbench/results"
 	"github.com/tlsbench/tlsbench/server"
@@ -15,15 +16,15 @@ import (
 
 // The adapters that join the load generator to the built-in server. They
 // live here, where both ends meet, so that loadgen imports no server
-// code: it sees a server only through loadgen.Dialer and
-// loadgen.ServerObserver.
+// code: it sees a server only through client.Dialer and
+// measure.ServerObserver.
 var (
-	_ loadgen.Dialer         = MemoryDialer{}
-	_ loadgen.ServerObserver = ChildServer{}
-	_ loadgen.ServerProcess  = ChildServer{}
-	_ loadgen.ServerObserver = InProcessServer{}
-	_ loadgen.ProxyObserver  = ChildProxy{}
-	_ loadgen.ProxyProcess   = ChildProxy{}
+	_ client.Dialer          = MemoryDialer{}
+	_ measure.ServerObserver = ChildServer{}
+	_ measure.ServerProcess  = ChildServer{}
+	_ measure.ServerObserver = InProcessServer{}
+	_ measure.ProxyObserver  = ChildProxy{}
+	_ measure.ProxyProcess   = ChildProxy{}
 )
 
 // MemoryDialer connects to an in-process server over a buffered in-memory
@@ -34,7 +35,7 @@ type MemoryDialer struct {
 	Ctx context.Context
 }
 
-// Dial implements loadgen.Dialer.
+// Dial implements client.Dialer.
 func (d MemoryDialer) Dial(ctx context.Context, _ time.Time) (net.Conn, error) {
 	client, srv := memconn.Pipe()
 	sctx := d.Ctx
@@ -45,20 +46,20 @@ func (d MemoryDialer) Dial(ctx context.Context, _ time.Time) (net.Conn, error) {
 	return client, nil
 }
 
-// Transport implements loadgen.Dialer.
+// Transport implements client.Dialer.
 func (MemoryDialer) Transport() string { return "memory" }
 
 // ChildServer observes a built-in server running as a child process: its
 // counts, and its CPU time and allocations, which are its own.
 type ChildServer struct{ Child *server.Child }
 
-// Snapshot implements loadgen.ServerObserver.
-func (o ChildServer) Snapshot() (loadgen.ServerSnapshot, error) {
+// Snapshot implements measure.ServerObserver.
+func (o ChildServer) Snapshot() (measure.ServerSnapshot, error) {
 	c, err := o.Child.Counters()
 	if err != nil {
-		return loadgen.ServerSnapshot{}, err
+		return measure.ServerSnapshot{}, err
 	}
-	return loadgen.ServerSnapshot{
+	return measure.ServerSnapshot{
 		HasCounts: true, Handshakes: c.Handshakes, Resumed: c.Resumed, Failures: c.Failures, Identities: c.Identities,
 		KeyDecryptions: c.KeyDecryptions, Declined: c.Declined, Phases: serverPhases(c.Phases),
 		HandshakeCPU: handshakeCPU(c.HandshakeCPU), HandshakeCPULost: c.HandshakeCPULost,
@@ -109,7 +110,7 @@ func serverPhases(encoded map[string]string) map[string]*stats.Latency {
 	return out
 }
 
-// ServerPID implements loadgen.ServerProcess: the child's process id,
+// ServerPID implements measure.ServerProcess: the child's process id,
 // whose CPUs the case watches.
 func (o ChildServer) ServerPID() int { return o.Child.PID() }
 
@@ -117,10 +118,10 @@ func (o ChildServer) ServerPID() int { return o.Child.PID() }
 // only, since its CPU time and allocations are mixed with the client's.
 type InProcessServer struct{ Server *server.Server }
 
-// Snapshot implements loadgen.ServerObserver.
-func (o InProcessServer) Snapshot() (loadgen.ServerSnapshot, error) {
+// Snapshot implements measure.ServerObserver.
+func (o InProcessServer) Snapshot() (measure.ServerSnapshot, error) {
 	c := o.Server.Counters()
-	return loadgen.ServerSnapshot{HasCounts: true, Handshakes: c.Handshakes, Resumed: c.Resumed, Failures: c.Failures, Identities: c.Identities,
+	return measure.ServerSnapshot{HasCounts: true, Handshakes: c.Handshakes, Resumed: c.Resumed, Failures: c.Failures, Identities: c.Identities,
 		KeyDecryptions: c.KeyDecryptions, Declined: c.Declined, Phases: serverPhases(c.Phases),
 		QUICRetries: c.QUICRetries, QUICRefused: c.QUICRefused}, nil
 }
@@ -129,13 +130,13 @@ func (o InProcessServer) Snapshot() (loadgen.ServerSnapshot, error) {
 // counts and its CPU time, which are its own.
 type ChildProxy struct{ Child *proxy.Child }
 
-// Snapshot implements loadgen.ProxyObserver.
-func (o ChildProxy) Snapshot() (loadgen.ProxySnapshot, error) {
+// Snapshot implements measure.ProxyObserver.
+func (o ChildProxy) Snapshot() (measure.ProxySnapshot, error) {
 	c, err := o.Child.Counters()
 	if err != nil {
-		return loadgen.ProxySnapshot{}, err
+		return measure.ProxySnapshot{}, err
 	}
-	return loadgen.ProxySnapshot{
+	return measure.ProxySnapshot{
 		HasCounts: true, ClientHandshakes: c.ClientHandshakes, ClientResumed: c.ClientResumed,
 		OriginHandshakes: c.OriginHandshakes, OriginResumed: c.OriginResumed,
 		Mints: c.Mints, MintHits: c.MintHits, UserSpaceBytes: c.UserSpaceBytes,
@@ -144,5 +145,5 @@ func (o ChildProxy) Snapshot() (loadgen.ProxySnapshot, error) {
 	}, nil
 }
 
-// ProxyPID implements loadgen.ProxyProcess.
+// ProxyPID implements measure.ProxyProcess.
 func (o ChildProxy) ProxyPID() int { return o.Child.PID() }

@@ -5,9 +5,11 @@ import (
 	"crypto/tls"
 	"testing"
 
+	"github.com/tlsbench/tlsbench/client"
 	"github.com/tlsbench/tlsbench/internal/servertest"
 	"github.com/tlsbench/tlsbench/internal/testpki"
 	"github.com/tlsbench/tlsbench/loadgen"
+	"github.com/tlsbench/tlsbench/measure"
 	"github.com/tlsbench/tlsbench/results"
 	"github.com/tlsbench/tlsbench/runner"
 	"github.com/tlsbench/tlsbench/server"
@@ -24,10 +26,10 @@ func TestMemoryAdapters(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	obs := runner.InProcessServer{Server: srv}
-	if _, ok := any(obs).(loadgen.ServerProcess); ok {
+	if _, ok := any(obs).(measure.ServerProcess); ok {
 		t.Error("an in-process server claims a process of its own")
 	}
-	hc := loadgen.HandshakeCase{
+	hc := measure.HandshakeCase{
 		Name: "memory", Version: tls.VersionTLS13, Concurrency: 4, Handshakes: 16, Iterations: 2,
 		Clients: []*tls.Config{tlsconf.Client(tlsconf.ClientOptions{Version: tls.VersionTLS13, RootCAs: ca.Pool(), ServerName: "localhost"})},
 		Dialer:  runner.MemoryDialer{Server: srv, Ctx: ctx},
@@ -52,14 +54,14 @@ func TestChildServerAdapter(t *testing.T) {
 	ca, _, f := testpki.ServerFiles(t)
 	files := server.IdentityFiles{Cert: f.Cert, Key: f.Key}
 	child := servertest.StartChild(t, server.Options{Listen: "127.0.0.1:0", Identities: []server.IdentityFiles{files}})
-	var obs loadgen.ServerObserver = runner.ChildServer{Child: child}
-	if p, ok := obs.(loadgen.ServerProcess); !ok || p.ServerPID() != child.PID() {
+	var obs measure.ServerObserver = runner.ChildServer{Child: child}
+	if p, ok := obs.(measure.ServerProcess); !ok || p.ServerPID() != child.PID() {
 		t.Fatalf("ChildServer does not name the child's process %d", child.PID())
 	}
-	hc := loadgen.HandshakeCase{
+	hc := measure.HandshakeCase{
 		Name: "child", Version: tls.VersionTLS12, Concurrency: 2, Handshakes: 8, Iterations: 1,
 		Clients: []*tls.Config{tlsconf.Client(tlsconf.ClientOptions{Version: tls.VersionTLS12, RootCAs: ca.Pool(), ServerName: "localhost"})},
-		Dialer:  loadgen.TCPDialer{Addr: child.Hello().Addr},
+		Dialer:  client.TCPDialer{Addr: child.Hello().Addr},
 		Server:  obs,
 	}
 	rec, err := loadgen.RunHandshakes(context.Background(), hc)

@@ -1,11 +1,13 @@
 package runner
 
-import "github.com/tlsbench/tlsbench/loadgen"
+import (
+	"github.com/tlsbench/tlsbench/measure"
+)
 
 // The test hooks of a plan (planHooks), for the external tests.
 
 // SetServerObserver has every case of p see its server through wrap.
-func SetServerObserver(p *Plan, wrap func(loadgen.ServerObserver) loadgen.ServerObserver) {
+func SetServerObserver(p *Plan, wrap func(measure.ServerObserver) measure.ServerObserver) {
 	if p.hooks == nil {
 		p.hooks = &planHooks{}
 	}

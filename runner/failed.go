@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/tlsbench/tlsbench/client"
 	"github.com/tlsbench/tlsbench/loadgen"
+	"github.com/tlsbench/tlsbench/measure"
 	"github.com/tlsbench/tlsbench/results"
 )
 
@@ -61,7 +63,7 @@ func (f *FailedCases) Unwrap() []error { return f.Errs }
 // met a full listen queue says so: their timeouts were the kernel's
 // wait to retransmit their SYN, not TLS.
 func failureKind(err error) string {
-	var lo *loadgen.ListenOverflowError
+	var lo *measure.ListenOverflowError
 	if errors.As(err, &lo) {
 		if lo.Overflows > 0 {
 			return failureWay(err) + ", the listen queue overflowed"
@@ -74,21 +76,21 @@ func failureKind(err error) string {
 // failureWay is failureKind without the listen queue.
 func failureWay(err error) string {
 	var (
-		ce *loadgen.CaseError
-		ee *loadgen.ErrorRateError
-		se *loadgen.StallError
-		re *loadgen.ResumptionError
-		ie *loadgen.IdentityError
-		ra *loadgen.RateError
-		me *loadgen.MixError
-		ed *loadgen.EarlyDataError
-		pr *loadgen.ProxyResumedError
+		ce *measure.CaseError
+		ee *measure.ErrorRateError
+		se *measure.StallError
+		re *measure.ResumptionError
+		ie *measure.IdentityError
+		ra *measure.RateError
+		me *measure.MixError
+		ed *measure.EarlyDataError
+		pr *measure.ProxyResumedError
 		pd *ProxyDiedError
 		te *loadgen.ThroughputError
-		su *loadgen.ServerUnusedError
+		su *measure.ServerUnusedError
 		sd *ServerDiedError
 	)
-	var px *loadgen.ProxyError
+	var px *client.ProxyError
 	switch {
 	case errors.As(err, &px):
 		return fmt.Sprintf("the proxy refused CONNECT (%d)", px.Status)

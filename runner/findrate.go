@@ -11,6 +11,7 @@ import (
 
 	"github.com/tlsbench/tlsbench/internal/field"
 	"github.com/tlsbench/tlsbench/loadgen"
+	"github.com/tlsbench/tlsbench/measure"
 	"github.com/tlsbench/tlsbench/results"
 	"github.com/tlsbench/tlsbench/stats"
 	"github.com/tlsbench/tlsbench/tlsconf"
@@ -122,10 +123,10 @@ func searchName(c *Case) string {
 // interrupted, a server that died) ends the search.
 func judgeStep(rec *results.Record, err error, slo loadgen.SLO) (loadgen.RateStep, error) {
 	var rs loadgen.RateStep
-	var rateErr *loadgen.RateError
+	var rateErr *measure.RateError
 	switch {
-	case errors.As(err, &rateErr) && rateErr.Cause == loadgen.CauseClientCPU &&
-		rateErr.ClientCores >= loadgen.SaturationShare*rateErr.Cores:
+	case errors.As(err, &rateErr) && rateErr.Cause == measure.CauseClientCPU &&
+		rateErr.ClientCores >= measure.SaturationShare*rateErr.Cores:
 		// The client alone used its CPUs: what the server sustains
 		// beyond this cannot be measured from here.
 		rs.GeneratorLimited, rs.Reason = true, rateErr.Error()
@@ -149,13 +150,13 @@ func judgeStep(rec *results.Record, err error, slo loadgen.SLO) (loadgen.RateSte
 	}
 	// The step is judged at the rate it achieved: one that started
 	// fewer connections than asked did not show the rate is sustained.
-	if t, a := rec.RateTarget, rec.RateAchieved; t != nil && (a == nil || *a < loadgen.MinRateShare**t) {
+	if t, a := rec.RateTarget, rec.RateAchieved; t != nil && (a == nil || *a < measure.MinRateShare**t) {
 		achieved := 0.0
 		if a != nil {
 			achieved = *a
 		}
 		rs.Reason = fmt.Sprintf("started %s connections per second, below %.0f%% of the %s/s asked", loadgen.FormatRate(achieved),
-			100*loadgen.MinRateShare, loadgen.FormatRate(*t))
+			100*measure.MinRateShare, loadgen.FormatRate(*t))
 		return rs, nil
 	}
 	lat, derr := stats.DecodeLatency(rec.Histogram)

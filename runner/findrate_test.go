@@ -10,6 +10,7 @@ import (
 	"github.com/tlsbench/tlsbench/internal/field"
 	"github.com/tlsbench/tlsbench/internal/testchild"
 	"github.com/tlsbench/tlsbench/loadgen"
+	"github.com/tlsbench/tlsbench/measure"
 	"github.com/tlsbench/tlsbench/results"
 	"github.com/tlsbench/tlsbench/runner"
 )
@@ -95,7 +96,7 @@ func TestFindRateWholeConnectionsPerWindow(t *testing.T) {
 		if s.RateTarget == nil || s.RateAchieved == nil {
 			t.Fatalf("%s: no rate asked or achieved", s.Name)
 		}
-		if *s.RateAchieved < loadgen.MinRateShare**s.RateTarget {
+		if *s.RateAchieved < measure.MinRateShare**s.RateTarget {
 			t.Errorf("%s: asked %v/s, achieved %v/s: a step judged at a rate it did not run at", s.Name, *s.RateTarget, *s.RateAchieved)
 		}
 	}

@@ -17,7 +17,7 @@ import (
 
 	"github.com/tlsbench/tlsbench/internal/peers"
 	"github.com/tlsbench/tlsbench/internal/servertest"
-	"github.com/tlsbench/tlsbench/loadgen"
+	"github.com/tlsbench/tlsbench/measure"
 	"github.com/tlsbench/tlsbench/pki"
 	"github.com/tlsbench/tlsbench/results"
 	"github.com/tlsbench/tlsbench/runner"
@@ -68,7 +68,7 @@ func TestTicketKeysRotatedAfterWarmup(t *testing.T) {
 	if !errors.As(err, &failed) || len(failed.Errs) != 1 {
 		t.Fatalf("error %v: want one failed case", err)
 	}
-	var re *loadgen.ResumptionError
+	var re *measure.ResumptionError
 	if !errors.As(err, &re) || !re.Measured || len(re.Fell) != 1 || re.Fell[0].Iteration != 2 {
 		t.Fatalf("error %v: want a resumption failure in measured iteration 2 only", err)
 	}
@@ -141,7 +141,7 @@ func TestNginxTicketsTurnedOffByReload(t *testing.T) {
 		recs = append(recs, *r)
 		return nil
 	})
-	var re *loadgen.ResumptionError
+	var re *measure.ResumptionError
 	if !errors.As(err, &re) || !re.Measured {
 		t.Fatalf("error %v: want a resumption failure in the measured iterations", err)
 	}
@@ -186,7 +186,7 @@ func TestSingleUseTicketsOfAnExternalServer(t *testing.T) {
 	p.SessionPool = 1
 	p.Target = runner.Target{Addr: s.Addr, CAFile: layout.RootCert, ServerName: "localhost"}
 	err = runner.Run(context.Background(), p, func(*results.Record) error { return nil })
-	var re *loadgen.ResumptionError
+	var re *measure.ResumptionError
 	if !errors.As(err, &re) || !re.SingleUse || !strings.Contains(re.Error(), "{TicketReuse} single") {
 		t.Fatalf("error %v: want a resumption failure that suggests single-use ticket reuse (TicketReuse, which the CLI writes as its flag)", err)
 	}
@@ -229,13 +229,13 @@ func TestNginxShortSessionTimeout(t *testing.T) {
 		recs = append(recs, *r)
 		return nil
 	})
-	var re *loadgen.ResumptionError
+	var re *measure.ResumptionError
 	// A session left unused in the pool for a second may expire
 	// earlier on a busy machine: iteration 2 falls, perhaps not alone;
 	// on a machine so busy that the first measured iteration outlasts
 	// the sessions' second, that one falls first and the case stops
 	// there.
-	if !errors.As(err, &re) || !re.Measured || !slices.ContainsFunc(re.Fell, func(f loadgen.FellIteration) bool { return f.Iteration == 1 || f.Iteration == 2 }) {
+	if !errors.As(err, &re) || !re.Measured || !slices.ContainsFunc(re.Fell, func(f measure.FellIteration) bool { return f.Iteration == 1 || f.Iteration == 2 }) {
 		fell := "none"
 		if re != nil {
 			fell = fmt.Sprint(re.Fell)

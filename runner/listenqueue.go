@@ -6,7 +6,7 @@ import (
 )
 
 // listenQueue is whose listen queue the machine's listen-queue counters
-// stand for in case c on side sp (loadgen.HandshakeCase.ListenQueue), or
+// stand for in case c on side sp (measure.HandshakeCase.ListenQueue), or
 // "" when they would say nothing of it: the counters are this machine's,
 // and a server or proxy on another machine overflows its own; QUIC and
 // in-memory connections have no listen queue.

@@ -12,9 +12,10 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/tlsbench/tlsbench/client"
 	"github.com/tlsbench/tlsbench/internal/servertest"
 	"github.com/tlsbench/tlsbench/internal/testpki"
-	"github.com/tlsbench/tlsbench/loadgen"
+	"github.com/tlsbench/tlsbench/measure"
 	"github.com/tlsbench/tlsbench/results"
 	"github.com/tlsbench/tlsbench/runner"
 	"github.com/tlsbench/tlsbench/server"
@@ -75,7 +76,7 @@ func listenPlan(addr, ca string) runner.Plan {
 	p.Versions, p.Resume, p.Concurrency = []uint16{tls.VersionTLS13}, []bool{false}, []int{16}
 	p.Handshakes, p.Iterations, p.Warmup = 16, 1, 0
 	p.ConnTimeout = 1500 * time.Millisecond
-	p.Target = runner.Target{Addr: addr, CAFile: ca, ServerName: "localhost", Request: loadgen.RequestPing}
+	p.Target = runner.Target{Addr: addr, CAFile: ca, ServerName: "localhost", Request: client.RequestPing}
 	return p
 }
 
@@ -166,7 +167,7 @@ func TestListenQueueOverflow(t *testing.T) {
 		}
 		// The failed connections' gate stops it, as a rule; on a machine
 		// slow enough that every connection timed out, the wave's.
-		var lo *loadgen.ListenOverflowError
+		var lo *measure.ListenOverflowError
 		msg := fc.Errs[0].Error()
 		if !errors.As(fc.Errs[0], &lo) || lo.Overflows == 0 || !strings.Contains(msg, "the server's listen queue overflowed") || !strings.Contains(msg, "retransmit their SYN") {
 			t.Errorf("case error %q: want its reason followed by the listen queue's note", msg)

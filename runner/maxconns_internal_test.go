@@ -3,7 +3,7 @@ package runner
 import (
 	"testing"
 
-	"github.com/tlsbench/tlsbench/loadgen"
+	"github.com/tlsbench/tlsbench/measure"
 	"github.com/tlsbench/tlsbench/server"
 )
 
@@ -20,7 +20,7 @@ func TestBenchmarkMaxConns(t *testing.T) {
 		{Plan{Concurrency: []int{1, 8, 64, 128}}, 128},
 		{Plan{Concurrency: []int{4096}}, 4096},
 		{Plan{Concurrency: []int{64, 2048}, Transports: []string{TransportTCP, TransportQUIC}}, 2048},
-		{Plan{Rates: []float64{100}}, loadgen.DefaultMaxInflight},
+		{Plan{Rates: []float64{100}}, measure.DefaultMaxInflight},
 		{Plan{Rates: []float64{100}, MaxInflight: maxInflight}, maxInflight},
 	} {
 		if got := tt.p.peakConns(); got != tt.peak {

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/tlsbench/tlsbench/internal/field"
-	"github.com/tlsbench/tlsbench/loadgen"
+	"github.com/tlsbench/tlsbench/measure"
 	"github.com/tlsbench/tlsbench/results"
 	"github.com/tlsbench/tlsbench/runner"
 )
@@ -104,8 +104,8 @@ func TestMixOpenLoopAgainstChildServer(t *testing.T) {
 		recs = append(recs, *r)
 		return nil
 	})
-	var re *loadgen.RateError
-	if err != nil && !(errors.As(err, &re) && re.Cause != loadgen.CauseInflight) {
+	var re *measure.RateError
+	if err != nil && !(errors.As(err, &re) && re.Cause != measure.CauseInflight) {
 		t.Fatal(err) // a loaded machine may miss the rate, nothing else
 	}
 	if len(recs) != 1 {
@@ -147,7 +147,7 @@ func TestMixFailsWhenTicketKeysRotate(t *testing.T) {
 		return nil
 	})
 	var fc *runner.FailedCases
-	var me *loadgen.MixError
+	var me *measure.MixError
 	if !errors.As(err, &fc) || !errors.As(err, &me) || len(me.Fell) == 0 || me.Fell[0].Iteration != 2 {
 		t.Fatalf("error %v: want the mix's gate failed from measured iteration 2", err)
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/tlsbench/tlsbench/internal/field"
 	"github.com/tlsbench/tlsbench/loadgen"
+	"github.com/tlsbench/tlsbench/measure"
 	"github.com/tlsbench/tlsbench/results"
 )
 
@@ -18,8 +19,8 @@ func (p *Plan) validateOpen() error {
 	if p.Duration > 0 && p.TargetError > 0 {
 		return field.Errorf("TargetError", nil, "{Duration} fixes each case's measured time: drop {TargetError} or {Duration}")
 	}
-	if p.Duration > 0 && p.Iterations > 0 && p.Duration/time.Duration(p.Iterations) < loadgen.MinWindow {
-		return field.Errorf("Duration", p.Duration, "%s", loadgen.ShortWindow(p.Duration, p.Iterations, "{Duration}", "{Iterations}"))
+	if p.Duration > 0 && p.Iterations > 0 && p.Duration/time.Duration(p.Iterations) < measure.MinWindow {
+		return field.Errorf("Duration", p.Duration, "%s", measure.ShortWindow(p.Duration, p.Iterations, "{Duration}", "{Iterations}"))
 	}
 	if len(p.Rates) == 0 {
 		if p.Arrival != "" || p.MaxInflight != 0 {
@@ -61,13 +62,13 @@ func (p *Plan) validateOpen() error {
 }
 
 // wholeWindows refuses a rate that the windows of Duration/Iterations
-// cannot hold to within loadgen.MaxRateRounding: each window starts
+// cannot hold to within measure.MaxRateRounding: each window starts
 // whole connections, so such a case would run at another rate than
 // its name, its record and its gates say.
 func (p *Plan) wholeWindows(r float64) error {
 	window := p.Duration / time.Duration(p.Iterations)
-	got, off := loadgen.ScheduledRate(r, window)
-	if off <= loadgen.MaxRateRounding {
+	got, off := measure.ScheduledRate(r, window)
+	if off <= measure.MaxRateRounding {
 		return nil
 	}
 	step := float64(p.Iterations) / p.Duration.Seconds()

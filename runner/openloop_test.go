@@ -15,7 +15,7 @@ import (
 
 	"github.com/tlsbench/tlsbench/internal/field"
 	"github.com/tlsbench/tlsbench/internal/testchild"
-	"github.com/tlsbench/tlsbench/loadgen"
+	"github.com/tlsbench/tlsbench/measure"
 	"github.com/tlsbench/tlsbench/results"
 	"github.com/tlsbench/tlsbench/runner"
 	"github.com/tlsbench/tlsbench/stats"
@@ -109,8 +109,8 @@ func TestOpenLoopAgainstChildServer(t *testing.T) {
 		recs = append(recs, *r)
 		return nil
 	})
-	var re *loadgen.RateError
-	if err != nil && (!errors.As(err, &re) || re.Cause == loadgen.CauseInflight) {
+	var re *measure.RateError
+	if err != nil && (!errors.As(err, &re) || re.Cause == measure.CauseInflight) {
 		t.Fatal(err)
 	} else if err != nil {
 		// A machine loaded by other work can leave the generator behind
@@ -270,11 +270,11 @@ func TestRateGateAgainstChildServer(t *testing.T) {
 		return nil
 	})
 	var fc *runner.FailedCases
-	var re *loadgen.RateError
+	var re *measure.RateError
 	if !errors.As(err, &fc) || !errors.As(err, &re) {
 		t.Fatalf("error %v (%T); want the case failed by the schedule's gate", err, err)
 	}
-	if re.Cause != loadgen.CauseInflight || re.Dropped == 0 || !strings.Contains(re.Error(), "in-flight cap was reached") {
+	if re.Cause != measure.CauseInflight || re.Dropped == 0 || !strings.Contains(re.Error(), "in-flight cap was reached") {
 		t.Errorf("cause %q, dropped %d, error %q; want the cap blamed for the drops", re.Cause, re.Dropped, err)
 	}
 	if len(recs) != 1 || recs[0].Verdict != "failed" || *recs[0].Dropped != re.Dropped || *recs[0].Dropped+recs[0].Handshakes+recs[0].Errors != 1000 {

@@ -8,9 +8,10 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/tlsbench/tlsbench/client"
 	"github.com/tlsbench/tlsbench/internal/field"
 	"github.com/tlsbench/tlsbench/internal/hostname"
-	"github.com/tlsbench/tlsbench/loadgen"
+	"github.com/tlsbench/tlsbench/measure"
 	"github.com/tlsbench/tlsbench/pki"
 	"github.com/tlsbench/tlsbench/plan"
 	"github.com/tlsbench/tlsbench/results"
@@ -87,16 +88,16 @@ type Plan struct {
 	// per rate (starts per second) in place of Concurrency, which must
 	// then be empty: connections start on a schedule of Arrival's shape
 	// (results.ArrivalConstant, the default, or ArrivalPoisson), at most
-	// MaxInflight open at once (default loadgen.DefaultMaxInflight).
+	// MaxInflight open at once (default measure.DefaultMaxInflight).
 	// Each iteration is a window of Handshakes connections, or of
-	// Duration/Iterations (see loadgen.HandshakeCase).
+	// Duration/Iterations (see measure.HandshakeCase).
 	Rates       []float64
 	Arrival     string
 	MaxInflight int
 	// ResumeRatios, when set, replace Resume (which must then be
 	// empty): one case per share of each iteration's connections that
 	// offer a session, 0 (all full) to 1 (all resumed), between them a
-	// mix held to its share (see loadgen.HandshakeCase.ResumeRatio).
+	// mix held to its share (see measure.HandshakeCase.ResumeRatio).
 	ResumeRatios []float64
 	// Duration, when set, is each case's measured time, split into
 	// Iterations windows (closed-loop cases run waves until each ends).
@@ -129,19 +130,19 @@ type Plan struct {
 	// (then the minimum) until its 99.9% confidence interval's half-width
 	// is at most this share of the mean (of the ratio of side b to side a
 	// in an interleaved run), within CaseTime (see
-	// loadgen.HandshakeCase.TargetError).
+	// measure.HandshakeCase.TargetError).
 	TargetError float64
 	// MinResumption is the share of handshakes a resume case must resume
 	// in its warm-up and in every measured iteration (0: no check);
 	// MaxErrorRate the share of connections that may fail (0: none, 1:
-	// any). See loadgen.HandshakeCase.
+	// any). See measure.HandshakeCase.
 	MinResumption float64
 	MaxErrorRate  float64
 	ConnTimeout   time.Duration
 	// Words is how the user knows the cases' settings and the advice for
 	// their failures (a CLI gives its flags); loadgen's neutral words
 	// without it.
-	Words loadgen.Words
+	Words client.Words
 
 	// Executable runs the child server (default: this program); its
 	// arguments are ChildArgs (default ["serve"]), and the built-in
@@ -173,13 +174,13 @@ type Plan struct {
 type planHooks struct {
 	// serverObserver wraps the observer of every case's server (a
 	// server whose counts are wrong).
-	serverObserver func(loadgen.ServerObserver) loadgen.ServerObserver
+	serverObserver func(measure.ServerObserver) measure.ServerObserver
 }
 
 // CaseProgress reports progress within a run.
 type CaseProgress struct {
 	Index, Total int // 1-based case index
-	loadgen.Progress
+	measure.Progress
 }
 
 // Target describes an external server.
@@ -200,35 +201,35 @@ type Target struct {
 	ALPN []string
 	// Request is the exchange after each handshake. The default with
 	// an address, auto, asks the server once per run which request it
-	// answers (loadgen.DetectRequest); without one (the built-in
+	// answers (client.DetectRequest); without one (the built-in
 	// server) it is ping.
-	Request loadgen.Request
+	Request client.Request
 }
 
 // request returns the exchange asked for the target.
-func (t Target) request() loadgen.Request {
+func (t Target) request() client.Request {
 	if t.Request != "" {
 		return t.Request
 	}
 	if t.Addr != "" {
-		return loadgen.RequestAuto
+		return client.RequestAuto
 	}
-	return loadgen.RequestPing
+	return client.RequestPing
 }
 
 // quicRequest is the exchange over QUIC, where the protocol the server
 // chooses by ALPN decides: auto is http when ALPN offers an HTTP
 // protocol, ping (a tlsbench serve --quic) otherwise.
-func (t Target) quicRequest() loadgen.Request {
-	if r := t.request(); r != loadgen.RequestAuto {
+func (t Target) quicRequest() client.Request {
+	if r := t.request(); r != client.RequestAuto {
 		return r
 	}
 	for _, p := range t.ALPN {
 		if p == "http/1.1" || p == "h2" || p == "h3" {
-			return loadgen.RequestHTTP
+			return client.RequestHTTP
 		}
 	}
-	return loadgen.RequestPing
+	return client.RequestPing
 }
 
 // Validate checks the plan before any work is done. Errors are
@@ -355,7 +356,7 @@ func (p *Plan) validateServer() error {
 			return field.Errorf("Server.Identities", nil, "{Server.Identities} and {KeyCache} configure the built-in server; they do not apply with {Target.Addr}")
 		}
 	} else {
-		if p.Target.Request == loadgen.RequestAuto {
+		if p.Target.Request == client.RequestAuto {
 			return field.Errorf("Target.Request", nil, "{Target.Request} auto asks an external server which request it answers: give {Target.Addr}, or another {Target.Request}")
 		}
 		so := p.Server
@@ -460,10 +461,10 @@ func (p *Plan) validateTarget() error {
 	if p.Target.Insecure && p.Target.CAFile != "" {
 		return field.Errorf("Target.Insecure", nil, "{Target.Insecure} and {Target.CAFile} contradict each other: give one")
 	}
-	if _, err := loadgen.ParseRequest(string(p.Target.request())); err != nil {
+	if _, err := client.ParseRequest(string(p.Target.request())); err != nil {
 		return field.Errorf("Target.Request", nil, "%v", err)
 	}
-	if p.Target.request() == loadgen.RequestNone && slices.Contains(p.Versions, tls.VersionTLS13) && p.resumes() {
+	if p.Target.request() == client.RequestNone && slices.Contains(p.Versions, tls.VersionTLS13) && p.resumes() {
 		// TLS 1.3 tickets arrive after the handshake; a client that
 		// reads nothing never stores one, so every "resumed" case
 		// would measure full handshakes.
@@ -511,9 +512,9 @@ func (p *Plan) validateProxy() error {
 // request is the exchange after each handshake: the target's, or with a
 // proxy given by URL http by default, since a bumping HTTP proxy parses
 // what it relays (a ping is not HTTP).
-func (p *Plan) request() loadgen.Request {
+func (p *Plan) request() client.Request {
 	if p.Target.Request == "" && p.Proxy.URL != "" && !p.Proxy.builtin() {
-		return loadgen.RequestHTTP
+		return client.RequestHTTP
 	}
 	return p.Target.request()
 }

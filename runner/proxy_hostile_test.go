@@ -9,7 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tlsbench/tlsbench/client"
 	"github.com/tlsbench/tlsbench/internal/peers"
+	"github.com/tlsbench/tlsbench/measure"
 
 	"github.com/tlsbench/tlsbench/internal/ktls"
 	"github.com/tlsbench/tlsbench/internal/testchild"
@@ -46,8 +48,8 @@ func TestProxyRefusesConnect(t *testing.T) {
 		Iterations: 1, ConnTimeout: 2 * time.Second, ChildEnv: []string{testchild.Env()},
 		Proxy: runner.Proxy{URL: refusing, CAFile: f.CA}}
 	err := runner.Run(ctx, hs, func(*results.Record) error { return nil })
-	var ce *loadgen.CaseError
-	var pe *loadgen.ProxyError
+	var ce *measure.CaseError
+	var pe *client.ProxyError
 	if !errors.As(err, &ce) || !errors.As(err, &pe) || pe.Status != 403 || !strings.Contains(ce.Error(), "port 1234 is not allowed") {
 		t.Fatalf("handshake through a refusing proxy: %v", err)
 	}
@@ -64,7 +66,7 @@ func TestProxyRefusesConnect(t *testing.T) {
 
 	hs.Proxy.URL = silent
 	err = runner.Run(ctx, hs, func(*results.Record) error { return nil })
-	var se *loadgen.StallError
+	var se *measure.StallError
 	if !errors.As(err, &se) && !errors.As(err, &ce) {
 		t.Fatalf("handshake through a silent proxy: %v (%T)", err, err)
 	}
@@ -118,14 +120,14 @@ func TestProxyAnsweringForTheServer(t *testing.T) {
 	p := runner.Plan{Versions: []uint16{tls.VersionTLS13}, Resume: []bool{false, true}, Concurrency: []int{2}, Handshakes: 16,
 		Iterations: 2, Warmup: 1, MinResumption: 0.99, ConnTimeout: 5 * time.Second, ChildEnv: []string{testchild.Env()},
 		Proxy:  runner.Proxy{URL: answeringProxy(t, id.TLSCertificate()), CAFile: f.CA},
-		Target: runner.Target{Request: loadgen.RequestPing}}
+		Target: runner.Target{Request: client.RequestPing}}
 	var recs []results.Record
 	err := runner.Run(ctx, p, func(r *results.Record) error { recs = append(recs, *r); return nil })
 	var failed *runner.FailedCases
 	if !errors.As(err, &failed) || len(failed.Errs) != 2 {
 		t.Fatalf("error %v: want both cases failed", err)
 	}
-	var se *loadgen.ServerUnusedError
+	var se *measure.ServerUnusedError
 	if !errors.As(err, &se) || se.Client != 32 {
 		t.Fatalf("error %v: want the server's want of handshakes as the reason", err)
 	}

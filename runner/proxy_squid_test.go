@@ -15,7 +15,7 @@ import (
 	"github.com/tlsbench/tlsbench/internal/peers"
 	"github.com/tlsbench/tlsbench/internal/testchild"
 	"github.com/tlsbench/tlsbench/internal/testpki"
-	"github.com/tlsbench/tlsbench/loadgen"
+	"github.com/tlsbench/tlsbench/measure"
 	"github.com/tlsbench/tlsbench/results"
 	"github.com/tlsbench/tlsbench/runner"
 	"github.com/tlsbench/tlsbench/server"
@@ -53,7 +53,7 @@ func TestHandshakeThroughSquid(t *testing.T) {
 	defer cancel()
 	var recs []results.Record
 	err := runner.Run(ctx, p, func(r *results.Record) error { recs = append(recs, *r); return nil })
-	var re *loadgen.ResumptionError
+	var re *measure.ResumptionError
 	if !errors.As(err, &re) || !strings.Contains(re.Error(), "resumed, or not, by the proxy") {
 		t.Fatalf("want the resume case to fail its gate with the proxy's advice (Squid resumes no client session): %v", err)
 	}

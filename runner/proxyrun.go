@@ -10,9 +10,10 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/tlsbench/tlsbench/client"
 	"github.com/tlsbench/tlsbench/internal/field"
 	"github.com/tlsbench/tlsbench/internal/usage"
-	"github.com/tlsbench/tlsbench/loadgen"
+	"github.com/tlsbench/tlsbench/measure"
 	"github.com/tlsbench/tlsbench/pki"
 	"github.com/tlsbench/tlsbench/plan"
 	"github.com/tlsbench/tlsbench/results"
@@ -56,13 +57,13 @@ type proxyRun struct {
 	url      string
 	addr     string         // host:port the client dials
 	roots    *x509.CertPool // the CA of its minted certificates
-	observer loadgen.ProxyObserver
+	observer measure.ProxyObserver
 	// child is the built-in proxy's process: watched during a case;
 	// nil for a URL proxy.
 	child watchedProcess
 	// dialer reaches the origin through the proxy (a *childDialer for
 	// the built-in proxy, watched like the child server's).
-	dialer loadgen.Dialer
+	dialer client.Dialer
 	stop   func() error
 	// settings it was started with, by the case that started it.
 	started *Case
@@ -139,7 +140,7 @@ func startURLProxy(ctx context.Context, p Proxy) (*proxyRun, error) {
 	conn.Close()
 	pr := &proxyRun{url: p.URL, addr: addr, roots: roots}
 	if p.PID > 0 {
-		obs := loadgen.ProxyCPU{PID: p.PID}
+		obs := measure.ProxyCPU{PID: p.PID}
 		if _, err := obs.Snapshot(); err != nil {
 			return nil, field.Errorf("Proxy.PID", p.PID, "%v", err)
 		}
@@ -220,7 +221,7 @@ func ensureProxy(ctx context.Context, m mode, srv *builtin, c *Case) error {
 		return &ProxyStartError{URL: c.Proxy, Err: err}
 	}
 	pr.started = c
-	var d loadgen.Dialer = loadgen.ProxyDialer{Proxy: pr.addr, Target: srv.origin}
+	var d client.Dialer = client.ProxyDialer{Proxy: pr.addr, Target: srv.origin}
 	if pr.child != nil {
 		d = &childDialer{Dialer: d, child: pr.child}
 	}
@@ -231,7 +232,7 @@ func ensureProxy(ctx context.Context, m mode, srv *builtin, c *Case) error {
 
 // caseDialer is how a case reaches its server: through the proxy when it
 // has one.
-func (b *builtin) caseDialer() loadgen.Dialer {
+func (b *builtin) caseDialer() client.Dialer {
 	if b.proxy == nil {
 		return b.dialer
 	}
@@ -240,7 +241,7 @@ func (b *builtin) caseDialer() loadgen.Dialer {
 
 // proxyObserver is the case's proxy observer (nil without one, or for a
 // URL proxy whose process is not given).
-func (b *builtin) proxyObserver() loadgen.ProxyObserver {
+func (b *builtin) proxyObserver() measure.ProxyObserver {
 	if b.proxy == nil || b.proxy.observer == nil {
 		return nil
 	}

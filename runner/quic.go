@@ -7,8 +7,9 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/tlsbench/tlsbench/client"
 	"github.com/tlsbench/tlsbench/internal/field"
-	"github.com/tlsbench/tlsbench/loadgen"
+	"github.com/tlsbench/tlsbench/measure"
 	"github.com/tlsbench/tlsbench/plan"
 	"github.com/tlsbench/tlsbench/server"
 )
@@ -43,7 +44,7 @@ func (p *Plan) validateQUIC() error {
 		return nil
 	}
 	switch r := p.Target.quicRequest(); r {
-	case loadgen.RequestPing, loadgen.RequestHTTP, loadgen.RequestHTTPGet:
+	case client.RequestPing, client.RequestHTTP, client.RequestHTTPGet:
 	default:
 		return field.Errorf("Target.Request", string(r), "over QUIC the request is ping (a tlsbench serve --quic) or http or http-get (HTTP/3)")
 	}
@@ -69,7 +70,7 @@ func (p *Plan) validatePolicy(quic bool) error {
 
 // serverObserver is how the run's cases see obs: through the tests' hook,
 // when one is set.
-func (p *Plan) serverObserver(obs loadgen.ServerObserver) loadgen.ServerObserver {
+func (p *Plan) serverObserver(obs measure.ServerObserver) measure.ServerObserver {
 	if p.hooks == nil || p.hooks.serverObserver == nil || obs == nil {
 		return obs
 	}
@@ -83,19 +84,19 @@ var errNoQUICListener = errors.New("the built-in server opened no QUIC listener:
 
 // quicDialer is how case c reaches sp's server over QUIC (srv, or the
 // side's target), with the exchange the plan asks for.
-func (st *runState) quicDialer(c *Case, sp *sideSpec, srv *builtin) *loadgen.QUICDialer {
+func (st *runState) quicDialer(c *Case, sp *sideSpec, srv *builtin) *client.QUICDialer {
 	if sp.target.Addr == "" {
-		return &loadgen.QUICDialer{Addr: srv.quicAddr, EarlyData: earlyData(c), Request: loadgen.RequestPing}
+		return &client.QUICDialer{Addr: srv.quicAddr, EarlyData: earlyData(c), Request: client.RequestPing}
 	}
 	host := st.serverName
 	if net.ParseIP(host) != nil {
 		host = sp.target.Addr
 	}
-	return &loadgen.QUICDialer{Addr: sp.target.Addr, EarlyData: earlyData(c), Request: st.plan.Target.quicRequest(), Host: host}
+	return &client.QUICDialer{Addr: sp.target.Addr, EarlyData: earlyData(c), Request: st.plan.Target.quicRequest(), Host: host}
 }
 
 // quicCase makes hc, of case c on side sp, a QUIC case.
-func (st *runState) quicCase(hc *loadgen.HandshakeCase, c *Case, sp *sideSpec, srv *builtin) {
+func (st *runState) quicCase(hc *measure.HandshakeCase, c *Case, sp *sideSpec, srv *builtin) {
 	if c.Transport != TransportQUIC {
 		return
 	}

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tlsbench/tlsbench/loadgen"
+	"github.com/tlsbench/tlsbench/measure"
 	"github.com/tlsbench/tlsbench/plan"
 	"github.com/tlsbench/tlsbench/results"
 	"github.com/tlsbench/tlsbench/runner"
@@ -184,11 +184,11 @@ func TestQUICEarlyDataGateAgainstLiar(t *testing.T) {
 	t.Parallel()
 	p := quicPlan()
 	p.Resume, p.Axes, p.Concurrency = []bool{true}, plan.Values{"early_data": {true}}, []int{1, 4}
-	runner.SetServerObserver(&p, func(obs loadgen.ServerObserver) loadgen.ServerObserver { return halfAccepted{obs} })
+	runner.SetServerObserver(&p, func(obs measure.ServerObserver) measure.ServerObserver { return halfAccepted{obs} })
 	var recs []*results.Record
 	err := runner.Run(context.Background(), p, func(r *results.Record) error { recs = append(recs, r); return nil })
 	var fc *runner.FailedCases
-	var ee *loadgen.EarlyDataError
+	var ee *measure.EarlyDataError
 	if !errors.As(err, &fc) || len(fc.Errs) != 2 || !errors.As(err, &ee) {
 		t.Fatalf("error %v: want both cases failed with an EarlyDataError", err)
 	}
@@ -196,16 +196,16 @@ func TestQUICEarlyDataGateAgainstLiar(t *testing.T) {
 		t.Fatalf("%d records, want both kept", len(recs))
 	}
 	for _, r := range recs {
-		if r.Verdict != loadgen.VerdictFailed || !strings.Contains(strings.Join(r.Notes, " "), "not accepted as such by the server") {
+		if r.Verdict != measure.VerdictFailed || !strings.Contains(strings.Join(r.Notes, " "), "not accepted as such by the server") {
 			t.Errorf("%s: verdict %q, notes %q: want failed, saying why", r.Name, r.Verdict, r.Notes)
 		}
 	}
 }
 
 // halfAccepted reports half the early data the server accepted.
-type halfAccepted struct{ loadgen.ServerObserver }
+type halfAccepted struct{ measure.ServerObserver }
 
-func (h halfAccepted) Snapshot() (loadgen.ServerSnapshot, error) {
+func (h halfAccepted) Snapshot() (measure.ServerSnapshot, error) {
 	s, err := h.ServerObserver.Snapshot()
 	s.EarlyDataAccepted /= 2
 	return s, err

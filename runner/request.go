@@ -6,7 +6,7 @@ import (
 	"net"
 	"slices"
 
-	"github.com/tlsbench/tlsbench/loadgen"
+	"github.com/tlsbench/tlsbench/client"
 )
 
 // resolveRequests asks each side's target which request it answers,
@@ -17,32 +17,32 @@ import (
 // printed once with its reasons.
 func (st *runState) resolveRequests(ctx context.Context, c *Case, specs []sideSpec, servers []*builtin) {
 	p := st.plan
-	if p.request() != loadgen.RequestAuto || c.Transport == TransportQUIC {
+	if p.request() != client.RequestAuto || c.Transport == TransportQUIC {
 		return
 	}
 	var addrs []string
-	var opts []loadgen.DetectOptions
-	var found []loadgen.Detection
+	var opts []client.DetectOptions
+	var found []client.Detection
 	for i := range specs {
 		addr := specs[i].target.Addr
 		if _, done := st.detected[addr]; done || addr == "" {
 			continue
 		}
-		o := loadgen.DetectOptions{
+		o := client.DetectOptions{
 			Dialer: servers[i].caseDialer(), Config: st.detectConfig(c, servers[i]),
 			Host: st.httpHost(&specs[i]), ConnTimeout: p.ConnTimeout,
 		}
 		addrs, opts = append(addrs, addr), append(opts, o)
-		found = append(found, loadgen.DetectRequest(ctx, o))
+		found = append(found, client.DetectRequest(ctx, o))
 	}
 	if len(found) > 1 {
-		loadgen.AgreeRequest(ctx, opts, found)
+		client.AgreeRequest(ctx, opts, found)
 	}
 	if ctx.Err() != nil {
 		return // the run is ending: its cases say so
 	}
 	if st.detected == nil {
-		st.detected = map[string]loadgen.Detection{}
+		st.detected = map[string]client.Detection{}
 	}
 	for i, d := range found {
 		st.detected[addrs[i]] = d
@@ -51,7 +51,7 @@ func (st *runState) resolveRequests(ctx context.Context, c *Case, specs []sideSp
 }
 
 // requestNotice is the line that says which request a target gets.
-func requestNotice(addr string, d loadgen.Detection, flag string) string {
+func requestNotice(addr string, d client.Detection, flag string) string {
 	if flag == "" {
 		flag = "the request setting"
 	}
@@ -60,20 +60,20 @@ func requestNotice(addr string, d loadgen.Detection, flag string) string {
 
 // requestOf is the request side sp's target gets: the one asked for, or
 // the one found for it.
-func (st *runState) requestOf(sp *sideSpec) (r loadgen.Request, auto bool) {
+func (st *runState) requestOf(sp *sideSpec) (r client.Request, auto bool) {
 	r = st.plan.request()
-	if r != loadgen.RequestAuto {
+	if r != client.RequestAuto {
 		return r, false
 	}
 	if d, ok := st.detected[sp.target.Addr]; ok {
 		return d.Request, true
 	}
-	return loadgen.RequestHTTP, true // not asked: the run ended first
+	return client.RequestHTTP, true // not asked: the run ended first
 }
 
 // targetExchange is the exchange with side sp's target, and the request
 // it records.
-func (st *runState) targetExchange(sp *sideSpec) (loadgen.Exchange, loadgen.Request, bool) {
+func (st *runState) targetExchange(sp *sideSpec) (client.Exchange, client.Request, bool) {
 	r, auto := st.requestOf(sp)
 	if d, ok := st.detected[sp.target.Addr]; ok && auto {
 		return d.Exchange(st.httpHost(sp)), r, auto

@@ -14,11 +14,13 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/tlsbench/tlsbench/client"
 	"github.com/tlsbench/tlsbench/internal/field"
 	"github.com/tlsbench/tlsbench/internal/procid"
 	"github.com/tlsbench/tlsbench/internal/tempdir"
 	"github.com/tlsbench/tlsbench/internal/usage"
 	"github.com/tlsbench/tlsbench/loadgen"
+	"github.com/tlsbench/tlsbench/measure"
 	"github.com/tlsbench/tlsbench/pki"
 	"github.com/tlsbench/tlsbench/results"
 	"github.com/tlsbench/tlsbench/server"
@@ -74,7 +76,7 @@ type runState struct {
 	runPlan string
 	// detected is the request each target was found to answer, by
 	// address (with the request auto).
-	detected map[string]loadgen.Detection
+	detected map[string]client.Detection
 }
 
 // withServerPeer is env naming the server process pid (when it can tell
@@ -311,13 +313,13 @@ func (st *runState) startServer(ctx context.Context, c *Case) (*builtin, error) 
 func (st *runState) startSide(ctx context.Context, c *Case, sp *sideSpec) (*builtin, error) {
 	p := st.plan
 	if t := sp.target; t.Addr != "" {
-		b := &builtin{dialer: loadgen.TCPDialer{Addr: t.Addr}, origin: t.Addr}
+		b := &builtin{dialer: client.TCPDialer{Addr: t.Addr}, origin: t.Addr}
 		if pid := t.ServerPID; pid > 0 {
 			name := "Target.ServerPID"
 			if sp.name == results.SideB && p.Versus.Target.Addr != "" {
 				name = "Versus.Target.ServerPID"
 			}
-			obs := loadgen.ProcessCPU{PID: pid}
+			obs := measure.ProcessCPU{PID: pid}
 			if _, err := obs.Snapshot(); err != nil {
 				return nil, field.Errorf(name, pid, "%v", err)
 			}
@@ -446,7 +448,7 @@ func (st *runState) clients(c *Case, srv *builtin, external bool) ([]*tls.Config
 		if size == 0 {
 			size = p.Shard.share(c.Concurrency)
 			if c.Rate > 0 {
-				size = loadgen.OpenLoopSessions(p.MaxInflight)
+				size = measure.OpenLoopSessions(p.MaxInflight)
 			}
 		}
 		pool = tlsconf.NewSessionPool(size, p.TicketReuse)
@@ -489,7 +491,7 @@ func (st *runState) measureCase(ctx context.Context, c *Case, index, total int, 
 	specs := st.plan.sides()
 	servers := append([]*builtin{srv}, srv.sides...)
 	st.resolveRequests(ctx, c, specs, servers)
-	hcs := make([]loadgen.HandshakeCase, len(specs))
+	hcs := make([]measure.HandshakeCase, len(specs))
 	keys := make([]*peerKeys, len(specs))
 	for i := range specs {
 		hcs[i] = st.handshakeCase(c, &specs[i], servers[i])
@@ -498,7 +500,7 @@ func (st *runState) measureCase(ctx context.Context, c *Case, index, total int, 
 	if p := st.plan; p.Progress != nil {
 		// Side a measures in every round: its iterations are the
 		// case's progress.
-		hcs[0].Progress = func(pr loadgen.Progress) {
+		hcs[0].Progress = func(pr measure.Progress) {
 			p.Progress(CaseProgress{Index: index, Total: total, Progress: pr})
 		}
 	}
@@ -543,7 +545,7 @@ func (st *runState) measureCase(ctx context.Context, c *Case, index, total int, 
 }
 
 // handshakeCase is c measured on one side: sp's server, srv.
-func (st *runState) handshakeCase(c *Case, sp *sideSpec, srv *builtin) loadgen.HandshakeCase {
+func (st *runState) handshakeCase(c *Case, sp *sideSpec, srv *builtin) measure.HandshakeCase {
 	p := st.plan
 	cfgs, keys := st.clients(c, srv, sp.target.Addr != "")
 	rec := results.Record{Env: st.envOf(sp), Target: sp.target.Addr, SessionStore: sessionStore(p, sp), Side: sp.name}
@@ -568,7 +570,7 @@ func (st *runState) handshakeCase(c *Case, sp *sideSpec, srv *builtin) loadgen.H
 	if p.Target.Insecure {
 		rec.Env.Insecure = true
 	}
-	hc := loadgen.HandshakeCase{
+	hc := measure.HandshakeCase{
 		Name: c.Name, Version: c.Version, Resume: c.Resume, Mutual: c.Mutual, Concurrency: c.Concurrency,
 		Handshakes: p.Handshakes, Iterations: p.Iterations, Warmup: p.Warmup, MaxDuration: p.CaseTime,
 		IterationsGiven: p.IterationsGiven, TargetError: p.TargetError, MinResumption: &p.MinResumption, MaxErrorRate: p.MaxErrorRate,
@@ -601,10 +603,10 @@ func (st *runState) handshakeCase(c *Case, sp *sideSpec, srv *builtin) loadgen.H
 		// An external server cannot say which sessions it declined:
 		// the client counts first uses and reuses of its tickets.
 		hc.TrackTicketUse = p.TicketReuse == tlsconf.ReuseMulti
-		var req loadgen.Request
+		var req client.Request
 		hc.Exchange, req, hc.Record.RequestAuto = st.targetExchange(sp)
 		hc.Record.Request = string(req)
-		if req == loadgen.RequestNone {
+		if req == client.RequestNone {
 			hc.Record.Notes = append(hc.Record.Notes, "request none: the client closes right after the handshake, so TLS 1.3 tickets are never read")
 		}
 	}
@@ -630,7 +632,7 @@ func sessionStore(p *Plan, sp *sideSpec) string {
 // the run knows more than the case: the ticket reuse mode, the request.
 func (st *runState) addHints(err error) {
 	p := st.plan
-	var re *loadgen.ResumptionError
+	var re *measure.ResumptionError
 	if errors.As(err, &re) {
 		// Single-use tickets fail from the start; resumption that stops
 		// part-way through a case is a server that changed (keys
@@ -657,13 +659,13 @@ func (st *runState) addHints(err error) {
 			re.Hint = "the server may not issue or accept session tickets for this configuration, or lets them expire within seconds (see what it does about resumption, and the tickets' lifetime: tlsbench probe " + p.Target.Addr + ")"
 		}
 	}
-	var se *loadgen.StallError
+	var se *measure.StallError
 	if errors.As(err, &se) && se.Stage == "exchange" && p.Target.Addr != "" {
 		req, _ := st.requestOf(&sideSpec{target: p.Target})
 		switch req {
-		case loadgen.RequestPing:
+		case client.RequestPing:
 			se.Hint = "it does not echo the ping: leave out {Target.Request} to have it asked which request it answers, or use {Target.Request} http for an HTTP server"
-		case loadgen.RequestLine:
+		case client.RequestLine:
 			se.Hint = "it does not answer a line: use {Target.Request} http for an HTTP server"
 		default:
 			se.Hint = fmt.Sprintf("it does not answer {Target.Request} %s: try another {Target.Request}", req)

@@ -7,7 +7,9 @@ import (
 	"os"
 	"slices"
 
+	"github.com/tlsbench/tlsbench/client"
 	"github.com/tlsbench/tlsbench/loadgen"
+	"github.com/tlsbench/tlsbench/measure"
 	"github.com/tlsbench/tlsbench/plan"
 	"github.com/tlsbench/tlsbench/results"
 	"github.com/tlsbench/tlsbench/server"
@@ -17,8 +19,8 @@ import (
 // builtin is the server of a group of cases: the built-in one in a child
 // process or in this one, or an external target.
 type builtin struct {
-	dialer   loadgen.Dialer
-	observer loadgen.ServerObserver
+	dialer   client.Dialer
+	observer measure.ServerObserver
 	stop     func() error
 	closed   bool
 	// quicAddr is the built-in server's QUIC address (UDP host:port),
@@ -139,7 +141,7 @@ func startBuiltin(ctx context.Context, opts server.Options, at where, child chil
 	}
 	return &builtin{
 		quicAddr: c.Hello().QUICAddr,
-		dialer:   &childDialer{Dialer: loadgen.TCPDialer{Addr: c.Hello().Addr}, child: c},
+		dialer:   &childDialer{Dialer: client.TCPDialer{Addr: c.Hello().Addr}, child: c},
 		origin:   originTarget(c.Hello().Addr, ""),
 		observer: ChildServer{Child: c},
 		stop:     c.Close,
@@ -174,7 +176,7 @@ func startInProcess(ctx context.Context, opts server.Options) (*builtin, error) 
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(sctx, ln) }()
 	return &builtin{
-		dialer:   loadgen.TCPDialer{Addr: ln.Addr().String()},
+		dialer:   client.TCPDialer{Addr: ln.Addr().String()},
 		origin:   originTarget(ln.Addr().String(), ""),
 		observer: InProcessServer{Server: srv},
 		stop: func() error {
@@ -279,18 +281,18 @@ func runGroup(ctx context.Context, cases []Case, i, j int, m mode, emit func(*re
 // from a failure of the run.
 func isCaseFailure(err error) bool {
 	var (
-		re *loadgen.ResumptionError
-		ce *loadgen.CaseError
-		ie *loadgen.IdentityError
-		ee *loadgen.ErrorRateError
-		se *loadgen.StallError
+		re *measure.ResumptionError
+		ce *measure.CaseError
+		ie *measure.IdentityError
+		ee *measure.ErrorRateError
+		se *measure.StallError
 		te *loadgen.ThroughputError
 		pd *ProxyDiedError
-		pr *loadgen.ProxyResumedError
-		ra *loadgen.RateError
-		me *loadgen.MixError
-		ed *loadgen.EarlyDataError
-		su *loadgen.ServerUnusedError
+		pr *measure.ProxyResumedError
+		ra *measure.RateError
+		me *measure.MixError
+		ed *measure.EarlyDataError
+		su *measure.ServerUnusedError
 	)
 	return errors.As(err, &re) || errors.As(err, &ce) || errors.As(err, &ie) || errors.As(err, &ee) ||
 		errors.As(err, &se) || errors.As(err, &te) || errors.As(err, &pd) || errors.As(err, &pr) || errors.As(err, &ra) ||

@@ -10,8 +10,10 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/tlsbench/tlsbench/client"
 	"github.com/tlsbench/tlsbench/internal/connerr"
 	"github.com/tlsbench/tlsbench/loadgen"
+	"github.com/tlsbench/tlsbench/measure"
 	"github.com/tlsbench/tlsbench/results"
 	"github.com/tlsbench/tlsbench/server"
 )
@@ -56,7 +58,7 @@ const deathWait = 2 * time.Second
 // iteration it cuts short is dropped like an interrupted one instead of
 // being counted as failed handshakes.
 type childDialer struct {
-	loadgen.Dialer
+	client.Dialer
 	child watchedProcess
 
 	mu     sync.Mutex
@@ -145,7 +147,7 @@ func (b *builtin) guardCase(ctx context.Context, name string, run func(context.C
 				// short by its peer's death: its record must not
 				// pass for a valid one (report and compare read
 				// the verdict).
-				rec.Verdict, rec.StoppedBy = loadgen.VerdictFailed, results.StoppedFailed
+				rec.Verdict, rec.StoppedBy = measure.VerdictFailed, results.StoppedFailed
 				rec.Notes = append(rec.Notes, "failed: "+died.Error())
 			default:
 				// Another side's figures stand, but its case
@@ -212,7 +214,7 @@ func compact(recs []*results.Record) []*results.Record {
 // listener gone, its connections reset) from the others, which need not
 // wait for anything.
 func looksLikeDeadServer(err error) bool {
-	var ce *loadgen.CaseError
+	var ce *measure.CaseError
 	if errors.As(err, &ce) {
 		switch ce.Kind {
 		case connerr.Refused, connerr.Reset, connerr.EOF:
@@ -220,7 +222,7 @@ func looksLikeDeadServer(err error) bool {
 		}
 	}
 	var ee *server.ExitError
-	var pe *loadgen.ProxyError
+	var pe *client.ProxyError
 	var te *loadgen.ThroughputError
 	if errors.As(err, &te) {
 		// A transfer cut by a peer that died: reset, EOF, refused.

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tlsbench/tlsbench/loadgen"
+	"github.com/tlsbench/tlsbench/client"
 	"github.com/tlsbench/tlsbench/results"
 )
 
@@ -27,7 +27,7 @@ func TestGuardCaseBothChildrenAlive(t *testing.T) {
 		dialer: &childDialer{child: aliveChild{make(chan struct{})}},
 		proxy:  &proxyRun{dialer: &childDialer{child: aliveChild{make(chan struct{})}}},
 	}
-	refused := &loadgen.ProxyError{Status: 502, Reason: "origin unreachable"}
+	refused := &client.ProxyError{Status: 502, Reason: "origin unreachable"}
 	done := make(chan error, 1)
 	go func() {
 		_, err := b.guardCase(context.Background(), "case", func(context.Context) ([]*results.Record, error) { return nil, refused })

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/tlsbench/tlsbench/internal/field"
-	"github.com/tlsbench/tlsbench/loadgen"
+	"github.com/tlsbench/tlsbench/measure"
 	"github.com/tlsbench/tlsbench/results"
 )
 
@@ -34,7 +34,7 @@ func (s Shard) Enabled() bool { return s.Count > 0 }
 
 // share is the shard's share of total (the whole run's): total/Count,
 // the remainder one each to the lowest indices.
-func (s Shard) share(total int) int { return loadgen.ShareOf(total, s.Index, s.Count) }
+func (s Shard) share(total int) int { return measure.ShareOf(total, s.Index, s.Count) }
 
 // The gap after each case of a sharded run, before the next begins:
 // the tail of the last window's connections, the record, and the next
@@ -49,7 +49,7 @@ const (
 // load) this shard's share of it: of the wave, of the handshakes per
 // iteration, of the rate and of the cap on open connections, so that
 // the shards together make the load one generator would.
-func (p *Plan) shardLoad(hc *loadgen.HandshakeCase) {
+func (p *Plan) shardLoad(hc *measure.HandshakeCase) {
 	s := p.Shard
 	if !s.Enabled() {
 		return
@@ -172,7 +172,7 @@ func (p *Plan) inflightCap() int {
 	if p.MaxInflight > 0 {
 		return p.MaxInflight
 	}
-	return loadgen.DefaultMaxInflight
+	return measure.DefaultMaxInflight
 }
 
 // shardText writes a shard as the flags take it: I/N.

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tlsbench/tlsbench/loadgen"
+	"github.com/tlsbench/tlsbench/measure"
 )
 
 func shardedPlan() Plan {
@@ -150,7 +150,7 @@ func TestShardLoadShares(t *testing.T) {
 		var inflight, concurrency int
 		for i := range tc.shards {
 			p := Plan{MaxInflight: tc.inflight, Shard: Shard{Index: i, Count: tc.shards}}
-			hc := loadgen.HandshakeCase{Concurrency: tc.concurrency, Handshakes: 128, Rate: tc.rate}
+			hc := measure.HandshakeCase{Concurrency: tc.concurrency, Handshakes: 128, Rate: tc.rate}
 			if tc.rate > 0 {
 				hc.MaxInflight = tc.inflight
 			}
@@ -168,7 +168,7 @@ func TestShardLoadShares(t *testing.T) {
 			inflight += hc.MaxInflight
 			concurrency += hc.Concurrency
 		}
-		if want := cmp.Or(tc.inflight, loadgen.DefaultMaxInflight); tc.rate > 0 && inflight != want {
+		if want := cmp.Or(tc.inflight, measure.DefaultMaxInflight); tc.rate > 0 && inflight != want {
 			t.Errorf("%s: the shards' caps add up to %d, want the run's %d", tc.name, inflight, want)
 		}
 		if concurrency != tc.concurrency {
@@ -176,7 +176,7 @@ func TestShardLoadShares(t *testing.T) {
 		}
 	}
 	single := Plan{MaxInflight: 10}
-	hc := loadgen.HandshakeCase{Rate: 100, MaxInflight: 10, Handshakes: 128}
+	hc := measure.HandshakeCase{Rate: 100, MaxInflight: 10, Handshakes: 128}
 	single.shardLoad(&hc)
 	if hc.MaxInflight != 10 || hc.Rate != 100 || hc.Handshakes != 128 || hc.Shards != 0 {
 		t.Errorf("unsharded: %+v", hc)

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tlsbench/tlsbench/client"
 	"github.com/tlsbench/tlsbench/internal/field"
 	"github.com/tlsbench/tlsbench/internal/ktls"
 	"github.com/tlsbench/tlsbench/internal/tempdir"
@@ -60,7 +61,7 @@ type ThroughputPlan struct {
 	CaseTime    time.Duration // measured time limit per case (0: none)
 	ConnTimeout time.Duration
 	// Words: as Plan.Words.
-	Words loadgen.Words
+	Words client.Words
 
 	// Server is the built-in server's base configuration (listen address,
 	// handshake timeout); the run adds the identity, kTLS and the source.

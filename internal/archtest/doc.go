@@ -1,7 +1,8 @@
 // Package archtest holds a test, and only a test, that enforces the import
 // rules of the Architecture table in DESIGN.md on the module's packages:
-// which tlsbench packages each may import, that the client side (loadgen)
-// never imports the server, that only the command imports internal/cli,
+// which tlsbench packages each may import, that the client side (client,
+// measure, loadgen) never imports the server and that its layers run one
+// way (loadgen over measure over client), that only the command imports internal/cli,
 // that no production package imports a test helper, and that the tlsbench
 // binary links no testing support. It has no code of its own, so nothing
 // imports it.

@@ -37,11 +37,13 @@ var rules = map[string]rule{
 	"cmd/tlsbench":  {may: []string{"internal/cli"}},
 	"internal/cli":  {any: true},
 	"runner":        {any: true},
-	"loadgen":       {may: []string{"bulk", "stats", "results", "tlsconf", "internal/ktls"}, utilities: true},
+	"loadgen":       {may: []string{"client", "measure", "bulk", "stats", "results", "tlsconf", "internal/ktls"}, utilities: true},
+	"measure":       {may: []string{"client", "stats", "results", "tlsconf"}, utilities: true},
+	"client":        {may: []string{"bulk", "tlsconf", "internal/ktls"}, utilities: true},
 	"server":        {may: []string{"bulk", "keys", "pki", "tlsconf", "stats", "internal/ktls"}, utilities: true},
 	"proxy":         {may: []string{"keys", "pki", "tlsconf", "internal/ktls"}, utilities: true},
 	"bulk":          {},
-	"probe":         {may: []string{"loadgen", "tlsconf", "pki", "results"}, utilities: true},
+	"probe":         {may: []string{"client", "tlsconf", "pki", "results"}, utilities: true},
 	"keys":          {may: []string{"pki", "tlsconf"}, utilities: true},
 	"pki":           {utilities: true},
 	"tlsconf":       {may: []string{"internal/ktls"}, utilities: true},
@@ -160,6 +162,12 @@ func TestLayering(t *testing.T) {
 		pkg, forbidden, why string
 	}{
 		{"loadgen", module + "server", "the client must not import the server: the wire protocol both speak lives in bulk"},
+		{"client", module + "server", "the client must not import the server: the wire protocol both speak lives in bulk"},
+		{"client", module + "loadgen", "a connection knows nothing of the schedules that make it"},
+		{"client", module + "measure", "a connection knows nothing of the measurement it is counted in"},
+		{"measure", module + "loadgen", "the measurement knows nothing of the schedules that run its iterations"},
+		{"measure", module + "server", "the client side must not import the server"},
+		{"probe", module + "loadgen", "the probe makes its connections with client; its load comes through Options.Load"},
 		{"bulk", module, "the wire protocol imports nothing of tlsbench"},
 		{"cmd/tlsbench", "testing", "the binary must not link test support"},
 		// text/template (and html/template, built on it) calls reflect's

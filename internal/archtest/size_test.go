@@ -23,7 +23,6 @@ const (
 var oversize = map[string]int{
 	"internal/cli": 6000,
 	"runner":       4800,
-	"loadgen":      8700,
 }
 
 // TestCodeSizes holds every non-test Go file to maxFileLines and every

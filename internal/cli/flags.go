@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tlsbench/tlsbench/loadgen"
+	"github.com/tlsbench/tlsbench/client"
 
 	"github.com/tlsbench/tlsbench/internal/field"
 	"github.com/tlsbench/tlsbench/plan"
@@ -452,7 +452,7 @@ func userText(err error) string {
 // flagErrors rewrites the messages of a run's case failures (their hints
 // name fields) with flags, keeping the errors for errors.As.
 // A proxy's refusal of CONNECT gets the advice of words.
-func flagErrors(err error, words loadgen.Words) error {
+func flagErrors(err error, words client.Words) error {
 	fc, ok := err.(*runner.FailedCases)
 	if !ok {
 		return err
@@ -477,7 +477,7 @@ func (e *userError) Unwrap() error { return e.err }
 // runWords is how tlsbench run's user knows the settings of a case and
 // the advice for its failures: the load generator's messages in the
 // run's own vocabulary, its flags.
-var runWords = loadgen.Words{
+var runWords = client.Words{
 	Names: map[string]string{
 		"MinResumption": "--min-resumption",
 		"MaxErrorRate":  "--max-error-rate",
@@ -493,27 +493,27 @@ var runWords = loadgen.Words{
 		"Iterations":    "--iterations",
 	},
 	Advice: map[string]string{
-		loadgen.AdviceUntrusted:  "give the CA that issued the server's certificate with --ca FILE, or skip verification with --insecure",
-		loadgen.AdviceWrongName:  "the certificate is not for the server name asked for: give the name it is for with --sni NAME, or skip verification with --insecure",
-		loadgen.AdviceClientCert: "the server wants a client certificate: --mutual --client-cert FILE --client-key FILE",
-		loadgen.AdviceNotEcho:    "the target is not an echo server: leave out --request to have it asked which request it answers, or use --request http for an HTTP server",
+		client.AdviceUntrusted:  "give the CA that issued the server's certificate with --ca FILE, or skip verification with --insecure",
+		client.AdviceWrongName:  "the certificate is not for the server name asked for: give the name it is for with --sni NAME, or skip verification with --insecure",
+		client.AdviceClientCert: "the server wants a client certificate: --mutual --client-cert FILE --client-key FILE",
+		client.AdviceNotEcho:    "the target is not an echo server: leave out --request to have it asked which request it answers, or use --request http for an HTTP server",
 	},
 }
 
 // proxyWords is runWords with the advice for a proxy's refusals: the
 // built-in proxy is configured by the run's flags, a proxy given by URL
 // by its own configuration.
-func proxyWords(proxyURL string) loadgen.Words {
-	w := loadgen.Words{Names: runWords.Names, Advice: maps.Clone(runWords.Advice)}
+func proxyWords(proxyURL string) client.Words {
+	w := client.Words{Names: runWords.Names, Advice: maps.Clone(runWords.Advice)}
 	if proxyURL == runner.ProxyBuiltin {
-		w.Advice[loadgen.AdviceProxyUntrusted] = "the proxy does not trust the target's certificate: give its CA with --ca"
-		w.Advice[loadgen.AdviceProxyFull] = "the proxy is at its connection limit: lower --concurrency"
+		w.Advice[client.AdviceProxyUntrusted] = "the proxy does not trust the target's certificate: give its CA with --ca"
+		w.Advice[client.AdviceProxyFull] = "the proxy is at its connection limit: lower --concurrency"
 		return w
 	}
-	w.Advice[loadgen.AdviceProxyUntrusted] = "the proxy does not trust the target's certificate: make it trust the CA that issued it (tlsbench proxy: --origin-ca FILE; Squid: tls_outgoing_options cafile=FILE)"
-	w.Advice[loadgen.AdviceProxyFull] = "the proxy is at its connection limit: lower --concurrency, or raise the proxy's limit (tlsbench proxy: --max-conns)"
-	w.Advice[loadgen.AdviceProxyPort] = "the proxy does not tunnel to this port: allow it in the proxy's rules (tlsbench proxy: --connect-ports)"
-	w.Advice[loadgen.AdviceProxySource] = "the proxy does not serve this client's address: allow it in the proxy's rules (tlsbench proxy: --allow)"
-	w.Advice[loadgen.AdviceProxyDest] = "the proxy does not tunnel to the target's address: allow it in the proxy's rules (tlsbench proxy: --allow-dest), unless it is one no proxy should reach (link-local, multicast)"
+	w.Advice[client.AdviceProxyUntrusted] = "the proxy does not trust the target's certificate: make it trust the CA that issued it (tlsbench proxy: --origin-ca FILE; Squid: tls_outgoing_options cafile=FILE)"
+	w.Advice[client.AdviceProxyFull] = "the proxy is at its connection limit: lower --concurrency, or raise the proxy's limit (tlsbench proxy: --max-conns)"
+	w.Advice[client.AdviceProxyPort] = "the proxy does not tunnel to this port: allow it in the proxy's rules (tlsbench proxy: --connect-ports)"
+	w.Advice[client.AdviceProxySource] = "the proxy does not serve this client's address: allow it in the proxy's rules (tlsbench proxy: --allow)"
+	w.Advice[client.AdviceProxyDest] = "the proxy does not tunnel to the target's address: allow it in the proxy's rules (tlsbench proxy: --allow-dest), unless it is one no proxy should reach (link-local, multicast)"
 	return w
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/tlsbench/tlsbench/loadgen"
+	"github.com/tlsbench/tlsbench/measure"
 	"github.com/tlsbench/tlsbench/results"
 	"github.com/tlsbench/tlsbench/runner"
 )
@@ -51,7 +52,7 @@ func defineOpenLoopFlags(fs *flagSet, f *runFlags) {
 	fs.float64Var(&f.maxRate, "max-rate", 0)
 	fs.def("rate", listFlag[float64]{&f.rates, parseRate, runner.RateName})
 	fs.stringVar(&f.arrival, "arrival", results.ArrivalConstant)
-	fs.intVar(&f.maxInflight, "max-inflight", loadgen.DefaultMaxInflight)
+	fs.intVar(&f.maxInflight, "max-inflight", measure.DefaultMaxInflight)
 }
 
 // parseRate reads one --rate value.

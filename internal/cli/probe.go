@@ -11,8 +11,11 @@ import (
 	"time"
 
 	"github.com/tlsbench/tlsbench/internal/hostname"
+	"github.com/tlsbench/tlsbench/loadgen"
+	"github.com/tlsbench/tlsbench/measure"
 	"github.com/tlsbench/tlsbench/pki"
 	"github.com/tlsbench/tlsbench/probe"
+	"github.com/tlsbench/tlsbench/results"
 )
 
 const probeUsage = `Usage: tlsbench probe HOST:PORT [flags]
@@ -244,6 +247,7 @@ func (f *probeFlags) options() (probe.Options, error) {
 		TicketWait:     f.ticketWait,
 		QUIC:           f.quic,
 		SettingName:    func(s string) string { return probeFlagNames[s] },
+		Load:           probeLoad,
 	}
 	if f.quic {
 		o.Versions = nil // TLS 1.3, as validateQUIC checked
@@ -289,4 +293,25 @@ func parseProbeVersion(s string) (uint16, error) {
 
 func probeVersionName(v uint16) string {
 	return strings.TrimPrefix(tls.VersionName(v), "TLS ")
+}
+
+// probeLoad runs the probe's resumption-rate test with the load generator
+// of tlsbench run.
+func probeLoad(ctx context.Context, c probe.LoadCase) (*results.Record, error) {
+	return loadgen.RunHandshakes(ctx, measure.HandshakeCase{
+		Name:          c.Name,
+		Version:       c.Version,
+		Resume:        true,
+		Mutual:        c.Mutual,
+		Concurrency:   c.Concurrency,
+		Handshakes:    c.Handshakes,
+		Iterations:    1,
+		MinResumption: nil,
+		MaxErrorRate:  1, // the probe reports failures itself
+		Clients:       []*tls.Config{c.Client},
+		Dialer:        c.Dialer,
+		Exchange:      c.Exchange,
+		ConnTimeout:   c.ConnTimeout,
+		Words:         c.Words,
+	})
 }

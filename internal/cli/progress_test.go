@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tlsbench/tlsbench/loadgen"
+	"github.com/tlsbench/tlsbench/measure"
 	"github.com/tlsbench/tlsbench/results"
 	"github.com/tlsbench/tlsbench/runner"
 )
@@ -17,7 +17,7 @@ func TestProgressOnlyOnATerminal(t *testing.T) {
 	t.Parallel()
 	var buf bytes.Buffer
 	p := newProgress(&buf, 4) // a bytes.Buffer is no terminal
-	p.update(runner.CaseProgress{Index: 1, Total: 4, Progress: loadgen.Progress{Case: "handshake/tls1.3/full/c1", Iteration: 2, Of: 20, HandshakesPerSec: 812}})
+	p.update(runner.CaseProgress{Index: 1, Total: 4, Progress: measure.Progress{Case: "handshake/tls1.3/full/c1", Iteration: 2, Of: 20, HandshakesPerSec: 812}})
 	p.notice("built-in server started")
 	p.finish()
 	if buf.Len() != 0 {
@@ -25,9 +25,9 @@ func TestProgressOnlyOnATerminal(t *testing.T) {
 	}
 
 	p.live = true // as on a terminal
-	p.update(runner.CaseProgress{Index: 1, Total: 4, Progress: loadgen.Progress{Case: "handshake/tls1.3/full/c1", Warmup: true, Iteration: 1, Of: 2, HandshakesPerSec: 700}})
+	p.update(runner.CaseProgress{Index: 1, Total: 4, Progress: measure.Progress{Case: "handshake/tls1.3/full/c1", Warmup: true, Iteration: 1, Of: 2, HandshakesPerSec: 700}})
 	p.caseDone(&results.Record{})
-	p.update(runner.CaseProgress{Index: 2, Total: 4, Progress: loadgen.Progress{Case: "handshake/tls1.3/resume/c1", Iteration: 3, Of: 20, HandshakesPerSec: 1234}})
+	p.update(runner.CaseProgress{Index: 2, Total: 4, Progress: measure.Progress{Case: "handshake/tls1.3/resume/c1", Iteration: 3, Of: 20, HandshakesPerSec: 1234}})
 	out := buf.String()
 	for _, want := range []string{"[1/4] handshake/tls1.3/full/c1 warm-up 1/2", "[2/4] handshake/tls1.3/resume/c1 measure 3/20", "1234 hs/s", "elapsed", "left ~"} {
 		if !strings.Contains(out, want) {

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/tlsbench/tlsbench/loadgen"
+	"github.com/tlsbench/tlsbench/measure"
 	"github.com/tlsbench/tlsbench/runner"
 )
 
@@ -58,7 +58,7 @@ func TestProgressFitsTheTerminal(t *testing.T) {
 		var buf bytes.Buffer
 		p := newProgress(&buf, 16)
 		p.live, p.width = true, func() int { return width }
-		p.update(runner.CaseProgress{Index: 12, Total: 16, Progress: loadgen.Progress{
+		p.update(runner.CaseProgress{Index: 12, Total: 16, Progress: measure.Progress{
 			Case: "handshake/tls1.3/resume/mutual/ecdsa-p384/keycache-off/x25519mlkem768/memory/c4096", Iteration: 17, Of: 20, HandshakesPerSec: 123456}})
 		p.notice("a notice stays whole on its own line, however long it is")
 		p.finish()

@@ -12,9 +12,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tlsbench/tlsbench/client"
 	"github.com/tlsbench/tlsbench/internal/field"
 	"github.com/tlsbench/tlsbench/internal/hostname"
 	"github.com/tlsbench/tlsbench/loadgen"
+	"github.com/tlsbench/tlsbench/measure"
 	"github.com/tlsbench/tlsbench/pki"
 	"github.com/tlsbench/tlsbench/plan"
 	"github.com/tlsbench/tlsbench/report"
@@ -158,8 +160,8 @@ func defineRunFlags(fs *flagSet) *runFlags {
 	fs.intVar(&f.iterations, "iterations", 20)
 	fs.intVar(&f.warmup, "warmup", 2)
 	fs.durationVar(&f.caseTime, "case-time", 3*time.Second)
-	fs.float64Var(&f.minResumption, "min-resumption", loadgen.DefaultMinResumption)
-	f.maxErrorRate = loadgen.DefaultMaxErrorRate
+	fs.float64Var(&f.minResumption, "min-resumption", measure.DefaultMinResumption)
+	f.maxErrorRate = measure.DefaultMaxErrorRate
 	fs.def("max-error-rate", rateFlag{&f.maxErrorRate})
 	fs.durationVar(&f.connTimeout, "conn-timeout", 10*time.Second)
 	fs.stringVar(&f.out, "out", "")
@@ -667,7 +669,7 @@ func parseRequest(fs *flagSet, f *runFlags) error {
 		}
 		return usagef("--request %q: throughput cases move data over bulk or http", f.request)
 	}
-	r, err := loadgen.ParseRequest(f.request)
+	r, err := client.ParseRequest(f.request)
 	if err != nil {
 		return usagef("--request: %v", err)
 	}

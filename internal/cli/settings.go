@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tlsbench/tlsbench/client"
 	"github.com/tlsbench/tlsbench/keys"
-	"github.com/tlsbench/tlsbench/loadgen"
 	"github.com/tlsbench/tlsbench/plan"
 	"github.com/tlsbench/tlsbench/report"
 	"github.com/tlsbench/tlsbench/runner"
@@ -125,7 +125,7 @@ func valuesOf(s *plan.Setting) []string {
 // and the wires of throughput cases.
 func requestNames() []string {
 	var out []string
-	for _, r := range loadgen.Requests() {
+	for _, r := range client.Requests() {
 		out = append(out, string(r))
 	}
 	return append(out, runner.RequestBulk)

@@ -10,7 +10,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/tlsbench/tlsbench/loadgen"
+	"github.com/tlsbench/tlsbench/measure"
 	"github.com/tlsbench/tlsbench/runner"
 )
 
@@ -53,7 +53,7 @@ func TestProgressOnARealTerminal(t *testing.T) {
 	if !p.live {
 		t.Fatal("a terminal is not taken as one")
 	}
-	p.update(runner.CaseProgress{Index: 1, Total: 4, Progress: loadgen.Progress{
+	p.update(runner.CaseProgress{Index: 1, Total: 4, Progress: measure.Progress{
 		Case: "handshake/tls1.3/resume/mutual/rsa-3072/x25519mlkem768/c128", Iteration: 3, Of: 20, HandshakesPerSec: 812}})
 	tty.Write([]byte("\n")) // ends the read below
 	master.SetReadDeadline(time.Now().Add(10 * time.Second))

@@ -1,0 +1,133 @@
+package loadgen
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/tlsbench/tlsbench/client"
+	"github.com/tlsbench/tlsbench/measure"
+	"github.com/tlsbench/tlsbench/results"
+	"github.com/tlsbench/tlsbench/stats"
+)
+
+// warmup runs the discarded iterations and, in a resume case, holds them
+// to the minimum resumption.
+func (r *caseRunner) warmup(ctx context.Context) error {
+	w := r.StartWarmup()
+	defer func() { r.Budget = nil }()
+	for i := 0; i < r.Case.Warmup; i++ {
+		if err := r.WarmOne(ctx, w, i); err != nil {
+			return err
+		}
+	}
+	return r.EndWarmup(w)
+}
+
+// measure runs the measured iterations until the stop rule ends them and
+// returns what the kept ones add up to (m.stopErr says why measuring
+// stopped early); it fails only when no iteration was kept.
+func (r *caseRunner) measure(ctx context.Context) (*measure.Measured, error) {
+	m := r.StartMeasure()
+	defer func() { r.Budget = nil }()
+	rule := r.stopRule(1, func() float64 {
+		s := stats.Summarize(m.Headline())
+		return s.Error / s.Mean
+	})
+	r.Measuring(true)
+	began := time.Now()
+	m.Began = began
+	for m.StoppedBy == "" {
+		p, err := r.RunOne(ctx, m)
+		if err != nil {
+			m.Stop(ctx, err)
+			break
+		}
+		r.KeepOne(m, p)
+		m.StoppedBy = rule.after(len(m.Samples), time.Since(began))
+	}
+	m.Ended = time.Now()
+	r.Measuring(false)
+	m.Notes = append(m.Notes, rule.notes(m.StoppedBy, len(m.Samples), "of the mean", "")...)
+	return r.MeasuredOrErr(ctx, m)
+}
+
+// stopRule decides when the measured iterations (or rounds of an
+// interleaved case) end.
+type stopRule struct {
+	iterations int
+	// given says the iterations were asked for: the time limit ends
+	// only the iterations past them.
+	given       bool
+	maxDuration time.Duration // of all the rounds; 0: none
+	perSide     time.Duration // the user's setting, for notes
+	target      float64       // 0: none
+	cap         int
+	relError    func() float64 // the precision reached so far
+	words       client.Words
+}
+
+// stopRule returns the rule of a case measured on sides sides (1 outside
+// RunInterleaved), whose precision is relError.
+func (r *caseRunner) stopRule(sides int, relError func() float64) *stopRule {
+	hc := r.Case
+	return &stopRule{iterations: hc.Iterations, given: hc.IterationsGiven, maxDuration: time.Duration(sides) * hc.MaxDuration, perSide: hc.MaxDuration,
+		target: hc.TargetError, cap: max(hc.IterationCap(), hc.Iterations), relError: relError, words: hc.Words}
+}
+
+// after returns what ends measuring after kept iterations that took
+// elapsed, or "" to go on. The time limit needs two iterations, so that
+// a case always has an error, and all the iterations asked for, when
+// they were.
+func (s *stopRule) after(kept int, elapsed time.Duration) string {
+	least := 2
+	if s.given {
+		least = max(least, s.iterations)
+	}
+	timeUp := s.maxDuration > 0 && kept >= least && elapsed >= s.maxDuration
+	if s.target <= 0 {
+		switch {
+		case kept >= s.iterations:
+			return results.StoppedIterations
+		case timeUp:
+			return results.StoppedCaseTime
+		}
+		return ""
+	}
+	if kept >= s.iterations && s.relError() <= s.target {
+		return results.StoppedTargetError
+	}
+	switch {
+	case timeUp:
+		return results.StoppedCaseTime
+	case s.maxDuration <= 0 && kept >= s.cap:
+		return results.StoppedIterationCap
+	}
+	return ""
+}
+
+// notes say how the rule ended measuring after kept iterations, when it
+// cut the planned iterations short or missed its target: of says what
+// the error is relative to, per what the time limit is of ("" or " per
+// side").
+func (s *stopRule) notes(stoppedBy string, kept int, of, per string) []string {
+	var notes []string
+	limit := fmt.Sprintf("%s %v%s", s.words.Name("MaxDuration"), s.perSide, per)
+	if stoppedBy == results.StoppedCaseTime && kept < s.iterations {
+		notes = append(notes, fmt.Sprintf("stopped by %s after %d of %d iterations", limit, kept, s.iterations))
+	}
+	if s.target <= 0 || (stoppedBy != results.StoppedCaseTime && stoppedBy != results.StoppedIterationCap) {
+		return notes
+	}
+	reached := "unknown"
+	if e := s.relError(); !math.IsNaN(e) && !math.IsInf(e, 0) {
+		reached = measure.Percent(e)
+	}
+	why := "stopped by " + limit
+	if stoppedBy == results.StoppedIterationCap {
+		why = "the most a case measures"
+	}
+	return append(notes, fmt.Sprintf("%s %s not reached: the error was %s %s after %d iterations, %s",
+		s.words.Name("TargetError"), measure.Percent(s.target), reached, of, kept, why))
+}
