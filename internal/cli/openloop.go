@@ -152,6 +152,3 @@ func applyOpenLoop(fs *flagSet, f *runFlags, p *runner.Plan) {
 		p.FindRate = &runner.FindRate{SLO: f.parsedSLO, Search: loadgen.RateSearch{MaxRate: f.maxRate}}
 	}
 }
-
-// durationHelp is --duration's help: its meaning differs by mode.
-const durationHelp = "handshake cases: each case's measured time, split into --iterations windows (with --rate, each schedules its share of the starts; otherwise waves run until each ends), instead of --handshakes per iteration; throughput: time per iteration, instead of --bytes; e.g. 10s"
