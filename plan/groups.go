@@ -24,6 +24,11 @@ type GroupInfo struct {
 	Title string
 }
 
+// Text explains the group's settings together (the help prints it
+// before the group's flags); "" for a group that needs no more than its
+// flags' help.
+func (g GroupInfo) Text() string { return groupTexts[g.Name] }
+
 // Groups are the help groups in order.
 var Groups = []GroupInfo{
 	{GroupMatrix, "The matrix: each value of these is a case of its own"},

@@ -112,7 +112,7 @@ func TestChildQUICCountersIncludeRefusedHandshakes(t *testing.T) {
 		if err == nil {
 			// The client's handshake ends before the server has seen its
 			// certificate: the refusal arrives on the stream.
-			_, err = exchange(ctx, c)
+			_, err = exchange(ctx, c, nil)
 			c.CloseWithError(0, "")
 		}
 		cancel()

@@ -39,12 +39,27 @@ func TestMain(m *testing.M) {
 	})
 }
 
+// TestScripts runs the testscript goldens of testdata/script: the
+// program's user-visible output, command by command.
+//
+// Under the race detector the scripts run a tlsbench built without it
+// (scriptProgram): the race detector multiplies the CPU of each command
+// and of the built-in server it starts, the scripts check what a user
+// sees of the program, and the same code runs under the detector in this
+// package's in-process tests and in runner's child servers.
 func TestScripts(t *testing.T) {
 	t.Parallel()
+	bin := ""
+	if raceDetector {
+		bin = scriptProgram(t)
+	}
 	testscript.Run(t, testscript.Params{
 		Dir: "testdata/script",
 		Setup: func(env *testscript.Env) error {
 			env.Setenv(strings.Split(testchild.Env(), "=")[0], "1")
+			if bin != "" {
+				env.Setenv("PATH", filepath.Dir(bin)+string(os.PathListSeparator)+env.Getenv("PATH"))
+			}
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
@@ -305,4 +320,21 @@ func TestCtrlCBeforeAnyCaseKeepsTheOldFile(t *testing.T) {
 	if m, _ := filepath.Glob(out + ".partial-*"); len(m) > 0 {
 		t.Errorf("temporary files left: %v", m)
 	}
+}
+
+// scriptProgram builds tlsbench without the race detector, for the
+// scripts to run as tlsbench.
+func scriptProgram(t *testing.T) string {
+	t.Helper()
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatalf("the scripts under the race detector run a tlsbench built by the go command: %v", err)
+	}
+	bin := filepath.Join(t.TempDir(), "tlsbench")
+	build := exec.Command(goBin, "build", "-o", bin, "github.com/tlsbench/tlsbench/cmd/tlsbench")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
 }

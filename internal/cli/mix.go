@@ -10,21 +10,6 @@ import (
 
 // The flag of full/resumed mixes (tlsbench run --resume-ratio).
 
-const mixHelp = `
-Full/resumed mixes: --resume-ratio F[,F...] measures cases in which the
-share F of each iteration's (or --rate window's) connections offers a
-session and the rest make full handshakes, one case each, in place of
---resume: 0 is a full case, 1 a resume case (held to --min-resumption),
-and 0.8 a case named mix80 in which 8 connections in 10 offer, spread
-evenly over the iteration. Connections that do not offer still keep the
-session they get, so those that do always have one. A mix fails (exit 1,
-its record kept, marked failed) when, in any iteration, the client's or
-the built-in server's count of resumed handshakes is more than one
-connection away from the share asked for. Its record splits handshakes
-and the client's phases into the full and the resumed part; CPU figures
-are the whole mix's.
-`
-
 // defineMixFlags defines --resume-ratio on fs, into f.
 func defineMixFlags(fs *flagSet, f *runFlags) {
 	fs.def("resume-ratio", listFlag[float64]{&f.resumeRatios, parseResumeRatio, runner.RateName})

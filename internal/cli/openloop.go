@@ -16,35 +16,6 @@ import (
 // fixed measured time (--duration, which throughput cases read their
 // own way).
 
-const openLoopHelp = `
-Open-loop load: --rate R[,R...] starts handshakes on a schedule, R per
-second (one case each, named r<R>, in place of --concurrency), evenly
-spaced or, with --arrival poisson, at random like independent clients,
-whatever the server does. Latency counts from each connection's intended
-start, so a server that falls behind shows it in the percentiles instead
-of slowing the load down; the service time from its actual start is
-recorded beside it. A start due while --max-inflight connections are
-open waits for one to end and is counted late; one that cannot start
-before its window ends is dropped. Each case is --iterations windows
-(default 10) of --handshakes starts, or --duration split into them. A
-case fails (exit 1, its record kept, marked failed) when it started fewer
-than 99% of the connections per second asked for, or dropped more than
-0.1%: the message says whether the client's CPU or the in-flight cap
-(a slow server) held it back.
-`
-
-const findRateHelp = `
-The highest rate a server sustains: --find-rate searches each open-loop
-case for the highest rate that meets --slo (default p99=20ms, at most
-0.1% of connections failed): from --rate (default 100 per second) it
-doubles the rate until one fails, then halves the gap until it is within
-5%. Each rate tried is measured as an open-loop case of --duration
-(default 5s in --iterations windows, default 5) and written as its own
-record; a last record gives the answer and the rates it lies between. A
-rate the client itself cannot hold (its CPU saturated) ends the search:
-the answer is then a lower bound, and says so.
-`
-
 // defineOpenLoopFlags defines them on fs, into f.
 func defineOpenLoopFlags(fs *flagSet, f *runFlags) {
 	fs.boolVar(&f.findRate, "find-rate", false)
@@ -181,6 +152,3 @@ func applyOpenLoop(fs *flagSet, f *runFlags, p *runner.Plan) {
 		p.FindRate = &runner.FindRate{SLO: f.parsedSLO, Search: loadgen.RateSearch{MaxRate: f.maxRate}}
 	}
 }
-
-// durationHelp is --duration's help: its meaning differs by mode.
-const durationHelp = "handshake cases: each case's measured time, split into --iterations windows (with --rate, each schedules its share of the starts; otherwise waves run until each ends), instead of --handshakes per iteration; throughput: time per iteration, instead of --bytes; e.g. 10s"

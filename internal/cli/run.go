@@ -70,27 +70,6 @@ Examples:
       --identity pki/server-ecdsa-p256.pem,pki/server-ecdsa-p256-key.pem --cipher aes128gcm
 `
 
-// proxyHelp is the help of the proxy group.
-const proxyHelp = `
-Through a proxy (--proxy), the client connects to the proxy with HTTP
-CONNECT and does TLS with it; the proxy mints a certificate for the
-server's name (localhost for the built-in server) and connects to the
-server with TLS itself. The client's figures and the resumption gate then
-describe the client-proxy leg, the server's (server CPU, server_resumed)
-the proxy-server leg; latencies run from the dial, CONNECT included. With
---proxy builtin, tlsbench starts its own proxy as a child process
-(restarted when --buffer, --read-fill, --ktls, --mint-cache or --resume
-change), trusts its CA, and has it verify the built-in server with the
-run's CA; it resumes its sessions with the server only in resume cases,
-so a full case is full on both legs. --buffer is also its relay buffer,
-and --ktls is its kernel TLS on both legs while client and server run
-user-space TLS. A proxy given by URL verifies the server with its own
-configuration (Squid: tls_outgoing_options cafile=...): give the built-in
-server an identity it trusts with --identity, and the CA of the proxy's
-minted certificates with --proxy-ca.
-
-`
-
 type runFlags struct {
 	versions      []uint16
 	resume        []bool

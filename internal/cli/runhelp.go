@@ -12,28 +12,6 @@ import (
 // each with its title, what it explains and its flags, in the settings
 // table's groups and order.
 
-// groupHelp is the text each group's flags follow.
-var groupHelp = map[plan.Group]string{
-	plan.GroupMatrix:      mixHelp,
-	plan.GroupCase:        targetErrorHelp,
-	plan.GroupServer:      quicHelp,
-	plan.GroupProxy:       proxyHelp,
-	plan.GroupOpenLoop:    openLoopHelp + findRateHelp,
-	plan.GroupInterleaved: versusHelp,
-	plan.GroupSharding:    shardHelp,
-	plan.GroupOutput:      planFileHelp,
-}
-
-const planFileHelp = `
-A plan file (--config FILE) holds a run's settings, one "key: value" a
-line, each key named as its flag and its value written as on the command
-line: a list as [a, b], as one item a line ("  - a"), or as the comma
-text a,b; # starts a comment; quote a value with "..." or '...'. Nothing
-is nested. Flags given on the command line win over the file; a key that
-is no setting is refused. --print-config writes the run's settings in
-this form, so that --config of its output runs the same.
-`
-
 // printRunHelp writes run's whole help.
 func printRunHelp(w io.Writer, fs *flagSet) {
 	io.WriteString(w, runUsage)
@@ -47,7 +25,7 @@ func printRunHelp(w io.Writer, fs *flagSet) {
 // printGroup writes one group's help.
 func printGroup(w io.Writer, fs *flagSet, g plan.GroupInfo) {
 	fmt.Fprintf(w, "\n[%s] %s\n", g.Name, g.Title)
-	if text, ok := groupHelp[g.Name]; ok {
+	if text := g.Text(); text != "" {
 		io.WriteString(w, strings.TrimPrefix(text, "\n"))
 		fmt.Fprintln(w)
 	}

@@ -15,30 +15,6 @@ import (
 // The flags of a sharded run (tlsbench run --shard I/N, --shards N) and
 // of a common start (--start-at).
 
-const shardHelp = `
-Sharded runs: one run split over N generators (usually N machines, e.g.
-a Kubernetes Indexed Job) against one server. Each shard runs the same
-command with --shard I/N (I from 0), or --shards N with I taken from
-JOB_COMPLETION_INDEX, and makes its share of the load: a wave of
---concurrency/N (the remainder to the lowest shards), or --rate R/N on
-its part of the schedule with --max-inflight/N connections open at most,
-so that the shards together start connections as one generator would.
-All shards begin the first case at --start-at (one RFC 3339 time for
-all), and each later case one slot later: its warm-up and measured
-windows plus a gap of a tenth of that, at least a second, for the last
-connections, the record, and the next case's session priming. A shard
-that begins a case late starts at once and records how late (over
-100 ms, with a note). A --start-at already past by more than a second
-starts at once with a warning; one so far past that the whole sharded
-run would be over is refused. A sharded run needs --target, --duration
-and --start-at; throughput cases, --versus, --proxy, --find-rate and
---target-error do not split. Every shard's records carry the same
-run_plan, a digest of the cases, the load, the target, the number of
-shards and the start, by which tlsbench merge tells runs apart. --out -
-writes the records to stdout, for kubectl logs; join the shards' files
-with tlsbench merge.
-`
-
 // startAtSlack is how far in the past --start-at may be without a
 // warning: the shards were started a little late, nothing to say.
 const startAtSlack = time.Second

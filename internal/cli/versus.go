@@ -12,41 +12,6 @@ import (
 // The flags of interleaved A/B runs and adaptive precision (tlsbench
 // run): what side b is, and how precise a case must get.
 
-const versusHelp = `
-Interleaved A/B runs measure every handshake case on two servers in one
-run, their iterations alternating a b, b a, a b, ... so that whatever
-changes while the run goes on (other load, the CPU's clock) hits both
-alike. Side a is the built-in server (or --target); side b is
---versus HOST:PORT (a second external server, with --target),
---versus-server PROGRAM (the built-in server of another tlsbench program,
-e.g. one built with another Go), or --versus-self (the same server again:
-an A/A run, whose differences are the noise of this machine).
---versus-set NAME=VALUE changes side b's built-in server (key-cache=off,
-ticket-keys=FILE, session-capacity=N, session-ttl=D, handshake-timeout=D,
-early-data-policy=reject: with --transport quic --early-data on, what the
-round trip of rejected early data costs).
---versus-self beside --versus or --versus-server measures side a twice
-(a and a2): their difference is the noise floor of the same run. After
-the run, side b is compared with side a on the paired per-iteration
-ratios: the geometric mean ratio with its 99.9% confidence interval, and
-a Wilcoxon signed-rank test. A case is faster or slower only when the
-change is significant and larger than the noise floor (the A/A difference
-of the same run, or --min-effect); smaller significant changes are
-"within noise".
-`
-
-// targetErrorHelp is the help of adaptive precision, in the group of
-// how each case is measured.
-const targetErrorHelp = `
---target-error PCT (default 2%) keeps each case measuring past --iterations
-until the half-width of its 99.9% confidence interval is at most PCT of
-the mean (of the b/a ratio in an interleaved run), within --case-time (per
-side); every record says what ended it, and the report lists the cases
-that did not reach the target. The default is off when --iterations is
-given (then that many are measured), with --quick, or with --case-time 0.
-
-`
-
 // defineVersusFlags defines them on fs, into f.
 func defineVersusFlags(fs *flagSet, f *runFlags) {
 	f.targetError = 0.02

@@ -41,7 +41,7 @@ func TestFormatsWithoutVerdictLeaveOutFailedCases(t *testing.T) {
 	if msg := s.LeftOut(); msg != "" {
 		t.Errorf("LeftOut = %q, want nothing", msg)
 	}
-	s2 := string(buf.Bytes())
+	s2 := buf.String()
 	if !strings.Contains(s2, "Not drawn: the cases that failed a gate or were not run, whose figures are not results (see the results tables): handshake/tls1.3/resume/c1, handshake/tls1.2/full/c128.") {
 		t.Errorf("html: the charts do not say which cases they leave out")
 	}
