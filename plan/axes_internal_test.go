@@ -192,6 +192,12 @@ func TestCurveNotOffered(t *testing.T) {
 // list when the axis can have several values.
 func TestEveryAxisIsASetting(t *testing.T) {
 	t.Parallel()
+	for _, s := range tableAxes() {
+		g := s.Axis
+		if len(s.Fields) == 0 || g.Param == "" || g.Parse == nil || g.Label == nil || g.Segment == nil || s.Kind != List {
+			t.Errorf("--%s: an axis of the table needs its field, param, parser, label and segment, and takes a list", s.Name)
+		}
+	}
 	for _, a := range axes {
 		s := OfField(a.field)
 		if s == nil {
