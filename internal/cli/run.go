@@ -429,33 +429,33 @@ func planRun(fs *flagSet, f *runFlags) (*runJob, error) {
 		IterationsGiven: fs.isSet("iterations"), MinResumption: f.minResumption, MaxErrorRate: f.maxErrorRate, ConnTimeout: f.connTimeout,
 		TargetError: f.targetError, Versus: f.versus, Profile: f.profile,
 	}
-	plan := &job.plan
-	applyOpenLoop(fs, f, plan)
-	applyMix(fs, f, plan)
-	applyQUIC(fs, f, plan)
-	plan.Axes = f.axes
-	applyShard(f, plan)
-	if err := f.server.apply(&plan.Server, fs.isSet); err != nil {
+	rp := &job.plan
+	applyOpenLoop(fs, f, rp)
+	applyMix(fs, f, rp)
+	applyQUIC(fs, f, rp)
+	rp.Axes = f.axes
+	applyShard(f, rp)
+	if err := f.server.apply(&rp.Server, fs.isSet); err != nil {
 		return nil, err
 	}
 	if fs.isSet("key-cache") || len(f.server.identities) > 0 {
-		plan.KeyCache = f.keyCache
+		rp.KeyCache = f.keyCache
 	}
-	plan.Proxy = f.proxy
+	rp.Proxy = f.proxy
 	if fs.isSet("mint-cache") {
-		plan.MintCache = f.mintCache
+		rp.MintCache = f.mintCache
 	}
 	if len(f.server.identities) > 0 {
 		info, err := f.server.loadIdentities(true)
 		if err != nil {
 			return nil, err
 		}
-		plan.KeyTypes = []pki.KeyType{pki.KeyType(info[0].KeyType)}
-		plan.ServerCA = f.target.CAFile
-		plan.Target.CAFile, plan.Target.ServerName = "", f.target.ServerName
+		rp.KeyTypes = []pki.KeyType{pki.KeyType(info[0].KeyType)}
+		rp.ServerCA = f.target.CAFile
+		rp.Target.CAFile, rp.Target.ServerName = "", f.target.ServerName
 	}
 	if job.tplan == nil {
-		if err := plan.Validate(); err != nil {
+		if err := rp.Validate(); err != nil {
 			return nil, planUsage(err)
 		}
 	}
