@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"strings"
 
@@ -62,6 +63,9 @@ func applyPlanFile(fs *flagSet, path string) error {
 
 func readPlanFile(path string) ([]byte, error) {
 	fh, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, usagef("--config %s: no such file; give a plan file's path (tlsbench run --print-config writes one)", path)
+	}
 	if err != nil {
 		return nil, usagef("--config: %v", err)
 	}
