@@ -20,8 +20,10 @@ var (
 	// ErrBadFinished is a server Finished whose verify_data is wrong:
 	// the server does not hold the session's master secret, or the
 	// handshake was altered on the way.
-	ErrBadFinished  = errors.New("the server's Finished message does not verify: the resumed handshake is not authentic")
-	errBadRecordMAC = errors.New("a record from the server does not authenticate (bad record MAC)")
+	ErrBadFinished = errors.New("the server's Finished message does not verify: the resumed handshake is not authentic")
+	// ErrBadRecordMAC is a record from the server that does not
+	// authenticate: altered on the way, or protected with other keys.
+	ErrBadRecordMAC = errors.New("a record from the server does not authenticate (bad record MAC)")
 )
 
 // Alert descriptions (RFC 5246 §7.2, RFC 7301, RFC 8446 for names in use).

@@ -72,7 +72,7 @@ func (d *direction) nextSeq() (uint64, error) {
 }
 
 // open decrypts a record's body in place and returns its plaintext.
-// A body that does not authenticate is errBadRecordMAC.
+// A body that does not authenticate is ErrBadRecordMAC.
 func (d *direction) open(typ uint8, body []byte) ([]byte, error) {
 	if d.keys == nil {
 		if len(body) > maxPlaintext {
@@ -85,7 +85,7 @@ func (d *direction) open(typ uint8, body []byte) ([]byte, error) {
 	n := aead.NonceSize()
 	explicit := d.suite.explicitNonce
 	if len(body) < explicit+aeadTagLen {
-		return nil, &localError{alertBadRecordMAC, errBadRecordMAC}
+		return nil, &localError{alertBadRecordMAC, ErrBadRecordMAC}
 	}
 	seq, err := d.nextSeq()
 	if err != nil {
@@ -102,7 +102,7 @@ func (d *direction) open(typ uint8, body []byte) ([]byte, error) {
 	plain, err := aead.Open(ciphertext[:0], nonce[:n], ciphertext,
 		additionalData(ad[:0], seq, typ, len(ciphertext)-aeadTagLen))
 	if err != nil {
-		return nil, &localError{alertBadRecordMAC, errBadRecordMAC}
+		return nil, &localError{alertBadRecordMAC, ErrBadRecordMAC}
 	}
 	if len(plain) > maxPlaintext {
 		return nil, &localError{alertRecordOverflow, errors.New("decrypted record longer than 16 KiB")}
