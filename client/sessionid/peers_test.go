@@ -31,10 +31,15 @@ func dial(t testing.TB, addr string) net.Conn {
 	return c
 }
 
-// getPage sends an HTTP/1.0 GET and reads the answer to its end.
+// getPage sends an HTTP/1.0 GET / and reads the answer to its end.
 func getPage(t testing.TB, c io.ReadWriter) string {
 	t.Helper()
-	if _, err := io.WriteString(c, "GET / HTTP/1.0\r\n\r\n"); err != nil {
+	return get(t, c, "/")
+}
+
+func get(t testing.TB, c io.ReadWriter, path string) string {
+	t.Helper()
+	if _, err := io.WriteString(c, "GET "+path+" HTTP/1.0\r\n\r\n"); err != nil {
 		t.Fatal(err)
 	}
 	b, err := io.ReadAll(c)
@@ -160,49 +165,77 @@ func TestOpenSSLRSA(t *testing.T) {
 }
 
 // TestNginx resumes a session of nginx's shared session cache and gets
-// its HTTP answer; with the cache off, nginx sends no session ID at all,
-// or one it does not resume.
+// its HTTP answer, nginx saying it reused the session. With the cache off
+// nginx sends no session ID; offered a session it does not hold, it
+// starts a new one: ErrNotResumed.
 func TestNginx(t *testing.T) {
 	t.Parallel()
 	peers.Require(t, "nginx")
 	ca, _, files := testpki.ServerFiles(t)
 	cfg := &tls.Config{RootCAs: ca.Pool(), ServerName: "localhost"}
-	t.Run("cache", func(t *testing.T) {
-		t.Parallel()
-		n := peers.NginxT(t, peers.NginxConfig{Cert: files.Cert, Key: files.Key, SessionCache: "shared:SSL:10m"})
-		s, _ := fullHandshake(t, n.Addr, cfg)
-		for i := range 3 {
-			st, page := resume(t, n.Addr, s)
-			if !strings.HasPrefix(page, "HTTP/1.1 200") || !strings.Contains(page, "tlsbench nginx peer") {
-				t.Fatalf("resumption %d: answer %q", i, page)
-			}
-			if !st.DidResume {
-				t.Fatal("not resumed")
-			}
-		}
-	})
-	t.Run("no-cache", func(t *testing.T) {
-		t.Parallel()
-		n := peers.NginxT(t, peers.NginxConfig{Cert: files.Cert, Key: files.Key, SessionCache: "off"})
+	cached := peers.NginxT(t, peers.NginxConfig{Cert: files.Cert, Key: files.Key, SessionCache: "shared:SSL:10m",
+		Extra: `location = /reused { return 200 "reused=$ssl_session_reused\n"; }`})
+	uncached := peers.NginxT(t, peers.NginxConfig{Cert: files.Cert, Key: files.Key, SessionCache: "off"})
+	s, _ := fullHandshake(t, cached.Addr, cfg)
+	for i := range 3 {
 		ctx, cancel := context.WithTimeout(context.Background(), peerTimeout)
 		defer cancel()
-		tc, s, err := sessionid.Handshake(ctx, dial(t, n.Addr), cfg)
-		if errors.Is(err, sessionid.ErrNoSessionID) {
-			// No ID to offer: nginx's page still answers on the
-			// full handshake.
-			defer tc.Close()
-			if page := getPage(t, tc); !strings.HasPrefix(page, "HTTP/1.1 200") {
-				t.Fatalf("answer %q", page)
-			}
-			return
-		}
+		c, err := sessionid.Resume(ctx, dial(t, cached.Addr), s)
 		if err != nil {
-			t.Fatal(err)
+			t.Fatalf("resumption %d: %v", i, err)
 		}
-		tc.Close()
-		c, err := sessionid.Resume(ctx, dial(t, n.Addr), s)
-		if !errors.Is(err, sessionid.ErrNotResumed) || c != nil {
-			t.Fatalf("Resume = %v, %v; want ErrNotResumed", c, err)
+		// nginx's $ssl_session_reused is "r" when it resumed.
+		page := get(t, c, "/reused")
+		c.Close()
+		if !strings.HasPrefix(page, "HTTP/1.1 200") || !strings.HasSuffix(page, "reused=r\n") {
+			t.Fatalf("resumption %d: answer %q, want nginx to say it reused the session", i, page)
 		}
-	})
+		if !c.ConnectionState().DidResume {
+			t.Fatal("not resumed")
+		}
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), peerTimeout)
+	defer cancel()
+	tc, none, err := sessionid.Handshake(ctx, dial(t, uncached.Addr), cfg)
+	if !errors.Is(err, sessionid.ErrNoSessionID) || none != nil {
+		t.Fatalf("full handshake with the cache off: session %v, %v; want ErrNoSessionID", none, err)
+	}
+	// The connection is still usable.
+	page := getPage(t, tc)
+	tc.Close()
+	if !strings.HasPrefix(page, "HTTP/1.1 200") {
+		t.Fatalf("answer %q", page)
+	}
+	c, err := sessionid.Resume(ctx, dial(t, uncached.Addr), s)
+	if !errors.Is(err, sessionid.ErrNotResumed) || c != nil {
+		t.Fatalf("Resume with the cache off = %v, %v; want ErrNotResumed", c, err)
+	}
+}
+
+// TestGnuTLS resumes sessions of gnutls-serv, which caches them by ID
+// whether or not it also issues tickets (the client offers none). Its
+// page does not say whether it resumed: the proof is the client's, a
+// server Finished made with the session's master secret.
+func TestGnuTLS(t *testing.T) {
+	t.Parallel()
+	peers.Require(t, "gnutls-serv")
+	ca, _, files := testpki.ServerFiles(t)
+	for _, args := range [][]string{{"--noticket"}, nil} {
+		name := "tickets"
+		if args != nil {
+			name = "noticket"
+		}
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			srv := peers.GnuTLS(t, peers.GnuTLSConfig{Cert: files.Cert, Key: files.Key, Mode: "http", Args: args})
+			s, _ := fullHandshake(t, srv.Addr, &tls.Config{RootCAs: ca.Pool(), ServerName: "localhost"})
+			for i := range 3 {
+				st, page := resume(t, srv.Addr, s)
+				if !st.DidResume || !strings.HasPrefix(page, "HTTP/1.0 200") {
+					t.Fatalf("resumption %d: state %+v, answer %q", i, st, page)
+				}
+			}
+		})
+	}
 }
