@@ -108,7 +108,7 @@ func (c *Conn) resume(st *suite, s *Session) error {
 	c.state = State{
 		Version: tls.VersionTLS12, CipherSuite: s.suite, DidResume: true, ExtendedMaster: s.ems,
 		ServerName: s.serverName, NegotiatedProtocol: sh.alpn,
-		PeerCertificates: s.peerCerts, VerifiedChains: s.chains, SessionID: s.id,
+		PeerCertificates: s.peerCerts, VerifiedChains: s.chains, SessionID: slices.Clone(s.id),
 	}
 	return nil
 }

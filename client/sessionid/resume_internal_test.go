@@ -9,6 +9,7 @@ import (
 	"errors"
 	"io"
 	"net"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -55,8 +56,15 @@ func TestResumeEcho(t *testing.T) {
 					t.Fatal(err)
 				}
 				st := c.ConnectionState()
-				if !st.DidResume || st.CipherSuite != id || st.ExtendedMaster != ems || st.Version != tls.VersionTLS12 {
+				if !st.DidResume || st.CipherSuite != id || st.ExtendedMaster != ems || st.Version != tls.VersionTLS12 ||
+					st.NegotiatedProtocol != "http/1.1" || !bytes.Equal(st.SessionID, ts.session.id) {
 					t.Fatalf("state %+v", st)
+				}
+				// The hello offers no ticket, EMS only for an EMS
+				// session, the name and the protocol.
+				if slices.Contains(ts.offered, extSessionTicket) || slices.Contains(ts.offered, extExtendedMaster) != ems ||
+					!slices.Contains(ts.offered, extServerName) || !slices.Contains(ts.offered, extRenegotiationInf) {
+					t.Fatalf("the ClientHello offered extensions %v", ts.offered)
 				}
 				go c.Write(payload)
 				got := make([]byte, len(payload))
@@ -304,5 +312,36 @@ func TestResumeContext(t *testing.T) {
 	s := testSession(t, tls.TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256, true)
 	if _, err := Resume(ctx, conn, s); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("Resume: %v, want the context's deadline", err)
+	}
+}
+
+// TestConcurrentResume resumes one session from many goroutines at once,
+// as a load generator does.
+func TestConcurrentResume(t *testing.T) {
+	t.Parallel()
+	s := testSession(t, tls.TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384, true)
+	errs := make(chan error, 8)
+	for range 8 {
+		conn, done := pair(t, &testServer{session: s})
+		go func() {
+			c, err := Resume(context.Background(), conn, s)
+			if err != nil {
+				errs <- err
+				return
+			}
+			c.Write([]byte("x"))
+			b := make([]byte, 1)
+			_, err = io.ReadFull(c, b)
+			c.Close()
+			if err == nil {
+				err = <-done
+			}
+			errs <- err
+		}()
+	}
+	for range 8 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
 	}
 }

@@ -28,6 +28,11 @@ type testServer struct {
 	extraExtension bool
 	// afterHandshake, when set, runs instead of the echo loop.
 	afterHandshake func(sc *Conn) error
+
+	// offered are the extension types of the ClientHello it read, and
+	// alpn the protocol it offered (echoed back when set).
+	offered []uint16
+	alpn    string
 }
 
 // testSession is a session with a random master secret.
@@ -44,7 +49,7 @@ func testSession(t testing.TB, suite uint16, ems bool) *Session {
 func (ts *testServer) serve(conn net.Conn) error {
 	defer conn.Close()
 	sc := newConn(conn)
-	chMsg, clientRandom, sessionID, err := readClientHello(sc)
+	chMsg, clientRandom, sessionID, err := ts.readClientHello(sc)
 	if err != nil {
 		return err
 	}
@@ -120,6 +125,14 @@ func (ts *testServer) serverHello(random, sessionID []byte) []byte {
 				b.AddUint16(extExtendedMaster)
 				b.AddUint16(0)
 			}
+			if ts.alpn != "" {
+				b.AddUint16(extALPN)
+				b.AddUint16LengthPrefixed(func(b *cryptobyte.Builder) {
+					b.AddUint16LengthPrefixed(func(b *cryptobyte.Builder) {
+						b.AddUint8LengthPrefixed(func(b *cryptobyte.Builder) { b.AddBytes([]byte(ts.alpn)) })
+					})
+				})
+			}
 			if ts.extraExtension {
 				b.AddUint16(extSessionTicket)
 				b.AddUint16(0)
@@ -130,8 +143,9 @@ func (ts *testServer) serverHello(random, sessionID []byte) []byte {
 }
 
 // readClientHello reads the client's hello and returns the whole
-// message, its random and the session ID it offers.
-func readClientHello(sc *Conn) (msg, random, sessionID []byte, err error) {
+// message, its random and the session ID it offers; it notes the
+// extensions offered and the ALPN protocol.
+func (ts *testServer) readClientHello(sc *Conn) (msg, random, sessionID []byte, err error) {
 	typ, body, err := sc.readRecord()
 	if err != nil {
 		return nil, nil, nil, err
@@ -142,9 +156,23 @@ func readClientHello(sc *Conn) (msg, random, sessionID []byte, err error) {
 	}
 	s := cryptobyte.String(ch)
 	var version uint16
-	var sid cryptobyte.String
-	if !s.ReadUint16(&version) || !s.ReadBytes(&random, randomLen) || !s.ReadUint8LengthPrefixed(&sid) {
+	var sid, suites, comp, exts cryptobyte.String
+	if !s.ReadUint16(&version) || !s.ReadBytes(&random, randomLen) || !s.ReadUint8LengthPrefixed(&sid) ||
+		!s.ReadUint16LengthPrefixed(&suites) || !s.ReadUint8LengthPrefixed(&comp) ||
+		!s.ReadUint16LengthPrefixed(&exts) || !s.Empty() {
 		return nil, nil, nil, errors.New("test server: malformed ClientHello")
+	}
+	for !exts.Empty() {
+		var typ uint16
+		var data cryptobyte.String
+		if !exts.ReadUint16(&typ) || !exts.ReadUint16LengthPrefixed(&data) {
+			return nil, nil, nil, errors.New("test server: malformed ClientHello extensions")
+		}
+		ts.offered = append(ts.offered, typ)
+		var list, name cryptobyte.String
+		if typ == extALPN && data.ReadUint16LengthPrefixed(&list) && list.ReadUint8LengthPrefixed(&name) {
+			ts.alpn = string(name)
+		}
 	}
 	return bytes.Clone(body), bytes.Clone(random), bytes.Clone(sid), nil
 }
