@@ -121,6 +121,9 @@ func (c *Conn) readRecord() (uint8, []byte, error) {
 // renegotiate) is refused with a no_renegotiation warning alert, and
 // reading goes on: RFC 5246 §7.4.1.1 lets a client decline.
 func (c *Conn) Read(b []byte) (int, error) {
+	if len(b) == 0 {
+		return 0, nil
+	}
 	c.inMu.Lock()
 	defer c.inMu.Unlock()
 	for idle := 0; len(c.pending) == 0; idle++ {

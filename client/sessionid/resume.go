@@ -23,22 +23,28 @@ const maxHandshakeMessage = 1 << 16
 // When the server starts a new session instead, Resume closes conn and
 // returns ErrNotResumed. A session whose suite cannot be resumed is
 // ErrUnsupportedSuite before anything is sent. On every error conn is
-// closed. ctx bounds the handshake, as conn's deadlines do.
+// closed. ctx bounds the handshake, as conn's deadlines do; once Resume
+// returns, ctx no longer matters.
 func Resume(ctx context.Context, conn net.Conn, s *Session) (*Conn, error) {
 	st, err := suiteByID(s.suite)
 	if err != nil {
 		conn.Close()
 		return nil, err
 	}
-	if deadline, ok := ctx.Deadline(); ok {
-		conn.SetDeadline(deadline)
-		defer conn.SetDeadline(time.Time{})
-	}
+	// The context ending (its deadline included) interrupts the
+	// handshake through a deadline in the past; the caller's own
+	// deadlines are left as they are.
 	stop := context.AfterFunc(ctx, func() { conn.SetDeadline(time.Unix(1, 0)) })
 	c := newConn(conn)
 	err = c.resume(st, s)
-	if !stop() && err != nil {
-		err = fmt.Errorf("%w (%v)", ctx.Err(), err)
+	if !stop() {
+		// The interruption may have come after the last step: the
+		// connection is unusable either way.
+		if err == nil {
+			err = ctx.Err()
+		} else {
+			err = fmt.Errorf("%w (%v)", ctx.Err(), err)
+		}
 	}
 	if err != nil {
 		var le *localError

@@ -7,6 +7,7 @@ import (
 	"crypto/tls"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"slices"
@@ -343,5 +344,22 @@ func TestConcurrentResume(t *testing.T) {
 		if err := <-errs; err != nil {
 			t.Error(err)
 		}
+	}
+}
+
+// TestSessionPrintsNoSecret: fmt shows a session's ID and suite, never
+// its master secret.
+func TestSessionPrintsNoSecret(t *testing.T) {
+	t.Parallel()
+	s := testSession(t, tls.TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256, true)
+	secret := hex.EncodeToString(s.masterSecret[:4])
+	for _, format := range []string{"%v", "%+v", "%#v", "%s", "%x"} {
+		out := fmt.Sprintf(format, s)
+		if strings.Contains(out, secret) || strings.Contains(out, string(s.masterSecret[:4])) || strings.Contains(out, fmt.Sprint(s.masterSecret[:4])) {
+			t.Fatalf("%s shows the master secret: %s", format, out)
+		}
+	}
+	if out := fmt.Sprint(s); !strings.Contains(out, "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256") {
+		t.Fatalf("%%v = %s, want the suite", out)
 	}
 }

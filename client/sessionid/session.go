@@ -30,6 +30,15 @@ type Session struct {
 	chains       [][]*x509.Certificate
 }
 
+// String names the session by its ID's start and its suite, never its
+// secret (fmt would print every field of the struct).
+func (s *Session) String() string {
+	return fmt.Sprintf("TLS 1.2 session %x… (%s)", s.id[:min(len(s.id), 8)], tls.CipherSuiteName(s.suite))
+}
+
+// GoString is String, for %#v.
+func (s *Session) GoString() string { return s.String() }
+
 // ID is the session ID the server chose.
 func (s *Session) ID() []byte { return slices.Clone(s.id) }
 
