@@ -52,7 +52,7 @@ func suiteByID(id uint16) (*suite, error) {
 			return &suites[i], nil
 		}
 	}
-	return nil, fmt.Errorf("%w: %s", ErrUnsupportedSuite, tls.CipherSuiteName(id))
+	return nil, fmt.Errorf("%s: %w", tls.CipherSuiteName(id), ErrUnsupportedSuite)
 }
 
 func newGCM(key []byte) (cipher.AEAD, error) {
