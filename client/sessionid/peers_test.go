@@ -239,3 +239,42 @@ func TestGnuTLS(t *testing.T) {
 		})
 	}
 }
+
+// TestJSSE resumes sessions of Java's own TLS stack with tickets off,
+// where TLS 1.2 resumes by session ID from the server's cache.
+func TestJSSE(t *testing.T) {
+	t.Parallel()
+	ca, _, files := testpki.ServerFiles(t)
+	srv := peers.JSSE(t, peers.JSSEConfig{Cert: files.Cert, Key: files.Key, Mode: "echo",
+		Protocols: []string{"TLSv1.2"}, NoTickets: true, NoDelay: true})
+	cfg := &tls.Config{RootCAs: ca.Pool(), ServerName: "localhost"}
+	ctx, cancel := context.WithTimeout(context.Background(), peerTimeout)
+	defer cancel()
+	tc, s, err := sessionid.Handshake(ctx, dial(t, srv.Addr), cfg)
+	if err != nil {
+		t.Fatalf("full handshake: %v", err)
+	}
+	echo(t, tc)
+	tc.Close()
+	for i := range 3 {
+		c, err := sessionid.Resume(ctx, dial(t, srv.Addr), s)
+		if err != nil {
+			t.Fatalf("resumption %d: %v", i, err)
+		}
+		echo(t, c)
+		c.Close()
+	}
+}
+
+// echo writes a line and reads it back.
+func echo(t *testing.T, c io.ReadWriter) {
+	t.Helper()
+	const line = "tlsbench\n"
+	if _, err := io.WriteString(c, line); err != nil {
+		t.Fatal(err)
+	}
+	b := make([]byte, len(line))
+	if _, err := io.ReadFull(c, b); err != nil || string(b) != line {
+		t.Fatalf("echo: %q, %v", b, err)
+	}
+}
