@@ -1,6 +1,7 @@
 package sessionid_test
 
 import (
+	"bytes"
 	"context"
 	"crypto/tls"
 	"errors"
@@ -263,6 +264,18 @@ func TestJSSE(t *testing.T) {
 		}
 		echo(t, c)
 		c.Close()
+	}
+	// 100 kB each way: records of 16 KiB, sequence numbers going on.
+	c, err := sessionid.Resume(ctx, dial(t, srv.Addr), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	payload := bytes.Repeat([]byte("0123456789"), 10_000)
+	go c.Write(payload)
+	got := make([]byte, len(payload))
+	if _, err := io.ReadFull(c, got); err != nil || !bytes.Equal(got, payload) {
+		t.Fatalf("echo of 100 kB: %v", err)
 	}
 }
 
