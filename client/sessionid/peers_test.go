@@ -291,3 +291,24 @@ func echo(t *testing.T, c io.ReadWriter) {
 		t.Fatalf("echo: %q, %v", b, err)
 	}
 }
+
+// TestOpenSSLMutual resumes a session whose full handshake sent a
+// client certificate: the abbreviated handshake sends none, and the
+// server resumes the session with its client identity.
+func TestOpenSSLMutual(t *testing.T) {
+	t.Parallel()
+	peers.Require(t, "openssl")
+	ca, _, files := testpki.ServerFiles(t)
+	client, err := ca.IssueClient("tlsbench-client")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := peers.OpenSSL(t, "-tls1_2", "-no_ticket", "-www", "-cert", files.Cert, "-key", files.Key,
+		"-Verify", "1", "-CAfile", files.CA)
+	cfg := &tls.Config{RootCAs: ca.Pool(), ServerName: "localhost", Certificates: []tls.Certificate{client.TLSCertificate()}}
+	s, _ := fullHandshake(t, srv.Addr, cfg)
+	_, page := resume(t, srv.Addr, s)
+	if !strings.Contains(page, "Reused, TLSv1.2") || !strings.Contains(page, "CN=tlsbench-client") {
+		t.Fatalf("the server's page does not say Reused, TLSv1.2 with the client's certificate:\n%s", page)
+	}
+}
