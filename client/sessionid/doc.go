@@ -23,8 +23,8 @@
 // it, and one that does not resume is not talked to any further), null
 // compression; server_name, extended_master_secret when the session has
 // it, an empty renegotiation_info, supported_groups, ec_point_formats and
-// signature_algorithms (so that a server checking the ECDHE suite's
-// needs before its cache accepts the hello), ALPN with the session's
+// signature_algorithms (so that a server that checks an ECDHE suite's
+// needs before it looks in its cache accepts the hello), ALPN with the session's
 // protocol; never a session_ticket extension. A ServerHello that echoes
 // the session ID with its suite and extended master secret state is a
 // resumption: the keys come from key_block = PRF(master_secret, "key
@@ -33,6 +33,10 @@
 // checked (ErrBadFinished otherwise); the client's ChangeCipherSpec and
 // Finished are sent, and the Conn returned carries application data.
 //
+// crypto/tls's own server echoes the client's session ID and caches
+// nothing: its full handshakes give ErrNoSessionID. A server's Finished
+// is expected alone in its record, as every server sends it.
+//
 // A ServerHello with another session ID is a cache miss: the server has
 // started a new session. Resume closes the connection without an alert
 // (the server sees the end of the stream mid-handshake, as with a client
@@ -40,7 +44,9 @@
 // handshake, which the caller may run on a new connection. Protocol
 // errors send the fatal alert RFC 5246 names for them (plaintext during
 // the handshake: this side's keys are only used after its
-// ChangeCipherSpec) before the connection is closed.
+// ChangeCipherSpec) before the connection is closed. A server may drop
+// a session from its cache after a resumption of it failed (OpenSSL
+// does): the caller learns a new one.
 //
 // Conn is the record layer of the ECDHE suites with AES-128-GCM,
 // AES-256-GCM (RFC 5288: 4-byte salt, 8-byte explicit nonce, here the
