@@ -1,0 +1,136 @@
+package runner_test
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tlsbench/tlsbench/internal/peers"
+	"github.com/tlsbench/tlsbench/measure"
+	"github.com/tlsbench/tlsbench/pki"
+	"github.com/tlsbench/tlsbench/plan"
+	"github.com/tlsbench/tlsbench/results"
+	"github.com/tlsbench/tlsbench/runner"
+)
+
+// sessionIDPlan is TLS 1.2, full and resumed, by ticket and by session
+// ID, against target: a few handshakes per case.
+func sessionIDPlan(target runner.Target) runner.Plan {
+	p := smallPlan()
+	p.Versions = []uint16{tls.VersionTLS12}
+	p.Concurrency = []int{4}
+	p.Handshakes = 32
+	p.Target = target
+	p.Axes = plan.Values{"resumption": {plan.ResumptionTickets, plan.ResumptionSessionID}}
+	return p
+}
+
+// runSessionIDs runs p and returns its records by name, and the
+// resumption errors of the cases that failed, by case name.
+func runSessionIDs(t *testing.T, p runner.Plan) (map[string]results.Record, map[string]*measure.ResumptionError) {
+	t.Helper()
+	recs := map[string]results.Record{}
+	err := runner.Run(context.Background(), p, func(r *results.Record) error {
+		recs[r.Name] = *r
+		return nil
+	})
+	fails := map[string]*measure.ResumptionError{}
+	var fc *runner.FailedCases
+	if errors.As(err, &fc) {
+		for _, e := range fc.Errs {
+			var re *measure.ResumptionError
+			if !errors.As(e, &re) {
+				t.Fatalf("case failure %v: want resumption failures only", e)
+			}
+			fails[re.Case] = re
+		}
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return recs, fails
+}
+
+const (
+	fullTickets  = "handshake/tls1.2/full/c4"
+	fullByID     = "handshake/tls1.2/full/sid/c4"
+	resumeTicket = "handshake/tls1.2/resume/c4"
+	resumeByID   = "handshake/tls1.2/resume/sid/c4"
+)
+
+// TestSessionIDsAgainstNginx: nginx with a shared session cache, with
+// and without tickets. Cases resuming by session ID resume every
+// handshake either way, by the cache alone (no ticket extension is
+// sent); those resuming by ticket resume when nginx has tickets and fail
+// the resumption gate when it has not. Full cases run in both ways.
+func TestSessionIDsAgainstNginx(t *testing.T) {
+	t.Parallel()
+	layout, err := pki.Init(pki.InitOptions{Dir: filepath.Join(t.TempDir(), "pki")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tickets := range []bool{true, false} {
+		t.Run(map[bool]string{true: "tickets-on", false: "tickets-off"}[tickets], func(t *testing.T) {
+			t.Parallel()
+			n := peers.NginxT(t, peers.NginxConfig{Cert: layout.ServerCerts[pki.ECDSAP256], Key: layout.ServerKeys[pki.ECDSAP256],
+				Tickets: tickets, SessionCache: "shared:SSL:10m"})
+			p := sessionIDPlan(runner.Target{Addr: n.Addr, CAFile: layout.RootCert, ServerName: "localhost", ALPN: []string{"http/1.1"}})
+			recs, fails := runSessionIDs(t, p)
+			// A warm-up that does not resume leaves no record.
+			if want := map[bool]int{true: 4, false: 3}[tickets]; len(recs) != want {
+				t.Fatalf("%d records: want %d", len(recs), want)
+			}
+			for _, name := range []string{fullByID, resumeByID} {
+				r := recs[name]
+				if r.Resumption != plan.ResumptionSessionID || r.Params["resumption"] != plan.ResumptionSessionID || r.Verdict != "" || r.Handshakes == 0 {
+					t.Errorf("%s: resumption %q, params %v, verdict %q, %d handshakes", name, r.Resumption, r.Params, r.Verdict, r.Handshakes)
+				}
+			}
+			if r := recs[resumeByID]; r.ResumptionRate != 1 || r.Resumed != r.Handshakes {
+				t.Errorf("by session ID: resumed %d of %d (rate %v), want all", r.Resumed, r.Handshakes, r.ResumptionRate)
+			}
+			if r := recs[fullByID]; r.Resumed != 0 || r.Cipher == "" {
+				t.Errorf("full by session ID: resumed %d, cipher %q", r.Resumed, r.Cipher)
+			}
+			if r, ok := recs[resumeTicket]; ok && r.Resumption != plan.ResumptionTickets {
+				t.Errorf("tickets case: resumption %q", r.Resumption)
+			}
+			re := fails[resumeTicket]
+			switch {
+			case tickets && (len(fails) != 0 || recs[resumeTicket].ResumptionRate != 1):
+				t.Errorf("tickets on: failures %v, ticket resumption rate %v: want every resume case to resume all", fails, recs[resumeTicket].ResumptionRate)
+			case !tickets && (len(fails) != 1 || re == nil):
+				t.Errorf("tickets off: failures %v: want the tickets resume case alone to fail its resumption gate", fails)
+			}
+			t.Logf("by ID: %d of %d resumed, by ticket: %d of %d", recs[resumeByID].Resumed, recs[resumeByID].Handshakes,
+				recs[resumeTicket].Resumed, recs[resumeTicket].Handshakes)
+		})
+	}
+}
+
+// TestSessionIDsWithoutACache: nginx with neither a session cache nor
+// tickets gives no session ID: the case resuming by session ID fails its
+// resumption gate saying so; the full one runs, noting it.
+func TestSessionIDsWithoutACache(t *testing.T) {
+	t.Parallel()
+	layout, err := pki.Init(pki.InitOptions{Dir: filepath.Join(t.TempDir(), "pki")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := peers.NginxT(t, peers.NginxConfig{Cert: layout.ServerCerts[pki.ECDSAP256], Key: layout.ServerKeys[pki.ECDSAP256]})
+	p := sessionIDPlan(runner.Target{Addr: n.Addr, CAFile: layout.RootCert, ServerName: "localhost", ALPN: []string{"http/1.1"}})
+	p.Axes = plan.Values{"resumption": {plan.ResumptionSessionID}}
+	recs, fails := runSessionIDs(t, p)
+	re := fails[resumeByID]
+	if re == nil || len(fails) != 1 {
+		t.Fatalf("failures %v: want the session-ID resume case's", fails)
+	}
+	if msg := re.Error(); !strings.Contains(msg, "the server gave no session ID; it resumes by ticket only, if at all") {
+		t.Errorf("reason %q does not say the server gave no session ID", msg)
+	}
+	if r, ok := recs[fullByID]; !ok || r.Verdict != "" || !strings.Contains(strings.Join(r.Notes, "\n"), "got no session ID from the server") {
+		t.Errorf("full case %+v: want it measured, with a note that no session ID came", r.Notes)
+	}
+}
