@@ -218,7 +218,7 @@ var resumptionAxis = &Axis{
 		case ResumptionTickets, ResumptionSessionID:
 			return s, nil
 		}
-		return nil, fmt.Errorf("%q is neither %s nor %s", s, ResumptionTickets, ResumptionSessionID)
+		return nil, fmt.Errorf("want %s, %s or %s,%s, not %q", ResumptionTickets, ResumptionSessionID, ResumptionTickets, ResumptionSessionID, s)
 	},
 	Label: func(v any) string { return v.(string) },
 	Segment: func(v any) string {

@@ -134,3 +134,63 @@ func TestSessionIDsWithoutACache(t *testing.T) {
 		t.Errorf("full case %+v: want it measured, with a note that no session ID came", r.Notes)
 	}
 }
+
+// TestSessionIDsEvicted: nginx with OpenSSL's built-in cache of one
+// session and no tickets keeps only the newest session, so that most of
+// the sessions a wave offers were evicted: the server starts new ones.
+// Each such connection makes a full handshake on a new connection and
+// counts as not resumed: the case fails its resumption gate saying the
+// server did not resume the session ID; measured without the gate, its
+// record counts every connection once, and notes the declined ones.
+func TestSessionIDsEvicted(t *testing.T) {
+	t.Parallel()
+	layout, err := pki.Init(pki.InitOptions{Dir: filepath.Join(t.TempDir(), "pki")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := peers.NginxT(t, peers.NginxConfig{Cert: layout.ServerCerts[pki.ECDSAP256], Key: layout.ServerKeys[pki.ECDSAP256], SessionCache: "builtin:1"})
+	p := sessionIDPlan(runner.Target{Addr: n.Addr, CAFile: layout.RootCert, ServerName: "localhost", ALPN: []string{"http/1.1"}})
+	p.Resume = []bool{true}
+	p.Axes = plan.Values{"resumption": {plan.ResumptionSessionID}}
+	_, fails := runSessionIDs(t, p)
+	re := fails[resumeByID]
+	if re == nil {
+		t.Fatalf("failures %v: want the session-ID resume case's", fails)
+	}
+	if msg := re.Error(); !strings.Contains(msg, "the server did not resume the session ID") {
+		t.Errorf("reason %q does not say the server declined the session IDs", msg)
+	}
+	p.MinResumption = 0
+	recs, fails := runSessionIDs(t, p)
+	r, ok := recs[resumeByID]
+	if len(fails) != 0 || !ok {
+		t.Fatalf("without the gate: failures %v, records %v", fails, recs)
+	}
+	if r.Handshakes != int64(p.Iterations*p.Handshakes) || r.Errors != 0 || r.ResumptionRate >= 0.9 ||
+		!strings.Contains(strings.Join(r.Notes, "\n"), "the server did not resume") {
+		t.Errorf("record: %d handshakes, %d errors, resumption rate %v, notes %q", r.Handshakes, r.Errors, r.ResumptionRate, r.Notes)
+	}
+	t.Logf("evicted: %d of %d resumed", r.Resumed, r.Handshakes)
+}
+
+// TestSessionIDsMutual: nginx verifying client certificates, with a
+// session cache and no tickets: the mutual session made with the
+// client's identity resumes by ID with it.
+func TestSessionIDsMutual(t *testing.T) {
+	t.Parallel()
+	layout, err := pki.Init(pki.InitOptions{Dir: filepath.Join(t.TempDir(), "pki"), Clients: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := peers.NginxT(t, peers.NginxConfig{Cert: layout.ServerCerts[pki.ECDSAP256], Key: layout.ServerKeys[pki.ECDSAP256],
+		SessionCache: "shared:SSL:1m", VerifyClient: "on", ClientCA: layout.RootCert})
+	p := sessionIDPlan(runner.Target{Addr: n.Addr, CAFile: layout.RootCert, ServerName: "localhost", ALPN: []string{"http/1.1"},
+		CertFile: layout.ClientCerts[0], KeyFile: layout.ClientKeys[0]})
+	p.Resume, p.Mutual = []bool{true}, true
+	p.Axes = plan.Values{"resumption": {plan.ResumptionSessionID}}
+	recs, fails := runSessionIDs(t, p)
+	r, ok := recs["handshake/tls1.2/resume/sid/mutual/c4"]
+	if len(fails) != 0 || !ok || r.ResumptionRate != 1 {
+		t.Fatalf("failures %v, records %v: want the mutual case resumed by ID", fails, recs)
+	}
+}
