@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tlsbench/tlsbench/client"
 	"github.com/tlsbench/tlsbench/internal/peers"
 	"github.com/tlsbench/tlsbench/measure"
 	"github.com/tlsbench/tlsbench/pki"
@@ -193,4 +194,28 @@ func TestSessionIDsMutual(t *testing.T) {
 	if len(fails) != 0 || !ok || r.ResumptionRate != 1 {
 		t.Fatalf("failures %v, records %v: want the mutual case resumed by ID", fails, recs)
 	}
+}
+
+// TestSessionIDsAgainstJSSE: Java's TLS server with tickets off resumes
+// TLS 1.2 by session ID only: the session-id case resumes every
+// handshake, the tickets one fails its resumption gate.
+func TestSessionIDsAgainstJSSE(t *testing.T) {
+	t.Parallel()
+	layout, err := pki.Init(pki.InitOptions{Dir: filepath.Join(t.TempDir(), "pki")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := peers.JSSE(t, peers.JSSEConfig{Cert: layout.ServerCerts[pki.ECDSAP256], Key: layout.ServerKeys[pki.ECDSAP256], Mode: "echo",
+		Protocols: []string{"TLSv1.2"}, NoTickets: true, NoDelay: true})
+	p := sessionIDPlan(runner.Target{Addr: srv.Addr, CAFile: layout.RootCert, ServerName: "localhost", Request: client.RequestPing})
+	p.Resume = []bool{true}
+	recs, fails := runSessionIDs(t, p)
+	r, ok := recs[resumeByID]
+	if !ok || r.ResumptionRate != 1 || r.Errors != 0 {
+		t.Errorf("by session ID: %+v", r)
+	}
+	if len(fails) != 1 || fails[resumeTicket] == nil {
+		t.Errorf("failures %v: want the tickets case's alone", fails)
+	}
+	t.Logf("JSSE by ID: %d of %d resumed", r.Resumed, r.Handshakes)
 }
