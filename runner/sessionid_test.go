@@ -219,3 +219,39 @@ func TestSessionIDsAgainstJSSE(t *testing.T) {
 	}
 	t.Logf("JSSE by ID: %d of %d resumed", r.Resumed, r.Handshakes)
 }
+
+// TestSessionIDsInterleaved: --versus-self against nginx interleaves
+// both sides of each case, each side with its own sessions: both sides
+// of the session-id resume case resume every handshake by ID.
+func TestSessionIDsInterleaved(t *testing.T) {
+	t.Parallel()
+	layout, err := pki.Init(pki.InitOptions{Dir: filepath.Join(t.TempDir(), "pki")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := peers.NginxT(t, peers.NginxConfig{Cert: layout.ServerCerts[pki.ECDSAP256], Key: layout.ServerKeys[pki.ECDSAP256],
+		Tickets: true, SessionCache: "shared:SSL:10m"})
+	p := sessionIDPlan(runner.Target{Addr: n.Addr, CAFile: layout.RootCert, ServerName: "localhost", ALPN: []string{"http/1.1"}})
+	p.Resume = []bool{true}
+	p.Versus = runner.Versus{Self: true}
+	var recs []results.Record
+	if err := runner.Run(context.Background(), p, func(r *results.Record) error {
+		recs = append(recs, *r)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	sides := 0
+	for _, r := range recs {
+		if r.Name != resumeByID {
+			continue
+		}
+		sides++
+		if r.ResumptionRate != 1 || r.Resumption != plan.ResumptionSessionID || r.Side == "" {
+			t.Errorf("side %q: resumption %q, rate %v", r.Side, r.Resumption, r.ResumptionRate)
+		}
+	}
+	if sides != 2 {
+		t.Errorf("%d sides of %s, want 2 (records %d)", sides, resumeByID, len(recs))
+	}
+}
