@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tlsbench/tlsbench/internal/cli/command"
 	"github.com/tlsbench/tlsbench/report"
 	"github.com/tlsbench/tlsbench/report/compare"
 	"github.com/tlsbench/tlsbench/results"
@@ -77,13 +78,13 @@ type compareFlags struct {
 	minEffectSet  bool
 }
 
-func defineCompareFlags(fs *flagSet) *compareFlags {
+func defineCompareFlags(fs *command.FlagSet) *compareFlags {
 	cf := &compareFlags{minEffect: compare.DefaultMinEffect}
-	fs.float64Var(&cf.alpha, "alpha", compare.DefaultAlpha)
-	fs.def("min-effect", &percentFlag{&cf.minEffect, &cf.minEffectSet})
-	fs.def("fail-on-regression", &percentFlag{&cf.threshold, &cf.gate})
-	fs.boolVar(&cf.allowMismatch, "allow-mismatch", false)
-	fs.boolVar(&cf.allowLoad, "allow-load", false)
+	fs.DefFloat64(&cf.alpha, "alpha", compare.DefaultAlpha)
+	fs.Def("min-effect", &percentFlag{&cf.minEffect, &cf.minEffectSet})
+	fs.Def("fail-on-regression", &percentFlag{&cf.threshold, &cf.gate})
+	fs.DefBool(&cf.allowMismatch, "allow-mismatch", false)
+	fs.DefBool(&cf.allowLoad, "allow-load", false)
 	return cf
 }
 
@@ -91,7 +92,7 @@ func defineCompareFlags(fs *flagSet) *compareFlags {
 // reading any file.
 func (cf *compareFlags) validate() error {
 	if !(cf.alpha > 0 && cf.alpha < 1) {
-		return usagef("--alpha %v: want a significance level between 0 and 1 (exclusive), e.g. 0.05", cf.alpha)
+		return command.Usagef("--alpha %v: want a significance level between 0 and 1 (exclusive), e.g. 0.05", cf.alpha)
 	}
 	return nil
 }
@@ -193,19 +194,19 @@ func loadBaseline(path string) ([]results.Record, error) {
 	if err != nil {
 		var ue *UsageError
 		if errors.As(err, &ue) {
-			return nil, usagef("--baseline: %s", ue.Msg)
+			return nil, command.Usagef("--baseline: %s", ue.Msg)
 		}
 		return nil, err
 	}
 	if len(recs) == 0 {
 		var ue *UsageError
 		errors.As(noResults(path), &ue)
-		return nil, usagef("--baseline: %s", ue.Msg)
+		return nil, command.Usagef("--baseline: %s", ue.Msg)
 	}
 	if err := refuseDuplicates(path, recs); err != nil {
 		var ue *UsageError
 		errors.As(err, &ue)
-		return nil, usagef("--baseline: %s", ue.Msg)
+		return nil, command.Usagef("--baseline: %s", ue.Msg)
 	}
 	return recs, nil
 }
@@ -218,7 +219,7 @@ func refuseDuplicates(name string, recs []results.Record) error {
 	if len(ds) == 0 {
 		return nil
 	}
-	return usagef("results file %s holds the same record more than once: %s; copies of one run are not more samples (pooled, they would narrow the error and call noise a change): give each run once", displayName(name), report.DuplicatesText(ds))
+	return command.Usagef("results file %s holds the same record more than once: %s; copies of one run are not more samples (pooled, they would narrow the error and call noise a change): give each run once", displayName(name), report.DuplicatesText(ds))
 }
 
 // compareAfterRun is run --baseline: it compares the records just measured
@@ -256,22 +257,22 @@ func (cf *compareFlags) showAfterRun(stdout, stderr io.Writer, f report.Format, 
 }
 
 func compareCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("compare", stdout, nil)
-	fs.usage = func(w io.Writer) {
+	fs := command.NewFlagSet("compare", stdout, nil)
+	fs.Help = func(w io.Writer) {
 		io.WriteString(w, compareUsage)
-		fs.printFlags(w)
+		fs.PrintFlags(w)
 	}
 	cf := defineCompareFlags(fs)
 	format := fs.String("format", "table", "`FORMAT` of the comparison: table, markdown, json, csv")
 	out := fs.String("o", "", "write the comparison to `FILE` instead of standard output")
 	fs.StringVar(out, "out", "", "the same as -o `FILE`")
-	files, err := fs.parseWithArgs(args)
+	files, err := fs.ParseWithArgs(args)
 	if err != nil {
 		return err
 	}
 	f, err := compare.ParseCompareFormat(*format)
 	if err != nil {
-		return usagef("--format: %v", err)
+		return command.Usagef("--format: %v", err)
 	}
 	if err := cf.validate(); err != nil {
 		return err
@@ -280,10 +281,10 @@ func compareCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return cf.comparePairedFile(stdout, stderr, f, files[0], *out)
 	}
 	if len(files) != 2 {
-		return usagef("want two results files, BASE and CANDIDATE, got %d, or one file written by tlsbench run --versus, --versus-server or --versus-self; usage: tlsbench compare [flags] BASE CANDIDATE | INTERLEAVED", len(files))
+		return command.Usagef("want two results files, BASE and CANDIDATE, got %d, or one file written by tlsbench run --versus, --versus-server or --versus-self; usage: tlsbench compare [flags] BASE CANDIDATE | INTERLEAVED", len(files))
 	}
 	if files[0] == "-" && files[1] == "-" {
-		return usagef("BASE and CANDIDATE cannot both be standard input (-)")
+		return command.Usagef("BASE and CANDIDATE cannot both be standard input (-)")
 	}
 	if err := refuseOverwrite(*out, files); err != nil {
 		return err
@@ -300,7 +301,7 @@ func compareCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			return err
 		}
 		if report.Interleaved(sides[i]) {
-			return usagef("%s holds an interleaved run (its records name side a and side b): compare it on its own, tlsbench compare %s, or give two files of separate runs", displayName(name), name)
+			return command.Usagef("%s holds an interleaved run (its records name side a and side b): compare it on its own, tlsbench compare %s, or give two files of separate runs", displayName(name), name)
 		}
 	}
 	c := cf.compare(sides[0], sides[1], files[0], files[1])
@@ -331,7 +332,7 @@ func (cf *compareFlags) comparePairedFile(stdout, stderr io.Writer, f report.For
 		return err
 	}
 	if !report.Interleaved(recs) {
-		return usagef("want two results files, BASE and CANDIDATE, got 1 (%s is not an interleaved run: none of its records names a side), or one file written by tlsbench run --versus, --versus-server or --versus-self; usage: tlsbench compare [flags] BASE CANDIDATE | INTERLEAVED", displayName(file))
+		return command.Usagef("want two results files, BASE and CANDIDATE, got 1 (%s is not an interleaved run: none of its records names a side), or one file written by tlsbench run --versus, --versus-server or --versus-self; usage: tlsbench compare [flags] BASE CANDIDATE | INTERLEAVED", displayName(file))
 	}
 	c, err := compare.ComparePaired(recs, cf.options("", ""))
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tlsbench/tlsbench/internal/cli/command"
 	"github.com/tlsbench/tlsbench/keys"
 	"github.com/tlsbench/tlsbench/server"
 )
@@ -27,21 +28,21 @@ type serverFlags struct {
 
 // defineServerFlags defines them on fs. withRevoked adds --revoked, which only serve has: run issues new client
 // certificates every time, so no list given beforehand could name them.
-func defineServerFlags(fs *flagSet, defaultListen string, withRevoked bool) *serverFlags {
+func defineServerFlags(fs *command.FlagSet, defaultListen string, withRevoked bool) *serverFlags {
 	f := &serverFlags{}
-	fs.def("identity", identityFlag{&f.identities})
-	fs.stringVar(&f.p12PasswordFile, "p12-password-file", "")
-	fs.stringVar(&f.constraints, "constraints", "")
-	fs.stringVar(&f.listen, "listen", defaultListen)
-	fs.boolVar(&f.mutual, "mutual", false)
-	fs.stringVar(&f.sessionStore, "session-store", server.StoreTickets)
-	fs.intVar(&f.sessionCapacity, "session-capacity", server.DefaultSessionCapacity)
-	fs.durationVar(&f.sessionTTL, "session-ttl", server.DefaultSessionTTL)
-	fs.stringVar(&f.ticketKeys, "ticket-keys", "")
+	fs.Def("identity", identityFlag{&f.identities})
+	fs.DefString(&f.p12PasswordFile, "p12-password-file", "")
+	fs.DefString(&f.constraints, "constraints", "")
+	fs.DefString(&f.listen, "listen", defaultListen)
+	fs.DefBool(&f.mutual, "mutual", false)
+	fs.DefString(&f.sessionStore, "session-store", server.StoreTickets)
+	fs.DefInt(&f.sessionCapacity, "session-capacity", server.DefaultSessionCapacity)
+	fs.DefDuration(&f.sessionTTL, "session-ttl", server.DefaultSessionTTL)
+	fs.DefString(&f.ticketKeys, "ticket-keys", "")
 	if withRevoked {
-		fs.stringVar(&f.revoked, "revoked", "")
+		fs.DefString(&f.revoked, "revoked", "")
 	}
-	fs.durationVar(&f.handshakeTimeout, "handshake-timeout", 10*time.Second)
+	fs.DefDuration(&f.handshakeTimeout, "handshake-timeout", 10*time.Second)
 	return f
 }
 
@@ -53,10 +54,10 @@ func (f *serverFlags) apply(o *server.Options, isSet func(string) bool) error {
 	o.P12PasswordFile = f.p12PasswordFile
 	o.Constraints = f.constraints
 	if _, err := keys.ParseConstraints(f.constraints); err != nil {
-		return usagef("--constraints: %v", err)
+		return command.Usagef("--constraints: %v", err)
 	}
-	if f.p12PasswordFile != "" && !fileExists(f.p12PasswordFile) {
-		return usagef("--p12-password-file %s: no such file", f.p12PasswordFile)
+	if f.p12PasswordFile != "" && !command.FileExists(f.p12PasswordFile) {
+		return command.Usagef("--p12-password-file %s: no such file", f.p12PasswordFile)
 	}
 	o.Listen = f.listen
 	o.Mutual = f.mutual
@@ -67,27 +68,27 @@ func (f *serverFlags) apply(o *server.Options, isSet func(string) bool) error {
 	o.RevokedFile = f.revoked
 	o.HandshakeTimeout = f.handshakeTimeout
 	if f.sessionCapacity < 1 || f.sessionCapacity > server.MaxSessionCapacity {
-		return usagef("--session-capacity %d: must be between 1 and %d", f.sessionCapacity, server.MaxSessionCapacity)
+		return command.Usagef("--session-capacity %d: must be between 1 and %d", f.sessionCapacity, server.MaxSessionCapacity)
 	}
 	if f.sessionTTL <= 0 || f.sessionTTL > server.MaxSessionTTL {
-		return usagef("--session-ttl %v: must be positive and at most %v", f.sessionTTL, server.MaxSessionTTL)
+		return command.Usagef("--session-ttl %v: must be positive and at most %v", f.sessionTTL, server.MaxSessionTTL)
 	}
 	if f.handshakeTimeout <= 0 || f.handshakeTimeout > server.MaxHandshakeTimeout {
-		return usagef("--handshake-timeout %v: must be positive and at most %v", f.handshakeTimeout, server.MaxHandshakeTimeout)
+		return command.Usagef("--handshake-timeout %v: must be positive and at most %v", f.handshakeTimeout, server.MaxHandshakeTimeout)
 	}
 	for flag, path := range map[string]string{"--ticket-keys": f.ticketKeys, "--revoked": f.revoked} {
-		if path != "" && !fileExists(path) {
-			return usagef("%s %s: no such file", flag, path)
+		if path != "" && !command.FileExists(path) {
+			return command.Usagef("%s %s: no such file", flag, path)
 		}
 	}
 	if f.revoked != "" && !f.mutual {
-		return usagef("--revoked applies to client certificates: add --mutual")
+		return command.Usagef("--revoked applies to client certificates: add --mutual")
 	}
 	if f.sessionStore != server.StoreStateful && (isSet("session-capacity") || isSet("session-ttl")) {
-		return usagef("--session-capacity and --session-ttl size the stateful store: add --session-store stateful")
+		return command.Usagef("--session-capacity and --session-ttl size the stateful store: add --session-store stateful")
 	}
 	if f.p12PasswordFile != "" && !hasP12(f.identities) {
-		return usagef("--p12-password-file is the password of a PKCS#12 --identity, and none was given")
+		return command.Usagef("--p12-password-file is the password of a PKCS#12 --identity, and none was given")
 	}
 	return nil
 }
@@ -99,7 +100,7 @@ func (f *serverFlags) loadIdentities(keyCache bool) ([]keys.IdentityInfo, error)
 	o := server.Options{Identities: f.identities, P12PasswordFile: f.p12PasswordFile, Constraints: f.constraints, DisableKeyCache: !keyCache}
 	km, err := o.KeyManager()
 	if err != nil {
-		return nil, usagef("--identity: %s", userText(err))
+		return nil, command.Usagef("--identity: %s", command.UserText(err))
 	}
 	return km.Identities(), nil
 }
@@ -109,7 +110,7 @@ func (f *serverFlags) loadIdentities(keyCache bool) ([]keys.IdentityInfo, error)
 type identityFlag struct{ vals *[]server.IdentityFiles }
 
 // elements are the identities as --identity takes them, one each.
-func (f identityFlag) elements() []string {
+func (f identityFlag) Elements() []string {
 	var out []string
 	for _, v := range *f.vals {
 		out = append(out, server.IdentitySource(v).String())
