@@ -11,11 +11,11 @@ import (
 	"syscall"
 
 	"github.com/tlsbench/tlsbench/internal/cli/command"
+	"github.com/tlsbench/tlsbench/internal/cli/proxycmd"
+	"github.com/tlsbench/tlsbench/internal/cli/reportcmd"
+	"github.com/tlsbench/tlsbench/internal/cli/servecmd"
 	"github.com/tlsbench/tlsbench/results"
 )
-
-// UsageError is a mistake in the command line or its input files: exit 2.
-type UsageError = command.UsageError
 
 // Exit statuses.
 const (
@@ -40,13 +40,13 @@ type subcommand struct {
 func commands() []subcommand {
 	return []subcommand{
 		{"run", "run a handshake benchmark matrix (against the built-in server by default)", runCmd},
-		{"serve", "run the built-in TLS server alone, for external clients", serveCmd},
-		{"proxy", "run the built-in TLS-intercepting proxy (HTTP CONNECT, certificates issued per host)", proxyCmd},
+		{"serve", "run the built-in TLS server alone, for external clients", servecmd.Serve},
+		{"proxy", "run the built-in TLS-intercepting proxy (HTTP CONNECT, certificates issued per host)", proxycmd.Proxy},
 		{"probe", "find out what a TLS server supports: versions, tickets, resumption", probeCmd},
-		{"pki", "write a test PKI: CA, server and client identities as PEM and PKCS#12", pkiCmd},
-		{"report", "render results files as table, markdown, csv, json, benchfmt or html", reportCmd},
-		{"compare", "compare a candidate results file with a baseline, case by case", compareCmd},
-		{"merge", "merge the results of a sharded run's shards into the results of the whole run", mergeCmd},
+		{"pki", "write a test PKI: CA, server and client identities as PEM and PKCS#12", servecmd.PKI},
+		{"report", "render results files as table, markdown, csv, json, benchfmt or html", reportcmd.Report},
+		{"compare", "compare a candidate results file with a baseline, case by case", reportcmd.Compare},
+		{"merge", "merge the results of a sharded run's shards into the results of the whole run", reportcmd.Merge},
 		{"kubernetes", "print a Kubernetes Job that runs a benchmark as shards on many nodes", kubernetesCmd},
 		{"completion", "print a shell completion script (bash, zsh or fish)", completionCmd},
 		{"version", "print the version", versionCmd},

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/tlsbench/tlsbench/internal/cli/command"
+	"github.com/tlsbench/tlsbench/internal/cli/reportcmd"
+	"github.com/tlsbench/tlsbench/internal/cli/servecmd"
 	"github.com/tlsbench/tlsbench/plan"
 )
 
@@ -16,9 +18,9 @@ func definedFlags(t *testing.T) map[plan.Command]*command.FlagSet {
 	run := command.NewFlagSet("run", io.Discard, nil)
 	defineRunFlags(run)
 	serve := command.NewFlagSet("serve", io.Discard, nil)
-	defineServeFlags(serve)
+	servecmd.DefineServeFlags(serve)
 	compare := command.NewFlagSet("compare", io.Discard, nil)
-	defineCompareFlags(compare)
+	reportcmd.DefineCompareFlags(compare)
 	return map[plan.Command]*command.FlagSet{plan.Run: run, plan.Serve: serve, plan.Compare: compare}
 }
 

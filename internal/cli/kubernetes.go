@@ -184,7 +184,7 @@ func checkShardRun(s kubejob.Spec) (time.Duration, error) {
 		f.baseline = ""
 		job, err = planRun(fs, f)
 	}
-	var ue *UsageError
+	var ue *command.UsageError
 	switch {
 	case err == nil:
 		return job.plan.RunLength(), nil

@@ -13,6 +13,8 @@ import (
 
 	"github.com/tlsbench/tlsbench/client"
 	"github.com/tlsbench/tlsbench/internal/cli/command"
+	"github.com/tlsbench/tlsbench/internal/cli/reportcmd"
+	"github.com/tlsbench/tlsbench/internal/cli/servecmd"
 	"github.com/tlsbench/tlsbench/internal/field"
 	"github.com/tlsbench/tlsbench/internal/hostname"
 	"github.com/tlsbench/tlsbench/loadgen"
@@ -88,9 +90,9 @@ type runFlags struct {
 	format        string
 	quick         bool
 	baseline      string
-	cmp           *compareFlags
+	cmp           *reportcmd.CompareFlags
 
-	server           *serverFlags
+	server           *servecmd.ServerFlags
 	keyCache         []bool
 	clientIdentities int
 	sessionPool      int
@@ -147,9 +149,9 @@ func defineRunFlags(fs *command.FlagSet) *runFlags {
 	fs.DefString(&f.format, "format", "table")
 	fs.DefBool(&f.quick, "quick", false)
 	fs.DefString(&f.baseline, "baseline", "")
-	f.cmp = defineCompareFlags(fs)
+	f.cmp = reportcmd.DefineCompareFlags(fs)
 
-	f.server = defineServerFlags(fs, "127.0.0.1:0", false)
+	f.server = servecmd.DefineServerFlags(fs, "127.0.0.1:0", false)
 	f.keyCache = []bool{true}
 	fs.Def("key-cache", command.List(&f.keyCache, command.ParseOnOff, command.ShowOnOff))
 	fs.DefInt(&f.clientIdentities, "client-identities", 1)
@@ -269,9 +271,9 @@ func applyQuick(fs *command.FlagSet, f *runFlags) {
 		// than the test needs, so that a round lost to a failure does
 		// not leave a case untested.
 		if !fs.IsSet("iterations") {
-			f.iterations = max(6, stats.MinSamples(f.cmp.alpha)+2)
+			f.iterations = max(6, stats.MinSamples(f.cmp.Alpha)+2)
 			if f.interleaved() {
-				f.iterations = max(8, stats.PairedMinSamples(f.cmp.alpha)+2)
+				f.iterations = max(8, stats.PairedMinSamples(f.cmp.Alpha)+2)
 			}
 		}
 		if !fs.IsSet("case-time") {
@@ -314,7 +316,7 @@ func validateRun(fs *command.FlagSet, f *runFlags) error {
 	if _, err := report.ParseFormat(f.format); err != nil {
 		return command.Usagef("--format: %v", err)
 	}
-	if err := f.cmp.validate(); err != nil {
+	if err := f.cmp.Validate(); err != nil {
 		return err
 	}
 	if f.baseline == "" && !f.interleaved() && (fs.IsSet("fail-on-regression") || fs.IsSet("alpha") || fs.IsSet("min-effect")) {
@@ -344,15 +346,15 @@ func validateRun(fs *command.FlagSet, f *runFlags) error {
 	if _, err := tlsconf.ParseTicketReuse(f.ticketReuse); err != nil {
 		return command.Usagef("--ticket-reuse: %v", err)
 	}
-	if f.target.CertFile != "" && !f.server.mutual {
+	if f.target.CertFile != "" && !f.server.Mutual {
 		return command.Usagef("--client-cert presents a client certificate: add --mutual, so the cases are named and reported as mutual TLS")
 	}
 	if f.target.Addr == "" {
-		if _, _, err := net.SplitHostPort(f.server.listen); err != nil {
-			return command.Usagef("--listen %s: %v (want host:port, e.g. 127.0.0.1:0)", hostname.Quote(f.server.listen), hostname.Reason(err))
+		if _, _, err := net.SplitHostPort(f.server.Listen); err != nil {
+			return command.Usagef("--listen %s: %v (want host:port, e.g. 127.0.0.1:0)", hostname.Quote(f.server.Listen), hostname.Reason(err))
 		}
 	}
-	if len(f.server.identities) > 0 && fs.IsSet("key") {
+	if len(f.server.Identities) > 0 && fs.IsSet("key") {
 		return command.Usagef("--key generates a server identity; with --identity the files decide")
 	}
 	return checkScope(fs, f)
@@ -390,7 +392,7 @@ func scopeOf(s *plan.Setting, f *runFlags) error {
 	case s.Ends == plan.Target:
 		// With --identity, --ca and --sni say how the clients verify
 		// the given server identity.
-		if !s.WithIdentity || len(f.server.identities) == 0 {
+		if !s.WithIdentity || len(f.server.Identities) == 0 {
 			return command.Usagef("--%s applies to an external server: add --target host:port", s.Name)
 		}
 	}
@@ -413,7 +415,7 @@ func planRun(fs *command.FlagSet, f *runFlags) (*runJob, error) {
 	job.format, _ = report.ParseFormat(f.format)
 	var err error
 	if f.baseline != "" {
-		if job.baseline, err = loadBaseline(f.baseline); err != nil {
+		if job.baseline, err = reportcmd.LoadBaseline(f.baseline); err != nil {
 			return nil, err
 		}
 	}
@@ -422,7 +424,7 @@ func planRun(fs *command.FlagSet, f *runFlags) (*runJob, error) {
 	}
 	reuse, _ := tlsconf.ParseTicketReuse(f.ticketReuse)
 	job.plan = runner.Plan{
-		Mutual: f.server.mutual, ClientIdentities: f.clientIdentities, SessionPool: f.sessionPool, TicketReuse: reuse,
+		Mutual: f.server.Mutual, ClientIdentities: f.clientIdentities, SessionPool: f.sessionPool, TicketReuse: reuse,
 		Target: f.target, Versions: f.versions, Resume: f.resume, Concurrency: f.concurrency, KeyTypes: f.keys,
 		Groups: f.groups, Ciphers: handshakeCiphers(fs, f), Transports: f.transports,
 		Handshakes: f.handshakes, Iterations: f.iterations, Warmup: f.warmup, CaseTime: f.caseTime,
@@ -435,18 +437,18 @@ func planRun(fs *command.FlagSet, f *runFlags) (*runJob, error) {
 	applyQUIC(fs, f, rp)
 	rp.Axes = f.axes
 	applyShard(f, rp)
-	if err := f.server.apply(&rp.Server, fs.IsSet); err != nil {
+	if err := f.server.Apply(&rp.Server, fs.IsSet); err != nil {
 		return nil, err
 	}
-	if fs.IsSet("key-cache") || len(f.server.identities) > 0 {
+	if fs.IsSet("key-cache") || len(f.server.Identities) > 0 {
 		rp.KeyCache = f.keyCache
 	}
 	rp.Proxy = f.proxy
 	if fs.IsSet("mint-cache") {
 		rp.MintCache = f.mintCache
 	}
-	if len(f.server.identities) > 0 {
-		info, err := f.server.loadIdentities(true)
+	if len(f.server.Identities) > 0 {
+		info, err := f.server.LoadIdentities(true)
 		if err != nil {
 			return nil, err
 		}
@@ -483,7 +485,7 @@ func (job *runJob) execute(ctx context.Context, stdout, stderr io.Writer) error 
 	}
 	prog := newProgress(stderr, cases)
 	// json, csv and benchfmt go out case by case; a table once at the end.
-	stream, err := newStream(stdout, job.format)
+	stream, err := reportcmd.NewStream(stdout, job.format)
 	if err != nil {
 		return command.Usagef("--format: %v", err)
 	}
@@ -509,7 +511,7 @@ func (job *runJob) execute(ctx context.Context, stdout, stderr io.Writer) error 
 }
 
 // finish closes the output of a run and says how it ended.
-func (job *runJob) finish(ctx context.Context, stdout, stderr io.Writer, stream recordStream, out *command.OutFile, recs []results.Record, runErr error) error {
+func (job *runJob) finish(ctx context.Context, stdout, stderr io.Writer, stream reportcmd.RecordStream, out *command.OutFile, recs []results.Record, runErr error) error {
 	measured := command.CountCases(recs)
 	var outErr error
 	if out != nil {
@@ -524,20 +526,20 @@ func (job *runJob) finish(ctx context.Context, stdout, stderr io.Writer, stream 
 		}
 	}
 	if job.baseline != nil && measured > 0 && ctx.Err() == nil {
-		if err := job.f.cmp.compareAfterRun(stdout, stderr, job.format, job.f.baseline, job.baseline, recs); err != nil {
+		if err := job.f.cmp.CompareAfterRun(stdout, stderr, job.format, job.f.baseline, job.baseline, recs); err != nil {
 			printFailures(stderr, command.FlagErrors(runErr, command.ProxyWords(job.f.proxy.URL)))
 			return errors.Join(runErr, outErr, err)
 		}
 	}
 	if job.f.interleaved() && report.Interleaved(recs) && ctx.Err() == nil {
-		if err := job.f.cmp.comparePairedAfterRun(stdout, stderr, job.format, recs); err != nil {
+		if err := job.f.cmp.ComparePairedAfterRun(stdout, stderr, job.format, recs); err != nil {
 			printFailures(stderr, command.FlagErrors(runErr, command.ProxyWords(job.f.proxy.URL)))
 			return errors.Join(runErr, outErr, err)
 		}
 	}
 	var startErr *runner.ServerStartError
 	if errors.As(runErr, &startErr) {
-		return &UsageError{Msg: command.UserText(runErr)}
+		return &command.UsageError{Msg: command.UserText(runErr)}
 	}
 	var proxyErr *runner.ProxyStartError
 	var fe *field.Error
@@ -545,7 +547,7 @@ func (job *runJob) finish(ctx context.Context, stdout, stderr io.Writer, stream 
 		// A file or pid given for the proxy is the user's to fix
 		// (exit 2); a proxy that is not there fails the run (exit 1).
 		if errors.As(runErr, &fe) {
-			return &UsageError{Msg: command.UserText(runErr)}
+			return &command.UsageError{Msg: command.UserText(runErr)}
 		}
 		return runOutcome(ctx, errors.New(command.UserText(runErr)), out, outErr)
 	}

@@ -121,7 +121,7 @@ func throughputPlan(fs *command.FlagSet, f *runFlags) (*runner.ThroughputPlan, e
 		}
 		p.Source = path
 	}
-	if err := f.server.apply(&p.Server, fs.IsSet); err != nil {
+	if err := f.server.Apply(&p.Server, fs.IsSet); err != nil {
 		return nil, err
 	}
 	p.Proxy = f.proxy

@@ -15,7 +15,7 @@ import (
 func defineVersusFlags(fs *command.FlagSet, f *runFlags) {
 	f.targetError = 0.02
 	shown := true // the default is shown in the help
-	fs.Def("target-error", &percentFlag{&f.targetError, &shown})
+	fs.Def("target-error", command.NewPercentFlag(&f.targetError, &shown))
 	fs.DefString(&f.versus.Target.Addr, "versus", "")
 	fs.DefInt(&f.versus.Target.ServerPID, "versus-pid", 0)
 	fs.DefString(&f.versus.Executable, "versus-server", "")
@@ -26,7 +26,7 @@ func defineVersusFlags(fs *command.FlagSet, f *runFlags) {
 // versusSetFlag collects NAME=VALUE settings of side b.
 type versusSetFlag struct{ v *[]runner.VersusSetting }
 
-// elements are the settings as --versus-set takes them, one each.
+// Elements are the settings as --versus-set takes them, one each.
 func (f *versusSetFlag) Elements() []string {
 	var out []string
 	for _, s := range *f.v {

@@ -1,4 +1,4 @@
-package cli
+package servecmd
 
 import (
 	"context"
@@ -42,8 +42,8 @@ Examples:
 Flags:
 `
 
-// pkiCmd dispatches the pki subcommands; init is the only one so far.
-func pkiCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+// PKI dispatches the pki subcommands; init is the only one so far.
+func PKI(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		return command.Usagef("no pki command given; try 'tlsbench pki init --dir DIR' (see 'tlsbench pki --help')")
 	}

@@ -1,4 +1,4 @@
-package cli
+package servecmd
 
 import (
 	"strings"
@@ -9,15 +9,15 @@ import (
 	"github.com/tlsbench/tlsbench/server"
 )
 
-// serverFlags are the built-in server's flags. One definition serves
+// ServerFlags are the built-in server's flags. One definition serves
 // `tlsbench serve` and `tlsbench run` (for the server run starts), so the
 // two cannot drift apart.
-type serverFlags struct {
-	identities       []server.IdentityFiles
+type ServerFlags struct {
+	Identities       []server.IdentityFiles
 	p12PasswordFile  string
 	constraints      string
-	listen           string
-	mutual           bool
+	Listen           string
+	Mutual           bool
 	sessionStore     string
 	sessionCapacity  int
 	sessionTTL       time.Duration
@@ -26,15 +26,15 @@ type serverFlags struct {
 	handshakeTimeout time.Duration
 }
 
-// defineServerFlags defines them on fs. withRevoked adds --revoked, which only serve has: run issues new client
+// DefineServerFlags defines them on fs. withRevoked adds --revoked, which only serve has: run issues new client
 // certificates every time, so no list given beforehand could name them.
-func defineServerFlags(fs *command.FlagSet, defaultListen string, withRevoked bool) *serverFlags {
-	f := &serverFlags{}
-	fs.Def("identity", identityFlag{&f.identities})
+func DefineServerFlags(fs *command.FlagSet, defaultListen string, withRevoked bool) *ServerFlags {
+	f := &ServerFlags{}
+	fs.Def("identity", identityFlag{&f.Identities})
 	fs.DefString(&f.p12PasswordFile, "p12-password-file", "")
 	fs.DefString(&f.constraints, "constraints", "")
-	fs.DefString(&f.listen, "listen", defaultListen)
-	fs.DefBool(&f.mutual, "mutual", false)
+	fs.DefString(&f.Listen, "listen", defaultListen)
+	fs.DefBool(&f.Mutual, "mutual", false)
 	fs.DefString(&f.sessionStore, "session-store", server.StoreTickets)
 	fs.DefInt(&f.sessionCapacity, "session-capacity", server.DefaultSessionCapacity)
 	fs.DefDuration(&f.sessionTTL, "session-ttl", server.DefaultSessionTTL)
@@ -46,10 +46,10 @@ func defineServerFlags(fs *command.FlagSet, defaultListen string, withRevoked bo
 	return f
 }
 
-// apply copies the flags into o and validates them.
-func (f *serverFlags) apply(o *server.Options, isSet func(string) bool) error {
-	if len(f.identities) > 0 {
-		o.Identities = f.identities
+// Apply copies the flags into o and validates them.
+func (f *ServerFlags) Apply(o *server.Options, isSet func(string) bool) error {
+	if len(f.Identities) > 0 {
+		o.Identities = f.Identities
 	}
 	o.P12PasswordFile = f.p12PasswordFile
 	o.Constraints = f.constraints
@@ -59,8 +59,8 @@ func (f *serverFlags) apply(o *server.Options, isSet func(string) bool) error {
 	if f.p12PasswordFile != "" && !command.FileExists(f.p12PasswordFile) {
 		return command.Usagef("--p12-password-file %s: no such file", f.p12PasswordFile)
 	}
-	o.Listen = f.listen
-	o.Mutual = f.mutual
+	o.Listen = f.Listen
+	o.Mutual = f.Mutual
 	o.SessionStore = f.sessionStore
 	o.SessionCapacity = f.sessionCapacity
 	o.SessionTTL = f.sessionTTL
@@ -81,23 +81,23 @@ func (f *serverFlags) apply(o *server.Options, isSet func(string) bool) error {
 			return command.Usagef("%s %s: no such file", flag, path)
 		}
 	}
-	if f.revoked != "" && !f.mutual {
+	if f.revoked != "" && !f.Mutual {
 		return command.Usagef("--revoked applies to client certificates: add --mutual")
 	}
 	if f.sessionStore != server.StoreStateful && (isSet("session-capacity") || isSet("session-ttl")) {
 		return command.Usagef("--session-capacity and --session-ttl size the stateful store: add --session-store stateful")
 	}
-	if f.p12PasswordFile != "" && !hasP12(f.identities) {
+	if f.p12PasswordFile != "" && !hasP12(f.Identities) {
 		return command.Usagef("--p12-password-file is the password of a PKCS#12 --identity, and none was given")
 	}
 	return nil
 }
 
-// loadIdentities validates the --identity files with the key manager
+// LoadIdentities validates the --identity files with the key manager
 // before any work starts, so a rule violation or a wrong password is a
 // usage error naming the file; it returns the identities' descriptions.
-func (f *serverFlags) loadIdentities(keyCache bool) ([]keys.IdentityInfo, error) {
-	o := server.Options{Identities: f.identities, P12PasswordFile: f.p12PasswordFile, Constraints: f.constraints, DisableKeyCache: !keyCache}
+func (f *ServerFlags) LoadIdentities(keyCache bool) ([]keys.IdentityInfo, error) {
+	o := server.Options{Identities: f.Identities, P12PasswordFile: f.p12PasswordFile, Constraints: f.constraints, DisableKeyCache: !keyCache}
 	km, err := o.KeyManager()
 	if err != nil {
 		return nil, command.Usagef("--identity: %s", command.UserText(err))
@@ -109,7 +109,7 @@ func (f *serverFlags) loadIdentities(keyCache bool) ([]keys.IdentityInfo, error)
 // split on commas: CERT.pem,KEY.pem is one identity.
 type identityFlag struct{ vals *[]server.IdentityFiles }
 
-// elements are the identities as --identity takes them, one each.
+// Elements are the identities as --identity takes them, one each.
 func (f identityFlag) Elements() []string {
 	var out []string
 	for _, v := range *f.vals {

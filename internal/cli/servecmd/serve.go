@@ -1,4 +1,4 @@
-package cli
+package servecmd
 
 import (
 	"context"
@@ -80,7 +80,7 @@ Flags:
 
 // serveFlags are serve's flags, parsed.
 type serveFlags struct {
-	*serverFlags
+	*ServerFlags
 	keyType, clientCA, keyCache, pkiDir, logLevel string
 	profile, earlyDataPolicy                      string
 	quic                                          bool
@@ -103,7 +103,8 @@ type serveSetup struct {
 	stale []string
 }
 
-func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+// Serve is tlsbench serve: the built-in server alone, until Ctrl-C.
+func Serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	f, err := parseServeFlags(args, stdout)
 	if err != nil {
 		return err
@@ -193,16 +194,16 @@ func parseServeFlags(args []string, stdout io.Writer) (*serveFlags, error) {
 		io.WriteString(w, serveUsage)
 		fs.PrintFlags(w)
 	}
-	f := defineServeFlags(fs)
+	f := DefineServeFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
 	return f, nil
 }
 
-// defineServeFlags defines serve's flags on fs.
-func defineServeFlags(fs *command.FlagSet) *serveFlags {
-	f := &serveFlags{serverFlags: defineServerFlags(fs, "127.0.0.1:8443", true), IsSet: fs.IsSet}
+// DefineServeFlags defines serve's flags on fs.
+func DefineServeFlags(fs *command.FlagSet) *serveFlags {
+	f := &serveFlags{ServerFlags: DefineServerFlags(fs, "127.0.0.1:8443", true), IsSet: fs.IsSet}
 	fs.DefString(&f.keyType, "key", string(pki.ECDSAP256))
 	fs.DefString(&f.clientCA, "client-ca", "")
 	fs.DefString(&f.keyCache, "key-cache", "on")
@@ -244,13 +245,13 @@ func (f *serveFlags) setup() (serveSetup, error) {
 	if err != nil {
 		return st, command.Usagef("--key: %v", err)
 	}
-	if _, _, err := net.SplitHostPort(f.listen); err != nil {
-		return st, command.Usagef("--listen %s: %v (want host:port, e.g. 127.0.0.1:8443)", hostname.Quote(f.listen), hostname.Reason(err))
+	if _, _, err := net.SplitHostPort(f.Listen); err != nil {
+		return st, command.Usagef("--listen %s: %v (want host:port, e.g. 127.0.0.1:8443)", hostname.Quote(f.Listen), hostname.Reason(err))
 	}
-	if err := hostname.CheckHostPort(f.listen); err != nil {
+	if err := hostname.CheckHostPort(f.Listen); err != nil {
 		return st, command.Usagef("--listen: the host %v", err)
 	}
-	if f.clientCA != "" && !f.mutual {
+	if f.clientCA != "" && !f.Mutual {
 		return st, command.Usagef("--client-ca applies to client certificates: add --mutual")
 	}
 	if err := f.checkQUIC(); err != nil {
@@ -258,10 +259,10 @@ func (f *serveFlags) setup() (serveSetup, error) {
 	}
 	st.opts = server.Options{DisableKeyCache: !st.keyCache, IdleTimeout: f.idleTimeout, QUIC: f.quic, EarlyDataPolicy: f.earlyDataPolicy,
 		FirstByteTimeout: f.firstByteTimeout, MaxConns: f.maxConns}
-	if err := f.apply(&st.opts, f.IsSet); err != nil {
+	if err := f.Apply(&st.opts, f.IsSet); err != nil {
 		return st, err
 	}
-	if len(f.identities) > 0 {
+	if len(f.Identities) > 0 {
 		err = f.checkIdentities(st.keyCache)
 	} else {
 		err = f.testPKI(&st, kt)
@@ -269,7 +270,7 @@ func (f *serveFlags) setup() (serveSetup, error) {
 	if err != nil {
 		return st, err
 	}
-	if f.mutual {
+	if f.Mutual {
 		st.opts.ClientCA = f.clientCA
 		if st.opts.ClientCA == "" {
 			st.opts.ClientCA = st.caFile
@@ -306,10 +307,10 @@ func (f *serveFlags) checkIdentities(keyCache bool) error {
 			return command.Usagef("--%s generates a test PKI; with --identity the files decide", name)
 		}
 	}
-	if f.mutual && f.clientCA == "" {
+	if f.Mutual && f.clientCA == "" {
 		return command.Usagef("--mutual with --identity needs the CA of the client certificates: --client-ca FILE")
 	}
-	_, err := f.loadIdentities(keyCache)
+	_, err := f.LoadIdentities(keyCache)
 	return err
 }
 
@@ -324,7 +325,7 @@ func (f *serveFlags) testPKI(st *serveSetup, kt pki.KeyType) error {
 		}
 		st.cleanup = func() { tempdir.Remove(dir) }
 	}
-	withClient := f.mutual && f.clientCA == ""
+	withClient := f.Mutual && f.clientCA == ""
 	if st.cleanup == nil {
 		if err := checkPrivatePKI(dir, kt, withClient); err != nil {
 			return command.Usagef("--pki-dir: %v", err)

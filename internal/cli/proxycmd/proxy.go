@@ -1,4 +1,4 @@
-package cli
+package proxycmd
 
 import (
 	"context"
@@ -67,7 +67,8 @@ type proxyFlags struct {
 	IsSet                             func(string) bool
 }
 
-func proxyCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+// Proxy is tlsbench proxy: the built-in proxy alone, until Ctrl-C.
+func Proxy(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	f, err := parseProxyFlags(args, stdout)
 	if err != nil {
 		return err

@@ -1,4 +1,4 @@
-package cli
+package reportcmd
 
 import (
 	"context"
@@ -49,7 +49,8 @@ Examples:
 Flags:
 `
 
-func mergeCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+// Merge is tlsbench merge: the shards' results as those of the whole run.
+func Merge(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := command.NewFlagSet("merge", stdout, nil)
 	fs.Help = func(w io.Writer) {
 		io.WriteString(w, mergeUsage)

@@ -1,4 +1,4 @@
-package cli
+package reportcmd
 
 import (
 	"bytes"
@@ -46,7 +46,8 @@ Examples:
 Flags:
 `
 
-func reportCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+// Report is tlsbench report: results files in a format.
+func Report(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := command.NewFlagSet("report", stdout, nil)
 	fs.Help = func(w io.Writer) {
 		io.WriteString(w, reportUsage)
@@ -112,9 +113,9 @@ func reportCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 // formats that stream render each as it comes, table and markdown keep
 // a summary of it in their stream, html in its run (report.Trim). It
 // says on stderr when the report would show a record more than once.
-func readForReport(ctx context.Context, f report.Format, files []string, stderr io.Writer) ([]html.Run, recordStream, *bytes.Buffer, error) {
+func readForReport(ctx context.Context, f report.Format, files []string, stderr io.Writer) ([]html.Run, RecordStream, *bytes.Buffer, error) {
 	var buf bytes.Buffer
-	stream, err := newStream(&buf, f)
+	stream, err := NewStream(&buf, f)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -291,16 +292,16 @@ func samePath(a, b string) bool {
 	return errA == nil && errB == nil && aa == ab
 }
 
-// recordStream writes records in a report's format as they come: one of
+// RecordStream writes records in a report's format as they come: one of
 // package report's formats, or the page of package html.
-type recordStream interface {
+type RecordStream interface {
 	Add(rec *results.Record) error
 	Close() error
 	LeftOut() string
 }
 
-// newStream is the stream of format f.
-func newStream(w io.Writer, f report.Format) (recordStream, error) {
+// NewStream is the stream of format f.
+func NewStream(w io.Writer, f report.Format) (RecordStream, error) {
 	if f == report.HTML {
 		return html.NewStream(w), nil
 	}
