@@ -28,7 +28,7 @@ var testSupport = []string{"internal/peers", "internal/testpki", "internal/testc
 type rule struct {
 	may       []string // tlsbench packages it may import
 	utilities bool     // and the utilities
-	any       bool     // anything but test support and internal/cli
+	any       bool     // anything but test support and the command line's packages
 }
 
 // rules is DESIGN.md's Architecture table. A package missing from it
