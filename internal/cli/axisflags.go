@@ -31,7 +31,7 @@ func (a axisFlag) Set(text string) error {
 	return nil
 }
 
-// isOnOff says the axis takes off and on: its wrong values are answered
+// IsOnOff says the axis takes off and on: its wrong values are answered
 // with what it wants.
 func (a axisFlag) IsOnOff() bool { return slices.Equal(a.s.Values, []string{plan.Off, plan.On}) }
 

@@ -143,9 +143,9 @@ func CountCases(recs []results.Record) int {
 	return len(names)
 }
 
-// finish closes the file and, when it holds records (or the run succeeded
+// Finish closes the file and, when it holds records (or the run succeeded
 // with none), puts it in FILE's place; otherwise it removes it and FILE
-// stays as it was. measured is the number of cases measured (countCases).
+// stays as it was. measured is the number of cases measured (CountCases).
 // It returns the one-line error for a write that failed.
 func (o *OutFile) Finish(measured int, runOK bool) error {
 	err := o.err
@@ -157,7 +157,7 @@ func (o *OutFile) Finish(measured int, runOK bool) error {
 	} else if cerr := o.f.Close(); err == nil {
 		err = cerr
 	}
-	o.f = nil // finished: nothing left for abandon
+	o.f = nil // finished: nothing left for Abandon
 	if o.tmp == "" {
 		if err != nil {
 			return fmt.Errorf("--out %s: %v after %d of %d cases (every case measured is in the report on stdout)",
@@ -216,7 +216,7 @@ func (o *OutFile) Unchanged() string {
 	return o.path + " was not written"
 }
 
-// summary says where the records of an interrupted run are.
+// Summary says where the records of an interrupted run are.
 func (o *OutFile) Summary() string {
 	if o.written == 0 {
 		return "nothing was measured; " + o.Unchanged()

@@ -205,7 +205,7 @@ func (cf *CompareFlags) CompareAfterRun(stdout, stderr io.Writer, f report.Forma
 
 // ComparePairedAfterRun is run --versus, --versus-server or --versus-self:
 // it compares the sides of the records just measured and applies the
-// gate, laid out as compareAfterRun lays out its comparison.
+// gate, laid out as CompareAfterRun lays out its comparison.
 func (cf *CompareFlags) ComparePairedAfterRun(stdout, stderr io.Writer, f report.Format, recs []results.Record) error {
 	c, err := compare.ComparePaired(recs, cf.options("", ""))
 	if err != nil {
@@ -215,7 +215,7 @@ func (cf *CompareFlags) ComparePairedAfterRun(stdout, stderr io.Writer, f report
 }
 
 // showAfterRun writes a comparison after a run's report, where the
-// run's format allows (see compareAfterRun), and applies the gate.
+// run's format allows (see CompareAfterRun), and applies the gate.
 func (cf *CompareFlags) showAfterRun(stdout, stderr io.Writer, f report.Format, c *compare.Comparison) error {
 	w, cmpFormat := stdout, f
 	if f != report.Table && f != report.Markdown {
