@@ -64,7 +64,7 @@ type proxyFlags struct {
 	profile                           string
 	controlFD                         int
 	connectPorts                      []int
-	IsSet                             func(string) bool
+	isSet                             func(string) bool
 }
 
 // Proxy is tlsbench proxy: the built-in proxy alone, until Ctrl-C.
@@ -124,7 +124,7 @@ func parseProxyFlags(args []string, stdout io.Writer) (*proxyFlags, error) {
 		io.WriteString(w, proxyUsage)
 		fs.PrintFlags(w)
 	}
-	f := &proxyFlags{connectPorts: []int{443}, IsSet: fs.IsSet}
+	f := &proxyFlags{connectPorts: []int{443}, isSet: fs.IsSet}
 	fs.StringVar(&f.o.Listen, "listen", proxy.DefaultListen, "TCP `address` the proxy listens on (an IPv4 address listens on IPv4 only, an IPv6 one on IPv6 only)")
 	fs.Var(command.List(&f.allow, parseCIDR, nil), "allow", "client networks served besides this machine, `CIDR`s comma-separated (e.g. 10.1.0.0/16)")
 	fs.Var(command.List(&f.allowDest, parseDest, nil), "allow-dest", "destinations CONNECT may reach, comma-separated: networks (`CIDR`s), addresses, and host names, which are reached whatever they resolve to (default: this machine, 127.0.0.0/8,::1; the CA the proxy writes vouches only for these)")

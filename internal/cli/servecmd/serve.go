@@ -87,7 +87,7 @@ type serveFlags struct {
 	controlFD, maxConns                           int
 	idleTimeout, firstByteTimeout                 time.Duration
 	versions                                      []uint16
-	IsSet                                         func(string) bool
+	isSet                                         func(string) bool
 }
 
 // serveSetup is what serve's flags make: the server's options and what
@@ -203,7 +203,7 @@ func parseServeFlags(args []string, stdout io.Writer) (*serveFlags, error) {
 
 // DefineServeFlags defines serve's flags on fs.
 func DefineServeFlags(fs *command.FlagSet) *serveFlags {
-	f := &serveFlags{ServerFlags: DefineServerFlags(fs, "127.0.0.1:8443", true), IsSet: fs.IsSet}
+	f := &serveFlags{ServerFlags: DefineServerFlags(fs, "127.0.0.1:8443", true), isSet: fs.IsSet}
 	fs.DefString(&f.keyType, "key", string(pki.ECDSAP256))
 	fs.DefString(&f.clientCA, "client-ca", "")
 	fs.DefString(&f.keyCache, "key-cache", "on")
@@ -235,7 +235,7 @@ func (f *serveFlags) setup() (serveSetup, error) {
 	if f.firstByteTimeout <= 0 || f.firstByteTimeout > server.MaxFirstByteTimeout {
 		return st, command.Usagef("--first-byte-timeout %v: must be positive and at most %v, e.g. 3s", f.firstByteTimeout, server.MaxFirstByteTimeout)
 	}
-	if f.IsSet("max-conns") && (f.maxConns < 1 || f.maxConns > server.MaxMaxConns) {
+	if f.isSet("max-conns") && (f.maxConns < 1 || f.maxConns > server.MaxMaxConns) {
 		return st, command.Usagef("--max-conns %d: must be between 1 and %d", f.maxConns, server.MaxMaxConns)
 	}
 	if st.keyCache, err = command.ParseOnOff(f.keyCache); err != nil {
@@ -259,7 +259,7 @@ func (f *serveFlags) setup() (serveSetup, error) {
 	}
 	st.opts = server.Options{DisableKeyCache: !st.keyCache, IdleTimeout: f.idleTimeout, QUIC: f.quic, EarlyDataPolicy: f.earlyDataPolicy,
 		FirstByteTimeout: f.firstByteTimeout, MaxConns: f.maxConns}
-	if err := f.Apply(&st.opts, f.IsSet); err != nil {
+	if err := f.Apply(&st.opts, f.isSet); err != nil {
 		return st, err
 	}
 	if len(f.Identities) > 0 {
@@ -290,7 +290,7 @@ func (f *serveFlags) checkQUIC() error {
 	if err := command.CheckEarlyDataPolicy(f.earlyDataPolicy); err != nil {
 		return err
 	}
-	if f.IsSet("early-data-policy") && !f.quic {
+	if f.isSet("early-data-policy") && !f.quic {
 		return command.Usagef("--early-data-policy applies to QUIC: add --quic")
 	}
 	if f.quic && !slices.Contains(f.versions, tls.VersionTLS13) {
@@ -303,7 +303,7 @@ func (f *serveFlags) checkQUIC() error {
 // identities themselves: the files decide, nothing is generated.
 func (f *serveFlags) checkIdentities(keyCache bool) error {
 	for _, name := range []string{"key", "pki-dir"} {
-		if f.IsSet(name) {
+		if f.isSet(name) {
 			return command.Usagef("--%s generates a test PKI; with --identity the files decide", name)
 		}
 	}
