@@ -4,7 +4,6 @@ import (
 	"errors"
 	"log/slog"
 	"maps"
-	"os"
 	"slices"
 	"strings"
 	"time"
@@ -54,26 +53,4 @@ const MaxIdleTimeout = 24 * time.Hour
 // versusSettingNames are the settings --versus-set may give side b.
 func versusSettingNames() string {
 	return strings.Join(slices.Sorted(maps.Keys(runner.VersusSettings)), ", ")
-}
-
-// FileExists reports whether path names something that exists.
-func FileExists(path string) bool {
-	_, err := os.Stat(path)
-	return err == nil
-}
-
-// SameFile reports whether two paths name one file (an existing one).
-func SameFile(a, b string) bool {
-	fa, errA := os.Stat(a)
-	fb, errB := os.Stat(b)
-	return errA == nil && errB == nil && os.SameFile(fa, fb)
-}
-
-// SumCounts is the total of a server's or proxy's counts by kind.
-func SumCounts(m map[string]int64) int64 {
-	var n int64
-	for _, v := range m {
-		n += v
-	}
-	return n
 }

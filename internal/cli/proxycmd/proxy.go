@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/tlsbench/tlsbench/internal/cli/command"
+	"github.com/tlsbench/tlsbench/internal/counts"
 	"github.com/tlsbench/tlsbench/internal/hostname"
 	"github.com/tlsbench/tlsbench/proxy"
 	"github.com/tlsbench/tlsbench/runner"
@@ -113,7 +114,7 @@ func Proxy(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	c := p.Counters()
 	fmt.Fprintf(stderr, "relayed %d connections (%d bytes to origins, %d to clients), %d refused, %d certificates issued\n",
-		c.Connects, c.BytesToOrigin, c.BytesToClient, command.SumCounts(c.Refused), c.Mints)
+		c.Connects, c.BytesToOrigin, c.BytesToClient, counts.Sum(c.Refused), c.Mints)
 	return err
 }
 

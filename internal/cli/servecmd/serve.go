@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/tlsbench/tlsbench/internal/cli/command"
+	"github.com/tlsbench/tlsbench/internal/counts"
 	"github.com/tlsbench/tlsbench/internal/hostname"
 	"github.com/tlsbench/tlsbench/internal/tempdir"
 	"github.com/tlsbench/tlsbench/pki"
@@ -154,7 +155,7 @@ func Serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		err = perr
 	}
 	c := srv.Counters()
-	fmt.Fprintf(stderr, "served %d handshakes (%d resumed), %d failed", c.Handshakes, c.Resumed, command.SumCounts(c.Failures))
+	fmt.Fprintf(stderr, "served %d handshakes (%d resumed), %d failed", c.Handshakes, c.Resumed, counts.Sum(c.Failures))
 	if c.RefusedMaxConns > 0 {
 		fmt.Fprintf(stderr, ", %d connections refused at the connection limit", c.RefusedMaxConns)
 	}
@@ -163,7 +164,7 @@ func Serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	if ql != nil {
 		fmt.Fprintf(stderr, "; over QUIC %d, early data offered %d, accepted %d, rejected %d",
-			command.SumCounts(c.QUICVersions), c.EarlyDataOffered, c.EarlyDataAccepted, c.EarlyDataRejected)
+			counts.Sum(c.QUICVersions), c.EarlyDataOffered, c.EarlyDataAccepted, c.EarlyDataRejected)
 		if c.QUICRefused > 0 {
 			fmt.Fprintf(stderr, ", %d QUIC connections refused", c.QUICRefused)
 		}
