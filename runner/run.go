@@ -493,7 +493,7 @@ func (st *runState) measureCase(ctx context.Context, c *Case, index, total int, 
 	servers := append([]*builtin{srv}, srv.sides...)
 	st.resolveRequests(ctx, c, specs, servers)
 	hcs := make([]measure.HandshakeCase, len(specs))
-	keys := make([]*peerKeys, len(specs))
+	keys := make([]*client.PeerKeys, len(specs))
 	for i := range specs {
 		hcs[i] = st.handshakeCase(c, &specs[i], servers[i])
 		keys[i] = watchPeerKeys(c, &specs[i], hcs[i].Clients)
@@ -530,7 +530,7 @@ func (st *runState) measureCase(ctx context.Context, c *Case, index, total int, 
 		// loadgen names the transport by its dialer ("tcp" for both
 		// families); the axis knows which.
 		c.Record(got)
-		keys[i].record(got)
+		recordPeerKeys(keys[i], got)
 		specs[i].recordSettings(got)
 		st.shardRecord(got)
 		if c.Rate == 0 {
