@@ -115,7 +115,8 @@ func (p *prober) quicConnect(ctx context.Context, s quicSpec) (res quicResult) {
 	// client.DialQUIC, which holds the server's packets until the request
 	// is sent) is ordered here by the relay: expecting early data, it
 	// gives the client nothing from the server until the client has sent
-	// something after its ClientHello, its early request, which quic-go
+	// something after its ClientHello (relayGatherMax at most, as long as
+	// the gate), its early request, which quic-go
 	// takes from the stream before it sends it.
 	dial := tr.Dial
 	if s.early {
