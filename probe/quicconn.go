@@ -115,9 +115,9 @@ func (p *prober) quicConnect(ctx context.Context, s quicSpec) (res quicResult) {
 	// client.DialQUIC, which holds the server's packets until the request
 	// is sent) is ordered here by the relay: expecting early data, it
 	// gives the client nothing from the server until the client has sent
-	// something after its ClientHello (relayGatherMax at most, as long as
-	// the gate), its early request, which quic-go
-	// takes from the stream before it sends it.
+	// something after its ClientHello, its early request, which quic-go
+	// takes from the stream before it sends it (relayGatherMax at most,
+	// as long as the gate's hold).
 	dial := tr.Dial
 	if s.early {
 		dial = tr.DialEarly
