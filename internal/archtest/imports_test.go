@@ -60,7 +60,10 @@ var rules = map[string]rule{
 	"report/compare": {may: []string{"report", "results", "stats"}},
 	"report/html":    {may: []string{"report", "report/compare", "results", "stats"}},
 	"merge":          {may: []string{"results", "stats"}},
-	"kubejob":        {utilities: true},
+	// The profiles of measured iterations reach the children through an
+	// interface of their own: never the server or the proxy.
+	"profile": {may: []string{"results"}, utilities: true},
+	"kubejob": {utilities: true},
 	// The settings and axis tables: below the CLI, runner, loadgen and
 	// server, which derive from them; a case names its kTLS mode.
 	"plan":              {may: []string{"pki", "tlsconf", "results", "internal/ktls"}, utilities: true},

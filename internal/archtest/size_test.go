@@ -22,7 +22,7 @@ const (
 // as each shrinks, the entry dropped once it is under the limit.
 var oversize = map[string]int{
 	"internal/cli": 5800,
-	"runner":       4800,
+	"runner":       4350,
 }
 
 // TestCodeSizes holds every non-test Go file to maxFileLines and every
