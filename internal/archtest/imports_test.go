@@ -47,17 +47,20 @@ var rules = map[string]rule{
 	"runner":                 {any: true},
 	"loadgen":                {may: []string{"client", "measure", "bulk", "stats", "results", "tlsconf", "internal/ktls"}, utilities: true},
 	"measure":                {may: []string{"client", "stats", "results", "tlsconf"}, utilities: true},
-	"client":                 {may: []string{"bulk", "tlsconf", "internal/ktls"}, utilities: true},
-	"server":                 {may: []string{"bulk", "keys", "pki", "tlsconf", "stats", "internal/ktls"}, utilities: true},
-	"proxy":                  {may: []string{"keys", "pki", "tlsconf", "internal/ktls"}, utilities: true},
-	"bulk":                   {},
-	"probe":                  {may: []string{"client", "tlsconf", "pki", "results"}, utilities: true},
-	"keys":                   {may: []string{"pki", "tlsconf"}, utilities: true},
-	"pki":                    {utilities: true},
-	"tlsconf":                {may: []string{"internal/ktls"}, utilities: true},
-	"internal/ktls":          {},
-	"stats":                  {},
-	"results":                {may: []string{"stats"}},
+	"client":                 {may: []string{"bulk", "tlsconf", "internal/ktls", "client/sessionid"}, utilities: true},
+	// TLS 1.2 resumption by session ID: the protocol core under client,
+	// standard library and cryptobyte only.
+	"client/sessionid": {utilities: true},
+	"server":           {may: []string{"bulk", "keys", "pki", "tlsconf", "stats", "internal/ktls"}, utilities: true},
+	"proxy":            {may: []string{"keys", "pki", "tlsconf", "internal/ktls"}, utilities: true},
+	"bulk":             {},
+	"probe":            {may: []string{"client", "tlsconf", "pki", "results"}, utilities: true},
+	"keys":             {may: []string{"pki", "tlsconf"}, utilities: true},
+	"pki":              {utilities: true},
+	"tlsconf":          {may: []string{"internal/ktls"}, utilities: true},
+	"internal/ktls":    {},
+	"stats":            {},
+	"results":          {may: []string{"stats"}},
 	// report, the tables of one results file, is the base of the
 	// comparison, and the page draws both: imports run report <-
 	// report/compare <- report/html, never back.
@@ -65,7 +68,10 @@ var rules = map[string]rule{
 	"report/compare": {may: []string{"report", "results", "stats"}},
 	"report/html":    {may: []string{"report", "report/compare", "results", "stats"}},
 	"merge":          {may: []string{"results", "stats"}},
-	"kubejob":        {utilities: true},
+	// The profiles of measured iterations reach the children through an
+	// interface of their own: never the server or the proxy.
+	"profile": {may: []string{"results"}, utilities: true},
+	"kubejob": {utilities: true},
 	// The settings and axis tables: below the CLI, runner, loadgen and
 	// server, which derive from them; a case names its kTLS mode.
 	"plan":              {may: []string{"pki", "tlsconf", "results", "internal/ktls"}, utilities: true},

@@ -21,6 +21,7 @@ import (
 	"github.com/tlsbench/tlsbench/measure"
 	"github.com/tlsbench/tlsbench/pki"
 	"github.com/tlsbench/tlsbench/plan"
+	"github.com/tlsbench/tlsbench/profile"
 	"github.com/tlsbench/tlsbench/report"
 	"github.com/tlsbench/tlsbench/results"
 	"github.com/tlsbench/tlsbench/runner"
@@ -117,10 +118,10 @@ type runFlags struct {
 	shard            runner.Shard // from either
 	startAtText      string       // --start-at as given
 	startAt          time.Time
-	profile          runner.Profiles // --profile DIR, --profile-alloc
-	axes             plan.Values     // the settings table's axes (--early-data ...)
-	earlyDataPolicy  string          // --early-data-policy
-	pf               *planFileFlags  // --config, --print-config
+	profile          profile.Settings // --profile DIR, --profile-alloc
+	axes             plan.Values      // the settings table's axes (--early-data ...)
+	earlyDataPolicy  string           // --early-data-policy
+	pf               *planFileFlags   // --config, --print-config
 }
 
 func defineRunFlags(fs *command.FlagSet) *runFlags {
