@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"errors"
+	"fmt"
 	"net"
 	"slices"
 	"strings"
@@ -156,7 +157,7 @@ func (p *IDSessions) Handshake(conn net.Conn, cfg *tls.Config, client int, offer
 func (p *IDSessions) Counts() (noID, misses int64) { return p.noID.Load(), p.misses.Load() }
 
 // Why says in one clause why the case's sessions did not resume by ID,
-// from what the connections saw: "" when neither happened.
+// from what its connections saw.
 func (p *IDSessions) Why() string {
 	noID, misses := p.Counts()
 	switch {
@@ -165,7 +166,25 @@ func (p *IDSessions) Why() string {
 	case noID > 0:
 		return "the server gave no session ID; it resumes by ticket only, if at all"
 	}
-	return ""
+	return "the server did not resume the session IDs offered"
+}
+
+// Notes say, for a case's record, how many of its full handshakes got no
+// session ID and how many of its resumptions the server declined, over
+// the whole case (priming and warm-up included); none for a nil p.
+func (p *IDSessions) Notes() []string {
+	if p == nil {
+		return nil
+	}
+	var out []string
+	noID, misses := p.Counts()
+	if noID > 0 {
+		out = append(out, fmt.Sprintf("%d full handshakes got no session ID from the server: it resumes by ticket only, if at all", noID))
+	}
+	if misses > 0 {
+		out = append(out, fmt.Sprintf("the server did not resume %d session IDs offered (it started new sessions: each such connection made a full handshake on a new connection, counted as not resumed)", misses))
+	}
+	return out
 }
 
 // ErrKind is connerr's kind of a connection's error, with the failures

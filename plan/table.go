@@ -204,6 +204,13 @@ const (
 	ResumptionSessionID = "session-id"
 )
 
+// ResumesByID is the resumption axis's hook: whether the case's clients
+// resume by session ID (the load generator then keeps their sessions).
+func ResumesByID(c *Case) bool {
+	v, _ := ValueOf[string](c, "resumption")
+	return v == ResumptionSessionID
+}
+
 // resumptionAxis: with session-id, a TLS 1.2 case's client sends no
 // session ticket extension and resumes by session ID, so that a server
 // that offers both is measured on its session cache alone. Its full

@@ -22,6 +22,8 @@ import (
 	"github.com/tlsbench/tlsbench/loadgen"
 	"github.com/tlsbench/tlsbench/measure"
 	"github.com/tlsbench/tlsbench/pki"
+	"github.com/tlsbench/tlsbench/plan"
+	"github.com/tlsbench/tlsbench/profile"
 	"github.com/tlsbench/tlsbench/results"
 	"github.com/tlsbench/tlsbench/server"
 	"github.com/tlsbench/tlsbench/tlsconf"
@@ -470,8 +472,7 @@ func (st *runState) clients(c *Case, srv *builtin, external bool) ([]*tls.Config
 }
 
 // sessionPoolSize is how many sessions the client keeps per identity in
-// case c: the plan's, or enough for a wave (or the open-loop case's
-// connections in flight).
+// c: the plan's, or enough for a wave (or an open-loop case's in flight).
 func (st *runState) sessionPoolSize(c *Case) int {
 	p := st.plan
 	if p.SessionPool != 0 {
@@ -499,7 +500,7 @@ func (st *runState) measureCase(ctx context.Context, c *Case, index, total int, 
 	servers := append([]*builtin{srv}, srv.sides...)
 	st.resolveRequests(ctx, c, specs, servers)
 	hcs := make([]measure.HandshakeCase, len(specs))
-	keys := make([]*peerKeys, len(specs))
+	keys := make([]*client.PeerKeys, len(specs))
 	for i := range specs {
 		hcs[i] = st.handshakeCase(c, &specs[i], servers[i])
 		keys[i] = watchPeerKeys(c, &specs[i], hcs[i].Clients)
@@ -511,12 +512,12 @@ func (st *runState) measureCase(ctx context.Context, c *Case, index, total int, 
 			p.Progress(CaseProgress{Index: index, Total: total, Progress: pr})
 		}
 	}
-	profs := make([]*caseProfile, len(hcs))
+	profs := make([]*profile.Case, len(hcs))
 	for i := range hcs {
 		// The client is one process for every side: side a holds its
 		// profile.
 		profs[i] = servers[i].profiles(st.plan.Profile, c.Name, specs[i].name, i == 0)
-		hcs[i].Measuring = profs[i].hook()
+		hcs[i].Measuring = profs[i].Hook()
 	}
 	var recs []*results.Record
 	var err error
@@ -528,7 +529,7 @@ func (st *runState) measureCase(ctx context.Context, c *Case, index, total int, 
 		recs, err = loadgen.RunInterleaved(ctx, hcs)
 	}
 	st.addHints(err, &hcs[0])
-	profileNotes(recs, profs)
+	profile.Notes(recs, profs)
 	for i, got := range recs {
 		if got == nil {
 			continue
@@ -536,7 +537,7 @@ func (st *runState) measureCase(ctx context.Context, c *Case, index, total int, 
 		// loadgen names the transport by its dialer ("tcp" for both
 		// families); the axis knows which.
 		c.Record(got)
-		keys[i].record(got)
+		recordPeerKeys(keys[i], got)
 		specs[i].recordSettings(got)
 		st.shardRecord(got)
 		if c.Rate == 0 {
@@ -547,7 +548,7 @@ func (st *runState) measureCase(ctx context.Context, c *Case, index, total int, 
 		}
 		cipherNote(c, got)
 		proxyNote(c, got)
-		byIDNote(&hcs[i], got)
+		got.Notes = append(got.Notes, hcs[i].SessionIDs.Notes()...)
 	}
 	return compact(recs), err
 }
@@ -618,7 +619,10 @@ func (st *runState) handshakeCase(c *Case, sp *sideSpec, srv *builtin) measure.H
 			hc.Record.Notes = append(hc.Record.Notes, "request none: the client closes right after the handshake, so TLS 1.3 tickets are never read")
 		}
 	}
-	byID(c, &hc, st.sessionPoolSize(c))
+	if plan.ResumesByID(c) {
+		// A session ID may be offered again and again: no ticket use to track.
+		hc.SessionIDs, hc.TrackTicketUse = client.NewIDSessions(st.sessionPoolSize(c)), false
+	}
 	return hc
 }
 
@@ -653,7 +657,7 @@ func (st *runState) addHints(err error, hc *measure.HandshakeCase) {
 		singleUse := re.SingleUse || re.ServerDeclined["unknown"] > 0 && (!re.Measured || re.AllFell)
 		switch {
 		case hc.SessionIDs != nil:
-			re.Hint = byIDHint(hc)
+			re.Hint = hc.SessionIDs.Why()
 		case p.Proxy.URL != "":
 			// The client's sessions are the proxy's to resume, whatever
 			// the server does.
