@@ -219,7 +219,9 @@ func ResumesByID(c *Case) bool {
 // generator keeps such sessions itself (crypto/tls has none); Go's
 // servers, the built-in one and its proxy included, give no session ID.
 var resumptionAxis = &Axis{
-	Param: "resumption", After: "resume", Rank: 7,
+	// After the resumption share: a case is .../resume/sid/... or
+	// .../mix50/sid/....
+	Param: "resumption", After: "resume_ratio", Rank: 7,
 	Parse: func(s string) (any, error) {
 		switch s {
 		case ResumptionTickets, ResumptionSessionID:

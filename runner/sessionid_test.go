@@ -255,3 +255,24 @@ func TestSessionIDsInterleaved(t *testing.T) {
 		t.Errorf("%d sides of %s, want 2 (records %d)", sides, resumeByID, len(recs))
 	}
 }
+
+// TestSessionIDsMix: a mix resumes by session ID its share of each
+// iteration's connections exactly, the others making full handshakes
+// without the ticket extension that keep the pool warm.
+func TestSessionIDsMix(t *testing.T) {
+	t.Parallel()
+	layout, err := pki.Init(pki.InitOptions{Dir: filepath.Join(t.TempDir(), "pki")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := peers.NginxT(t, peers.NginxConfig{Cert: layout.ServerCerts[pki.ECDSAP256], Key: layout.ServerKeys[pki.ECDSAP256],
+		SessionCache: "shared:SSL:10m"})
+	p := sessionIDPlan(runner.Target{Addr: n.Addr, CAFile: layout.RootCert, ServerName: "localhost", ALPN: []string{"http/1.1"}})
+	p.Resume, p.ResumeRatios = nil, []float64{0.5}
+	p.Axes = plan.Values{"resumption": {plan.ResumptionSessionID}}
+	recs, fails := runSessionIDs(t, p)
+	r, ok := recs["handshake/tls1.2/mix50/sid/c4"]
+	if len(fails) != 0 || !ok || r.Resumed != r.Handshakes/2 || r.Verdict != "" {
+		t.Fatalf("failures %v, mix %+v: want half resumed", fails, r)
+	}
+}
