@@ -276,3 +276,23 @@ func TestSessionIDsMix(t *testing.T) {
 		t.Fatalf("failures %v, mix %+v: want half resumed", fails, r)
 	}
 }
+
+// TestSessionIDsOpenLoop: an open-loop case resumes by session ID on
+// its schedule as a closed-loop one does.
+func TestSessionIDsOpenLoop(t *testing.T) {
+	t.Parallel()
+	layout, err := pki.Init(pki.InitOptions{Dir: filepath.Join(t.TempDir(), "pki")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := peers.NginxT(t, peers.NginxConfig{Cert: layout.ServerCerts[pki.ECDSAP256], Key: layout.ServerKeys[pki.ECDSAP256],
+		SessionCache: "shared:SSL:10m"})
+	p := sessionIDPlan(runner.Target{Addr: n.Addr, CAFile: layout.RootCert, ServerName: "localhost", ALPN: []string{"http/1.1"}})
+	p.Resume, p.Concurrency, p.Rates, p.Handshakes = []bool{true}, nil, []float64{200}, 40
+	p.Axes = plan.Values{"resumption": {plan.ResumptionSessionID}}
+	recs, fails := runSessionIDs(t, p)
+	r, ok := recs["handshake/tls1.2/resume/sid/r200"]
+	if len(fails) != 0 || !ok || r.ResumptionRate != 1 {
+		t.Fatalf("failures %v, records %v: want the open-loop case resumed by ID", fails, recs)
+	}
+}
