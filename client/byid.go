@@ -27,6 +27,10 @@ type IDSessions struct {
 
 	mu     sync.Mutex
 	scopes map[int]*idRing
+	// groups are the key exchange groups of the sessions' full
+	// handshakes, which their resumptions report as crypto/tls reports
+	// a resumed session's.
+	groups map[*sessionid.Session]tls.CurveID
 
 	// noID counts the full handshakes whose server gave no session ID,
 	// misses the resumptions it declined (it started a new session).
@@ -41,7 +45,7 @@ type idRing struct {
 // NewIDSessions returns a pool keeping up to size sessions per client
 // (at least 1).
 func NewIDSessions(size int) *IDSessions {
-	return &IDSessions{size: max(size, 1), scopes: map[int]*idRing{}}
+	return &IDSessions{size: max(size, 1), scopes: map[int]*idRing{}, groups: map[*sessionid.Session]tls.CurveID{}}
 }
 
 // Get is the next session of client's scope to offer, nil when it has
@@ -59,8 +63,9 @@ func (p *IDSessions) Get(client int) *sessionid.Session {
 	return s
 }
 
-// Put keeps s in client's scope, the oldest going once it is full.
-func (p *IDSessions) Put(client int, s *sessionid.Session) {
+// Put keeps s, made with a key exchange of group, in client's scope, the
+// oldest going once it is full.
+func (p *IDSessions) Put(client int, s *sessionid.Session, group tls.CurveID) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	r := p.scopes[client]
@@ -69,9 +74,18 @@ func (p *IDSessions) Put(client int, s *sessionid.Session) {
 		p.scopes[client] = r
 	}
 	if len(r.sessions) == p.size {
+		delete(p.groups, r.sessions[0])
 		r.sessions = slices.Delete(r.sessions, 0, 1)
 	}
 	r.sessions = append(r.sessions, s)
+	p.groups[s] = group
+}
+
+// group is the key exchange group of s's full handshake.
+func (p *IDSessions) group(s *sessionid.Session) tls.CurveID {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.groups[s]
 }
 
 // Drop forgets s, a session whose resumption failed: a server may drop
@@ -81,6 +95,7 @@ func (p *IDSessions) Drop(client int, s *sessionid.Session) {
 	defer p.mu.Unlock()
 	if r := p.scopes[client]; r != nil {
 		r.sessions = slices.DeleteFunc(r.sessions, func(x *sessionid.Session) bool { return x == s })
+		delete(p.groups, s)
 	}
 }
 
@@ -103,7 +118,9 @@ var ErrNotResumed = sessionid.ErrNotResumed
 type IDState struct {
 	Resumed bool
 	Cipher  uint16
-	Group   tls.CurveID // 0 when resumed: an abbreviated handshake has no key exchange
+	// Group is the key exchange's; of a resumed session, its full
+	// handshake's, as crypto/tls reports it for a resumed tls.Conn.
+	Group tls.CurveID
 	// Dry says the connection was to offer a session and client's
 	// scope had none: it made a full handshake instead.
 	Dry bool
@@ -131,14 +148,15 @@ func (p *IDSessions) Handshake(conn net.Conn, cfg *tls.Config, client int, offer
 			// to resume by ID.
 			p.noID.Add(1)
 			err = nil
-		case err == nil:
-			p.Put(client, ns)
 		}
 		if err != nil {
 			return nil, st, err
 		}
 		cs := tc.ConnectionState()
 		st.Cipher, st.Group = cs.CipherSuite, cs.CurveID
+		if ns != nil {
+			p.Put(client, ns, cs.CurveID)
+		}
 		return tc, st, nil
 	}
 	c, err := sessionid.Resume(context.Background(), conn, s)
@@ -149,7 +167,7 @@ func (p *IDSessions) Handshake(conn net.Conn, cfg *tls.Config, client int, offer
 		p.Drop(client, s)
 		return nil, IDState{}, err
 	}
-	return c, IDState{Resumed: true, Cipher: c.ConnectionState().CipherSuite}, nil
+	return c, IDState{Resumed: true, Cipher: c.ConnectionState().CipherSuite, Group: p.group(s)}, nil
 }
 
 // Counts are the full handshakes that got no session ID and the

@@ -43,7 +43,7 @@ func TestIDSessionsAgainstOpenSSL(t *testing.T) {
 	}
 	c.Close()
 	c, st, err = pool.Handshake(dialT(t, srv.Addr), cfg, 0, true)
-	if err != nil || !st.Resumed || st.Dry {
+	if err != nil || !st.Resumed || st.Dry || st.Group == 0 {
 		t.Fatalf("resumption: %v, state %+v", err, st)
 	}
 	if _, err := client.RequestHTTPGet.Send(c, "localhost"); err != nil {

@@ -278,7 +278,8 @@ func TestSessionIDsMix(t *testing.T) {
 }
 
 // TestSessionIDsOpenLoop: an open-loop case resumes by session ID on
-// its schedule as a closed-loop one does.
+// its schedule as a closed-loop one does. A busy machine may not hold
+// the schedule (a failure of its own): only resumption is judged here.
 func TestSessionIDsOpenLoop(t *testing.T) {
 	t.Parallel()
 	layout, err := pki.Init(pki.InitOptions{Dir: filepath.Join(t.TempDir(), "pki")})
@@ -288,11 +289,18 @@ func TestSessionIDsOpenLoop(t *testing.T) {
 	n := peers.NginxT(t, peers.NginxConfig{Cert: layout.ServerCerts[pki.ECDSAP256], Key: layout.ServerKeys[pki.ECDSAP256],
 		SessionCache: "shared:SSL:10m"})
 	p := sessionIDPlan(runner.Target{Addr: n.Addr, CAFile: layout.RootCert, ServerName: "localhost", ALPN: []string{"http/1.1"}})
-	p.Resume, p.Concurrency, p.Rates, p.Handshakes = []bool{true}, nil, []float64{200}, 40
+	p.Resume, p.Concurrency, p.Rates, p.Handshakes = []bool{true}, nil, []float64{100}, 20
 	p.Axes = plan.Values{"resumption": {plan.ResumptionSessionID}}
-	recs, fails := runSessionIDs(t, p)
-	r, ok := recs["handshake/tls1.2/resume/sid/r200"]
-	if len(fails) != 0 || !ok || r.ResumptionRate != 1 {
-		t.Fatalf("failures %v, records %v: want the open-loop case resumed by ID", fails, recs)
+	var recs []results.Record
+	err = runner.Run(context.Background(), p, func(r *results.Record) error {
+		recs = append(recs, *r)
+		return nil
+	})
+	var re *measure.ResumptionError
+	if errors.As(err, &re) {
+		t.Fatal(err)
+	}
+	if len(recs) != 1 || recs[0].Name != "handshake/tls1.2/resume/sid/r100" || recs[0].ResumptionRate != 1 {
+		t.Fatalf("records %+v (error %v): want the open-loop case resumed by ID", recs, err)
 	}
 }

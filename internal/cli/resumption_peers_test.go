@@ -58,9 +58,14 @@ func TestRunResumptionNginx(t *testing.T) {
 		if r.Resume && (r.ResumptionRate != 1 || r.Resumed != r.Handshakes) {
 			t.Errorf("%s: resumed %d of %d", r.Name, r.Resumed, r.Handshakes)
 		}
+		if r.Group != "x25519" {
+			// A resumed session reports its full handshake's group, by
+			// ticket (crypto/tls) and by ID alike.
+			t.Errorf("%s: group %q, want x25519", r.Name, r.Group)
+		}
 		if !r.Resume && r.Resumed != 0 {
 			t.Errorf("%s: %d resumed in a full case", r.Name, r.Resumed)
 		}
-		t.Logf("%s: %d of %d resumed, mean %.1f µs per connection", r.Name, r.Resumed, r.Handshakes, r.MeanUS)
+		t.Logf("%s: %d of %d resumed, mean %.1f µs per connection, group %s", r.Name, r.Resumed, r.Handshakes, r.MeanUS, r.Group)
 	}
 }
