@@ -15,6 +15,10 @@ import (
 // session's master secret, has verified.
 const resumedText = "resumed by session ID (abbreviated handshake, server Finished verified)"
 
+// sessionsToLearn is how many full handshakes the single resumption by
+// session ID may try: a miss may be a worker process's cache.
+const sessionsToLearn = 3
+
 // sessionIDChecks runs the TLS 1.2 checks of resumption by session ID:
 // a full handshake that offers no ticket, one resumption of its session
 // on a connection of its own, then Concurrency simultaneous resumptions
@@ -22,17 +26,30 @@ const resumedText = "resumed by session ID (abbreviated handshake, server Finish
 //
 // A server whose worker processes each keep a cache of their own
 // resumes a session only on connections that reach the worker that
-// made it, so the single resumption may miss where the simultaneous
-// ones hit: the simultaneous round runs after a single "new session"
-// too, and a session it resumed makes the single finding a yes that
-// says so.
+// made it, so the single resumption may miss: a new session is learnt
+// and resumed, up to sessionsToLearn. The simultaneous round runs after
+// misses too, and a session it resumed makes the single finding a yes
+// that says so.
 func (p *prober) sessionIDChecks(ctx context.Context, suites []uint16, vr *Version) {
 	p.progress("TLS 1.2: full handshake without a ticket, then resumption by session ID")
 	t := sessionidcheck.Target{Addr: p.o.Addr, Config: p.clientConfig(tls.VersionTLS12, suites, false), Timeout: p.o.Timeout}
-	s, err := sessionidcheck.Learn(ctx, t, func(tc *tls.Conn) { p.exchange(tc) })
-	single, missed := learnFailure(err), false
-	if err == nil {
-		single, missed = p.resumeByID(ctx, t, s)
+	var (
+		s      *sessionid.Session
+		err    error
+		single Finding
+		missed bool
+	)
+	for session := 1; session <= sessionsToLearn; session++ {
+		if s, err = sessionidcheck.Learn(ctx, t, func(tc *tls.Conn) { p.exchange(tc) }); err != nil {
+			single = learnFailure(err)
+			break
+		}
+		if single, missed = p.resumeByID(ctx, t, s); !missed {
+			if session > 1 && single.Status == Yes {
+				single.Detail += fmt.Sprintf("; on the session of full handshake %d of %d, the earlier ones' resumptions having got a new session, as from a server whose worker processes keep caches of their own", session, sessionsToLearn)
+			}
+			break
+		}
 	}
 	conc := SessionIDLoad{Concurrency: max(p.o.Concurrency, 0)}
 	switch {
@@ -52,8 +69,8 @@ func (p *prober) sessionIDChecks(ctx context.Context, suites []uint16, vr *Versi
 		}
 	}
 	if missed && conc.Resumed > 0 {
-		single = yes(fmt.Sprintf("%s in %d of %d simultaneous attempts, though the first attempt, alone, got a new session: the server's session cache is not shared by all its connections",
-			resumedText, conc.Resumed, conc.Concurrency))
+		single = yes(fmt.Sprintf("%s in %d of %d simultaneous attempts, though each of %d sessions, resumed alone, got a new session: the server's session cache is not shared by all its connections",
+			resumedText, conc.Resumed, conc.Concurrency, sessionsToLearn))
 	}
 	vr.SessionIDResumption, vr.SessionIDConcurrent = &single, &conc
 }
