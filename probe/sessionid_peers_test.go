@@ -97,10 +97,10 @@ func TestNginxSessionID(t *testing.T) {
 	t.Parallel()
 	p := newPKI(t)
 	tests := []struct {
-		name                      string
-		conf                      peers.NginxConfig
-		ticket, single, concurent string
-		resumesBy                 string
+		name                       string
+		conf                       peers.NginxConfig
+		ticket, single, concurrent string
+		resumesBy                  string
 	}{
 		{"shared cache, tickets on", peers.NginxConfig{Tickets: true, SessionCache: "shared:SSL:10m"},
 			"yes", `yes:answered "HTTP/1.1 200 OK"`, "yes:64 of 64", probe.ResumesByBoth},
@@ -108,15 +108,23 @@ func TestNginxSessionID(t *testing.T) {
 			"no:no session ticket", "yes:server Finished verified", "yes:64 of 64", probe.ResumesBySessionID},
 		{"cache off, tickets off", peers.NginxConfig{SessionCache: "off"},
 			"no:no session ticket", "no:the server gave no session ID", "not tested:no session ID", probe.ResumesByNeither},
+		// h2 by ALPN: the resumed connection keeps the session's protocol
+		// and gets the HTTP/2 preface.
+		{"h2", peers.NginxConfig{Tickets: true, SessionCache: "shared:SSL:10m", HTTP2: true},
+			"yes", `yes:answered "HTTP/2 SETTINGS frame"`, "yes:64 of 64", probe.ResumesByBoth},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			tt.conf.Cert, tt.conf.Key = p.CertFile, p.KeyFile
 			n := peers.NginxT(t, tt.conf)
-			rep := runProbe(t, sessionIDOptions(p, n.Addr))
+			o := sessionIDOptions(p, n.Addr)
+			if tt.conf.HTTP2 {
+				o.ALPN = []string{"h2", "http/1.1"}
+			}
+			rep := runProbe(t, o)
 			checkVersion(t, rep, "1.2", expect{Accepted: "yes", Resumption: tt.ticket, PerConnection: -1})
-			checkSessionID(t, rep, tt.single, tt.concurent, tt.resumesBy)
+			checkSessionID(t, rep, tt.single, tt.concurrent, tt.resumesBy)
 			want := rep.Lookup("1.2").SessionIDResumption.Status == probe.Yes
 			if got := openSSLResumesByID(t, n.Addr, p.CAFile); got != want {
 				t.Errorf("openssl s_client resumed the session ID: %v; the probe: %v", got, want)
