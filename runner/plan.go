@@ -251,7 +251,7 @@ func (p *Plan) validateProfile() error {
 	if p.Profile.Dir != "" && p.FindRate != nil {
 		return field.Errorf("Profile.Dir", p.Profile.Dir, "profiles are of measured cases and a rate search measures each case many times: leave out {FindRate} or {Profile.Dir}")
 	}
-	return p.Profile.validate()
+	return p.Profile.Validate()
 }
 
 // validateAxes checks the values of the axes.

@@ -5,14 +5,15 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/tlsbench/tlsbench/internal/cli/command"
 	"github.com/tlsbench/tlsbench/runner"
 )
 
 // The flag of full/resumed mixes (tlsbench run --resume-ratio).
 
 // defineMixFlags defines --resume-ratio on fs, into f.
-func defineMixFlags(fs *flagSet, f *runFlags) {
-	fs.def("resume-ratio", listFlag[float64]{&f.resumeRatios, parseResumeRatio, runner.RateName})
+func defineMixFlags(fs *command.FlagSet, f *runFlags) {
+	fs.Def("resume-ratio", command.List(&f.resumeRatios, parseResumeRatio, runner.RateName))
 }
 
 // parseResumeRatio reads one --resume-ratio value.
@@ -25,16 +26,16 @@ func parseResumeRatio(s string) (float64, error) {
 }
 
 // validateMix checks --resume-ratio against --resume.
-func validateMix(fs *flagSet) error {
-	if fs.isSet("resume-ratio") && fs.isSet("resume") {
-		return usagef("--resume-ratio and --resume both say which cases resume: give one (--resume-ratio 0,1 is --resume off,on)")
+func validateMix(fs *command.FlagSet) error {
+	if fs.IsSet("resume-ratio") && fs.IsSet("resume") {
+		return command.Usagef("--resume-ratio and --resume both say which cases resume: give one (--resume-ratio 0,1 is --resume off,on)")
 	}
 	return nil
 }
 
 // applyMix sets the plan's shares from valid flags.
-func applyMix(fs *flagSet, f *runFlags, p *runner.Plan) {
-	if fs.isSet("resume-ratio") {
+func applyMix(fs *command.FlagSet, f *runFlags, p *runner.Plan) {
+	if fs.IsSet("resume-ratio") {
 		p.ResumeRatios, p.Resume = f.resumeRatios, nil
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/tlsbench/tlsbench/internal/cli/command"
 	"github.com/tlsbench/tlsbench/loadgen"
 	"github.com/tlsbench/tlsbench/measure"
 	"github.com/tlsbench/tlsbench/results"
@@ -17,13 +18,13 @@ import (
 // own way).
 
 // defineOpenLoopFlags defines them on fs, into f.
-func defineOpenLoopFlags(fs *flagSet, f *runFlags) {
-	fs.boolVar(&f.findRate, "find-rate", false)
-	fs.stringVar(&f.slo, "slo", "p99=20ms")
-	fs.float64Var(&f.maxRate, "max-rate", 0)
-	fs.def("rate", listFlag[float64]{&f.rates, parseRate, runner.RateName})
-	fs.stringVar(&f.arrival, "arrival", results.ArrivalConstant)
-	fs.intVar(&f.maxInflight, "max-inflight", measure.DefaultMaxInflight)
+func defineOpenLoopFlags(fs *command.FlagSet, f *runFlags) {
+	fs.DefBool(&f.findRate, "find-rate", false)
+	fs.DefString(&f.slo, "slo", "p99=20ms")
+	fs.DefFloat64(&f.maxRate, "max-rate", 0)
+	fs.Def("rate", command.List(&f.rates, parseRate, runner.RateName))
+	fs.DefString(&f.arrival, "arrival", results.ArrivalConstant)
+	fs.DefInt(&f.maxInflight, "max-inflight", measure.DefaultMaxInflight)
 }
 
 // parseRate reads one --rate value.
@@ -37,65 +38,65 @@ func parseRate(s string) (float64, error) {
 
 // validateOpenLoop checks --rate, --arrival, --max-inflight and, for
 // handshake cases, --duration, with what they do not go with.
-func validateOpenLoop(fs *flagSet, f *runFlags) error {
+func validateOpenLoop(fs *command.FlagSet, f *runFlags) error {
 	if err := validateFindRate(fs, f); err != nil {
 		return err
 	}
-	rate := fs.isSet("rate") || f.findRate
+	rate := fs.IsSet("rate") || f.findRate
 	// The flag that made the cases open-loop, for the messages.
 	rateFlag := "--rate"
-	if f.findRate && !fs.isSet("rate") {
+	if f.findRate && !fs.IsSet("rate") {
 		rateFlag = "--find-rate"
 	}
 	switch {
 	case f.tp.duration < 0:
-		return usagef("--duration %v: must be positive, e.g. 10s", f.tp.duration)
-	case f.tp.mode == modeHandshake && fs.isSet("duration") && fs.isSet("target-error") && !rate:
-		return usagef("--target-error and --duration: --duration fixes each case's measured time; give one")
-	case f.tp.mode == modeHandshake && fs.isSet("duration") && fs.isSet("handshakes"):
-		return usagef("--handshakes and --duration: give one (handshakes per iteration, or each case's measured time)")
-	case !rate && fs.isSet("arrival"):
-		return usagef("--arrival spaces the starts of --rate cases: add --rate R")
-	case !rate && fs.isSet("max-inflight"):
-		return usagef("--max-inflight bounds the connections of --rate cases: add --rate R")
+		return command.Usagef("--duration %v: must be positive, e.g. 10s", f.tp.duration)
+	case f.tp.mode == modeHandshake && fs.IsSet("duration") && fs.IsSet("target-error") && !rate:
+		return command.Usagef("--target-error and --duration: --duration fixes each case's measured time; give one")
+	case f.tp.mode == modeHandshake && fs.IsSet("duration") && fs.IsSet("handshakes"):
+		return command.Usagef("--handshakes and --duration: give one (handshakes per iteration, or each case's measured time)")
+	case !rate && fs.IsSet("arrival"):
+		return command.Usagef("--arrival spaces the starts of --rate cases: add --rate R")
+	case !rate && fs.IsSet("max-inflight"):
+		return command.Usagef("--max-inflight bounds the connections of --rate cases: add --rate R")
 	case !rate:
 		return nil
-	case fs.isSet("concurrency"):
-		return usagef("%s and --concurrency are two ways to load the server (starts per second, or waves of simultaneous handshakes): give one", rateFlag)
+	case fs.IsSet("concurrency"):
+		return command.Usagef("%s and --concurrency are two ways to load the server (starts per second, or waves of simultaneous handshakes): give one", rateFlag)
 	case f.arrival != results.ArrivalConstant && f.arrival != results.ArrivalPoisson:
-		return usagef("--arrival %s: want constant or poisson", shownValue(f.arrival))
+		return command.Usagef("--arrival %s: want constant or poisson", command.ShownValue(f.arrival))
 	case f.maxInflight < 1:
-		return usagef("--max-inflight %d: must be at least 1, e.g. 4096", f.maxInflight)
-	case fs.isSet("target-error"):
-		return usagef("--target-error does not apply to %s cases: they measure --iterations windows of their schedule; drop --target-error", rateFlag)
+		return command.Usagef("--max-inflight %d: must be at least 1, e.g. 4096", f.maxInflight)
+	case fs.IsSet("target-error"):
+		return command.Usagef("--target-error does not apply to %s cases: they measure --iterations windows of their schedule; drop --target-error", rateFlag)
 	case f.proxy.URL != "":
-		return usagef("%s cannot be combined with --proxy: open-loop cases connect to the server directly; drop one of them", rateFlag)
+		return command.Usagef("%s cannot be combined with --proxy: open-loop cases connect to the server directly; drop one of them", rateFlag)
 	}
 	for _, name := range []string{"versus", "versus-server", "versus-self"} {
-		if fs.isSet(name) {
-			return usagef("%s cannot be combined with --%s: open-loop cases measure one server, not interleaved sides; drop one of them", rateFlag, name)
+		if fs.IsSet(name) {
+			return command.Usagef("%s cannot be combined with --%s: open-loop cases measure one server, not interleaved sides; drop one of them", rateFlag, name)
 		}
 	}
 	return nil
 }
 
 // validateFindRate checks --find-rate, --slo and --max-rate.
-func validateFindRate(fs *flagSet, f *runFlags) error {
+func validateFindRate(fs *command.FlagSet, f *runFlags) error {
 	switch {
-	case !f.findRate && (fs.isSet("slo") || fs.isSet("max-rate")):
-		return usagef("--slo and --max-rate set the search of --find-rate: add --find-rate")
+	case !f.findRate && (fs.IsSet("slo") || fs.IsSet("max-rate")):
+		return command.Usagef("--slo and --max-rate set the search of --find-rate: add --find-rate")
 	case !f.findRate:
 		return nil
 	case f.tp.mode != modeHandshake:
-		return usagef("--find-rate searches handshake rates; throughput cases have none: drop --find-rate or --mode throughput")
+		return command.Usagef("--find-rate searches handshake rates; throughput cases have none: drop --find-rate or --mode throughput")
 	case len(f.rates) > 1:
-		return usagef("--rate with --find-rate is the first rate tried: give one, e.g. --rate 500")
+		return command.Usagef("--rate with --find-rate is the first rate tried: give one, e.g. --rate 500")
 	case f.maxRate < 0:
-		return usagef("--max-rate %v: must be 0 (no bound) or a rate above 0", f.maxRate)
+		return command.Usagef("--max-rate %v: must be 0 (no bound) or a rate above 0", f.maxRate)
 	}
 	slo, err := loadgen.ParseSLO(f.slo)
 	if err != nil {
-		return usagef("--slo %v", err)
+		return command.Usagef("--slo %v", err)
 	}
 	f.parsedSLO = slo
 	return nil
@@ -106,44 +107,44 @@ func validateFindRate(fs *flagSet, f *runFlags) error {
 // with --quick), and a case whose measured time is fixed (--rate,
 // --duration) is not cut short by --case-time nor extended by
 // --target-error unless they are given.
-func openLoopDefaults(fs *flagSet, f *runFlags) {
+func openLoopDefaults(fs *command.FlagSet, f *runFlags) {
 	if f.findRate {
 		// Each rate tried is a short case of its own; a search of
 		// about ten rates then takes about a minute.
-		if !fs.isSet("rate") {
+		if !fs.IsSet("rate") {
 			f.rates = []float64{100}
 		}
-		if !fs.isSet("duration") && !fs.isSet("handshakes") {
+		if !fs.IsSet("duration") && !fs.IsSet("handshakes") {
 			f.tp.duration = 5 * time.Second
 			if f.quick {
 				f.tp.duration = 2 * time.Second
 			}
 		}
-		if !fs.isSet("iterations") {
+		if !fs.IsSet("iterations") {
 			f.iterations = 5
 		}
-		if !fs.isSet("warmup") {
+		if !fs.IsSet("warmup") {
 			f.warmup = 1
 		}
 	}
-	rate, timed := fs.isSet("rate") || f.findRate, fs.isSet("duration") && f.tp.mode == modeHandshake
-	if rate && !fs.isSet("iterations") && !f.quick {
+	rate, timed := fs.IsSet("rate") || f.findRate, fs.IsSet("duration") && f.tp.mode == modeHandshake
+	if rate && !fs.IsSet("iterations") && !f.quick {
 		f.iterations = 10
 	}
-	if (rate || timed) && !fs.isSet("case-time") {
+	if (rate || timed) && !fs.IsSet("case-time") {
 		f.caseTime = 0
 	}
-	if (rate || timed) && !fs.isSet("target-error") {
+	if (rate || timed) && !fs.IsSet("target-error") {
 		f.targetError = 0
 	}
 }
 
 // applyOpenLoop sets the plan's open-loop fields from valid flags.
-func applyOpenLoop(fs *flagSet, f *runFlags, p *runner.Plan) {
+func applyOpenLoop(fs *command.FlagSet, f *runFlags, p *runner.Plan) {
 	if f.tp.mode == modeHandshake {
 		p.Duration = f.tp.duration
 	}
-	if !fs.isSet("rate") && !f.findRate {
+	if !fs.IsSet("rate") && !f.findRate {
 		return
 	}
 	p.Rates, p.Concurrency = f.rates, nil
