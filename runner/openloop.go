@@ -4,9 +4,9 @@ import (
 	"math"
 	"time"
 
-	"github.com/tlsbench/tlsbench/internal/field"
 	"github.com/tlsbench/tlsbench/loadgen"
 	"github.com/tlsbench/tlsbench/measure"
+	"github.com/tlsbench/tlsbench/plan"
 	"github.com/tlsbench/tlsbench/results"
 )
 
@@ -14,44 +14,45 @@ import (
 // MaxInflight) and Duration, and what they do not go with.
 func (p *Plan) validateOpen() error {
 	if p.Duration < 0 {
-		return field.Errorf("Duration", p.Duration, "must be positive")
+		return plan.Errorf(plan.Settings.Duration, p.Duration, "must be positive")
 	}
 	if p.Duration > 0 && p.TargetError > 0 {
-		return field.Errorf("TargetError", nil, "{Duration} fixes each case's measured time: drop {TargetError} or {Duration}")
+		return plan.Errorf(plan.Settings.TargetError, nil, "%s fixes each case's measured time: drop %s or %s", plan.Settings.Duration, plan.Settings.TargetError, plan.Settings.Duration)
 	}
 	if p.Duration > 0 && p.Iterations > 0 && p.Duration/time.Duration(p.Iterations) < measure.MinWindow {
-		return field.Errorf("Duration", p.Duration, "%s", measure.ShortWindow(p.Duration, p.Iterations, "{Duration}", "{Iterations}"))
+		format, args := measure.ShortWindow(p.Duration, p.Iterations, plan.Settings.Duration, plan.Settings.Iterations)
+		return plan.Errorf(plan.Settings.Duration, p.Duration, format, args...)
 	}
 	if len(p.Rates) == 0 {
 		if p.Arrival != "" || p.MaxInflight != 0 {
-			return field.Errorf("Rates", nil, "{Arrival} and {MaxInflight} shape the schedule of open-loop cases: give {Rates}")
+			return plan.Errorf(plan.Settings.Rate, nil, "%s and %s shape the schedule of open-loop cases: give %s", plan.Settings.Arrival, plan.Settings.MaxInflight, plan.Settings.Rate)
 		}
 		return nil
 	}
 	for _, r := range p.Rates {
 		if !(r > 0) || math.IsInf(r, 1) || r > maxRate {
-			return field.Errorf("Rates", RateName(r), "must be above 0 and at most %s starts per second", RateName(maxRate))
+			return plan.Errorf(plan.Settings.Rate, RateName(r), "must be above 0 and at most %s starts per second", RateName(maxRate))
 		}
 	}
 	switch {
 	case len(p.Concurrency) > 0:
-		return field.Errorf("Rates", nil, "{Rates} and {Concurrency} are two ways to load the server (starts per second, or waves of simultaneous handshakes): give one")
+		return plan.Errorf(plan.Settings.Rate, nil, "%s and %s are two ways to load the server (starts per second, or waves of simultaneous handshakes): give one", plan.Settings.Rate, plan.Settings.Concurrency)
 	case p.Arrival != "" && p.Arrival != results.ArrivalConstant && p.Arrival != results.ArrivalPoisson:
-		return field.Errorf("Arrival", p.Arrival, "must be constant or poisson")
+		return plan.Errorf(plan.Settings.Arrival, p.Arrival, "must be constant or poisson")
 	case p.MaxInflight < 0 || p.MaxInflight > maxInflight:
-		return field.Errorf("MaxInflight", p.MaxInflight, "must be between 1 and %d", maxInflight)
+		return plan.Errorf(plan.Settings.MaxInflight, p.MaxInflight, "must be between 1 and %d", maxInflight)
 	case p.TargetError > 0:
-		return field.Errorf("TargetError", nil, "open-loop cases ({Rates}) measure {Iterations} windows of their schedule: drop {TargetError}")
+		return plan.Errorf(plan.Settings.TargetError, nil, "open-loop cases (%s) measure %s windows of their schedule: drop %s", plan.Settings.Rate, plan.Settings.Iterations, plan.Settings.TargetError)
 	case p.Versus.enabled():
-		return field.Errorf("Rates", nil, "open-loop cases ({Rates}) measure one server, not interleaved sides: drop {Versus} or {Rates}")
+		return plan.Errorf(plan.Settings.Rate, nil, "open-loop cases (%s) measure one server, not interleaved sides: drop %s or %s", plan.Settings.Rate, plan.OneOf{plan.Settings.Versus, plan.Settings.VersusServer, plan.Settings.VersusSelf}, plan.Settings.Rate)
 	case p.Proxy.URL != "":
-		return field.Errorf("Rates", nil, "open-loop cases ({Rates}) connect to the server directly, not through a proxy: drop {Proxy.URL} or {Rates}")
+		return plan.Errorf(plan.Settings.Rate, nil, "open-loop cases (%s) connect to the server directly, not through a proxy: drop %s or %s", plan.Settings.Rate, plan.Settings.Proxy, plan.Settings.Rate)
 	}
 	if p.Duration > 0 && p.Iterations > 0 {
 		window := p.Duration.Seconds() / float64(p.Iterations)
 		for _, r := range p.Rates {
 			if r*window < 0.5 {
-				return field.Errorf("Duration", p.Duration, "split into %d windows, a window at %s per second would start no connection: lengthen {Duration} or lower {Iterations}", p.Iterations, RateName(r))
+				return plan.Errorf(plan.Settings.Duration, p.Duration, "split into %d windows, a window at %s per second would start no connection: lengthen %s or lower %s", p.Iterations, RateName(r), plan.Settings.Duration, plan.Settings.Iterations)
 			}
 			if err := p.wholeWindows(r); err != nil {
 				return err
@@ -72,8 +73,7 @@ func (p *Plan) wholeWindows(r float64) error {
 		return nil
 	}
 	step := float64(p.Iterations) / p.Duration.Seconds()
-	return field.Errorf("Rates", RateName(r), "{Duration} %v split into %d windows of %v starts whole connections, %s a window: %s per second, %.1f%% off the rate asked; give a multiple of %s per second, lengthen {Duration} or lower {Iterations}",
-		p.Duration, p.Iterations, window, loadgen.FormatRate(math.Round(got*window.Seconds())), loadgen.FormatRate(got), 100*off, loadgen.FormatRate(step))
+	return plan.Errorf(plan.Settings.Rate, RateName(r), "%s %v split into %d windows of %v starts whole connections, %s a window: %s per second, %.1f%% off the rate asked; give a multiple of %s per second, lengthen %s or lower %s", plan.Settings.Duration, p.Duration, p.Iterations, window, loadgen.FormatRate(math.Round(got*window.Seconds())), loadgen.FormatRate(got), 100*off, loadgen.FormatRate(step), plan.Settings.Duration, plan.Settings.Iterations)
 }
 
 // The most an open-loop plan may ask for: beyond these a single client

@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/tlsbench/tlsbench/internal/childproc"
-	"github.com/tlsbench/tlsbench/internal/field"
+	"github.com/tlsbench/tlsbench/plan"
 	"github.com/tlsbench/tlsbench/results"
 )
 
@@ -38,19 +38,19 @@ type Profiles struct {
 func (pr Profiles) validate() error {
 	if pr.Dir == "" {
 		if pr.Alloc {
-			return field.Errorf("Profile.Alloc", true, "{Profile.Alloc} needs {Profile.Dir}, the directory the profiles go to")
+			return plan.Errorf(plan.Settings.ProfileAlloc, true, "%s needs %s, the directory the profiles go to", plan.Settings.ProfileAlloc, plan.Settings.Profile)
 		}
 		return nil
 	}
 	if fi, err := os.Stat(pr.Dir); err == nil && !fi.IsDir() {
-		return field.Errorf("Profile.Dir", pr.Dir, "is a file, not a directory: give a directory for the profiles")
+		return plan.Errorf(plan.Settings.Profile, pr.Dir, "is a file, not a directory: give a directory for the profiles")
 	}
 	if err := os.MkdirAll(pr.Dir, 0o700); err != nil {
-		return field.Errorf("Profile.Dir", pr.Dir, "cannot be created: %v; give a directory you can write", unwrapPath(err))
+		return plan.Errorf(plan.Settings.Profile, pr.Dir, "cannot be created: %v; give a directory you can write", unwrapPath(err))
 	}
 	f, err := os.CreateTemp(pr.Dir, ".tlsbench-profile-*")
 	if err != nil {
-		return field.Errorf("Profile.Dir", pr.Dir, "cannot be written: %v; give a directory you can write", unwrapPath(err))
+		return plan.Errorf(plan.Settings.Profile, pr.Dir, "cannot be written: %v; give a directory you can write", unwrapPath(err))
 	}
 	f.Close()
 	os.Remove(f.Name())

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tlsbench/tlsbench/internal/field"
+	"github.com/tlsbench/tlsbench/plan"
 	"github.com/tlsbench/tlsbench/results"
 )
 
@@ -145,17 +145,17 @@ func TestProfilesValidate(t *testing.T) {
 		want  string
 	}{
 		{"none", Profiles{}, "", ""},
-		{"alloc alone", Profiles{Alloc: true}, "Profile.Alloc", "needs {Profile.Dir}"},
+		{"alloc alone", Profiles{Alloc: true}, "Profile.Alloc", "needs profile"},
 		{"a file", Profiles{Dir: file}, "Profile.Dir", "is a file, not a directory"},
 		{"under a file", Profiles{Dir: filepath.Join(file, "sub")}, "Profile.Dir", "cannot be created: not a directory"},
 		{"made", Profiles{Dir: filepath.Join(dir, "a", "b")}, "", ""},
 	} {
 		err := tc.pr.validate()
-		var fe *field.Error
+		var fe *plan.Error
 		switch {
 		case tc.field == "" && err != nil:
 			t.Errorf("%s: %v", tc.name, err)
-		case tc.field != "" && (!errors.As(err, &fe) || fe.Field != tc.field || !strings.Contains(fe.Reason, tc.want)):
+		case tc.field != "" && (!errors.As(err, &fe) || fe.Setting == nil || fe.Setting.Name != plan.OfField(tc.field).Name || !strings.Contains(fe.Reason(plan.TableName), tc.want)):
 			t.Errorf("%s: %v, want field %s: %s", tc.name, err, tc.field, tc.want)
 		}
 	}

@@ -6,10 +6,13 @@
 // Every flag is validated before any work starts; a bad value is a
 // UsageError whose one-line message names the flag and the fix (exit 2).
 //
-// cli is the only package that knows flag names. Libraries return
-// *field.Error (or text with {Field} references) naming their settings;
-// each command maps those fields to its flags in one place, so users read
-// the flags they typed. No library package imports cli (only main); the
+// cli is the only package that knows flag names. A run's validation
+// returns *plan.Error, which holds its settings as the table declares
+// them, and the libraries below plan *field.Error, which names its fields
+// (typed, also inside its reason); both are written with the flags of
+// the settings table (userText), the commands the table does not declare
+// adding their own (proxy, kubernetes), so users read the flags they
+// typed. No library package imports cli (only main); the
 // hidden --control-fd of serve and proxy hands the child server and proxy
 // of tlsbench run to the services' own child mains.
 package cli

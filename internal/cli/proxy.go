@@ -85,7 +85,7 @@ func proxyCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 	p, err := proxy.New(o, proxy.WithLogger(logger))
 	if err != nil {
-		return usagef("%s", userText(err))
+		return usagef("%s", userTextNamed(err, proxyFieldFlags))
 	}
 	stopProfile, err := wholeProfile(f.profile, stderr)
 	if err != nil {
@@ -210,7 +210,7 @@ func (f *proxyFlags) options() (proxy.Options, error) {
 		}
 	}
 	if err := o.Validate(); err != nil {
-		return o, usagef("%s", userText(err))
+		return o, usagef("%s", userTextNamed(err, proxyFieldFlags))
 	}
 	return o, nil
 }
@@ -291,4 +291,13 @@ func joinInts(v []int) string {
 		s[i] = strconv.Itoa(n)
 	}
 	return strings.Join(s, ",")
+}
+
+// proxyFieldFlags are the proxy command's flags by the fields of the proxy's
+// options they set, which the settings table does not declare (those it
+// does, such as PKIDir, are written from the table).
+var proxyFieldFlags = map[string]string{
+	"Allow": "--allow", "AllowDest": "--allow-dest", "ConnectPorts": "--connect-ports", "CACert": "--ca-cert",
+	"CAKey": "--ca-key", "OriginCA": "--origin-ca", "OriginInsecure": "--origin-insecure", "LeafKey": "--leaf-key",
+	"MintCacheSize": "--mint-cache-size", "RequestTimeout": "--request-timeout", "WriteTimeout": "--write-timeout",
 }

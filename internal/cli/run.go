@@ -541,10 +541,11 @@ func (job *runJob) finish(ctx context.Context, stdout, stderr io.Writer, stream 
 	}
 	var proxyErr *runner.ProxyStartError
 	var fe *field.Error
+	var pe *plan.Error
 	if errors.As(runErr, &proxyErr) {
 		// A file or pid given for the proxy is the user's to fix
 		// (exit 2); a proxy that is not there fails the run (exit 1).
-		if errors.As(runErr, &fe) {
+		if errors.As(runErr, &fe) || errors.As(runErr, &pe) {
 			return &UsageError{Msg: userText(runErr)}
 		}
 		return runOutcome(ctx, errors.New(userText(runErr)), out, outErr)
