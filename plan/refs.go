@@ -5,7 +5,7 @@ package plan
 // its name in a message. Each is looked up in the table once, when the
 // package starts; TestSettingsResolve proves that every one is found.
 var Settings = struct {
-	TLS, Resume, ResumeRatio, Concurrency, Key, Groups, Transport, Cipher,
+	Mode, TLS, Resume, ResumeRatio, Concurrency, Key, Groups, Transport, Cipher,
 	EarlyData, KeyCache, Mutual *Setting
 	Handshakes, Iterations, Warmup, CaseTime, Duration, TargetError,
 	MinResumption, MaxErrorRate, ConnTimeout, ClientIdentities, SessionPool,
@@ -18,7 +18,7 @@ var Settings = struct {
 	Shard, Shards, StartAt, Profile, ProfileAlloc                        *Setting
 	Listen, Identity, EarlyDataPolicy                                    *Setting
 }{
-	TLS: runSetting("tls"), Resume: runSetting("resume"), ResumeRatio: runSetting("resume-ratio"),
+	Mode: runSetting("mode"), TLS: runSetting("tls"), Resume: runSetting("resume"), ResumeRatio: runSetting("resume-ratio"),
 	Concurrency: runSetting("concurrency"), Key: runSetting("key"), Groups: runSetting("groups"),
 	Transport: runSetting("transport"), Cipher: runSetting("cipher"), EarlyData: runSetting("early-data"),
 	KeyCache: runSetting("key-cache"), Mutual: runSetting("mutual"),

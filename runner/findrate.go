@@ -43,9 +43,8 @@ func (p *Plan) validateFindRate() error {
 	if f == nil {
 		return nil
 	}
+	// The rates of a search are the plan's rules (validateOpen).
 	switch {
-	case len(p.Rates) != 1:
-		return plan.Errorf(plan.Settings.Rate, nil, "a rate search starts from one rate: give exactly one in %s", plan.Settings.Rate)
 	case !(f.SLO.Latency > 0) || !(f.SLO.Percentile > 0 && f.SLO.Percentile < 100):
 		return plan.Errorf(plan.Settings.SLO, f.SLO.String(), "give a latency goal, e.g. p99=20ms")
 	case f.SLO.MaxErrorRate < 0 || f.SLO.MaxErrorRate > 1:

@@ -70,7 +70,7 @@ func TestValidateOpenLoop(t *testing.T) {
 		{"zero rate", func(p *runner.Plan) { p.Rates = []float64{0} }, "Rates"},
 		{"rate twice", func(p *runner.Plan) { p.Rates = []float64{100, 100} }, "Rates"},
 		{"arrival", func(p *runner.Plan) { p.Arrival = "bursty" }, "Arrival"},
-		{"arrival without rate", func(p *runner.Plan) { p.Rates, p.Concurrency, p.Arrival = nil, []int{1}, "poisson" }, "Rates"},
+		{"arrival without rate", func(p *runner.Plan) { p.Rates, p.Concurrency, p.Arrival = nil, []int{1}, "poisson" }, "Arrival"},
 		{"cap", func(p *runner.Plan) { p.MaxInflight = -1 }, "MaxInflight"},
 		{"target error", func(p *runner.Plan) { p.TargetError = 0.02 }, "TargetError"},
 		{"versus", func(p *runner.Plan) { p.Versus.Self = true }, "Rates"},

@@ -179,12 +179,7 @@ func wantOf(v flag.Value) string {
 
 // shownValue writes a flag's value in an error: as typed, quoted when
 // it would not read as one word.
-func shownValue(v string) string {
-	if v == "" || strings.ContainsAny(v, " \t\"'") || strconv.Quote(v) != `"`+v+`"` {
-		return strconv.Quote(v)
-	}
-	return v
-}
+func shownValue(v string) string { return plan.Shown(v) }
 
 // dashed writes a defined flag's name as the help does: -o, --out.
 func dashed(name string) string {
