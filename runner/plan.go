@@ -327,8 +327,8 @@ func (p *Plan) validateCounts() error {
 	if p.MaxErrorRate < 0 || p.MaxErrorRate > 1 {
 		return plan.Errorf(plan.Settings.MaxErrorRate, p.MaxErrorRate, "must be between 0%% and 100%%")
 	}
-	if p.ClientIdentities < 0 || p.ClientIdentities > 100_000 {
-		return plan.Errorf(plan.Settings.ClientIdentities, p.ClientIdentities, "must be between 1 and 100000")
+	if err := plan.CheckClientIdentities(p.ClientIdentities, false); err != nil {
+		return err
 	}
 	if p.ClientIdentities > 1 && !p.Mutual {
 		return plan.Errorf(plan.Settings.ClientIdentities, p.ClientIdentities, "client certificates are only sent with %s", plan.Settings.Mutual)
@@ -520,16 +520,10 @@ func (p *Plan) request() client.Request {
 
 // validateResume checks the resumption axis: on/off, or shares.
 func (p *Plan) validateResume() error {
-	switch {
-	case len(p.ResumeRatios) > 0 && len(p.Resume) > 0:
-		return plan.Errorf(plan.Settings.ResumeRatio, nil, "%s and %s both set which cases resume: give one", plan.Settings.ResumeRatio, plan.Settings.Resume)
-	case len(p.ResumeRatios) > 0:
-		for _, f := range p.ResumeRatios {
-			if !(f >= 0 && f <= 1) {
-				return plan.Errorf(plan.Settings.ResumeRatio, f, "must be a share between 0 (all full) and 1 (all resumed)")
-			}
-		}
-	case len(p.Resume) == 0:
+	if err := plan.CheckResume(len(p.ResumeRatios) > 0, len(p.Resume) > 0, p.ResumeRatios); err != nil {
+		return err
+	}
+	if len(p.ResumeRatios) == 0 && len(p.Resume) == 0 {
 		return plan.Errorf(plan.Settings.Resume, nil, "give off, on or both")
 	}
 	return nil

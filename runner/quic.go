@@ -5,7 +5,6 @@ import (
 	"errors"
 	"net"
 	"slices"
-	"strconv"
 
 	"github.com/tlsbench/tlsbench/client"
 	"github.com/tlsbench/tlsbench/measure"
@@ -60,11 +59,7 @@ func (p *Plan) validatePolicy(quic bool) error {
 	case !quic:
 		return plan.Errorf(plan.Settings.EarlyDataPolicy, nil, "%s is the built-in server's answer to early data, which comes over QUIC: add %s quic", plan.Settings.EarlyDataPolicy, plan.Settings.Transport)
 	}
-	switch p.EarlyDataPolicy {
-	case server.EarlyDataAccept, server.EarlyDataReject, server.EarlyDataSingleUse:
-		return nil
-	}
-	return plan.Errorf(plan.Settings.EarlyDataPolicy, strconv.Quote(p.EarlyDataPolicy), "must be %s, %s or %s", server.EarlyDataAccept, server.EarlyDataReject, server.EarlyDataSingleUse)
+	return server.CheckEarlyDataPolicy(p.EarlyDataPolicy)
 }
 
 // serverObserver is how the run's cases see obs: through the tests' hook,

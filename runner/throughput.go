@@ -192,13 +192,10 @@ func (p *ThroughputPlan) request() string {
 
 // validateAmount checks how much each case moves and how often.
 func (p *ThroughputPlan) validateAmount() error {
+	if err := plan.CheckAmount(p.Bytes > 0, p.Bytes, p.Duration); err != nil {
+		return err
+	}
 	switch {
-	case p.Bytes > 0 && p.Duration > 0:
-		return plan.Errorf(plan.Settings.Bytes, nil, "%s and %s both set: give one (bytes per connection and direction, or time per iteration)", plan.Settings.Bytes, plan.Settings.Duration)
-	case p.Bytes < 0:
-		return plan.Errorf(plan.Settings.Bytes, p.Bytes, "must be positive")
-	case p.Duration < 0:
-		return plan.Errorf(plan.Settings.Duration, p.Duration, "must be positive")
 	case p.Bytes == 0 && p.Duration == 0:
 		return plan.Errorf(plan.Settings.Bytes, nil, "%s or %s: give how much each iteration moves (e.g. %s 64MiB or %s 2s)", plan.Settings.Bytes, plan.Settings.Duration, plan.Settings.Bytes, plan.Settings.Duration)
 	}

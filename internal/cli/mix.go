@@ -5,6 +5,7 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/tlsbench/tlsbench/plan"
 	"github.com/tlsbench/tlsbench/runner"
 )
 
@@ -26,8 +27,8 @@ func parseResumeRatio(s string) (float64, error) {
 
 // validateMix checks --resume-ratio against --resume.
 func validateMix(fs *flagSet) error {
-	if fs.isSet("resume-ratio") && fs.isSet("resume") {
-		return usagef("--resume-ratio and --resume both say which cases resume: give one (--resume-ratio 0,1 is --resume off,on)")
+	if err := plan.CheckResume(fs.isSet("resume-ratio"), fs.isSet("resume"), nil); err != nil {
+		return planUsage(err)
 	}
 	return nil
 }

@@ -299,8 +299,11 @@ func validateRun(fs *flagSet, f *runFlags) error {
 		return usagef("--conn-timeout %v: must be positive, e.g. 10s", f.connTimeout)
 	case f.caseTime < 0:
 		return usagef("--case-time %v: must be 0 (no limit) or positive", f.caseTime)
-	case f.clientIdentities < 1:
-		return usagef("--client-identities %d: must be at least 1", f.clientIdentities)
+	}
+	if err := plan.CheckClientIdentities(f.clientIdentities, true); err != nil {
+		return planUsage(err)
+	}
+	switch {
 	case fs.isSet("out") && f.out == "":
 		return usagef("--out: give the results file's name, e.g. --out results.jsonl")
 	case fs.isSet("proxy") && strings.TrimSpace(f.proxy.URL) == "":

@@ -101,12 +101,10 @@ func throughputPlan(fs *flagSet, f *runFlags) (*runner.ThroughputPlan, error) {
 		return nil, usagef("--key: --mode throughput uses one server key type, not %d", len(f.keys))
 	}
 	p.KeyType = f.keys[0]
-	switch {
-	case t.duration > 0 && fs.isSet("bytes"):
-		return nil, usagef("--bytes and --duration: give one (bytes per connection and direction, or time per iteration)")
-	case t.duration < 0:
-		return nil, usagef("--duration %v: must be positive", t.duration)
-	case t.duration == 0:
+	if err := plan.CheckAmount(fs.isSet("bytes"), 0, t.duration); err != nil {
+		return nil, planUsage(err)
+	}
+	if t.duration == 0 {
 		n, err := runner.ParseSize(t.bytes)
 		if err != nil {
 			return nil, usagef("--bytes: %v", err)

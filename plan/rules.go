@@ -1,0 +1,52 @@
+package plan
+
+import "time"
+
+// The rules of settings that the command line and a library plan share:
+// each tells them what it knows (a command line, which flags were given).
+
+// CheckResume refuses the two ways of saying which cases resume given
+// together (resume-ratio, resume: ratiosGiven, resumeGiven), and a share
+// of resumed connections outside 0..1.
+func CheckResume(ratiosGiven, resumeGiven bool, ratios []float64) error {
+	if ratiosGiven && resumeGiven {
+		return Errorf(Settings.ResumeRatio, nil, "%s and %s both say which cases resume: give one (%s 0,1 is %s off,on)",
+			Settings.ResumeRatio, Settings.Resume, Settings.ResumeRatio, Settings.Resume)
+	}
+	for _, f := range ratios {
+		if !(f >= 0 && f <= 1) {
+			return Errorf(Settings.ResumeRatio, RateName(f), "must be a share between 0 (all full) and 1 (all resumed)")
+		}
+	}
+	return nil
+}
+
+// CheckAmount refuses the two ways of saying how much a throughput
+// iteration moves given together (bytes per connection and direction:
+// bytesGiven; a duration), and either below zero.
+func CheckAmount(bytesGiven bool, bytes int64, duration time.Duration) error {
+	switch {
+	case bytesGiven && duration > 0:
+		return Errorf(Settings.Bytes, nil, "%s and %s: give one (bytes per connection and direction, or time per iteration)", Settings.Bytes, Settings.Duration)
+	case bytes < 0:
+		return Errorf(Settings.Bytes, bytes, "must be positive")
+	case duration < 0:
+		return Errorf(Settings.Duration, duration, "must be positive")
+	}
+	return nil
+}
+
+// MaxClientIdentities is the most client certificates a plan rotates among.
+const MaxClientIdentities = 100_000
+
+// CheckClientIdentities refuses a number of client identities below 1
+// (0 is the default, 1, unless given) or above MaxClientIdentities.
+func CheckClientIdentities(n int, given bool) error {
+	switch {
+	case n < 0 || given && n < 1:
+		return Errorf(Settings.ClientIdentities, n, "must be at least 1")
+	case n > MaxClientIdentities:
+		return Errorf(Settings.ClientIdentities, n, "must be between 1 and %d", MaxClientIdentities)
+	}
+	return nil
+}

@@ -1,0 +1,40 @@
+package plan_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/tlsbench/tlsbench/plan"
+)
+
+// TestSharedRules: the rules the command line and a library plan share
+// refuse in the command line's words, and let the defaults be.
+func TestSharedRules(t *testing.T) {
+	t.Parallel()
+	flag := func(s *plan.Setting) string { return "--" + s.Name }
+	text := func(err error) string {
+		if err == nil {
+			return ""
+		}
+		return err.(*plan.Error).Text(flag)
+	}
+	for _, tc := range []struct {
+		name string
+		err  error
+		want string
+	}{
+		{"resume both ways", plan.CheckResume(true, true, nil), "--resume-ratio and --resume both say which cases resume: give one (--resume-ratio 0,1 is --resume off,on)"},
+		{"a share above 1", plan.CheckResume(true, false, []float64{0.5, 1.5}), "--resume-ratio 1.5: must be a share between 0 (all full) and 1 (all resumed)"},
+		{"shares", plan.CheckResume(true, false, []float64{0, 0.5, 1}), ""},
+		{"bytes and duration", plan.CheckAmount(true, 0, time.Second), "--bytes and --duration: give one (bytes per connection and direction, or time per iteration)"},
+		{"negative duration", plan.CheckAmount(false, 0, -time.Second), "--duration -1s: must be positive"},
+		{"a duration", plan.CheckAmount(false, 0, time.Second), ""},
+		{"no client identity given", plan.CheckClientIdentities(0, true), "--client-identities 0: must be at least 1"},
+		{"the default client identity", plan.CheckClientIdentities(0, false), ""},
+		{"too many client identities", plan.CheckClientIdentities(200_000, false), "--client-identities 200000: must be between 1 and 100000"},
+	} {
+		if got := text(tc.err); got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
