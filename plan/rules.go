@@ -50,3 +50,37 @@ func CheckClientIdentities(n int, given bool) error {
 	}
 	return nil
 }
+
+// Scope is which ends a run has, for the settings that configure one
+// (Setting.Ends).
+type Scope struct {
+	Target     bool // an external server (target), not the built-in one
+	Proxy      bool // a proxy between client and server
+	Throughput bool // throughput cases, which speak the exchange to the built-in server too
+	Identity   bool // the built-in server's identity is given (identity)
+}
+
+// Check refuses setting s, given, where the end it configures is not in
+// the run.
+func (sc Scope) Check(s *Setting) error {
+	switch {
+	case sc.Target:
+		if s.Ends == BuiltinServer {
+			return Errorf(s, nil, "%s configures the built-in server; it does not apply with %s", s, Settings.Target)
+		}
+	case s.Ends == Target|Proxy:
+		// Through a proxy, the exchange matters to the built-in
+		// server too: a bumping HTTP proxy parses it; throughput
+		// cases speak it to the built-in server.
+		if !sc.Proxy && !sc.Throughput {
+			return Errorf(s, nil, "%s applies to an external server or a proxy: add %s host:port or %s", s, Settings.Target, Settings.Proxy)
+		}
+	case s.Ends == Target:
+		// With identity, ca and sni say how the clients verify the
+		// given server identity.
+		if !s.WithIdentity || !sc.Identity {
+			return Errorf(s, nil, "%s applies to an external server: add %s host:port", s, Settings.Target)
+		}
+	}
+	return nil
+}

@@ -32,6 +32,12 @@ func TestSharedRules(t *testing.T) {
 		{"no client identity given", plan.CheckClientIdentities(0, true), "--client-identities 0: must be at least 1"},
 		{"the default client identity", plan.CheckClientIdentities(0, false), ""},
 		{"too many client identities", plan.CheckClientIdentities(200_000, false), "--client-identities 200000: must be between 1 and 100000"},
+		{"a server setting with a target", plan.Scope{Target: true}.Check(plan.Settings.KeyCache), "--key-cache configures the built-in server; it does not apply with --target"},
+		{"a server setting", plan.Scope{}.Check(plan.Settings.KeyCache), ""},
+		{"an exchange without a target", plan.Scope{}.Check(plan.Settings.Request), "--request applies to an external server or a proxy: add --target host:port or --proxy"},
+		{"an exchange through a proxy", plan.Scope{Proxy: true}.Check(plan.Settings.Request), ""},
+		{"a target's setting", plan.Scope{}.Check(plan.Settings.Insecure), "--insecure applies to an external server: add --target host:port"},
+		{"the given identity's CA", plan.Scope{Identity: true}.Check(plan.Settings.CA), ""},
 	} {
 		if got := text(tc.err); got != tc.want {
 			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)

@@ -351,8 +351,16 @@ func (p *Plan) validateServer() error {
 		if err := p.validateTarget(); err != nil {
 			return err
 		}
-		if len(p.Server.Identities) > 0 || len(p.KeyCache) > 0 {
-			return plan.Errorf(plan.Settings.Identity, nil, "%s and %s configure the built-in server; they do not apply with %s", plan.Settings.Identity, plan.Settings.KeyCache, plan.Settings.Target)
+		sc := plan.Scope{Target: true}
+		for _, s := range []struct {
+			setting *plan.Setting
+			given   bool
+		}{{plan.Settings.Identity, len(p.Server.Identities) > 0}, {plan.Settings.KeyCache, len(p.KeyCache) > 0}} {
+			if s.given {
+				if err := sc.Check(s.setting); err != nil {
+					return err
+				}
+			}
 		}
 	} else {
 		if p.Target.Request == client.RequestAuto {

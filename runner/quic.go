@@ -55,7 +55,7 @@ func (p *Plan) validatePolicy(quic bool) error {
 	case p.EarlyDataPolicy == "":
 		return nil
 	case p.Target.Addr != "":
-		return plan.Errorf(plan.Settings.EarlyDataPolicy, nil, "%s configures the built-in server; it does not apply with %s", plan.Settings.EarlyDataPolicy, plan.Settings.Target)
+		return plan.Scope{Target: true}.Check(plan.Settings.EarlyDataPolicy)
 	case !quic:
 		return plan.Errorf(plan.Settings.EarlyDataPolicy, nil, "%s is the built-in server's answer to early data, which comes over QUIC: add %s quic", plan.Settings.EarlyDataPolicy, plan.Settings.Transport)
 	}

@@ -194,7 +194,7 @@ func (p *Plan) validateVersus() error {
 	case v.Target.Addr != "" && v.Executable != "":
 		return plan.Errorf(plan.Settings.VersusServer, v.Executable, "side b is one server: give %s or %s, not both", plan.Settings.Versus, plan.Settings.VersusServer)
 	case v.Target.Addr != "" && p.Target.Addr == "":
-		return plan.Errorf(plan.Settings.Versus, v.Target.Addr, "compares two external servers: give side a with %s; against the built-in server, use %s or %s", plan.Settings.Target, plan.Settings.VersusServer, plan.Settings.VersusSelf)
+		return plan.Errorf(plan.Settings.Versus, nil, "%s measures a second external server beside %s: add %s HOST:PORT, or measure the built-in server against another program's with %s PROGRAM", plan.Settings.Versus, plan.Settings.Target, plan.Settings.Target, plan.Settings.VersusServer)
 	case v.Executable != "" && p.Target.Addr != "":
 		return plan.Errorf(plan.Settings.VersusServer, v.Executable, "runs the built-in server of another program, and %s measures an external one: give %s for a second external server", plan.Settings.Target, plan.Settings.Versus)
 	case len(v.Settings) > 0 && (p.Target.Addr != "" || v.Target.Addr != ""):

@@ -376,26 +376,13 @@ func checkScope(fs *flagSet, f *runFlags) error {
 	return nil
 }
 
-// scopeOf refuses a setting given where its end is not in the run.
+// scopeOf refuses a setting given where its end is not in the run, by
+// the plan's rule.
 func scopeOf(s *plan.Setting, f *runFlags) error {
-	switch {
-	case f.target.Addr != "":
-		if s.Ends == plan.BuiltinServer {
-			return usagef("--%s configures the built-in server; it does not apply with --target", s.Name)
-		}
-	case s.Ends == plan.Target|plan.Proxy:
-		// Through a proxy, the exchange matters to the built-in
-		// server too: a bumping HTTP proxy parses it; throughput
-		// cases speak it to the built-in server.
-		if f.proxy.URL == "" && f.tp.mode == modeHandshake {
-			return usagef("--%s applies to an external server or a proxy: add --target host:port or --proxy", s.Name)
-		}
-	case s.Ends == plan.Target:
-		// With --identity, --ca and --sni say how the clients verify
-		// the given server identity.
-		if !s.WithIdentity || len(f.server.identities) == 0 {
-			return usagef("--%s applies to an external server: add --target host:port", s.Name)
-		}
+	sc := plan.Scope{Target: f.target.Addr != "", Proxy: f.proxy.URL != "", Throughput: f.tp.mode != modeHandshake,
+		Identity: len(f.server.identities) > 0}
+	if err := sc.Check(s); err != nil {
+		return planUsage(err)
 	}
 	return nil
 }

@@ -85,8 +85,6 @@ func validateVersus(fs *flagSet, f *runFlags) error {
 		return usagef("--versus, --versus-server and --versus-self interleave handshake cases; throughput cases are compared across runs with tlsbench compare")
 	case f.baseline != "":
 		return usagef("--baseline compares with an earlier run, and an interleaved run compares its own two sides: give one of them")
-	case fs.isSet("versus") && f.target.Addr == "":
-		return usagef("--versus measures a second external server beside --target: add --target HOST:PORT, or measure the built-in server against another program's with --versus-server PROGRAM")
 	}
 	return nil
 }
