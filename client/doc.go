@@ -15,7 +15,8 @@
 // when the handshake's first byte was written and when the first byte
 // after it was read, the connection's phases; DetectRequest asks a
 // server which request it answers; TrackTicketUse counts the sessions a
-// client offers for the first time and again. Words names a case's
+// client offers for the first time and again; WatchPeerKeys counts the
+// key types of the certificates a server presented. Words names a case's
 // settings in the caller's vocabulary.
 //
 // client knows nothing of iterations, schedules or records (loadgen and

@@ -26,7 +26,8 @@
 // comparison round by round and keeps a round only when every side
 // succeeded (interleave.go); a sharded case starts at a common instant
 // and takes its share of the connections (shard.go); SearchRate finds
-// the highest rate that meets an SLO (ratesearch.go).
+// the highest rate that meets an SLO (ratesearch.go), JudgeStep reads
+// whether a step's record met it (ratejudge.go).
 //
 // A throughput case (RunThroughput) keeps its connections open and moves
 // data over them in the wire protocol of package bulk; its engine, the

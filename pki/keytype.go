@@ -164,6 +164,23 @@ func KeyTypeOf(pub crypto.PublicKey) (KeyType, bool) {
 	return "", false
 }
 
+// KeyTypeName names any public key as key types are named (ecdsa-p256,
+// rsa-2048, ed25519), sizes and curves tlsbench does not issue included
+// (rsa-4096, ecdsa-p521), for recording what an external server
+// presented; "" for another kind of key.
+func KeyTypeName(pub crypto.PublicKey) string {
+	if kt, ok := KeyTypeOf(pub); ok {
+		return string(kt)
+	}
+	switch p := pub.(type) {
+	case *rsa.PublicKey:
+		return fmt.Sprintf("rsa-%d", p.N.BitLen())
+	case *ecdsa.PublicKey:
+		return "ecdsa-" + strings.ToLower(strings.ReplaceAll(p.Curve.Params().Name, "-", ""))
+	}
+	return ""
+}
+
 // DescribeKey names a public key for error messages ("RSA 1024-bit",
 // "ECDSA P-256"), so that a mismatch says what was found, not just "wrong".
 func DescribeKey(pub crypto.PublicKey) string {

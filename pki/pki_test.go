@@ -1,8 +1,11 @@
 package pki_test
 
 import (
+	"crypto/ecdh"
 	"crypto/ecdsa"
 	"crypto/ed25519"
+	"crypto/elliptic"
+	"crypto/rand"
 	"crypto/rsa"
 	"crypto/sha256"
 	"crypto/tls"
@@ -581,5 +584,45 @@ func TestWithKeyReuse(t *testing.T) {
 	}
 	if err := leaf.Leaf.CheckSignatureFrom(edCA.Cert); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestKeyTypeName: keys of the types tlsbench issues are named as those
+// types, other RSA sizes and curves in the same form, anything else not.
+func TestKeyTypeName(t *testing.T) {
+	t.Parallel()
+	rsa1024, err := rsa.GenerateKey(rand.Reader, 1024)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p521, err := ecdsa.GenerateKey(elliptic.P521(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p256, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edPub, _, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, err := ecdh.X25519().GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		pub  any
+		want string
+	}{
+		{&rsa1024.PublicKey, "rsa-1024"},
+		{&p521.PublicKey, "ecdsa-p521"},
+		{&p256.PublicKey, string(pki.ECDSAP256)},
+		{edPub, string(pki.Ed25519)},
+		{x.PublicKey(), ""},
+	} {
+		if got := pki.KeyTypeName(tc.pub); got != tc.want {
+			t.Errorf("%T: %q, want %q", tc.pub, got, tc.want)
+		}
 	}
 }

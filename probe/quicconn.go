@@ -111,6 +111,13 @@ func (p *prober) quicConnect(ctx context.Context, s quicSpec) (res quicResult) {
 	tr := &quic.Transport{Conn: udp, ConnectionIDLength: quicCIDLength}
 	defer tr.Close()
 	conf := &quic.Config{HandshakeIdleTimeout: p.o.Timeout, MaxIdleTimeout: p.o.Timeout + s.hold, Versions: s.versions}
+	// quic-go's race on the server's transport parameters in 0-RTT (see
+	// client.DialQUIC, which holds the server's packets until the request
+	// is sent) is ordered here by the relay: expecting early data, it
+	// gives the client nothing from the server until the client has sent
+	// something after its ClientHello, its early request, which quic-go
+	// takes from the stream before it sends it (relayGatherMax at most,
+	// as long as the gate's hold).
 	dial := tr.Dial
 	if s.early {
 		dial = tr.DialEarly

@@ -119,11 +119,12 @@ func replayDelay(window, rtt time.Duration) time.Duration {
 	return 15*(window+rtt) + 250*time.Millisecond
 }
 
-// replayAttempts bounds the replays of a flight: a second one follows
-// only when the server ignored the first altogether (it may still have
-// been holding the original connection), so that it has read at most
-// one.
-const replayAttempts = 2
+// replayAttempts bounds the replays of a flight: another one follows
+// only when the server ignored the one before altogether (it may still
+// have been holding the original connection: a loaded server's probe
+// timeout, and so its draining period, grows), each after twice the
+// wait of the one before, so that the server has read at most one.
+const replayAttempts = 3
 
 // replayTest sends the first flight of orig again, from another
 // address, and judges the server's answer against the calibration: what
@@ -149,10 +150,14 @@ func (p *prober) replayTest(ctx context.Context, orig, base quicResult, window t
 	}
 	delay := min(replayDelay(window, orig.Relay.FirstAnswer), 2*p.o.Timeout)
 	rep.DelayMS = ms(delay)
-	at := orig.Ended
+	at, wait := orig.Ended, delay
+	var waits []string
 	var ans replayAnswer
 	for rep.Attempts < replayAttempts && ans.Handshake.Datagrams == 0 {
-		if err := sleepUntil(ctx, at.Add(delay)); err != nil {
+		if rep.Attempts > 0 {
+			wait *= 2
+		}
+		if err := sleepUntil(ctx, at.Add(wait)); err != nil {
 			rep.Finding = failed("interrupted")
 			return rep
 		}
@@ -160,6 +165,7 @@ func (p *prober) replayTest(ctx context.Context, orig, base quicResult, window t
 		ans, err = replay(ctx, p.udpAddr, orig.Relay.Flight, orig.Relay.CID, window)
 		at = time.Now()
 		rep.Attempts++
+		waits = append(waits, wait.String())
 		if err != nil {
 			rep.Finding = failed("the replay could not be sent: " + errText(err))
 			return rep
@@ -168,7 +174,8 @@ func (p *prober) replayTest(ctx context.Context, orig, base quicResult, window t
 	rep.Answer, rep.Later, rep.Apart = &ans.Handshake, ans.Later, ans.Apart
 	rep.Finding = judgeReplay(ans, o, rep.Baseline, window)
 	if rep.Attempts > 1 {
-		rep.Detail = fmt.Sprintf("(the server ignored a first replay %v after the original connection closed; this is a second, %v after the first) %s", delay, delay, rep.Detail)
+		rep.Detail = fmt.Sprintf("(the server ignored %d replays before this one; they were sent %s after the original connection closed or the replay before) %s",
+			rep.Attempts-1, strings.Join(waits, ", "), rep.Detail)
 	}
 	return rep
 }

@@ -66,9 +66,9 @@ type Replay struct {
 	ZeroRTT   int `json:"zero_rtt,omitempty"`
 	// DelayMS is the time between the end of the original connection
 	// and the replay; WaitMS how long the server's answer was awaited
-	// (and the window of the calibration). Attempts is 2 when the
-	// server ignored a first replay altogether and a second was sent
-	// after the same delay.
+	// (and the window of the calibration). Attempts counts the replays
+	// sent: another follows when the server ignored the one before
+	// altogether, after twice the wait before that one.
 	DelayMS  float64 `json:"delay_ms,omitempty"`
 	WaitMS   float64 `json:"wait_ms,omitempty"`
 	Attempts int     `json:"attempts,omitempty"`

@@ -3,18 +3,13 @@ package runner
 import (
 	"context"
 	"errors"
-	"fmt"
 	"maps"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/tlsbench/tlsbench/internal/field"
 	"github.com/tlsbench/tlsbench/loadgen"
-	"github.com/tlsbench/tlsbench/measure"
 	"github.com/tlsbench/tlsbench/plan"
 	"github.com/tlsbench/tlsbench/results"
-	"github.com/tlsbench/tlsbench/stats"
 	"github.com/tlsbench/tlsbench/tlsconf"
 )
 
@@ -97,7 +92,15 @@ func (st *runState) findRate(ctx context.Context, c *Case, index, total int, srv
 			return loadgen.RateStep{}, err
 		}
 		rec := got[0]
-		rs, serr := judgeStep(rec, err, f.SLO)
+		var rs loadgen.RateStep
+		var serr error
+		if err != nil && !isCaseFailure(err) {
+			// The failure says nothing of the rate (the run
+			// interrupted, a server that died): it ends the search.
+			serr = err
+		} else {
+			rs = loadgen.JudgeStep(rec, err, f.SLO)
+		}
 		rec.Kind, rec.SLO, rec.SLOMet = results.KindRateStep, f.SLO.String(), &rs.Met
 		if err == nil && !rs.Met {
 			// A failed case's notes say why already.
@@ -119,65 +122,6 @@ func searchName(c *Case) string {
 	return strings.TrimSuffix(c.Name, seg) + "/" + FindRateSegment
 }
 
-// judgeStep reads one step of a search from its record and the error of
-// its case: the goal's percentile and error share, or why the rate was
-// not held. A failure of the case that says nothing of the rate (the run
-// interrupted, a server that died) ends the search.
-func judgeStep(rec *results.Record, err error, slo loadgen.SLO) (loadgen.RateStep, error) {
-	var rs loadgen.RateStep
-	var rateErr *measure.RateError
-	switch {
-	case errors.As(err, &rateErr) && rateErr.Cause == measure.CauseClientCPU &&
-		rateErr.ClientCores >= measure.SaturationShare*rateErr.Cores:
-		// The client alone used its CPUs: what the server sustains
-		// beyond this cannot be measured from here.
-		rs.GeneratorLimited, rs.Reason = true, rateErr.Error()
-		return rs, nil
-	case errors.As(err, &rateErr):
-		// The server was too slow (the in-flight cap), or the machine
-		// that client and server share ran out of CPU: this rate is
-		// beyond what is sustained here.
-		rs.Reason = "the schedule was not held (" + rateErr.Cause + ")"
-		return rs, nil
-	case err != nil && !isCaseFailure(err):
-		return rs, err
-	case err != nil:
-		// A gate failed at this rate (errors, resumption): the goal
-		// is not met here, and a lower rate may meet it.
-		rs.Reason = err.Error()
-		return rs, nil
-	}
-	if n := rec.Handshakes + rec.Errors; n > 0 {
-		rs.ErrorRate = float64(rec.Errors) / float64(n)
-	}
-	// The step is judged at the rate it achieved: one that started
-	// fewer connections than asked did not show the rate is sustained.
-	if t, a := rec.RateTarget, rec.RateAchieved; t != nil && (a == nil || *a < measure.MinRateShare**t) {
-		achieved := 0.0
-		if a != nil {
-			achieved = *a
-		}
-		rs.Reason = fmt.Sprintf("started %s connections per second, below %.0f%% of the %s/s asked", loadgen.FormatRate(achieved),
-			100*measure.MinRateShare, loadgen.FormatRate(*t))
-		return rs, nil
-	}
-	lat, derr := stats.DecodeLatency(rec.Histogram)
-	if derr != nil || lat.Count() == 0 {
-		rs.Reason = "no latency was measured"
-		return rs, nil
-	}
-	rs.Latency = time.Duration(lat.PercentileUS(slo.Percentile) * float64(time.Microsecond))
-	switch {
-	case rs.Latency > slo.Latency:
-		rs.Reason = fmt.Sprintf("p%s %v above %v", strconv.FormatFloat(slo.Percentile, 'f', -1, 64), rs.Latency.Round(time.Microsecond), slo.Latency)
-	case rs.ErrorRate > slo.MaxErrorRate:
-		rs.Reason = fmt.Sprintf("%.3g%% of connections failed, above %.3g%%", 100*rs.ErrorRate, 100*slo.MaxErrorRate)
-	default:
-		rs.Met = true
-	}
-	return rs, nil
-}
-
 // searchRecord is the answer of c's search: its parameters (without a
 // rate), the goal, the bracket and what ended the search.
 func (st *runState) searchRecord(c *Case, name string, res loadgen.RateResult) *results.Record {
@@ -196,18 +140,6 @@ func (st *runState) searchRecord(c *Case, name string, res loadgen.RateResult) *
 	if res.Failed > 0 {
 		rec.RateFailed = &res.Failed
 	}
-	rec.Notes = append(rec.Notes, searchAnswer(res, st.plan.FindRate.SLO))
+	rec.Notes = append(rec.Notes, res.Answer(st.plan.FindRate.SLO))
 	return &rec
-}
-
-// searchAnswer says the answer in one sentence, with its uncertainty.
-func searchAnswer(res loadgen.RateResult, slo loadgen.SLO) string {
-	goal := slo.String()
-	switch {
-	case res.Rate == 0:
-		return fmt.Sprintf("no rate measured met %s (lowest tried: %s/s)", goal, loadgen.FormatRate(res.Failed))
-	case res.Failed == 0:
-		return fmt.Sprintf("%s/s met %s, the highest rate measured; the sustainable rate is at least that (%s)", loadgen.FormatRate(res.Rate), goal, res.Limit)
-	}
-	return fmt.Sprintf("sustains %s/s within %s; %s/s did not: the sustainable rate lies between them", loadgen.FormatRate(res.Rate), goal, loadgen.FormatRate(res.Failed))
 }

@@ -250,7 +250,7 @@ func (p *Plan) validateProfile() error {
 	if p.Profile.Dir != "" && p.FindRate != nil {
 		return plan.Errorf(plan.Settings.Profile, p.Profile.Dir, "profiles are of measured cases and a rate search measures each case many times: leave out %s or %s", plan.Settings.FindRate, plan.Settings.Profile)
 	}
-	return p.Profile.validate()
+	return p.Profile.Validate()
 }
 
 // validateAxes checks the values of the axes.

@@ -23,6 +23,7 @@ import (
 	"github.com/tlsbench/tlsbench/measure"
 	"github.com/tlsbench/tlsbench/pki"
 	"github.com/tlsbench/tlsbench/plan"
+	"github.com/tlsbench/tlsbench/profile"
 	"github.com/tlsbench/tlsbench/results"
 	"github.com/tlsbench/tlsbench/server"
 	"github.com/tlsbench/tlsbench/tlsconf"
@@ -495,7 +496,7 @@ func (st *runState) measureCase(ctx context.Context, c *Case, index, total int, 
 	servers := append([]*builtin{srv}, srv.sides...)
 	st.resolveRequests(ctx, c, specs, servers)
 	hcs := make([]measure.HandshakeCase, len(specs))
-	keys := make([]*peerKeys, len(specs))
+	keys := make([]*client.PeerKeys, len(specs))
 	for i := range specs {
 		hcs[i] = st.handshakeCase(c, &specs[i], servers[i])
 		keys[i] = watchPeerKeys(c, &specs[i], hcs[i].Clients)
@@ -507,12 +508,12 @@ func (st *runState) measureCase(ctx context.Context, c *Case, index, total int, 
 			p.Progress(CaseProgress{Index: index, Total: total, Progress: pr})
 		}
 	}
-	profs := make([]*caseProfile, len(hcs))
+	profs := make([]*profile.Case, len(hcs))
 	for i := range hcs {
 		// The client is one process for every side: side a holds its
 		// profile.
 		profs[i] = servers[i].profiles(st.plan.Profile, c.Name, specs[i].name, i == 0)
-		hcs[i].Measuring = profs[i].hook()
+		hcs[i].Measuring = profs[i].Hook()
 	}
 	var recs []*results.Record
 	var err error
@@ -524,7 +525,7 @@ func (st *runState) measureCase(ctx context.Context, c *Case, index, total int, 
 		recs, err = loadgen.RunInterleaved(ctx, hcs)
 	}
 	st.addHints(err)
-	profileNotes(recs, profs)
+	profile.Notes(recs, profs)
 	for i, got := range recs {
 		if got == nil {
 			continue
@@ -532,7 +533,7 @@ func (st *runState) measureCase(ctx context.Context, c *Case, index, total int, 
 		// loadgen names the transport by its dialer ("tcp" for both
 		// families); the axis knows which.
 		c.Record(got)
-		keys[i].record(got)
+		recordPeerKeys(keys[i], got)
 		specs[i].recordSettings(got)
 		st.shardRecord(got)
 		if c.Rate == 0 {

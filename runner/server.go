@@ -12,6 +12,7 @@ import (
 	"github.com/tlsbench/tlsbench/loadgen"
 	"github.com/tlsbench/tlsbench/measure"
 	"github.com/tlsbench/tlsbench/plan"
+	"github.com/tlsbench/tlsbench/profile"
 	"github.com/tlsbench/tlsbench/results"
 	"github.com/tlsbench/tlsbench/server"
 	"github.com/tlsbench/tlsbench/tlsconf"
@@ -38,7 +39,7 @@ type builtin struct {
 	build string
 	// child is the built-in server's child process, profiled on
 	// request; nil for a server in this process or a target.
-	child profiledChild
+	child profile.Child
 }
 
 // close stops the proxy, the server and the other sides' servers once.
@@ -154,16 +155,21 @@ func startBuiltin(ctx context.Context, opts server.Options, at where, child chil
 	}, nil
 }
 
+// Profiles is Plan.Profile's and ThroughputPlan.Profile's type: where
+// the profiles of each case's measured iterations go (package profile
+// takes them).
+type Profiles = profile.Settings
+
 // profiles is the profile of case name's measured iterations on side
 // side ("" alone): this process when client is set, the child server
 // and the built-in proxy's child when there are. Nil when the run takes
 // no profiles.
-func (b *builtin) profiles(pr Profiles, name, side string, client bool) *caseProfile {
-	var proxy profiledChild
+func (b *builtin) profiles(pr profile.Settings, name, side string, client bool) *profile.Case {
+	var proxy profile.Child
 	if b.proxy != nil {
-		proxy, _ = b.proxy.child.(profiledChild)
+		proxy, _ = b.proxy.child.(profile.Child)
 	}
-	return pr.newCaseProfile(name, side, client, b.child, proxy)
+	return pr.Case(name, side, client, b.child, proxy)
 }
 
 // startInProcess serves opts from this process on a loopback socket.

@@ -18,6 +18,7 @@ import (
 	"github.com/tlsbench/tlsbench/loadgen"
 	"github.com/tlsbench/tlsbench/pki"
 	"github.com/tlsbench/tlsbench/plan"
+	"github.com/tlsbench/tlsbench/profile"
 	"github.com/tlsbench/tlsbench/proxy"
 	"github.com/tlsbench/tlsbench/results"
 	"github.com/tlsbench/tlsbench/server"
@@ -93,7 +94,7 @@ type TransferProgress struct {
 // kernel once: KTLS on, on a kernel without kTLS, is refused here, before
 // the run starts.
 func (p *ThroughputPlan) Validate() error {
-	for _, check := range []func() error{p.validateAxes, p.validateAmount, p.validateServer, p.Profile.validate} {
+	for _, check := range []func() error{p.validateAxes, p.validateAmount, p.validateServer, p.Profile.Validate} {
 		if err := check(); err != nil {
 			return err
 		}
@@ -408,9 +409,9 @@ func (tr *tpRun) runOne(ctx context.Context, c *Case, index, total int, srv *bui
 		}
 	}
 	prof := srv.profiles(p.Profile, c.Name, "", true)
-	tc.Measuring = prof.hook()
+	tc.Measuring = prof.Hook()
 	rec, err := loadgen.RunThroughput(ctx, tc)
-	profileNotes([]*results.Record{rec}, []*caseProfile{prof})
+	profile.Notes([]*results.Record{rec}, []*profile.Case{prof})
 	if rec != nil {
 		rec.Params = c.Params
 		c.Record(rec)

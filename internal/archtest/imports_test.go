@@ -28,28 +28,39 @@ var testSupport = []string{"internal/peers", "internal/testpki", "internal/testc
 type rule struct {
 	may       []string // tlsbench packages it may import
 	utilities bool     // and the utilities
-	any       bool     // anything but test support and internal/cli
+	any       bool     // anything but test support and the command line's packages
 }
 
 // rules is DESIGN.md's Architecture table. A package missing from it
 // fails the test: a new package states what it may import.
 var rules = map[string]rule{
-	"cmd/tlsbench":  {may: []string{"internal/cli"}},
-	"internal/cli":  {any: true},
-	"runner":        {any: true},
-	"loadgen":       {may: []string{"client", "measure", "bulk", "stats", "results", "tlsconf", "internal/ktls"}, utilities: true},
-	"measure":       {may: []string{"client", "stats", "results", "tlsconf"}, utilities: true},
-	"client":        {may: []string{"bulk", "tlsconf", "internal/ktls"}, utilities: true},
-	"server":        {may: []string{"bulk", "keys", "pki", "tlsconf", "stats", "internal/ktls"}, utilities: true},
-	"proxy":         {may: []string{"keys", "pki", "tlsconf", "internal/ktls"}, utilities: true},
-	"bulk":          {},
-	"probe":         {may: []string{"client", "tlsconf", "pki", "results"}, utilities: true},
-	"keys":          {may: []string{"pki", "tlsconf"}, utilities: true},
-	"pki":           {utilities: true},
-	"tlsconf":       {may: []string{"internal/ktls"}, utilities: true},
-	"internal/ktls": {},
-	"stats":         {},
-	"results":       {may: []string{"stats"}},
+	"cmd/tlsbench": {may: []string{"internal/cli"}},
+	// The command line: the root command (dispatch and run) over the
+	// packages of the other commands, over their shared base, which
+	// knows no command. Of internal/cli/..., a package imports only what
+	// its rule names.
+	"internal/cli":           {any: true},
+	"internal/cli/command":   {any: true},
+	"internal/cli/servecmd":  {any: true, may: []string{"internal/cli/command"}},
+	"internal/cli/proxycmd":  {any: true, may: []string{"internal/cli/command"}},
+	"internal/cli/reportcmd": {any: true, may: []string{"internal/cli/command"}},
+	"runner":                 {any: true},
+	"loadgen":                {may: []string{"client", "measure", "bulk", "stats", "results", "tlsconf", "internal/ktls"}, utilities: true},
+	"measure":                {may: []string{"client", "stats", "results", "tlsconf"}, utilities: true},
+	"client":                 {may: []string{"bulk", "tlsconf", "internal/ktls", "client/sessionid"}, utilities: true},
+	// TLS 1.2 resumption by session ID: the protocol core under client,
+	// standard library and cryptobyte only.
+	"client/sessionid": {utilities: true},
+	"server":           {may: []string{"bulk", "keys", "pki", "tlsconf", "stats", "internal/ktls"}, utilities: true},
+	"proxy":            {may: []string{"keys", "pki", "tlsconf", "internal/ktls"}, utilities: true},
+	"bulk":             {},
+	"probe":            {may: []string{"client", "tlsconf", "pki", "results"}, utilities: true},
+	"keys":             {may: []string{"pki", "tlsconf"}, utilities: true},
+	"pki":              {utilities: true},
+	"tlsconf":          {may: []string{"internal/ktls"}, utilities: true},
+	"internal/ktls":    {},
+	"stats":            {},
+	"results":          {may: []string{"stats"}},
 	// report, the tables of one results file, is the base of the
 	// comparison, and the page draws both: imports run report <-
 	// report/compare <- report/html, never back.
@@ -57,7 +68,10 @@ var rules = map[string]rule{
 	"report/compare": {may: []string{"report", "results", "stats"}},
 	"report/html":    {may: []string{"report", "report/compare", "results", "stats"}},
 	"merge":          {may: []string{"results", "stats"}},
-	"kubejob":        {utilities: true},
+	// The profiles of measured iterations reach the children through an
+	// interface of their own: never the server or the proxy.
+	"profile": {may: []string{"results"}, utilities: true},
+	"kubejob": {utilities: true},
 	// The settings and axis tables: below the CLI, runner, loadgen and
 	// server, which derive from them; a case names its kTLS mode.
 	"plan":              {may: []string{"pki", "tlsconf", "results", "internal/ktls"}, utilities: true},
@@ -147,6 +161,8 @@ func (r rule) allows(from, imp string) bool {
 		return isTest
 	case imp == "internal/cli":
 		return from == "cmd/tlsbench"
+	case strings.HasPrefix(imp, "internal/cli/"):
+		return from == "internal/cli" || slices.Contains(r.may, imp)
 	case r.any || slices.Contains(r.may, imp):
 		return true
 	}

@@ -21,8 +21,7 @@ const (
 // size it may not grow beyond while it is cut down: a ratchet, lowered
 // as each shrinks, the entry dropped once it is under the limit.
 var oversize = map[string]int{
-	"internal/cli": 5800,
-	"runner":       4800,
+	"runner": 4350,
 }
 
 // TestCodeSizes holds every non-test Go file to maxFileLines and every

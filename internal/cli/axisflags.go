@@ -3,6 +3,7 @@ package cli
 import (
 	"slices"
 
+	"github.com/tlsbench/tlsbench/internal/cli/command"
 	"github.com/tlsbench/tlsbench/plan"
 )
 
@@ -30,17 +31,17 @@ func (a axisFlag) Set(text string) error {
 	return nil
 }
 
-// isOnOff says the axis takes off and on: its wrong values are answered
+// IsOnOff says the axis takes off and on: its wrong values are answered
 // with what it wants.
-func (a axisFlag) isOnOff() bool { return slices.Equal(a.s.Values, []string{plan.Off, plan.On}) }
+func (a axisFlag) IsOnOff() bool { return slices.Equal(a.s.Values, []string{plan.Off, plan.On}) }
 
 // defineAxisFlags defines the flag of every axis of the settings table;
 // their values are f.axes, which the plan takes whole.
-func defineAxisFlags(fs *flagSet, f *runFlags) {
+func defineAxisFlags(fs *command.FlagSet, f *runFlags) {
 	f.axes = plan.Values{}
 	for _, s := range plan.For(plan.Run) {
 		if s.Axis != nil {
-			fs.def(s.Name, axisFlag{s: s, vals: f.axes})
+			fs.Def(s.Name, axisFlag{s: s, vals: f.axes})
 		}
 	}
 }

@@ -10,86 +10,43 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/tlsbench/tlsbench/internal/cli/command"
+	"github.com/tlsbench/tlsbench/internal/cli/proxycmd"
+	"github.com/tlsbench/tlsbench/internal/cli/reportcmd"
+	"github.com/tlsbench/tlsbench/internal/cli/servecmd"
 	"github.com/tlsbench/tlsbench/results"
-	"github.com/tlsbench/tlsbench/runner"
 )
-
-// UsageError is a mistake in the command line or its input files: exit 2.
-type UsageError struct{ Msg string }
-
-func (e *UsageError) Error() string { return e.Msg }
-
-func usagef(format string, args ...any) error {
-	return &UsageError{Msg: fmt.Sprintf(format, args...)}
-}
-
-// interruptedError is a run stopped by Ctrl-C (exit 130); detail says
-// what became of the results.
-type interruptedError struct{ detail string }
-
-func (e *interruptedError) Error() string { return "interrupted; " + e.detail }
-func (e *interruptedError) Unwrap() error { return context.Canceled }
-
-// errHelp is returned after help was printed on request: exit 0.
-var errHelp = errors.New("help requested")
 
 // Exit statuses.
 const (
-	ExitOK          = 0
-	ExitFailure     = 1 // a benchmark or gate failed, or a runtime error
-	ExitUsage       = 2
-	ExitInterrupted = 130
+	ExitOK          = command.ExitOK
+	ExitFailure     = command.ExitFailure
+	ExitUsage       = command.ExitUsage
+	ExitInterrupted = command.ExitInterrupted
 )
 
 // ExitCode maps a command's error to the process exit status.
-func ExitCode(err error) int {
-	var ue *UsageError
-	switch {
-	case err == nil, errors.Is(err, errHelp):
-		return ExitOK
-	case errors.As(err, &ue):
-		return ExitUsage
-	case errors.Is(err, context.Canceled):
-		return ExitInterrupted
-	}
-	return ExitFailure
-}
+func ExitCode(err error) int { return command.ExitCode(err) }
 
 // Message is the one line main prints for err ("" for none).
-func Message(err error) string {
-	if err == nil || errors.Is(err, errHelp) {
-		return ""
-	}
-	var ie *interruptedError
-	if errors.As(err, &ie) {
-		return "interrupted; " + ie.detail
-	}
-	if errors.Is(err, context.Canceled) {
-		return "interrupted; results measured so far were written"
-	}
-	if fc, ok := err.(*runner.FailedCases); ok {
-		// The reasons, one line per case, were printed before it.
-		return fc.Error() + "; the reasons are listed above"
-	}
-	return printable(err.Error())
-}
+func Message(err error) string { return command.Message(err) }
 
-type command struct {
+type subcommand struct {
 	name    string
 	summary string
 	run     func(ctx context.Context, args []string, stdout, stderr io.Writer) error
 }
 
-func commands() []command {
-	return []command{
+func commands() []subcommand {
+	return []subcommand{
 		{"run", "run a handshake benchmark matrix (against the built-in server by default)", runCmd},
-		{"serve", "run the built-in TLS server alone, for external clients", serveCmd},
-		{"proxy", "run the built-in TLS-intercepting proxy (HTTP CONNECT, certificates issued per host)", proxyCmd},
+		{"serve", "run the built-in TLS server alone, for external clients", servecmd.Serve},
+		{"proxy", "run the built-in TLS-intercepting proxy (HTTP CONNECT, certificates issued per host)", proxycmd.Proxy},
 		{"probe", "find out what a TLS server supports: versions, tickets, resumption", probeCmd},
-		{"pki", "write a test PKI: CA, server and client identities as PEM and PKCS#12", pkiCmd},
-		{"report", "render results files as table, markdown, csv, json, benchfmt or html", reportCmd},
-		{"compare", "compare a candidate results file with a baseline, case by case", compareCmd},
-		{"merge", "merge the results of a sharded run's shards into the results of the whole run", mergeCmd},
+		{"pki", "write a test PKI: CA, server and client identities as PEM and PKCS#12", servecmd.PKI},
+		{"report", "render results files as table, markdown, csv, json, benchfmt or html", reportcmd.Report},
+		{"compare", "compare a candidate results file with a baseline, case by case", reportcmd.Compare},
+		{"merge", "merge the results of a sharded run's shards into the results of the whole run", reportcmd.Merge},
 		{"kubernetes", "print a Kubernetes Job that runs a benchmark as shards on many nodes", kubernetesCmd},
 		{"completion", "print a shell completion script (bash, zsh or fish)", completionCmd},
 		{"version", "print the version", versionCmd},
@@ -100,7 +57,7 @@ func commands() []command {
 func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		printTopUsage(stderr)
-		return usagef("no command given; try 'tlsbench run'")
+		return command.Usagef("no command given; try 'tlsbench run'")
 	}
 	name := args[0]
 	switch name {
@@ -112,10 +69,10 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 					return Run(ctx, append([]string{args[1], "--help"}, args[2:]...), stdout, stderr)
 				}
 			}
-			return usagef("help: unknown command %q; commands: %s", args[1], commandNames())
+			return command.Usagef("help: unknown command %q; commands: %s", args[1], commandNames())
 		}
 		printTopUsage(stdout)
-		return errHelp
+		return command.ErrHelp
 	case "-v", "-version", "--version":
 		name = "version"
 		args = []string{"version"}
@@ -123,13 +80,13 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	for _, c := range commands() {
 		if c.name == name {
 			err := c.run(ctx, args[1:], stdout, stderr)
-			if errors.Is(err, errHelp) {
+			if errors.Is(err, command.ErrHelp) {
 				return nil
 			}
 			return err
 		}
 	}
-	return usagef("unknown command %q; commands: %s (see 'tlsbench help')", name, commandNames())
+	return command.Usagef("unknown command %q; commands: %s (see 'tlsbench help')", name, commandNames())
 }
 
 func isHelpFlag(s string) bool {
@@ -157,12 +114,12 @@ func printTopUsage(w io.Writer) {
 }
 
 func versionCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("version", stdout, func(w io.Writer) {
+	fs := command.NewFlagSet("version", stdout, func(w io.Writer) {
 		fmt.Fprintln(w, "Usage: tlsbench version")
 		fmt.Fprintln(w)
 		fmt.Fprintln(w, "Prints the tlsbench version, the Go version it was built with, and the OS and architecture.")
 	})
-	if err := fs.parse(args); err != nil {
+	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	env := results.CurrentEnv()

@@ -32,7 +32,9 @@ func TestMain(m *testing.M) {
 	// The child server of `tlsbench run` is this test binary again.
 	testchild.RunMainIfChild(cli.Main)
 	if os.Getenv(mainEnv) == "1" {
-		os.Exit(cli.Main(os.Args[1:]))
+		code := cli.Main(os.Args[1:])
+		writePeakIfAsked()
+		os.Exit(code)
 	}
 	testscript.Main(m, map[string]func(){
 		"tlsbench": func() { os.Exit(cli.Main(os.Args[1:])) },

@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/tlsbench/tlsbench/internal/cli/command"
 	"github.com/tlsbench/tlsbench/plan"
 )
 
@@ -20,17 +21,17 @@ serve, and the values of the flags that take a fixed set (--tls 1.2,1.3,
 `
 
 func completionCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("completion", stdout, func(w io.Writer) { io.WriteString(w, completionUsage) })
-	shells, err := fs.parseWithArgs(args)
+	fs := command.NewFlagSet("completion", stdout, func(w io.Writer) { io.WriteString(w, completionUsage) })
+	shells, err := fs.ParseWithArgs(args)
 	if err != nil {
 		return err
 	}
 	if len(shells) != 1 {
-		return usagef("completion: name one shell: bash, zsh or fish")
+		return command.Usagef("completion: name one shell: bash, zsh or fish")
 	}
 	write, ok := map[string]func(io.Writer){"bash": writeBash, "zsh": writeZsh, "fish": writeFish}[shells[0]]
 	if !ok {
-		return usagef("completion %s: want bash, zsh or fish", shownValue(shells[0]))
+		return command.Usagef("completion %s: want bash, zsh or fish", command.ShownValue(shells[0]))
 	}
 	write(stdout)
 	return nil
@@ -60,7 +61,7 @@ func writeBash(w io.Writer) {
 	for _, c := range completed {
 		fmt.Fprintf(w, "  %s)\n    case \"$prev\" in\n", c.name)
 		for _, s := range plan.For(c.cmd) {
-			if v := valuesOf(s); v != nil && !s.Hidden {
+			if v := command.ValuesOf(s); v != nil && !s.Hidden {
 				fmt.Fprintf(w, "      --%s) _tlsbench_values '%s'; return;;\n", s.Name, shellWords(v))
 			} else if takesFile(s) {
 				fmt.Fprintf(w, "      --%s) COMPREPLY=($(compgen -f -- \"$cur\")); return;;\n", s.Name)
@@ -84,7 +85,7 @@ func writeZsh(w io.Writer) {
 	for _, c := range completed {
 		fmt.Fprintf(w, "  %s)\n    case $words[CURRENT-1] in\n", c.name)
 		for _, s := range plan.For(c.cmd) {
-			if v := valuesOf(s); v != nil && !s.Hidden {
+			if v := command.ValuesOf(s); v != nil && !s.Hidden {
 				fmt.Fprintf(w, "      --%s) compset -P '*,'; compadd -- %s; return;;\n", s.Name, shellWords(v))
 			} else if takesFile(s) {
 				fmt.Fprintf(w, "      --%s) _files; return;;\n", s.Name)
@@ -107,7 +108,7 @@ func writeFish(w io.Writer) {
 				continue
 			}
 			line := fmt.Sprintf("complete -c tlsbench -n '__fish_seen_subcommand_from %s' -l %s", c.name, s.Name)
-			switch v := valuesOf(s); {
+			switch v := command.ValuesOf(s); {
 			case v != nil:
 				line += " -x -a " + fishQuote(strings.Join(v, " "))
 			case takesFile(s):
@@ -115,7 +116,7 @@ func writeFish(w io.Writer) {
 			case s.Kind != plan.Bool:
 				line += " -x"
 			}
-			fmt.Fprintln(w, line+" -d "+fishQuote(firstClause(helpText(s))))
+			fmt.Fprintln(w, line+" -d "+fishQuote(firstClause(command.HelpText(s))))
 		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/tlsbench/tlsbench/internal/cli/command"
 	"github.com/tlsbench/tlsbench/kubejob"
 )
 
@@ -52,7 +53,7 @@ Flags:
 // one.
 func kubernetesCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
-		return usagef("no kubernetes command given; try 'tlsbench kubernetes job --shards N --image IMAGE -- run ...' (see 'tlsbench kubernetes job --help')")
+		return command.Usagef("no kubernetes command given; try 'tlsbench kubernetes job --shards N --image IMAGE -- run ...' (see 'tlsbench kubernetes job --help')")
 	}
 	switch args[0] {
 	case "job":
@@ -60,14 +61,14 @@ func kubernetesCmd(ctx context.Context, args []string, stdout, stderr io.Writer)
 	case "-h", "-help", "--help", "help":
 		return kubernetesJobCmd(ctx, []string{"--help"}, stdout, stderr)
 	}
-	return usagef("unknown kubernetes command %q; the only one is job (see 'tlsbench kubernetes job --help')", args[0])
+	return command.Usagef("unknown kubernetes command %q; the only one is job (see 'tlsbench kubernetes job --help')", args[0])
 }
 
 func kubernetesJobCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("kubernetes job", stdout, nil)
-	fs.usage = func(w io.Writer) {
+	fs := command.NewFlagSet("kubernetes job", stdout, nil)
+	fs.Help = func(w io.Writer) {
 		io.WriteString(w, kubernetesJobUsage)
-		fs.printFlags(w)
+		fs.PrintFlags(w)
 	}
 	var s kubejob.Spec
 	fs.IntVar(&s.Shards, "shards", 0, "`N` shards, one pod each (at most 1000)")
@@ -104,19 +105,19 @@ func kubernetesJobCmd(ctx context.Context, args []string, stdout, stderr io.Writ
 	// The Job's own settings and the run's arguments first: their
 	// messages say more than the run's own refusal of the same mistake.
 	if _, err := kubejob.Manifest(s); err != nil {
-		return &UsageError{Msg: userTextNamed(err, kubernetesFlags)}
+		return &command.UsageError{Msg: command.UserTextNamed(err, kubernetesFlags)}
 	}
 	length, err := checkShardRun(s)
 	if err != nil {
 		return err
 	}
-	raised, err := fitDeadline(&s, *startIn, length, fs.isSet("deadline"))
+	raised, err := fitDeadline(&s, *startIn, length, fs.IsSet("deadline"))
 	if err != nil {
 		return err
 	}
 	out, err := kubejob.Manifest(s)
 	if err != nil {
-		return &UsageError{Msg: userTextNamed(err, kubernetesFlags)}
+		return &command.UsageError{Msg: command.UserTextNamed(err, kubernetesFlags)}
 	}
 	if _, err := stdout.Write(out); err != nil {
 		return err
@@ -152,10 +153,10 @@ func fitDeadline(s *kubejob.Spec, startIn, length time.Duration, given bool) (ra
 	need := minDeadline(startIn, length)
 	switch {
 	case need > kubejob.MaxDeadline:
-		return false, usagef("the run takes %s from the manifest (--start-in %s and the run's %s, with time to spare): more than a Job may run, %s; split the cases over several Jobs or shorten --duration",
+		return false, command.Usagef("the run takes %s from the manifest (--start-in %s and the run's %s, with time to spare): more than a Job may run, %s; split the cases over several Jobs or shorten --duration",
 			need, startIn, length, kubejob.MaxDeadline)
 	case given && s.Deadline < need:
-		return false, usagef("--deadline %s: too short: it must cover --start-in %s, the run (%s) and a tenth of the run to spare (at least %s); give --deadline %s or more",
+		return false, command.Usagef("--deadline %s: too short: it must cover --start-in %s, the run (%s) and a tenth of the run to spare (at least %s); give --deadline %s or more",
 			s.Deadline, startIn, length, deadlineSpare, need)
 	case !given && s.Deadline < need:
 		s.Deadline = need
@@ -183,12 +184,12 @@ func checkShardRun(s kubejob.Spec) (time.Duration, error) {
 		f.baseline = ""
 		job, err = planRun(fs, f)
 	}
-	var ue *UsageError
+	var ue *command.UsageError
 	switch {
 	case err == nil:
 		return job.plan.RunLength(), nil
 	case errors.As(err, &ue):
-		return 0, usagef("the shards would refuse their run: %s", ue.Msg)
+		return 0, command.Usagef("the shards would refuse their run: %s", ue.Msg)
 	}
 	return 0, err
 }
@@ -205,21 +206,21 @@ func splitAtDashes(args []string) (own, run []string, dashes bool) {
 
 // parseKubernetesFlags parses the command's own flags; "run" among them
 // means the "--" before it was left out.
-func parseKubernetesFlags(fs *flagSet, args []string) error {
-	if err := fs.parseOnce(args); err != nil {
+func parseKubernetesFlags(fs *command.FlagSet, args []string) error {
+	if err := fs.ParseOnce(args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		if fs.Arg(0) == "run" {
-			return usagef("put -- before run: the run's flags follow it (tlsbench kubernetes job --shards N --image IMAGE -- run --target HOST:PORT ...)")
+			return command.Usagef("put -- before run: the run's flags follow it (tlsbench kubernetes job --shards N --image IMAGE -- run --target HOST:PORT ...)")
 		}
-		return usagef("unexpected argument %q (see 'tlsbench kubernetes job --help')", fs.Arg(0))
+		return command.Usagef("unexpected argument %q (see 'tlsbench kubernetes job --help')", fs.Arg(0))
 	}
 	switch {
-	case !fs.isSet("shards"):
-		return usagef("--shards: missing; give the number of shards, one pod each (e.g. --shards 4)")
-	case !fs.isSet("image"):
-		return usagef("--image: missing; name the image that holds tlsbench (e.g. --image registry.example.com/tlsbench:1.0)")
+	case !fs.IsSet("shards"):
+		return command.Usagef("--shards: missing; give the number of shards, one pod each (e.g. --shards 4)")
+	case !fs.IsSet("image"):
+		return command.Usagef("--image: missing; name the image that holds tlsbench (e.g. --image registry.example.com/tlsbench:1.0)")
 	}
 	return nil
 }
@@ -228,9 +229,9 @@ func parseKubernetesFlags(fs *flagSet, args []string) error {
 func checkRunWord(run []string, dashes bool) error {
 	switch {
 	case !dashes || len(run) == 0:
-		return usagef("no run given; end with -- run --target HOST:PORT and the run's other flags")
+		return command.Usagef("no run given; end with -- run --target HOST:PORT and the run's other flags")
 	case run[0] != "run":
-		return usagef("-- %s: only run can be sharded; end with -- run --target HOST:PORT and the run's other flags", run[0])
+		return command.Usagef("-- %s: only run can be sharded; end with -- run --target HOST:PORT and the run's other flags", run[0])
 	}
 	return nil
 }
@@ -240,15 +241,15 @@ func checkRunWord(run []string, dashes bool) error {
 func checkZeroes(s kubejob.Spec) error {
 	switch {
 	case s.Name == "":
-		return usagef("--name: empty; name the Job, e.g. --name %s", kubejob.DefaultName)
+		return command.Usagef("--name: empty; name the Job, e.g. --name %s", kubejob.DefaultName)
 	case s.CPUs == 0:
-		return usagef("--cpus 0: must be a whole number of CPUs, at least 1")
+		return command.Usagef("--cpus 0: must be a whole number of CPUs, at least 1")
 	case s.Memory == "":
-		return usagef("--memory: empty; give a size such as %s", kubejob.DefaultMemory)
+		return command.Usagef("--memory: empty; give a size such as %s", kubejob.DefaultMemory)
 	case s.Spread == "":
-		return usagef("--spread: empty; want %s or %s", kubejob.SpreadRequired, kubejob.SpreadPreferred)
+		return command.Usagef("--spread: empty; want %s or %s", kubejob.SpreadRequired, kubejob.SpreadPreferred)
 	case s.Deadline <= 0:
-		return usagef("--deadline %s: must be positive, e.g. 2h", s.Deadline)
+		return command.Usagef("--deadline %s: must be positive, e.g. 2h", s.Deadline)
 	}
 	return nil
 }
@@ -258,7 +259,7 @@ func checkZeroes(s kubejob.Spec) error {
 // counts from the Job's creation, must cover it (fitDeadline).
 func checkStartIn(startIn time.Duration) error {
 	if startIn <= 0 {
-		return usagef("--start-in %s: must be positive: the time to apply the manifest, schedule the pods and pull the image (e.g. 30s)", startIn)
+		return command.Usagef("--start-in %s: must be positive: the time to apply the manifest, schedule the pods and pull the image (e.g. 30s)", startIn)
 	}
 	return nil
 }

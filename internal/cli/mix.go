@@ -5,6 +5,7 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/tlsbench/tlsbench/internal/cli/command"
 	"github.com/tlsbench/tlsbench/plan"
 	"github.com/tlsbench/tlsbench/runner"
 )
@@ -12,8 +13,8 @@ import (
 // The flag of full/resumed mixes (tlsbench run --resume-ratio).
 
 // defineMixFlags defines --resume-ratio on fs, into f.
-func defineMixFlags(fs *flagSet, f *runFlags) {
-	fs.def("resume-ratio", listFlag[float64]{&f.resumeRatios, parseResumeRatio, runner.RateName})
+func defineMixFlags(fs *command.FlagSet, f *runFlags) {
+	fs.Def("resume-ratio", command.List(&f.resumeRatios, parseResumeRatio, runner.RateName))
 }
 
 // parseResumeRatio reads one --resume-ratio value.
@@ -26,16 +27,16 @@ func parseResumeRatio(s string) (float64, error) {
 }
 
 // validateMix checks --resume-ratio against --resume.
-func validateMix(fs *flagSet) error {
-	if err := plan.CheckResume(fs.isSet("resume-ratio"), fs.isSet("resume"), nil); err != nil {
-		return planUsage(err)
+func validateMix(fs *command.FlagSet) error {
+	if err := plan.CheckResume(fs.IsSet("resume-ratio"), fs.IsSet("resume"), nil); err != nil {
+		return command.PlanUsage(err)
 	}
 	return nil
 }
 
 // applyMix sets the plan's shares from valid flags.
-func applyMix(fs *flagSet, f *runFlags, p *runner.Plan) {
-	if fs.isSet("resume-ratio") {
+func applyMix(fs *command.FlagSet, f *runFlags, p *runner.Plan) {
+	if fs.IsSet("resume-ratio") {
 		p.ResumeRatios, p.Resume = f.resumeRatios, nil
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/tlsbench/tlsbench/internal/cli/command"
 	"github.com/tlsbench/tlsbench/loadgen"
 	"github.com/tlsbench/tlsbench/measure"
 	"github.com/tlsbench/tlsbench/plan"
@@ -18,13 +19,13 @@ import (
 // own way).
 
 // defineOpenLoopFlags defines them on fs, into f.
-func defineOpenLoopFlags(fs *flagSet, f *runFlags) {
-	fs.boolVar(&f.findRate, "find-rate", false)
-	fs.stringVar(&f.slo, "slo", "p99=20ms")
-	fs.float64Var(&f.maxRate, "max-rate", 0)
-	fs.def("rate", listFlag[float64]{&f.rates, parseRate, runner.RateName})
-	fs.stringVar(&f.arrival, "arrival", results.ArrivalConstant)
-	fs.intVar(&f.maxInflight, "max-inflight", measure.DefaultMaxInflight)
+func defineOpenLoopFlags(fs *command.FlagSet, f *runFlags) {
+	fs.DefBool(&f.findRate, "find-rate", false)
+	fs.DefString(&f.slo, "slo", "p99=20ms")
+	fs.DefFloat64(&f.maxRate, "max-rate", 0)
+	fs.Def("rate", command.List(&f.rates, parseRate, runner.RateName))
+	fs.DefString(&f.arrival, "arrival", results.ArrivalConstant)
+	fs.DefInt(&f.maxInflight, "max-inflight", measure.DefaultMaxInflight)
 }
 
 // parseRate reads one --rate value.
@@ -39,30 +40,30 @@ func parseRate(s string) (float64, error) {
 // validateOpenLoop checks --rate, --arrival, --max-inflight, the search
 // of --find-rate and, for handshake cases, --duration, with what they do
 // not go with: the plan's rules, told which flags were given.
-func validateOpenLoop(fs *flagSet, f *runFlags) error {
+func validateOpenLoop(fs *command.FlagSet, f *runFlags) error {
 	o := plan.OpenLoop{
 		Throughput: f.tp.mode != modeHandshake,
-		Rates:      f.rates, RatesGiven: fs.isSet("rate"), FindRate: f.findRate,
-		SearchGiven: fs.isSet("slo") || fs.isSet("max-rate"), MaxRate: f.maxRate,
-		Arrival: f.arrival, ArrivalGiven: fs.isSet("arrival"),
-		MaxInflight: f.maxInflight, MaxInflightGiven: fs.isSet("max-inflight"),
-		Duration: f.tp.duration, Timed: fs.isSet("duration"), TargetError: fs.isSet("target-error"),
-		Handshakes: fs.isSet("handshakes"), Concurrency: fs.isSet("concurrency"),
+		Rates:      f.rates, RatesGiven: fs.IsSet("rate"), FindRate: f.findRate,
+		SearchGiven: fs.IsSet("slo") || fs.IsSet("max-rate"), MaxRate: f.maxRate,
+		Arrival: f.arrival, ArrivalGiven: fs.IsSet("arrival"),
+		MaxInflight: f.maxInflight, MaxInflightGiven: fs.IsSet("max-inflight"),
+		Duration: f.tp.duration, Timed: fs.IsSet("duration"), TargetError: fs.IsSet("target-error"),
+		Handshakes: fs.IsSet("handshakes"), Concurrency: fs.IsSet("concurrency"),
 		Proxy: f.proxy.URL != "",
 	}
 	for _, name := range []string{"versus", "versus-server", "versus-self"} {
-		if fs.isSet(name) {
+		if fs.IsSet(name) {
 			o.Versus = plan.Lookup(plan.Run, name)
 			break
 		}
 	}
 	if err := o.Check(); err != nil {
-		return planUsage(err)
+		return command.PlanUsage(err)
 	}
 	if f.findRate {
 		slo, err := loadgen.ParseSLO(f.slo)
 		if err != nil {
-			return usagef("--slo %v", err)
+			return command.Usagef("--slo %v", err)
 		}
 		f.parsedSLO = slo
 	}
@@ -74,44 +75,44 @@ func validateOpenLoop(fs *flagSet, f *runFlags) error {
 // with --quick), and a case whose measured time is fixed (--rate,
 // --duration) is not cut short by --case-time nor extended by
 // --target-error unless they are given.
-func openLoopDefaults(fs *flagSet, f *runFlags) {
+func openLoopDefaults(fs *command.FlagSet, f *runFlags) {
 	if f.findRate {
 		// Each rate tried is a short case of its own; a search of
 		// about ten rates then takes about a minute.
-		if !fs.isSet("rate") {
+		if !fs.IsSet("rate") {
 			f.rates = []float64{100}
 		}
-		if !fs.isSet("duration") && !fs.isSet("handshakes") {
+		if !fs.IsSet("duration") && !fs.IsSet("handshakes") {
 			f.tp.duration = 5 * time.Second
 			if f.quick {
 				f.tp.duration = 2 * time.Second
 			}
 		}
-		if !fs.isSet("iterations") {
+		if !fs.IsSet("iterations") {
 			f.iterations = 5
 		}
-		if !fs.isSet("warmup") {
+		if !fs.IsSet("warmup") {
 			f.warmup = 1
 		}
 	}
-	rate, timed := fs.isSet("rate") || f.findRate, fs.isSet("duration") && f.tp.mode == modeHandshake
-	if rate && !fs.isSet("iterations") && !f.quick {
+	rate, timed := fs.IsSet("rate") || f.findRate, fs.IsSet("duration") && f.tp.mode == modeHandshake
+	if rate && !fs.IsSet("iterations") && !f.quick {
 		f.iterations = 10
 	}
-	if (rate || timed) && !fs.isSet("case-time") {
+	if (rate || timed) && !fs.IsSet("case-time") {
 		f.caseTime = 0
 	}
-	if (rate || timed) && !fs.isSet("target-error") {
+	if (rate || timed) && !fs.IsSet("target-error") {
 		f.targetError = 0
 	}
 }
 
 // applyOpenLoop sets the plan's open-loop fields from valid flags.
-func applyOpenLoop(fs *flagSet, f *runFlags, p *runner.Plan) {
+func applyOpenLoop(fs *command.FlagSet, f *runFlags, p *runner.Plan) {
 	if f.tp.mode == modeHandshake {
 		p.Duration = f.tp.duration
 	}
-	if !fs.isSet("rate") && !f.findRate {
+	if !fs.IsSet("rate") && !f.findRate {
 		return
 	}
 	p.Rates, p.Concurrency = f.rates, nil

@@ -2,6 +2,7 @@ package cli_test
 
 import (
 	"bufio"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -57,6 +58,36 @@ func otherLoadNotes(recs []results.Record) map[string][]string {
 	return out
 }
 
+// busyServerAsOtherLoad returns the other-load notes of the records
+// that count side b's busy server as other load: those whose other
+// processes' share reaches half the busy server's share while side a
+// of the same case was measured (extra.other_sides_cpu_share). A
+// quiet run can still see short bursts of other work in one case (a
+// test run's compiler or linker, a saturated machine's accounting
+// that jiffies and rusage sample differently), worth a note of their
+// own; what must not happen is the busy server's CPU showing up
+// there, which would make the share at least the busy server's.
+func busyServerAsOtherLoad(recs []results.Record) []string {
+	busy := map[string]float64{}
+	for _, r := range recs {
+		if r.Side == results.SideA {
+			busy[r.Name] = r.Extra["other_sides_cpu_share"]
+		}
+	}
+	var out []string
+	for _, r := range recs {
+		if r.OtherCPUShare == nil || *r.OtherCPUShare < busy[r.Name]/2 {
+			continue
+		}
+		for _, n := range r.Notes {
+			if strings.HasPrefix(n, "other load on the machine") {
+				out = append(out, fmt.Sprintf("%s side %s (busy server's share %.0f%%): %s", r.Name, r.Side, 100*busy[r.Name], n))
+			}
+		}
+	}
+	return out
+}
+
 // otherLoadDuring runs f and returns the share of this process's CPUs
 // that anything but this process and the processes pids (with their
 // children) took meanwhile: the machine's other load over f, judged from
@@ -101,8 +132,8 @@ func otherLoadDuring(t *testing.T, pids []int, f func()) float64 {
 // CPU busy in its own process, also while side a is measured (as a JVM's
 // compiler and collector work between its rounds). That is the run's own
 // load: side a's records count it as the other side's
-// (extra.other_sides_cpu_share), and on a quiet machine no case notes
-// other load. A process that burns as much CPU
+// (extra.other_sides_cpu_share), and on a quiet machine no case counts
+// it as other load. A process that burns as much CPU
 // beside two quiet servers, not given as a server, is other load, and
 // every case notes it.
 //
@@ -163,17 +194,16 @@ func TestVersusBusyServerIsNotOtherLoad(t *testing.T) {
 			continue
 		}
 		judged++
-		notes := otherLoadNotes(recs)
-		if passed = len(notes) == 0; passed {
+		why = busyServerAsOtherLoad(recs)
+		if passed = len(why) == 0; passed {
 			break
 		}
-		why = append(notes["a"], notes["b"]...)
 	}
 	switch {
 	case judged == 0:
 		t.Log("other processes were busy during every run: whether a case notes other load was not judged")
 	case !passed:
-		t.Errorf("other load noted in each of %d runs on a quiet machine; the last:\n%s", judged, strings.Join(why, "\n"))
+		t.Errorf("side b's busy server counted as other load in each of %d runs on a quiet machine; the last:\n%s", judged, strings.Join(why, "\n"))
 	}
 
 	addrC, pidC := serve("")

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tlsbench/tlsbench/internal/cli/command"
 	"github.com/tlsbench/tlsbench/internal/hostname"
 	"github.com/tlsbench/tlsbench/loadgen"
 	"github.com/tlsbench/tlsbench/measure"
@@ -135,10 +136,10 @@ func probeCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 
 // parseProbeFlags parses probe's command line: flags and one HOST:PORT.
 func parseProbeFlags(args []string, stdout io.Writer) (*probeFlags, error) {
-	fs := newFlagSet("probe", stdout, nil)
-	fs.usage = func(w io.Writer) {
+	fs := command.NewFlagSet("probe", stdout, nil)
+	fs.Help = func(w io.Writer) {
 		io.WriteString(w, probeUsage)
-		fs.printFlags(w)
+		fs.PrintFlags(w)
 	}
 	f := &probeFlags{versions: append([]uint16(nil), probe.AllVersions...)}
 	fs.StringVar(&f.sni, "sni", "", "server `NAME` sent as SNI and verified (default: the host of HOST:PORT)")
@@ -152,22 +153,22 @@ func parseProbeFlags(args []string, stdout io.Writer) (*probeFlags, error) {
 	fs.DurationVar(&f.timeout, "timeout", 5*time.Second, "limit for one connection")
 	fs.DurationVar(&f.ticketWait, "ticket-wait", 300*time.Millisecond, "how long each connection keeps reading after the answer, for late tickets")
 	fs.StringVar(&f.format, "format", "table", "output: table or json")
-	fs.Var(listFlag[string]{&f.alpn, parseALPN, nil}, "alpn", "ALPN protocols to offer, comma-separated, e.g. h2,http/1.1 (default: none)")
-	fs.Var(listFlag[uint16]{&f.versions, parseProbeVersion, probeVersionName}, "tls", "TLS versions to probe: 1.0, 1.1, 1.2, 1.3")
+	fs.Var(command.List(&f.alpn, parseALPN, nil), "alpn", "ALPN protocols to offer, comma-separated, e.g. h2,http/1.1 (default: none)")
+	fs.Var(command.List(&f.versions, parseProbeVersion, probeVersionName), "tls", "TLS versions to probe: 1.0, 1.1, 1.2, 1.3")
 	fs.BoolVar(&f.quic, "quic", false, "probe over QUIC (TLS 1.3 on UDP): versions, tickets, resumption, 0-RTT and a replayed 0-RTT flight (see above)")
 
-	positional, err := fs.parseWithArgs(args)
+	positional, err := fs.ParseWithArgs(args)
 	if err != nil {
 		return nil, err
 	}
 	if len(positional) == 0 {
-		return nil, usagef("probe needs the server's address, e.g. 'tlsbench probe 127.0.0.1:443' (see 'tlsbench probe --help')")
+		return nil, command.Usagef("probe needs the server's address, e.g. 'tlsbench probe 127.0.0.1:443' (see 'tlsbench probe --help')")
 	}
 	if len(positional) > 1 {
-		return nil, usagef("unexpected argument %q: probe takes one HOST:PORT (see 'tlsbench probe --help')", positional[1])
+		return nil, command.Usagef("unexpected argument %q: probe takes one HOST:PORT (see 'tlsbench probe --help')", positional[1])
 	}
 	f.addr = positional[0]
-	f.set = fs.isSet
+	f.set = fs.IsSet
 	return f, nil
 }
 
@@ -175,36 +176,36 @@ func parseProbeFlags(args []string, stdout io.Writer) (*probeFlags, error) {
 func (f *probeFlags) validate() error {
 	host, port, err := net.SplitHostPort(f.addr)
 	if err != nil || host == "" || port == "" {
-		return usagef("address %q: want HOST:PORT, e.g. 127.0.0.1:443 or [::1]:8443", f.addr)
+		return command.Usagef("address %q: want HOST:PORT, e.g. 127.0.0.1:443 or [::1]:8443", f.addr)
 	}
 	if err := hostname.Check(host, hostname.Host); err != nil {
-		return usagef("address: the host %v", err)
+		return command.Usagef("address: the host %v", err)
 	}
 	if f.sni != "" {
 		if err := hostname.Check(f.sni, hostname.Host); err != nil {
-			return usagef("--sni: %v", err)
+			return command.Usagef("--sni: %v", err)
 		}
 	}
 	if f.format != "table" && f.format != "json" {
-		return usagef("--format: %q is not table or json", f.format)
+		return command.Usagef("--format: %q is not table or json", f.format)
 	}
 	if _, err := probe.ParseRequest(f.request); err != nil {
-		return usagef("--request: %v", err)
+		return command.Usagef("--request: %v", err)
 	}
 	if f.concurrency < 0 || f.concurrency > 4096 {
-		return usagef("--concurrency %d: must be between 0 (skip the rate test) and 4096", f.concurrency)
+		return command.Usagef("--concurrency %d: must be between 0 (skip the rate test) and 4096", f.concurrency)
 	}
 	if f.handshakes < 0 {
-		return usagef("--handshakes %d: must be at least 1 (or 0 for twice --concurrency)", f.handshakes)
+		return command.Usagef("--handshakes %d: must be at least 1 (or 0 for twice --concurrency)", f.handshakes)
 	}
 	if f.timeout <= 0 {
-		return usagef("--timeout %s: must be positive, e.g. 5s", f.timeout)
+		return command.Usagef("--timeout %s: must be positive, e.g. 5s", f.timeout)
 	}
 	if f.ticketWait <= 0 {
-		return usagef("--ticket-wait %s: must be positive, e.g. 300ms", f.ticketWait)
+		return command.Usagef("--ticket-wait %s: must be positive, e.g. 300ms", f.ticketWait)
 	}
 	if (f.certFile == "") != (f.keyFile == "") {
-		return usagef("--client-cert and --client-key go together: give both files of the client identity, or neither")
+		return command.Usagef("--client-cert and --client-key go together: give both files of the client identity, or neither")
 	}
 	if f.quic {
 		return f.validateQUIC()
@@ -218,14 +219,14 @@ func (f *probeFlags) validateQUIC() error {
 	switch probe.Request(f.request) {
 	case probe.RequestAuto, probe.RequestHTTP, probe.RequestHTTPGet, probe.RequestPing:
 	default:
-		return usagef("--request %s: over QUIC the request is http or http-get (HTTP/3) or ping (tlsbench's own); leave --request out or give one of them with --quic", f.request)
+		return command.Usagef("--request %s: over QUIC the request is http or http-get (HTTP/3) or ping (tlsbench's own); leave --request out or give one of them with --quic", f.request)
 	}
 	if f.set("tls") && (len(f.versions) != 1 || f.versions[0] != tls.VersionTLS13) {
-		return usagef("--tls: QUIC carries TLS 1.3 only; leave --tls out with --quic, or give --tls 1.3")
+		return command.Usagef("--tls: QUIC carries TLS 1.3 only; leave --tls out with --quic, or give --tls 1.3")
 	}
 	for _, name := range []string{"concurrency", "handshakes"} {
 		if f.set(name) {
-			return usagef("--%s: the resumption-rate test runs over TCP only; leave --%s out with --quic", name, name)
+			return command.Usagef("--%s: the resumption-rate test runs over TCP only; leave --%s out with --quic", name, name)
 		}
 	}
 	return nil
@@ -258,7 +259,7 @@ func (f *probeFlags) options() (probe.Options, error) {
 	if f.caFile != "" {
 		certs, err := pki.LoadCertsPEM(f.caFile)
 		if err != nil {
-			return o, usagef("--ca: %v", err)
+			return o, command.Usagef("--ca: %v", err)
 		}
 		pool := x509.NewCertPool()
 		for _, c := range certs {
@@ -269,7 +270,7 @@ func (f *probeFlags) options() (probe.Options, error) {
 	if f.certFile != "" {
 		id, err := pki.LoadIdentityPEM(f.certFile, f.keyFile)
 		if err != nil {
-			return o, usagef("--client-cert/--client-key: %v", err)
+			return o, command.Usagef("--client-cert/--client-key: %v", err)
 		}
 		cert := id.TLSCertificate()
 		o.ClientCert = &cert

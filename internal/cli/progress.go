@@ -8,6 +8,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/tlsbench/tlsbench/internal/cli/command"
 	"github.com/tlsbench/tlsbench/results"
 	"github.com/tlsbench/tlsbench/runner"
 )
@@ -63,7 +64,7 @@ func (p *progress) status(index, total int, name string, warmup bool, it, of int
 		count = fmt.Sprintf("%d (towards the target error)", it)
 	}
 	tail := fmt.Sprintf(" %s %s  %s  elapsed %s  left ~%s", phase, count, rate, elapsed.Round(time.Second), eta)
-	fmt.Fprintf(p.w, "\r\033[K%s", fitLine(head, printable(name), tail, p.width()))
+	fmt.Fprintf(p.w, "\r\033[K%s", fitLine(head, command.Printable(name), tail, p.width()))
 }
 
 // fitLine joins head, name and tail into a status line of fewer than
@@ -104,7 +105,7 @@ func (p *progress) notice(msg string) {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	fmt.Fprintf(p.w, "\r\033[K%s\n", printable(msg))
+	fmt.Fprintf(p.w, "\r\033[K%s\n", command.Printable(msg))
 }
 
 // log prints a line on stderr whether or not it is a terminal (on one,
@@ -115,7 +116,7 @@ func (p *progress) log(msg string) {
 	if p.live {
 		fmt.Fprint(p.w, "\r\033[K")
 	}
-	fmt.Fprintln(p.w, printable(msg))
+	fmt.Fprintln(p.w, command.Printable(msg))
 }
 
 func (p *progress) finish() {

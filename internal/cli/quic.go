@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"github.com/tlsbench/tlsbench/internal/cli/command"
 	"github.com/tlsbench/tlsbench/runner"
 )
 
@@ -9,22 +10,22 @@ import (
 
 // defineQUICFlags defines --early-data-policy on fs (--early-data is an
 // axis of the settings table: defineAxisFlags).
-func defineQUICFlags(fs *flagSet, f *runFlags) {
-	fs.stringVar(&f.earlyDataPolicy, "early-data-policy", "")
+func defineQUICFlags(fs *command.FlagSet, f *runFlags) {
+	fs.DefString(&f.earlyDataPolicy, "early-data-policy", "")
 }
 
 // validateQUIC checks the values of the early-data flags; the plan checks
 // what they go with.
-func validateQUIC(fs *flagSet, f *runFlags) error {
-	if !fs.isSet("early-data-policy") {
+func validateQUIC(fs *command.FlagSet, f *runFlags) error {
+	if !fs.IsSet("early-data-policy") {
 		return nil
 	}
-	return checkEarlyDataPolicy(f.earlyDataPolicy)
+	return command.CheckEarlyDataPolicy(f.earlyDataPolicy)
 }
 
 // applyQUIC sets the plan's early-data policy from valid flags.
-func applyQUIC(fs *flagSet, f *runFlags, p *runner.Plan) {
-	if fs.isSet("early-data-policy") {
+func applyQUIC(fs *command.FlagSet, f *runFlags, p *runner.Plan) {
+	if fs.IsSet("early-data-policy") {
 		p.EarlyDataPolicy = f.earlyDataPolicy
 	}
 }

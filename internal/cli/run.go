@@ -7,18 +7,21 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"os"
 	"regexp"
 	"strings"
 	"time"
 
 	"github.com/tlsbench/tlsbench/client"
+	"github.com/tlsbench/tlsbench/internal/cli/command"
+	"github.com/tlsbench/tlsbench/internal/cli/reportcmd"
+	"github.com/tlsbench/tlsbench/internal/cli/servecmd"
 	"github.com/tlsbench/tlsbench/internal/field"
 	"github.com/tlsbench/tlsbench/internal/hostname"
 	"github.com/tlsbench/tlsbench/loadgen"
 	"github.com/tlsbench/tlsbench/measure"
 	"github.com/tlsbench/tlsbench/pki"
 	"github.com/tlsbench/tlsbench/plan"
+	"github.com/tlsbench/tlsbench/profile"
 	"github.com/tlsbench/tlsbench/report"
 	"github.com/tlsbench/tlsbench/results"
 	"github.com/tlsbench/tlsbench/runner"
@@ -88,9 +91,9 @@ type runFlags struct {
 	format        string
 	quick         bool
 	baseline      string
-	cmp           *compareFlags
+	cmp           *reportcmd.CompareFlags
 
-	server           *serverFlags
+	server           *servecmd.ServerFlags
 	keyCache         []bool
 	clientIdentities int
 	sessionPool      int
@@ -115,13 +118,13 @@ type runFlags struct {
 	shard            runner.Shard // from either
 	startAtText      string       // --start-at as given
 	startAt          time.Time
-	profile          runner.Profiles // --profile DIR, --profile-alloc
-	axes             plan.Values     // the settings table's axes (--early-data ...)
-	earlyDataPolicy  string          // --early-data-policy
-	pf               *planFileFlags  // --config, --print-config
+	profile          profile.Settings // --profile DIR, --profile-alloc
+	axes             plan.Values      // the settings table's axes (--early-data ...)
+	earlyDataPolicy  string           // --early-data-policy
+	pf               *planFileFlags   // --config, --print-config
 }
 
-func defineRunFlags(fs *flagSet) *runFlags {
+func defineRunFlags(fs *command.FlagSet) *runFlags {
 	f := &runFlags{
 		versions:    []uint16{tls.VersionTLS12, tls.VersionTLS13},
 		resume:      []bool{false, true},
@@ -129,55 +132,55 @@ func defineRunFlags(fs *flagSet) *runFlags {
 		keys:        []pki.KeyType{runner.DefaultKeyType},
 		transports:  []string{runner.TransportTCP},
 	}
-	fs.def("tls", listFlag[uint16]{&f.versions, tlsconf.ParseVersion, tlsconf.VersionName})
-	fs.def("resume", listFlag[bool]{&f.resume, parseOnOff, showOnOff})
-	fs.def("concurrency", listFlag[int]{&f.concurrency, parsePositiveInt, nil})
-	fs.def("key", listFlag[pki.KeyType]{&f.keys, pki.ParseKeyType, nil})
-	fs.def("groups", listFlag[tls.CurveID]{&f.groups, tlsconf.ParseGroup, tlsconf.GroupName})
-	fs.def("transport", listFlag[string]{&f.transports, parseTransport, nil})
-	fs.intVar(&f.handshakes, "handshakes", 128)
-	fs.intVar(&f.iterations, "iterations", 20)
-	fs.intVar(&f.warmup, "warmup", 2)
-	fs.durationVar(&f.caseTime, "case-time", 3*time.Second)
-	fs.float64Var(&f.minResumption, "min-resumption", measure.DefaultMinResumption)
+	fs.Def("tls", command.List(&f.versions, tlsconf.ParseVersion, tlsconf.VersionName))
+	fs.Def("resume", command.List(&f.resume, command.ParseOnOff, command.ShowOnOff))
+	fs.Def("concurrency", command.List(&f.concurrency, command.ParsePositiveInt, nil))
+	fs.Def("key", command.List(&f.keys, pki.ParseKeyType, nil))
+	fs.Def("groups", command.List(&f.groups, tlsconf.ParseGroup, tlsconf.GroupName))
+	fs.Def("transport", command.List(&f.transports, parseTransport, nil))
+	fs.DefInt(&f.handshakes, "handshakes", 128)
+	fs.DefInt(&f.iterations, "iterations", 20)
+	fs.DefInt(&f.warmup, "warmup", 2)
+	fs.DefDuration(&f.caseTime, "case-time", 3*time.Second)
+	fs.DefFloat64(&f.minResumption, "min-resumption", measure.DefaultMinResumption)
 	f.maxErrorRate = measure.DefaultMaxErrorRate
-	fs.def("max-error-rate", rateFlag{&f.maxErrorRate})
-	fs.durationVar(&f.connTimeout, "conn-timeout", 10*time.Second)
-	fs.stringVar(&f.out, "out", "")
-	fs.stringVar(&f.format, "format", "table")
-	fs.boolVar(&f.quick, "quick", false)
-	fs.stringVar(&f.baseline, "baseline", "")
-	f.cmp = defineCompareFlags(fs)
+	fs.Def("max-error-rate", command.RateFlag{Share: &f.maxErrorRate})
+	fs.DefDuration(&f.connTimeout, "conn-timeout", 10*time.Second)
+	fs.DefString(&f.out, "out", "")
+	fs.DefString(&f.format, "format", "table")
+	fs.DefBool(&f.quick, "quick", false)
+	fs.DefString(&f.baseline, "baseline", "")
+	f.cmp = reportcmd.DefineCompareFlags(fs)
 
-	f.server = defineServerFlags(fs, "127.0.0.1:0", false)
+	f.server = servecmd.DefineServerFlags(fs, "127.0.0.1:0", false)
 	f.keyCache = []bool{true}
-	fs.def("key-cache", listFlag[bool]{&f.keyCache, parseOnOff, showOnOff})
-	fs.intVar(&f.clientIdentities, "client-identities", 1)
-	fs.intVar(&f.sessionPool, "session-pool", 0)
-	fs.stringVar(&f.ticketReuse, "ticket-reuse", "multi")
+	fs.Def("key-cache", command.List(&f.keyCache, command.ParseOnOff, command.ShowOnOff))
+	fs.DefInt(&f.clientIdentities, "client-identities", 1)
+	fs.DefInt(&f.sessionPool, "session-pool", 0)
+	fs.DefString(&f.ticketReuse, "ticket-reuse", "multi")
 
-	fs.stringVar(&f.target.Addr, "target", "")
-	fs.stringVar(&f.target.ServerName, "sni", "")
-	fs.stringVar(&f.target.CAFile, "ca", "")
-	fs.boolVar(&f.target.Insecure, "insecure", false)
-	fs.stringVar(&f.target.CertFile, "client-cert", "")
-	fs.stringVar(&f.target.KeyFile, "client-key", "")
-	fs.intVar(&f.target.ServerPID, "server-pid", 0)
-	fs.def("alpn", listFlag[string]{&f.target.ALPN, parseALPN, nil})
+	fs.DefString(&f.target.Addr, "target", "")
+	fs.DefString(&f.target.ServerName, "sni", "")
+	fs.DefString(&f.target.CAFile, "ca", "")
+	fs.DefBool(&f.target.Insecure, "insecure", false)
+	fs.DefString(&f.target.CertFile, "client-cert", "")
+	fs.DefString(&f.target.KeyFile, "client-key", "")
+	fs.DefInt(&f.target.ServerPID, "server-pid", 0)
+	fs.Def("alpn", command.List(&f.target.ALPN, parseALPN, nil))
 	f.tp = defineThroughputFlags(fs)
-	fs.stringVar(&f.request, "request", "")
-	fs.stringVar(&f.proxy.URL, "proxy", "")
-	fs.stringVar(&f.proxy.CAFile, "proxy-ca", "")
-	fs.intVar(&f.proxy.PID, "proxy-pid", 0)
+	fs.DefString(&f.request, "request", "")
+	fs.DefString(&f.proxy.URL, "proxy", "")
+	fs.DefString(&f.proxy.CAFile, "proxy-ca", "")
+	fs.DefInt(&f.proxy.PID, "proxy-pid", 0)
 	defineVersusFlags(fs, f)
 	defineOpenLoopFlags(fs, f)
 	defineMixFlags(fs, f)
 	defineQUICFlags(fs, f)
 	defineAxisFlags(fs, f)
 	defineShardFlags(fs, f)
-	fs.def("mint-cache", listFlag[bool]{&f.mintCache, parseOnOff, showOnOff})
-	fs.stringVar(&f.profile.Dir, "profile", "")
-	fs.boolVar(&f.profile.Alloc, "profile-alloc", false)
+	fs.Def("mint-cache", command.List(&f.mintCache, command.ParseOnOff, command.ShowOnOff))
+	fs.DefString(&f.profile.Dir, "profile", "")
+	fs.DefBool(&f.profile.Alloc, "profile-alloc", false)
 	f.pf = definePlanFileFlags(fs)
 	return f
 }
@@ -226,14 +229,14 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 }
 
 // parseRun parses run's flags and applies --quick.
-func parseRun(args []string, stdout io.Writer) (*flagSet, *runFlags, error) {
-	fs := newFlagSet("run", stdout, nil)
+func parseRun(args []string, stdout io.Writer) (*command.FlagSet, *runFlags, error) {
+	fs := command.NewFlagSet("run", stdout, nil)
 	f := defineRunFlags(fs)
-	fs.usage = func(w io.Writer) { printRunHelp(w, fs) }
+	fs.Help = func(w io.Writer) { printRunHelp(w, fs) }
 	if word, ok := helpGroupArg(args); ok {
 		return nil, nil, runHelpGroup(stdout, fs, word)
 	}
-	if err := fs.parse(args); err != nil {
+	if err := fs.Parse(args); err != nil {
 		return nil, nil, err
 	}
 	if f.pf.config != "" {
@@ -252,14 +255,14 @@ func parseRun(args []string, stdout io.Writer) (*flagSet, *runFlags, error) {
 // applyQuick sets --quick's defaults: fewer iterations, not fewer cases,
 // so --quick answers the same questions with wider error bars. Explicit
 // flags still win.
-func applyQuick(fs *flagSet, f *runFlags) {
-	if !fs.isSet("iterations") {
+func applyQuick(fs *command.FlagSet, f *runFlags) {
+	if !fs.IsSet("iterations") {
 		f.iterations = 5
 	}
-	if !fs.isSet("warmup") {
+	if !fs.IsSet("warmup") {
 		f.warmup = 1
 	}
-	if !fs.isSet("case-time") {
+	if !fs.IsSet("case-time") {
 		f.caseTime = 600 * time.Millisecond
 	}
 	if f.baseline != "" || f.interleaved() {
@@ -268,13 +271,13 @@ func applyQuick(fs *flagSet, f *runFlags) {
 		// at a smaller --alpha): no time cap, and two iterations more
 		// than the test needs, so that a round lost to a failure does
 		// not leave a case untested.
-		if !fs.isSet("iterations") {
-			f.iterations = max(6, stats.MinSamples(f.cmp.alpha)+2)
+		if !fs.IsSet("iterations") {
+			f.iterations = max(6, stats.MinSamples(f.cmp.Alpha)+2)
 			if f.interleaved() {
-				f.iterations = max(8, stats.PairedMinSamples(f.cmp.alpha)+2)
+				f.iterations = max(8, stats.PairedMinSamples(f.cmp.Alpha)+2)
 			}
 		}
-		if !fs.isSet("case-time") {
+		if !fs.IsSet("case-time") {
 			f.caseTime = 0
 		}
 	}
@@ -284,44 +287,44 @@ func applyQuick(fs *flagSet, f *runFlags) {
 // limit bounds a case (only a target given on purpose may then measure
 // up to the iteration cap), and when --iterations says how many
 // iterations to measure.
-func boundTargetError(fs *flagSet, f *runFlags) {
+func boundTargetError(fs *command.FlagSet, f *runFlags) {
 	// --quick's short case time could not reach it either.
-	if !fs.isSet("target-error") && (f.caseTime == 0 || fs.isSet("iterations") || f.quick) {
+	if !fs.IsSet("target-error") && (f.caseTime == 0 || fs.IsSet("iterations") || f.quick) {
 		f.targetError = 0
 	}
 }
 
 // validateRun checks the flags that need no plan: values, and which
 // flags go together. The plan's own checks follow in planRun.
-func validateRun(fs *flagSet, f *runFlags) error {
+func validateRun(fs *command.FlagSet, f *runFlags) error {
 	switch {
 	case f.connTimeout <= 0:
-		return usagef("--conn-timeout %v: must be positive, e.g. 10s", f.connTimeout)
+		return command.Usagef("--conn-timeout %v: must be positive, e.g. 10s", f.connTimeout)
 	case f.caseTime < 0:
-		return usagef("--case-time %v: must be 0 (no limit) or positive", f.caseTime)
+		return command.Usagef("--case-time %v: must be 0 (no limit) or positive", f.caseTime)
 	}
 	if err := plan.CheckClientIdentities(f.clientIdentities, true); err != nil {
-		return planUsage(err)
+		return command.PlanUsage(err)
 	}
 	switch {
-	case fs.isSet("out") && f.out == "":
-		return usagef("--out: give the results file's name, e.g. --out results.jsonl")
-	case fs.isSet("proxy") && strings.TrimSpace(f.proxy.URL) == "":
+	case fs.IsSet("out") && f.out == "":
+		return command.Usagef("--out: give the results file's name, e.g. --out results.jsonl")
+	case fs.IsSet("proxy") && strings.TrimSpace(f.proxy.URL) == "":
 		// An empty value would run without a proxy, as if the flag
 		// were not there.
-		return usagef("--proxy: give builtin or http://HOST:PORT")
+		return command.Usagef("--proxy: give builtin or http://HOST:PORT")
 	}
-	if f.out != "" && f.baseline != "" && sameFile(f.out, f.baseline) {
-		return usagef("--out %s would overwrite the --baseline file; write the new results elsewhere", f.out)
+	if f.out != "" && f.baseline != "" && command.SameFile(f.out, f.baseline) {
+		return command.Usagef("--out %s would overwrite the --baseline file; write the new results elsewhere", f.out)
 	}
 	if _, err := report.ParseFormat(f.format); err != nil {
-		return usagef("--format: %v", err)
+		return command.Usagef("--format: %v", err)
 	}
-	if err := f.cmp.validate(); err != nil {
+	if err := f.cmp.Validate(); err != nil {
 		return err
 	}
-	if f.baseline == "" && !f.interleaved() && (fs.isSet("fail-on-regression") || fs.isSet("alpha") || fs.isSet("min-effect")) {
-		return usagef("--fail-on-regression, --alpha and --min-effect compare with a baseline: add --baseline FILE, or measure side b in the same run with --versus, --versus-server or --versus-self")
+	if f.baseline == "" && !f.interleaved() && (fs.IsSet("fail-on-regression") || fs.IsSet("alpha") || fs.IsSet("min-effect")) {
+		return command.Usagef("--fail-on-regression, --alpha and --min-effect compare with a baseline: add --baseline FILE, or measure side b in the same run with --versus, --versus-server or --versus-self")
 	}
 	if err := validateShard(fs, f, time.Now(), osGetenv); err != nil {
 		return err
@@ -345,18 +348,18 @@ func validateRun(fs *flagSet, f *runFlags) error {
 		return err
 	}
 	if _, err := tlsconf.ParseTicketReuse(f.ticketReuse); err != nil {
-		return usagef("--ticket-reuse: %v", err)
+		return command.Usagef("--ticket-reuse: %v", err)
 	}
-	if f.target.CertFile != "" && !f.server.mutual {
-		return usagef("--client-cert presents a client certificate: add --mutual, so the cases are named and reported as mutual TLS")
+	if f.target.CertFile != "" && !f.server.Mutual {
+		return command.Usagef("--client-cert presents a client certificate: add --mutual, so the cases are named and reported as mutual TLS")
 	}
 	if f.target.Addr == "" {
-		if _, _, err := net.SplitHostPort(f.server.listen); err != nil {
-			return usagef("--listen %s: %v (want host:port, e.g. 127.0.0.1:0)", hostname.Quote(f.server.listen), hostname.Reason(err))
+		if _, _, err := net.SplitHostPort(f.server.Listen); err != nil {
+			return command.Usagef("--listen %s: %v (want host:port, e.g. 127.0.0.1:0)", hostname.Quote(f.server.Listen), hostname.Reason(err))
 		}
 	}
-	if len(f.server.identities) > 0 && fs.isSet("key") {
-		return usagef("--key generates a server identity; with --identity the files decide")
+	if len(f.server.Identities) > 0 && fs.IsSet("key") {
+		return command.Usagef("--key generates a server identity; with --identity the files decide")
 	}
 	return checkScope(fs, f)
 }
@@ -364,9 +367,9 @@ func validateRun(fs *flagSet, f *runFlags) error {
 // checkScope refuses flags of the built-in server with --target, and
 // flags of an external server without it: the ends the settings table
 // says they configure.
-func checkScope(fs *flagSet, f *runFlags) error {
+func checkScope(fs *command.FlagSet, f *runFlags) error {
 	for _, s := range plan.For(plan.Run) {
-		if s.OwnChecks || !fs.isSet(s.Name) {
+		if s.OwnChecks || !fs.IsSet(s.Name) {
 			continue
 		}
 		if err := scopeOf(s, f); err != nil {
@@ -380,9 +383,9 @@ func checkScope(fs *flagSet, f *runFlags) error {
 // the plan's rule.
 func scopeOf(s *plan.Setting, f *runFlags) error {
 	sc := plan.Scope{Target: f.target.Addr != "", Proxy: f.proxy.URL != "", Throughput: f.tp.mode != modeHandshake,
-		Identity: len(f.server.identities) > 0}
+		Identity: len(f.server.Identities) > 0}
 	if err := sc.Check(s); err != nil {
-		return planUsage(err)
+		return command.PlanUsage(err)
 	}
 	return nil
 }
@@ -398,12 +401,12 @@ type runJob struct {
 }
 
 // planRun builds the run's plan from valid flags and validates it.
-func planRun(fs *flagSet, f *runFlags) (*runJob, error) {
+func planRun(fs *command.FlagSet, f *runFlags) (*runJob, error) {
 	job := &runJob{f: f}
 	job.format, _ = report.ParseFormat(f.format)
 	var err error
 	if f.baseline != "" {
-		if job.baseline, err = loadBaseline(f.baseline); err != nil {
+		if job.baseline, err = reportcmd.LoadBaseline(f.baseline); err != nil {
 			return nil, err
 		}
 	}
@@ -412,11 +415,11 @@ func planRun(fs *flagSet, f *runFlags) (*runJob, error) {
 	}
 	reuse, _ := tlsconf.ParseTicketReuse(f.ticketReuse)
 	job.plan = runner.Plan{
-		Mutual: f.server.mutual, ClientIdentities: f.clientIdentities, SessionPool: f.sessionPool, TicketReuse: reuse,
+		Mutual: f.server.Mutual, ClientIdentities: f.clientIdentities, SessionPool: f.sessionPool, TicketReuse: reuse,
 		Target: f.target, Versions: f.versions, Resume: f.resume, Concurrency: f.concurrency, KeyTypes: f.keys,
 		Groups: f.groups, Ciphers: handshakeCiphers(fs, f), Transports: f.transports,
 		Handshakes: f.handshakes, Iterations: f.iterations, Warmup: f.warmup, CaseTime: f.caseTime,
-		IterationsGiven: fs.isSet("iterations"), MinResumption: f.minResumption, MaxErrorRate: f.maxErrorRate, ConnTimeout: f.connTimeout,
+		IterationsGiven: fs.IsSet("iterations"), MinResumption: f.minResumption, MaxErrorRate: f.maxErrorRate, ConnTimeout: f.connTimeout,
 		TargetError: f.targetError, Versus: f.versus, Profile: f.profile,
 	}
 	rp := &job.plan
@@ -425,18 +428,18 @@ func planRun(fs *flagSet, f *runFlags) (*runJob, error) {
 	applyQUIC(fs, f, rp)
 	rp.Axes = f.axes
 	applyShard(f, rp)
-	if err := f.server.apply(&rp.Server, fs.isSet); err != nil {
+	if err := f.server.Apply(&rp.Server, fs.IsSet); err != nil {
 		return nil, err
 	}
-	if fs.isSet("key-cache") || len(f.server.identities) > 0 {
+	if fs.IsSet("key-cache") || len(f.server.Identities) > 0 {
 		rp.KeyCache = f.keyCache
 	}
 	rp.Proxy = f.proxy
-	if fs.isSet("mint-cache") {
+	if fs.IsSet("mint-cache") {
 		rp.MintCache = f.mintCache
 	}
-	if len(f.server.identities) > 0 {
-		info, err := f.server.loadIdentities(true)
+	if len(f.server.Identities) > 0 {
+		info, err := f.server.LoadIdentities(true)
 		if err != nil {
 			return nil, err
 		}
@@ -446,7 +449,7 @@ func planRun(fs *flagSet, f *runFlags) (*runJob, error) {
 	}
 	if job.tplan == nil {
 		if err := rp.Validate(); err != nil {
-			return nil, planUsage(err)
+			return nil, command.PlanUsage(err)
 		}
 	}
 	return job, nil
@@ -455,17 +458,17 @@ func planRun(fs *flagSet, f *runFlags) (*runJob, error) {
 // execute runs the planned cases, streams each record to stdout and
 // --out, and compares with the baseline at the end.
 func (job *runJob) execute(ctx context.Context, stdout, stderr io.Writer) error {
-	var out *outFile
+	var out *command.OutFile
 	if job.f.out == "-" {
 		// The records alone on stdout (kubectl logs collects them);
 		// the report goes where the progress does.
-		out, stdout = stdoutFile(stdout), stderr
+		out, stdout = command.StdoutFile(stdout), stderr
 	} else if job.f.out != "" {
 		var err error
-		if out, err = createOutFile(job.f.out); err != nil {
-			return usagef("--out: %v", err)
+		if out, err = command.CreateOutFile(job.f.out); err != nil {
+			return command.Usagef("--out: %v", err)
 		}
-		defer out.abandon() // on a return before the run ends
+		defer out.Abandon() // on a return before the run ends
 	}
 	cases := len(job.plan.Cases())
 	if job.tplan != nil {
@@ -473,25 +476,25 @@ func (job *runJob) execute(ctx context.Context, stdout, stderr io.Writer) error 
 	}
 	prog := newProgress(stderr, cases)
 	// json, csv and benchfmt go out case by case; a table once at the end.
-	stream, err := newStream(stdout, job.format)
+	stream, err := reportcmd.NewStream(stdout, job.format)
 	if err != nil {
-		return usagef("--format: %v", err)
+		return command.Usagef("--format: %v", err)
 	}
 	var recs []results.Record // kept for --baseline
 	emit := func(rec *results.Record) error {
 		prog.caseDone(rec)
 		recs = append(recs, *rec)
 		if out != nil {
-			out.write(rec) // a failed write is reported at the end
+			out.Write(rec) // a failed write is reported at the end
 		}
 		return stream.Add(rec)
 	}
 	var runErr error
 	if job.tplan != nil {
-		job.tplan.Progress, job.tplan.Notice, job.tplan.Words = prog.updateThroughput, prog.notice, runWords
+		job.tplan.Progress, job.tplan.Notice, job.tplan.Words = prog.updateThroughput, prog.notice, command.RunWords
 		runErr = job.tplan.Run(ctx, emit)
 	} else {
-		job.plan.Progress, job.plan.Notice, job.plan.Log, job.plan.Words = prog.update, prog.notice, prog.log, runWords
+		job.plan.Progress, job.plan.Notice, job.plan.Log, job.plan.Words = prog.update, prog.notice, prog.log, command.RunWords
 		runErr = runner.Run(ctx, job.plan, emit)
 	}
 	prog.finish()
@@ -499,35 +502,35 @@ func (job *runJob) execute(ctx context.Context, stdout, stderr io.Writer) error 
 }
 
 // finish closes the output of a run and says how it ended.
-func (job *runJob) finish(ctx context.Context, stdout, stderr io.Writer, stream recordStream, out *outFile, recs []results.Record, runErr error) error {
-	measured := countCases(recs)
+func (job *runJob) finish(ctx context.Context, stdout, stderr io.Writer, stream reportcmd.RecordStream, out *command.OutFile, recs []results.Record, runErr error) error {
+	measured := command.CountCases(recs)
 	var outErr error
 	if out != nil {
-		outErr = out.finish(measured, runErr == nil)
+		outErr = out.Finish(measured, runErr == nil)
 	}
 	if measured > 0 || runErr == nil {
 		if err := stream.Close(); err != nil {
 			return errors.Join(runErr, outErr, err)
 		}
 		if msg := stream.LeftOut(); msg != "" {
-			fmt.Fprintln(stderr, "tlsbench: "+printable(msg))
+			fmt.Fprintln(stderr, "tlsbench: "+command.Printable(msg))
 		}
 	}
 	if job.baseline != nil && measured > 0 && ctx.Err() == nil {
-		if err := job.f.cmp.compareAfterRun(stdout, stderr, job.format, job.f.baseline, job.baseline, recs); err != nil {
-			printFailures(stderr, flagErrors(runErr, proxyWords(job.f.proxy.URL)))
+		if err := job.f.cmp.CompareAfterRun(stdout, stderr, job.format, job.f.baseline, job.baseline, recs); err != nil {
+			printFailures(stderr, command.FlagErrors(runErr, command.ProxyWords(job.f.proxy.URL)))
 			return errors.Join(runErr, outErr, err)
 		}
 	}
 	if job.f.interleaved() && report.Interleaved(recs) && ctx.Err() == nil {
-		if err := job.f.cmp.comparePairedAfterRun(stdout, stderr, job.format, recs); err != nil {
-			printFailures(stderr, flagErrors(runErr, proxyWords(job.f.proxy.URL)))
+		if err := job.f.cmp.ComparePairedAfterRun(stdout, stderr, job.format, recs); err != nil {
+			printFailures(stderr, command.FlagErrors(runErr, command.ProxyWords(job.f.proxy.URL)))
 			return errors.Join(runErr, outErr, err)
 		}
 	}
 	var startErr *runner.ServerStartError
 	if errors.As(runErr, &startErr) {
-		return &UsageError{Msg: userText(runErr)}
+		return &command.UsageError{Msg: command.UserText(runErr)}
 	}
 	var proxyErr *runner.ProxyStartError
 	var fe *field.Error
@@ -536,20 +539,13 @@ func (job *runJob) finish(ctx context.Context, stdout, stderr io.Writer, stream 
 		// A file or pid given for the proxy is the user's to fix
 		// (exit 2); a proxy that is not there fails the run (exit 1).
 		if errors.As(runErr, &fe) || errors.As(runErr, &pe) {
-			return &UsageError{Msg: userText(runErr)}
+			return &command.UsageError{Msg: command.UserText(runErr)}
 		}
-		return runOutcome(ctx, errors.New(userText(runErr)), out, outErr)
+		return runOutcome(ctx, errors.New(command.UserText(runErr)), out, outErr)
 	}
-	runErr = flagErrors(runErr, proxyWords(job.f.proxy.URL))
+	runErr = command.FlagErrors(runErr, command.ProxyWords(job.f.proxy.URL))
 	printFailures(stderr, runErr)
 	return runOutcome(ctx, runErr, out, outErr)
-}
-
-// printable is s on one line with its control characters (a hostile
-// server's, in an alert or a certificate name) shown as escapes
-// (results.Printable): newlines become spaces.
-func printable(s string) string {
-	return results.Printable(strings.ReplaceAll(s, "\n", " "))
 }
 
 // printFailures lists on stderr why each failed case failed and what to
@@ -563,7 +559,7 @@ func printFailures(stderr io.Writer, err error) {
 	var keys []string
 	groups := map[string][]string{}
 	for _, e := range fc.Errs {
-		msg := printable(e.Error())
+		msg := command.Printable(e.Error())
 		_, reason, _ := strings.Cut(msg, ": ")
 		k := digits.ReplaceAllString(reason, "#")
 		if groups[k] == nil {
@@ -594,12 +590,12 @@ var digits = regexp.MustCompile(`[0-9]+(\.[0-9]+)?`)
 // runOutcome is run's final error: the run's own, with what became of
 // --out. A failed write to --out fails the run (exit 1) even when every
 // case passed; an interrupted run says where its results are.
-func runOutcome(ctx context.Context, runErr error, out *outFile, outErr error) error {
+func runOutcome(ctx context.Context, runErr error, out *command.OutFile, outErr error) error {
 	if ctx.Err() != nil && out != nil {
 		if outErr != nil {
-			return &interruptedError{detail: outErr.Error()}
+			return &command.InterruptedError{Detail: outErr.Error()}
 		}
-		return &interruptedError{detail: out.summary()}
+		return &command.InterruptedError{Detail: out.Summary()}
 	}
 	switch {
 	case outErr == nil:
@@ -610,17 +606,10 @@ func runOutcome(ctx context.Context, runErr error, out *outFile, outErr error) e
 	return fmt.Errorf("%w; %v", runErr, outErr)
 }
 
-// sameFile reports whether two paths name one file (an existing one).
-func sameFile(a, b string) bool {
-	fa, errA := os.Stat(a)
-	fb, errB := os.Stat(b)
-	return errA == nil && errB == nil && os.SameFile(fa, fb)
-}
-
 // handshakeCiphers are the ciphers of handshake cases: none (Go's
 // defaults) unless --cipher is given.
-func handshakeCiphers(fs *flagSet, f *runFlags) []string {
-	if fs.isSet("cipher") {
+func handshakeCiphers(fs *command.FlagSet, f *runFlags) []string {
+	if fs.IsSet("cipher") {
 		return f.tp.ciphers
 	}
 	return nil
@@ -628,8 +617,8 @@ func handshakeCiphers(fs *flagSet, f *runFlags) []string {
 
 // parseRequest reads --request in the run's mode: the exchange after each
 // handshake, or the throughput wire.
-func parseRequest(fs *flagSet, f *runFlags) error {
-	if !fs.isSet("request") {
+func parseRequest(fs *command.FlagSet, f *runFlags) error {
+	if !fs.IsSet("request") {
 		return nil
 	}
 	if f.tp.mode == modeThroughput {
@@ -637,11 +626,11 @@ func parseRequest(fs *flagSet, f *runFlags) error {
 		case runner.RequestBulk, runner.RequestHTTP:
 			return nil
 		}
-		return usagef("--request %q: throughput cases move data over bulk or http", f.request)
+		return command.Usagef("--request %q: throughput cases move data over bulk or http", f.request)
 	}
 	r, err := client.ParseRequest(f.request)
 	if err != nil {
-		return usagef("--request: %v", err)
+		return command.Usagef("--request: %v", err)
 	}
 	f.target.Request = r
 	return nil

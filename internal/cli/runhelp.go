@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/tlsbench/tlsbench/internal/cli/command"
 	"github.com/tlsbench/tlsbench/plan"
 )
 
@@ -13,7 +14,7 @@ import (
 // table's groups and order.
 
 // printRunHelp writes run's whole help.
-func printRunHelp(w io.Writer, fs *flagSet) {
+func printRunHelp(w io.Writer, fs *command.FlagSet) {
 	io.WriteString(w, runUsage)
 	fmt.Fprintf(w, "\nSettings, by topic (tlsbench help run GROUP shows one: %s).\n", groupNames())
 	fmt.Fprintf(w, "Given twice, a flag's last value counts and a list replaces the list given\nbefore; %s add a value each time they are given.\n", accumulating())
@@ -23,29 +24,29 @@ func printRunHelp(w io.Writer, fs *flagSet) {
 }
 
 // printGroup writes one group's help.
-func printGroup(w io.Writer, fs *flagSet, g plan.GroupInfo) {
+func printGroup(w io.Writer, fs *command.FlagSet, g plan.GroupInfo) {
 	fmt.Fprintf(w, "\n[%s] %s\n", g.Name, g.Title)
 	if text := g.Text(); text != "" {
 		io.WriteString(w, strings.TrimPrefix(text, "\n"))
 		fmt.Fprintln(w)
 	}
 	for _, s := range plan.InGroup(plan.Run, g.Name) {
-		fs.printFlag(w, fs.Lookup(s.Name))
+		fs.PrintFlag(w, fs.Lookup(s.Name))
 	}
 }
 
 // runHelpGroup writes the help of the group a word names.
-func runHelpGroup(w io.Writer, fs *flagSet, word string) error {
+func runHelpGroup(w io.Writer, fs *command.FlagSet, word string) error {
 	name, ok := plan.GroupNamed(word)
 	if !ok {
-		return usagef("help run %s: no such group; the groups are %s", shownValue(word), groupNames())
+		return command.Usagef("help run %s: no such group; the groups are %s", command.ShownValue(word), groupNames())
 	}
 	for _, g := range plan.Groups {
 		if g.Name == name {
 			printGroup(w, fs, g)
 		}
 	}
-	return errHelp
+	return command.ErrHelp
 }
 
 // helpGroupArg finds "--help GROUP" in run's arguments: the group's word,

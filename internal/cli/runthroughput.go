@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/tlsbench/tlsbench/internal/cli/command"
 	"github.com/tlsbench/tlsbench/internal/ktls"
 	"github.com/tlsbench/tlsbench/loadgen"
 	"github.com/tlsbench/tlsbench/plan"
@@ -29,28 +30,28 @@ type throughputFlags struct {
 	readFill   []bool
 }
 
-func defineThroughputFlags(fs *flagSet) *throughputFlags {
+func defineThroughputFlags(fs *command.FlagSet) *throughputFlags {
 	t := &throughputFlags{
 		buffers:    []int{4 << 10, 16 << 10, 64 << 10},
 		ciphers:    []string{ktls.CipherAES128GCM, ktls.CipherAES256GCM, ktls.CipherChaCha20Poly1305},
 		ktls:       []ktls.Mode{ktls.ModeAuto},
 		directions: []string{loadgen.DirectionDownload},
 	}
-	fs.stringVar(&t.mode, "mode", modeHandshake)
-	fs.def("buffer", listFlag[int]{&t.buffers, runner.ParseBuffer, runner.SizeName})
-	fs.def("cipher", listFlag[string]{&t.ciphers, runner.ParseCipher, nil})
-	fs.def("ktls", listFlag[ktls.Mode]{&t.ktls, parseKTLSMode, ktls.Mode.String})
-	fs.def("read-fill", listFlag[bool]{&t.readFill, parseOnOff, showOnOff})
-	fs.def("direction", listFlag[string]{&t.directions, runner.ParseDirection, nil})
-	fs.stringVar(&t.bytes, "bytes", "64MiB")
-	fs.durationVar(&t.duration, "duration", 0)
-	fs.stringVar(&t.source, "source", "")
+	fs.DefString(&t.mode, "mode", modeHandshake)
+	fs.Def("buffer", command.List(&t.buffers, runner.ParseBuffer, runner.SizeName))
+	fs.Def("cipher", command.List(&t.ciphers, runner.ParseCipher, nil))
+	fs.Def("ktls", command.List(&t.ktls, parseKTLSMode, ktls.Mode.String))
+	fs.Def("read-fill", command.List(&t.readFill, command.ParseOnOff, command.ShowOnOff))
+	fs.Def("direction", command.List(&t.directions, runner.ParseDirection, nil))
+	fs.DefString(&t.bytes, "bytes", "64MiB")
+	fs.DefDuration(&t.duration, "duration", 0)
+	fs.DefString(&t.source, "source", "")
 	return t
 }
 
 // checkMode checks --mode and refuses the flags of the other mode: those
 // the settings table says apply to one mode only (their own checks aside).
-func checkMode(fs *flagSet, f *runFlags) error {
+func checkMode(fs *command.FlagSet, f *runFlags) error {
 	var mode plan.Mode
 	switch f.tp.mode {
 	case modeHandshake:
@@ -58,16 +59,16 @@ func checkMode(fs *flagSet, f *runFlags) error {
 	case modeThroughput:
 		mode = plan.Throughput
 	default:
-		return usagef("--mode %q: want handshake or throughput", f.tp.mode)
+		return command.Usagef("--mode %q: want handshake or throughput", f.tp.mode)
 	}
 	for _, s := range plan.For(plan.Run) {
-		if s.Modes&mode != 0 || s.OwnChecks || !fs.isSet(s.Name) {
+		if s.Modes&mode != 0 || s.OwnChecks || !fs.IsSet(s.Name) {
 			continue
 		}
 		if mode == plan.Handshake {
-			return usagef("--%s applies to --mode throughput", s.Name)
+			return command.Usagef("--%s applies to --mode throughput", s.Name)
 		}
-		return usagef("--%s applies to handshake cases: drop it with --mode throughput", s.Name)
+		return command.Usagef("--%s applies to handshake cases: drop it with --mode throughput", s.Name)
 	}
 	return nil
 }
@@ -75,7 +76,7 @@ func checkMode(fs *flagSet, f *runFlags) error {
 // throughputPlan builds and validates the plan of --mode throughput; it
 // returns nil for --mode handshake. Errors are usage errors (exit 2),
 // --ktls on on a kernel without kTLS included.
-func throughputPlan(fs *flagSet, f *runFlags) (*runner.ThroughputPlan, error) {
+func throughputPlan(fs *command.FlagSet, f *runFlags) (*runner.ThroughputPlan, error) {
 	t := f.tp
 	if t.mode != modeThroughput {
 		return nil, nil
@@ -94,46 +95,46 @@ func throughputPlan(fs *flagSet, f *runFlags) (*runner.ThroughputPlan, error) {
 		ConnTimeout: f.connTimeout,
 		Profile:     f.profile,
 	}
-	if !fs.isSet("concurrency") {
+	if !fs.IsSet("concurrency") {
 		p.Concurrency = []int{1} // parallel connections, not a wave of handshakes
 	}
 	if len(f.keys) != 1 {
-		return nil, usagef("--key: --mode throughput uses one server key type, not %d", len(f.keys))
+		return nil, command.Usagef("--key: --mode throughput uses one server key type, not %d", len(f.keys))
 	}
 	p.KeyType = f.keys[0]
-	if err := plan.CheckAmount(fs.isSet("bytes"), 0, t.duration); err != nil {
-		return nil, planUsage(err)
+	if err := plan.CheckAmount(fs.IsSet("bytes"), 0, t.duration); err != nil {
+		return nil, command.PlanUsage(err)
 	}
 	if t.duration == 0 {
 		n, err := runner.ParseSize(t.bytes)
 		if err != nil {
-			return nil, usagef("--bytes: %v", err)
+			return nil, command.Usagef("--bytes: %v", err)
 		}
 		p.Bytes = n
 	}
 	if t.source != "" {
 		path, err := runner.ParseSource(t.source)
 		if err != nil {
-			return nil, usagef("--source %v", err)
+			return nil, command.Usagef("--source %v", err)
 		}
 		p.Source = path
 	}
-	if err := f.server.apply(&p.Server, fs.isSet); err != nil {
+	if err := f.server.Apply(&p.Server, fs.IsSet); err != nil {
 		return nil, err
 	}
 	p.Proxy = f.proxy
-	if fs.isSet("read-fill") {
+	if fs.IsSet("read-fill") {
 		p.ReadFill = t.readFill
 	}
-	if fs.isSet("request") {
+	if fs.IsSet("request") {
 		p.Request = f.request
 	}
-	if f.proxy.URL != "" && f.proxy.URL != runner.ProxyBuiltin && !fs.isSet("ktls") {
+	if f.proxy.URL != "" && f.proxy.URL != runner.ProxyBuiltin && !fs.IsSet("ktls") {
 		// A proxy given by URL keeps its own kTLS configuration.
 		p.KTLS = []ktls.Mode{ktls.ModeOff}
 	}
 	if err := p.Validate(); err != nil {
-		return nil, planUsage(err)
+		return nil, command.PlanUsage(err)
 	}
 	return p, nil
 }

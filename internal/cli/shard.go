@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tlsbench/tlsbench/internal/cli/command"
 	"github.com/tlsbench/tlsbench/runner"
 )
 
@@ -27,10 +28,10 @@ const maxStartAhead = 24 * time.Hour
 const jobIndexEnv = "JOB_COMPLETION_INDEX"
 
 // defineShardFlags defines them on fs, into f.
-func defineShardFlags(fs *flagSet, f *runFlags) {
-	fs.stringVar(&f.shardText, "shard", "")
-	fs.intVar(&f.shards, "shards", 0)
-	fs.stringVar(&f.startAtText, "start-at", "")
+func defineShardFlags(fs *command.FlagSet, f *runFlags) {
+	fs.DefString(&f.shardText, "shard", "")
+	fs.DefInt(&f.shards, "shards", 0)
+	fs.DefString(&f.startAtText, "start-at", "")
 }
 
 // parseStartAt reads --start-at: an RFC 3339 time, or +DURATION from
@@ -57,20 +58,20 @@ func parseShard(s string) (runner.Shard, error) {
 	index, err1 := strconv.Atoi(strings.TrimSpace(i))
 	count, err2 := strconv.Atoi(strings.TrimSpace(n))
 	if !ok || err1 != nil || err2 != nil {
-		return runner.Shard{}, usagef("--shard %s: want INDEX/COUNT, e.g. 0/4", shownValue(s))
+		return runner.Shard{}, command.Usagef("--shard %s: want INDEX/COUNT, e.g. 0/4", command.ShownValue(s))
 	}
 	if err := checkShardCount("--shard "+s, count); err != nil {
 		return runner.Shard{}, err
 	}
 	if index < 0 || index >= count {
-		return runner.Shard{}, usagef("--shard %s: the index counts from 0: want 0 to %d", s, count-1)
+		return runner.Shard{}, command.Usagef("--shard %s: the index counts from 0: want 0 to %d", s, count-1)
 	}
 	return runner.Shard{Index: index, Count: count}, nil
 }
 
 func checkShardCount(what string, count int) error {
 	if count < 1 || count > runner.MaxShards {
-		return usagef("%s: the number of shards must be from 1 to %d", what, runner.MaxShards)
+		return command.Usagef("%s: the number of shards must be from 1 to %d", what, runner.MaxShards)
 	}
 	return nil
 }
@@ -82,32 +83,32 @@ func shardFromEnv(count int, getenv func(string) string) (runner.Shard, error) {
 	}
 	raw := getenv(jobIndexEnv)
 	if raw == "" {
-		return runner.Shard{}, usagef("--shards %d takes this shard's index from %s, which Kubernetes Indexed Jobs set and which is not set here: give --shard INDEX/%d instead", count, jobIndexEnv, count)
+		return runner.Shard{}, command.Usagef("--shards %d takes this shard's index from %s, which Kubernetes Indexed Jobs set and which is not set here: give --shard INDEX/%d instead", count, jobIndexEnv, count)
 	}
 	index, err := strconv.Atoi(strings.TrimSpace(raw))
 	if err != nil || index < 0 || index >= count {
-		return runner.Shard{}, usagef("--shards %d: %s=%s is not a shard index from 0 to %d", count, jobIndexEnv, shownValue(raw), count-1)
+		return runner.Shard{}, command.Usagef("--shards %d: %s=%s is not a shard index from 0 to %d", count, jobIndexEnv, command.ShownValue(raw), count-1)
 	}
 	return runner.Shard{Index: index, Count: count}, nil
 }
 
 // validateShard checks --shard, --shards and --start-at, and refuses in
 // a sharded run what cannot be split.
-func validateShard(fs *flagSet, f *runFlags, now time.Time, getenv func(string) string) error {
+func validateShard(fs *command.FlagSet, f *runFlags, now time.Time, getenv func(string) string) error {
 	relative := false
-	if fs.isSet("start-at") {
+	if fs.IsSet("start-at") {
 		var err error
 		if f.startAt, relative, err = parseStartAt(f.startAtText, now); err != nil {
-			return usagef("--start-at %s: %v", shownValue(f.startAtText), err)
+			return command.Usagef("--start-at %s: %v", command.ShownValue(f.startAtText), err)
 		}
 	}
 	var err error
 	switch {
-	case fs.isSet("shard") && fs.isSet("shards"):
-		return usagef("--shard and --shards both say which shard this is: give one (--shards N takes the index from %s)", jobIndexEnv)
-	case fs.isSet("shard"):
+	case fs.IsSet("shard") && fs.IsSet("shards"):
+		return command.Usagef("--shard and --shards both say which shard this is: give one (--shards N takes the index from %s)", jobIndexEnv)
+	case fs.IsSet("shard"):
 		f.shard, err = parseShard(f.shardText)
-	case fs.isSet("shards"):
+	case fs.IsSet("shards"):
 		f.shard, err = shardFromEnv(f.shards, getenv)
 	default:
 		return startAtScope(fs, f)
@@ -120,16 +121,16 @@ func validateShard(fs *flagSet, f *runFlags, now time.Time, getenv func(string) 
 
 // startAtScope refuses --start-at where it would be ignored: it delays
 // the handshake cases of one server, measured one after the other.
-func startAtScope(fs *flagSet, f *runFlags) error {
-	if !fs.isSet("start-at") {
+func startAtScope(fs *command.FlagSet, f *runFlags) error {
+	if !fs.IsSet("start-at") {
 		return nil
 	}
 	if f.tp.mode != modeHandshake {
-		return usagef("--start-at delays handshake cases; throughput cases begin at once: drop --start-at")
+		return command.Usagef("--start-at delays handshake cases; throughput cases begin at once: drop --start-at")
 	}
 	for _, name := range []string{"versus", "versus-server", "versus-self", "find-rate"} {
-		if fs.isSet(name) {
-			return usagef("--start-at cannot be combined with --%s, whose cases begin as soon as the one before ends: drop one of them", name)
+		if fs.IsSet(name) {
+			return command.Usagef("--start-at cannot be combined with --%s, whose cases begin as soon as the one before ends: drop one of them", name)
 		}
 	}
 	return nil
@@ -137,28 +138,28 @@ func startAtScope(fs *flagSet, f *runFlags) error {
 
 // shardRefusals refuses, in a sharded run, the flags it cannot split
 // and the flags it cannot go without.
-func shardRefusals(fs *flagSet, f *runFlags, relative bool) error {
+func shardRefusals(fs *command.FlagSet, f *runFlags, relative bool) error {
 	by := "--shard"
-	if fs.isSet("shards") {
+	if fs.IsSet("shards") {
 		by = "--shards"
 	}
 	if f.tp.mode != modeHandshake {
-		return usagef("%s: a sharded run measures handshake cases; throughput cases cannot be split: drop --mode throughput", by)
+		return command.Usagef("%s: a sharded run measures handshake cases; throughput cases cannot be split: drop --mode throughput", by)
 	}
 	for _, name := range []string{"versus", "versus-server", "versus-self", "proxy", "find-rate", "target-error"} {
-		if fs.isSet(name) {
-			return usagef("%s: --%s cannot be used in a sharded run, whose shards each measure one share of one server's load in cases of a fixed length: drop --%s", by, name, name)
+		if fs.IsSet(name) {
+			return command.Usagef("%s: --%s cannot be used in a sharded run, whose shards each measure one share of one server's load in cases of a fixed length: drop --%s", by, name, name)
 		}
 	}
 	switch {
 	case f.target.Addr == "":
-		return usagef("%s needs --target HOST:PORT: the built-in server runs beside each shard, so the shards would each load their own instead of one server", by)
-	case !fs.isSet("duration"):
-		return usagef("%s needs --duration (each case's measured time): the cases of a sharded run have a fixed length, from which every shard computes when each begins", by)
-	case !fs.isSet("start-at"):
-		return usagef("%s needs --start-at TIME, the same RFC 3339 time for every shard (e.g. a minute from now), at which they all begin", by)
+		return command.Usagef("%s needs --target HOST:PORT: the built-in server runs beside each shard, so the shards would each load their own instead of one server", by)
+	case !fs.IsSet("duration"):
+		return command.Usagef("%s needs --duration (each case's measured time): the cases of a sharded run have a fixed length, from which every shard computes when each begins", by)
+	case !fs.IsSet("start-at"):
+		return command.Usagef("%s needs --start-at TIME, the same RFC 3339 time for every shard (e.g. a minute from now), at which they all begin", by)
 	case relative:
-		return usagef("--start-at %s counts from when each shard starts, so the shards would not begin together: give them all one RFC 3339 time, e.g. %s", f.startAtText, f.startAt.UTC().Truncate(time.Second).Format(time.RFC3339))
+		return command.Usagef("--start-at %s counts from when each shard starts, so the shards would not begin together: give them all one RFC 3339 time, e.g. %s", f.startAtText, f.startAt.UTC().Truncate(time.Second).Format(time.RFC3339))
 	}
 	return nil
 }
@@ -175,13 +176,13 @@ func checkStartAt(job *runJob, now time.Time, stderr io.Writer) error {
 		return nil
 	}
 	if p.StartAt.After(now.Add(maxStartAhead)) {
-		return usagef("--start-at %s is more than %v ahead: give a time closer to now", job.f.startAtText, maxStartAhead)
+		return command.Usagef("--start-at %s is more than %v ahead: give a time closer to now", job.f.startAtText, maxStartAhead)
 	}
 	if !p.StartAt.Before(now.Add(-startAtSlack)) {
 		return nil
 	}
 	if length := p.RunLength(); p.Shard.Enabled() && !now.Before(p.StartAt.Add(length)) {
-		return usagef("--start-at %s was %s ago, longer than the whole sharded run takes (%v): its other shards are done; give a time ahead of now",
+		return command.Usagef("--start-at %s was %s ago, longer than the whole sharded run takes (%v): its other shards are done; give a time ahead of now",
 			job.f.startAtText, agoText(now, p.StartAt, time.Second), length)
 	}
 	fmt.Fprintf(stderr, "tlsbench: WARNING: --start-at %s was %s ago: beginning now, late (each record says how late)\n", job.f.startAtText, agoText(now, p.StartAt, time.Millisecond))

@@ -2,10 +2,9 @@ package cli
 
 import (
 	"fmt"
-	"maps"
-	"slices"
 	"strings"
 
+	"github.com/tlsbench/tlsbench/internal/cli/command"
 	"github.com/tlsbench/tlsbench/runner"
 )
 
@@ -13,26 +12,22 @@ import (
 // run): what side b is, and how precise a case must get.
 
 // defineVersusFlags defines them on fs, into f.
-func defineVersusFlags(fs *flagSet, f *runFlags) {
+func defineVersusFlags(fs *command.FlagSet, f *runFlags) {
 	f.targetError = 0.02
 	shown := true // the default is shown in the help
-	fs.def("target-error", &percentFlag{&f.targetError, &shown})
-	fs.stringVar(&f.versus.Target.Addr, "versus", "")
-	fs.intVar(&f.versus.Target.ServerPID, "versus-pid", 0)
-	fs.stringVar(&f.versus.Executable, "versus-server", "")
-	fs.boolVar(&f.versus.Self, "versus-self", false)
-	fs.def("versus-set", &versusSetFlag{&f.versus.Settings})
-}
-
-func versusSettingNames() string {
-	return strings.Join(slices.Sorted(maps.Keys(runner.VersusSettings)), ", ")
+	fs.Def("target-error", command.NewPercentFlag(&f.targetError, &shown))
+	fs.DefString(&f.versus.Target.Addr, "versus", "")
+	fs.DefInt(&f.versus.Target.ServerPID, "versus-pid", 0)
+	fs.DefString(&f.versus.Executable, "versus-server", "")
+	fs.DefBool(&f.versus.Self, "versus-self", false)
+	fs.Def("versus-set", &versusSetFlag{&f.versus.Settings})
 }
 
 // versusSetFlag collects NAME=VALUE settings of side b.
 type versusSetFlag struct{ v *[]runner.VersusSetting }
 
-// elements are the settings as --versus-set takes them, one each.
-func (f *versusSetFlag) elements() []string {
+// Elements are the settings as --versus-set takes them, one each.
+func (f *versusSetFlag) Elements() []string {
 	var out []string
 	for _, s := range *f.v {
 		out = append(out, s.String())
@@ -68,13 +63,13 @@ func (f *runFlags) interleaved() bool {
 
 // validateVersus checks the flags of an interleaved run that the plan
 // cannot: how they combine with the run's mode and output.
-func validateVersus(fs *flagSet, f *runFlags) error {
-	if fs.isSet("target-error") && f.tp.mode != modeHandshake {
-		return usagef("--target-error applies to handshake cases; throughput cases measure --iterations transfers")
+func validateVersus(fs *command.FlagSet, f *runFlags) error {
+	if fs.IsSet("target-error") && f.tp.mode != modeHandshake {
+		return command.Usagef("--target-error applies to handshake cases; throughput cases measure --iterations transfers")
 	}
 	for _, name := range []string{"versus", "versus-server"} {
-		if fs.isSet(name) && strings.TrimSpace(fs.Lookup(name).Value.String()) == "" {
-			return usagef("--%s: give side b's %s", name, map[string]string{"versus": "HOST:PORT", "versus-server": "tlsbench PROGRAM"}[name])
+		if fs.IsSet(name) && strings.TrimSpace(fs.Lookup(name).Value.String()) == "" {
+			return command.Usagef("--%s: give side b's %s", name, map[string]string{"versus": "HOST:PORT", "versus-server": "tlsbench PROGRAM"}[name])
 		}
 	}
 	if !f.interleaved() {
@@ -82,9 +77,9 @@ func validateVersus(fs *flagSet, f *runFlags) error {
 	}
 	switch {
 	case f.tp.mode != modeHandshake:
-		return usagef("--versus, --versus-server and --versus-self interleave handshake cases; throughput cases are compared across runs with tlsbench compare")
+		return command.Usagef("--versus, --versus-server and --versus-self interleave handshake cases; throughput cases are compared across runs with tlsbench compare")
 	case f.baseline != "":
-		return usagef("--baseline compares with an earlier run, and an interleaved run compares its own two sides: give one of them")
+		return command.Usagef("--baseline compares with an earlier run, and an interleaved run compares its own two sides: give one of them")
 	}
 	return nil
 }

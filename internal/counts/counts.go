@@ -1,7 +1,7 @@
 // Package counts is the arithmetic of counters kept by name (failures by
-// kind, connections by relay mode): copies for snapshots, and the
-// difference between two snapshots, as the server and the proxy report
-// them.
+// kind, connections by relay mode): copies for snapshots, the
+// difference between two snapshots, and totals, as the server and the
+// proxy report them.
 package counts
 
 // Clone returns a copy of m, nil when m is empty.
@@ -29,4 +29,13 @@ func Sub(now, before map[string]int64) map[string]int64 {
 		}
 	}
 	return out
+}
+
+// Sum is the total of m's counts.
+func Sum(m map[string]int64) int64 {
+	var n int64
+	for _, v := range m {
+		n += v
+	}
+	return n
 }

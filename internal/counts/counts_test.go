@@ -24,3 +24,13 @@ func TestCloneAndSub(t *testing.T) {
 		t.Error("no change must give nil")
 	}
 }
+
+func TestSum(t *testing.T) {
+	t.Parallel()
+	if got := Sum(map[string]int64{"a": 2, "b": 3}); got != 5 {
+		t.Errorf("Sum = %d, want 5", got)
+	}
+	if Sum(nil) != 0 {
+		t.Error("the sum of no counts must be 0")
+	}
+}

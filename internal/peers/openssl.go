@@ -31,6 +31,14 @@ type OpenSSLServer struct {
 // probe connection reaches the server before the test's own. ctx ending
 // stops the server.
 func StartOpenSSL(ctx context.Context, args ...string) (*OpenSSLServer, error) {
+	return StartOpenSSLEnv(ctx, nil, args...)
+}
+
+// StartOpenSSLEnv is StartOpenSSL with env ("NAME=value") added to the
+// server's environment: OPENSSL_CONF=FILE, for instance, with
+// -ssl_config SECTION, sets what s_server has no flag for (Options =
+// -ExtendedMasterSecret turns RFC 7627 off).
+func StartOpenSSLEnv(ctx context.Context, env []string, args ...string) (*OpenSSLServer, error) {
 	bin, err := lookPath("openssl")
 	if err != nil {
 		return nil, err
@@ -41,6 +49,9 @@ func StartOpenSSL(ctx context.Context, args ...string) (*OpenSSLServer, error) {
 	full := append([]string{"s_server"}, args...)
 	full = append(full, "-accept", "127.0.0.1:0")
 	cmd := exec.Command(bin, full...)
+	if len(env) > 0 {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	pr, pw := io.Pipe()
 	cmd.Stdout = pw
 	// Without -www, s_server sends what it reads from stdin to the

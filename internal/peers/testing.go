@@ -51,8 +51,15 @@ func Require(t testing.TB, tool string) string {
 // and stops it when the test ends.
 func OpenSSL(t testing.TB, args ...string) *OpenSSLServer {
 	t.Helper()
+	return OpenSSLEnv(t, nil, args...)
+}
+
+// OpenSSLEnv is OpenSSL with env added to the server's environment (see
+// StartOpenSSLEnv).
+func OpenSSLEnv(t testing.TB, env []string, args ...string) *OpenSSLServer {
+	t.Helper()
 	Require(t, "openssl")
-	s, err := StartOpenSSL(context.Background(), args...)
+	s, err := StartOpenSSLEnv(context.Background(), env, args...)
 	if err != nil {
 		t.Fatal(err)
 	}

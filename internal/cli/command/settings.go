@@ -1,4 +1,4 @@
-package cli
+package command
 
 import (
 	"flag"
@@ -23,37 +23,37 @@ import (
 
 // setting is the table's entry of a flag of f's command; a flag without
 // one is a mistake found at its first use.
-func (f *flagSet) setting(name string) *plan.Setting {
-	s := plan.Lookup(plan.CommandNamed(f.cmd), name)
+func (f *FlagSet) setting(name string) *plan.Setting {
+	s := plan.Lookup(plan.CommandNamed(f.Cmd), name)
 	if s == nil {
-		panic(fmt.Sprintf("tlsbench %s --%s has no entry in the settings table", f.cmd, name))
+		panic(fmt.Sprintf("tlsbench %s --%s has no entry in the settings table", f.Cmd, name))
 	}
 	return s
 }
 
-// def defines the flag of a table setting, stored and parsed by v.
-func (f *flagSet) def(name string, v flag.Value) {
-	f.Var(v, name, helpText(f.setting(name)))
+// Def defines the flag of a table setting, stored and parsed by v.
+func (f *FlagSet) Def(name string, v flag.Value) {
+	f.Var(v, name, HelpText(f.setting(name)))
 }
 
-func (f *flagSet) intVar(p *int, name string, def int) {
-	f.IntVar(p, name, def, helpText(f.setting(name)))
+func (f *FlagSet) DefInt(p *int, name string, def int) {
+	f.IntVar(p, name, def, HelpText(f.setting(name)))
 }
 
-func (f *flagSet) stringVar(p *string, name string, def string) {
-	f.StringVar(p, name, def, helpText(f.setting(name)))
+func (f *FlagSet) DefString(p *string, name string, def string) {
+	f.StringVar(p, name, def, HelpText(f.setting(name)))
 }
 
-func (f *flagSet) boolVar(p *bool, name string, def bool) {
-	f.BoolVar(p, name, def, helpText(f.setting(name)))
+func (f *FlagSet) DefBool(p *bool, name string, def bool) {
+	f.BoolVar(p, name, def, HelpText(f.setting(name)))
 }
 
-func (f *flagSet) durationVar(p *time.Duration, name string, def time.Duration) {
-	f.DurationVar(p, name, def, helpText(f.setting(name)))
+func (f *FlagSet) DefDuration(p *time.Duration, name string, def time.Duration) {
+	f.DurationVar(p, name, def, HelpText(f.setting(name)))
 }
 
-func (f *flagSet) float64Var(p *float64, name string, def float64) {
-	f.Float64Var(p, name, def, helpText(f.setting(name)))
+func (f *FlagSet) DefFloat64(p *float64, name string, def float64) {
+	f.Float64Var(p, name, def, HelpText(f.setting(name)))
 }
 
 // helpFacts fill in the {name} facts of the table's help texts, from the
@@ -65,15 +65,15 @@ var helpFacts = map[string]func() string{
 	"max-handshake-timeout":   func() string { return server.MaxHandshakeTimeout.String() },
 	"versus-settings":         versusSettingNames,
 	"early-data-policy-usage": func() string { return earlyDataPolicyUsage },
-	"key-types":               keyTypeNames,
-	"max-idle-timeout":        func() string { return maxIdleTimeout.String() },
+	"key-types":               KeyTypeNames,
+	"max-idle-timeout":        func() string { return MaxIdleTimeout.String() },
 	"max-first-byte-timeout":  func() string { return server.MaxFirstByteTimeout.String() },
 	"default-max-conns":       func() string { return strconv.Itoa(server.DefaultMaxConns()) },
 	"max-max-conns":           func() string { return strconv.Itoa(server.MaxMaxConns) },
 }
 
-// helpText is a setting's help with its facts filled in.
-func helpText(s *plan.Setting) string {
+// HelpText is a setting's help with its facts filled in.
+func HelpText(s *plan.Setting) string {
 	text := s.Help
 	for {
 		start := strings.IndexByte(text, '{')
@@ -108,8 +108,8 @@ var enumValues = map[string]func() []string{
 	},
 }
 
-// valuesOf are a setting's fixed values, "" for none.
-func valuesOf(s *plan.Setting) []string {
+// ValuesOf are a setting's fixed values, "" for none.
+func ValuesOf(s *plan.Setting) []string {
 	if s.Values != nil {
 		return s.Values
 	}

@@ -1,4 +1,4 @@
-package cli
+package command
 
 import (
 	"crypto/rand"
@@ -14,13 +14,13 @@ import (
 	"github.com/tlsbench/tlsbench/results"
 )
 
-// outFile is run's --out FILE. Records go, each as soon as it is measured,
+// OutFile is run's --out FILE. Records go, each as soon as it is measured,
 // to a temporary file beside FILE, which replaces FILE when the run ends
 // (finished, failed or interrupted) if it holds anything: a run that
 // measured nothing leaves an older FILE as it was, and FILE is never seen
 // half-written. A FILE that is not a regular file (/dev/stdout, a pipe) is
 // written directly.
-type outFile struct {
+type OutFile struct {
 	path    string // as given, for messages
 	target  string // path with symbolic links resolved: what is replaced
 	tmp     string // "" when writing directly
@@ -31,15 +31,15 @@ type outFile struct {
 	err     error               // the first write error; no record is written after it
 }
 
-// createOutFile checks that FILE can be written (its directory, and FILE
+// CreateOutFile checks that FILE can be written (its directory, and FILE
 // itself if it exists) and opens the temporary file, before anything is
 // measured.
-func createOutFile(path string) (*outFile, error) {
+func CreateOutFile(path string) (*OutFile, error) {
 	b, err := openBeside(path, "results.jsonl", 0o644)
 	if err != nil {
 		return nil, err
 	}
-	return &outFile{path: path, target: b.target, tmp: b.tmp, f: b.f, w: results.NewWriter(b.f)}, nil
+	return &OutFile{path: path, target: b.target, tmp: b.tmp, f: b.f, w: results.NewWriter(b.f)}, nil
 }
 
 // beside is a file written in place of FILE: a temporary file beside it
@@ -86,9 +86,9 @@ func openBeside(path, example string, mode os.FileMode) (beside, error) {
 	return b, err
 }
 
-// stdoutFile is --out -: the records written to w as they come.
-func stdoutFile(w io.Writer) *outFile {
-	return &outFile{path: "stdout", target: "-", w: results.NewWriter(w)}
+// StdoutFile is --out -: the records written to w as they come.
+func StdoutFile(w io.Writer) *OutFile {
+	return &OutFile{path: "stdout", target: "-", w: results.NewWriter(w)}
 }
 
 // createTemp creates FILE.partial-RANDOM beside target, with mode less
@@ -115,10 +115,10 @@ func createTemp(target string, mode os.FileMode) (*os.File, string, error) {
 	}
 }
 
-// write adds a record. A write error (a full disk) is kept for the end
+// Write adds a record. A write error (a full disk) is kept for the end
 // rather than returned: the run goes on, and the table still shows every
 // case measured.
-func (o *outFile) write(rec *results.Record) {
+func (o *OutFile) Write(rec *results.Record) {
 	if o.err != nil {
 		return
 	}
@@ -133,9 +133,9 @@ func (o *outFile) write(rec *results.Record) {
 	o.cases[rec.Name] = struct{}{}
 }
 
-// countCases counts the cases of recs: an interleaved run writes one
+// CountCases counts the cases of recs: an interleaved run writes one
 // record per side of a case.
-func countCases(recs []results.Record) int {
+func CountCases(recs []results.Record) int {
 	names := map[string]struct{}{}
 	for i := range recs {
 		names[recs[i].Name] = struct{}{}
@@ -143,11 +143,11 @@ func countCases(recs []results.Record) int {
 	return len(names)
 }
 
-// finish closes the file and, when it holds records (or the run succeeded
+// Finish closes the file and, when it holds records (or the run succeeded
 // with none), puts it in FILE's place; otherwise it removes it and FILE
-// stays as it was. measured is the number of cases measured (countCases).
+// stays as it was. measured is the number of cases measured (CountCases).
 // It returns the one-line error for a write that failed.
-func (o *outFile) finish(measured int, runOK bool) error {
+func (o *OutFile) Finish(measured int, runOK bool) error {
 	err := o.err
 	if o.tmp != "" && err == nil {
 		err = o.f.Sync() // a full disk may only say so now
@@ -157,11 +157,11 @@ func (o *outFile) finish(measured int, runOK bool) error {
 	} else if cerr := o.f.Close(); err == nil {
 		err = cerr
 	}
-	o.f = nil // finished: nothing left for abandon
+	o.f = nil // finished: nothing left for Abandon
 	if o.tmp == "" {
 		if err != nil {
 			return fmt.Errorf("--out %s: %v after %d of %d cases (every case measured is in the report on stdout)",
-				o.path, cause(err), len(o.cases), measured)
+				o.path, Cause(err), len(o.cases), measured)
 		}
 		return nil
 	}
@@ -173,14 +173,14 @@ func (o *outFile) finish(measured int, runOK bool) error {
 	os.Remove(o.tmp)
 	if err != nil {
 		return fmt.Errorf("--out %s: %v after %d of %d cases; %s (every case measured is in the report on stdout)",
-			o.path, cause(err), len(o.cases), measured, o.unchanged())
+			o.path, Cause(err), len(o.cases), measured, o.Unchanged())
 	}
 	return nil
 }
 
-// cause is the system's reason for a failed file operation ("no space
+// Cause is the system's reason for a failed file operation ("no space
 // left on device"), without the temporary file's name.
-func cause(err error) error {
+func Cause(err error) error {
 	var pe *fs.PathError
 	var le *os.LinkError
 	var errno syscall.Errno
@@ -195,9 +195,9 @@ func cause(err error) error {
 	return err
 }
 
-// abandon removes the temporary file of a run that ended before finish
+// Abandon removes the temporary file of a run that ended before finish
 // (a usage error found late): FILE stays as it was.
-func (o *outFile) abandon() {
+func (o *OutFile) Abandon() {
 	if o.f == nil {
 		return
 	}
@@ -207,19 +207,19 @@ func (o *outFile) abandon() {
 	}
 }
 
-// unchanged says what became of FILE when the new results were not put
+// Unchanged says what became of FILE when the new results were not put
 // in its place.
-func (o *outFile) unchanged() string {
+func (o *OutFile) Unchanged() string {
 	if _, err := os.Stat(o.target); err == nil {
 		return o.path + " was left as it was"
 	}
 	return o.path + " was not written"
 }
 
-// summary says where the records of an interrupted run are.
-func (o *outFile) summary() string {
+// Summary says where the records of an interrupted run are.
+func (o *OutFile) Summary() string {
 	if o.written == 0 {
-		return "nothing was measured; " + o.unchanged()
+		return "nothing was measured; " + o.Unchanged()
 	}
 	if len(o.cases) == 1 {
 		return "the 1 case measured is in " + o.path
@@ -245,4 +245,28 @@ func (b beside) discard() {
 	if b.tmp != "" {
 		os.Remove(b.tmp)
 	}
+}
+
+// Path is FILE as given, for messages.
+func (o *OutFile) Path() string { return o.path }
+
+// Commit closes a file whose records are all written (merge's -o) and
+// puts it in FILE's place; on a failure FILE stays as it was
+// (Unchanged says so).
+func (o *OutFile) Commit() error {
+	err := o.err
+	if err == nil && o.tmp != "" {
+		err = o.f.Sync()
+	}
+	if cerr := o.f.Close(); err == nil {
+		err = cerr
+	}
+	o.f = nil
+	if err == nil && o.tmp != "" {
+		err = os.Rename(o.tmp, o.target)
+	}
+	if err != nil && o.tmp != "" {
+		os.Remove(o.tmp)
+	}
+	return err
 }

@@ -1,4 +1,4 @@
-package cli
+package servecmd
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/tlsbench/tlsbench/internal/cli/command"
 	"github.com/tlsbench/tlsbench/internal/hostname"
 	"github.com/tlsbench/tlsbench/keys"
 	"github.com/tlsbench/tlsbench/pki"
@@ -41,10 +42,10 @@ Examples:
 Flags:
 `
 
-// pkiCmd dispatches the pki subcommands; init is the only one so far.
-func pkiCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+// PKI dispatches the pki subcommands; init is the only one so far.
+func PKI(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
-		return usagef("no pki command given; try 'tlsbench pki init --dir DIR' (see 'tlsbench pki --help')")
+		return command.Usagef("no pki command given; try 'tlsbench pki init --dir DIR' (see 'tlsbench pki --help')")
 	}
 	switch args[0] {
 	case "init":
@@ -52,18 +53,18 @@ func pkiCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	case "-h", "-help", "--help", "help":
 		return pkiInitCmd(ctx, []string{"--help"}, stdout, stderr)
 	}
-	return usagef("unknown pki command %q; the only one is init (see 'tlsbench pki init --help')", args[0])
+	return command.Usagef("unknown pki command %q; the only one is init (see 'tlsbench pki init --help')", args[0])
 }
 
 func pkiInitCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("pki init", stdout, nil)
-	fs.usage = func(w io.Writer) {
+	fs := command.NewFlagSet("pki init", stdout, nil)
+	fs.Help = func(w io.Writer) {
 		io.WriteString(w, pkiUsage)
-		fs.printFlags(w)
+		fs.PrintFlags(w)
 	}
 	var (
 		dir          = fs.String("dir", "", "`DIR` to write the PKI to (created with mode 0700 if missing)")
-		serverKeys   = fs.String("server-keys", string(pki.ECDSAP256), "server key `TYPES`, comma-separated, one identity each: "+keyTypeNames())
+		serverKeys   = fs.String("server-keys", string(pki.ECDSAP256), "server key `TYPES`, comma-separated, one identity each: "+command.KeyTypeNames())
 		hosts        = strings.Join(pki.DefaultHosts, ",")
 		clients      = fs.Int("clients", 0, fmt.Sprintf("`N` client identities for mutual TLS (client-1 ... client-N; at most %d)", pki.MaxClients))
 		intermediate = fs.Bool("intermediate", false, "issue the leaves from an intermediate CA, as real deployments do")
@@ -75,35 +76,35 @@ func pkiInitCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		hosts = s
 		return nil
 	})
-	if err := fs.parse(args); err != nil {
+	if err := fs.Parse(args); err != nil {
 		return err
 	}
 
 	// Validate every flag before anything is written.
 	if strings.TrimSpace(*dir) == "" {
-		return usagef("--dir: missing; name the directory to write the PKI to (e.g. --dir ./pki)")
+		return command.Usagef("--dir: missing; name the directory to write the PKI to (e.g. --dir ./pki)")
 	}
 	kts, err := pki.ParseKeyTypes(*serverKeys)
 	if err != nil {
-		return usagef("--server-keys: %v", err)
+		return command.Usagef("--server-keys: %v", err)
 	}
 	hostList, err := parseHosts(hosts)
 	if err != nil {
-		return usagef("--hosts: %v", err)
+		return command.Usagef("--hosts: %v", err)
 	}
 	if *clients < 0 || *clients > pki.MaxClients {
-		return usagef("--clients %d: must be between 0 and %d", *clients, pki.MaxClients)
+		return command.Usagef("--clients %d: must be between 0 and %d", *clients, pki.MaxClients)
 	}
 	opts := pki.InitOptions{
 		Dir: *dir, ServerKeys: kts, Hosts: hostList, Clients: *clients,
 		Intermediate: *intermediate, Force: *force,
 	}
-	if fs.isSet("p12-iterations") {
+	if fs.IsSet("p12-iterations") {
 		if *passwordFile == "" {
-			return usagef("--p12-iterations: PKCS#12 files are only written with --p12-password-file FILE")
+			return command.Usagef("--p12-iterations: PKCS#12 files are only written with --p12-password-file FILE")
 		}
 		if *iterations < 1 || *iterations > pki.MaxP12Iterations {
-			return usagef("--p12-iterations %d: must be between 1 and %d (default %d)", *iterations, pki.MaxP12Iterations, pki.DefaultP12Iterations)
+			return command.Usagef("--p12-iterations %d: must be between 1 and %d (default %d)", *iterations, pki.MaxP12Iterations, pki.DefaultP12Iterations)
 		}
 		opts.P12Iterations = *iterations
 	}
@@ -111,7 +112,7 @@ func pkiInitCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		// The password comes from a file, never from the command line,
 		// where every user of the machine can read it (ps, /proc).
 		if opts.P12Password, err = keys.PasswordFile(*passwordFile).Read(); err != nil {
-			return usagef("--p12-password-file: %v", err)
+			return command.Usagef("--p12-password-file: %v", err)
 		}
 	}
 	if err := ctx.Err(); err != nil {
@@ -120,17 +121,17 @@ func pkiInitCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 
 	l, err := pki.InitContext(ctx, opts)
 	if ctx.Err() != nil && err != nil {
-		return &interruptedError{detail: "the files written so far were removed"}
+		return &command.InterruptedError{Detail: "the files written so far were removed"}
 	}
 	var exists *pki.ExistsError
 	if errors.As(err, &exists) {
-		return usagef("--dir %s: already holds a PKI (%s); use another directory, or replace it with --force",
+		return command.Usagef("--dir %s: already holds a PKI (%s); use another directory, or replace it with --force",
 			*dir, strings.Join(exists.Files, ", "))
 	}
 	if err != nil {
 		// Every flag was checked above, so what is left is the directory:
 		// it exists with a PKI (and no --force), or cannot be written.
-		return usagef("--dir %s: %v", *dir, strings.TrimPrefix(err.Error(), "pki init: "))
+		return command.Usagef("--dir %s: %v", *dir, strings.TrimPrefix(err.Error(), "pki init: "))
 	}
 	printLayout(stdout, l, opts)
 	return nil

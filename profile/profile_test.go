@@ -1,4 +1,4 @@
-package runner
+package profile
 
 import (
 	"bytes"
@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tlsbench/tlsbench/plan"
+	"github.com/tlsbench/tlsbench/internal/field"
 	"github.com/tlsbench/tlsbench/results"
 )
 
@@ -66,12 +66,12 @@ func TestCaseProfile(t *testing.T) {
 	dir := t.TempDir()
 	var log []string
 	srv, prx := &fakeChild{name: "server", log: &log}, &fakeChild{name: "proxy", log: &log}
-	cp := Profiles{Dir: dir, Alloc: true}.newCaseProfile("handshake/tls1.3/full/c8", "", true, srv, prx)
-	hook := cp.hook()
+	cp := Settings{Dir: dir, Alloc: true}.Case("handshake/tls1.3/full/c8", "", true, srv, prx)
+	hook := cp.Hook()
 	hook(true)
 	log = append(log, "measured")
 	hook(false)
-	cp.end() // again, as profileNotes does
+	cp.end() // again, as Notes does
 	want := []string{"proxy alloc-start", "proxy cpu-start", "server alloc-start", "server cpu-start", "measured",
 		"server cpu-stop", "server alloc-stop", "proxy cpu-stop", "proxy alloc-stop"}
 	if !slices.Equal(log, want) {
@@ -84,7 +84,7 @@ func TestCaseProfile(t *testing.T) {
 		}
 	}
 	rec := &results.Record{}
-	profileNotes([]*results.Record{rec}, []*caseProfile{cp})
+	Notes([]*results.Record{rec}, []*Case{cp})
 	note := "profiles: " + strings.Join([]string{
 		base + ".client.pprof", base + ".client.alloc.pprof", base + ".client.alloc.base.pprof",
 		base + ".server.pprof", base + ".server.alloc.pprof", base + ".server.alloc.base.pprof",
@@ -109,7 +109,7 @@ func TestCaseProfileFailures(t *testing.T) {
 	if err := pprof.StartCPUProfile(io.Discard); err != nil {
 		t.Fatal(err)
 	}
-	cp := Profiles{Dir: dir}.newCaseProfile("c/x", "b", true, srv, prx)
+	cp := Settings{Dir: dir}.Case("c/x", "b", true, srv, prx)
 	cp.begin()
 	cp.end()
 	pprof.StopCPUProfile()
@@ -131,31 +131,31 @@ func TestCaseProfileFailures(t *testing.T) {
 	}
 }
 
-// TestProfilesValidate: the directory is checked, and made, before a
+// TestSettingsValidate: the directory is checked, and made, before a
 // run; what cannot hold profiles is an error naming the field.
-func TestProfilesValidate(t *testing.T) {
+func TestSettingsValidate(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	file := filepath.Join(dir, "file")
 	os.WriteFile(file, nil, 0o600)
 	for _, tc := range []struct {
 		name  string
-		pr    Profiles
+		pr    Settings
 		field string
 		want  string
 	}{
-		{"none", Profiles{}, "", ""},
-		{"alloc alone", Profiles{Alloc: true}, "Profile.Alloc", "needs profile"},
-		{"a file", Profiles{Dir: file}, "Profile.Dir", "is a file, not a directory"},
-		{"under a file", Profiles{Dir: filepath.Join(file, "sub")}, "Profile.Dir", "cannot be created: not a directory"},
-		{"made", Profiles{Dir: filepath.Join(dir, "a", "b")}, "", ""},
+		{"none", Settings{}, "", ""},
+		{"alloc alone", Settings{Alloc: true}, "Profile.Alloc", "needs Profile.Dir"},
+		{"a file", Settings{Dir: file}, "Profile.Dir", "is a file, not a directory"},
+		{"under a file", Settings{Dir: filepath.Join(file, "sub")}, "Profile.Dir", "cannot be created: not a directory"},
+		{"made", Settings{Dir: filepath.Join(dir, "a", "b")}, "", ""},
 	} {
-		err := tc.pr.validate()
-		var fe *plan.Error
+		err := tc.pr.Validate()
+		var fe *field.Error
 		switch {
 		case tc.field == "" && err != nil:
 			t.Errorf("%s: %v", tc.name, err)
-		case tc.field != "" && (!errors.As(err, &fe) || fe.Setting == nil || fe.Setting.Name != plan.OfField(tc.field).Name || !strings.Contains(fe.Reason(plan.TableName), tc.want)):
+		case tc.field != "" && (!errors.As(err, &fe) || fe.Field != tc.field || !strings.Contains(fe.Reason, tc.want)):
 			t.Errorf("%s: %v, want field %s: %s", tc.name, err, tc.field, tc.want)
 		}
 	}

@@ -1,4 +1,4 @@
-package cli
+package command
 
 import (
 	"github.com/tlsbench/tlsbench/server"
@@ -11,16 +11,16 @@ const earlyDataPolicyUsage = "what the built-in server does with early data (0-R
 	"reject (its tickets allow early data, it refuses it: the client sends again a round trip later) or " +
 	"accept (every time, replayed flights too: for a lab)"
 
-// acceptWarning is what serve says at start under --early-data-policy
+// AcceptWarning is what serve says at start under --early-data-policy
 // accept: a replayed first flight gets its request answered again.
-const acceptWarning = "tlsbench: WARNING: --early-data-policy accept accepts replayed 0-RTT data " +
+const AcceptWarning = "tlsbench: WARNING: --early-data-policy accept accepts replayed 0-RTT data " +
 	"(a copied first flight has its request answered again); use single-use (the default) outside a lab"
 
-// checkEarlyDataPolicy validates a --early-data-policy value, by the
+// CheckEarlyDataPolicy validates a --early-data-policy value, by the
 // server's rule.
-func checkEarlyDataPolicy(policy string) error {
+func CheckEarlyDataPolicy(policy string) error {
 	if err := server.CheckEarlyDataPolicy(policy); err != nil {
-		return usagef("%s", userText(err))
+		return Usagef("%s", UserText(err))
 	}
 	return nil
 }

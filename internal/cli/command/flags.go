@@ -1,4 +1,4 @@
-package cli
+package command
 
 import (
 	"errors"
@@ -18,41 +18,41 @@ import (
 	"github.com/tlsbench/tlsbench/runner"
 )
 
-// flagSet wraps flag.FlagSet to turn its errors into one-line usage
+// FlagSet wraps flag.FlagSet to turn its errors into one-line usage
 // errors that name the flag ("--tls") and point at the help.
-type flagSet struct {
+type FlagSet struct {
 	*flag.FlagSet
-	cmd   string
-	usage func(io.Writer)
-	out   io.Writer
+	Cmd  string
+	Help func(io.Writer)
+	out  io.Writer
 }
 
-func newFlagSet(cmd string, out io.Writer, usage func(io.Writer)) *flagSet {
+func NewFlagSet(cmd string, out io.Writer, usage func(io.Writer)) *FlagSet {
 	fs := flag.NewFlagSet(cmd, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	return &flagSet{FlagSet: fs, cmd: cmd, usage: usage, out: out}
+	return &FlagSet{FlagSet: fs, Cmd: cmd, Help: usage, out: out}
 }
 
-// parse parses args of a command that takes no positional arguments; it
-// prints the help and returns errHelp for -h/--help.
-func (f *flagSet) parse(args []string) error {
-	if err := f.parseOnce(args); err != nil {
+// Parse parses args of a command that takes no positional arguments; it
+// prints the help and returns ErrHelp for -h/--help.
+func (f *FlagSet) Parse(args []string) error {
+	if err := f.ParseOnce(args); err != nil {
 		return err
 	}
 	if f.NArg() > 0 {
-		return usagef("unexpected argument %q (see 'tlsbench %s --help')", f.Arg(0), f.cmd)
+		return Usagef("unexpected argument %q (see 'tlsbench %s --help')", f.Arg(0), f.Cmd)
 	}
 	return nil
 }
 
-// parseWithArgs parses flags that may come before, between or after the
+// ParseWithArgs parses flags that may come before, between or after the
 // positional arguments ("report a.jsonl --format html", "probe HOST:PORT
 // --format json", as people type them), which the flag package alone
 // stops at, and returns the positional arguments. A "--" ends the flags.
-func (f *flagSet) parseWithArgs(args []string) ([]string, error) {
+func (f *FlagSet) ParseWithArgs(args []string) ([]string, error) {
 	var pos []string
 	for {
-		if err := f.parseOnce(args); err != nil {
+		if err := f.ParseOnce(args); err != nil {
 			return nil, err
 		}
 		rest := f.Args()
@@ -68,22 +68,22 @@ func (f *flagSet) parseWithArgs(args []string) ([]string, error) {
 	}
 }
 
-// parseOnce runs the flag package over args, turning its errors into
+// ParseOnce runs the flag package over args, turning its errors into
 // usage errors and -h into the help.
-func (f *flagSet) parseOnce(args []string) error {
+func (f *FlagSet) ParseOnce(args []string) error {
 	err := f.FlagSet.Parse(args)
 	if errors.Is(err, flag.ErrHelp) {
-		f.usage(f.out)
-		return errHelp
+		f.Help(f.out)
+		return ErrHelp
 	}
 	if err != nil {
-		return usagef("%s (see 'tlsbench %s --help')", f.rewriteFlagError(err.Error(), args), f.cmd)
+		return Usagef("%s (see 'tlsbench %s --help')", f.rewriteFlagError(err.Error(), args), f.Cmd)
 	}
 	return nil
 }
 
-// isSet reports whether the flag was given on the command line.
-func (f *flagSet) isSet(name string) bool {
+// IsSet reports whether the flag was given on the command line.
+func (f *FlagSet) IsSet(name string) bool {
 	set := false
 	f.Visit(func(fl *flag.Flag) {
 		if fl.Name == name {
@@ -96,7 +96,7 @@ func (f *flagSet) isSet(name string) bool {
 // rewriteFlagError turns the flag package's messages into tlsbench's
 // "--name: problem" form. An unknown flag is named as it was typed (in
 // args), with the flag that was probably meant.
-func (f *flagSet) rewriteFlagError(msg string, args []string) string {
+func (f *FlagSet) rewriteFlagError(msg string, args []string) string {
 	switch {
 	case strings.HasPrefix(msg, "flag provided but not defined: "):
 		name := strings.TrimLeft(strings.TrimPrefix(msg, "flag provided but not defined: "), "-")
@@ -121,7 +121,7 @@ func (f *flagSet) rewriteFlagError(msg string, args []string) string {
 // say nothing of what the flag takes: those become what the flag's type
 // wants ("--handshakes abc: want a whole number"); the reasons of
 // tlsbench's own flag types already say it.
-func (f *flagSet) invalidValue(msg string) (string, bool) {
+func (f *FlagSet) invalidValue(msg string) (string, bool) {
 	_, quoted, _ := strings.Cut(msg, "value ")
 	q, err := strconv.QuotedPrefix(quoted)
 	if err != nil {
@@ -135,7 +135,7 @@ func (f *flagSet) invalidValue(msg string) (string, bool) {
 		return "", false
 	}
 	if want := wantOf(fl.Value); want != "" && (isFlagPackageReason(reason) || isOnOffList(fl.Value)) {
-		return fmt.Sprintf("%s %s: %s", dashed(name), shownValue(value), want), true
+		return fmt.Sprintf("%s %s: %s", dashed(name), ShownValue(value), want), true
 	}
 	return fmt.Sprintf("%s: %s", dashed(name), reason), true
 }
@@ -148,10 +148,10 @@ func isFlagPackageReason(reason string) bool {
 }
 
 func isOnOffList(v flag.Value) bool {
-	if a, ok := v.(axisFlag); ok {
-		return a.isOnOff()
+	if a, ok := v.(interface{ IsOnOff() bool }); ok {
+		return a.IsOnOff() // the flag of a table axis
 	}
-	_, ok := v.(listFlag[bool])
+	_, ok := v.(ListFlag[bool])
 	return ok
 }
 
@@ -177,9 +177,9 @@ func wantOf(v flag.Value) string {
 	return ""
 }
 
-// shownValue writes a flag's value in an error: as typed, quoted when
+// ShownValue writes a flag's value in an error: as typed, quoted when
 // it would not read as one word.
-func shownValue(v string) string { return plan.Shown(v) }
+func ShownValue(v string) string { return plan.Shown(v) }
 
 // dashed writes a defined flag's name as the help does: -o, --out.
 func dashed(name string) string {
@@ -207,7 +207,7 @@ func typedFlag(name string, args []string) string {
 // suggest returns the defined flag that the unknown flag name most likely
 // meant: the only one it abbreviates (o for out), or the only one at edit
 // distance 1 or 2 (concurency for concurrency); "" when unsure.
-func (f *flagSet) suggest(name string) string {
+func (f *FlagSet) suggest(name string) string {
 	var prefixed, near []string
 	f.VisitAll(func(fl *flag.Flag) {
 		if hiddenFlags[fl.Name] {
@@ -216,7 +216,7 @@ func (f *flagSet) suggest(name string) string {
 		if strings.HasPrefix(fl.Name, name) {
 			prefixed = append(prefixed, fl.Name)
 		}
-		if len(name) > 3 && editDistance(name, fl.Name) <= 2 {
+		if len(name) > 3 && EditDistance(name, fl.Name) <= 2 {
 			near = append(near, fl.Name)
 		}
 	})
@@ -229,8 +229,8 @@ func (f *flagSet) suggest(name string) string {
 	return ""
 }
 
-// editDistance is the Levenshtein distance between a and b.
-func editDistance(a, b string) int {
+// EditDistance is the Levenshtein distance between a and b.
+func EditDistance(a, b string) int {
 	prev := make([]int, len(b)+1)
 	cur := make([]int, len(b)+1)
 	for j := range prev {
@@ -250,15 +250,21 @@ func editDistance(a, b string) int {
 	return prev[len(b)]
 }
 
-// listFlag is a comma-separated list flag; each element is parsed with
+// ListFlag is a comma-separated list flag; each element is parsed with
 // parse. Giving the flag again replaces the list.
-type listFlag[T any] struct {
+type ListFlag[T any] struct {
 	vals  *[]T
 	parse func(string) (T, error)
 	show  func(T) string
 }
 
-func (l listFlag[T]) String() string {
+// List is the list flag of vals, each element read by parse and, when
+// show is not nil, written back by it.
+func List[T any](vals *[]T, parse func(string) (T, error), show func(T) string) ListFlag[T] {
+	return ListFlag[T]{vals: vals, parse: parse, show: show}
+}
+
+func (l ListFlag[T]) String() string {
 	if l.vals == nil {
 		return ""
 	}
@@ -275,7 +281,7 @@ func (l listFlag[T]) String() string {
 
 // Set parses the list. A value given twice is refused: it would run the
 // same case twice under one name.
-func (l listFlag[T]) Set(s string) error {
+func (l ListFlag[T]) Set(s string) error {
 	var out []T
 	seen := map[string]bool{}
 	for _, part := range strings.Split(s, ",") {
@@ -304,18 +310,18 @@ func (l listFlag[T]) Set(s string) error {
 	return nil
 }
 
-// rateFlag is a share written as a percentage (0.1%) or a fraction
+// RateFlag is a share written as a percentage (0.1%) or a fraction
 // (0.001), between 0 and 1.
-type rateFlag struct{ v *float64 }
+type RateFlag struct{ Share *float64 }
 
-func (r rateFlag) String() string {
-	if r.v == nil {
+func (r RateFlag) String() string {
+	if r.Share == nil {
 		return ""
 	}
-	return strconv.FormatFloat(100**r.v, 'f', -1, 64) + "%"
+	return strconv.FormatFloat(100**r.Share, 'f', -1, 64) + "%"
 }
 
-func (r rateFlag) Set(s string) error {
+func (r RateFlag) Set(s string) error {
 	t := strings.TrimSpace(s)
 	scale := 1.0
 	if strings.HasSuffix(t, "%") {
@@ -325,21 +331,21 @@ func (r rateFlag) Set(s string) error {
 	if err != nil || math.IsNaN(v) || v*scale < 0 || v*scale > 1 {
 		return fmt.Errorf("%q is not a share between 0%% and 100%% (e.g. 0.1%% or 0.001)", s)
 	}
-	*r.v = v * scale
+	*r.Share = v * scale
 	return nil
 }
 
-// parseOnOff reads a switch as flags take it (plan.ParseOnOff).
-func parseOnOff(s string) (bool, error) { return plan.ParseOnOff(s) }
+// ParseOnOff reads a switch as flags take it (plan.ParseOnOff).
+func ParseOnOff(s string) (bool, error) { return plan.ParseOnOff(s) }
 
-func showOnOff(b bool) string {
+func ShowOnOff(b bool) string {
 	if b {
 		return "on"
 	}
 	return "off"
 }
 
-func parsePositiveInt(s string) (int, error) {
+func ParsePositiveInt(s string) (int, error) {
 	n, err := strconv.Atoi(s)
 	if err != nil || n < 1 {
 		return 0, fmt.Errorf("%q is not a whole number of at least 1", s)
@@ -351,20 +357,20 @@ func parsePositiveInt(s string) (int, error) {
 // control channel).
 var hiddenFlags = map[string]bool{"control-fd": true}
 
-// printFlags writes the flags' help like flag.PrintDefaults, with "--"
+// PrintFlags writes the flags' help like flag.PrintDefaults, with "--"
 // names and without hidden flags.
-func (f *flagSet) printFlags(w io.Writer) {
+func (f *FlagSet) PrintFlags(w io.Writer) {
 	f.VisitAll(func(fl *flag.Flag) {
 		if !hiddenFlags[fl.Name] {
-			f.printFlag(w, fl)
+			f.PrintFlag(w, fl)
 		}
 	})
 }
 
-// printFlag writes one flag's help, with the placeholder of its setting.
-func (f *flagSet) printFlag(w io.Writer, fl *flag.Flag) {
+// PrintFlag writes one flag's help, with the placeholder of its setting.
+func (f *FlagSet) PrintFlag(w io.Writer, fl *flag.Flag) {
 	name, usage := flag.UnquoteUsage(fl)
-	if s := plan.Lookup(plan.CommandNamed(f.cmd), fl.Name); s != nil {
+	if s := plan.Lookup(plan.CommandNamed(f.Cmd), fl.Name); s != nil {
 		name = s.Placeholder // what the table says it takes
 	}
 	line := "  " + dashed(fl.Name) // -o, as the examples write it
@@ -401,21 +407,21 @@ func fieldFlags(names map[string]string) func(field string) string {
 	}
 }
 
-// planUsage turns a plan's error into a usage error (exit 2) that names
+// PlanUsage turns a plan's error into a usage error (exit 2) that names
 // flags.
-func planUsage(err error) error {
-	return &UsageError{Msg: userText(err)}
+func PlanUsage(err error) error {
+	return &UsageError{Msg: UserText(err)}
 }
 
-// userText is a library error's message as users read it: settings
+// UserText is a library error's message as users read it: settings
 // written as their flags, e.g. "--ticket-keys FILE: line 1: want 64 hex
 // digits" for a *field.Error{Field: "TicketKeysFile"}, with whatever the
 // error's wrappers said before it ("starting the built-in server: ").
-func userText(err error) string { return userTextNamed(err, nil) }
+func UserText(err error) string { return UserTextNamed(err, nil) }
 
-// userTextNamed is userText for a command whose own flags set fields
+// UserTextNamed is UserText for a command whose own flags set fields
 // that the table does not declare: names maps them to those flags.
-func userTextNamed(err error, names map[string]string) string {
+func UserTextNamed(err error, names map[string]string) string {
 	var pe *plan.Error
 	if errors.As(err, &pe) {
 		return strings.TrimSuffix(err.Error(), pe.Error()) + pe.Text(flagName)
@@ -427,10 +433,10 @@ func userTextNamed(err error, names map[string]string) string {
 	return err.Error()
 }
 
-// flagErrors rewrites the messages of a run's case failures with flags,
+// FlagErrors rewrites the messages of a run's case failures with flags,
 // keeping the errors for errors.As. A proxy's refusal of CONNECT gets
 // the advice of words.
-func flagErrors(err error, words client.Words) error {
+func FlagErrors(err error, words client.Words) error {
 	fc, ok := err.(*runner.FailedCases)
 	if !ok {
 		return err
@@ -438,7 +444,7 @@ func flagErrors(err error, words client.Words) error {
 	out := &runner.FailedCases{}
 	for _, e := range fc.Errs {
 		words.ProxyAdvice(e)
-		out.Errs = append(out.Errs, &userError{msg: userText(e), err: e})
+		out.Errs = append(out.Errs, &userError{msg: UserText(e), err: e})
 	}
 	return out
 }
@@ -467,10 +473,10 @@ func runFlagNames() map[string]string {
 	return names
 }
 
-// runWords is how tlsbench run's user knows the settings of a case and
+// RunWords is how tlsbench run's user knows the settings of a case and
 // the advice for its failures: the load generator's messages in the
 // run's own vocabulary, its flags.
-var runWords = client.Words{
+var RunWords = client.Words{
 	Names: runFlagNames(),
 	Advice: map[string]string{
 		client.AdviceUntrusted:  "give the CA that issued the server's certificate with --ca FILE, or skip verification with --insecure",
@@ -480,11 +486,11 @@ var runWords = client.Words{
 	},
 }
 
-// proxyWords is runWords with the advice for a proxy's refusals: the
+// ProxyWords is runWords with the advice for a proxy's refusals: the
 // built-in proxy is configured by the run's flags, a proxy given by URL
 // by its own configuration.
-func proxyWords(proxyURL string) client.Words {
-	w := client.Words{Names: runWords.Names, Advice: maps.Clone(runWords.Advice)}
+func ProxyWords(proxyURL string) client.Words {
+	w := client.Words{Names: RunWords.Names, Advice: maps.Clone(RunWords.Advice)}
 	if proxyURL == runner.ProxyBuiltin {
 		w.Advice[client.AdviceProxyUntrusted] = "the proxy does not trust the target's certificate: give its CA with --ca"
 		w.Advice[client.AdviceProxyFull] = "the proxy is at its connection limit: lower --concurrency"

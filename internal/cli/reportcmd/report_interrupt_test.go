@@ -1,4 +1,4 @@
-package cli_test
+package reportcmd_test
 
 import (
 	"bytes"
@@ -10,7 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tlsbench/tlsbench/internal/cli"
+	"github.com/tlsbench/tlsbench/internal/cli/command"
+	"github.com/tlsbench/tlsbench/internal/cli/reportcmd"
 	"github.com/tlsbench/tlsbench/results"
 )
 
@@ -24,7 +25,7 @@ import (
 // one the abandoned rendering wrote.
 func TestReportInterruptWritesNothingAfter(t *testing.T) {
 	t.Parallel()
-	recs, err := results.ReadFile("../../report/testdata/results.jsonl")
+	recs, err := results.ReadFile("../../../report/testdata/results.jsonl")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,12 +48,12 @@ func TestReportInterruptWritesNothingAfter(t *testing.T) {
 	defer cancel()
 	stderr := &interruptingWriter{cancel: cancel, returned: make(chan struct{})}
 	var stdout bytes.Buffer
-	err = cli.Run(ctx, []string{"report", "--format", "benchfmt", in}, &stdout, stderr)
+	err = reportcmd.Report(ctx, []string{"--format", "benchfmt", in}, &stdout, stderr)
 	stderr.mark()
 	close(stderr.returned)
 	stderr.wait()
-	if code := cli.ExitCode(err); code != cli.ExitInterrupted && code != 0 {
-		t.Fatalf("exit %d (%v), want %d or 0", code, err, cli.ExitInterrupted)
+	if code := command.ExitCode(err); code != command.ExitInterrupted && code != 0 {
+		t.Fatalf("exit %d (%v), want %d or 0", code, err, command.ExitInterrupted)
 	}
 	if late := stderr.lateWrites(); late != "" {
 		t.Errorf("written to stderr after the command returned: %q", late)

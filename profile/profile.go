@@ -1,4 +1,4 @@
-package runner
+package profile
 
 import (
 	"errors"
@@ -9,15 +9,15 @@ import (
 	"strings"
 
 	"github.com/tlsbench/tlsbench/internal/childproc"
-	"github.com/tlsbench/tlsbench/plan"
+	"github.com/tlsbench/tlsbench/internal/field"
 	"github.com/tlsbench/tlsbench/results"
 )
 
-// Profiles says where the profiles of a run's measured iterations go:
+// Settings says where the profiles of a run's measured iterations go:
 // per case, a CPU profile of this process (the client), of the built-in
 // server's child process and of the built-in proxy's, each over the
 // case's measured iterations only (not priming, not the warm-up).
-type Profiles struct {
+type Settings struct {
 	// Dir, when set, receives the profiles: Dir/<case>.client.pprof,
 	// <case>.server.pprof and <case>.proxy.pprof, where <case> is the
 	// case's name with '/' made '_' (and "_<side>" added to a side's
@@ -32,25 +32,26 @@ type Profiles struct {
 	Alloc bool
 }
 
-// validate checks the directory before anything runs, creating it when
+// Validate checks the directory before anything runs, creating it when
 // missing: a profile that cannot be written later is a note, but a
-// directory that cannot take one is a mistake to say at once.
-func (pr Profiles) validate() error {
+// directory that cannot take one is a mistake to say at once. Its errors
+// are *field.Error naming the plan's fields (Profile.Dir, Profile.Alloc).
+func (pr Settings) Validate() error {
 	if pr.Dir == "" {
 		if pr.Alloc {
-			return plan.Errorf(plan.Settings.ProfileAlloc, true, "%s needs %s, the directory the profiles go to", plan.Settings.ProfileAlloc, plan.Settings.Profile)
+			return field.Errorf("Profile.Alloc", true, "%s needs %s, the directory the profiles go to", field.Ref("Profile.Alloc"), field.Ref("Profile.Dir"))
 		}
 		return nil
 	}
 	if fi, err := os.Stat(pr.Dir); err == nil && !fi.IsDir() {
-		return plan.Errorf(plan.Settings.Profile, pr.Dir, "is a file, not a directory: give a directory for the profiles")
+		return field.Errorf("Profile.Dir", pr.Dir, "is a file, not a directory: give a directory for the profiles")
 	}
 	if err := os.MkdirAll(pr.Dir, 0o700); err != nil {
-		return plan.Errorf(plan.Settings.Profile, pr.Dir, "cannot be created: %v; give a directory you can write", unwrapPath(err))
+		return field.Errorf("Profile.Dir", pr.Dir, "cannot be created: %v; give a directory you can write", unwrapPath(err))
 	}
 	f, err := os.CreateTemp(pr.Dir, ".tlsbench-profile-*")
 	if err != nil {
-		return plan.Errorf(plan.Settings.Profile, pr.Dir, "cannot be written: %v; give a directory you can write", unwrapPath(err))
+		return field.Errorf("Profile.Dir", pr.Dir, "cannot be written: %v; give a directory you can write", unwrapPath(err))
 	}
 	f.Close()
 	os.Remove(f.Name())
@@ -67,9 +68,10 @@ func unwrapPath(err error) error {
 	return err
 }
 
-// profiledChild is a child process that profiles itself on request (the
-// built-in server's and proxy's children).
-type profiledChild interface {
+// Child is a child process that profiles itself on request (the
+// built-in server's and proxy's children): it writes its profiles to
+// the absolute paths it is given.
+type Child interface {
 	StartCPUProfile(path string) error
 	StopCPUProfile() error
 	StartAllocProfile(path string) error
@@ -81,7 +83,7 @@ type profiledChild interface {
 type profiledProc struct {
 	base  string // the path without ".pprof"
 	what  string // "client", "server", "proxy", in notes
-	child profiledChild
+	child Child
 	// cpu is this process's CPU profile file while it runs; cpuOn and
 	// allocOn say which profiles were started.
 	cpu            *os.File
@@ -90,11 +92,11 @@ type profiledProc struct {
 	written []string
 }
 
-// caseProfile profiles the measured iterations of one case (one side of
-// an interleaved case): it is the case's Measuring hook. The files it
+// Case profiles the measured iterations of one case (one side of an
+// interleaved case): its Hook is the case's Measuring hook. The files it
 // wrote and the profiles it could not write become notes on the record:
 // a profile that failed does not fail the benchmark.
-type caseProfile struct {
+type Case struct {
 	alloc    bool
 	dir      string // as the user gave it, for the notes
 	procs    []*profiledProc
@@ -111,10 +113,11 @@ func fileBase(name, side string) string {
 	return b
 }
 
-// newCaseProfile profiles the case named name on side side ("" alone):
-// the client when client is set (one side of an interleaved case has
-// it), and server and proxy when they are children (nil otherwise).
-func (pr Profiles) newCaseProfile(name, side string, client bool, server, proxy profiledChild) *caseProfile {
+// Case profiles the case named name on side side ("" alone): this
+// process (the client) when client is set (one side of an interleaved
+// case has it), and server and proxy when they are children (nil
+// otherwise). Nil when the settings take no profiles.
+func (pr Settings) Case(name, side string, client bool, server, proxy Child) *Case {
 	if pr.Dir == "" {
 		return nil
 	}
@@ -124,8 +127,8 @@ func (pr Profiles) newCaseProfile(name, side string, client bool, server, proxy 
 	if err != nil {
 		abs = pr.Dir
 	}
-	cp := &caseProfile{alloc: pr.Alloc, dir: pr.Dir}
-	add := func(what, base string, child profiledChild) {
+	cp := &Case{alloc: pr.Alloc, dir: pr.Dir}
+	add := func(what, base string, child Child) {
 		cp.procs = append(cp.procs, &profiledProc{base: filepath.Join(abs, base+"."+what), what: what, child: child})
 	}
 	if client {
@@ -140,8 +143,9 @@ func (pr Profiles) newCaseProfile(name, side string, client bool, server, proxy 
 	return cp
 }
 
-// hook is the case's Measuring hook (nil when nothing is profiled).
-func (cp *caseProfile) hook() func(bool) {
+// Hook is the case's Measuring hook (nil when nothing is profiled):
+// called with true as the measured iterations begin, false as they end.
+func (cp *Case) Hook() func(bool) {
 	if cp == nil {
 		return nil
 	}
@@ -156,7 +160,7 @@ func (cp *caseProfile) hook() func(bool) {
 
 // begin starts the profiles: the children's first, this process's last,
 // so that its own profile holds as little of the asking as can be.
-func (cp *caseProfile) begin() {
+func (cp *Case) begin() {
 	for i := len(cp.procs) - 1; i >= 0; i-- {
 		p := cp.procs[i]
 		if cp.alloc {
@@ -168,7 +172,7 @@ func (cp *caseProfile) begin() {
 
 // end stops the profiles started, this process's first. It is safe to
 // call more than once.
-func (cp *caseProfile) end() {
+func (cp *Case) end() {
 	for _, p := range cp.procs {
 		if p.cpuOn {
 			p.cpuOn = false
@@ -186,14 +190,14 @@ func (cp *caseProfile) end() {
 }
 
 // note records a profile that could not be started.
-func (cp *caseProfile) note(p *profiledProc, kind string, err error) {
+func (cp *Case) note(p *profiledProc, kind string, err error) {
 	if err != nil {
 		cp.problems = append(cp.problems, fmt.Sprintf("%s %s profile not written: %v", p.what, kind, err))
 	}
 }
 
 // done records a stopped profile: its file, or why it is missing.
-func (cp *caseProfile) done(p *profiledProc, kind, file string, err error) {
+func (cp *Case) done(p *profiledProc, kind, file string, err error) {
 	if err != nil {
 		cp.note(p, kind, err)
 		return
@@ -252,7 +256,7 @@ func (p *profiledProc) stopAlloc() error {
 }
 
 // client is the profile of this process, when cp has it.
-func (cp *caseProfile) client() *profiledProc {
+func (cp *Case) client() *profiledProc {
 	if cp != nil {
 		for _, p := range cp.procs {
 			if p.child == nil {
@@ -267,7 +271,7 @@ func (cp *caseProfile) client() *profiledProc {
 // written (first those of client, the client's profile of an
 // interleaved case that another side holds, when not nil), then each
 // that could not be.
-func (cp *caseProfile) notes(client *profiledProc) []string {
+func (cp *Case) notes(client *profiledProc) []string {
 	if cp == nil {
 		return nil
 	}
@@ -285,10 +289,11 @@ func (cp *caseProfile) notes(client *profiledProc) []string {
 	return append(out, cp.problems...)
 }
 
-// profileNotes ends the profiles of a case's sides (should measuring
-// have stopped without saying so) and notes their files on each side's
-// record; the client's profile, side a's, is named on every side's.
-func profileNotes(recs []*results.Record, profs []*caseProfile) {
+// Notes ends the profiles of a case's sides (should measuring have
+// stopped without saying so) and notes their files on each side's
+// record (recs[i] is side profs[i]'s, nil when it has none); the
+// client's profile, the first side's, is named on every side's.
+func Notes(recs []*results.Record, profs []*Case) {
 	for _, cp := range profs {
 		if cp != nil {
 			cp.end()

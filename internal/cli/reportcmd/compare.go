@@ -1,4 +1,4 @@
-package cli
+package reportcmd
 
 import (
 	"bytes"
@@ -6,11 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"strconv"
 	"strings"
 
+	"github.com/tlsbench/tlsbench/internal/cli/command"
 	"github.com/tlsbench/tlsbench/report"
 	"github.com/tlsbench/tlsbench/report/compare"
 	"github.com/tlsbench/tlsbench/results"
@@ -65,10 +65,10 @@ Examples:
 Flags:
 `
 
-// compareFlags are the flags of a comparison, shared by compare and (for
+// CompareFlags are the flags of a comparison, shared by compare and (for
 // run --baseline) run.
-type compareFlags struct {
-	alpha         float64
+type CompareFlags struct {
+	Alpha         float64
 	threshold     float64 // a fraction; meaningful when gate is set
 	gate          bool
 	allowMismatch bool
@@ -77,36 +77,36 @@ type compareFlags struct {
 	minEffectSet  bool
 }
 
-func defineCompareFlags(fs *flagSet) *compareFlags {
-	cf := &compareFlags{minEffect: compare.DefaultMinEffect}
-	fs.float64Var(&cf.alpha, "alpha", compare.DefaultAlpha)
-	fs.def("min-effect", &percentFlag{&cf.minEffect, &cf.minEffectSet})
-	fs.def("fail-on-regression", &percentFlag{&cf.threshold, &cf.gate})
-	fs.boolVar(&cf.allowMismatch, "allow-mismatch", false)
-	fs.boolVar(&cf.allowLoad, "allow-load", false)
+func DefineCompareFlags(fs *command.FlagSet) *CompareFlags {
+	cf := &CompareFlags{minEffect: compare.DefaultMinEffect}
+	fs.DefFloat64(&cf.Alpha, "alpha", compare.DefaultAlpha)
+	fs.Def("min-effect", command.NewPercentFlag(&cf.minEffect, &cf.minEffectSet))
+	fs.Def("fail-on-regression", command.NewPercentFlag(&cf.threshold, &cf.gate))
+	fs.DefBool(&cf.allowMismatch, "allow-mismatch", false)
+	fs.DefBool(&cf.allowLoad, "allow-load", false)
 	return cf
 }
 
-// validate checks the comparison flags; call it after parsing, before
+// Validate checks the comparison flags; call it after parsing, before
 // reading any file.
-func (cf *compareFlags) validate() error {
-	if !(cf.alpha > 0 && cf.alpha < 1) {
-		return usagef("--alpha %v: want a significance level between 0 and 1 (exclusive), e.g. 0.05", cf.alpha)
+func (cf *CompareFlags) Validate() error {
+	if !(cf.Alpha > 0 && cf.Alpha < 1) {
+		return command.Usagef("--alpha %v: want a significance level between 0 and 1 (exclusive), e.g. 0.05", cf.Alpha)
 	}
 	return nil
 }
 
 // options are the comparison options the flags say.
-func (cf *compareFlags) options(baseName, candName string) compare.CompareOptions {
+func (cf *CompareFlags) options(baseName, candName string) compare.CompareOptions {
 	minEffect := cf.minEffect
 	if minEffect == 0 {
 		minEffect = -1 // --min-effect 0%: no minimum (0 would mean the default)
 	}
-	return compare.CompareOptions{Alpha: cf.alpha, BaseName: baseName, CandName: candName, AllowMismatch: cf.allowMismatch, AllowLoad: cf.allowLoad, MinEffect: minEffect}
+	return compare.CompareOptions{Alpha: cf.Alpha, BaseName: baseName, CandName: candName, AllowMismatch: cf.allowMismatch, AllowLoad: cf.allowLoad, MinEffect: minEffect}
 }
 
 // compare compares cand with base as the flags say.
-func (cf *compareFlags) compare(base, cand []results.Record, baseName, candName string) *compare.Comparison {
+func (cf *CompareFlags) compare(base, cand []results.Record, baseName, candName string) *compare.Comparison {
 	return compare.Compare(base, cand, cf.options(baseName, candName))
 }
 
@@ -114,7 +114,7 @@ func (cf *compareFlags) compare(base, cand []results.Record, baseName, candName 
 // report too, but a CI log shows stderr even when stdout went to a file)
 // and applies the regression gate: a *compare.RegressionError, which exits
 // 1, when it fails.
-func (cf *compareFlags) finish(c *compare.Comparison, stderr io.Writer) error {
+func (cf *CompareFlags) finish(c *compare.Comparison, stderr io.Writer) error {
 	sides := "baseline and candidate"
 	if c.Paired {
 		sides = "side a and side b"
@@ -159,53 +159,26 @@ func pct(f float64) string {
 	return strings.TrimSuffix(strconv.FormatFloat(f*100, 'f', 1, 64), ".0") + "%"
 }
 
-// percentFlag is a percentage given with its % sign ("5%", "2.5%"), stored
-// as a fraction. The sign is required: "5" could mean 5% or 500%.
-type percentFlag struct {
-	frac *float64
-	set  *bool
-}
-
-func (p *percentFlag) String() string {
-	if p.frac == nil || p.set == nil || !*p.set {
-		return ""
-	}
-	return strconv.FormatFloat(*p.frac*100, 'f', -1, 64) + "%"
-}
-
-func (p *percentFlag) Set(s string) error {
-	num, ok := strings.CutSuffix(strings.TrimSpace(s), "%")
-	if !ok {
-		return fmt.Errorf("%q needs a %% sign, e.g. 5%%", s)
-	}
-	v, err := strconv.ParseFloat(strings.TrimSpace(num), 64)
-	if err != nil || v < 0 || math.IsInf(v, 0) || math.IsNaN(v) {
-		return fmt.Errorf("%q is not a percentage of 0%% or more, e.g. 5%%", s)
-	}
-	*p.frac, *p.set = v/100, true
-	return nil
-}
-
-// loadBaseline reads run's --baseline file before any work is done, so
+// LoadBaseline reads run's --baseline file before any work is done, so
 // that a wrong path fails in a second rather than after the run.
-func loadBaseline(path string) ([]results.Record, error) {
+func LoadBaseline(path string) ([]results.Record, error) {
 	recs, err := readResults(path, os.Stdin)
 	if err != nil {
-		var ue *UsageError
+		var ue *command.UsageError
 		if errors.As(err, &ue) {
-			return nil, usagef("--baseline: %s", ue.Msg)
+			return nil, command.Usagef("--baseline: %s", ue.Msg)
 		}
 		return nil, err
 	}
 	if len(recs) == 0 {
-		var ue *UsageError
+		var ue *command.UsageError
 		errors.As(noResults(path), &ue)
-		return nil, usagef("--baseline: %s", ue.Msg)
+		return nil, command.Usagef("--baseline: %s", ue.Msg)
 	}
 	if err := refuseDuplicates(path, recs); err != nil {
-		var ue *UsageError
+		var ue *command.UsageError
 		errors.As(err, &ue)
-		return nil, usagef("--baseline: %s", ue.Msg)
+		return nil, command.Usagef("--baseline: %s", ue.Msg)
 	}
 	return recs, nil
 }
@@ -218,22 +191,22 @@ func refuseDuplicates(name string, recs []results.Record) error {
 	if len(ds) == 0 {
 		return nil
 	}
-	return usagef("results file %s holds the same record more than once: %s; copies of one run are not more samples (pooled, they would narrow the error and call noise a change): give each run once", displayName(name), report.DuplicatesText(ds))
+	return command.Usagef("results file %s holds the same record more than once: %s; copies of one run are not more samples (pooled, they would narrow the error and call noise a change): give each run once", displayName(name), report.DuplicatesText(ds))
 }
 
-// compareAfterRun is run --baseline: it compares the records just measured
+// CompareAfterRun is run --baseline: it compares the records just measured
 // with the baseline's and applies the gate. The comparison follows the
 // report on stdout when that is a table or markdown; after json, csv,
 // benchfmt or html, which programs read, it goes to stderr as a table, so
 // that stdout stays one format.
-func (cf *compareFlags) compareAfterRun(stdout, stderr io.Writer, f report.Format, baseName string, base, cand []results.Record) error {
+func (cf *CompareFlags) CompareAfterRun(stdout, stderr io.Writer, f report.Format, baseName string, base, cand []results.Record) error {
 	return cf.showAfterRun(stdout, stderr, f, cf.compare(base, cand, baseName, "this run"))
 }
 
-// comparePairedAfterRun is run --versus, --versus-server or --versus-self:
+// ComparePairedAfterRun is run --versus, --versus-server or --versus-self:
 // it compares the sides of the records just measured and applies the
-// gate, laid out as compareAfterRun lays out its comparison.
-func (cf *compareFlags) comparePairedAfterRun(stdout, stderr io.Writer, f report.Format, recs []results.Record) error {
+// gate, laid out as CompareAfterRun lays out its comparison.
+func (cf *CompareFlags) ComparePairedAfterRun(stdout, stderr io.Writer, f report.Format, recs []results.Record) error {
 	c, err := compare.ComparePaired(recs, cf.options("", ""))
 	if err != nil {
 		return err
@@ -242,8 +215,8 @@ func (cf *compareFlags) comparePairedAfterRun(stdout, stderr io.Writer, f report
 }
 
 // showAfterRun writes a comparison after a run's report, where the
-// run's format allows (see compareAfterRun), and applies the gate.
-func (cf *compareFlags) showAfterRun(stdout, stderr io.Writer, f report.Format, c *compare.Comparison) error {
+// run's format allows (see CompareAfterRun), and applies the gate.
+func (cf *CompareFlags) showAfterRun(stdout, stderr io.Writer, f report.Format, c *compare.Comparison) error {
 	w, cmpFormat := stdout, f
 	if f != report.Table && f != report.Markdown {
 		w, cmpFormat = stderr, report.Table
@@ -255,35 +228,37 @@ func (cf *compareFlags) showAfterRun(stdout, stderr io.Writer, f report.Format, 
 	return cf.finish(c, stderr)
 }
 
-func compareCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("compare", stdout, nil)
-	fs.usage = func(w io.Writer) {
+// Compare is tlsbench compare: a candidate results file against a
+// baseline, case by case.
+func Compare(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := command.NewFlagSet("compare", stdout, nil)
+	fs.Help = func(w io.Writer) {
 		io.WriteString(w, compareUsage)
-		fs.printFlags(w)
+		fs.PrintFlags(w)
 	}
-	cf := defineCompareFlags(fs)
+	cf := DefineCompareFlags(fs)
 	format := fs.String("format", "table", "`FORMAT` of the comparison: table, markdown, json, csv")
 	out := fs.String("o", "", "write the comparison to `FILE` instead of standard output")
 	fs.StringVar(out, "out", "", "the same as -o `FILE`")
-	files, err := fs.parseWithArgs(args)
+	files, err := fs.ParseWithArgs(args)
 	if err != nil {
 		return err
 	}
 	f, err := compare.ParseCompareFormat(*format)
 	if err != nil {
-		return usagef("--format: %v", err)
+		return command.Usagef("--format: %v", err)
 	}
-	if err := cf.validate(); err != nil {
+	if err := cf.Validate(); err != nil {
 		return err
 	}
 	if len(files) == 1 {
 		return cf.comparePairedFile(stdout, stderr, f, files[0], *out)
 	}
 	if len(files) != 2 {
-		return usagef("want two results files, BASE and CANDIDATE, got %d, or one file written by tlsbench run --versus, --versus-server or --versus-self; usage: tlsbench compare [flags] BASE CANDIDATE | INTERLEAVED", len(files))
+		return command.Usagef("want two results files, BASE and CANDIDATE, got %d, or one file written by tlsbench run --versus, --versus-server or --versus-self; usage: tlsbench compare [flags] BASE CANDIDATE | INTERLEAVED", len(files))
 	}
 	if files[0] == "-" && files[1] == "-" {
-		return usagef("BASE and CANDIDATE cannot both be standard input (-)")
+		return command.Usagef("BASE and CANDIDATE cannot both be standard input (-)")
 	}
 	if err := refuseOverwrite(*out, files); err != nil {
 		return err
@@ -300,7 +275,7 @@ func compareCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			return err
 		}
 		if report.Interleaved(sides[i]) {
-			return usagef("%s holds an interleaved run (its records name side a and side b): compare it on its own, tlsbench compare %s, or give two files of separate runs", displayName(name), name)
+			return command.Usagef("%s holds an interleaved run (its records name side a and side b): compare it on its own, tlsbench compare %s, or give two files of separate runs", displayName(name), name)
 		}
 	}
 	c := cf.compare(sides[0], sides[1], files[0], files[1])
@@ -316,7 +291,7 @@ func compareCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 
 // comparePairedFile compares the sides of one results file written by an
 // interleaved run.
-func (cf *compareFlags) comparePairedFile(stdout, stderr io.Writer, f report.Format, file, out string) error {
+func (cf *CompareFlags) comparePairedFile(stdout, stderr io.Writer, f report.Format, file, out string) error {
 	if err := refuseOverwrite(out, []string{file}); err != nil {
 		return err
 	}
@@ -331,7 +306,7 @@ func (cf *compareFlags) comparePairedFile(stdout, stderr io.Writer, f report.For
 		return err
 	}
 	if !report.Interleaved(recs) {
-		return usagef("want two results files, BASE and CANDIDATE, got 1 (%s is not an interleaved run: none of its records names a side), or one file written by tlsbench run --versus, --versus-server or --versus-self; usage: tlsbench compare [flags] BASE CANDIDATE | INTERLEAVED", displayName(file))
+		return command.Usagef("want two results files, BASE and CANDIDATE, got 1 (%s is not an interleaved run: none of its records names a side), or one file written by tlsbench run --versus, --versus-server or --versus-self; usage: tlsbench compare [flags] BASE CANDIDATE | INTERLEAVED", displayName(file))
 	}
 	c, err := compare.ComparePaired(recs, cf.options("", ""))
 	if err != nil {

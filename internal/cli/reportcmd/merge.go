@@ -1,4 +1,4 @@
-package cli
+package reportcmd
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/tlsbench/tlsbench/internal/cli/command"
 	"github.com/tlsbench/tlsbench/merge"
 	"github.com/tlsbench/tlsbench/results"
 )
@@ -48,31 +49,32 @@ Examples:
 Flags:
 `
 
-func mergeCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("merge", stdout, nil)
-	fs.usage = func(w io.Writer) {
+// Merge is tlsbench merge: the shards' results as those of the whole run.
+func Merge(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := command.NewFlagSet("merge", stdout, nil)
+	fs.Help = func(w io.Writer) {
 		io.WriteString(w, mergeUsage)
-		fs.printFlags(w)
+		fs.PrintFlags(w)
 	}
 	out := fs.String("o", "", "write the merged results to `FILE` instead of standard output (replaced whole when the merge succeeds)")
 	fs.StringVar(out, "out", "", "the same as -o `FILE`")
 	allowMissing := fs.Bool("allow-missing", false, "merge when some shards' results are missing, listing them in the merged records, instead of refusing")
-	files, err := fs.parseWithArgs(args)
+	files, err := fs.ParseWithArgs(args)
 	if err != nil {
 		return err
 	}
 	if len(files) == 0 {
-		return usagef("no results file given; usage: tlsbench merge [flags] FILE|- ... (see 'tlsbench merge --help')")
+		return command.Usagef("no results file given; usage: tlsbench merge [flags] FILE|- ... (see 'tlsbench merge --help')")
 	}
 	if err := checkMergeInputs(*out, files); err != nil {
 		return err
 	}
-	var o *outFile
+	var o *command.OutFile
 	if *out != "" && *out != "-" {
-		if o, err = createOutFile(*out); err != nil {
-			return usagef("-o: %v", err)
+		if o, err = command.CreateOutFile(*out); err != nil {
+			return command.Usagef("-o: %v", err)
 		}
-		defer o.abandon()
+		defer o.Abandon()
 	}
 	recs, m, err := mergeFiles(files, merge.Options{AllowMissing: *allowMissing})
 	if err != nil {
@@ -119,14 +121,14 @@ func checkMergeInputs(out string, files []string) error {
 		}
 	}
 	if stdin > 1 {
-		return usagef("standard input (-) is given %d times; give it once", stdin)
+		return command.Usagef("standard input (-) is given %d times; give it once", stdin)
 	}
 	if out == "" || out == "-" {
 		return nil
 	}
 	for _, in := range files {
-		if in != "-" && (sameFile(out, in) || samePath(out, in)) {
-			return usagef("-o %s is the results file %s: merging would overwrite it; write the merged results elsewhere", out, in)
+		if in != "-" && (command.SameFile(out, in) || samePath(out, in)) {
+			return command.Usagef("-o %s is the results file %s: merging would overwrite it; write the merged results elsewhere", out, in)
 		}
 	}
 	return nil
@@ -146,13 +148,13 @@ func mergeFiles(files []string, opts merge.Options) ([]results.Record, *merge.Me
 	var me *merge.MissingError
 	switch {
 	case errors.As(err, &me):
-		return nil, nil, usagef("%s", strings.Replace(me.Error(), "or allow missing shards", "or give --allow-missing", 1))
+		return nil, nil, command.Usagef("%s", strings.Replace(me.Error(), "or allow missing shards", "or give --allow-missing", 1))
 	case err != nil:
 		// A merged record that contradicts itself comes of records that
 		// do not belong together.
-		return nil, nil, usagef("%v", err)
+		return nil, nil, command.Usagef("%v", err)
 	case len(recs) == 0:
-		return nil, nil, usagef("no results in %s; give the results files of a sharded run's shards (tlsbench run --shard I/N --out FILE)", strings.Join(displayNames(files), ", "))
+		return nil, nil, command.Usagef("no results in %s; give the results files of a sharded run's shards (tlsbench run --shard I/N --out FILE)", strings.Join(displayNames(files), ", "))
 	}
 	return recs, m, nil
 }
@@ -164,9 +166,9 @@ func mergeFile(m *merge.Merger, name string) error {
 		if err != nil {
 			var pe *os.PathError
 			if errors.As(err, &pe) {
-				return usagef("results file %s: %v", name, pe.Err)
+				return command.Usagef("results file %s: %v", name, pe.Err)
 			}
-			return usagef("results file %s: %v", name, err)
+			return command.Usagef("results file %s: %v", name, err)
 		}
 		defer f.Close()
 		r = f
@@ -174,10 +176,10 @@ func mergeFile(m *merge.Merger, name string) error {
 	err := m.Read(displayName(name), r)
 	var me *merge.Error
 	if errors.As(err, &me) {
-		return usagef("%s", me.Error())
+		return command.Usagef("%s", me.Error())
 	}
 	if err != nil {
-		return usagef("results file %v", err)
+		return command.Usagef("results file %v", err)
 	}
 	return nil
 }
@@ -192,26 +194,12 @@ func displayNames(files []string) []string {
 
 // writeMerged writes the merged records to o and puts the file in place
 // of FILE; on a failure FILE stays as it was.
-func writeMerged(o *outFile, recs []results.Record) error {
+func writeMerged(o *command.OutFile, recs []results.Record) error {
 	for i := range recs {
-		o.write(&recs[i])
+		o.Write(&recs[i])
 	}
-	err := o.err
-	if err == nil && o.tmp != "" {
-		err = o.f.Sync()
-	}
-	if cerr := o.f.Close(); err == nil {
-		err = cerr
-	}
-	o.f = nil
-	if err == nil && o.tmp != "" {
-		err = os.Rename(o.tmp, o.target)
-	}
-	if err != nil {
-		if o.tmp != "" {
-			os.Remove(o.tmp)
-		}
-		return fmt.Errorf("-o %s: %v; %s", o.path, cause(err), o.unchanged())
+	if err := o.Commit(); err != nil {
+		return fmt.Errorf("-o %s: %v; %s", o.Path(), command.Cause(err), o.Unchanged())
 	}
 	return nil
 }

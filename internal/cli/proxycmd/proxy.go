@@ -1,4 +1,4 @@
-package cli
+package proxycmd
 
 import (
 	"context"
@@ -14,7 +14,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/tlsbench/tlsbench/internal/childproc"
+	"github.com/tlsbench/tlsbench/internal/cli/command"
+	"github.com/tlsbench/tlsbench/internal/counts"
 	"github.com/tlsbench/tlsbench/internal/hostname"
 	"github.com/tlsbench/tlsbench/proxy"
 	"github.com/tlsbench/tlsbench/runner"
@@ -67,7 +68,8 @@ type proxyFlags struct {
 	isSet                             func(string) bool
 }
 
-func proxyCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+// Proxy is tlsbench proxy: the built-in proxy alone, until Ctrl-C.
+func Proxy(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	f, err := parseProxyFlags(args, stdout)
 	if err != nil {
 		return err
@@ -81,13 +83,13 @@ func proxyCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	ctx, stopHup := signal.NotifyContext(ctx, syscall.SIGHUP)
 	defer stopHup()
-	level, _ := parseLogLevel(o.LogLevel)
+	level, _ := command.ParseLogLevel(o.LogLevel)
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 	p, err := proxy.New(o, proxy.WithLogger(logger))
 	if err != nil {
-		return usagef("%s", userTextNamed(err, proxyFieldFlags))
+		return command.Usagef("%s", command.UserTextNamed(err, fieldFlags))
 	}
-	stopProfile, err := wholeProfile(f.profile, stderr)
+	stopProfile, err := command.WholeProfile(f.profile, stderr)
 	if err != nil {
 		return err
 	}
@@ -95,16 +97,16 @@ func proxyCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		stopProfile(false)
 		if errors.Is(err, syscall.EADDRINUSE) {
-			return usagef("--listen %s: address already in use; choose another port (or 127.0.0.1:0 for a free one)", o.Listen)
+			return command.Usagef("--listen %s: address already in use; choose another port (or 127.0.0.1:0 for a free one)", o.Listen)
 		}
-		return usagef("--listen %s: %v", o.Listen, err)
+		return command.Usagef("--listen %s: %v", o.Listen, err)
 	}
 	dest := o.AllowDest
 	if len(dest) == 0 {
 		dest = proxy.DefaultAllowDest
 	}
 	fmt.Fprintf(stdout, "proxy listening on %s (CONNECT to ports %s of %s; buffer %s, read fill %s, kernel TLS %s, mint cache %s, origin sessions %s)\n",
-		ln.Addr(), joinInts(o.ConnectPorts), strings.Join(dest, ","), runner.SizeName(o.Buffer), showOnOff(o.ReadFill), o.KTLS, f.mintCache, f.originSessions)
+		ln.Addr(), joinInts(o.ConnectPorts), strings.Join(dest, ","), runner.SizeName(o.Buffer), command.ShowOnOff(o.ReadFill), o.KTLS, f.mintCache, f.originSessions)
 	fmt.Fprintf(stdout, "CA certificate: %s\n", p.CAFile())
 	err = p.Serve(ctx, ln)
 	if perr := stopProfile(true); err == nil {
@@ -112,22 +114,22 @@ func proxyCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	c := p.Counters()
 	fmt.Fprintf(stderr, "relayed %d connections (%d bytes to origins, %d to clients), %d refused, %d certificates issued\n",
-		c.Connects, c.BytesToOrigin, c.BytesToClient, sumCounts(c.Refused), c.Mints)
+		c.Connects, c.BytesToOrigin, c.BytesToClient, counts.Sum(c.Refused), c.Mints)
 	return err
 }
 
 // parseProxyFlags parses proxy's command line.
 func parseProxyFlags(args []string, stdout io.Writer) (*proxyFlags, error) {
-	fs := newFlagSet("proxy", stdout, nil)
-	fs.usage = func(w io.Writer) {
+	fs := command.NewFlagSet("proxy", stdout, nil)
+	fs.Help = func(w io.Writer) {
 		io.WriteString(w, proxyUsage)
-		fs.printFlags(w)
+		fs.PrintFlags(w)
 	}
-	f := &proxyFlags{connectPorts: []int{443}, isSet: fs.isSet}
+	f := &proxyFlags{connectPorts: []int{443}, isSet: fs.IsSet}
 	fs.StringVar(&f.o.Listen, "listen", proxy.DefaultListen, "TCP `address` the proxy listens on (an IPv4 address listens on IPv4 only, an IPv6 one on IPv6 only)")
-	fs.Var(listFlag[string]{&f.allow, parseCIDR, nil}, "allow", "client networks served besides this machine, `CIDR`s comma-separated (e.g. 10.1.0.0/16)")
-	fs.Var(listFlag[string]{&f.allowDest, parseDest, nil}, "allow-dest", "destinations CONNECT may reach, comma-separated: networks (`CIDR`s), addresses, and host names, which are reached whatever they resolve to (default: this machine, 127.0.0.0/8,::1; the CA the proxy writes vouches only for these)")
-	fs.Var(portsFlag{listFlag[int]{&f.connectPorts, parsePort, strconv.Itoa}}, "connect-ports", "origin `ports` CONNECT may reach, comma-separated")
+	fs.Var(command.List(&f.allow, parseCIDR, nil), "allow", "client networks served besides this machine, `CIDR`s comma-separated (e.g. 10.1.0.0/16)")
+	fs.Var(command.List(&f.allowDest, parseDest, nil), "allow-dest", "destinations CONNECT may reach, comma-separated: networks (`CIDR`s), addresses, and host names, which are reached whatever they resolve to (default: this machine, 127.0.0.0/8,::1; the CA the proxy writes vouches only for these)")
+	fs.Var(portsFlag{command.List(&f.connectPorts, parsePort, strconv.Itoa)}, "connect-ports", "origin `ports` CONNECT may reach, comma-separated")
 	fs.StringVar(&f.o.CACert, "ca-cert", "", "CA certificate `FILE` that signs the issued certificates (with --ca-key)")
 	fs.StringVar(&f.o.CAKey, "ca-key", "", "private key `FILE` of --ca-cert")
 	fs.StringVar(&f.o.PKIDir, "pki-dir", "", "`DIR` of the CA the proxy writes on first start and reuses after, without --ca-cert (default: tlsbench/proxy in the user's configuration directory, e.g. ~/.config/tlsbench/proxy)")
@@ -148,7 +150,7 @@ func parseProxyFlags(args []string, stdout io.Writer) (*proxyFlags, error) {
 	fs.DurationVar(&f.o.WriteTimeout, "write-timeout", proxy.DefaultWriteTimeout, "close a tunnel whose client or origin has taken none of the bytes waiting for it for this long, however busy the other direction (Linux)")
 	fs.StringVar(&f.o.LogLevel, "log-level", "info", "what goes to stderr: error, warn (origins that failed), info (also requests refused), debug (also idle tunnels closed, relay modes)")
 	fs.IntVar(&f.controlFD, "control-fd", -1, "internal: serve as tlsbench run's child on this control channel")
-	if err := fs.parse(args); err != nil {
+	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
 	return f, nil
@@ -159,32 +161,32 @@ func (f *proxyFlags) options() (proxy.Options, error) {
 	o := f.o
 	o.Allow, o.AllowDest, o.ConnectPorts = f.allow, f.allowDest, f.connectPorts
 	var err error
-	if o.MintCache, err = parseOnOff(f.mintCache); err != nil {
-		return o, usagef("--mint-cache: %v", err)
+	if o.MintCache, err = command.ParseOnOff(f.mintCache); err != nil {
+		return o, command.Usagef("--mint-cache: %v", err)
 	}
-	if o.OriginSessions, err = parseOnOff(f.originSessions); err != nil {
-		return o, usagef("--origin-sessions: %v", err)
+	if o.OriginSessions, err = command.ParseOnOff(f.originSessions); err != nil {
+		return o, command.Usagef("--origin-sessions: %v", err)
 	}
 	n, err := runner.ParseSize(f.buffer)
 	if err != nil {
-		return o, usagef("--buffer: %v", err)
+		return o, command.Usagef("--buffer: %v", err)
 	}
 	if n > proxy.MaxBuffer {
-		return o, usagef("--buffer %s: larger than the largest relay buffer, %s", f.buffer, runner.SizeName(proxy.MaxBuffer))
+		return o, command.Usagef("--buffer %s: larger than the largest relay buffer, %s", f.buffer, runner.SizeName(proxy.MaxBuffer))
 	}
 	o.Buffer = int(n)
 	// Zero means "the default" to the library: on the command line it
 	// is a mistake.
 	for name, n := range map[string]int{"max-conns": o.MaxConns, "mint-cache-size": o.MintCacheSize} {
 		if n < 1 {
-			return o, usagef("--%s %d: must be at least 1", name, n)
+			return o, command.Usagef("--%s %d: must be at least 1", name, n)
 		}
 	}
 	// Each example is the flag's default, which a user who set it to
 	// zero may well want back.
 	for _, t := range []struct {
 		name   string
-		d, def time.Duration
+		d, Def time.Duration
 	}{
 		{"request-timeout", o.RequestTimeout, proxy.DefaultRequestTimeout},
 		{"handshake-timeout", o.HandshakeTimeout, proxy.DefaultHandshakeTimeout},
@@ -192,25 +194,25 @@ func (f *proxyFlags) options() (proxy.Options, error) {
 		{"write-timeout", o.WriteTimeout, proxy.DefaultWriteTimeout},
 	} {
 		if t.d <= 0 {
-			return o, usagef("--%s %v: must be positive, e.g. %v", t.name, t.d, t.def)
+			return o, command.Usagef("--%s %v: must be positive, e.g. %v", t.name, t.d, t.Def)
 		}
 	}
 	if o.PKIDir == "" && o.CACert == "" {
 		dir, err := proxy.DefaultPKIDir()
 		if err != nil {
-			return o, usagef("--pki-dir: no per-user directory for the proxy's CA here; name one, or give --ca-cert and --ca-key")
+			return o, command.Usagef("--pki-dir: no per-user directory for the proxy's CA here; name one, or give --ca-cert and --ca-key")
 		}
 		o.PKIDir = dir
 	}
 	// In the order of the command's help, so that the first missing file
 	// is always the one named.
 	for _, f := range []struct{ flag, path string }{{"--ca-cert", o.CACert}, {"--ca-key", o.CAKey}, {"--origin-ca", o.OriginCA}} {
-		if f.path != "" && !fileExists(f.path) {
-			return o, usagef("%s %s: no such file", f.flag, f.path)
+		if f.path != "" && !command.FileExists(f.path) {
+			return o, command.Usagef("%s %s: no such file", f.flag, f.path)
 		}
 	}
 	if err := o.Validate(); err != nil {
-		return o, usagef("%s", userTextNamed(err, proxyFieldFlags))
+		return o, command.Usagef("%s", command.UserTextNamed(err, fieldFlags))
 	}
 	return o, nil
 }
@@ -218,27 +220,16 @@ func (f *proxyFlags) options() (proxy.Options, error) {
 // proxyChild is the child proxy of tlsbench run: the proxy's own child
 // main, on the inherited control channel.
 func proxyChild(ctx context.Context, fd int, stderr io.Writer) error {
-	conn, err := controlConn(fd)
+	conn, err := command.ControlConn(fd)
 	if err != nil {
 		return err
 	}
-	return proxy.ChildMain(ctx, conn, childSelf(stderr))
-}
-
-// controlConn is the control channel tlsbench run hands its child server
-// or proxy as descriptor fd. The one error there is for whoever starts a
-// child by hand: the descriptor is not that socket.
-func controlConn(fd int) (net.Conn, error) {
-	conn, err := childproc.ControlConn(fd)
-	if err != nil {
-		return nil, usagef("%v", err)
-	}
-	return conn, nil
+	return proxy.ChildMain(ctx, conn, command.ChildSelf(stderr))
 }
 
 // portsFlag is --connect-ports: an empty element is refused rather than
 // skipped, as it is most likely a port lost in editing.
-type portsFlag struct{ listFlag[int] }
+type portsFlag struct{ command.ListFlag[int] }
 
 func (f portsFlag) Set(s string) error {
 	for _, part := range strings.Split(s, ",") {
@@ -246,7 +237,7 @@ func (f portsFlag) Set(s string) error {
 			return fmt.Errorf("%q has an empty element; give ports comma-separated, e.g. 443,8443", s)
 		}
 	}
-	return f.listFlag.Set(s)
+	return f.ListFlag.Set(s)
 }
 
 func parseCIDR(s string) (string, error) {
@@ -293,10 +284,10 @@ func joinInts(v []int) string {
 	return strings.Join(s, ",")
 }
 
-// proxyFieldFlags are the proxy command's flags by the fields of the proxy's
+// fieldFlags are the proxy command's flags by the fields of the proxy's
 // options they set, which the settings table does not declare (those it
 // does, such as PKIDir, are written from the table).
-var proxyFieldFlags = map[string]string{
+var fieldFlags = map[string]string{
 	"Allow": "--allow", "AllowDest": "--allow-dest", "ConnectPorts": "--connect-ports", "CACert": "--ca-cert",
 	"CAKey": "--ca-key", "OriginCA": "--origin-ca", "OriginInsecure": "--origin-insecure", "LeafKey": "--leaf-key",
 	"MintCacheSize": "--mint-cache-size", "RequestTimeout": "--request-timeout", "WriteTimeout": "--write-timeout",

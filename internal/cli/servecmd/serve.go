@@ -1,4 +1,4 @@
-package cli
+package servecmd
 
 import (
 	"context"
@@ -9,7 +9,6 @@ import (
 	"io/fs"
 	"log/slog"
 	"net"
-	"os"
 	"os/signal"
 	"path/filepath"
 	"slices"
@@ -17,11 +16,11 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/tlsbench/tlsbench/internal/childproc"
+	"github.com/tlsbench/tlsbench/internal/cli/command"
+	"github.com/tlsbench/tlsbench/internal/counts"
 	"github.com/tlsbench/tlsbench/internal/hostname"
 	"github.com/tlsbench/tlsbench/internal/tempdir"
 	"github.com/tlsbench/tlsbench/pki"
-	"github.com/tlsbench/tlsbench/results"
 	"github.com/tlsbench/tlsbench/server"
 	"github.com/tlsbench/tlsbench/tlsconf"
 )
@@ -82,7 +81,7 @@ Flags:
 
 // serveFlags are serve's flags, parsed.
 type serveFlags struct {
-	*serverFlags
+	*ServerFlags
 	keyType, clientCA, keyCache, pkiDir, logLevel string
 	profile, earlyDataPolicy                      string
 	quic                                          bool
@@ -105,7 +104,8 @@ type serveSetup struct {
 	stale []string
 }
 
-func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+// Serve is tlsbench serve: the built-in server alone, until Ctrl-C.
+func Serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	f, err := parseServeFlags(args, stdout)
 	if err != nil {
 		return err
@@ -132,7 +132,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	if st.opts.QUIC && st.opts.EarlyDataPolicy == server.EarlyDataAccept {
-		fmt.Fprintln(stderr, acceptWarning)
+		fmt.Fprintln(stderr, command.AcceptWarning)
 	}
 	// Warnings worth a human's attention (why no identity fit a
 	// ClientHello, a watched file that failed to reload) go to stderr.
@@ -140,7 +140,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	for _, d := range st.stale {
 		logger.Info("removed a temporary PKI left by a server stopped before it could remove it", "dir", d)
 	}
-	stopProfile, err := wholeProfile(f.profile, stderr)
+	stopProfile, err := command.WholeProfile(f.profile, stderr)
 	if err != nil {
 		return err
 	}
@@ -155,7 +155,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		err = perr
 	}
 	c := srv.Counters()
-	fmt.Fprintf(stderr, "served %d handshakes (%d resumed), %d failed", c.Handshakes, c.Resumed, sumCounts(c.Failures))
+	fmt.Fprintf(stderr, "served %d handshakes (%d resumed), %d failed", c.Handshakes, c.Resumed, counts.Sum(c.Failures))
 	if c.RefusedMaxConns > 0 {
 		fmt.Fprintf(stderr, ", %d connections refused at the connection limit", c.RefusedMaxConns)
 	}
@@ -164,7 +164,7 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	if ql != nil {
 		fmt.Fprintf(stderr, "; over QUIC %d, early data offered %d, accepted %d, rejected %d",
-			sumCounts(c.QUICVersions), c.EarlyDataOffered, c.EarlyDataAccepted, c.EarlyDataRejected)
+			counts.Sum(c.QUICVersions), c.EarlyDataOffered, c.EarlyDataAccepted, c.EarlyDataRejected)
 		if c.QUICRefused > 0 {
 			fmt.Fprintf(stderr, ", %d QUIC connections refused", c.QUICRefused)
 		}
@@ -172,10 +172,6 @@ func serveCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fmt.Fprintln(stderr)
 	return err
 }
-
-// maxIdleTimeout bounds --idle-timeout: a day of silence is no echo
-// any benchmark needs.
-const maxIdleTimeout = 24 * time.Hour
 
 // serveAll serves TCP on ln and, when ql is not nil, QUIC on ql, until
 // ctx ends.
@@ -194,35 +190,35 @@ func serveAll(ctx context.Context, srv *server.Server, ln net.Listener, ql *serv
 
 // parseServeFlags parses serve's command line.
 func parseServeFlags(args []string, stdout io.Writer) (*serveFlags, error) {
-	fs := newFlagSet("serve", stdout, nil)
-	fs.usage = func(w io.Writer) {
+	fs := command.NewFlagSet("serve", stdout, nil)
+	fs.Help = func(w io.Writer) {
 		io.WriteString(w, serveUsage)
-		fs.printFlags(w)
+		fs.PrintFlags(w)
 	}
-	f := defineServeFlags(fs)
-	if err := fs.parse(args); err != nil {
+	f := DefineServeFlags(fs)
+	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
 	return f, nil
 }
 
-// defineServeFlags defines serve's flags on fs.
-func defineServeFlags(fs *flagSet) *serveFlags {
-	f := &serveFlags{serverFlags: defineServerFlags(fs, "127.0.0.1:8443", true), isSet: fs.isSet}
-	fs.stringVar(&f.keyType, "key", string(pki.ECDSAP256))
-	fs.stringVar(&f.clientCA, "client-ca", "")
-	fs.stringVar(&f.keyCache, "key-cache", "on")
-	fs.stringVar(&f.pkiDir, "pki-dir", "")
-	fs.intVar(&f.controlFD, "control-fd", -1)
-	fs.stringVar(&f.profile, "profile", "")
-	fs.stringVar(&f.logLevel, "log-level", "info")
-	fs.boolVar(&f.quic, "quic", false)
-	fs.stringVar(&f.earlyDataPolicy, "early-data-policy", server.EarlyDataSingleUse)
-	fs.durationVar(&f.idleTimeout, "idle-timeout", server.DefaultIdleTimeout)
-	fs.durationVar(&f.firstByteTimeout, "first-byte-timeout", server.DefaultFirstByteTimeout)
-	fs.intVar(&f.maxConns, "max-conns", 0)
+// DefineServeFlags defines serve's flags on fs.
+func DefineServeFlags(fs *command.FlagSet) *serveFlags {
+	f := &serveFlags{ServerFlags: DefineServerFlags(fs, "127.0.0.1:8443", true), isSet: fs.IsSet}
+	fs.DefString(&f.keyType, "key", string(pki.ECDSAP256))
+	fs.DefString(&f.clientCA, "client-ca", "")
+	fs.DefString(&f.keyCache, "key-cache", "on")
+	fs.DefString(&f.pkiDir, "pki-dir", "")
+	fs.DefInt(&f.controlFD, "control-fd", -1)
+	fs.DefString(&f.profile, "profile", "")
+	fs.DefString(&f.logLevel, "log-level", "info")
+	fs.DefBool(&f.quic, "quic", false)
+	fs.DefString(&f.earlyDataPolicy, "early-data-policy", server.EarlyDataSingleUse)
+	fs.DefDuration(&f.idleTimeout, "idle-timeout", server.DefaultIdleTimeout)
+	fs.DefDuration(&f.firstByteTimeout, "first-byte-timeout", server.DefaultFirstByteTimeout)
+	fs.DefInt(&f.maxConns, "max-conns", 0)
 	f.versions = []uint16{tls.VersionTLS12, tls.VersionTLS13}
-	fs.def("tls", listFlag[uint16]{&f.versions, tlsconf.ParseVersion, tlsconf.VersionName})
+	fs.Def("tls", command.List(&f.versions, tlsconf.ParseVersion, tlsconf.VersionName))
 	return f
 }
 
@@ -231,43 +227,43 @@ func defineServeFlags(fs *flagSet) *serveFlags {
 func (f *serveFlags) setup() (serveSetup, error) {
 	var st serveSetup
 	var err error
-	if st.level, err = parseLogLevel(f.logLevel); err != nil {
-		return st, usagef("--log-level %q: %v", f.logLevel, err)
+	if st.level, err = command.ParseLogLevel(f.logLevel); err != nil {
+		return st, command.Usagef("--log-level %q: %v", f.logLevel, err)
 	}
-	if f.idleTimeout <= 0 || f.idleTimeout > maxIdleTimeout {
-		return st, usagef("--idle-timeout %v: must be positive and at most %v, e.g. 30s", f.idleTimeout, maxIdleTimeout)
+	if f.idleTimeout <= 0 || f.idleTimeout > command.MaxIdleTimeout {
+		return st, command.Usagef("--idle-timeout %v: must be positive and at most %v, e.g. 30s", f.idleTimeout, command.MaxIdleTimeout)
 	}
 	if f.firstByteTimeout <= 0 || f.firstByteTimeout > server.MaxFirstByteTimeout {
-		return st, usagef("--first-byte-timeout %v: must be positive and at most %v, e.g. 3s", f.firstByteTimeout, server.MaxFirstByteTimeout)
+		return st, command.Usagef("--first-byte-timeout %v: must be positive and at most %v, e.g. 3s", f.firstByteTimeout, server.MaxFirstByteTimeout)
 	}
 	if f.isSet("max-conns") && (f.maxConns < 1 || f.maxConns > server.MaxMaxConns) {
-		return st, usagef("--max-conns %d: must be between 1 and %d", f.maxConns, server.MaxMaxConns)
+		return st, command.Usagef("--max-conns %d: must be between 1 and %d", f.maxConns, server.MaxMaxConns)
 	}
-	if st.keyCache, err = parseOnOff(f.keyCache); err != nil {
-		return st, usagef("--key-cache: %v", err)
+	if st.keyCache, err = command.ParseOnOff(f.keyCache); err != nil {
+		return st, command.Usagef("--key-cache: %v", err)
 	}
 	kt, err := pki.ParseKeyType(f.keyType)
 	if err != nil {
-		return st, usagef("--key: %v", err)
+		return st, command.Usagef("--key: %v", err)
 	}
-	if _, _, err := net.SplitHostPort(f.listen); err != nil {
-		return st, usagef("--listen %s: %v (want host:port, e.g. 127.0.0.1:8443)", hostname.Quote(f.listen), hostname.Reason(err))
+	if _, _, err := net.SplitHostPort(f.Listen); err != nil {
+		return st, command.Usagef("--listen %s: %v (want host:port, e.g. 127.0.0.1:8443)", hostname.Quote(f.Listen), hostname.Reason(err))
 	}
-	if err := hostname.CheckHostPort(f.listen); err != nil {
-		return st, usagef("--listen: the host %v", err)
+	if err := hostname.CheckHostPort(f.Listen); err != nil {
+		return st, command.Usagef("--listen: the host %v", err)
 	}
-	if f.clientCA != "" && !f.mutual {
-		return st, usagef("--client-ca applies to client certificates: add --mutual")
+	if f.clientCA != "" && !f.Mutual {
+		return st, command.Usagef("--client-ca applies to client certificates: add --mutual")
 	}
 	if err := f.checkQUIC(); err != nil {
 		return st, err
 	}
 	st.opts = server.Options{DisableKeyCache: !st.keyCache, IdleTimeout: f.idleTimeout, QUIC: f.quic, EarlyDataPolicy: f.earlyDataPolicy,
 		FirstByteTimeout: f.firstByteTimeout, MaxConns: f.maxConns}
-	if err := f.apply(&st.opts, f.isSet); err != nil {
+	if err := f.Apply(&st.opts, f.isSet); err != nil {
 		return st, err
 	}
-	if len(f.identities) > 0 {
+	if len(f.Identities) > 0 {
 		err = f.checkIdentities(st.keyCache)
 	} else {
 		err = f.testPKI(&st, kt)
@@ -275,7 +271,7 @@ func (f *serveFlags) setup() (serveSetup, error) {
 	if err != nil {
 		return st, err
 	}
-	if f.mutual {
+	if f.Mutual {
 		st.opts.ClientCA = f.clientCA
 		if st.opts.ClientCA == "" {
 			st.opts.ClientCA = st.caFile
@@ -284,22 +280,22 @@ func (f *serveFlags) setup() (serveSetup, error) {
 	for _, v := range f.versions {
 		st.opts.Versions = append(st.opts.Versions, tlsconf.VersionName(v))
 	}
-	if st.opts.ClientCA != "" && !fileExists(st.opts.ClientCA) {
-		return st, usagef("--client-ca %s: no such file", st.opts.ClientCA)
+	if st.opts.ClientCA != "" && !command.FileExists(st.opts.ClientCA) {
+		return st, command.Usagef("--client-ca %s: no such file", st.opts.ClientCA)
 	}
 	return st, nil
 }
 
 // checkQUIC checks --quic and the flags that go with it.
 func (f *serveFlags) checkQUIC() error {
-	if err := checkEarlyDataPolicy(f.earlyDataPolicy); err != nil {
+	if err := command.CheckEarlyDataPolicy(f.earlyDataPolicy); err != nil {
 		return err
 	}
 	if f.isSet("early-data-policy") && !f.quic {
-		return usagef("--early-data-policy applies to QUIC: add --quic")
+		return command.Usagef("--early-data-policy applies to QUIC: add --quic")
 	}
 	if f.quic && !slices.Contains(f.versions, tls.VersionTLS13) {
-		return usagef("--quic needs TLS 1.3: add 1.3 to --tls")
+		return command.Usagef("--quic needs TLS 1.3: add 1.3 to --tls")
 	}
 	return nil
 }
@@ -309,13 +305,13 @@ func (f *serveFlags) checkQUIC() error {
 func (f *serveFlags) checkIdentities(keyCache bool) error {
 	for _, name := range []string{"key", "pki-dir"} {
 		if f.isSet(name) {
-			return usagef("--%s generates a test PKI; with --identity the files decide", name)
+			return command.Usagef("--%s generates a test PKI; with --identity the files decide", name)
 		}
 	}
-	if f.mutual && f.clientCA == "" {
-		return usagef("--mutual with --identity needs the CA of the client certificates: --client-ca FILE")
+	if f.Mutual && f.clientCA == "" {
+		return command.Usagef("--mutual with --identity needs the CA of the client certificates: --client-ca FILE")
 	}
-	_, err := f.loadIdentities(keyCache)
+	_, err := f.LoadIdentities(keyCache)
 	return err
 }
 
@@ -330,20 +326,20 @@ func (f *serveFlags) testPKI(st *serveSetup, kt pki.KeyType) error {
 		}
 		st.cleanup = func() { tempdir.Remove(dir) }
 	}
-	withClient := f.mutual && f.clientCA == ""
+	withClient := f.Mutual && f.clientCA == ""
 	if st.cleanup == nil {
 		if err := checkPrivatePKI(dir, kt, withClient); err != nil {
-			return usagef("--pki-dir: %v", err)
+			return command.Usagef("--pki-dir: %v", err)
 		}
 	}
 	layout, err := ensurePKI(dir, kt, withClient)
 	var exists *pki.ExistsError
 	if errors.As(err, &exists) {
-		return usagef("--pki-dir %s: already holds a PKI (%s) without the files this server needs (of --key %s, or a client identity for --mutual); use another directory",
+		return command.Usagef("--pki-dir %s: already holds a PKI (%s) without the files this server needs (of --key %s, or a client identity for --mutual); use another directory",
 			dir, strings.Join(exists.Files, ", "), kt)
 	}
 	if err != nil {
-		return usagef("--pki-dir %s: %v", dir, err)
+		return command.Usagef("--pki-dir %s: %v", dir, err)
 	}
 	st.opts.Identities = []server.IdentityFiles{{Cert: layout.ServerCerts[kt], Key: layout.ServerKeys[kt]}}
 	st.caFile = layout.RootCert
@@ -359,14 +355,14 @@ func (f *serveFlags) testPKI(st *serveSetup, kt pki.KeyType) error {
 func startServe(opts server.Options, logger *slog.Logger) (*server.Server, net.Listener, *server.QUICListener, error) {
 	srv, err := server.NewFromOptions(opts, server.WithLogger(logger))
 	if err != nil {
-		return nil, nil, nil, usagef("%s", userText(err))
+		return nil, nil, nil, command.Usagef("%s", command.UserText(err))
 	}
 	ln, err := server.Listen(context.Background(), opts.Listen)
 	if err != nil {
 		if errors.Is(err, syscall.EADDRINUSE) {
-			return nil, nil, nil, usagef("--listen %s: address already in use; choose another port (or 127.0.0.1:0 for a free one)", opts.Listen)
+			return nil, nil, nil, command.Usagef("--listen %s: address already in use; choose another port (or 127.0.0.1:0 for a free one)", opts.Listen)
 		}
-		return nil, nil, nil, usagef("--listen %s: %v", opts.Listen, err)
+		return nil, nil, nil, command.Usagef("--listen %s: %v", opts.Listen, err)
 	}
 	if !opts.QUIC {
 		return srv, ln, nil, nil
@@ -376,9 +372,9 @@ func startServe(opts server.Options, logger *slog.Logger) (*server.Server, net.L
 	if err != nil {
 		ln.Close()
 		if errors.Is(err, syscall.EADDRINUSE) {
-			return nil, nil, nil, usagef("--quic: UDP %s is already in use (the TCP port is free); choose another --listen port", udp)
+			return nil, nil, nil, command.Usagef("--quic: UDP %s is already in use (the TCP port is free); choose another --listen port", udp)
 		}
-		return nil, nil, nil, usagef("--quic: %v", err)
+		return nil, nil, nil, command.Usagef("--quic: %v", err)
 	}
 	return srv, ln, ql, nil
 }
@@ -391,7 +387,7 @@ func (st serveSetup) printBanner(stdout io.Writer, srv *server.Server, addr net.
 		ids = append(ids, id.Key+" "+id.Source)
 	}
 	fmt.Fprintf(stdout, "listening on %s (TLS %s; key cache %s; identities: %s)\n",
-		addr, strings.Join(st.opts.Versions, ", "), showOnOff(st.keyCache), strings.Join(ids, "; "))
+		addr, strings.Join(st.opts.Versions, ", "), command.ShowOnOff(st.keyCache), strings.Join(ids, "; "))
 	if ql != nil {
 		fmt.Fprintf(stdout, "QUIC on UDP %s (TLS 1.3; tlsbench-ping and h3; early data: %s)\n", ql.Addr(), st.opts.EarlyDataPolicy)
 	}
@@ -400,7 +396,7 @@ func (st serveSetup) printBanner(stdout io.Writer, srv *server.Server, addr net.
 	}
 	if st.clientCert != "" {
 		fmt.Fprintf(stdout, "client certificate: %s\nclient key: %s\n", st.clientCert, st.clientKey)
-		if inter := filepath.Join(filepath.Dir(st.caFile), pki.IntermediateCertFile); fileExists(inter) {
+		if inter := filepath.Join(filepath.Dir(st.caFile), pki.IntermediateCertFile); command.FileExists(inter) {
 			// openssl s_client -cert sends the leaf alone.
 			fmt.Fprintf(stdout, "openssl s_client also needs: -cert_chain %s\n", inter)
 		}
@@ -418,9 +414,9 @@ func ensurePKI(dir string, kt pki.KeyType, withClient bool) (*pki.Layout, error)
 		ClientCerts: []string{filepath.Join(dir, "client-1.pem")},
 		ClientKeys:  []string{filepath.Join(dir, "client-1-key.pem")},
 	}
-	have := fileExists(l.RootCert) && fileExists(l.ServerCerts[kt]) && fileExists(l.ServerKeys[kt])
+	have := command.FileExists(l.RootCert) && command.FileExists(l.ServerCerts[kt]) && command.FileExists(l.ServerKeys[kt])
 	if withClient {
-		have = have && fileExists(l.ClientCerts[0]) && fileExists(l.ClientKeys[0])
+		have = have && command.FileExists(l.ClientCerts[0]) && command.FileExists(l.ClientKeys[0])
 	}
 	if have {
 		return l, nil
@@ -454,61 +450,12 @@ func checkPrivatePKI(dir string, kt pki.KeyType, withClient bool) error {
 	return nil
 }
 
-func fileExists(path string) bool {
-	_, err := os.Stat(path)
-	return err == nil
-}
-
-func sumCounts(m map[string]int64) int64 {
-	var n int64
-	for _, v := range m {
-		n += v
-	}
-	return n
-}
-
-func keyTypeNames() string {
-	var names []string
-	for _, k := range pki.KeyTypes() {
-		names = append(names, string(k))
-	}
-	return strings.Join(names, ", ")
-}
-
 // serveChild is the child server of tlsbench run: the server's own child
 // main, on the inherited control channel.
 func serveChild(ctx context.Context, fd int, stderr io.Writer) error {
-	conn, err := controlConn(fd)
+	conn, err := command.ControlConn(fd)
 	if err != nil {
 		return err
 	}
-	return server.ChildMain(ctx, conn, childSelf(stderr))
-}
-
-// childSelf is what a child service is told of this process: its stderr
-// and the build that serves.
-func childSelf(stderr io.Writer) childproc.Self {
-	env := results.CurrentEnv()
-	return childproc.Self{Stderr: stderr, Build: env.TLSBenchVersion + " (" + env.GoVersion + ")"}
-}
-
-// logLevels are the values of --log-level, in the order the help names
-// them (warning is also warn).
-var logLevels = []struct {
-	name  string
-	level slog.Level
-}{{"error", slog.LevelError}, {"warn", slog.LevelWarn}, {"info", slog.LevelInfo}, {"debug", slog.LevelDebug}}
-
-// parseLogLevel reads a --log-level value.
-func parseLogLevel(s string) (slog.Level, error) {
-	s = strings.ToLower(s)
-	if s == "warning" {
-		s = "warn"
-	}
-	for _, l := range logLevels {
-		if l.name == s {
-			return l.level, nil
-		}
-	}
-	return 0, errors.New("must be error, warn, info or debug")
+	return server.ChildMain(ctx, conn, command.ChildSelf(stderr))
 }

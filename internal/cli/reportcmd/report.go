@@ -1,4 +1,4 @@
-package cli
+package reportcmd
 
 import (
 	"bytes"
@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/tlsbench/tlsbench/internal/cli/command"
 	"github.com/tlsbench/tlsbench/report"
 	"github.com/tlsbench/tlsbench/report/html"
 	"github.com/tlsbench/tlsbench/results"
@@ -45,28 +46,29 @@ Examples:
 Flags:
 `
 
-func reportCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("report", stdout, nil)
-	fs.usage = func(w io.Writer) {
+// Report is tlsbench report: results files in a format.
+func Report(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := command.NewFlagSet("report", stdout, nil)
+	fs.Help = func(w io.Writer) {
 		io.WriteString(w, reportUsage)
-		fs.printFlags(w)
+		fs.PrintFlags(w)
 	}
 	format := fs.String("format", "table", "`FORMAT` of the report: table, markdown, csv, json, benchfmt, html")
 	out := fs.String("o", "", "write the report to `FILE` instead of standard output")
 	fs.StringVar(out, "out", "", "the same as -o `FILE`")
-	files, err := fs.parseWithArgs(args)
+	files, err := fs.ParseWithArgs(args)
 	if err != nil {
 		return err
 	}
 	f, err := report.ParseFormat(*format)
 	if err != nil {
-		return usagef("--format: %v", err)
+		return command.Usagef("--format: %v", err)
 	}
 	if len(files) == 0 {
-		return usagef("no results file given; usage: tlsbench report [flags] FILE... (see 'tlsbench report --help')")
+		return command.Usagef("no results file given; usage: tlsbench report [flags] FILE... (see 'tlsbench report --help')")
 	}
 	if f == report.HTML && len(files) > 2 {
-		return usagef("--format html: %d files given; give one, or two (baseline and candidate) to overlay them; to combine runs first: tlsbench report --format json a.jsonl b.jsonl c.jsonl > all.jsonl", len(files))
+		return command.Usagef("--format html: %d files given; give one, or two (baseline and candidate) to overlay them; to combine runs first: tlsbench report --format json a.jsonl b.jsonl c.jsonl > all.jsonl", len(files))
 	}
 	if err := refuseOverwrite(*out, files); err != nil {
 		return err
@@ -78,7 +80,7 @@ func reportCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if f == report.HTML && len(runs) == 2 {
 		for _, r := range runs {
 			if report.Interleaved(r.Records) {
-				return usagef("--format html: %s holds an interleaved run, whose sides are compared within it: give it alone", r.Name)
+				return command.Usagef("--format html: %s holds an interleaved run, whose sides are compared within it: give it alone", r.Name)
 			}
 		}
 	}
@@ -102,7 +104,7 @@ func reportCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	if note != "" {
-		fmt.Fprintln(stderr, "tlsbench: "+printable(note))
+		fmt.Fprintln(stderr, "tlsbench: "+command.Printable(note))
 	}
 	return writeOutput(*out, "-o", buf.Bytes(), stdout)
 }
@@ -111,9 +113,9 @@ func reportCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 // formats that stream render each as it comes, table and markdown keep
 // a summary of it in their stream, html in its run (report.Trim). It
 // says on stderr when the report would show a record more than once.
-func readForReport(ctx context.Context, f report.Format, files []string, stderr io.Writer) ([]html.Run, recordStream, *bytes.Buffer, error) {
+func readForReport(ctx context.Context, f report.Format, files []string, stderr io.Writer) ([]html.Run, RecordStream, *bytes.Buffer, error) {
 	var buf bytes.Buffer
-	stream, err := newStream(&buf, f)
+	stream, err := NewStream(&buf, f)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -153,7 +155,7 @@ func readForReport(ctx context.Context, f report.Format, files []string, stderr 
 		ds = append(ds, finders[i].Duplicates()...)
 	}
 	if len(ds) > 0 {
-		fmt.Fprintf(stderr, "tlsbench: WARNING: the report shows the same record more than once: %s; it is one measurement, given again\n", printable(report.DuplicatesText(ds)))
+		fmt.Fprintf(stderr, "tlsbench: WARNING: the report shows the same record more than once: %s; it is one measurement, given again\n", command.Printable(report.DuplicatesText(ds)))
 	}
 	return runs, stream, &buf, nil
 }
@@ -180,7 +182,7 @@ func interruptible(ctx context.Context, fn func() error) error {
 
 // errReportInterrupted is a report or comparison stopped by Ctrl-C or
 // SIGTERM (exit 130).
-var errReportInterrupted = &interruptedError{detail: "no report written"}
+var errReportInterrupted = &command.InterruptedError{Detail: "no report written"}
 
 // readResults reads a results file ("-": stdin). Anything wrong with it is
 // a usage error naming the file and, for bad content, the line.
@@ -231,13 +233,13 @@ func resultsFileError(name string, err error) error {
 	var pe *os.PathError
 	switch {
 	case errors.As(err, &pe):
-		return usagef("results file %s: %v", name, pe.Err)
+		return command.Usagef("results file %s: %v", name, pe.Err)
 	case errors.Is(err, results.ErrIncomplete):
-		return usagef("results file %v; tlsbench writes every such field: was the line cut or edited? Measure the case again", err)
+		return command.Usagef("results file %v; tlsbench writes every such field: was the line cut or edited? Measure the case again", err)
 	case errors.Is(err, results.ErrContradictory):
-		return usagef("results file %v; tlsbench does not write such a record: was the line edited? Remove it or measure the case again", err)
+		return command.Usagef("results file %v; tlsbench does not write such a record: was the line edited? Remove it or measure the case again", err)
 	}
-	return usagef("results file %v; is it a tlsbench results file (tlsbench run --out)?", err)
+	return command.Usagef("results file %v; is it a tlsbench results file (tlsbench run --out)?", err)
 }
 
 // noResults is the error for a results file without any record: there is
@@ -246,7 +248,7 @@ func noResults(name string) error {
 	if name == "-" {
 		name = "standard input"
 	}
-	return usagef("no results in %s; give a file written by tlsbench run --out", name)
+	return command.Usagef("no results in %s; give a file written by tlsbench run --out", name)
 }
 
 // refuseOverwrite refuses an output file that is one of the inputs (the
@@ -257,8 +259,8 @@ func refuseOverwrite(out string, inputs []string) error {
 		return nil
 	}
 	for _, in := range inputs {
-		if in != "-" && (sameFile(out, in) || samePath(out, in)) {
-			return usagef("-o %s is the results file %s: writing the report would overwrite it; write it elsewhere", out, in)
+		if in != "-" && (command.SameFile(out, in) || samePath(out, in)) {
+			return command.Usagef("-o %s is the results file %s: writing the report would overwrite it; write it elsewhere", out, in)
 		}
 	}
 	return nil
@@ -276,7 +278,7 @@ func writeOutput(path, flagName string, data []byte, stdout io.Writer) error {
 		if errors.As(err, &pe) {
 			err = pe.Err
 		}
-		return usagef("%s %s: %v", flagName, path, err)
+		return command.Usagef("%s %s: %v", flagName, path, err)
 	}
 	return nil
 }
@@ -290,16 +292,16 @@ func samePath(a, b string) bool {
 	return errA == nil && errB == nil && aa == ab
 }
 
-// recordStream writes records in a report's format as they come: one of
+// RecordStream writes records in a report's format as they come: one of
 // package report's formats, or the page of package html.
-type recordStream interface {
+type RecordStream interface {
 	Add(rec *results.Record) error
 	Close() error
 	LeftOut() string
 }
 
-// newStream is the stream of format f.
-func newStream(w io.Writer, f report.Format) (recordStream, error) {
+// NewStream is the stream of format f.
+func NewStream(w io.Writer, f report.Format) (RecordStream, error) {
 	if f == report.HTML {
 		return html.NewStream(w), nil
 	}

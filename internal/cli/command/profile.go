@@ -1,4 +1,4 @@
-package cli
+package command
 
 import (
 	"fmt"
@@ -6,7 +6,7 @@ import (
 	"runtime/pprof"
 )
 
-// wholeProfile starts a CPU profile of this process for file (serve's
+// WholeProfile starts a CPU profile of this process for file (serve's
 // and proxy's --profile). It is written beside file and put in its place
 // when the command ends, so that a command that fails to start (a port
 // in use) leaves an older file as it was; a file that cannot be written
@@ -14,13 +14,13 @@ import (
 // puts it in place, saying on w where it went; without, it removes it.
 // It is to run when the command ends, however it ends (Ctrl-C and
 // SIGTERM end its context, not the process).
-func wholeProfile(file string, w io.Writer) (stop func(keep bool) error, err error) {
+func WholeProfile(file string, w io.Writer) (stop func(keep bool) error, err error) {
 	if file == "" {
 		return func(bool) error { return nil }, nil
 	}
 	b, err := openBeside(file, "cpu.pprof", 0o600)
 	if err != nil {
-		return nil, usagef("--profile %s: cannot be written: %v; give a file in a directory you can write", file, cause(err))
+		return nil, Usagef("--profile %s: cannot be written: %v; give a file in a directory you can write", file, Cause(err))
 	}
 	if err := pprof.StartCPUProfile(b.f); err != nil {
 		b.discard()
@@ -33,7 +33,7 @@ func wholeProfile(file string, w io.Writer) (stop func(keep bool) error, err err
 			return nil
 		}
 		if err := b.commit(); err != nil {
-			return fmt.Errorf("writing the CPU profile %s: %v", file, cause(err))
+			return fmt.Errorf("writing the CPU profile %s: %v", file, Cause(err))
 		}
 		fmt.Fprintf(w, "CPU profile written to %s\n", file)
 		return nil
