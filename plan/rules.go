@@ -84,3 +84,36 @@ func (sc Scope) Check(s *Setting) error {
 	}
 	return nil
 }
+
+// Sharding is what the rules of a sharded run read: the setting that
+// shards it and what else the run is given.
+type Sharding struct {
+	By         *Setting // shard or shards, whichever was given
+	Throughput bool
+	// Unsplittable are the settings given that a sharded run cannot
+	// split (side b, a proxy, a rate search, a target error), in the
+	// order the messages name the first.
+	Unsplittable []*Setting
+	Target       bool // an external server is given
+	Timed        bool // each case's measured time is given
+	StartAt      bool // a common start is given
+}
+
+// Check refuses a sharded run that its shards cannot split into shares
+// of one server's load, measured together.
+func (sh Sharding) Check() error {
+	switch {
+	case sh.Throughput:
+		return Errorf(sh.By, nil, "a sharded run measures handshake cases; throughput cases cannot be split: drop %s throughput", Settings.Mode)
+	case len(sh.Unsplittable) > 0:
+		u := sh.Unsplittable[0]
+		return Errorf(sh.By, nil, "%s cannot be used in a sharded run, whose shards each measure one share of one server's load in cases of a fixed length: drop %s", u, u)
+	case !sh.Target:
+		return Errorf(sh.By, nil, "%s needs %s HOST:PORT: the built-in server runs beside each shard, so the shards would each load their own instead of one server", sh.By, Settings.Target)
+	case !sh.Timed:
+		return Errorf(sh.By, nil, "%s needs %s (each case's measured time): the cases of a sharded run have a fixed length, from which every shard computes when each begins", sh.By, Settings.Duration)
+	case !sh.StartAt:
+		return Errorf(sh.By, nil, "%s needs %s TIME, the same RFC 3339 time for every shard (e.g. a minute from now), at which they all begin", sh.By, Settings.StartAt)
+	}
+	return nil
+}

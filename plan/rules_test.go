@@ -38,6 +38,15 @@ func TestSharedRules(t *testing.T) {
 		{"an exchange through a proxy", plan.Scope{Proxy: true}.Check(plan.Settings.Request), ""},
 		{"a target's setting", plan.Scope{}.Check(plan.Settings.Insecure), "--insecure applies to an external server: add --target host:port"},
 		{"the given identity's CA", plan.Scope{Identity: true}.Check(plan.Settings.CA), ""},
+		{"a sharded run of throughput", plan.Sharding{By: plan.Settings.Shards, Throughput: true}.Check(),
+			"--shards: a sharded run measures handshake cases; throughput cases cannot be split: drop --mode throughput"},
+		{"a sharded run with side b", plan.Sharding{By: plan.Settings.Shard, Unsplittable: []*plan.Setting{plan.Settings.VersusSelf, plan.Settings.Proxy}}.Check(),
+			"--shard: --versus-self cannot be used in a sharded run, whose shards each measure one share of one server's load in cases of a fixed length: drop --versus-self"},
+		{"a sharded run without a target", plan.Sharding{By: plan.Settings.Shard, Timed: true, StartAt: true}.Check(),
+			"--shard needs --target HOST:PORT: the built-in server runs beside each shard, so the shards would each load their own instead of one server"},
+		{"a sharded run without a start", plan.Sharding{By: plan.Settings.Shard, Target: true, Timed: true}.Check(),
+			"--shard needs --start-at TIME, the same RFC 3339 time for every shard (e.g. a minute from now), at which they all begin"},
+		{"a sharded run", plan.Sharding{By: plan.Settings.Shard, Target: true, Timed: true, StartAt: true}.Check(), ""},
 	} {
 		if got := text(tc.err); got != tc.want {
 			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)

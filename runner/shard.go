@@ -132,14 +132,24 @@ func (p *Plan) validateShard() error {
 		return plan.Errorf(plan.Settings.Shard, shardText(s), "at most %d shards", MaxShards)
 	case s.Index < 0 || s.Index >= s.Count:
 		return plan.Errorf(plan.Settings.Shard, shardText(s), "the shard's index must be from 0 to %d", s.Count-1)
-	case p.Target.Addr == "":
-		return plan.Errorf(plan.Settings.Shard, nil, "a sharded run needs an external server, %s: the built-in server runs beside each shard, so each would load its own", plan.Settings.Target)
-	case p.Versus.enabled(), p.Proxy.URL != "", p.FindRate != nil, p.TargetError > 0:
-		return plan.Errorf(plan.Settings.Shard, nil, "a sharded run measures handshake cases of a fixed length against one server: interleaved sides, a proxy, a rate search and a target error cannot be split")
-	case p.Duration <= 0:
-		return plan.Errorf(plan.Settings.Shard, nil, "a sharded run needs a fixed case length, %s, from which every shard computes when each case begins", plan.Settings.Duration)
-	case p.StartAt.IsZero():
-		return plan.Errorf(plan.Settings.Shard, nil, "a sharded run needs a common start, %s", plan.Settings.StartAt)
+	}
+	sh := plan.Sharding{By: plan.Settings.Shard, Target: p.Target.Addr != "", Timed: p.Duration > 0, StartAt: !p.StartAt.IsZero()}
+	for _, u := range []struct {
+		setting *plan.Setting
+		given   bool
+	}{
+		{plan.Settings.Versus, p.Versus.Target.Addr != ""}, {plan.Settings.VersusServer, p.Versus.Executable != ""},
+		{plan.Settings.VersusSelf, p.Versus.Self}, {plan.Settings.Proxy, p.Proxy.URL != ""},
+		{plan.Settings.FindRate, p.FindRate != nil}, {plan.Settings.TargetError, p.TargetError > 0},
+	} {
+		if u.given {
+			sh.Unsplittable = append(sh.Unsplittable, u.setting)
+		}
+	}
+	if err := sh.Check(); err != nil {
+		return err
+	}
+	switch {
 	case p.ClientIdentities > 1 && p.ClientIdentities < s.Count:
 		return plan.Errorf(plan.Settings.ClientIdentities, p.ClientIdentities, "fewer client identities than shards: each shard needs its own (identity-scoped sessions never cross shards)")
 	}
