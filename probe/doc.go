@@ -15,6 +15,13 @@
 //     ticket resumes twice or only once, and whether a session made with a
 //     client certificate resumes (and the server still honours the
 //     identity);
+//   - TLS 1.2 resumption by session ID (RFC 5246's abbreviated handshake,
+//     by client/sessionid: crypto/tls resumes TLS 1.2 by ticket only),
+//     from a full handshake that offers no ticket; Concurrency
+//     simultaneous resumptions of that one session, which all resume only
+//     when the server's session cache is shared by all its connections
+//     (not per worker process); and which ways TLS 1.2 resumes: by
+//     ticket, by session ID, both or neither;
 //   - the resumption rate of Concurrency simultaneous handshakes, measured
 //     by tlsbench's load generator with the session pool `tlsbench run`
 //     uses.
@@ -22,10 +29,10 @@
 // # Yes, no and not tested
 //
 // Every finding is Yes or No only when tlsbench observed it. What Go's
-// client cannot test is NotTested with the reason, never No: TLS 1.2
-// resumption by session ID (crypto/tls resumes TLS 1.2 with tickets only),
-// everything after a certificate that did not verify (unless Insecure),
-// resumption with TLS 1.0 and 1.1. Error is a check that failed for a
+// client cannot test is NotTested with the reason, never No: resumption
+// by session ID of a server whose suites client/sessionid does not
+// implement, everything after a certificate that did not verify (unless
+// Insecure), resumption with TLS 1.0 and 1.1. Error is a check that failed for a
 // reason that answers nothing (a timeout, a refused client certificate).
 //
 // # How tickets are counted
@@ -99,8 +106,9 @@
 // real one (see recorder.ticketSkew).
 //
 // probe owns the probe's procedure and report. It may import client (the
-// requests and connection procedure the benchmark uses), tlsconf, pki,
-// results and quic-go; never loadgen, server, runner or internal/cli: the
+// requests and connection procedure the benchmark uses), client/sessionid
+// and its own sessionidcheck (the connections of the session-ID checks),
+// tlsconf, pki, results and quic-go; never loadgen, server, runner or internal/cli: the
 // resumption-rate test's load comes through Options.Load. Its report
 // names the settings it advises on by their Options field, or as
 // Options.SettingName says (the command line passes its flags).

@@ -149,3 +149,26 @@ func checkVersion(t *testing.T, rep *probe.Report, version string, want expect) 
 		t.Errorf("TLS %s: resumption under load %q (errors %v), want at least 99%% resumed", version, v.Load.Detail, v.Load.ErrorsByKind)
 	}
 }
+
+// checkSessionID checks TLS 1.2's session-ID findings, each a status with
+// an optional substring of the detail as in expect ("" not checked), and
+// the summary of how TLS 1.2 resumes.
+func checkSessionID(t *testing.T, rep *probe.Report, single, concurrent, resumesBy string) {
+	t.Helper()
+	v := rep.Lookup("1.2")
+	if v == nil || v.SessionIDResumption == nil || v.SessionIDConcurrent == nil {
+		t.Fatalf("TLS 1.2 has no session-ID findings: %+v", v)
+	}
+	check := func(name string, f probe.Finding, w string) {
+		t.Helper()
+		status, sub, _ := strings.Cut(w, ":")
+		if w != "" && (string(f.Status) != status || !strings.Contains(f.Detail, sub)) {
+			t.Errorf("TLS 1.2 %s = %q (%s), want %q containing %q", name, f.Status, f.Detail, status, sub)
+		}
+	}
+	check("session-ID resumption", *v.SessionIDResumption, single)
+	check("simultaneous session-ID resumption", v.SessionIDConcurrent.Finding, concurrent)
+	if v.ResumesBy != resumesBy {
+		t.Errorf("TLS 1.2 resumes by %q, want %q", v.ResumesBy, resumesBy)
+	}
+}

@@ -11,10 +11,12 @@ import (
 
 // What the probe must find on OpenSSL 3.0's s_server. OpenSSL issues two
 // TLS 1.3 tickets per full handshake and one per resumed one, with its
-// default lifetime of 7200 s; TLS 1.2 gets one ticket. -no_ticket turns
-// TLS 1.2 tickets off (TLS 1.2 then resumes by session ID only, which Go
-// cannot test) but TLS 1.3 still gets stateful tickets backed by
-// s_server's session cache, and they resume. With -early_data, OpenSSL's
+// default lifetime of 7200 s; TLS 1.2 gets one ticket, and s_server's
+// session cache resumes TLS 1.2 by session ID too, every connection of
+// the simultaneous round included (one process). -no_ticket turns TLS 1.2
+// tickets off (TLS 1.2 then resumes by session ID only) but TLS 1.3 still
+// gets stateful tickets backed by s_server's session cache, and they
+// resume. With -early_data, OpenSSL's
 // anti-replay protection makes TLS 1.3 tickets single-use.
 func TestOpenSSLServer(t *testing.T) {
 	t.Parallel()
@@ -30,35 +32,37 @@ func TestOpenSSLServer(t *testing.T) {
 		// answers (GET only with -www, lines with -rev).
 		request  probe.Request
 		versions map[string]expect
+		// resumesBy is how TLS 1.2 resumes, when it is accepted.
+		resumesBy string
 	}{
 		{"default", []string{"-www"}, "", map[string]expect{
 			// OpenSSL 3 at security level 1 cannot sign TLS 1.0/1.1
 			// handshakes (SHA-1) and says "internal error".
 			"1.0": {Accepted: "no:internal error", PerConnection: -1},
 			"1.1": noVersion, "1.2": v12, "1.3": v13,
-		}},
+		}, probe.ResumesByBoth},
 		{"no_ticket", []string{"-www", "-no_ticket"}, "", map[string]expect{
 			"1.2": {Accepted: "yes", Tickets: "no", Resumption: "no:no session ticket", TicketReuse: "not tested",
 				Load: "not tested", PerConnection: 0},
 			"1.3": v13,
-		}},
+		}, probe.ResumesBySessionID},
 		{"tls1_2", []string{"-www", "-tls1_2"}, "", map[string]expect{
 			"1.0": refused, "1.1": refused, "1.2": v12, "1.3": refused,
-		}},
+		}, probe.ResumesByBoth},
 		{"tls1_3", []string{"-www", "-tls1_3"}, "", map[string]expect{
 			"1.0": refused, "1.1": refused, "1.2": refused, "1.3": v13,
-		}},
+		}, ""},
 		{"rev (line echo)", []string{"-rev"}, "", map[string]expect{
 			"1.2": v12, "1.3": v13,
-		}},
+		}, probe.ResumesByBoth},
 		{"tls1_3 early_data", []string{"-tls1_3", "-early_data"}, probe.RequestNone, map[string]expect{
 			"1.3": {Accepted: "yes", Tickets: "yes", Resumption: "yes", TicketReuse: "no:single-use", Load: "yes", PerConnection: 2},
-		}},
+		}, probe.ResumesByBoth},
 		{"SECLEVEL=0 tls1 tls1_1", []string{"-www", "-cipher", "DEFAULT@SECLEVEL=0"}, "", map[string]expect{
 			// Go's client still speaks TLS 1.0 and 1.1 when asked to.
 			"1.0": {Accepted: "yes", Resumption: "not tested:1.2 and 1.3 only", PerConnection: -1},
 			"1.1": {Accepted: "yes", Resumption: "not tested:1.2 and 1.3 only", PerConnection: -1},
-		}},
+		}, probe.ResumesByBoth},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -79,9 +83,7 @@ func TestOpenSSLServer(t *testing.T) {
 				checkVersion(t, rep, v, want)
 			}
 			if v := rep.Lookup("1.2"); v != nil && v.Accepted.Status == probe.Yes {
-				if f := v.SessionIDResumption; f == nil || f.Status != probe.NotTested {
-					t.Errorf("TLS 1.2 session-ID resumption = %+v, want not tested", f)
-				}
+				checkSessionID(t, rep, "yes:server Finished verified", "yes:16 of 16 concurrent resumptions of one session resumed: the cache is shared", tt.resumesBy)
 			}
 			if tt.name == "tls1_3 early_data" {
 				if l := rep.Lookup("1.3").Load; l.TicketReuse != "single" {
@@ -118,34 +120,36 @@ func TestNginx(t *testing.T) {
 		conf     peers.NginxConfig
 		cert     bool
 		versions map[string]expect
+		// resumesBy is how TLS 1.2 resumes ("": not checked).
+		resumesBy string
 	}{
 		{"tickets on", peers.NginxConfig{Tickets: true, SessionCache: "shared:SSL:1m"}, false, map[string]expect{
 			"1.0": {Accepted: "no:protocol_version", PerConnection: -1},
 			"1.2": {Accepted: "yes", Tickets: "yes", Resumption: "yes", TicketReuse: "yes", Load: "yes", PerConnection: 1, Lifetime: lifetime},
 			"1.3": {Accepted: "yes", Tickets: "yes", Resumption: "yes", TicketReuse: "yes", Load: "yes", PerConnection: 2, Lifetime: lifetime},
-		}},
+		}, probe.ResumesByBoth},
 		// Tickets off with a shared cache: TLS 1.2 resumes by session ID
-		// only (not tested by Go); TLS 1.3 gets stateful tickets that
-		// name a session in the shared cache, and they resume.
+		// only; TLS 1.3 gets stateful tickets that name a session in the
+		// shared cache, and they resume.
 		{"tickets off, shared cache", peers.NginxConfig{Tickets: false, SessionCache: "shared:SSL:1m"}, false, map[string]expect{
 			"1.2": {Accepted: "yes", Tickets: "no", Resumption: "no:no session ticket", TicketReuse: "not tested", Load: "not tested", PerConnection: 0},
 			"1.3": {Accepted: "yes", Tickets: "yes", Resumption: "yes", TicketReuse: "yes", Load: "yes", PerConnection: 2, Lifetime: lifetime},
-		}},
+		}, probe.ResumesBySessionID},
 		// Tickets off and no cache: OpenSSL still sends TLS 1.3 tickets,
 		// but they name sessions nobody keeps, so none resumes.
 		{"tickets off, no cache", peers.NginxConfig{Tickets: false, SessionCache: "off"}, false, map[string]expect{
 			"1.2": {Accepted: "yes", Tickets: "no", Resumption: "no", PerConnection: 0},
 			"1.3": {Accepted: "yes", Tickets: "yes", Resumption: "no:full handshake", TicketReuse: "not tested", Load: "not tested", PerConnection: 2},
-		}},
+		}, probe.ResumesByNeither},
 		{"verify client, with certificate", peers.NginxConfig{Tickets: true, SessionCache: "shared:SSL:1m", VerifyClient: "on", ClientCA: p.CAFile}, true, map[string]expect{
 			"1.2": {Accepted: "yes", Resumption: "yes", Mutual: "yes:200 OK", Load: "yes", PerConnection: 1},
 			"1.3": {Accepted: "yes", Resumption: "yes", Mutual: "yes:200 OK", Load: "yes", PerConnection: 2},
-		}},
+		}, probe.ResumesByBoth},
 		// Without a certificate nginx completes the handshake and answers
 		// 400: resumption works, mutual resumption is not tested.
 		{"verify client, without certificate", peers.NginxConfig{Tickets: true, SessionCache: "shared:SSL:1m", VerifyClient: "on", ClientCA: p.CAFile}, false, map[string]expect{
 			"1.3": {Accepted: "yes", Resumption: "yes", Mutual: "not tested:asked for a client certificate", PerConnection: 2},
-		}},
+		}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -160,6 +164,9 @@ func TestNginx(t *testing.T) {
 			rep := runProbe(t, o)
 			for v, want := range tt.versions {
 				checkVersion(t, rep, v, want)
+			}
+			if tt.resumesBy != "" {
+				checkSessionID(t, rep, "", "", tt.resumesBy)
 			}
 			if tt.conf.VerifyClient != "" {
 				want := "HTTP/1.1 200 OK"

@@ -126,8 +126,9 @@ func (p *prober) version(ctx context.Context, v uint16) (Version, error) {
 		vr.MutualResumption = notTested(reason)
 		vr.Load.Finding = notTested(reason)
 		if v == tls.VersionTLS12 {
-			f := sessionIDFinding(v, serverFlight{SessionIDLen: -1})
+			f := notTested(reason)
 			vr.SessionIDResumption = &f
+			vr.SessionIDConcurrent = &SessionIDLoad{Finding: f}
 		}
 		return vr
 	}
@@ -171,6 +172,9 @@ func (p *prober) version(ctx context.Context, v uint16) (Version, error) {
 		return skipAll("tlsbench checks resumption with TLS 1.2 and 1.3 only"), nil
 	}
 	p.resumption(ctx, v, suites, first, &vr)
+	if v == tls.VersionTLS12 {
+		vr.ResumesBy = resumesBy(vr.Resumption, *vr.SessionIDResumption)
+	}
 	return vr, nil
 }
 
@@ -351,8 +355,7 @@ func (p *prober) resumption(ctx context.Context, v uint16, suites []uint16, firs
 	tickets := first.Sessions
 	vr.Tickets = p.countTickets(v, first)
 	if v == tls.VersionTLS12 {
-		f := sessionIDFinding(v, first.Flight)
-		vr.SessionIDResumption = &f
+		p.sessionIDChecks(ctx, suites, vr)
 	}
 	kind := "ticket"
 	if v >= tls.VersionTLS13 {
@@ -525,20 +528,6 @@ func seconds(s uint32) string {
 		}
 	}
 	return fmt.Sprintf("%d s", s)
-}
-
-// sessionIDFinding is TLS 1.2 session-ID resumption: never tested, since
-// Go's client resumes TLS 1.2 only with tickets; the ServerHello's session
-// ID is reported as a hint.
-func sessionIDFinding(v uint16, f serverFlight) Finding {
-	reason := "Go's crypto/tls client resumes TLS 1.2 only with session tickets (RFC 5077), never by session ID"
-	switch {
-	case f.SessionIDLen > 0:
-		reason += fmt.Sprintf("; the ServerHello carried a %d-byte session ID, so the server may cache sessions (check with: openssl s_client -tls1_2 -no_ticket -reconnect)", f.SessionIDLen)
-	case f.SessionIDLen == 0:
-		reason += "; the ServerHello carried no session ID"
-	}
-	return notTested(reason)
 }
 
 func (p *prober) mutualUntested(first connResult, reason string) Finding {

@@ -120,12 +120,22 @@ func writeVersion(tw io.Writer, row func(k, v string), v Version) {
 
 // writeResumption writes a version's resumption findings.
 func writeResumption(row func(k, v string), v Version) {
+	if v.Version == "1.2" && v.SessionIDResumption != nil {
+		row("resumes by", resumesByText(v))
+	}
 	row("tickets per connection", ticketsText(v.Tickets))
 	switch v.Version {
 	case "1.2":
 		row("ticket resumption", findingText(v.Resumption))
 		if v.SessionIDResumption != nil {
 			row("session-ID resumption", findingText(*v.SessionIDResumption))
+		}
+		if c := v.SessionIDConcurrent; c != nil {
+			label := "simultaneous session ID"
+			if c.Concurrency > 0 {
+				label = fmt.Sprintf("session-ID resumption at c%d", c.Concurrency)
+			}
+			row(label, findingText(c.Finding))
 		}
 	case "1.3":
 		row("PSK resumption", findingText(v.Resumption))
@@ -196,6 +206,22 @@ func requestText(r Request) string {
 		return "none (read only)"
 	}
 	return string(r)
+}
+
+// resumesByText sums up the ways TLS 1.2 resumed, or says which of the
+// two was not answered.
+func resumesByText(v Version) string {
+	switch v.ResumesBy {
+	case ResumesByBoth:
+		return "ticket and session ID"
+	case ResumesByTicket:
+		return "ticket only (not session ID)"
+	case ResumesBySessionID:
+		return "session ID only (not ticket)"
+	case ResumesByNeither:
+		return "neither ticket nor session ID"
+	}
+	return fmt.Sprintf("ticket: %s; session ID: %s", v.Resumption.Status, v.SessionIDResumption.Status)
 }
 
 func findingText(f Finding) string {

@@ -131,9 +131,19 @@ type Version struct {
 	// Resumption with a ticket: TLS 1.2 session tickets (RFC 5077) or
 	// TLS 1.3 PSK resumption.
 	Resumption Finding `json:"resumption"`
-	// SessionIDResumption is TLS 1.2 resumption by session ID, which Go's
-	// client does not do: always not tested, with what was observed.
+	// SessionIDResumption is TLS 1.2 resumption by session ID (RFC 5246
+	// abbreviated handshake): a full handshake offering no ticket, then
+	// one connection offering its session ID alone. TLS 1.2 only.
 	SessionIDResumption *Finding `json:"session_id_resumption,omitempty"`
+	// SessionIDConcurrent is Concurrency simultaneous resumptions of one
+	// session ID: all resume when the server's cache is shared by all
+	// its connections, some when each worker process has its own.
+	// TLS 1.2 only.
+	SessionIDConcurrent *SessionIDLoad `json:"session_id_under_concurrency,omitempty"`
+	// ResumesBy sums up how TLS 1.2 resumes: "ticket", "session_id",
+	// "both" or "neither"; absent when either way was not answered
+	// (not tested, or an error). TLS 1.2 only.
+	ResumesBy string `json:"resumes_by,omitempty"`
 	// TicketReuse: yes when one ticket resumed twice, no when the second
 	// use was refused while a fresh ticket still resumed (single-use
 	// tickets).
@@ -173,6 +183,27 @@ type Load struct {
 	// ticket offered again and again) or "single" (each once).
 	TicketReuse string `json:"ticket_reuse,omitempty"`
 }
+
+// SessionIDLoad is one round of simultaneous resumptions of one TLS 1.2
+// session by its ID.
+type SessionIDLoad struct {
+	Finding
+	Concurrency int `json:"concurrency,omitempty"`
+	// Resumed were abbreviated handshakes whose server Finished
+	// verified; NewSessions got a new session instead; Errors failed
+	// otherwise.
+	Resumed     int `json:"resumed"`
+	NewSessions int `json:"new_sessions"`
+	Errors      int `json:"errors"`
+}
+
+// The values of Version.ResumesBy.
+const (
+	ResumesByTicket    = "ticket"
+	ResumesBySessionID = "session_id"
+	ResumesByBoth      = "both"
+	ResumesByNeither   = "neither"
+)
 
 // Lookup returns the report of version v ("1.2"), or nil.
 func (r *Report) Lookup(v string) *Version {

@@ -54,13 +54,17 @@ var rules = map[string]rule{
 	"server":           {may: []string{"bulk", "keys", "pki", "tlsconf", "stats", "internal/ktls"}, utilities: true},
 	"proxy":            {may: []string{"keys", "pki", "tlsconf", "internal/ktls"}, utilities: true},
 	"bulk":             {},
-	"probe":            {may: []string{"client", "tlsconf", "pki", "results"}, utilities: true},
+	"probe":            {may: []string{"client", "client/sessionid", "probe/sessionidcheck", "tlsconf", "pki", "results"}, utilities: true},
 	"keys":             {may: []string{"pki", "tlsconf"}, utilities: true},
 	"pki":              {utilities: true},
 	"tlsconf":          {may: []string{"internal/ktls"}, utilities: true},
 	"internal/ktls":    {},
 	"stats":            {},
 	"results":          {may: []string{"stats"}},
+
+	// The connections of the probe's checks of resumption by session ID.
+	"probe/sessionidcheck": {may: []string{"client", "client/sessionid"}, utilities: true},
+
 	// report, the tables of one results file, is the base of the
 	// comparison, and the page draws both: imports run report <-
 	// report/compare <- report/html, never back.

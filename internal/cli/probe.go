@@ -25,13 +25,14 @@ Finds out what a TLS server really does: the TLS versions it accepts (1.0
 and 1.1 too: Go's client can still offer them), the cipher suite, group and
 ALPN protocol each version negotiates, its certificate chain, how many
 session tickets it sends per connection and for how long, whether it
-resumes TLS 1.2 tickets and TLS 1.3 PSKs, whether a ticket can be used twice
-or only once, whether a session made with a client certificate resumes, and
-the resumption rate under --concurrency simultaneous handshakes. What
-tlsbench cannot test (for example TLS 1.2 resumption by session ID, which
-Go's client does not do) is reported as "not tested" with the reason, never
-as "no". The exit status is 0 whenever the probe ran, whatever the server
-supports.
+resumes TLS 1.2 tickets and TLS 1.3 PSKs, whether it resumes TLS 1.2 by
+session ID (once, and --concurrency times at once: all of them when its
+session cache is shared), whether a ticket can be used twice or only once,
+whether a session made with a client certificate resumes, and the
+resumption rate under --concurrency simultaneous handshakes. What tlsbench
+cannot test (for example resumption with TLS 1.0 and 1.1) is reported as
+"not tested" with the reason, never as "no". The exit status is 0 whenever
+the probe ran, whatever the server supports.
 
 After each handshake the client sends --request and reads the answer: TLS
 1.3 tickets arrive after the handshake, and a client that closes without

@@ -43,7 +43,7 @@ func TestProbeServe(t *testing.T) {
 	}
 	// The JSON field names are a contract for scripts.
 	for _, f := range []string{`"target"`, `"certificate"`, `"versions"`, `"accepted"`, `"tickets"`, `"per_connection"`,
-		`"lifetime_seconds"`, `"resumption"`, `"session_id_resumption"`, `"ticket_reuse"`, `"mutual_resumption"`, `"resumption_under_load"`} {
+		`"lifetime_seconds"`, `"resumption"`, `"session_id_resumption"`, `"session_id_under_concurrency"`, `"resumes_by"`, `"ticket_reuse"`, `"mutual_resumption"`, `"resumption_under_load"`} {
 		if !strings.Contains(stdout.String(), f) {
 			t.Errorf("JSON has no %s field", f)
 		}
@@ -53,7 +53,7 @@ func TestProbeServe(t *testing.T) {
 	if err := cli.Run(ctx, common, &stdout, &stderr); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"TLS 1.3", "PSK resumption", "ticket resumption", "session-ID resumption", "not tested: Go's crypto/tls client", "resumption at c8"} {
+	for _, want := range []string{"TLS 1.3", "PSK resumption", "ticket resumption", "session-ID resumption", "no: the server gave no session ID", "resumes by", "resumption at c8"} {
 		if !strings.Contains(stdout.String(), want) {
 			t.Errorf("table lacks %q:\n%s", want, stdout.String())
 		}

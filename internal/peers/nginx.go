@@ -35,6 +35,10 @@ type NginxConfig struct {
 	HTTP2 bool
 	// Workers is worker_processes (default 1).
 	Workers int
+	// ReusePort adds the reuseport listen parameter: each worker gets
+	// a socket of its own, and the kernel spreads connections over them
+	// by address hash (without it, one worker may take most).
+	ReusePort bool
 	// Extra is appended to the server block verbatim.
 	Extra string
 	// Dir is where the configuration, pid file and logs go (default a
@@ -66,7 +70,7 @@ http {
     uwsgi_temp_path {{.Dir}}/tmp/uwsgi;
     scgi_temp_path {{.Dir}}/tmp/scgi;
     server {
-        listen 127.0.0.1:{{.Port}} ssl{{if .HTTP2}} http2{{end}};
+        listen 127.0.0.1:{{.Port}} ssl{{if .HTTP2}} http2{{end}}{{if .ReusePort}} reuseport{{end}};
         server_name localhost;
         ssl_certificate {{.Cert}};
         ssl_certificate_key {{.Key}};
