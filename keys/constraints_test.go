@@ -231,7 +231,7 @@ func TestLoadErrors(t *testing.T) {
 		{name: "no identity", want: []string{"no server identity"}},
 		{name: "wrong password", sources: []Source{src}, opts: []Option{WithP12Password(writePassword(t, dir, "wrong"))},
 			want: []string{p12, "wrong password"}, is: pki.ErrWrongPassword},
-		{name: "no password", sources: []Source{src}, want: []string{p12, "{P12PasswordFile} FILE", PasswordEnv}},
+		{name: "no password", sources: []Source{src}, want: []string{p12, "(P12PasswordFile FILE)", PasswordEnv}},
 		{name: "empty password file", sources: []Source{src}, opts: []Option{WithP12Password(writePassword(t, t.TempDir(), ""))},
 			want: []string{"first line is empty"}},
 		{name: "pem given as pkcs12", sources: []Source{{P12File: p.src[idECDSA].CertFile}}, env: "x",

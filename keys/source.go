@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/tlsbench/tlsbench/internal/field"
 )
 
 // Source names one identity on disk: a PEM certificate chain (leaf first)
@@ -109,9 +111,9 @@ func (p Password) Read() (string, error) {
 	case p.env != "":
 		v, ok := os.LookupEnv(p.env)
 		if !ok || v == "" {
-			return "", fmt.Errorf("environment variable %s is not set; set it to the PKCS#12 password or give a password file ({P12PasswordFile} FILE)", p.env)
+			return "", field.Errorf("", nil, "environment variable %s is not set; set it to the PKCS#12 password or give a password file (%s FILE)", p.env, field.Ref("P12PasswordFile"))
 		}
 		return v, nil
 	}
-	return "", fmt.Errorf("no password given; give a password file ({P12PasswordFile} FILE) or set %s", PasswordEnv)
+	return "", field.Errorf("", nil, "no password given; give a password file (%s FILE) or set %s", field.Ref("P12PasswordFile"), PasswordEnv)
 }

@@ -78,12 +78,12 @@ func checkRunArgs(args []string, haveSecret bool) error {
 		}
 	}
 	if !target {
-		return field.Errorf("RunArgs", nil, "a sharded run needs {Target.Addr} HOST:PORT, the server every shard loads "+
-			"(the built-in server runs once per machine, so the shards would each measure their own)")
+		return field.Errorf("RunArgs", nil, "a sharded run needs %s HOST:PORT, the server every shard loads "+
+			"(the built-in server runs once per machine, so the shards would each measure their own)", field.Ref("Target.Addr"))
 	}
 	if !duration {
-		return field.Errorf("RunArgs", nil, "a sharded run needs {Duration}: cases of a fixed length, "+
-			"so that every shard computes the same case boundaries")
+		return field.Errorf("RunArgs", nil, "a sharded run needs %s: cases of a fixed length, "+
+			"so that every shard computes the same case boundaries", field.Ref("Duration"))
 	}
 	return nil
 }
@@ -96,8 +96,8 @@ func checkPodFile(f runFlag, haveSecret bool) error {
 	}
 	shown := f.typed + " " + f.value
 	if !haveSecret {
-		return field.Errorf("RunArgs", shown, "the pods have no files but a Secret's: mount one with {Secret} "+
-			"and name the file as %s/%s", SecretPath, path.Base(f.value))
+		return field.Errorf("RunArgs", shown, "the pods have no files but a Secret's: mount one with %s "+
+			"and name the file as %s/%s", field.Ref("Secret"), SecretPath, path.Base(f.value))
 	}
 	if !strings.HasPrefix(path.Clean(f.value), SecretPath+"/") {
 		return field.Errorf("RunArgs", shown, "the Secret's files are in %s in the pod: name it %s/%s",

@@ -44,9 +44,9 @@ func TestSpecErrors(t *testing.T) {
 		{"negative deadline", func(s *kubejob.Spec) { s.Deadline = -time.Hour }, "Deadline", "between 1s and"},
 		{"deadline too long", func(s *kubejob.Spec) { s.Deadline = 30 * 24 * time.Hour }, "Deadline", "between 1s and"},
 		{"negative ttl", func(s *kubejob.Spec) { s.TTL = -time.Second }, "TTL", "between 0"},
-		{"no target", func(s *kubejob.Spec) { s.RunArgs = []string{"--tls", "1.3"} }, "RunArgs", "needs {Target.Addr} HOST:PORT"},
-		{"no duration", func(s *kubejob.Spec) { s.RunArgs = []string{"--target", "h:1", "--iterations", "5"} }, "RunArgs", "needs {Duration}: cases of a fixed length"},
-		{"no run args", func(s *kubejob.Spec) { s.RunArgs = nil }, "RunArgs", "needs {Target.Addr}"},
+		{"no target", func(s *kubejob.Spec) { s.RunArgs = []string{"--tls", "1.3"} }, "RunArgs", "needs Target.Addr HOST:PORT"},
+		{"no duration", func(s *kubejob.Spec) { s.RunArgs = []string{"--target", "h:1", "--iterations", "5"} }, "RunArgs", "needs Duration: cases of a fixed length"},
+		{"no run args", func(s *kubejob.Spec) { s.RunArgs = nil }, "RunArgs", "needs Target.Addr"},
 		{"dashes", func(s *kubejob.Spec) { s.RunArgs = []string{"--target", "h:1", "--"} }, "RunArgs", "the run takes flags only"},
 		{"dashes before target", func(s *kubejob.Spec) { s.RunArgs = []string{"--", "--target", "h:1"} }, "RunArgs", "the run takes flags only"},
 		{"not UTF-8", func(s *kubejob.Spec) { s.RunArgs = append(s.RunArgs, "--sni", "\xff") }, "RunArgs", "UTF-8 text"},
@@ -59,7 +59,7 @@ func TestSpecErrors(t *testing.T) {
 		{"out dash", func(s *kubejob.Spec) { s.RunArgs = append(s.RunArgs, "--out=-") }, "RunArgs", "writes its records to its log"},
 		{"o", func(s *kubejob.Spec) { s.RunArgs = append(s.RunArgs, "-o", "r.jsonl") }, "RunArgs", "writes its records to its log"},
 		{"ca without secret", func(s *kubejob.Spec) { s.RunArgs = append(s.RunArgs, "--ca", "pki/ca.pem") }, "RunArgs",
-			"mount one with {Secret} and name the file as /etc/tlsbench/ca.pem"},
+			"mount one with Secret and name the file as /etc/tlsbench/ca.pem"},
 		{"ca outside the secret", func(s *kubejob.Spec) {
 			s.Secret, s.RunArgs = "pki", append(s.RunArgs, "--ca=/etc/ssl/ca.pem")
 		}, "RunArgs", "name it /etc/tlsbench/ca.pem"},
@@ -67,7 +67,7 @@ func TestSpecErrors(t *testing.T) {
 			s.Secret, s.RunArgs = "pki", append(s.RunArgs, "--client-key", "/etc/tlsbench/../shadow")
 		}, "RunArgs", "name it /etc/tlsbench/shadow"},
 		{"cert without secret", func(s *kubejob.Spec) { s.RunArgs = append(s.RunArgs, "-client-cert=/etc/tlsbench/c.pem") }, "RunArgs",
-			"mount one with {Secret}"},
+			"mount one with Secret"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

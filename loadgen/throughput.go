@@ -72,7 +72,7 @@ func RunThroughput(ctx context.Context, tc ThroughputCase) (*results.Record, err
 	// before the tls_stat window: the probe's socket is not counted).
 	use, reason, err := tc.KTLS.DecideFor(tc.Version, tc.Cipher, ktls.Both)
 	if err != nil {
-		return fail(err)
+		return fail(fmt.Errorf("%s on: %w", tc.Words.Name("KTLS"), err))
 	}
 	if tc.isHTTP() && tc.KTLS == ktls.ModeAuto {
 		use, reason = false, httpNote

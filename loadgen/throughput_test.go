@@ -178,7 +178,7 @@ func TestThroughputKTLSOnRefused(t *testing.T) {
 	tc.KTLS = ktls.ModeOn
 	rec, err := loadgen.RunThroughput(context.Background(), tc)
 	// The kernel's refusal is internal/ktls's own message.
-	want := "--ktls on: kTLS is not supported"
+	want := "KTLS on: kTLS is not supported"
 	if ktls.Supported() == nil {
 		// A kTLS kernel: this in-process server was started without
 		// WithKTLS, and says so.

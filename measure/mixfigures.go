@@ -20,7 +20,7 @@ func (hc *HandshakeCase) validateMix() error {
 	case !(*f >= 0 && *f <= 1):
 		return field.Errorf("ResumeRatio", *f, "must be a share between 0 and 1")
 	case !hc.Resume:
-		return field.Errorf("ResumeRatio", *f, "a mix needs the clients' session caches: set {Resume}")
+		return field.Errorf("ResumeRatio", *f, "a mix needs the clients' session caches: set %s", field.Ref("Resume"))
 	}
 	return nil
 }

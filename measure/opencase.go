@@ -1,7 +1,6 @@
 package measure
 
 import (
-	"fmt"
 	"math"
 	"time"
 
@@ -123,14 +122,15 @@ func ScheduledRate(rate float64, length time.Duration) (scheduled, off float64) 
 const MinWindow = 10 * time.Millisecond
 
 // ShortWindow says why duration split into iterations windows is too
-// short (below MinWindow) and how to fix it, naming the two settings as
-// given.
-func ShortWindow(duration time.Duration, iterations int, durationName, iterationsName string) string {
+// short (below MinWindow) and how to fix it: a format and its arguments,
+// which name the two settings by durationRef and iterationsRef, as the
+// caller's error refers to settings (field.Ref, a plan setting).
+func ShortWindow(duration time.Duration, iterations int, durationRef, iterationsRef any) (format string, args []any) {
 	if iterations <= 1 {
-		return fmt.Sprintf("shorter than the %v a window needs: lengthen %s to at least %v", MinWindow, durationName, MinWindow)
+		return "shorter than the %v a window needs: lengthen %s to at least %v", []any{MinWindow, durationRef, MinWindow}
 	}
-	return fmt.Sprintf("split into %d windows of %v, each shorter than the %v a window needs: lengthen %s to at least %v or lower %s",
-		iterations, duration/time.Duration(iterations), MinWindow, durationName, MinWindow*time.Duration(iterations), iterationsName)
+	return "split into %d windows of %v, each shorter than the %v a window needs: lengthen %s to at least %v or lower %s",
+		[]any{iterations, duration / time.Duration(iterations), MinWindow, durationRef, MinWindow * time.Duration(iterations), iterationsRef}
 }
 
 // ValidateOpen checks the open-loop settings (Rate, Arrival,
@@ -140,11 +140,12 @@ func (hc *HandshakeCase) ValidateOpen() error {
 	case hc.Duration < 0:
 		return field.Errorf("Duration", hc.Duration, "must be positive, or 0 for none")
 	case hc.Duration > 0 && hc.Iterations > 0 && hc.Duration/time.Duration(hc.Iterations) < MinWindow:
-		return field.Errorf("Duration", hc.Duration, "%s", ShortWindow(hc.Duration, hc.Iterations, "{Duration}", "{Iterations}"))
+		format, args := ShortWindow(hc.Duration, hc.Iterations, field.Ref("Duration"), field.Ref("Iterations"))
+		return field.Errorf("Duration", hc.Duration, format, args...)
 	case hc.Duration > 0 && hc.TargetError > 0:
-		return field.Errorf("TargetError", nil, "a case given {Duration} measures that long: it has no target error")
+		return field.Errorf("TargetError", nil, "a case given %s measures that long: it has no target error", field.Ref("Duration"))
 	case hc.Rate == 0 && (hc.Arrival != "" || hc.MaxInflight != 0):
-		return field.Errorf("Rate", nil, "{Arrival} and {MaxInflight} shape a schedule: give {Rate}")
+		return field.Errorf("Rate", nil, "%s and %s shape a schedule: give %s", field.Ref("Arrival"), field.Ref("MaxInflight"), field.Ref("Rate"))
 	case hc.Rate == 0:
 		return nil
 	case !(hc.Rate > 0) || math.IsInf(hc.Rate, 1):
@@ -154,9 +155,9 @@ func (hc *HandshakeCase) ValidateOpen() error {
 	case hc.MaxInflight < 0:
 		return field.Errorf("MaxInflight", hc.MaxInflight, "must be at least 1")
 	case hc.TargetError > 0:
-		return field.Errorf("TargetError", nil, "an open-loop case measures {Iterations} windows of its schedule: it has no target error")
+		return field.Errorf("TargetError", nil, "an open-loop case measures %s windows of its schedule: it has no target error", field.Ref("Iterations"))
 	case hc.Iterations > 0 && hc.Duration > 0 && hc.Rate*(hc.Duration/time.Duration(hc.Iterations)).Seconds() < 0.5:
-		return field.Errorf("Duration", hc.Duration, "split into %d windows, none would start a connection at %g per second: lengthen it or lower {Iterations}", hc.Iterations, hc.Rate)
+		return field.Errorf("Duration", hc.Duration, "split into %d windows, none would start a connection at %g per second: lengthen it or lower %s", hc.Iterations, hc.Rate, field.Ref("Iterations"))
 	case hc.Iterations > 0 && hc.Duration == 0 && hc.Handshakes > 0 && float64(hc.Handshakes)/hc.Rate > 3600:
 		return field.Errorf("Rate", hc.Rate, "a window of %d connections would last over an hour", hc.Handshakes)
 	}

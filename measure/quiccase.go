@@ -36,7 +36,7 @@ func (hc *HandshakeCase) validateQUIC() error {
 	case hc.Proxy != nil:
 		return field.Errorf("Proxy", nil, "a proxy is reached over TCP: QUIC cases cannot go through one")
 	case q.EarlyData && !hc.Resume:
-		return field.Errorf("QUIC.EarlyData", nil, "early data needs a session to resume: set {Resume}")
+		return field.Errorf("QUIC.EarlyData", nil, "early data needs a session to resume: set %s", field.Ref("Resume"))
 	}
 	switch q.Request {
 	case "", client.RequestPing, client.RequestHTTP, client.RequestHTTPGet:

@@ -47,10 +47,10 @@ func (hc *HandshakeCase) ValidateShard() error {
 	case hc.Shards > 1 && (hc.Shard < 0 || hc.Shard >= hc.Shards):
 		return field.Errorf("Shard", hc.Shard, "must be from 0 to %d", hc.Shards-1)
 	case hc.Shards > 1 && hc.Rate > 0 && hc.Duration == 0:
-		return field.Errorf("Shards", hc.Shards, "an open-loop shard needs {Duration}, which fixes the windows all shards share")
+		return field.Errorf("Shards", hc.Shards, "an open-loop shard needs %s, which fixes the windows all shards share", field.Ref("Duration"))
 	case hc.Shards > 1 && hc.Rate > 0 && hc.Iterations > 0 &&
 		math.Round(hc.Rate*float64(hc.Shards)*(hc.Duration/time.Duration(hc.Iterations)).Seconds()) < float64(hc.Shards):
-		return field.Errorf("Rate", hc.Rate, "a window of the whole schedule would hold fewer connections than there are {Shards}: some shard would start none; lengthen {Duration}, lower {Iterations} or use fewer shards")
+		return field.Errorf("Rate", hc.Rate, "a window of the whole schedule would hold fewer connections than there are %s: some shard would start none; lengthen %s, lower %s or use fewer shards", field.Ref("Shards"), field.Ref("Duration"), field.Ref("Iterations"))
 	}
 	return nil
 }

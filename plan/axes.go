@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/tlsbench/tlsbench/internal/field"
 	"github.com/tlsbench/tlsbench/internal/ktls"
 	"github.com/tlsbench/tlsbench/pki"
 	"github.com/tlsbench/tlsbench/results"
@@ -482,7 +481,7 @@ func (m *Matrix) Duplicates() error {
 			a.set(&c, v)
 			l := a.label(&c)
 			if seen[l] {
-				return field.Errorf(a.field, nil, "%s is given twice", l)
+				return Errorf(OfField(a.field), nil, "%s is given twice", l)
 			}
 			seen[l] = true
 		}
@@ -494,6 +493,16 @@ func (m *Matrix) Duplicates() error {
 // runnable (joined by "/"), for the error when no case of a plan can
 // run; "" for a runnable case.
 func (c *Case) NotRunnableBy() string { return c.notRunnableBy }
+
+// NotRunnableError is the error when no case of a plan can run, this
+// case being the first: it names the settings whose values make it so.
+func (c *Case) NotRunnableError() *Error {
+	by := ofFields(strings.Split(c.notRunnableBy, "/"))
+	if len(by) == 0 {
+		return &Error{format: "no case can run: %s", args: []any{c.NotRunnable}}
+	}
+	return &Error{Setting: by[0], Also: by[1:], format: "no case can run: %s", args: []any{c.NotRunnable}}
+}
 
 // Uses reports whether the case's plan uses the axis of the record
 // parameter param: whether the hooks of that axis apply to it.

@@ -129,6 +129,9 @@ func (m *Matrix) Check() error {
 	for _, s := range tableAxes() {
 		if vals := m.Values[s.Axis.Param]; len(vals) > 0 && s.Axis.Check != nil {
 			if err := s.Axis.Check(vals, m); err != nil {
+				if f, ok := err.(*fault); ok {
+					return f.resolve()
+				}
 				return err
 			}
 		}

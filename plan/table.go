@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/tlsbench/tlsbench/internal/field"
 	"github.com/tlsbench/tlsbench/results"
 	"github.com/tlsbench/tlsbench/tlsconf"
 )
@@ -110,7 +109,7 @@ var caseSettings = []Setting{
 		Help: "discarded warm-up iterations per case",
 	},
 	{
-		Name: "case-time", Group: GroupCase, Commands: Run, Kind: Scalar, Placeholder: "DURATION",
+		Name: "case-time", Fields: []string{"CaseTime", "MaxDuration"}, Group: GroupCase, Commands: Run, Kind: Scalar, Placeholder: "DURATION",
 		Default: "3s", Modes: Both, Ends: Client,
 		Help: "stop measuring a case after this long (at least 2 iterations, and all of --iterations when given; throughput cases are cut at it whatever --iterations says); 0 for no limit",
 	},
@@ -135,7 +134,7 @@ var caseSettings = []Setting{
 		Help: "largest SHARE of a case's connections that may fail, e.g. 0.1% or 0.001; 100% disables the check",
 	},
 	{
-		Name: "conn-timeout", Group: GroupCase, Commands: Run, Kind: Scalar, Placeholder: "DURATION",
+		Name: "conn-timeout", Fields: []string{"ConnTimeout"}, Group: GroupCase, Commands: Run, Kind: Scalar, Placeholder: "DURATION",
 		Default: "10s", Modes: Both, Ends: Client,
 		Help: "limit for one connection: connect, handshake, ping, close",
 	},
@@ -180,12 +179,12 @@ var earlyDataAxis = &Axis{
 		if slices.Contains(vals, any(true)) {
 			for _, t := range m.Transports {
 				if t != TransportQUIC {
-					return field.Errorf("EarlyData", "on", "Go's TLS over TCP has no 0-RTT: early data needs {Transports} quic")
+					return &fault{field: "EarlyData", value: "on", format: "Go's TLS over TCP has no 0-RTT: early data needs %s quic", args: []any{fieldRef("Transports")}}
 				}
 			}
 		}
 		if !slices.Contains(m.Transports, TransportQUIC) {
-			return field.Errorf("EarlyData", nil, "early data is sent over QUIC: add {Transports} quic")
+			return &fault{field: "EarlyData", format: "early data is sent over QUIC: add %s quic", args: []any{fieldRef("Transports")}}
 		}
 		return nil
 	},

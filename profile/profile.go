@@ -39,7 +39,7 @@ type Settings struct {
 func (pr Settings) Validate() error {
 	if pr.Dir == "" {
 		if pr.Alloc {
-			return field.Errorf("Profile.Alloc", true, "{Profile.Alloc} needs {Profile.Dir}, the directory the profiles go to")
+			return field.Errorf("Profile.Alloc", true, "%s needs %s, the directory the profiles go to", field.Ref("Profile.Alloc"), field.Ref("Profile.Dir"))
 		}
 		return nil
 	}

@@ -145,7 +145,7 @@ func TestSettingsValidate(t *testing.T) {
 		want  string
 	}{
 		{"none", Settings{}, "", ""},
-		{"alloc alone", Settings{Alloc: true}, "Profile.Alloc", "needs {Profile.Dir}"},
+		{"alloc alone", Settings{Alloc: true}, "Profile.Alloc", "needs Profile.Dir"},
 		{"a file", Settings{Dir: file}, "Profile.Dir", "is a file, not a directory"},
 		{"under a file", Settings{Dir: filepath.Join(file, "sub")}, "Profile.Dir", "cannot be created: not a directory"},
 		{"made", Settings{Dir: filepath.Join(dir, "a", "b")}, "", ""},

@@ -30,7 +30,7 @@ const caName = "tlsbench proxy CA"
 func DefaultPKIDir() (string, error) {
 	dir, err := os.UserConfigDir()
 	if err != nil {
-		return "", field.Errorf("PKIDir", nil, "no per-user configuration directory (%v): give {PKIDir} DIR", err)
+		return "", field.Errorf("PKIDir", nil, "no per-user configuration directory (%v): give %s DIR", err, field.Ref("PKIDir"))
 	}
 	return filepath.Join(dir, "tlsbench", "proxy"), nil
 }

@@ -93,8 +93,7 @@ func checkCovers(cert *x509.Certificate, d destPolicy, dir string) error {
 	if what == "" {
 		return nil
 	}
-	return field.Errorf("PKIDir", dir, "the proxy's CA there was written for other destinations: its name constraints do not permit %s of {AllowDest}; give another {PKIDir}, or remove %s and %s there for a new CA (which clients must then trust)",
-		what, CACertFile, CAKeyFile)
+	return field.Errorf("PKIDir", dir, "the proxy's CA there was written for other destinations: its name constraints do not permit %s of %s; give another %s, or remove %s and %s there for a new CA (which clients must then trust)", what, field.Ref("AllowDest"), field.Ref("PKIDir"), CACertFile, CAKeyFile)
 }
 
 // ipCovered reports whether every address of p may appear in a

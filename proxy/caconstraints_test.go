@@ -125,7 +125,7 @@ func TestCAReusedOnlyWhenItCovers(t *testing.T) {
 		{unconstrained, []string{"0.0.0.0/0", "::/0"}, ""},
 		{byDefault, nil, ""},
 		{byDefault, []string{"127.0.0.1", "localhost"}, ""},
-		{byDefault, []string{"10.0.0.0/8"}, "do not permit 10.0.0.0/8 of {AllowDest}"},
+		{byDefault, []string{"10.0.0.0/8"}, "do not permit 10.0.0.0/8 of AllowDest"},
 		{byName, []string{"origin.test"}, ""},
 		{byName, []string{"a.origin.test"}, ""},
 		{byName, []string{"evil.example"}, "do not permit evil.example"},

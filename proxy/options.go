@@ -171,13 +171,13 @@ func (o Options) Validate() error {
 		}
 	}
 	if (o.CACert == "") != (o.CAKey == "") {
-		return field.Errorf("CACert", nil, "{CACert} and {CAKey} go together: give both, or neither for a CA the proxy writes itself")
+		return field.Errorf("CACert", nil, "%s and %s go together: give both, or neither for a CA the proxy writes itself", field.Ref("CACert"), field.Ref("CAKey"))
 	}
 	if o.CACert != "" && o.PKIDir != "" {
-		return field.Errorf("PKIDir", o.PKIDir, "the proxy writes its CA there only without {CACert} and {CAKey}: give one or the other")
+		return field.Errorf("PKIDir", o.PKIDir, "the proxy writes its CA there only without %s and %s: give one or the other", field.Ref("CACert"), field.Ref("CAKey"))
 	}
 	if o.OriginInsecure && o.OriginCA != "" {
-		return field.Errorf("OriginInsecure", nil, "{OriginInsecure} verifies nothing, {OriginCA} verifies with a CA: give one")
+		return field.Errorf("OriginInsecure", nil, "%s verifies nothing, %s verifies with a CA: give one", field.Ref("OriginInsecure"), field.Ref("OriginCA"))
 	}
 	if o.Buffer < MinBuffer || o.Buffer > MaxBuffer {
 		return field.Errorf("Buffer", o.Buffer, "must be from %d bytes to %d MiB, e.g. 16k", MinBuffer, MaxBuffer>>20)

@@ -11,9 +11,9 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/tlsbench/tlsbench/internal/field"
 	"github.com/tlsbench/tlsbench/internal/testpki"
 	"github.com/tlsbench/tlsbench/pki"
+	"github.com/tlsbench/tlsbench/plan"
 	"github.com/tlsbench/tlsbench/runner"
 	"github.com/tlsbench/tlsbench/tlsconf"
 )
@@ -95,8 +95,8 @@ func TestCipherOnlyUnrunnable(t *testing.T) {
 		t.Errorf("error %v, want no case can run", err)
 	}
 	p.Ciphers = []string{"rc4"}
-	var fe *field.Error
-	if err := p.Validate(); !errors.As(err, &fe) || fe.Field != "Ciphers" {
+	var fe *plan.Error
+	if err := p.Validate(); !errors.As(err, &fe) || fe.Setting == nil || fe.Setting.Name != plan.OfField("Ciphers").Name {
 		t.Errorf("error %v, want a field error naming Ciphers", err)
 	}
 }

@@ -16,9 +16,10 @@
 // cases of every mode, starting one built-in server per group of cases
 // that agree on the axes that configure it.
 //
-// Validation errors are *field.Error naming plan fields (Concurrency,
-// Target.Addr), never command-line flags; a reason that refers to another
-// field writes it {Field}. Only the CLI maps fields to flags.
+// Validation errors are *plan.Error holding the setting at fault and
+// the settings its reason refers to, never command-line flags: they read
+// by the table's names (concurrency, target), and only the CLI writes
+// them as its flags.
 //
 // The built-in server runs in a child process so that the operating
 // system accounts client and server CPU time separately; its test PKI is

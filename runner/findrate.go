@@ -8,6 +8,7 @@ import (
 
 	"github.com/tlsbench/tlsbench/internal/field"
 	"github.com/tlsbench/tlsbench/loadgen"
+	"github.com/tlsbench/tlsbench/plan"
 	"github.com/tlsbench/tlsbench/results"
 	"github.com/tlsbench/tlsbench/tlsconf"
 )
@@ -37,25 +38,26 @@ func (p *Plan) validateFindRate() error {
 	if f == nil {
 		return nil
 	}
+	// The rates of a search are the plan's rules (validateOpen).
 	switch {
-	case len(p.Rates) != 1:
-		return field.Errorf("Rates", nil, "a rate search starts from one rate: give exactly one in {Rates}")
 	case !(f.SLO.Latency > 0) || !(f.SLO.Percentile > 0 && f.SLO.Percentile < 100):
-		return field.Errorf("FindRate.SLO", f.SLO.String(), "give a latency goal, e.g. p99=20ms")
+		return plan.Errorf(plan.Settings.SLO, f.SLO.String(), "give a latency goal, e.g. p99=20ms")
 	case f.SLO.MaxErrorRate < 0 || f.SLO.MaxErrorRate > 1:
-		return field.Errorf("FindRate.SLO", f.SLO.String(), "the error share must be from 0%% to 100%%")
+		return plan.Errorf(plan.Settings.SLO, f.SLO.String(), "the error share must be from 0%% to 100%%")
 	}
 	s := f.Search
 	s.Start = p.Rates[0]
-	// The search's own checks, named by the plan's fields.
+	// The search's own checks, named by the plan's settings where a
+	// setting gives the search's field (its start is the rate given).
 	err := s.Validate()
 	var fe *field.Error
 	if errors.As(err, &fe) {
-		name := "FindRate.Search." + fe.Field
-		if fe.Field == "Start" {
-			name = "Rates"
+		switch fe.Field {
+		case "Start":
+			return plan.Errorf(plan.Settings.Rate, fe.Value, "%s", fe.Reason)
+		case "MaxRate":
+			return plan.Errorf(plan.Settings.MaxRate, fe.Value, "%s", fe.Reason)
 		}
-		return field.Errorf(name, fe.Value, "%s", fe.Reason)
 	}
 	return err
 }

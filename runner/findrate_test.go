@@ -7,10 +7,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tlsbench/tlsbench/internal/field"
 	"github.com/tlsbench/tlsbench/internal/testchild"
 	"github.com/tlsbench/tlsbench/loadgen"
 	"github.com/tlsbench/tlsbench/measure"
+	"github.com/tlsbench/tlsbench/plan"
 	"github.com/tlsbench/tlsbench/results"
 	"github.com/tlsbench/tlsbench/runner"
 )
@@ -144,8 +144,8 @@ func TestValidateFindRate(t *testing.T) {
 		p := findRatePlan(good, loadgen.RateSearch{})
 		tc.edit(&p)
 		err := p.Validate()
-		fe, ok := err.(*field.Error)
-		if !ok || fe.Field != tc.field {
+		fe, ok := err.(*plan.Error)
+		if !ok || fe.Setting == nil || fe.Setting.Name != plan.OfField(tc.field).Name {
 			t.Errorf("%s: %v, want an error naming %s", tc.name, err, tc.field)
 		}
 	}

@@ -84,7 +84,7 @@ func TestTicketKeysRotatedAfterWarmup(t *testing.T) {
 			t.Errorf("message %q lacks %q", msg, want)
 		}
 	}
-	if strings.Contains(msg, "{TicketReuse} single") {
+	if strings.Contains(msg, "TicketReuse single") {
 		t.Errorf("message %q blames single-use tickets for a key rotation", msg)
 	}
 	if len(recs) != 2 {
@@ -187,7 +187,7 @@ func TestSingleUseTicketsOfAnExternalServer(t *testing.T) {
 	p.Target = runner.Target{Addr: s.Addr, CAFile: layout.RootCert, ServerName: "localhost"}
 	err = runner.Run(context.Background(), p, func(*results.Record) error { return nil })
 	var re *measure.ResumptionError
-	if !errors.As(err, &re) || !re.SingleUse || !strings.Contains(re.Error(), "{TicketReuse} single") {
+	if !errors.As(err, &re) || !re.SingleUse || !strings.Contains(re.Error(), "TicketReuse single") {
 		t.Fatalf("error %v: want a resumption failure that suggests single-use ticket reuse (TicketReuse, which the CLI writes as its flag)", err)
 	}
 	// Single use takes each session once, so a connection needs one of

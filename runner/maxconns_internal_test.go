@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/tlsbench/tlsbench/measure"
+	"github.com/tlsbench/tlsbench/plan"
 	"github.com/tlsbench/tlsbench/server"
 )
 
@@ -21,7 +22,7 @@ func TestBenchmarkMaxConns(t *testing.T) {
 		{Plan{Concurrency: []int{4096}}, 4096},
 		{Plan{Concurrency: []int{64, 2048}, Transports: []string{TransportTCP, TransportQUIC}}, 2048},
 		{Plan{Rates: []float64{100}}, measure.DefaultMaxInflight},
-		{Plan{Rates: []float64{100}, MaxInflight: maxInflight}, maxInflight},
+		{Plan{Rates: []float64{100}, MaxInflight: plan.MaxInflight}, plan.MaxInflight},
 	} {
 		if got := tt.p.peakConns(); got != tt.peak {
 			t.Errorf("peakConns(%+v) = %d, want %d", tt.p, got, tt.peak)

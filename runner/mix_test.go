@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tlsbench/tlsbench/internal/field"
 	"github.com/tlsbench/tlsbench/measure"
+	"github.com/tlsbench/tlsbench/plan"
 	"github.com/tlsbench/tlsbench/results"
 	"github.com/tlsbench/tlsbench/runner"
 )
@@ -171,14 +171,14 @@ func TestMixPlanRefused(t *testing.T) {
 		{"above-one", func(p *runner.Plan) { p.ResumeRatios = []float64{1.5} }, "between 0 (all full) and 1"},
 		{"negative", func(p *runner.Plan) { p.ResumeRatios = []float64{-0.5} }, "between 0 (all full) and 1"},
 		{"twice", func(p *runner.Plan) { p.ResumeRatios = []float64{0.5, 0.5} }, "0.5 is given twice"},
-		{"both", func(p *runner.Plan) { p.Resume = []bool{true} }, "{ResumeRatios} and {Resume}"},
+		{"both", func(p *runner.Plan) { p.Resume = []bool{true} }, "resume-ratio and resume"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			p := mixPlan(0.5)
 			tt.mutate(&p)
 			err := p.Validate()
-			var fe *field.Error
-			if !errors.As(err, &fe) || fe.Field != "ResumeRatios" || !strings.Contains(err.Error(), tt.want) {
+			var fe *plan.Error
+			if !errors.As(err, &fe) || fe.Setting == nil || fe.Setting.Name != plan.OfField("ResumeRatios").Name || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("error %v: want one on ResumeRatios saying %q", err, tt.want)
 			}
 		})

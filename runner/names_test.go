@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tlsbench/tlsbench/internal/field"
 	"github.com/tlsbench/tlsbench/pki"
+	"github.com/tlsbench/tlsbench/plan"
 	"github.com/tlsbench/tlsbench/runner"
 	"github.com/tlsbench/tlsbench/server"
 	"github.com/tlsbench/tlsbench/tlsconf"
@@ -140,19 +140,19 @@ func TestValidateRefusesDuplicates(t *testing.T) {
 		mutate func(*runner.Plan)
 		want   string
 	}{
-		{func(p *runner.Plan) { p.Versions = []uint16{tls.VersionTLS13, tls.VersionTLS13} }, "Versions: 1.3 is given twice"},
-		{func(p *runner.Plan) { p.Resume = []bool{true, false, true} }, "Resume: on is given twice"},
-		{func(p *runner.Plan) { p.Concurrency = []int{8, 1, 8} }, "Concurrency: 8 is given twice"},
-		{func(p *runner.Plan) { p.KeyTypes = []pki.KeyType{pki.RSA2048, pki.RSA2048} }, "KeyTypes: rsa-2048 is given twice"},
-		{func(p *runner.Plan) { p.Groups = []tls.CurveID{tls.X25519, tls.X25519} }, "Groups: x25519 is given twice"},
-		{func(p *runner.Plan) { p.Transports = []string{"tcp", "tcp"} }, "Transports: tcp4 is given twice"},
-		{func(p *runner.Plan) { p.KeyCache = []bool{false, false} }, "KeyCache: off is given twice"},
+		{func(p *runner.Plan) { p.Versions = []uint16{tls.VersionTLS13, tls.VersionTLS13} }, "tls: 1.3 is given twice"},
+		{func(p *runner.Plan) { p.Resume = []bool{true, false, true} }, "resume: on is given twice"},
+		{func(p *runner.Plan) { p.Concurrency = []int{8, 1, 8} }, "concurrency: 8 is given twice"},
+		{func(p *runner.Plan) { p.KeyTypes = []pki.KeyType{pki.RSA2048, pki.RSA2048} }, "key: rsa-2048 is given twice"},
+		{func(p *runner.Plan) { p.Groups = []tls.CurveID{tls.X25519, tls.X25519} }, "groups: x25519 is given twice"},
+		{func(p *runner.Plan) { p.Transports = []string{"tcp", "tcp"} }, "transport: tcp4 is given twice"},
+		{func(p *runner.Plan) { p.KeyCache = []bool{false, false} }, "key-cache: off is given twice"},
 	}
 	for _, tt := range tests {
 		p := runner.Plan{Versions: []uint16{tls.VersionTLS13}, Resume: []bool{false}, Concurrency: []int{1}, Handshakes: 1, Iterations: 1}
 		tt.mutate(&p)
 		err := p.Validate()
-		var fe *field.Error
+		var fe *plan.Error
 		if !errors.As(err, &fe) || err.Error() != tt.want {
 			t.Errorf("error %v, want the field error %q", err, tt.want)
 		}

@@ -13,9 +13,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tlsbench/tlsbench/internal/field"
 	"github.com/tlsbench/tlsbench/internal/testchild"
 	"github.com/tlsbench/tlsbench/measure"
+	"github.com/tlsbench/tlsbench/plan"
 	"github.com/tlsbench/tlsbench/results"
 	"github.com/tlsbench/tlsbench/runner"
 	"github.com/tlsbench/tlsbench/stats"
@@ -70,7 +70,7 @@ func TestValidateOpenLoop(t *testing.T) {
 		{"zero rate", func(p *runner.Plan) { p.Rates = []float64{0} }, "Rates"},
 		{"rate twice", func(p *runner.Plan) { p.Rates = []float64{100, 100} }, "Rates"},
 		{"arrival", func(p *runner.Plan) { p.Arrival = "bursty" }, "Arrival"},
-		{"arrival without rate", func(p *runner.Plan) { p.Rates, p.Concurrency, p.Arrival = nil, []int{1}, "poisson" }, "Rates"},
+		{"arrival without rate", func(p *runner.Plan) { p.Rates, p.Concurrency, p.Arrival = nil, []int{1}, "poisson" }, "Arrival"},
 		{"cap", func(p *runner.Plan) { p.MaxInflight = -1 }, "MaxInflight"},
 		{"target error", func(p *runner.Plan) { p.TargetError = 0.02 }, "TargetError"},
 		{"versus", func(p *runner.Plan) { p.Versus.Self = true }, "Rates"},
@@ -91,8 +91,8 @@ func TestValidateOpenLoop(t *testing.T) {
 		p := ratePlan()
 		tt.mutate(&p)
 		err := p.Validate()
-		var fe *field.Error
-		if !errors.As(err, &fe) || fe.Field != tt.want || strings.Contains(err.Error(), "--") {
+		var fe *plan.Error
+		if !errors.As(err, &fe) || fe.Setting == nil || fe.Setting.Name != plan.OfField(tt.want).Name || strings.Contains(err.Error(), "--") {
 			t.Errorf("%s: error %v, want a field error naming %s (and no flag)", tt.name, err, tt.want)
 		}
 	}

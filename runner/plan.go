@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/tlsbench/tlsbench/client"
-	"github.com/tlsbench/tlsbench/internal/field"
 	"github.com/tlsbench/tlsbench/internal/hostname"
 	"github.com/tlsbench/tlsbench/measure"
 	"github.com/tlsbench/tlsbench/pki"
@@ -233,8 +232,8 @@ func (t Target) quicRequest() client.Request {
 }
 
 // Validate checks the plan before any work is done. Errors are
-// *field.Error naming the field at fault; a reason refers to another
-// field as {Field}.
+// *plan.Error holding the setting at fault; a reason refers to other
+// settings as the settings themselves (plan.Settings).
 func (p *Plan) Validate() error {
 	for _, check := range []func() error{p.validateShard, p.validateOpen, p.validateFindRate, p.validateAxes, p.validateCounts, p.validateServer, p.validateVersus, p.validateProfile} {
 		if err := check(); err != nil {
@@ -249,7 +248,7 @@ func (p *Plan) Validate() error {
 // measured iterations cannot tell apart.
 func (p *Plan) validateProfile() error {
 	if p.Profile.Dir != "" && p.FindRate != nil {
-		return field.Errorf("Profile.Dir", p.Profile.Dir, "profiles are of measured cases and a rate search measures each case many times: leave out {FindRate} or {Profile.Dir}")
+		return plan.Errorf(plan.Settings.Profile, p.Profile.Dir, "profiles are of measured cases and a rate search measures each case many times: leave out %s or %s", plan.Settings.FindRate, plan.Settings.Profile)
 	}
 	return p.Profile.Validate()
 }
@@ -257,7 +256,7 @@ func (p *Plan) validateProfile() error {
 // validateAxes checks the values of the axes.
 func (p *Plan) validateAxes() error {
 	if len(p.Versions) == 0 {
-		return field.Errorf("Versions", nil, "no TLS version given")
+		return plan.Errorf(plan.Settings.TLS, nil, "no TLS version given")
 	}
 	if err := p.matrix().Duplicates(); err != nil {
 		return err
@@ -266,18 +265,18 @@ func (p *Plan) validateAxes() error {
 		return err
 	}
 	if len(p.Concurrency) == 0 && len(p.Rates) == 0 {
-		return field.Errorf("Concurrency", nil, "no level given")
+		return plan.Errorf(plan.Settings.Concurrency, nil, "no level given")
 	}
 	for _, c := range p.Concurrency {
 		if c < 1 || c > 4096 {
-			return field.Errorf("Concurrency", c, "must be between 1 and 4096")
+			return plan.Errorf(plan.Settings.Concurrency, c, "must be between 1 and 4096")
 		}
 	}
 	for _, t := range p.Transports {
 		switch t {
 		case TransportTCP, TransportTCP4, TransportTCP6, TransportMemory, TransportQUIC:
 		default:
-			return field.Errorf("Transports", strconv.Quote(t), "must be tcp4, tcp6, memory or quic")
+			return plan.Errorf(plan.Settings.Transport, strconv.Quote(t), "must be tcp4, tcp6, memory or quic")
 		}
 	}
 	// The table's axes check their own values (early data: QUIC).
@@ -289,18 +288,18 @@ func (p *Plan) validateAxes() error {
 	}
 	for _, c := range p.Ciphers {
 		if _, err := tlsconf.ParseCipher(c); err != nil {
-			return field.Errorf("Ciphers", nil, "%v", err)
+			return plan.Errorf(plan.Settings.Cipher, nil, "%v", err)
 		}
 	}
 	for _, g := range p.Groups {
 		for _, v := range p.Versions {
 			if g != 0 && v < tls.VersionTLS13 && isTLS13OnlyGroup(g) {
-				return field.Errorf("Groups", tlsconf.GroupName(g), "a TLS 1.3-only group cannot be used with {Versions} 1.2; run them separately")
+				return plan.Errorf(plan.Settings.Groups, tlsconf.GroupName(g), "a TLS 1.3-only group cannot be used with %s 1.2; run them separately", plan.Settings.TLS)
 			}
 		}
 	}
 	if cases := p.Cases(); !slices.ContainsFunc(cases, func(c Case) bool { return c.NotRunnable == "" }) {
-		return field.Errorf(cases[0].NotRunnableBy(), nil, "no case can run: %s", cases[0].NotRunnable)
+		return cases[0].NotRunnableError()
 	}
 	return nil
 }
@@ -308,37 +307,37 @@ func (p *Plan) validateAxes() error {
 // validateCounts checks the per-case settings.
 func (p *Plan) validateCounts() error {
 	if p.Handshakes < 1 {
-		return field.Errorf("Handshakes", p.Handshakes, "must be at least 1")
+		return plan.Errorf(plan.Settings.Handshakes, p.Handshakes, "must be at least 1")
 	}
 	if p.Iterations < 1 {
-		return field.Errorf("Iterations", p.Iterations, "must be at least 1")
+		return plan.Errorf(plan.Settings.Iterations, p.Iterations, "must be at least 1")
 	}
 	// A wave larger than an iteration never happens: such a case would
 	// be named for a concurrency it never reached. Timed iterations
 	// (Duration) run waves until their time is up.
 	if c := slices.Max(append([]int{0}, p.Concurrency...)); c > p.Handshakes && p.Duration == 0 {
-		return field.Errorf("Concurrency", c, "more than the %d handshakes of an iteration ({Handshakes}), so no wave would reach it: raise {Handshakes} to at least %d, or lower {Concurrency}", p.Handshakes, c)
+		return plan.Errorf(plan.Settings.Concurrency, c, "more than the %d handshakes of an iteration (%s), so no wave would reach it: raise %s to at least %d, or lower %s", p.Handshakes, plan.Settings.Handshakes, plan.Settings.Handshakes, c, plan.Settings.Concurrency)
 	}
 	if p.Warmup < 0 {
-		return field.Errorf("Warmup", p.Warmup, "must be 0 or more")
+		return plan.Errorf(plan.Settings.Warmup, p.Warmup, "must be 0 or more")
 	}
 	if p.MinResumption < 0 || p.MinResumption > 1 {
-		return field.Errorf("MinResumption", p.MinResumption, "must be between 0 and 1")
+		return plan.Errorf(plan.Settings.MinResumption, p.MinResumption, "must be between 0 and 1")
 	}
 	if p.MaxErrorRate < 0 || p.MaxErrorRate > 1 {
-		return field.Errorf("MaxErrorRate", p.MaxErrorRate, "must be between 0%% and 100%%")
+		return plan.Errorf(plan.Settings.MaxErrorRate, p.MaxErrorRate, "must be between 0%% and 100%%")
 	}
-	if p.ClientIdentities < 0 || p.ClientIdentities > 100_000 {
-		return field.Errorf("ClientIdentities", p.ClientIdentities, "must be between 1 and 100000")
+	if err := plan.CheckClientIdentities(p.ClientIdentities, false); err != nil {
+		return err
 	}
 	if p.ClientIdentities > 1 && !p.Mutual {
-		return field.Errorf("ClientIdentities", p.ClientIdentities, "client certificates are only sent with {Mutual}")
+		return plan.Errorf(plan.Settings.ClientIdentities, p.ClientIdentities, "client certificates are only sent with %s", plan.Settings.Mutual)
 	}
 	if p.SessionPool < 0 {
-		return field.Errorf("SessionPool", p.SessionPool, "must be at least 1")
+		return plan.Errorf(plan.Settings.SessionPool, p.SessionPool, "must be at least 1")
 	}
 	if !(p.TargetError >= 0 && p.TargetError < 1) {
-		return field.Errorf("TargetError", strconv.FormatFloat(p.TargetError*100, 'g', -1, 64)+"%", "must be from 0%% (none) to below 100%%, e.g. 2%%")
+		return plan.Errorf(plan.Settings.TargetError, strconv.FormatFloat(p.TargetError*100, 'g', -1, 64)+"%", "must be from 0%% (none) to below 100%%, e.g. 2%%")
 	}
 	return nil
 }
@@ -352,12 +351,20 @@ func (p *Plan) validateServer() error {
 		if err := p.validateTarget(); err != nil {
 			return err
 		}
-		if len(p.Server.Identities) > 0 || len(p.KeyCache) > 0 {
-			return field.Errorf("Server.Identities", nil, "{Server.Identities} and {KeyCache} configure the built-in server; they do not apply with {Target.Addr}")
+		sc := plan.Scope{Target: true}
+		for _, s := range []struct {
+			setting *plan.Setting
+			given   bool
+		}{{plan.Settings.Identity, len(p.Server.Identities) > 0}, {plan.Settings.KeyCache, len(p.KeyCache) > 0}} {
+			if s.given {
+				if err := sc.Check(s.setting); err != nil {
+					return err
+				}
+			}
 		}
 	} else {
 		if p.Target.Request == client.RequestAuto {
-			return field.Errorf("Target.Request", nil, "{Target.Request} auto asks an external server which request it answers: give {Target.Addr}, or another {Target.Request}")
+			return plan.Errorf(plan.Settings.Request, nil, "%s auto asks an external server which request it answers: give %s, or another %s", plan.Settings.Request, plan.Settings.Target, plan.Settings.Request)
 		}
 		so := p.Server
 		if p.Mutual || so.Mutual {
@@ -368,7 +375,7 @@ func (p *Plan) validateServer() error {
 			return err
 		}
 		if slices.Contains(p.Transports, TransportTCP6) && !listensOnIPv6(so.Listen) {
-			return field.Errorf("Server.Listen", so.Listen, "{Transports} tcp6 needs an IPv6 address to listen on, e.g. [::1]:0 (the default)")
+			return plan.Errorf(plan.Settings.Listen, so.Listen, "%s tcp6 needs an IPv6 address to listen on, e.g. [::1]:0 (the default)", plan.Settings.Transport)
 		}
 	}
 	return nil
@@ -445,47 +452,47 @@ func (p *Plan) matrix() *plan.Matrix {
 func (p *Plan) validateTarget() error {
 	host, port, err := net.SplitHostPort(p.Target.Addr)
 	if err != nil || port == "" || host == "" {
-		return field.Errorf("Target.Addr", hostname.Quote(p.Target.Addr), "want host:port, e.g. 127.0.0.1:443 or [::1]:443")
+		return plan.Errorf(plan.Settings.Target, hostname.Quote(p.Target.Addr), "want host:port, e.g. 127.0.0.1:443 or [::1]:443")
 	}
 	if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
-		return field.Errorf("Target.Addr", strconv.Quote(p.Target.Addr), "the port must be a number from 1 to 65535")
+		return plan.Errorf(plan.Settings.Target, strconv.Quote(p.Target.Addr), "the port must be a number from 1 to 65535")
 	}
 	if err := hostname.Check(host, hostname.Host); err != nil {
-		return field.Errorf("Target.Addr", nil, "the host %v", err)
+		return plan.Errorf(plan.Settings.Target, nil, "the host %v", err)
 	}
 	if sn := p.Target.ServerName; sn != "" {
 		if err := hostname.Check(sn, hostname.Host); err != nil {
-			return field.Errorf("Target.ServerName", nil, "%v", err)
+			return plan.Errorf(plan.Settings.SNI, nil, "%v", err)
 		}
 	}
 	if p.Target.Insecure && p.Target.CAFile != "" {
-		return field.Errorf("Target.Insecure", nil, "{Target.Insecure} and {Target.CAFile} contradict each other: give one")
+		return plan.Errorf(plan.Settings.Insecure, nil, "%s and %s contradict each other: give one", plan.Settings.Insecure, plan.Settings.CA)
 	}
 	if _, err := client.ParseRequest(string(p.Target.request())); err != nil {
-		return field.Errorf("Target.Request", nil, "%v", err)
+		return plan.Errorf(plan.Settings.Request, nil, "%v", err)
 	}
 	if p.Target.request() == client.RequestNone && slices.Contains(p.Versions, tls.VersionTLS13) && p.resumes() {
 		// TLS 1.3 tickets arrive after the handshake; a client that
 		// reads nothing never stores one, so every "resumed" case
 		// would measure full handshakes.
-		return field.Errorf("Target.Request", nil, "{Target.Request} none never reads TLS 1.3 session tickets (they arrive after the handshake), so TLS 1.3 {Resume} on cases cannot resume: use {Target.Request} auto, wait, ping, line or http, or leave out {Versions} 1.3 or {Resume} on")
+		return plan.Errorf(plan.Settings.Request, nil, "%s none never reads TLS 1.3 session tickets (they arrive after the handshake), so TLS 1.3 %s on cases cannot resume: use %s auto, wait, ping, line or http, or leave out %s 1.3 or %s on", plan.Settings.Request, plan.Settings.Resume, plan.Settings.Request, plan.Settings.TLS, plan.Settings.Resume)
 	}
 	if (p.Target.CertFile == "") != (p.Target.KeyFile == "") {
-		return field.Errorf("Target.CertFile", nil, "{Target.CertFile} and {Target.KeyFile} go together: give both")
+		return plan.Errorf(plan.Settings.ClientCert, nil, "%s and %s go together: give both", plan.Settings.ClientCert, plan.Settings.ClientKey)
 	}
 	if p.Mutual && p.Target.CertFile == "" {
-		return field.Errorf("Mutual", nil, "{Mutual} with {Target.Addr} needs the client identity: {Target.CertFile} FILE {Target.KeyFile} FILE")
+		return plan.Errorf(plan.Settings.Mutual, nil, "%s with %s needs the client identity: %s FILE %s FILE", plan.Settings.Mutual, plan.Settings.Target, plan.Settings.ClientCert, plan.Settings.ClientKey)
 	}
 	if p.Target.ServerPID < 0 {
-		return field.Errorf("Target.ServerPID", p.Target.ServerPID, "not a process id")
+		return plan.Errorf(plan.Settings.ServerPID, p.Target.ServerPID, "not a process id")
 	}
 	if p.ClientIdentities > 1 {
-		return field.Errorf("ClientIdentities", nil, "an external target is measured with the one identity of {Target.CertFile} and {Target.KeyFile}")
+		return plan.Errorf(plan.Settings.ClientIdentities, nil, "an external target is measured with the one identity of %s and %s", plan.Settings.ClientCert, plan.Settings.ClientKey)
 	}
 	for _, t := range p.Transports {
 		if t != TransportTCP && t != TransportTCP4 && t != TransportQUIC {
 			// The target's address says which family it is dialled over.
-			return field.Errorf("Transports", nil, "{Transports} %s needs the built-in server: drop {Target.Addr} or use {Transports} tcp", t)
+			return plan.Errorf(plan.Settings.Transport, nil, "%s %s needs the built-in server: drop %s or use %s tcp", plan.Settings.Transport, t, plan.Settings.Target, plan.Settings.Transport)
 		}
 	}
 	return nil
@@ -499,11 +506,11 @@ func (p *Plan) validateProxy() error {
 		return err
 	}
 	if p.Mutual {
-		return field.Errorf("Mutual", nil, "a proxy that intercepts TLS ends the client's TLS: client certificates never reach the server; drop {Mutual} or {Proxy.URL}")
+		return plan.Errorf(plan.Settings.Mutual, nil, "a proxy that intercepts TLS ends the client's TLS: client certificates never reach the server; drop %s or %s", plan.Settings.Mutual, plan.Settings.Proxy)
 	}
 	for _, t := range p.Transports {
 		if t != TransportTCP && t != TransportTCP4 {
-			return field.Errorf("Transports", nil, "{Transports} %s: cases through a proxy run over IPv4 TCP", t)
+			return plan.Errorf(plan.Settings.Transport, nil, "%s %s: cases through a proxy run over IPv4 TCP", plan.Settings.Transport, t)
 		}
 	}
 	return nil
@@ -521,17 +528,11 @@ func (p *Plan) request() client.Request {
 
 // validateResume checks the resumption axis: on/off, or shares.
 func (p *Plan) validateResume() error {
-	switch {
-	case len(p.ResumeRatios) > 0 && len(p.Resume) > 0:
-		return field.Errorf("ResumeRatios", nil, "{ResumeRatios} and {Resume} both set which cases resume: give one")
-	case len(p.ResumeRatios) > 0:
-		for _, f := range p.ResumeRatios {
-			if !(f >= 0 && f <= 1) {
-				return field.Errorf("ResumeRatios", f, "must be a share between 0 (all full) and 1 (all resumed)")
-			}
-		}
-	case len(p.Resume) == 0:
-		return field.Errorf("Resume", nil, "give off, on or both")
+	if err := plan.CheckResume(len(p.ResumeRatios) > 0, len(p.Resume) > 0, p.ResumeRatios); err != nil {
+		return err
+	}
+	if len(p.ResumeRatios) == 0 && len(p.Resume) == 0 {
+		return plan.Errorf(plan.Settings.Resume, nil, "give off, on or both")
 	}
 	return nil
 }

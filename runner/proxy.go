@@ -5,8 +5,8 @@ import (
 	"net/url"
 	"strconv"
 
-	"github.com/tlsbench/tlsbench/internal/field"
 	"github.com/tlsbench/tlsbench/internal/hostname"
+	"github.com/tlsbench/tlsbench/plan"
 )
 
 // Proxy is a TLS-intercepting proxy the client connects through: an
@@ -54,23 +54,24 @@ func (p Proxy) validate(readFill, mintCache []bool) error {
 	switch {
 	case p.URL == "":
 		for _, f := range []struct {
-			name, need string
-			set        bool
+			setting *plan.Setting
+			need    string
+			set     bool
 		}{
-			{"Proxy.CAFile", "http://HOST:PORT", p.CAFile != ""}, {"Proxy.PID", "http://HOST:PORT", p.PID != 0},
-			{"ReadFill", "builtin", len(readFill) > 0}, {"MintCache", "builtin", len(mintCache) > 0},
+			{plan.Settings.ProxyCA, "http://HOST:PORT", p.CAFile != ""}, {plan.Settings.ProxyPID, "http://HOST:PORT", p.PID != 0},
+			{plan.Settings.ReadFill, "builtin", len(readFill) > 0}, {plan.Settings.MintCache, "builtin", len(mintCache) > 0},
 		} {
 			if f.set {
-				return field.Errorf(f.name, nil, "{%s} applies to a case through a proxy: add {Proxy.URL} %s", f.name, f.need)
+				return plan.Errorf(f.setting, nil, "%s applies to a case through a proxy: add %s %s", f.setting, plan.Settings.Proxy, f.need)
 			}
 		}
 		return nil
 	case p.builtin():
 		switch {
 		case p.CAFile != "":
-			return field.Errorf("Proxy.CAFile", nil, "the built-in proxy's CA is trusted automatically: {Proxy.CAFile} is for a proxy given by URL")
+			return plan.Errorf(plan.Settings.ProxyCA, nil, "the built-in proxy's CA is trusted automatically: %s is for a proxy given by URL", plan.Settings.ProxyCA)
 		case p.PID != 0:
-			return field.Errorf("Proxy.PID", p.PID, "the built-in proxy's CPU is measured already: {Proxy.PID} is for a proxy given by URL")
+			return plan.Errorf(plan.Settings.ProxyPID, p.PID, "the built-in proxy's CPU is measured already: %s is for a proxy given by URL", plan.Settings.ProxyPID)
 		}
 		return nil
 	}
@@ -79,13 +80,13 @@ func (p Proxy) validate(readFill, mintCache []bool) error {
 	}
 	switch {
 	case p.CAFile == "":
-		return field.Errorf("Proxy.CAFile", nil, "a proxy given by URL mints certificates with its own CA: give it with {Proxy.CAFile} FILE")
+		return plan.Errorf(plan.Settings.ProxyCA, nil, "a proxy given by URL mints certificates with its own CA: give it with %s FILE", plan.Settings.ProxyCA)
 	case p.PID < 0:
-		return field.Errorf("Proxy.PID", p.PID, "not a process id")
+		return plan.Errorf(plan.Settings.ProxyPID, p.PID, "not a process id")
 	case len(readFill) > 0:
-		return field.Errorf("ReadFill", nil, "{ReadFill} configures the built-in proxy: use {Proxy.URL} builtin")
+		return plan.Errorf(plan.Settings.ReadFill, nil, "%s configures the built-in proxy: use %s builtin", plan.Settings.ReadFill, plan.Settings.Proxy)
 	case len(mintCache) > 0:
-		return field.Errorf("MintCache", nil, "{MintCache} configures the built-in proxy: use {Proxy.URL} builtin")
+		return plan.Errorf(plan.Settings.MintCache, nil, "%s configures the built-in proxy: use %s builtin", plan.Settings.MintCache, plan.Settings.Proxy)
 	}
 	return nil
 }
@@ -93,7 +94,7 @@ func (p Proxy) validate(readFill, mintCache []bool) error {
 // ParseProxyURL checks a proxy URL: http://HOST:PORT, nothing else.
 func ParseProxyURL(s string) error {
 	bad := func(why string) error {
-		return field.Errorf("Proxy.URL", strconv.Quote(s), "%s (want builtin or http://HOST:PORT, e.g. http://127.0.0.1:3128)", why)
+		return plan.Errorf(plan.Settings.Proxy, strconv.Quote(s), "%s (want builtin or http://HOST:PORT, e.g. http://127.0.0.1:3128)", why)
 	}
 	u, err := url.Parse(s)
 	switch {
@@ -112,7 +113,7 @@ func ParseProxyURL(s string) error {
 		return bad("the port must be a number from 1 to 65535")
 	}
 	if err := hostname.Check(host, hostname.Host); err != nil {
-		return field.Errorf("Proxy.URL", nil, "the host %v", err)
+		return plan.Errorf(plan.Settings.Proxy, nil, "the host %v", err)
 	}
 	return nil
 }

@@ -6,8 +6,8 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/tlsbench/tlsbench/internal/field"
 	"github.com/tlsbench/tlsbench/internal/ktls"
+	"github.com/tlsbench/tlsbench/plan"
 	"github.com/tlsbench/tlsbench/runner"
 	"github.com/tlsbench/tlsbench/tlsconf"
 )
@@ -96,43 +96,43 @@ func TestProxyPlanErrors(t *testing.T) {
 		{"negative pid", proxyTP(runner.Proxy{URL: url.URL, CAFile: "ca.pem", PID: -1}, nil), "Proxy.PID"},
 	} {
 		err := tc.tp.Validate()
-		var fe *field.Error
-		if !errors.As(err, &fe) || fe.Field != tc.field {
+		var fe *plan.Error
+		if !errors.As(err, &fe) || fe.Setting == nil || fe.Setting.Name != plan.OfField(tc.field).Name {
 			t.Errorf("%s: %v, want a field error of %s", tc.name, err, tc.field)
 		}
 	}
 	kt := proxyTP(url, nil)
 	kt.KTLS = []ktls.Mode{ktls.ModeOff, ktls.ModeAuto}
-	var fe *field.Error
-	if err := kt.Validate(); !errors.As(err, &fe) || fe.Field != "KTLS" {
+	var fe *plan.Error
+	if err := kt.Validate(); !errors.As(err, &fe) || fe.Setting == nil || fe.Setting.Name != plan.OfField("KTLS").Name {
 		t.Errorf("kTLS with a URL proxy: %v", err)
 	}
 	small := proxyTP(builtinProxy, nil)
 	small.Buffers = []int{256}
-	if err := small.Validate(); !errors.As(err, &fe) || fe.Field != "Buffers" {
+	if err := small.Validate(); !errors.As(err, &fe) || fe.Setting == nil || fe.Setting.Name != plan.OfField("Buffers").Name {
 		t.Errorf("a relay buffer below the proxy's minimum: %v", err)
 	}
 	httpOn := proxyTP(runner.Proxy{}, nil)
 	httpOn.Request, httpOn.KTLS = runner.RequestHTTP, []ktls.Mode{ktls.ModeOn}
-	if err := httpOn.Validate(); !errors.As(err, &fe) || fe.Field != "KTLS" {
+	if err := httpOn.Validate(); !errors.As(err, &fe) || fe.Setting == nil || fe.Setting.Name != plan.OfField("KTLS").Name {
 		t.Errorf("kTLS on over HTTP: %v", err)
 	}
 	req := proxyTP(runner.Proxy{}, nil)
 	req.Request = "gopher"
-	if err := req.Validate(); !errors.As(err, &fe) || fe.Field != "Request" {
+	if err := req.Validate(); !errors.As(err, &fe) || fe.Setting == nil || fe.Setting.Name != plan.OfField("Request").Name {
 		t.Errorf("bad request: %v", err)
 	}
 	hs := runner.Plan{Versions: []uint16{tls.VersionTLS13}, Resume: []bool{false}, Concurrency: []int{1}, Handshakes: 1, Iterations: 1,
 		Proxy: runner.Proxy{URL: runner.ProxyBuiltin}, Mutual: true}
-	if err := hs.Validate(); !errors.As(err, &fe) || fe.Field != "Mutual" {
+	if err := hs.Validate(); !errors.As(err, &fe) || fe.Setting == nil || fe.Setting.Name != plan.OfField("Mutual").Name {
 		t.Errorf("mutual through a proxy: %v", err)
 	}
 	hs.Mutual, hs.Transports = false, []string{runner.TransportMemory}
-	if err := hs.Validate(); !errors.As(err, &fe) || fe.Field != "Transports" {
+	if err := hs.Validate(); !errors.As(err, &fe) || fe.Setting == nil || fe.Setting.Name != plan.OfField("Transports").Name {
 		t.Errorf("memory through a proxy: %v", err)
 	}
 	hs.Transports, hs.Proxy, hs.MintCache = nil, url, []bool{true}
-	if err := hs.Validate(); !errors.As(err, &fe) || fe.Field != "MintCache" {
+	if err := hs.Validate(); !errors.As(err, &fe) || fe.Setting == nil || fe.Setting.Name != plan.OfField("MintCache").Name {
 		t.Errorf("mint cache with a URL proxy: %v", err)
 	}
 }

@@ -11,11 +11,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tlsbench/tlsbench/internal/field"
 	"github.com/tlsbench/tlsbench/internal/peers"
 	"github.com/tlsbench/tlsbench/internal/testchild"
 	"github.com/tlsbench/tlsbench/internal/testpki"
 	"github.com/tlsbench/tlsbench/measure"
+	"github.com/tlsbench/tlsbench/plan"
 	"github.com/tlsbench/tlsbench/results"
 	"github.com/tlsbench/tlsbench/runner"
 	"github.com/tlsbench/tlsbench/server"
@@ -80,8 +80,8 @@ func TestHandshakeThroughSquid(t *testing.T) {
 	// The pid of a process that is not the proxy is refused before any
 	// case: its CPU would be reported as the proxy's.
 	p.Proxy.PID = os.Getpid()
-	var fe *field.Error
-	if err := runner.Run(ctx, p, func(*results.Record) error { return nil }); !errors.As(err, &fe) || fe.Field != "Proxy.PID" {
+	var fe *plan.Error
+	if err := runner.Run(ctx, p, func(*results.Record) error { return nil }); !errors.As(err, &fe) || fe.Setting == nil || fe.Setting.Name != plan.OfField("Proxy.PID").Name {
 		t.Fatalf("a pid that does not listen on the proxy's port: %v", err)
 	}
 }
@@ -102,8 +102,8 @@ func TestURLProxyUnreachable(t *testing.T) {
 		t.Fatalf("unreachable proxy: %v (%d records)", err, emitted)
 	}
 	p.Proxy.CAFile = f.CA + ".missing"
-	var fe *field.Error
-	if err := runner.Run(context.Background(), p, func(*results.Record) error { return nil }); !errors.As(err, &fe) || fe.Field != "Proxy.CAFile" {
+	var fe *plan.Error
+	if err := runner.Run(context.Background(), p, func(*results.Record) error { return nil }); !errors.As(err, &fe) || fe.Setting == nil || fe.Setting.Name != plan.OfField("Proxy.CAFile").Name {
 		t.Fatalf("unreadable proxy CA: %v", err)
 	}
 }

@@ -122,7 +122,7 @@ func startProxyChild(ctx context.Context, dir string, set proxySettings, originC
 		return nil, err
 	}
 	h := child.Hello()
-	roots, err := loadRoots("Proxy.CAFile", h.CAFile)
+	roots, err := loadRoots(plan.Settings.ProxyCA, h.CAFile)
 	if err != nil {
 		child.Close()
 		return nil, err

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/tlsbench/tlsbench/client"
-	"github.com/tlsbench/tlsbench/internal/field"
 	"github.com/tlsbench/tlsbench/internal/usage"
 	"github.com/tlsbench/tlsbench/measure"
 	"github.com/tlsbench/tlsbench/pki"
@@ -92,10 +91,10 @@ func (p *proxyRun) close() error {
 
 // loadRoots reads the CA certificates the client trusts for the proxy's
 // minted certificates.
-func loadRoots(fieldName, file string) (*x509.CertPool, error) {
+func loadRoots(setting *plan.Setting, file string) (*x509.CertPool, error) {
 	certs, err := pki.LoadCertsPEM(file)
 	if err != nil {
-		return nil, &field.Error{Field: fieldName, Value: file, Reason: err.Error()}
+		return nil, plan.Errorf(setting, file, "%v", err)
 	}
 	pool := x509.NewCertPool()
 	for _, c := range certs {
@@ -123,7 +122,7 @@ func prepareProxy(ctx context.Context, p Proxy) (*proxyRun, error) {
 // startURLProxy prepares for a proxy given by URL: its CA, a check that
 // it accepts connections, and its CPU when PID is given.
 func startURLProxy(ctx context.Context, p Proxy) (*proxyRun, error) {
-	roots, err := loadRoots("Proxy.CAFile", p.CAFile)
+	roots, err := loadRoots(plan.Settings.ProxyCA, p.CAFile)
 	if err != nil {
 		return nil, err
 	}
@@ -142,14 +141,14 @@ func startURLProxy(ctx context.Context, p Proxy) (*proxyRun, error) {
 	if p.PID > 0 {
 		obs := measure.ProxyCPU{PID: p.PID}
 		if _, err := obs.Snapshot(); err != nil {
-			return nil, field.Errorf("Proxy.PID", p.PID, "%v", err)
+			return nil, plan.Errorf(plan.Settings.ProxyPID, p.PID, "%v", err)
 		}
 		// A pid of another program would report its CPU as the
 		// proxy's: where it can be checked, it must listen on the port.
 		_, portText, _ := net.SplitHostPort(addr)
 		port, _ := strconv.Atoi(portText)
 		if owns, err := usage.ListensOn(p.PID, port); err == nil && !owns {
-			return nil, field.Errorf("Proxy.PID", p.PID, "neither that process nor its children listen on port %d of {Proxy.URL} %s: give the pid of the proxy, or leave it out", port, p.URL)
+			return nil, plan.Errorf(plan.Settings.ProxyPID, p.PID, "neither that process nor its children listen on port %d of %s %s: give the pid of the proxy, or leave it out", port, plan.Settings.Proxy, p.URL)
 		}
 		pr.observer = obs
 	}

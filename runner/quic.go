@@ -5,10 +5,8 @@ import (
 	"errors"
 	"net"
 	"slices"
-	"strconv"
 
 	"github.com/tlsbench/tlsbench/client"
-	"github.com/tlsbench/tlsbench/internal/field"
 	"github.com/tlsbench/tlsbench/measure"
 	"github.com/tlsbench/tlsbench/plan"
 	"github.com/tlsbench/tlsbench/server"
@@ -37,7 +35,7 @@ func (p *Plan) validateQUIC() error {
 	}
 	for _, s := range p.Versus.Settings {
 		if s.Name == "early-data-policy" && !quic {
-			return field.Errorf("Versus.Settings", s.String(), "the early-data policy is the built-in server's answer to early data, which comes over QUIC: add {Transports} quic")
+			return plan.Errorf(plan.Settings.VersusSet, s.String(), "the early-data policy is the built-in server's answer to early data, which comes over QUIC: add %s quic", plan.Settings.Transport)
 		}
 	}
 	if !quic || p.Target.Addr == "" {
@@ -46,7 +44,7 @@ func (p *Plan) validateQUIC() error {
 	switch r := p.Target.quicRequest(); r {
 	case client.RequestPing, client.RequestHTTP, client.RequestHTTPGet:
 	default:
-		return field.Errorf("Target.Request", string(r), "over QUIC the request is ping (a tlsbench serve --quic) or http or http-get (HTTP/3)")
+		return plan.Errorf(plan.Settings.Request, string(r), "over QUIC the request is ping (a tlsbench serve --quic) or http or http-get (HTTP/3)")
 	}
 	return nil
 }
@@ -57,15 +55,11 @@ func (p *Plan) validatePolicy(quic bool) error {
 	case p.EarlyDataPolicy == "":
 		return nil
 	case p.Target.Addr != "":
-		return field.Errorf("EarlyDataPolicy", nil, "{EarlyDataPolicy} configures the built-in server; it does not apply with {Target.Addr}")
+		return plan.Scope{Target: true}.Check(plan.Settings.EarlyDataPolicy)
 	case !quic:
-		return field.Errorf("EarlyDataPolicy", nil, "{EarlyDataPolicy} is the built-in server's answer to early data, which comes over QUIC: add {Transports} quic")
+		return plan.Errorf(plan.Settings.EarlyDataPolicy, nil, "%s is the built-in server's answer to early data, which comes over QUIC: add %s quic", plan.Settings.EarlyDataPolicy, plan.Settings.Transport)
 	}
-	switch p.EarlyDataPolicy {
-	case server.EarlyDataAccept, server.EarlyDataReject, server.EarlyDataSingleUse:
-		return nil
-	}
-	return field.Errorf("EarlyDataPolicy", strconv.Quote(p.EarlyDataPolicy), "must be %s, %s or %s", server.EarlyDataAccept, server.EarlyDataReject, server.EarlyDataSingleUse)
+	return server.CheckEarlyDataPolicy(p.EarlyDataPolicy)
 }
 
 // serverObserver is how the run's cases see obs: through the tests' hook,

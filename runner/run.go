@@ -38,7 +38,8 @@ type ServerStartError struct {
 
 func (e *ServerStartError) Error() string {
 	var fe *field.Error
-	if e.Target && errors.As(e.Err, &fe) {
+	var pe *plan.Error
+	if e.Target && (errors.As(e.Err, &fe) || errors.As(e.Err, &pe)) {
 		// A setting of the target that cannot work names itself
 		// (--server-pid, --versus-pid).
 		return e.Err.Error()
@@ -204,7 +205,7 @@ func (st *runState) setupGivenIdentities() error {
 // givenCAFile is the CA file that verifies identities the user gave:
 // serverCA, or the ca.pem of the tlsbench pki init layout beside the
 // first identity file.
-// The error is a *field.Error; canGiveCA says whether the plan has a
+// The error is a *plan.Error; canGiveCA says whether the plan has a
 // ServerCA field to suggest (handshake plans do).
 func givenCAFile(ids []server.IdentityFiles, serverCA string, canGiveCA bool) (string, error) {
 	if serverCA != "" {
@@ -213,11 +214,10 @@ func givenCAFile(ids []server.IdentityFiles, serverCA string, canGiveCA bool) (s
 	first := ids[0]
 	caFile := filepath.Join(filepath.Dir(first.Cert+first.P12), pki.RootCertFile)
 	if _, err := os.Stat(caFile); err != nil {
-		fix := "put the certificate of the CA that issued it there"
 		if canGiveCA {
-			fix = "give the CA with {ServerCA} FILE"
+			return "", plan.Errorf(plan.Settings.Identity, nil, "no %s beside %s to verify it with; give the CA with %s FILE", pki.RootCertFile, first.Cert+first.P12, plan.Settings.CA)
 		}
-		return "", field.Errorf("Server.Identities", nil, "no %s beside %s to verify it with; %s", pki.RootCertFile, first.Cert+first.P12, fix)
+		return "", plan.Errorf(plan.Settings.Identity, nil, "no %s beside %s to verify it with; put the certificate of the CA that issued it there", pki.RootCertFile, first.Cert+first.P12)
 	}
 	return caFile, nil
 }
@@ -230,7 +230,7 @@ func givenRoots(ids []server.IdentityFiles, serverCA string, canGiveCA bool) (*x
 	}
 	certs, err := pki.LoadCertsPEM(caFile)
 	if err != nil {
-		return nil, &field.Error{Field: "ServerCA", Value: caFile, Reason: err.Error()}
+		return nil, plan.Errorf(plan.Settings.CA, caFile, "%v", err)
 	}
 	roots := x509.NewCertPool()
 	for _, c := range certs {
@@ -250,7 +250,7 @@ func (st *runState) setupTarget() error {
 	if t.CAFile != "" {
 		certs, err := pki.LoadCertsPEM(t.CAFile)
 		if err != nil {
-			return &ServerStartError{Target: true, Err: &field.Error{Field: "Target.CAFile", Reason: err.Error()}}
+			return &ServerStartError{Target: true, Err: plan.Errorf(plan.Settings.CA, nil, "%v", err)}
 		}
 		st.roots = x509.NewCertPool()
 		for _, c := range certs {
@@ -260,7 +260,9 @@ func (st *runState) setupTarget() error {
 	if t.CertFile != "" {
 		id, err := pki.LoadIdentityPEM(t.CertFile, t.KeyFile)
 		if err != nil {
-			return &ServerStartError{Target: true, Err: &field.Error{Field: "Target.CertFile/Target.KeyFile", Reason: err.Error()}}
+			e := plan.Errorf(plan.Settings.ClientCert, nil, "%v", err)
+			e.Also = []*plan.Setting{plan.Settings.ClientKey}
+			return &ServerStartError{Target: true, Err: e}
 		}
 		cert := id.TLSCertificate()
 		st.identities = []clientIdentity{{cert: &cert, scope: pki.ThumbprintHex(id.Leaf), key: server.IdentityKey(id.Leaf)}}
@@ -317,13 +319,13 @@ func (st *runState) startSide(ctx context.Context, c *Case, sp *sideSpec) (*buil
 	if t := sp.target; t.Addr != "" {
 		b := &builtin{dialer: client.TCPDialer{Addr: t.Addr}, origin: t.Addr}
 		if pid := t.ServerPID; pid > 0 {
-			name := "Target.ServerPID"
+			name := plan.Settings.ServerPID
 			if sp.name == results.SideB && p.Versus.Target.Addr != "" {
-				name = "Versus.Target.ServerPID"
+				name = plan.Settings.VersusPID
 			}
 			obs := measure.ProcessCPU{PID: pid}
 			if _, err := obs.Snapshot(); err != nil {
-				return nil, field.Errorf(name, pid, "%v", err)
+				return nil, plan.Errorf(name, pid, "%v", err)
 			}
 			if err := st.checkServerPID(name, pid, t.Addr); err != nil {
 				return nil, err
@@ -389,12 +391,12 @@ func (st *runState) startSide(ctx context.Context, c *Case, sp *sideSpec) (*buil
 // (a pid of the wrong program gave 0 µs per handshake). Only a target on
 // this machine's loopback can be checked; where the check cannot run,
 // a notice says so.
-func (st *runState) checkServerPID(fieldName string, pid int, addr string) error {
+func (st *runState) checkServerPID(setting *plan.Setting, pid int, addr string) error {
 	if self, err := usage.IsAncestorOfSelf(pid); err == nil && self {
 		// Its process tree holds the server, but tlsbench too: the
 		// listening check would pass and the clients' CPU be
 		// counted as the server's.
-		return field.Errorf(fieldName, pid, "that process is tlsbench itself or one of its ancestors, whose CPU includes tlsbench's own: give the pid of the server (e.g. the nginx master)")
+		return plan.Errorf(setting, pid, "that process is tlsbench itself or one of its ancestors, whose CPU includes tlsbench's own: give the pid of the server (e.g. the nginx master)")
 	}
 	host, portText, _ := net.SplitHostPort(addr)
 	ip := net.ParseIP(host)
@@ -410,7 +412,7 @@ func (st *runState) checkServerPID(fieldName string, pid int, addr string) error
 		}
 		return nil
 	case !owns:
-		return field.Errorf(fieldName, pid, "neither that process nor its children listen on port %d of %s: give the pid of the server that does, or leave it out", port, addr)
+		return plan.Errorf(setting, pid, "neither that process nor its children listen on port %d of %s: give the pid of the server that does, or leave it out", port, addr)
 	}
 	return nil
 }
@@ -668,9 +670,9 @@ func (st *runState) addHints(err error, hc *measure.HandshakeCase) {
 			// tickets, but they would have failed from the start.
 			// Sessions that expire do this too (a client drops a TLS 1.3
 			// ticket past its lifetime instead of offering it).
-			re.Hint = "sessions offered again stopped resuming part-way through the case while fresh ones resumed: they outlived the server's session lifetime (a short one, such as nginx's ssl_session_timeout; tlsbench probe shows it), or the server's tickets became single-use (then try {TicketReuse} single)"
+			re.Hint = "sessions offered again stopped resuming part-way through the case while fresh ones resumed: they outlived the server's session lifetime (a short one, such as nginx's ssl_session_timeout; tlsbench probe shows it), or the server's tickets became single-use (then try " + p.Words.Name("TicketReuse") + " single)"
 		case singleUse && p.TicketReuse == tlsconf.ReuseMulti:
-			re.Hint = "the server refused sessions it had already accepted once, as servers with single-use tickets do: try {TicketReuse} single"
+			re.Hint = "the server refused sessions it had already accepted once, as servers with single-use tickets do: try " + p.Words.Name("TicketReuse") + " single"
 		case !re.Measured && p.Target.Addr != "":
 			re.Hint = "the server may not issue or accept session tickets for this configuration, or lets them expire within seconds (see what it does about resumption, and the tickets' lifetime: tlsbench probe " + p.Target.Addr + ")"
 		}
@@ -678,13 +680,14 @@ func (st *runState) addHints(err error, hc *measure.HandshakeCase) {
 	var se *measure.StallError
 	if errors.As(err, &se) && se.Stage == "exchange" && p.Target.Addr != "" {
 		req, _ := st.requestOf(&sideSpec{target: p.Target})
+		request := p.Words.Name("Request")
 		switch req {
 		case client.RequestPing:
-			se.Hint = "it does not echo the ping: leave out {Target.Request} to have it asked which request it answers, or use {Target.Request} http for an HTTP server"
+			se.Hint = "it does not echo the ping: leave out " + request + " to have it asked which request it answers, or use " + request + " http for an HTTP server"
 		case client.RequestLine:
-			se.Hint = "it does not answer a line: use {Target.Request} http for an HTTP server"
+			se.Hint = "it does not answer a line: use " + request + " http for an HTTP server"
 		default:
-			se.Hint = fmt.Sprintf("it does not answer {Target.Request} %s: try another {Target.Request}", req)
+			se.Hint = fmt.Sprintf("it does not answer %s %s: try another %s", request, req, request)
 		}
 	}
 }

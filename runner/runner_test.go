@@ -10,9 +10,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tlsbench/tlsbench/internal/field"
 	"github.com/tlsbench/tlsbench/internal/testchild"
 	"github.com/tlsbench/tlsbench/pki"
+	"github.com/tlsbench/tlsbench/plan"
 	"github.com/tlsbench/tlsbench/results"
 	"github.com/tlsbench/tlsbench/runner"
 	"github.com/tlsbench/tlsbench/server"
@@ -168,8 +168,8 @@ func TestValidate(t *testing.T) {
 		p := smallPlan()
 		tt.mutate(&p)
 		err := p.Validate()
-		var fe *field.Error
-		if !errors.As(err, &fe) || fe.Field != tt.want || strings.Contains(err.Error(), "--") {
+		var fe *plan.Error
+		if !errors.As(err, &fe) || fe.Setting == nil || fe.Setting.Name != plan.OfField(tt.want).Name || strings.Contains(err.Error(), "--") {
 			t.Errorf("%s: error %v, want a field error naming %s (and no flag)", tt.name, err, tt.want)
 		}
 	}

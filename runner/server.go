@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/tlsbench/tlsbench/client"
+	"github.com/tlsbench/tlsbench/internal/childproc"
 	"github.com/tlsbench/tlsbench/loadgen"
 	"github.com/tlsbench/tlsbench/measure"
 	"github.com/tlsbench/tlsbench/plan"
@@ -130,6 +131,9 @@ func startBuiltin(ctx context.Context, opts server.Options, at where, child chil
 		args = []string{"serve"}
 	}
 	c, err := server.StartChild(ctx, server.ChildOptions{Path: exe, Args: args, Env: child.Env, Server: opts})
+	if errors.Is(err, childproc.ErrUnsupported) {
+		return nil, plan.Errorf(nil, nil, "%v; use %s memory or %s", err, plan.Settings.Transport, plan.Settings.Target)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -9,8 +9,8 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/tlsbench/tlsbench/internal/field"
 	"github.com/tlsbench/tlsbench/measure"
+	"github.com/tlsbench/tlsbench/plan"
 	"github.com/tlsbench/tlsbench/results"
 )
 
@@ -118,30 +118,40 @@ func (p *Plan) validateShard() error {
 	s := p.Shard
 	if !s.Enabled() {
 		if s.Index != 0 || s.Count < 0 {
-			return field.Errorf("Shard", shardText(s), "the number of shards must be at least 1")
+			return plan.Errorf(plan.Settings.Shard, shardText(s), "the number of shards must be at least 1")
 		}
 		if !p.StartAt.IsZero() && (p.Versus.enabled() || p.FindRate != nil) {
 			// Their cases are measured elsewhere than where the start
 			// is waited for: it would be ignored.
-			return field.Errorf("StartAt", nil, "{StartAt} delays handshake cases measured one after the other, not interleaved sides or a rate search")
+			return plan.Errorf(plan.Settings.StartAt, nil, "%s delays handshake cases measured one after the other, not interleaved sides or a rate search", plan.Settings.StartAt)
 		}
 		return nil
 	}
 	switch {
 	case s.Count > MaxShards:
-		return field.Errorf("Shard", shardText(s), "at most %d shards", MaxShards)
+		return plan.Errorf(plan.Settings.Shard, shardText(s), "at most %d shards", MaxShards)
 	case s.Index < 0 || s.Index >= s.Count:
-		return field.Errorf("Shard", shardText(s), "the shard's index must be from 0 to %d", s.Count-1)
-	case p.Target.Addr == "":
-		return field.Errorf("Shard", nil, "a sharded run needs an external server, {Target.Addr}: the built-in server runs beside each shard, so each would load its own")
-	case p.Versus.enabled(), p.Proxy.URL != "", p.FindRate != nil, p.TargetError > 0:
-		return field.Errorf("Shard", nil, "a sharded run measures handshake cases of a fixed length against one server: interleaved sides, a proxy, a rate search and a target error cannot be split")
-	case p.Duration <= 0:
-		return field.Errorf("Shard", nil, "a sharded run needs a fixed case length, {Duration}, from which every shard computes when each case begins")
-	case p.StartAt.IsZero():
-		return field.Errorf("Shard", nil, "a sharded run needs a common start, {StartAt}")
+		return plan.Errorf(plan.Settings.Shard, shardText(s), "the shard's index must be from 0 to %d", s.Count-1)
+	}
+	sh := plan.Sharding{By: plan.Settings.Shard, Target: p.Target.Addr != "", Timed: p.Duration > 0, StartAt: !p.StartAt.IsZero()}
+	for _, u := range []struct {
+		setting *plan.Setting
+		given   bool
+	}{
+		{plan.Settings.Versus, p.Versus.Target.Addr != ""}, {plan.Settings.VersusServer, p.Versus.Executable != ""},
+		{plan.Settings.VersusSelf, p.Versus.Self}, {plan.Settings.Proxy, p.Proxy.URL != ""},
+		{plan.Settings.FindRate, p.FindRate != nil}, {plan.Settings.TargetError, p.TargetError > 0},
+	} {
+		if u.given {
+			sh.Unsplittable = append(sh.Unsplittable, u.setting)
+		}
+	}
+	if err := sh.Check(); err != nil {
+		return err
+	}
+	switch {
 	case p.ClientIdentities > 1 && p.ClientIdentities < s.Count:
-		return field.Errorf("ClientIdentities", p.ClientIdentities, "fewer client identities than shards: each shard needs its own (identity-scoped sessions never cross shards)")
+		return plan.Errorf(plan.Settings.ClientIdentities, p.ClientIdentities, "fewer client identities than shards: each shard needs its own (identity-scoped sessions never cross shards)")
 	}
 	return p.validateShares()
 }
@@ -151,16 +161,16 @@ func (p *Plan) validateShares() error {
 	s := p.Shard
 	for _, c := range p.Concurrency {
 		if c < s.Count {
-			return field.Errorf("Concurrency", c, "a wave of %d split over %d shards leaves some shard none: raise {Concurrency} to at least %d, or use fewer shards", c, s.Count, s.Count)
+			return plan.Errorf(plan.Settings.Concurrency, c, "a wave of %d split over %d shards leaves some shard none: raise %s to at least %d, or use fewer shards", c, s.Count, plan.Settings.Concurrency, s.Count)
 		}
 	}
 	if mi := p.inflightCap(); len(p.Rates) > 0 && mi < s.Count {
-		return field.Errorf("MaxInflight", mi, "split over %d shards leaves some shard no connection to open: raise {MaxInflight} to at least %d, or use fewer shards ({Shard.Count})", s.Count, s.Count)
+		return plan.Errorf(plan.Settings.MaxInflight, mi, "split over %d shards leaves some shard no connection to open: raise %s to at least %d, or use fewer shards (%s N or %s I/N)", s.Count, plan.Settings.MaxInflight, s.Count, plan.Settings.Shards, plan.Settings.Shard)
 	}
 	window := (p.Duration / time.Duration(max(p.Iterations, 1))).Seconds()
 	for _, r := range p.Rates {
 		if math.Round(r*window) < float64(s.Count) {
-			return field.Errorf("Rates", RateName(r), "a window of %.3gs holds %.0f connections at this rate, fewer than the %d shards: raise {Rates}, lengthen {Duration}, or lower {Iterations} or the shards", window, math.Round(r*window), s.Count)
+			return plan.Errorf(plan.Settings.Rate, RateName(r), "a window of %.3gs holds %.0f connections at this rate, fewer than the %d shards: raise %s, lengthen %s, or lower %s or the shards", window, math.Round(r*window), s.Count, plan.Settings.Rate, plan.Settings.Duration, plan.Settings.Iterations)
 		}
 	}
 	return nil

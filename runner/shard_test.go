@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tlsbench/tlsbench/internal/field"
 	"github.com/tlsbench/tlsbench/internal/testpki"
 	"github.com/tlsbench/tlsbench/pki"
+	"github.com/tlsbench/tlsbench/plan"
 	"github.com/tlsbench/tlsbench/results"
 	"github.com/tlsbench/tlsbench/runner"
 )
@@ -197,8 +197,8 @@ func TestShardValidation(t *testing.T) {
 	for _, tc := range tests {
 		p := base()
 		tc.change(&p)
-		var fe *field.Error
-		if err := p.Validate(); !errors.As(err, &fe) || fe.Field != tc.field {
+		var fe *plan.Error
+		if err := p.Validate(); !errors.As(err, &fe) || fe.Setting == nil || fe.Setting.Name != plan.OfField(tc.field).Name {
 			t.Errorf("%s: %v, want an error of field %s", tc.name, err, tc.field)
 		}
 	}
@@ -213,8 +213,8 @@ func TestShardValidation(t *testing.T) {
 	}
 	single := base()
 	single.Shard, single.Target, single.Versus.Self = runner.Shard{}, runner.Target{}, true
-	var fe *field.Error
-	if err := single.Validate(); !errors.As(err, &fe) || fe.Field != "StartAt" {
+	var fe *plan.Error
+	if err := single.Validate(); !errors.As(err, &fe) || fe.Setting == nil || fe.Setting.Name != plan.OfField("StartAt").Name {
 		t.Errorf("a start time for an interleaved run, where it would be ignored: %v, want an error of field StartAt", err)
 	}
 }

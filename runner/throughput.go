@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/tlsbench/tlsbench/client"
-	"github.com/tlsbench/tlsbench/internal/field"
 	"github.com/tlsbench/tlsbench/internal/ktls"
 	"github.com/tlsbench/tlsbench/internal/tempdir"
 	"github.com/tlsbench/tlsbench/loadgen"
@@ -91,7 +90,7 @@ type TransferProgress struct {
 }
 
 // Validate checks the plan before any work is done. Errors are
-// *field.Error naming the field at fault and the fix. It probes the
+// *plan.Error naming the setting at fault and the fix. It probes the
 // kernel once: KTLS on, on a kernel without kTLS, is refused here, before
 // the run starts.
 func (p *ThroughputPlan) Validate() error {
@@ -106,53 +105,53 @@ func (p *ThroughputPlan) Validate() error {
 // validateAxes checks the values of the axes.
 func (p *ThroughputPlan) validateAxes() error {
 	if len(p.Versions) == 0 {
-		return field.Errorf("Versions", nil, "no TLS version given")
+		return plan.Errorf(plan.Settings.TLS, nil, "no TLS version given")
 	}
 	for _, v := range p.Versions {
 		if v != tls.VersionTLS12 && v != tls.VersionTLS13 {
-			return field.Errorf("Versions", nil, "%s: throughput cases run TLS 1.2 or 1.3", tls.VersionName(v))
+			return plan.Errorf(plan.Settings.TLS, nil, "%s: throughput cases run TLS 1.2 or 1.3", tls.VersionName(v))
 		}
 	}
 	if len(p.Ciphers) == 0 {
-		return field.Errorf("Ciphers", nil, "no cipher given (aes128gcm, aes256gcm, chacha20poly1305)")
+		return plan.Errorf(plan.Settings.Cipher, nil, "no cipher given (aes128gcm, aes256gcm, chacha20poly1305)")
 	}
 	for _, c := range p.Ciphers {
 		if _, err := ParseCipher(c); err != nil {
-			return field.Errorf("Ciphers", nil, "%v", err)
+			return plan.Errorf(plan.Settings.Cipher, nil, "%v", err)
 		}
 	}
 	if len(p.Buffers) == 0 {
-		return field.Errorf("Buffers", nil, "no buffer size given (e.g. 4k,16k,64k)")
+		return plan.Errorf(plan.Settings.Buffer, nil, "no buffer size given (e.g. 4k,16k,64k)")
 	}
 	for _, b := range p.Buffers {
 		if b < 1 || b > server.MaxBulkBuffer {
-			return field.Errorf("Buffers", b, "must be between 1 byte and %s", SizeName(server.MaxBulkBuffer))
+			return plan.Errorf(plan.Settings.Buffer, b, "must be between 1 byte and %s", SizeName(server.MaxBulkBuffer))
 		}
 	}
 	if len(p.KTLS) == 0 {
-		return field.Errorf("KTLS", nil, "give off, auto or on (or a list, e.g. off,on)")
+		return plan.Errorf(plan.Settings.KTLS, nil, "give off, auto or on (or a list, e.g. off,on)")
 	}
 	if len(p.Directions) == 0 {
-		return field.Errorf("Directions", nil, "give download, upload or both")
+		return plan.Errorf(plan.Settings.Direction, nil, "give download, upload or both")
 	}
 	for _, d := range p.Directions {
 		if _, err := ParseDirection(d); err != nil {
-			return field.Errorf("Directions", nil, "%v", err)
+			return plan.Errorf(plan.Settings.Direction, nil, "%v", err)
 		}
 	}
 	if len(p.Concurrency) == 0 {
-		return field.Errorf("Concurrency", nil, "no level given")
+		return plan.Errorf(plan.Settings.Concurrency, nil, "no level given")
 	}
 	for _, c := range p.Concurrency {
 		if c < 1 || c > 1024 {
-			return field.Errorf("Concurrency", c, "must be between 1 and 1024 parallel connections")
+			return plan.Errorf(plan.Settings.Concurrency, c, "must be between 1 and 1024 parallel connections")
 		}
 	}
 	if err := p.validateProxy(); err != nil {
 		return err
 	}
 	if cases := p.Cases(); !slices.ContainsFunc(cases, func(c Case) bool { return c.NotRunnable == "" }) {
-		return field.Errorf(cases[0].NotRunnableBy(), nil, "no case can run: %s", cases[0].NotRunnable)
+		return cases[0].NotRunnableError()
 	}
 	return nil
 }
@@ -162,23 +161,23 @@ func (p *ThroughputPlan) validateProxy() error {
 	switch p.Request {
 	case "", RequestBulk, RequestHTTP:
 	default:
-		return field.Errorf("Request", strconv.Quote(p.Request), "want bulk or http")
+		return plan.Errorf(plan.Settings.Request, strconv.Quote(p.Request), "want bulk or http")
 	}
 	if err := p.Proxy.validate(p.ReadFill, nil); err != nil {
 		return err
 	}
 	if p.request() == RequestHTTP && slices.Contains(p.KTLS, ktls.ModeOn) && p.Proxy.URL == "" {
-		return field.Errorf("KTLS", nil, "{Request} http runs in user-space TLS: {KTLS} on cannot be measured over it; use {Request} bulk, or {KTLS} off or auto")
+		return plan.Errorf(plan.Settings.KTLS, nil, "%s http runs in user-space TLS: %s on cannot be measured over it; use %s bulk, or %s off or auto", plan.Settings.Request, plan.Settings.KTLS, plan.Settings.Request, plan.Settings.KTLS)
 	}
 	if p.Proxy.builtin() {
 		for _, b := range p.Buffers {
 			if b < proxy.MinBuffer {
-				return field.Errorf("Buffers", b, "the built-in proxy's relay buffer is at least %d bytes", proxy.MinBuffer)
+				return plan.Errorf(plan.Settings.Buffer, b, "the built-in proxy's relay buffer is at least %d bytes", proxy.MinBuffer)
 			}
 		}
 	}
 	if p.Proxy.URL != "" && !p.Proxy.builtin() && !slices.Equal(p.KTLS, []ktls.Mode{ktls.ModeOff}) {
-		return field.Errorf("KTLS", nil, "with a proxy {KTLS} is the proxy's own, and a proxy given by URL keeps its configuration (client and server run user-space TLS): leave out {KTLS}, or give off")
+		return plan.Errorf(plan.Settings.KTLS, nil, "with a proxy %s is the proxy's own, and a proxy given by URL keeps its configuration (client and server run user-space TLS): leave out %s, or give off", plan.Settings.KTLS, plan.Settings.KTLS)
 	}
 	return nil
 }
@@ -194,21 +193,18 @@ func (p *ThroughputPlan) request() string {
 
 // validateAmount checks how much each case moves and how often.
 func (p *ThroughputPlan) validateAmount() error {
+	if err := plan.CheckAmount(p.Bytes > 0, p.Bytes, p.Duration); err != nil {
+		return err
+	}
 	switch {
-	case p.Bytes > 0 && p.Duration > 0:
-		return field.Errorf("Bytes", nil, "{Bytes} and {Duration} both set: give one (bytes per connection and direction, or time per iteration)")
-	case p.Bytes < 0:
-		return field.Errorf("Bytes", p.Bytes, "must be positive")
-	case p.Duration < 0:
-		return field.Errorf("Duration", p.Duration, "must be positive")
 	case p.Bytes == 0 && p.Duration == 0:
-		return field.Errorf("Bytes", nil, "{Bytes} or {Duration}: give how much each iteration moves (e.g. {Bytes} 64MiB or {Duration} 2s)")
+		return plan.Errorf(plan.Settings.Bytes, nil, "%s or %s: give how much each iteration moves (e.g. %s 64MiB or %s 2s)", plan.Settings.Bytes, plan.Settings.Duration, plan.Settings.Bytes, plan.Settings.Duration)
 	}
 	if p.Iterations < 1 {
-		return field.Errorf("Iterations", p.Iterations, "must be at least 1")
+		return plan.Errorf(plan.Settings.Iterations, p.Iterations, "must be at least 1")
 	}
 	if p.Warmup < 0 {
-		return field.Errorf("Warmup", p.Warmup, "must be 0 or more")
+		return plan.Errorf(plan.Settings.Warmup, p.Warmup, "must be 0 or more")
 	}
 	return nil
 }
@@ -220,18 +216,18 @@ func (p *ThroughputPlan) validateServer() error {
 		fi, err := os.Stat(p.Source)
 		switch {
 		case err != nil:
-			return field.Errorf("Source", "file:"+p.Source, "%v", err)
+			return plan.Errorf(plan.Settings.Source, "file:"+p.Source, "%v", err)
 		case !fi.Mode().IsRegular() || fi.Size() == 0:
-			return field.Errorf("Source", "file:"+p.Source, "not a non-empty regular file")
+			return plan.Errorf(plan.Settings.Source, "file:"+p.Source, "not a non-empty regular file")
 		}
 		for _, d := range p.Directions {
 			if d != loadgen.DirectionDownload {
-				return field.Errorf("Source", nil, "{Source} file:%s is sent by the server: use {Directions} download (not %s)", p.Source, d)
+				return plan.Errorf(plan.Settings.Source, nil, "%s file:%s is sent by the server: use %s download (not %s)", plan.Settings.Source, p.Source, plan.Settings.Direction, d)
 			}
 		}
 	}
 	if p.Server.Mutual {
-		return field.Errorf("Server.Mutual", nil, "{Server.Mutual} applies to handshake cases; throughput cases run without client certificates")
+		return plan.Errorf(plan.Settings.Mutual, nil, "%s applies to handshake cases; throughput cases run without client certificates", plan.Settings.Mutual)
 	}
 	if len(p.Server.Identities) > 0 {
 		// Given identities are verified with the CA beside them.
@@ -242,9 +238,7 @@ func (p *ThroughputPlan) validateServer() error {
 	for _, m := range p.KTLS {
 		if m == ktls.ModeOn {
 			if _, _, err := m.Decide(); err != nil {
-				// ktls names its flag; the field error names the field.
-				why := strings.TrimPrefix(err.Error(), "--ktls on: ")
-				return field.Errorf("KTLS", nil, "{KTLS} on: %s; use {KTLS} auto to fall back to user-space TLS, or run on a kernel with kernel TLS (built with CONFIG_TLS, its module loaded: modprobe tls)", why)
+				return plan.Errorf(plan.Settings.KTLS, nil, "%s on: %v; use %s auto to fall back to user-space TLS, or run on a kernel with kernel TLS (built with CONFIG_TLS, its module loaded: modprobe tls)", plan.Settings.KTLS, err, plan.Settings.KTLS)
 			}
 		}
 	}

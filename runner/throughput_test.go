@@ -10,10 +10,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tlsbench/tlsbench/internal/field"
 	"github.com/tlsbench/tlsbench/internal/ktls"
 	"github.com/tlsbench/tlsbench/internal/testchild"
 	"github.com/tlsbench/tlsbench/loadgen"
+	"github.com/tlsbench/tlsbench/plan"
 	"github.com/tlsbench/tlsbench/results"
 	"github.com/tlsbench/tlsbench/runner"
 )
@@ -167,7 +167,7 @@ func TestThroughputKTLSOnThisKernel(t *testing.T) {
 		t.Error("a case ran although --ktls on cannot be honoured")
 		return nil
 	})
-	if err == nil || !strings.Contains(err.Error(), "{KTLS} on: kTLS is not supported") || !strings.Contains(err.Error(), "{KTLS} auto") {
+	if err == nil || !strings.Contains(err.Error(), "ktls on: kTLS is not supported") || !strings.Contains(err.Error(), "ktls auto") {
 		t.Errorf("--ktls on: %v, want the reason and the fix", err)
 	}
 }
@@ -201,8 +201,8 @@ func TestThroughputPlanValidate(t *testing.T) {
 			p := smallThroughputPlan()
 			tc.mutate(&p)
 			err := p.Validate()
-			var fe *field.Error
-			if tc.want == "" && err != nil || tc.want != "" && (!errors.As(err, &fe) || fe.Field != tc.want) {
+			var fe *plan.Error
+			if tc.want == "" && err != nil || tc.want != "" && (!errors.As(err, &fe) || settingsAtFault(fe) != settingsOf(tc.want)) {
 				t.Errorf("Validate: %v, want a field error naming %q", err, tc.want)
 			}
 			if err != nil && strings.Contains(err.Error(), "--") {
@@ -237,4 +237,29 @@ func TestParseSize(t *testing.T) {
 	if _, err := runner.ParseSource("/tmp/x"); err == nil {
 		t.Error("ParseSource without file: prefix: want an error")
 	}
+}
+
+// settingsAtFault names an error's settings at fault, "a/b" for several.
+func settingsAtFault(e *plan.Error) string {
+	if e.Setting == nil {
+		return ""
+	}
+	names := []string{e.Setting.Name}
+	for _, s := range e.Also {
+		names = append(names, s.Name)
+	}
+	return strings.Join(names, "/")
+}
+
+// settingsOf names the settings of fields joined by "/".
+func settingsOf(fields string) string {
+	var names []string
+	for _, f := range strings.Split(fields, "/") {
+		if s := plan.OfField(f); s != nil {
+			names = append(names, s.Name)
+		} else {
+			names = append(names, "no setting for "+f)
+		}
+	}
+	return strings.Join(names, "/")
 }

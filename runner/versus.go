@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tlsbench/tlsbench/internal/field"
+	"github.com/tlsbench/tlsbench/plan"
 	"github.com/tlsbench/tlsbench/results"
 	"github.com/tlsbench/tlsbench/server"
 )
@@ -180,46 +180,48 @@ func (p *Plan) validateVersus() error {
 	v := &p.Versus
 	if !v.enabled() {
 		if len(v.Settings) > 0 {
-			return field.Errorf("Versus.Settings", nil, "change side b's built-in server: give {Versus.Self} or {Versus.Executable} too")
+			return plan.Errorf(plan.Settings.VersusSet, nil, "change side b's built-in server: give %s or %s too", plan.Settings.VersusSelf, plan.Settings.VersusServer)
 		}
 		if v.Target.ServerPID != 0 {
-			return field.Errorf("Versus.Target.ServerPID", v.Target.ServerPID, "samples side b's external server: give {Versus.Target.Addr} too")
+			return plan.Errorf(plan.Settings.VersusPID, v.Target.ServerPID, "samples side b's external server: give %s too", plan.Settings.Versus)
 		}
 		return nil
 	}
 	if p.Proxy.URL != "" {
-		return field.Errorf("Proxy.URL", p.Proxy.URL, "interleaved runs measure servers directly: drop {Proxy.URL} or {Versus}")
+		return plan.Errorf(plan.Settings.Proxy, p.Proxy.URL, "interleaved runs measure servers directly: drop %s or %s", plan.Settings.Proxy, plan.OneOf{plan.Settings.Versus, plan.Settings.VersusServer, plan.Settings.VersusSelf})
 	}
 	switch {
 	case v.Target.Addr != "" && v.Executable != "":
-		return field.Errorf("Versus.Executable", v.Executable, "side b is one server: give {Versus.Target.Addr} or {Versus.Executable}, not both")
+		return plan.Errorf(plan.Settings.VersusServer, v.Executable, "side b is one server: give %s or %s, not both", plan.Settings.Versus, plan.Settings.VersusServer)
 	case v.Target.Addr != "" && p.Target.Addr == "":
-		return field.Errorf("Versus.Target.Addr", v.Target.Addr, "compares two external servers: give side a with {Target.Addr}; against the built-in server, use {Versus.Executable} or {Versus.Self}")
+		return plan.Errorf(plan.Settings.Versus, nil, "%s measures a second external server beside %s: add %s HOST:PORT, or measure the built-in server against another program's with %s PROGRAM", plan.Settings.Versus, plan.Settings.Target, plan.Settings.Target, plan.Settings.VersusServer)
 	case v.Executable != "" && p.Target.Addr != "":
-		return field.Errorf("Versus.Executable", v.Executable, "runs the built-in server of another program, and {Target.Addr} measures an external one: give {Versus.Target.Addr} for a second external server")
+		return plan.Errorf(plan.Settings.VersusServer, v.Executable, "runs the built-in server of another program, and %s measures an external one: give %s for a second external server", plan.Settings.Target, plan.Settings.Versus)
 	case len(v.Settings) > 0 && (p.Target.Addr != "" || v.Target.Addr != ""):
-		return field.Errorf("Versus.Settings", nil, "changes side b's built-in server; an external server's settings are its own")
+		return plan.Errorf(plan.Settings.VersusSet, nil, "changes side b's built-in server; an external server's settings are its own")
 	case v.Target.Addr != "" && v.Target.Addr == p.Target.Addr:
-		return field.Errorf("Versus.Target.Addr", v.Target.Addr, "is side a's server too ({Target.Addr}): to measure one server against itself (A/A), give {Versus.Self}")
+		return plan.Errorf(plan.Settings.Versus, v.Target.Addr, "is side a's server too (%s): to measure one server against itself (A/A), give %s", plan.Settings.Target, plan.Settings.VersusSelf)
 	case v.Target.ServerPID < 0:
-		return field.Errorf("Versus.Target.ServerPID", v.Target.ServerPID, "not a process id")
+		return plan.Errorf(plan.Settings.VersusPID, v.Target.ServerPID, "not a process id")
 	case v.Target.ServerPID > 0 && v.Target.Addr == "":
-		return field.Errorf("Versus.Target.ServerPID", v.Target.ServerPID, "samples side b's external server: give {Versus.Target.Addr} too")
+		return plan.Errorf(plan.Settings.VersusPID, v.Target.ServerPID, "samples side b's external server: give %s too", plan.Settings.Versus)
 	}
 	if v.Target.Addr != "" {
 		t := Plan{Target: p.Target}
 		t.Target.Addr = v.Target.Addr
-		var fe *field.Error
-		if err := t.validateTarget(); errors.As(err, &fe) && fe.Field == "Target.Addr" {
-			if fe.Value == "" {
-				// The reason quotes what it needs of the address.
-				return field.Errorf("Versus.Target.Addr", nil, "%s", fe.Reason)
+		var pe *plan.Error
+		if err := t.validateTarget(); errors.As(err, &pe) && pe.Setting == plan.Settings.Target {
+			// Side b's address, checked as side a's.
+			e := *pe
+			e.Setting = plan.Settings.Versus
+			if pe.Value != "" {
+				e.Value = v.Target.Addr
 			}
-			return field.Errorf("Versus.Target.Addr", v.Target.Addr, "%s", fe.Reason)
+			return &e
 		}
 	}
 	if p.Target.Addr == "" && v.Target.Addr == "" && !listensOnFreePort(p.Server.Listen) {
-		return field.Errorf("Server.Listen", p.Server.Listen, "every side of an interleaved run starts its own built-in server, and they cannot share one port: use port 0 (a free port each), e.g. 127.0.0.1:0")
+		return plan.Errorf(plan.Settings.Listen, p.Server.Listen, "every side of an interleaved run starts its own built-in server, and they cannot share one port: use port 0 (a free port each), e.g. 127.0.0.1:0")
 	}
 	if v.Executable != "" {
 		if err := checkExecutable(v.Executable); err != nil {
@@ -227,7 +229,7 @@ func (p *Plan) validateVersus() error {
 		}
 		for _, t := range p.Transports {
 			if t == TransportMemory {
-				return field.Errorf("Transports", nil, "{Transports} memory runs the server in this process, so it cannot be another program's: drop memory or {Versus.Executable}")
+				return plan.Errorf(plan.Settings.Transport, nil, "%s memory runs the server in this process, so it cannot be another program's: drop memory or %s", plan.Settings.Transport, plan.Settings.VersusServer)
 			}
 		}
 	}
@@ -239,11 +241,11 @@ func checkExecutable(path string) error {
 	fi, err := os.Stat(path)
 	switch {
 	case err != nil:
-		return field.Errorf("Versus.Executable", path, "no such file: give the path of a tlsbench program")
+		return plan.Errorf(plan.Settings.VersusServer, path, "no such file: give the path of a tlsbench program")
 	case fi.IsDir():
-		return field.Errorf("Versus.Executable", path, "is a directory: give the path of a tlsbench program")
+		return plan.Errorf(plan.Settings.VersusServer, path, "is a directory: give the path of a tlsbench program")
 	case fi.Mode().Perm()&0o111 == 0:
-		return field.Errorf("Versus.Executable", path, "is not executable (chmod +x it)")
+		return plan.Errorf(plan.Settings.VersusServer, path, "is not executable (chmod +x it)")
 	}
 	return nil
 }
@@ -254,15 +256,15 @@ func validateSettings(settings []VersusSetting) error {
 	for _, s := range settings {
 		set, ok := VersusSettings[s.Name]
 		if !ok {
-			return field.Errorf("Versus.Settings", s.String(), "%s is not a setting side b can change; it can change %s", s.Name, settingNames())
+			return plan.Errorf(plan.Settings.VersusSet, s.String(), "%s is not a setting side b can change; it can change %s", s.Name, settingNames())
 		}
 		if seen[s.Name] {
-			return field.Errorf("Versus.Settings", s.String(), "%s is given twice", s.Name)
+			return plan.Errorf(plan.Settings.VersusSet, s.String(), "%s is given twice", s.Name)
 		}
 		seen[s.Name] = true
 		var o server.Options
 		if err := set.apply(&o, s.Value); err != nil {
-			return field.Errorf("Versus.Settings", s.String(), "%v", err)
+			return plan.Errorf(plan.Settings.VersusSet, s.String(), "%v", err)
 		}
 	}
 	return nil

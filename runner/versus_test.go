@@ -3,6 +3,7 @@ package runner_test
 import (
 	"context"
 	"crypto/tls"
+	"errors"
 	"os"
 	"regexp"
 	"slices"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/tlsbench/tlsbench/internal/testchild"
+	"github.com/tlsbench/tlsbench/plan"
 	"github.com/tlsbench/tlsbench/results"
 	"github.com/tlsbench/tlsbench/runner"
 )
@@ -269,7 +271,8 @@ func TestVersusValidation(t *testing.T) {
 		p := versusPlan()
 		tt.edit(&p)
 		err := p.Validate()
-		if err == nil || !strings.Contains(err.Error(), tt.field) {
+		var pe *plan.Error
+		if !errors.As(err, &pe) || pe.Setting != plan.OfField(tt.field) {
 			t.Errorf("%s: Validate() = %v, want an error naming %s", tt.name, err, tt.field)
 		}
 	}

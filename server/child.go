@@ -2,9 +2,6 @@ package server
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"runtime"
 	"time"
 
 	"github.com/tlsbench/tlsbench/internal/childproc"
@@ -47,10 +44,9 @@ func StartChild(ctx context.Context, o ChildOptions) (*Child, error) {
 		Path: o.Path, Args: o.Args, Config: o.Server, Env: o.Env,
 		StartTimeout: o.StartTimeout, What: childWhat,
 	})
-	if errors.Is(err, childproc.ErrUnsupported) {
-		return nil, fmt.Errorf("a child server process is not supported on %s; use {Transports} memory or {Target.Addr}", runtime.GOOS)
-	}
 	if err != nil {
+		// Where a child process cannot run (childproc.ErrUnsupported),
+		// the caller says what to use instead.
 		return nil, err
 	}
 	return &Child{c}, nil

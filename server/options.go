@@ -155,23 +155,23 @@ func (o Options) Validate() error {
 	if o.FirstByteTimeout < 0 || o.FirstByteTimeout > MaxFirstByteTimeout {
 		return field.Errorf("FirstByteTimeout", o.FirstByteTimeout, "must be positive and at most %v", MaxFirstByteTimeout)
 	}
-	switch o.EarlyDataPolicy {
-	case "", EarlyDataAccept, EarlyDataReject, EarlyDataSingleUse:
-	default:
-		return field.Errorf("EarlyDataPolicy", strconv.Quote(o.EarlyDataPolicy), "must be %s, %s or %s", EarlyDataAccept, EarlyDataReject, EarlyDataSingleUse)
+	if o.EarlyDataPolicy != "" {
+		if err := CheckEarlyDataPolicy(o.EarlyDataPolicy); err != nil {
+			return err
+		}
 	}
 	if o.Mutual && o.ClientCA == "" {
-		return field.Errorf("Mutual", nil, "{Mutual} needs the CA that issues client certificates ({ClientCA} FILE)")
+		return field.Errorf("Mutual", nil, "%s needs the CA that issues client certificates (%s FILE)", field.Ref("Mutual"), field.Ref("ClientCA"))
 	}
 	if o.RevokedFile != "" && !o.Mutual {
-		return field.Errorf("RevokedFile", nil, "{RevokedFile} applies to client certificates: add {Mutual}")
+		return field.Errorf("RevokedFile", nil, "%s applies to client certificates: add %s", field.Ref("RevokedFile"), field.Ref("Mutual"))
 	}
 	_, maxV, err := versionRange(o.Versions)
 	if err != nil {
 		return err
 	}
 	if o.QUIC && maxV < tls.VersionTLS13 {
-		return field.Errorf("QUIC", nil, "{QUIC} needs TLS 1.3: add 1.3 to {Versions}")
+		return field.Errorf("QUIC", nil, "%s needs TLS 1.3: add 1.3 to %s", field.Ref("QUIC"), field.Ref("Versions"))
 	}
 	if _, err := keys.ParseConstraints(o.Constraints); err != nil {
 		return &field.Error{Field: "Constraints", Reason: err.Error()}
@@ -381,4 +381,15 @@ func NewFromOptions(o Options, opts ...Option) (*Server, error) {
 	s.km = b.km
 	b.km.SetLogger(s.log)
 	return s, nil
+}
+
+// CheckEarlyDataPolicy refuses an early-data policy the server does not
+// have (the check of Options.EarlyDataPolicy, for the commands that take
+// one before they build Options).
+func CheckEarlyDataPolicy(policy string) error {
+	switch policy {
+	case EarlyDataAccept, EarlyDataReject, EarlyDataSingleUse:
+		return nil
+	}
+	return field.Errorf("EarlyDataPolicy", strconv.Quote(policy), "must be %s, %s or %s", EarlyDataAccept, EarlyDataReject, EarlyDataSingleUse)
 }

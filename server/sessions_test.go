@@ -316,8 +316,8 @@ func TestOptionsErrorsNameTheField(t *testing.T) {
 		{Options{Identities: id, SessionStore: "redis"}, "SessionStore", `"redis": must be tickets or stateful`},
 		{Options{Identities: id, SessionCapacity: -1}, "SessionCapacity", "-1: must be positive"},
 		{Options{Identities: id, SessionTTL: -time.Second}, "SessionTTL", "-1s: must be positive"},
-		{Options{Identities: id, RevokedFile: bad}, "RevokedFile", "{RevokedFile} applies to client certificates: add {Mutual}"},
-		{Options{Identities: id, Mutual: true}, "Mutual", "({ClientCA} FILE)"},
+		{Options{Identities: id, RevokedFile: bad}, "RevokedFile", "RevokedFile applies to client certificates: add Mutual"},
+		{Options{Identities: id, Mutual: true}, "Mutual", "(ClientCA FILE)"},
 		{Options{Identities: id, Constraints: "no-such-rule"}, "Constraints", "no-such-rule"},
 		{Options{Identities: []IdentityFiles{{Cert: "c.pem"}}}, "Identities", "give CERT.pem,KEY.pem or FILE.p12"},
 	}

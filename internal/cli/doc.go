@@ -11,10 +11,12 @@
 // UsageError whose one-line message names the flag and the fix (exit 2).
 //
 // The command line is the only part of tlsbench that knows flag names.
-// Libraries return *field.Error (or text with {Field} references) naming
-// their settings; package command maps those fields to their flags in one
-// place, so users read the flags they typed. No library package imports
-// the command line (only main); the hidden --control-fd of serve and proxy
-// hands the child server and proxy of tlsbench run to the services' own
-// child mains.
+// A run's validation returns *plan.Error, which holds its settings as the
+// table declares them, and the libraries below plan *field.Error, which
+// names its fields (typed, also inside its reason); package command
+// writes both with the flags of the settings table, the commands the
+// table does not declare adding their own (proxy, kubernetes), so users
+// read the flags they typed. No library package imports the command line
+// (only main); the hidden --control-fd of serve and proxy hands the child
+// server and proxy of tlsbench run to the services' own child mains.
 package cli

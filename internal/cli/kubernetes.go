@@ -105,7 +105,7 @@ func kubernetesJobCmd(ctx context.Context, args []string, stdout, stderr io.Writ
 	// The Job's own settings and the run's arguments first: their
 	// messages say more than the run's own refusal of the same mistake.
 	if _, err := kubejob.Manifest(s); err != nil {
-		return command.PlanUsage(err)
+		return &command.UsageError{Msg: command.UserTextNamed(err, kubernetesFlags)}
 	}
 	length, err := checkShardRun(s)
 	if err != nil {
@@ -117,7 +117,7 @@ func kubernetesJobCmd(ctx context.Context, args []string, stdout, stderr io.Writ
 	}
 	out, err := kubejob.Manifest(s)
 	if err != nil {
-		return command.PlanUsage(err)
+		return &command.UsageError{Msg: command.UserTextNamed(err, kubernetesFlags)}
 	}
 	if _, err := stdout.Write(out); err != nil {
 		return err
@@ -272,4 +272,12 @@ func startAt(now time.Time, startIn time.Duration) time.Time {
 		return r.Add(time.Second)
 	}
 	return t
+}
+
+// kubernetesFlags are the kubernetes command's flags by the fields of the
+// Job's description they set (RunArgs are the arguments after "-- run",
+// named as the run they are).
+var kubernetesFlags = map[string]string{
+	"Image": "--image", "Name": "--name", "Namespace": "--namespace", "CPUs": "--cpus", "Memory": "--memory",
+	"Secret": "--secret", "Spread": "--spread", "Deadline": "--deadline", "TTL": "--ttl", "RunArgs": "run",
 }

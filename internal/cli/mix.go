@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/tlsbench/tlsbench/internal/cli/command"
+	"github.com/tlsbench/tlsbench/plan"
 	"github.com/tlsbench/tlsbench/runner"
 )
 
@@ -27,8 +28,8 @@ func parseResumeRatio(s string) (float64, error) {
 
 // validateMix checks --resume-ratio against --resume.
 func validateMix(fs *command.FlagSet) error {
-	if fs.IsSet("resume-ratio") && fs.IsSet("resume") {
-		return command.Usagef("--resume-ratio and --resume both say which cases resume: give one (--resume-ratio 0,1 is --resume off,on)")
+	if err := plan.CheckResume(fs.IsSet("resume-ratio"), fs.IsSet("resume"), nil); err != nil {
+		return command.PlanUsage(err)
 	}
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/tlsbench/tlsbench/internal/cli/command"
 	"github.com/tlsbench/tlsbench/loadgen"
 	"github.com/tlsbench/tlsbench/measure"
+	"github.com/tlsbench/tlsbench/plan"
 	"github.com/tlsbench/tlsbench/results"
 	"github.com/tlsbench/tlsbench/runner"
 )
@@ -36,69 +37,36 @@ func parseRate(s string) (float64, error) {
 	return r, nil
 }
 
-// validateOpenLoop checks --rate, --arrival, --max-inflight and, for
-// handshake cases, --duration, with what they do not go with.
+// validateOpenLoop checks --rate, --arrival, --max-inflight, the search
+// of --find-rate and, for handshake cases, --duration, with what they do
+// not go with: the plan's rules, told which flags were given.
 func validateOpenLoop(fs *command.FlagSet, f *runFlags) error {
-	if err := validateFindRate(fs, f); err != nil {
-		return err
-	}
-	rate := fs.IsSet("rate") || f.findRate
-	// The flag that made the cases open-loop, for the messages.
-	rateFlag := "--rate"
-	if f.findRate && !fs.IsSet("rate") {
-		rateFlag = "--find-rate"
-	}
-	switch {
-	case f.tp.duration < 0:
-		return command.Usagef("--duration %v: must be positive, e.g. 10s", f.tp.duration)
-	case f.tp.mode == modeHandshake && fs.IsSet("duration") && fs.IsSet("target-error") && !rate:
-		return command.Usagef("--target-error and --duration: --duration fixes each case's measured time; give one")
-	case f.tp.mode == modeHandshake && fs.IsSet("duration") && fs.IsSet("handshakes"):
-		return command.Usagef("--handshakes and --duration: give one (handshakes per iteration, or each case's measured time)")
-	case !rate && fs.IsSet("arrival"):
-		return command.Usagef("--arrival spaces the starts of --rate cases: add --rate R")
-	case !rate && fs.IsSet("max-inflight"):
-		return command.Usagef("--max-inflight bounds the connections of --rate cases: add --rate R")
-	case !rate:
-		return nil
-	case fs.IsSet("concurrency"):
-		return command.Usagef("%s and --concurrency are two ways to load the server (starts per second, or waves of simultaneous handshakes): give one", rateFlag)
-	case f.arrival != results.ArrivalConstant && f.arrival != results.ArrivalPoisson:
-		return command.Usagef("--arrival %s: want constant or poisson", command.ShownValue(f.arrival))
-	case f.maxInflight < 1:
-		return command.Usagef("--max-inflight %d: must be at least 1, e.g. 4096", f.maxInflight)
-	case fs.IsSet("target-error"):
-		return command.Usagef("--target-error does not apply to %s cases: they measure --iterations windows of their schedule; drop --target-error", rateFlag)
-	case f.proxy.URL != "":
-		return command.Usagef("%s cannot be combined with --proxy: open-loop cases connect to the server directly; drop one of them", rateFlag)
+	o := plan.OpenLoop{
+		Throughput: f.tp.mode != modeHandshake,
+		Rates:      f.rates, RatesGiven: fs.IsSet("rate"), FindRate: f.findRate,
+		SearchGiven: fs.IsSet("slo") || fs.IsSet("max-rate"), MaxRate: f.maxRate,
+		Arrival: f.arrival, ArrivalGiven: fs.IsSet("arrival"),
+		MaxInflight: f.maxInflight, MaxInflightGiven: fs.IsSet("max-inflight"),
+		Duration: f.tp.duration, Timed: fs.IsSet("duration"), TargetError: fs.IsSet("target-error"),
+		Handshakes: fs.IsSet("handshakes"), Concurrency: fs.IsSet("concurrency"),
+		Proxy: f.proxy.URL != "",
 	}
 	for _, name := range []string{"versus", "versus-server", "versus-self"} {
 		if fs.IsSet(name) {
-			return command.Usagef("%s cannot be combined with --%s: open-loop cases measure one server, not interleaved sides; drop one of them", rateFlag, name)
+			o.Versus = plan.Lookup(plan.Run, name)
+			break
 		}
 	}
-	return nil
-}
-
-// validateFindRate checks --find-rate, --slo and --max-rate.
-func validateFindRate(fs *command.FlagSet, f *runFlags) error {
-	switch {
-	case !f.findRate && (fs.IsSet("slo") || fs.IsSet("max-rate")):
-		return command.Usagef("--slo and --max-rate set the search of --find-rate: add --find-rate")
-	case !f.findRate:
-		return nil
-	case f.tp.mode != modeHandshake:
-		return command.Usagef("--find-rate searches handshake rates; throughput cases have none: drop --find-rate or --mode throughput")
-	case len(f.rates) > 1:
-		return command.Usagef("--rate with --find-rate is the first rate tried: give one, e.g. --rate 500")
-	case f.maxRate < 0:
-		return command.Usagef("--max-rate %v: must be 0 (no bound) or a rate above 0", f.maxRate)
+	if err := o.Check(); err != nil {
+		return command.PlanUsage(err)
 	}
-	slo, err := loadgen.ParseSLO(f.slo)
-	if err != nil {
-		return command.Usagef("--slo %v", err)
+	if f.findRate {
+		slo, err := loadgen.ParseSLO(f.slo)
+		if err != nil {
+			return command.Usagef("--slo %v", err)
+		}
+		f.parsedSLO = slo
 	}
-	f.parsedSLO = slo
 	return nil
 }
 

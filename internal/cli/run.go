@@ -302,8 +302,11 @@ func validateRun(fs *command.FlagSet, f *runFlags) error {
 		return command.Usagef("--conn-timeout %v: must be positive, e.g. 10s", f.connTimeout)
 	case f.caseTime < 0:
 		return command.Usagef("--case-time %v: must be 0 (no limit) or positive", f.caseTime)
-	case f.clientIdentities < 1:
-		return command.Usagef("--client-identities %d: must be at least 1", f.clientIdentities)
+	}
+	if err := plan.CheckClientIdentities(f.clientIdentities, true); err != nil {
+		return command.PlanUsage(err)
+	}
+	switch {
 	case fs.IsSet("out") && f.out == "":
 		return command.Usagef("--out: give the results file's name, e.g. --out results.jsonl")
 	case fs.IsSet("proxy") && strings.TrimSpace(f.proxy.URL) == "":
@@ -376,26 +379,13 @@ func checkScope(fs *command.FlagSet, f *runFlags) error {
 	return nil
 }
 
-// scopeOf refuses a setting given where its end is not in the run.
+// scopeOf refuses a setting given where its end is not in the run, by
+// the plan's rule.
 func scopeOf(s *plan.Setting, f *runFlags) error {
-	switch {
-	case f.target.Addr != "":
-		if s.Ends == plan.BuiltinServer {
-			return command.Usagef("--%s configures the built-in server; it does not apply with --target", s.Name)
-		}
-	case s.Ends == plan.Target|plan.Proxy:
-		// Through a proxy, the exchange matters to the built-in
-		// server too: a bumping HTTP proxy parses it; throughput
-		// cases speak it to the built-in server.
-		if f.proxy.URL == "" && f.tp.mode == modeHandshake {
-			return command.Usagef("--%s applies to an external server or a proxy: add --target host:port or --proxy", s.Name)
-		}
-	case s.Ends == plan.Target:
-		// With --identity, --ca and --sni say how the clients verify
-		// the given server identity.
-		if !s.WithIdentity || len(f.server.Identities) == 0 {
-			return command.Usagef("--%s applies to an external server: add --target host:port", s.Name)
-		}
+	sc := plan.Scope{Target: f.target.Addr != "", Proxy: f.proxy.URL != "", Throughput: f.tp.mode != modeHandshake,
+		Identity: len(f.server.Identities) > 0}
+	if err := sc.Check(s); err != nil {
+		return command.PlanUsage(err)
 	}
 	return nil
 }
@@ -544,10 +534,11 @@ func (job *runJob) finish(ctx context.Context, stdout, stderr io.Writer, stream 
 	}
 	var proxyErr *runner.ProxyStartError
 	var fe *field.Error
+	var pe *plan.Error
 	if errors.As(runErr, &proxyErr) {
 		// A file or pid given for the proxy is the user's to fix
 		// (exit 2); a proxy that is not there fails the run (exit 1).
-		if errors.As(runErr, &fe) {
+		if errors.As(runErr, &fe) || errors.As(runErr, &pe) {
 			return &command.UsageError{Msg: command.UserText(runErr)}
 		}
 		return runOutcome(ctx, errors.New(command.UserText(runErr)), out, outErr)

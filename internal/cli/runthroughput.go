@@ -102,12 +102,10 @@ func throughputPlan(fs *command.FlagSet, f *runFlags) (*runner.ThroughputPlan, e
 		return nil, command.Usagef("--key: --mode throughput uses one server key type, not %d", len(f.keys))
 	}
 	p.KeyType = f.keys[0]
-	switch {
-	case t.duration > 0 && fs.IsSet("bytes"):
-		return nil, command.Usagef("--bytes and --duration: give one (bytes per connection and direction, or time per iteration)")
-	case t.duration < 0:
-		return nil, command.Usagef("--duration %v: must be positive", t.duration)
-	case t.duration == 0:
+	if err := plan.CheckAmount(fs.IsSet("bytes"), 0, t.duration); err != nil {
+		return nil, command.PlanUsage(err)
+	}
+	if t.duration == 0 {
 		n, err := runner.ParseSize(t.bytes)
 		if err != nil {
 			return nil, command.Usagef("--bytes: %v", err)

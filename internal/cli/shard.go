@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/tlsbench/tlsbench/internal/cli/command"
+	"github.com/tlsbench/tlsbench/plan"
 	"github.com/tlsbench/tlsbench/runner"
 )
 
@@ -139,25 +140,20 @@ func startAtScope(fs *command.FlagSet, f *runFlags) error {
 // shardRefusals refuses, in a sharded run, the flags it cannot split
 // and the flags it cannot go without.
 func shardRefusals(fs *command.FlagSet, f *runFlags, relative bool) error {
-	by := "--shard"
+	sh := plan.Sharding{By: plan.Settings.Shard, Throughput: f.tp.mode != modeHandshake,
+		Target: f.target.Addr != "", Timed: fs.IsSet("duration"), StartAt: fs.IsSet("start-at")}
 	if fs.IsSet("shards") {
-		by = "--shards"
-	}
-	if f.tp.mode != modeHandshake {
-		return command.Usagef("%s: a sharded run measures handshake cases; throughput cases cannot be split: drop --mode throughput", by)
+		sh.By = plan.Settings.Shards
 	}
 	for _, name := range []string{"versus", "versus-server", "versus-self", "proxy", "find-rate", "target-error"} {
 		if fs.IsSet(name) {
-			return command.Usagef("%s: --%s cannot be used in a sharded run, whose shards each measure one share of one server's load in cases of a fixed length: drop --%s", by, name, name)
+			sh.Unsplittable = append(sh.Unsplittable, plan.Lookup(plan.Run, name))
 		}
 	}
+	if err := sh.Check(); err != nil {
+		return command.PlanUsage(err)
+	}
 	switch {
-	case f.target.Addr == "":
-		return command.Usagef("%s needs --target HOST:PORT: the built-in server runs beside each shard, so the shards would each load their own instead of one server", by)
-	case !fs.IsSet("duration"):
-		return command.Usagef("%s needs --duration (each case's measured time): the cases of a sharded run have a fixed length, from which every shard computes when each begins", by)
-	case !fs.IsSet("start-at"):
-		return command.Usagef("%s needs --start-at TIME, the same RFC 3339 time for every shard (e.g. a minute from now), at which they all begin", by)
 	case relative:
 		return command.Usagef("--start-at %s counts from when each shard starts, so the shards would not begin together: give them all one RFC 3339 time, e.g. %s", f.startAtText, f.startAt.UTC().Truncate(time.Second).Format(time.RFC3339))
 	}

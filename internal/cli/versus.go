@@ -80,8 +80,6 @@ func validateVersus(fs *command.FlagSet, f *runFlags) error {
 		return command.Usagef("--versus, --versus-server and --versus-self interleave handshake cases; throughput cases are compared across runs with tlsbench compare")
 	case f.baseline != "":
 		return command.Usagef("--baseline compares with an earlier run, and an interleaved run compares its own two sides: give one of them")
-	case fs.IsSet("versus") && f.target.Addr == "":
-		return command.Usagef("--versus measures a second external server beside --target: add --target HOST:PORT, or measure the built-in server against another program's with --versus-server PROGRAM")
 	}
 	return nil
 }

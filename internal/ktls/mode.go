@@ -41,7 +41,8 @@ func ParseMode(s string) (Mode, error) {
 // Decide tells whether to call Enable under this mode, using the Supported
 // probe. In auto mode an unsupported kernel gives use=false and a one-line
 // reason to report (for example "user-space TLS: kTLS unsupported: kernel
-// has no TLS ULP (CONFIG_TLS) ..."); in on mode it gives the error.
+// has no TLS ULP (CONFIG_TLS) ..."); in on mode it gives the error, which
+// says why the kernel cannot and names no setting.
 func (m Mode) Decide() (use bool, reason string, err error) { return m.decide(Supported) }
 
 // DecideFor is Decide for connections of a known TLS version and cipher
@@ -63,7 +64,9 @@ func (m Mode) decide(probe func() error) (bool, string, error) {
 		return true, "", nil
 	case ModeOn:
 		if err := probe(); err != nil {
-			return false, "", fmt.Errorf("--ktls on: %w", err)
+			// Why the kernel cannot; the caller names the mode in
+			// its own words.
+			return false, "", err
 		}
 		return true, "", nil
 	}

@@ -16,11 +16,11 @@ const earlyDataPolicyUsage = "what the built-in server does with early data (0-R
 const AcceptWarning = "tlsbench: WARNING: --early-data-policy accept accepts replayed 0-RTT data " +
 	"(a copied first flight has its request answered again); use single-use (the default) outside a lab"
 
-// CheckEarlyDataPolicy validates a --early-data-policy value.
+// CheckEarlyDataPolicy validates a --early-data-policy value, by the
+// server's rule.
 func CheckEarlyDataPolicy(policy string) error {
-	switch policy {
-	case server.EarlyDataAccept, server.EarlyDataReject, server.EarlyDataSingleUse:
-		return nil
+	if err := server.CheckEarlyDataPolicy(policy); err != nil {
+		return Usagef("%s", UserText(err))
 	}
-	return Usagef("--early-data-policy %q: must be %s, %s or %s", policy, server.EarlyDataAccept, server.EarlyDataReject, server.EarlyDataSingleUse)
+	return nil
 }

@@ -7,7 +7,6 @@ import (
 	"io"
 	"maps"
 	"math"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -180,12 +179,7 @@ func wantOf(v flag.Value) string {
 
 // ShownValue writes a flag's value in an error: as typed, quoted when
 // it would not read as one word.
-func ShownValue(v string) string {
-	if v == "" || strings.ContainsAny(v, " \t\"'") || strconv.Quote(v) != `"`+v+`"` {
-		return strconv.Quote(v)
-	}
-	return v
-}
+func ShownValue(v string) string { return plan.Shown(v) }
 
 // dashed writes a defined flag's name as the help does: -o, --out.
 func dashed(name string) string {
@@ -391,49 +385,26 @@ func (f *FlagSet) PrintFlag(w io.Writer, fl *flag.Flag) {
 	fmt.Fprintf(w, "        %s\n", usage)
 }
 
-// otherFieldFlags names the flags of the library fields that no setting
-// of the table sets: those of the commands the table does not declare yet
-// (proxy, kubernetes) and fields set by several flags together. Every
-// other field's flag is its setting's (plan.OfField).
-var otherFieldFlags = map[string]string{
-	// Set by several flags, any of which the error may concern.
-	"Shard.Count": "--shards N or --shard I/N", "Versus": "--versus, --versus-server or --versus-self",
-	// The built-in proxy's settings (proxy.Options).
-	"Allow": "--allow", "AllowDest": "--allow-dest", "ConnectPorts": "--connect-ports", "CACert": "--ca-cert", "CAKey": "--ca-key", "OriginCA": "--origin-ca", "OriginInsecure": "--origin-insecure", "LeafKey": "--leaf-key", "MintCacheSize": "--mint-cache-size", "RequestTimeout": "--request-timeout", "WriteTimeout": "--write-timeout",
-	// The Kubernetes Job of a sharded run (kubejob.Spec); RunArgs are the
-	// arguments after "-- run".
-	"Image": "--image", "Name": "--name", "Namespace": "--namespace", "CPUs": "--cpus", "Memory": "--memory", "Secret": "--secret", "Spread": "--spread", "Deadline": "--deadline", "TTL": "--ttl", "RunArgs": "run",
-}
+// flagName writes a setting of the table as its flag: --handshakes.
+func flagName(s *plan.Setting) string { return "--" + s.Name }
 
-// flagOf is the flag of a field, or of fields joined by "/".
-func flagOf(name string) string {
-	parts := strings.Split(name, "/")
-	for i, p := range parts {
-		if st := plan.OfField(p); st != nil {
-			parts[i] = "--" + st.Name
-		} else if f, ok := otherFieldFlags[p]; ok {
-			parts[i] = f
+// fieldFlags writes a library field (of the server's or the proxy's
+// options, of a case) as the flag that sets it: its setting's in the
+// table, else the command's own in names (of the commands the table does
+// not declare: proxy, kubernetes), else the field itself. Fields joined
+// by "/" are written as their flags joined.
+func fieldFlags(names map[string]string) func(field string) string {
+	return func(name string) string {
+		parts := strings.Split(name, "/")
+		for i, p := range parts {
+			if st := plan.OfField(p); st != nil {
+				parts[i] = flagName(st)
+			} else if f, ok := names[p]; ok {
+				parts[i] = f
+			}
 		}
+		return strings.Join(parts, "/")
 	}
-	return strings.Join(parts, "/")
-}
-
-// fieldRef is a field named inside a library message: {Target.Request}.
-var fieldRef = regexp.MustCompile(`\{([A-Za-z][A-Za-z0-9.]*)\}`)
-
-// flagText writes the fields a library message refers to as flags.
-func flagText(s string) string {
-	return fieldRef.ReplaceAllStringFunc(s, func(ref string) string { return flagOf(ref[1 : len(ref)-1]) })
-}
-
-// fieldMessage is a field error as users read it: "--flag value: reason",
-// or the reason alone when it starts by naming its own field.
-func fieldMessage(fe *field.Error) string {
-	if strings.HasPrefix(fe.Reason, "{"+fe.Field+"}") {
-		return flagText(fe.Reason)
-	}
-	e := field.Error{Field: flagOf(fe.Field), Value: flagText(fe.Value), Reason: flagText(fe.Reason)}
-	return e.Error()
 }
 
 // PlanUsage turns a plan's error into a usage error (exit 2) that names
@@ -442,22 +413,29 @@ func PlanUsage(err error) error {
 	return &UsageError{Msg: UserText(err)}
 }
 
-// UserText is a library error's message as users read it: fields written
-// as the flags that set them, e.g. "--ticket-keys FILE: line 1: want 64
-// hex digits" for a *field.Error{Field: "TicketKeysFile"}, with whatever
-// the error's wrappers said before it ("starting the built-in server: ").
-func UserText(err error) string {
-	var fe *field.Error
-	if !errors.As(err, &fe) {
-		return flagText(err.Error())
+// UserText is a library error's message as users read it: settings
+// written as their flags, e.g. "--ticket-keys FILE: line 1: want 64 hex
+// digits" for a *field.Error{Field: "TicketKeysFile"}, with whatever the
+// error's wrappers said before it ("starting the built-in server: ").
+func UserText(err error) string { return UserTextNamed(err, nil) }
+
+// UserTextNamed is UserText for a command whose own flags set fields
+// that the table does not declare: names maps them to those flags.
+func UserTextNamed(err error, names map[string]string) string {
+	var pe *plan.Error
+	if errors.As(err, &pe) {
+		return strings.TrimSuffix(err.Error(), pe.Error()) + pe.Text(flagName)
 	}
-	prefix := strings.TrimSuffix(err.Error(), fe.Error())
-	return flagText(prefix) + fieldMessage(fe)
+	var fe *field.Error
+	if errors.As(err, &fe) {
+		return strings.TrimSuffix(err.Error(), fe.Error()) + fe.Text(fieldFlags(names))
+	}
+	return err.Error()
 }
 
-// FlagErrors rewrites the messages of a run's case failures (their hints
-// name fields) with flags, keeping the errors for errors.As.
-// A proxy's refusal of CONNECT gets the advice of words.
+// FlagErrors rewrites the messages of a run's case failures with flags,
+// keeping the errors for errors.As. A proxy's refusal of CONNECT gets
+// the advice of words.
 func FlagErrors(err error, words client.Words) error {
 	fc, ok := err.(*runner.FailedCases)
 	if !ok {
@@ -466,7 +444,7 @@ func FlagErrors(err error, words client.Words) error {
 	out := &runner.FailedCases{}
 	for _, e := range fc.Errs {
 		words.ProxyAdvice(e)
-		out.Errs = append(out.Errs, &userError{msg: flagText(e.Error()), err: e})
+		out.Errs = append(out.Errs, &userError{msg: UserText(e), err: e})
 	}
 	return out
 }
@@ -480,24 +458,26 @@ type userError struct {
 func (e *userError) Error() string { return e.msg }
 func (e *userError) Unwrap() error { return e.err }
 
+// runFlagNames are run's flags by the library fields their settings set
+// (see plan.Setting.Fields): the words in which a case's errors and
+// notes name the settings.
+func runFlagNames() map[string]string {
+	names := map[string]string{}
+	for _, s := range plan.For(plan.Run) {
+		for _, f := range s.Fields {
+			if _, ok := names[f]; !ok {
+				names[f] = flagName(s)
+			}
+		}
+	}
+	return names
+}
+
 // RunWords is how tlsbench run's user knows the settings of a case and
 // the advice for its failures: the load generator's messages in the
 // run's own vocabulary, its flags.
 var RunWords = client.Words{
-	Names: map[string]string{
-		"MinResumption": "--min-resumption",
-		"MaxErrorRate":  "--max-error-rate",
-		"ConnTimeout":   "--conn-timeout",
-		"MaxDuration":   "--case-time",
-		"TargetError":   "--target-error",
-		"KTLS":          "--ktls",
-		"Request":       "--request",
-		"Rate":          "--rate",
-		"MaxInflight":   "--max-inflight",
-		"ResumeRatio":   "--resume-ratio",
-		"Duration":      "--duration",
-		"Iterations":    "--iterations",
-	},
+	Names: runFlagNames(),
 	Advice: map[string]string{
 		client.AdviceUntrusted:  "give the CA that issued the server's certificate with --ca FILE, or skip verification with --insecure",
 		client.AdviceWrongName:  "the certificate is not for the server name asked for: give the name it is for with --sni NAME, or skip verification with --insecure",

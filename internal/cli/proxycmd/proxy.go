@@ -87,7 +87,7 @@ func Proxy(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	logger := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 	p, err := proxy.New(o, proxy.WithLogger(logger))
 	if err != nil {
-		return command.Usagef("%s", command.UserText(err))
+		return command.Usagef("%s", command.UserTextNamed(err, fieldFlags))
 	}
 	stopProfile, err := command.WholeProfile(f.profile, stderr)
 	if err != nil {
@@ -212,7 +212,7 @@ func (f *proxyFlags) options() (proxy.Options, error) {
 		}
 	}
 	if err := o.Validate(); err != nil {
-		return o, command.Usagef("%s", command.UserText(err))
+		return o, command.Usagef("%s", command.UserTextNamed(err, fieldFlags))
 	}
 	return o, nil
 }
@@ -282,4 +282,13 @@ func joinInts(v []int) string {
 		s[i] = strconv.Itoa(n)
 	}
 	return strings.Join(s, ",")
+}
+
+// fieldFlags are the proxy command's flags by the fields of the proxy's
+// options they set, which the settings table does not declare (those it
+// does, such as PKIDir, are written from the table).
+var fieldFlags = map[string]string{
+	"Allow": "--allow", "AllowDest": "--allow-dest", "ConnectPorts": "--connect-ports", "CACert": "--ca-cert",
+	"CAKey": "--ca-key", "OriginCA": "--origin-ca", "OriginInsecure": "--origin-insecure", "LeafKey": "--leaf-key",
+	"MintCacheSize": "--mint-cache-size", "RequestTimeout": "--request-timeout", "WriteTimeout": "--write-timeout",
 }
