@@ -362,8 +362,8 @@ func TestResumptionAxis(t *testing.T) {
 	}
 	only13 := handshakes(Matrix{Versions: []uint16{tls.VersionTLS13}, Resume: []bool{true}, Concurrency: []int{1},
 		Values: Values{"resumption": vals}})
-	var fe *field.Error
-	if err := only13.Check(); !errors.As(err, &fe) || fe.Field != "Resumption" {
+	var fe *Error
+	if err := only13.Check(); !errors.As(err, &fe) || fe.Setting.Name != "resumption" {
 		t.Errorf("TLS 1.3 only with session-id: %v", err)
 	}
 }

@@ -238,7 +238,7 @@ var resumptionAxis = &Axis{
 	Record: func(v any, r *results.Record) { r.Resumption = v.(string) },
 	Check: func(vals []any, m *Matrix) error {
 		if slices.Contains(vals, any(ResumptionSessionID)) && !slices.Contains(m.Versions, tls.VersionTLS12) {
-			return field.Errorf("Resumption", ResumptionSessionID, "session IDs resume TLS 1.2 sessions (TLS 1.3 resumes by ticket only): add {Versions} 1.2")
+			return &fault{field: "Resumption", value: ResumptionSessionID, format: "session IDs resume TLS 1.2 sessions (TLS 1.3 resumes by ticket only): add %s 1.2", args: []any{fieldRef("Versions")}}
 		}
 		return nil
 	},

@@ -476,14 +476,13 @@ func (st *runState) clients(c *Case, srv *builtin, external bool) ([]*tls.Config
 // sessionPoolSize is how many sessions the client keeps per identity in
 // c: the plan's, or enough for a wave (or an open-loop case's in flight).
 func (st *runState) sessionPoolSize(c *Case) int {
-	p := st.plan
-	if p.SessionPool != 0 {
+	switch p := st.plan; {
+	case p.SessionPool != 0:
 		return p.SessionPool
-	}
-	if c.Rate > 0 {
+	case c.Rate > 0:
 		return measure.OpenLoopSessions(p.MaxInflight)
 	}
-	return p.Shard.share(c.Concurrency)
+	return st.plan.Shard.share(c.Concurrency)
 }
 
 // runCase implements mode: the case measured (measureCase), or searched
