@@ -465,6 +465,18 @@ section_shards() {
 	go test ./merge -run '^$' -bench Merge -benchtime 1x -count 3 | tee "$out/merge.txt"
 }
 
+section_sessionid() {
+	# TLS 1.2 resumption by nginx's shared session cache against its
+	# tickets, on one nginx that offers both (session-id sends no ticket
+	# extension, so the cache alone answers), full and resumed, side by
+	# side in one run with nginx's CPU; then the client's own cost of a
+	# resumption by session ID against crypto/tls's by ticket.
+	start_nginx
+	run sessionid "${nginx_target[@]}" --tls 1.2 --resume off,on --resumption tickets,session-id
+	stop_nginx
+	go test ./client/sessionid -run '^$' -bench . -benchtime 1000x -count 6 | tee "$out/sessionid-harness.txt"
+}
+
 section_findrate() {
 	# The highest rate with p99 under 20 ms, TLS 1.2 and 1.3, full and
 	# resumed: the built-in server, then nginx (X25519 in TLS 1.3, as
@@ -487,7 +499,7 @@ for f in sys.argv[1:]:
 
 sections=("$@")
 if ((${#sections[@]} == 0)); then
-	sections=(default harness mutual groups transport transports ciphers keycache nginx foreign throughput proxy calibration stall openloop findrate shards server procs quic hostile)
+	sections=(default harness mutual groups transport transports ciphers keycache nginx foreign throughput proxy calibration stall openloop findrate sessionid shards server procs quic hostile)
 fi
 for s in "${sections[@]}"; do
 	"section_$s"
