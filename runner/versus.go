@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"errors"
 	"fmt"
 	"maps"
 	"net"
@@ -207,17 +206,11 @@ func (p *Plan) validateVersus() error {
 		return plan.Errorf(plan.Settings.VersusPID, v.Target.ServerPID, "samples side b's external server: give %s too", plan.Settings.Versus)
 	}
 	if v.Target.Addr != "" {
-		t := Plan{Target: p.Target}
-		t.Target.Addr = v.Target.Addr
-		var pe *plan.Error
-		if err := t.validateTarget(); errors.As(err, &pe) && pe.Setting == plan.Settings.Target {
-			// Side b's address, checked as side a's.
-			e := *pe
-			e.Setting = plan.Settings.Versus
-			if pe.Value != "" {
-				e.Value = v.Target.Addr
+		if err := plan.CheckAddress(plan.Settings.Versus, v.Target.Addr); err != nil {
+			if err.Value != "" {
+				err.Value = v.Target.Addr // side b's address is shown as given
 			}
-			return &e
+			return err
 		}
 	}
 	if p.Target.Addr == "" && v.Target.Addr == "" && !listensOnFreePort(p.Server.Listen) {
