@@ -11,17 +11,39 @@ import (
 // Proxying is what the rules of a run's proxy read: the proxy (URL:
 // ProxyBuiltin, http://HOST:PORT or none), the CA of its minted
 // certificates and its process, and whether the built-in proxy's axes
-// (read-fill, mint-cache) are given.
+// (read-fill, mint-cache) are given; Mutual and Transports are what the
+// cases through it ask.
 type Proxying struct {
 	URL, CAFile         string
 	PID                 int
 	ReadFill, MintCache bool
+	Mutual              bool
+	Transports          []string
 }
 
-// Check refuses a proxy URL that is not one, and a proxy's setting
-// given where it does not apply: without a proxy, for the built-in
-// proxy only what a URL proxy needs, or the reverse.
+// Check refuses a proxy URL that is not one, a proxy's setting given
+// where it does not apply (without a proxy; for the built-in proxy only
+// what a URL proxy needs, or the reverse), and cases a proxy cannot
+// carry: a proxy that intercepts TLS ends the client's, so client
+// certificates never reach the server, and it is reached over TCP.
 func (p Proxying) Check() error {
+	if err := p.checkSettings(); err != nil || p.URL == "" {
+		return err
+	}
+	if p.Mutual {
+		return Errorf(Settings.Mutual, nil, "a proxy that intercepts TLS ends the client's TLS: client certificates never reach the server; drop %s or %s", Settings.Mutual, Settings.Proxy)
+	}
+	for _, t := range p.Transports {
+		if t != TransportTCP && t != TransportTCP4 {
+			return Errorf(Settings.Transport, nil, "%s %s: cases through a proxy run over IPv4 TCP", Settings.Transport, t)
+		}
+	}
+	return nil
+}
+
+// checkSettings refuses the proxy's own settings given where they do
+// not apply.
+func (p Proxying) checkSettings() error {
 	switch {
 	case p.URL == "":
 		for _, f := range []struct {

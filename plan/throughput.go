@@ -3,6 +3,7 @@ package plan
 import (
 	"crypto/tls"
 	"fmt"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -129,6 +130,28 @@ func (m *Matrix) CheckThroughput() error {
 	case "", RequestBulk, RequestHTTP:
 	default:
 		return Errorf(Settings.Request, strconv.Quote(m.Request), "want bulk or http")
+	}
+	return nil
+}
+
+// CheckSource refuses a file to send (source file:PATH; "": none)
+// that is not a non-empty regular file, or beside a direction other than
+// download: the server sends it.
+func CheckSource(path string, directions []string) error {
+	if path == "" {
+		return nil
+	}
+	fi, err := os.Stat(path)
+	switch {
+	case err != nil:
+		return Errorf(Settings.Source, "file:"+path, "%v", err)
+	case !fi.Mode().IsRegular() || fi.Size() == 0:
+		return Errorf(Settings.Source, "file:"+path, "not a non-empty regular file")
+	}
+	for _, d := range directions {
+		if d != DirectionDownload {
+			return Errorf(Settings.Source, nil, "%s file:%s is sent by the server: use %s download (not %s)", Settings.Source, path, Settings.Direction, d)
+		}
 	}
 	return nil
 }

@@ -259,7 +259,7 @@ func (p *Plan) validateAxes() error {
 	if err := p.matrix().Duplicates(); err != nil {
 		return err
 	}
-	if err := p.validateResume(); err != nil {
+	if err := plan.CheckResumption(p.Resume, p.ResumeRatios); err != nil {
 		return err
 	}
 	if err := plan.CheckConcurrency(p.Concurrency, len(p.Rates) > 0); err != nil {
@@ -299,7 +299,7 @@ func (p *Plan) validateCounts() error {
 
 // validateServer checks the target, or the built-in server's settings.
 func (p *Plan) validateServer() error {
-	if err := p.validateProxy(); err != nil {
+	if err := p.Proxy.validate(nil, p.MintCache, p.Mutual, p.Transports); err != nil {
 		return err
 	}
 	if p.Target.Addr != "" {
@@ -418,24 +418,6 @@ func (p *Plan) validateTarget() error {
 	return nil
 }
 
-// validateProxy checks the proxy and what goes through it: a bumping
-// proxy terminates the client's TLS, so client certificates never reach
-// the server, and it is reached over TCP.
-func (p *Plan) validateProxy() error {
-	if err := p.Proxy.validate(nil, p.MintCache); err != nil || p.Proxy.URL == "" {
-		return err
-	}
-	if p.Mutual {
-		return plan.Errorf(plan.Settings.Mutual, nil, "a proxy that intercepts TLS ends the client's TLS: client certificates never reach the server; drop %s or %s", plan.Settings.Mutual, plan.Settings.Proxy)
-	}
-	for _, t := range p.Transports {
-		if t != TransportTCP && t != TransportTCP4 {
-			return plan.Errorf(plan.Settings.Transport, nil, "%s %s: cases through a proxy run over IPv4 TCP", plan.Settings.Transport, t)
-		}
-	}
-	return nil
-}
-
 // request is the exchange after each handshake: the target's, or with a
 // proxy given by URL http by default, since a bumping HTTP proxy parses
 // what it relays (a ping is not HTTP).
@@ -444,17 +426,6 @@ func (p *Plan) request() client.Request {
 		return client.RequestHTTP
 	}
 	return p.Target.request()
-}
-
-// validateResume checks the resumption axis: on/off, or shares.
-func (p *Plan) validateResume() error {
-	if err := plan.CheckResume(len(p.ResumeRatios) > 0, len(p.Resume) > 0, p.ResumeRatios); err != nil {
-		return err
-	}
-	if len(p.ResumeRatios) == 0 && len(p.Resume) == 0 {
-		return plan.Errorf(plan.Settings.Resume, nil, "give off, on or both")
-	}
-	return nil
 }
 
 // resumes reports whether some case of the plan offers sessions.

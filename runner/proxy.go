@@ -45,8 +45,12 @@ func (p Proxy) addr() string {
 	return u.Host
 }
 
-// validate checks the proxy's settings by the plan's rules. readFill
-// and mintCache are the built-in proxy's axes (nil when not given).
-func (p Proxy) validate(readFill, mintCache []bool) error {
-	return plan.Proxying{URL: p.URL, CAFile: p.CAFile, PID: p.PID, ReadFill: len(readFill) > 0, MintCache: len(mintCache) > 0}.Check()
+// validate checks the proxy's settings, and what the cases through it
+// ask (mutual, transports), by the plan's rules. readFill and mintCache
+// are the built-in proxy's axes (nil when not given).
+func (p Proxy) validate(readFill, mintCache []bool, mutual bool, transports []string) error {
+	return plan.Proxying{
+		URL: p.URL, CAFile: p.CAFile, PID: p.PID, ReadFill: len(readFill) > 0, MintCache: len(mintCache) > 0,
+		Mutual: mutual, Transports: transports,
+	}.Check()
 }

@@ -5,7 +5,6 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"time"
@@ -117,7 +116,7 @@ func (p *ThroughputPlan) validateAxes() error {
 
 // validateProxy checks the proxy, the wire, and the kTLS asked of them.
 func (p *ThroughputPlan) validateProxy() error {
-	if err := p.Proxy.validate(p.ReadFill, nil); err != nil {
+	if err := p.Proxy.validate(p.ReadFill, nil, false, nil); err != nil {
 		return err
 	}
 	if p.request() == RequestHTTP && slices.Contains(p.KTLS, ktls.ModeOn) && p.Proxy.URL == "" {
@@ -153,19 +152,8 @@ func (p *ThroughputPlan) validateAmount() error {
 // validateServer checks what the built-in server is asked to do: send a
 // file, require client certificates, use kTLS.
 func (p *ThroughputPlan) validateServer() error {
-	if p.Source != "" {
-		fi, err := os.Stat(p.Source)
-		switch {
-		case err != nil:
-			return plan.Errorf(plan.Settings.Source, "file:"+p.Source, "%v", err)
-		case !fi.Mode().IsRegular() || fi.Size() == 0:
-			return plan.Errorf(plan.Settings.Source, "file:"+p.Source, "not a non-empty regular file")
-		}
-		for _, d := range p.Directions {
-			if d != loadgen.DirectionDownload {
-				return plan.Errorf(plan.Settings.Source, nil, "%s file:%s is sent by the server: use %s download (not %s)", plan.Settings.Source, p.Source, plan.Settings.Direction, d)
-			}
-		}
+	if err := plan.CheckSource(p.Source, p.Directions); err != nil {
+		return err
 	}
 	if p.Server.Mutual {
 		return plan.Errorf(plan.Settings.Mutual, nil, "%s applies to handshake cases; throughput cases run without client certificates", plan.Settings.Mutual)
