@@ -10,7 +10,7 @@ import (
 // CheckAddress refuses the address of an external server, given by
 // setting s (target, versus), that is not host:port: a DNS name or an IP
 // address, and a port from 1 to 65535.
-func CheckAddress(s *Setting, addr string) *Error {
+func CheckAddress(s *Setting, addr string) error {
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil || port == "" || host == "" {
 		return Errorf(s, hostname.Quote(addr), "want host:port, e.g. 127.0.0.1:443 or [::1]:443")

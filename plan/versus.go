@@ -56,10 +56,11 @@ func (v Interleaved) Check() error {
 		return Errorf(Settings.VersusPID, v.PID, "samples side b's external server: give %s too", Settings.Versus)
 	}
 	if v.Addr != "" {
-		if err := CheckAddress(Settings.Versus, v.Addr); err != nil {
-			if err.Value != "" {
-				err.Value = v.Addr // side b's address is shown as given
-			}
+		err := CheckAddress(Settings.Versus, v.Addr)
+		if e, ok := err.(*Error); ok && e.Value != "" {
+			e.Value = v.Addr // side b's address is shown as given
+		}
+		if err != nil {
 			return err
 		}
 	}
