@@ -60,15 +60,15 @@ func (d Detection) Exchange(host string) Exchange {
 	if d.Request != RequestWait || !d.earlyFull && !d.earlyResumed {
 		return d.Request.Exchange(host)
 	}
-	return func(tc *tls.Conn) error {
+	return func(c Conn) error {
 		early := d.earlyFull
-		if tc.ConnectionState().DidResume {
+		if tc, ok := c.(*tls.Conn); ok && tc.ConnectionState().DidResume {
 			early = d.earlyResumed
 		}
 		if early {
-			return waitUnasked(tc, 0)
+			return waitUnasked(c, 0)
 		}
-		return waitUnasked(tc, waitLimit)
+		return waitUnasked(c, waitLimit)
 	}
 }
 

@@ -6,27 +6,50 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"strings"
 	"time"
+
+	"github.com/tlsbench/tlsbench/client/sessionid"
 )
+
+// Conn is a TLS connection after its handshake, as an exchange sees it:
+// a *tls.Conn, or a *sessionid.Conn (a TLS 1.2 session resumed by its
+// ID). NetConn is the connection under TLS, where the phases are noted
+// (a PhaseConn, when they are recorded).
+type Conn interface {
+	net.Conn
+	NetConn() net.Conn
+}
+
+// negotiatedProtocol is the ALPN protocol of c's handshake ("" when none).
+func negotiatedProtocol(c Conn) string {
+	switch c := c.(type) {
+	case *tls.Conn:
+		return c.ConnectionState().NegotiatedProtocol
+	case *sessionid.Conn:
+		return c.ConnectionState().NegotiatedProtocol
+	}
+	return ""
+}
 
 // Exchange runs on a connection after its handshake. It must prove the
 // connection carries data and, for TLS 1.3, make the client read what the
 // server sent after the handshake (the session ticket).
-type Exchange func(tc *tls.Conn) error
+type Exchange func(c Conn) error
 
 // PingPong writes one byte and reads one byte back: the exchange for
 // tlsbench's own echo server. Reading is what matters for TLS 1.3: the
 // server's NewSessionTicket precedes the echoed byte, so crypto/tls stores
 // the ticket before Read returns.
-func PingPong(tc *tls.Conn) error {
+func PingPong(tc Conn) error {
 	_, err := RequestPing.Send(tc, "")
 	return err
 }
 
 // NoExchange closes right after the handshake. It exists to show what
 // goes wrong without an exchange: TLS 1.3 tickets are never read.
-func NoExchange(*tls.Conn) error { return nil }
+func NoExchange(Conn) error { return nil }
 
 var ErrBadEcho = errors.New("unexpected answer")
 
@@ -93,7 +116,7 @@ func (r Request) Exchange(host string) Exchange {
 	case RequestNone:
 		return NoExchange
 	}
-	return func(tc *tls.Conn) error {
+	return func(tc Conn) error {
 		_, err := r.Send(tc, host)
 		return err
 	}
@@ -113,7 +136,7 @@ var h2Preface = []byte("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n\x00\x00\x00\x04\x00\x00
 // frame. It returns the answer's first line (a description for ping and
 // HTTP/2). Read errors are returned as they are; a ping answered with
 // another byte, or a line that never ends, wraps errBadEcho.
-func (r Request) Send(tc *tls.Conn, host string) (string, error) {
+func (r Request) Send(tc Conn, host string) (string, error) {
 	switch r {
 	case RequestNone:
 		return "", nil
@@ -153,7 +176,7 @@ func (r Request) Send(tc *tls.Conn, host string) (string, error) {
 	case RequestWait:
 		return "", waitUnasked(tc, waitLimit)
 	case RequestHTTP, RequestHTTPGet:
-		if tc.ConnectionState().NegotiatedProtocol == "h2" {
+		if negotiatedProtocol(tc) == "h2" {
 			return sendH2Preface(tc)
 		}
 		method := "HEAD"
@@ -176,7 +199,7 @@ func (r Request) Send(tc *tls.Conn, host string) (string, error) {
 // server sent before closing. Any answer will do, an echo server's too:
 // the handshake is what is measured, and the answer only proves the
 // connection carries data; its first line goes into probe reports.
-func readHTTPHead(tc *tls.Conn) (string, error) {
+func readHTTPHead(tc Conn) (string, error) {
 	buf := make([]byte, 0, 4096)
 	tmp := make([]byte, 4096)
 	for !bytes.Contains(buf, []byte("\r\n\r\n")) && len(buf) < maxAnswer {
@@ -195,7 +218,7 @@ func readHTTPHead(tc *tls.Conn) (string, error) {
 	return firstLine(buf), nil
 }
 
-func sendH2Preface(tc *tls.Conn) (string, error) {
+func sendH2Preface(tc Conn) (string, error) {
 	if _, err := tc.Write(h2Preface); err != nil {
 		return "", err
 	}
@@ -217,7 +240,7 @@ func sendH2Preface(tc *tls.Conn) (string, error) {
 // of the first-response phase. It is taken where the exchange reads the
 // answer, not where the raw connection first reads after the handshake,
 // which in TLS 1.3 may be the server's session ticket.
-func answered(tc *tls.Conn) {
+func answered(tc Conn) {
 	if pc, ok := tc.NetConn().(*PhaseConn); ok && pc.Answer.IsZero() {
 		pc.Answer = time.Now()
 	}

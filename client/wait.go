@@ -30,8 +30,10 @@ const waitSettle = time.Millisecond
 // that flight still in the socket are read too. A TLS 1.2 server sends its tickets
 // within the handshake. A server that closes, or sends nothing, is no
 // error; an alert is.
-func waitUnasked(tc *tls.Conn, limit time.Duration) error {
-	if tc.ConnectionState().Version < tls.VersionTLS13 {
+func waitUnasked(c Conn, limit time.Duration) error {
+	tc, ok := c.(*tls.Conn)
+	if !ok || tc.ConnectionState().Version < tls.VersionTLS13 {
+		// A session resumed by ID is TLS 1.2.
 		return nil
 	}
 	if limit <= 0 {

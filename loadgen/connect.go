@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/tlsbench/tlsbench/client"
-	"github.com/tlsbench/tlsbench/internal/connerr"
 )
 
 // wrap returns a reused phaseConn around raw, or nil when the case
@@ -27,18 +26,72 @@ func (r *caseRunner) wrap(raw net.Conn) *client.PhaseConn {
 	return pc
 }
 
-// connect runs one connection: dial, timed handshake, exchange, abortive
-// close.
-func (r *caseRunner) connect(ctx context.Context, cfg *tls.Config) client.Sample {
+// shake runs a connection's TLS handshake on under (the dialed
+// connection, or its phaseConn): what the connection is, and what its
+// sample says of the handshake.
+type shake func(under net.Conn) (client.Conn, client.IDState, error)
+
+// connect runs one connection of client cl (the index of cfg among the
+// case's clients): dial, timed handshake, exchange, abortive close.
+func (r *caseRunner) connect(ctx context.Context, cfg *tls.Config, cl int) client.Sample {
 	hc := r.Case
 	if hc.QUIC != nil {
 		return r.connectQUIC(ctx, cfg)
 	}
+	if hc.SessionIDs != nil {
+		return r.connectByID(ctx, cfg, cl)
+	}
+	return r.connectWith(ctx, func(under net.Conn) (client.Conn, client.IDState, error) {
+		tc := tls.Client(under, cfg)
+		err := tc.Handshake()
+		st := tc.ConnectionState()
+		return tc, client.IDState{Resumed: st.DidResume, Group: st.CurveID, Cipher: st.CipherSuite}, err
+	})
+}
+
+// connectByID is a connection of a case that resumes by session ID. A
+// connection that offers a session the server declines (a cache miss:
+// the server started a new session, and the client, which resumes by ID
+// alone, closed the connection) makes a full handshake on a new
+// connection, whose session replaces the declined one: the connection
+// counts as not resumed, its latency spans both attempts, its phases are
+// the second's. Connections that do not offer (priming, a mix's full
+// ones, full cases) make full handshakes without the ticket extension
+// and keep their sessions.
+func (r *caseRunner) connectByID(ctx context.Context, cfg *tls.Config, cl int) client.Sample {
+	pool := r.Case.SessionIDs
+	_, deposit := cfg.ClientSessionCache.(depositOnly)
+	offer := r.Case.Resume && !deposit
+	byID := func(offer bool) shake {
+		return func(under net.Conn) (client.Conn, client.IDState, error) {
+			c, st, err := pool.Handshake(under, cfg, cl, offer)
+			if st.Dry && r.full != nil {
+				r.Dry.Add(1)
+			}
+			return c, st, err
+		}
+	}
+	first := r.connectWith(ctx, byID(offer))
+	if !errors.Is(first.Err, client.ErrNotResumed) {
+		return first
+	}
+	again := r.connectWith(ctx, byID(false))
+	if again.OK {
+		again.Latency += first.Latency
+		// The declined attempt's own work is not in the mix's parts.
+		again.WorkLost = again.WorkLost || r.full != nil
+	}
+	return again
+}
+
+// connectWith runs one connection with the handshake shake.
+func (r *caseRunner) connectWith(ctx context.Context, shake shake) client.Sample {
+	hc := r.Case
 	dialed := time.Now()
 	deadline := dialed.Add(hc.ConnTimeout)
 	raw, err := hc.Dialer.Dial(ctx, deadline)
 	if err != nil {
-		return client.Sample{Stage: "connect", ErrKind: connerr.Kind(err), Err: err}
+		return client.Sample{Stage: "connect", ErrKind: client.ErrKind(err), Err: err}
 	}
 	connected := time.Now()
 	defer client.AbortiveClose(raw)
@@ -55,7 +108,6 @@ func (r *caseRunner) connect(ctx context.Context, cfg *tls.Config) client.Sample
 		defer r.conns.Put(pc)
 		under = pc
 	}
-	tc := tls.Client(under, cfg)
 	if pc != nil && r.full != nil {
 		// A mix splits the client's CPU between its parts by what each
 		// connection's own work took (see partCPU).
@@ -68,14 +120,16 @@ func (r *caseRunner) connect(ctx context.Context, cfg *tls.Config) client.Sample
 		// start: the window adds the wait since the intended one.
 		t0 = dialed
 	}
-	err = tc.Handshake()
+	tc, st, err := shake(under)
 	end := time.Now()
 	took := end.Sub(t0)
 	if err != nil {
 		if ctx.Err() != nil {
 			err = ctx.Err()
 		}
-		return client.Sample{Stage: "handshake", ErrKind: connerr.Kind(err), Err: fmt.Errorf("handshake: %w", err)}
+		// Latency is kept for a declined resumption, which the
+		// connection after it adds to its own (connectByID).
+		return client.Sample{Stage: "handshake", ErrKind: client.ErrKind(err), Err: fmt.Errorf("handshake: %w", err), Latency: took}
 	}
 	if pc != nil {
 		pc.Watching = true
@@ -84,15 +138,14 @@ func (r *caseRunner) connect(ctx context.Context, cfg *tls.Config) client.Sample
 		if ctx.Err() != nil {
 			err = ctx.Err()
 		}
-		kind := connerr.Kind(err)
+		kind := client.ErrKind(err)
 		if errors.Is(err, client.ErrBadEcho) {
 			kind = "bad-echo"
 		}
 		return client.Sample{Stage: "exchange", ErrKind: kind, Err: fmt.Errorf("after handshake: %w", err)}
 	}
 	exchanged := time.Now()
-	st := tc.ConnectionState()
-	res := client.Sample{OK: true, Resumed: st.DidResume, Group: st.CurveID, Cipher: st.CipherSuite, Latency: took,
+	res := client.Sample{OK: true, Resumed: st.Resumed, Group: st.Group, Cipher: st.Cipher, Latency: took,
 		HSEnd: end, Exchange: exchanged.Sub(end)}
 	if pc != nil {
 		pc.Work.Pause()

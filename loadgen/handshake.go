@@ -157,7 +157,7 @@ func (r *caseRunner) iteration(ctx context.Context, n int, lat *stats.Latency) (
 			client := r.next % len(hc.Clients)
 			r.next++
 			run := func() {
-				res[j] = r.connect(ctx, r.clientFor(client, done+j))
+				res[j] = r.connect(ctx, r.clientFor(client, done+j), client)
 				res[j].Client = client
 			}
 			if j == wave-1 {

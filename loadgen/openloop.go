@@ -143,7 +143,7 @@ func (r *caseRunner) window(ctx context.Context, lat *stats.Latency) (measure.It
 			defer func() { <-r.open.slots }()
 			s.actual = time.Now()
 			starts[i] = s
-			res[i] = r.connect(ctx, r.clientFor(client, i))
+			res[i] = r.connect(ctx, r.clientFor(client, i), client)
 			res[i].Client = client
 		})
 	}

@@ -94,7 +94,15 @@ type HandshakeCase struct {
 	// per identity must then match the client's: a session resumed under
 	// another identity than the one presented fails the case.
 	ClientIdentities []string
-	Dialer           client.Dialer
+	// SessionIDs, when set, makes the case's TLS 1.2 connections resume
+	// by session ID instead of by ticket (client.IDSessions.Handshake):
+	// no ticket extension is sent, the full handshakes keep their
+	// sessions in SessionIDs by client, and those that offer one resume
+	// it. A resumption the server declines costs its connection a full
+	// handshake on a new connection, counted as not resumed. The clients'
+	// session caches are not used.
+	SessionIDs *client.IDSessions
+	Dialer     client.Dialer
 	// QUIC, when set, runs every connection over QUIC to its address
 	// instead of through Dialer (which may then be nil), with its own
 	// exchange: see QUICDialer. The case must be TLS 1.3.
@@ -243,7 +251,7 @@ func (hc *HandshakeCase) SetDefaults() error {
 		hc.ConnTimeout = 10 * time.Second
 	}
 	hc.quicDefaults()
-	if hc.TrackTicketUse && hc.Resume {
+	if hc.TrackTicketUse && hc.Resume && hc.SessionIDs == nil {
 		hc.Clients = client.TrackTicketUse(hc.Clients)
 	}
 	return nil
@@ -278,6 +286,8 @@ func (hc *HandshakeCase) validate() error {
 		return field.Errorf("MaxErrorRate", hc.MaxErrorRate, "must be between 0 and 1")
 	case !(hc.TargetError >= 0) || math.IsInf(hc.TargetError, 1):
 		return field.Errorf("TargetError", hc.TargetError, "must be a finite share of the mean, 0 for none")
+	case hc.SessionIDs != nil && (hc.Version != tls.VersionTLS12 || hc.QUIC != nil):
+		return field.Errorf("SessionIDs", nil, "session IDs resume TLS 1.2 over TCP only")
 	}
 	for _, c := range hc.Clients {
 		if (c.ClientSessionCache != nil) != hc.Resume {

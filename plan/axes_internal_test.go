@@ -2,6 +2,7 @@ package plan
 
 import (
 	"crypto/tls"
+	"errors"
 	"slices"
 	"strconv"
 	"strings"
@@ -298,5 +299,71 @@ func TestTableAxisIsOneEntry(t *testing.T) {
 	m.Values["record_limit"] = []any{7}
 	if err := m.Check(); err == nil {
 		t.Error("the axis's own check was not run")
+	}
+}
+
+// TestResumptionAxis: session-id adds a sid segment after resume (the
+// tickets value keeps today's names), is recorded in params and the
+// typed field, and is not runnable where it cannot be measured: TLS 1.3,
+// the built-in server or proxy.
+func TestResumptionAxis(t *testing.T) {
+	t.Parallel()
+	s := Lookup(Run, "resumption")
+	vals, err := s.ParseAxis("tickets,session-id")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.ParseAxis("psk"); err == nil {
+		t.Error("psk parsed")
+	}
+	target := handshakes(Matrix{Versions: []uint16{tls.VersionTLS12, tls.VersionTLS13}, Resume: []bool{false, true}, Concurrency: []int{8},
+		Keys: []pki.KeyType{""}, Values: Values{"resumption": vals}})
+	if err := target.Check(); err != nil {
+		t.Fatalf("check: %v", err)
+	}
+	var names, runnable []string
+	cases := target.Cases()
+	for _, c := range cases {
+		names = append(names, c.Name)
+		if c.NotRunnable == "" {
+			runnable = append(runnable, c.Name)
+		} else if c.Version != tls.VersionTLS13 || !strings.Contains(c.NotRunnable, "TLS 1.3 resumes by ticket only") {
+			t.Errorf("%s: not runnable %q", c.Name, c.NotRunnable)
+		}
+	}
+	want := []string{"handshake/tls1.2/full/c8", "handshake/tls1.2/full/sid/c8", "handshake/tls1.2/resume/c8", "handshake/tls1.2/resume/sid/c8",
+		"handshake/tls1.3/full/c8", "handshake/tls1.3/full/sid/c8", "handshake/tls1.3/resume/c8", "handshake/tls1.3/resume/sid/c8"}
+	if !slices.Equal(names, want) {
+		t.Errorf("names %v, want %v", names, want)
+	}
+	if len(runnable) != 6 {
+		t.Errorf("runnable %v: want every TLS 1.2 case and the TLS 1.3 tickets cases", runnable)
+	}
+	var r results.Record
+	cases[3].Record(&r)
+	if r.Resumption != ResumptionSessionID || r.Params["resumption"] != ResumptionSessionID || cases[2].Params["resumption"] != ResumptionTickets {
+		t.Errorf("record %q, params %v", r.Resumption, r.Params)
+	}
+	if v, _ := ValueOf[string](&cases[3], "resumption"); v != ResumptionSessionID {
+		t.Errorf("value %q", v)
+	}
+
+	builtin := handshakes(Matrix{Versions: []uint16{tls.VersionTLS12}, Resume: []bool{true}, Concurrency: []int{1},
+		Values: Values{"resumption": vals}})
+	bc := builtin.Cases()
+	if bc[0].NotRunnable != "" || !strings.Contains(bc[1].NotRunnable, "the built-in server, like every crypto/tls server, resumes TLS 1.2 by ticket only") ||
+		bc[1].NotRunnableBy() != "Resumption" {
+		t.Errorf("built-in server: %q, %q (%s)", bc[0].NotRunnable, bc[1].NotRunnable, bc[1].NotRunnableBy())
+	}
+	proxied := handshakes(Matrix{Versions: []uint16{tls.VersionTLS12}, Resume: []bool{true}, Concurrency: []int{1}, Proxy: ProxyBuiltin,
+		Values: Values{"resumption": vals}})
+	if pc := proxied.Cases(); !strings.Contains(pc[1].NotRunnable, "the built-in proxy") {
+		t.Errorf("built-in proxy: %q", pc[1].NotRunnable)
+	}
+	only13 := handshakes(Matrix{Versions: []uint16{tls.VersionTLS13}, Resume: []bool{true}, Concurrency: []int{1},
+		Values: Values{"resumption": vals}})
+	var fe *Error
+	if err := only13.Check(); !errors.As(err, &fe) || fe.Setting.Name != "resumption" {
+		t.Errorf("TLS 1.3 only with session-id: %v", err)
 	}
 }

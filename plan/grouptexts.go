@@ -16,6 +16,14 @@ the built-in server's count of resumed handshakes is more than one
 connection away from the share asked for. Its record splits handshakes
 and the client's phases into the full and the resumed part; CPU figures
 are the whole mix's.
+--resumption tickets,session-id: how TLS 1.2 cases resume. session-id
+sends no session ticket extension and resumes by the session ID the
+server gave (its session cache: nginx's ssl_session_cache, JSSE with
+tickets off), in cases named .../sid/...; a session the server no longer
+has costs its connection a full handshake on a new connection, counted as
+not resumed. Go's TLS (the built-in server and proxy) resumes TLS 1.2 by
+ticket only, and TLS 1.3 has no session IDs: those session-id cases are
+not runnable.
 `,
 	GroupCase: `
 --target-error PCT (default 2%) keeps each case measuring past --iterations

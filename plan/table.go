@@ -1,6 +1,8 @@
 package plan
 
 import (
+	"crypto/tls"
+	"fmt"
 	"slices"
 
 	"github.com/tlsbench/tlsbench/results"
@@ -71,6 +73,11 @@ var matrixSettings = []Setting{
 		Name: "early-data", Fields: []string{"EarlyData"}, Group: GroupMatrix, Commands: Run, Kind: List, Placeholder: "LIST",
 		Values: onOff, Modes: Handshake, Ends: Client, Axis: earlyDataAxis,
 		Help: "with --transport quic: send the request as TLS 1.3 early data (0-RTT) when resuming: off, on, or off,on for both",
+	},
+	{
+		Name: "resumption", Fields: []string{"Resumption"}, Group: GroupMatrix, Commands: Run, Kind: List, Placeholder: "LIST",
+		Values: []string{ResumptionTickets, ResumptionSessionID}, Modes: Handshake, Ends: Client, Axis: resumptionAxis,
+		Help: "how TLS 1.2 cases resume: tickets (the default) or session-id (the server's session cache, by the abbreviated handshake of RFC 5246; no session ticket extension is sent), or tickets,session-id for both",
 	},
 	{
 		Name: "key-cache", Fields: []string{"KeyCache"}, Group: GroupMatrix, Commands: Run, Kind: List, Placeholder: "LIST",
@@ -188,4 +195,65 @@ var earlyDataAxis = &Axis{
 		return ""
 	},
 	NotRunnableBy: "EarlyData/Resume",
+}
+
+// The ways a TLS 1.2 client resumes (the resumption axis).
+const (
+	ResumptionTickets   = "tickets"
+	ResumptionSessionID = "session-id"
+)
+
+// ResumesByID is the resumption axis's hook: whether the case's clients
+// resume by session ID (the load generator then keeps their sessions).
+func ResumesByID(c *Case) bool {
+	v, _ := ValueOf[string](c, "resumption")
+	return v == ResumptionSessionID
+}
+
+// resumptionAxis: with session-id, a TLS 1.2 case's client sends no
+// session ticket extension and resumes by session ID, so that a server
+// that offers both is measured on its session cache alone. Its full
+// cases make the full handshakes of such a client: the server keeps
+// the session in its cache instead of sealing a ticket. The load
+// generator keeps such sessions itself (crypto/tls has none); Go's
+// servers, the built-in one and its proxy included, give no session ID.
+var resumptionAxis = &Axis{
+	// After the resumption share: a case is .../resume/sid/... or
+	// .../mix50/sid/....
+	Param: "resumption", After: "resume_ratio", Rank: 7,
+	Parse: func(s string) (any, error) {
+		switch s {
+		case ResumptionTickets, ResumptionSessionID:
+			return s, nil
+		}
+		return nil, fmt.Errorf("want %s, %s or %s,%s, not %q", ResumptionTickets, ResumptionSessionID, ResumptionTickets, ResumptionSessionID, s)
+	},
+	Label: func(v any) string { return v.(string) },
+	Segment: func(v any) string {
+		if v == ResumptionSessionID {
+			return "sid"
+		}
+		return ""
+	},
+	Record: func(v any, r *results.Record) { r.Resumption = v.(string) },
+	Check: func(vals []any, m *Matrix) error {
+		if slices.Contains(vals, any(ResumptionSessionID)) && !slices.Contains(m.Versions, tls.VersionTLS12) {
+			return &fault{field: "Resumption", value: ResumptionSessionID, format: "session IDs resume TLS 1.2 sessions (TLS 1.3 resumes by ticket only): add %s 1.2", args: []any{fieldRef("Versions")}}
+		}
+		return nil
+	},
+	NotRunnable: func(v any, c *Case) string {
+		switch {
+		case v != ResumptionSessionID:
+			return ""
+		case c.Version != tls.VersionTLS12:
+			return "not runnable: session IDs resume TLS 1.2 sessions, and TLS 1.3 resumes by ticket only; not measured"
+		case c.Proxy == ProxyBuiltin:
+			return "not runnable: the built-in proxy, like every crypto/tls server, resumes TLS 1.2 by ticket only; not measured: give a --target or a proxy by URL that keeps a session cache"
+		case c.Proxy == "" && c.KeyType != "":
+			return "not runnable: the built-in server, like every crypto/tls server, resumes TLS 1.2 by ticket only; not measured: give a --target that keeps a session cache (nginx's ssl_session_cache, JSSE)"
+		}
+		return ""
+	},
+	NotRunnableBy: "Resumption",
 }

@@ -49,8 +49,8 @@ func (p *prober) exchange(tc *tls.Conn) answer {
 // answer, without the extra wait (tickets precede the answer).
 func (o *Options) loadExchange(host string) client.Exchange {
 	if o.Request == RequestNone {
-		return func(tc *tls.Conn) error {
-			drain(tc, o.TicketWait)
+		return func(c client.Conn) error {
+			drain(c, o.TicketWait)
 			return nil
 		}
 	}
@@ -107,7 +107,7 @@ func noAnswer(err error) error {
 
 // drain reads and discards until the server closes, wait passes without
 // data, 10 waits pass in all, or maxDrainBytes were read.
-func drain(tc *tls.Conn, wait time.Duration) {
+func drain(tc net.Conn, wait time.Duration) {
 	buf := make([]byte, 16<<10)
 	total := 0
 	end := time.Now().Add(10 * wait)

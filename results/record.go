@@ -336,8 +336,12 @@ type Record struct {
 	// client's phases by kind, PartFull and PartResumed, by what each
 	// handshake did (the gate holds that to what it offered), and the
 	// CPU per handshake of each part (PartFigures).
-	ResumeRatio *float64               `json:"resume_ratio,omitempty"`
-	Parts       map[string]PartFigures `json:"parts,omitempty"`
+	ResumeRatio *float64 `json:"resume_ratio,omitempty"`
+	// Resumption is how the case's TLS 1.2 clients resume: "tickets" or
+	// "session-id" (by the server's session cache, without a ticket
+	// extension); absent unless the plan has the resumption axis.
+	Resumption string                 `json:"resumption,omitempty"`
+	Parts      map[string]PartFigures `json:"parts,omitempty"`
 
 	// A sharded run (tlsbench run --shard I/N) is one run split over N
 	// generator processes, usually on as many machines, each making its

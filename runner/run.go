@@ -448,14 +448,7 @@ func (st *runState) clients(c *Case, srv *builtin, external bool) ([]*tls.Config
 	c.ConfigureClient(&co)
 	var pool *tlsconf.SessionPool
 	if c.Resume {
-		size := p.SessionPool
-		if size == 0 {
-			size = p.Shard.share(c.Concurrency)
-			if c.Rate > 0 {
-				size = measure.OpenLoopSessions(p.MaxInflight)
-			}
-		}
-		pool = tlsconf.NewSessionPool(size, p.TicketReuse)
+		pool = tlsconf.NewSessionPool(st.sessionPoolSize(c), p.TicketReuse)
 	}
 	if len(st.identities) == 0 {
 		if pool != nil {
@@ -478,6 +471,18 @@ func (st *runState) clients(c *Case, srv *builtin, external bool) ([]*tls.Config
 		keys = nil // an external server cannot be asked what it saw
 	}
 	return cfgs, keys
+}
+
+// sessionPoolSize is how many sessions the client keeps per identity in
+// c: the plan's, or enough for a wave (or an open-loop case's in flight).
+func (st *runState) sessionPoolSize(c *Case) int {
+	switch p := st.plan; {
+	case p.SessionPool != 0:
+		return p.SessionPool
+	case c.Rate > 0:
+		return measure.OpenLoopSessions(p.MaxInflight)
+	}
+	return st.plan.Shard.share(c.Concurrency)
 }
 
 // runCase implements mode: the case measured (measureCase), or searched
@@ -524,7 +529,7 @@ func (st *runState) measureCase(ctx context.Context, c *Case, index, total int, 
 	} else {
 		recs, err = loadgen.RunInterleaved(ctx, hcs)
 	}
-	st.addHints(err)
+	st.addHints(err, &hcs[0])
 	profile.Notes(recs, profs)
 	for i, got := range recs {
 		if got == nil {
@@ -544,6 +549,7 @@ func (st *runState) measureCase(ctx context.Context, c *Case, index, total int, 
 		}
 		cipherNote(c, got)
 		proxyNote(c, got)
+		got.Notes = append(got.Notes, hcs[i].SessionIDs.Notes()...)
 	}
 	return compact(recs), err
 }
@@ -614,6 +620,10 @@ func (st *runState) handshakeCase(c *Case, sp *sideSpec, srv *builtin) measure.H
 			hc.Record.Notes = append(hc.Record.Notes, "request none: the client closes right after the handshake, so TLS 1.3 tickets are never read")
 		}
 	}
+	if plan.ResumesByID(c) {
+		// A session ID may be offered again and again: no ticket use to track.
+		hc.SessionIDs, hc.TrackTicketUse = client.NewIDSessions(st.sessionPoolSize(c)), false
+	}
 	return hc
 }
 
@@ -633,8 +643,9 @@ func sessionStore(p *Plan, sp *sideSpec) string {
 }
 
 // addHints points the errors of a case at the flag that fixes them, where
-// the run knows more than the case: the ticket reuse mode, the request.
-func (st *runState) addHints(err error) {
+// the run knows more than the case: the ticket reuse mode, the request,
+// what the connections of a case that resumes by session ID saw (hc).
+func (st *runState) addHints(err error, hc *measure.HandshakeCase) {
 	p := st.plan
 	var re *measure.ResumptionError
 	if errors.As(err, &re) {
@@ -646,6 +657,8 @@ func (st *runState) addHints(err error) {
 		// "unknown" declines only when resumption never held.
 		singleUse := re.SingleUse || re.ServerDeclined["unknown"] > 0 && (!re.Measured || re.AllFell)
 		switch {
+		case hc.SessionIDs != nil:
+			re.Hint = hc.SessionIDs.Why()
 		case p.Proxy.URL != "":
 			// The client's sessions are the proxy's to resume, whatever
 			// the server does.

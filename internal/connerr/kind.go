@@ -23,6 +23,18 @@ const (
 	Other    = "other"
 )
 
+// Kinds of a TLS 1.2 resumption by session ID that failed after the
+// server accepted the session (the client's own checks; a cache miss is
+// no failure: the connection counts as not resumed).
+const (
+	// BadFinished: the server's Finished did not verify.
+	BadFinished = "bad-finished"
+	// BadRecordMAC: a record from the server did not authenticate.
+	BadRecordMAC = "bad-record-mac"
+	// UnsupportedSuite: the session's suite cannot be resumed by ID.
+	UnsupportedSuite = "unsupported-suite"
+)
+
 // Kind classifies err. A nil error has kind "".
 func Kind(err error) string {
 	if err == nil {
