@@ -15,6 +15,13 @@
 // the proxy through its hooks, keyed by an axis's record parameter:
 // plan imports no package that runs anything.
 //
+// The rules of settings' values are here too, as functions and small
+// types over plain values (a handshake plan's counts, an external
+// server, a proxy, side b of an interleaved run, a shard's share of the
+// load...), so that the command line and the runner refuse alike, with
+// an Error naming the setting at fault; the runner keeps the checks of
+// what its servers, proxies and kernel can do.
+//
 // It also reads and writes plan files: a strict subset of YAML, flat
 // "key: value" lines whose values are written as on the command line.
 package plan

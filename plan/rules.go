@@ -21,6 +21,19 @@ func CheckResume(ratiosGiven, resumeGiven bool, ratios []float64) error {
 	return nil
 }
 
+// CheckResumption refuses a handshake plan's resumption axis that is
+// given both ways, or neither (on/off: resume; shares: ratios), or holds
+// a share outside 0..1.
+func CheckResumption(resume []bool, ratios []float64) error {
+	if err := CheckResume(len(ratios) > 0, len(resume) > 0, ratios); err != nil {
+		return err
+	}
+	if len(ratios) == 0 && len(resume) == 0 {
+		return Errorf(Settings.Resume, nil, "give off, on or both")
+	}
+	return nil
+}
+
 // CheckAmount refuses the two ways of saying how much a throughput
 // iteration moves given together (bytes per connection and direction:
 // bytesGiven; a duration), and either below zero.

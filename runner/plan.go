@@ -5,11 +5,9 @@ import (
 	"crypto/tls"
 	"net"
 	"slices"
-	"strconv"
 	"time"
 
 	"github.com/tlsbench/tlsbench/client"
-	"github.com/tlsbench/tlsbench/internal/hostname"
 	"github.com/tlsbench/tlsbench/measure"
 	"github.com/tlsbench/tlsbench/pki"
 	"github.com/tlsbench/tlsbench/plan"
@@ -261,23 +259,14 @@ func (p *Plan) validateAxes() error {
 	if err := p.matrix().Duplicates(); err != nil {
 		return err
 	}
-	if err := p.validateResume(); err != nil {
+	if err := plan.CheckResumption(p.Resume, p.ResumeRatios); err != nil {
 		return err
 	}
-	if len(p.Concurrency) == 0 && len(p.Rates) == 0 {
-		return plan.Errorf(plan.Settings.Concurrency, nil, "no level given")
+	if err := plan.CheckConcurrency(p.Concurrency, len(p.Rates) > 0); err != nil {
+		return err
 	}
-	for _, c := range p.Concurrency {
-		if c < 1 || c > 4096 {
-			return plan.Errorf(plan.Settings.Concurrency, c, "must be between 1 and 4096")
-		}
-	}
-	for _, t := range p.Transports {
-		switch t {
-		case TransportTCP, TransportTCP4, TransportTCP6, TransportMemory, TransportQUIC:
-		default:
-			return plan.Errorf(plan.Settings.Transport, strconv.Quote(t), "must be tcp4, tcp6, memory or quic")
-		}
+	if err := plan.CheckTransports(p.Transports); err != nil {
+		return err
 	}
 	// The table's axes check their own values (early data: QUIC).
 	if err := p.matrix().Check(); err != nil {
@@ -286,17 +275,11 @@ func (p *Plan) validateAxes() error {
 	if err := p.validateQUIC(); err != nil {
 		return err
 	}
-	for _, c := range p.Ciphers {
-		if _, err := tlsconf.ParseCipher(c); err != nil {
-			return plan.Errorf(plan.Settings.Cipher, nil, "%v", err)
-		}
+	if err := plan.CheckCiphers(p.Ciphers); err != nil {
+		return err
 	}
-	for _, g := range p.Groups {
-		for _, v := range p.Versions {
-			if g != 0 && v < tls.VersionTLS13 && isTLS13OnlyGroup(g) {
-				return plan.Errorf(plan.Settings.Groups, tlsconf.GroupName(g), "a TLS 1.3-only group cannot be used with %s 1.2; run them separately", plan.Settings.TLS)
-			}
-		}
+	if err := plan.CheckGroups(p.Groups, p.Versions); err != nil {
+		return err
 	}
 	if cases := p.Cases(); !slices.ContainsFunc(cases, func(c Case) bool { return c.NotRunnable == "" }) {
 		return cases[0].NotRunnableError()
@@ -306,45 +289,17 @@ func (p *Plan) validateAxes() error {
 
 // validateCounts checks the per-case settings.
 func (p *Plan) validateCounts() error {
-	if p.Handshakes < 1 {
-		return plan.Errorf(plan.Settings.Handshakes, p.Handshakes, "must be at least 1")
-	}
-	if p.Iterations < 1 {
-		return plan.Errorf(plan.Settings.Iterations, p.Iterations, "must be at least 1")
-	}
-	// A wave larger than an iteration never happens: such a case would
-	// be named for a concurrency it never reached. Timed iterations
-	// (Duration) run waves until their time is up.
-	if c := slices.Max(append([]int{0}, p.Concurrency...)); c > p.Handshakes && p.Duration == 0 {
-		return plan.Errorf(plan.Settings.Concurrency, c, "more than the %d handshakes of an iteration (%s), so no wave would reach it: raise %s to at least %d, or lower %s", p.Handshakes, plan.Settings.Handshakes, plan.Settings.Handshakes, c, plan.Settings.Concurrency)
-	}
-	if p.Warmup < 0 {
-		return plan.Errorf(plan.Settings.Warmup, p.Warmup, "must be 0 or more")
-	}
-	if p.MinResumption < 0 || p.MinResumption > 1 {
-		return plan.Errorf(plan.Settings.MinResumption, p.MinResumption, "must be between 0 and 1")
-	}
-	if p.MaxErrorRate < 0 || p.MaxErrorRate > 1 {
-		return plan.Errorf(plan.Settings.MaxErrorRate, p.MaxErrorRate, "must be between 0%% and 100%%")
-	}
-	if err := plan.CheckClientIdentities(p.ClientIdentities, false); err != nil {
-		return err
-	}
-	if p.ClientIdentities > 1 && !p.Mutual {
-		return plan.Errorf(plan.Settings.ClientIdentities, p.ClientIdentities, "client certificates are only sent with %s", plan.Settings.Mutual)
-	}
-	if p.SessionPool < 0 {
-		return plan.Errorf(plan.Settings.SessionPool, p.SessionPool, "must be at least 1")
-	}
-	if !(p.TargetError >= 0 && p.TargetError < 1) {
-		return plan.Errorf(plan.Settings.TargetError, strconv.FormatFloat(p.TargetError*100, 'g', -1, 64)+"%", "must be from 0%% (none) to below 100%%, e.g. 2%%")
-	}
-	return nil
+	return plan.Counts{
+		Handshakes: p.Handshakes, Iterations: p.Iterations, Warmup: p.Warmup,
+		MaxConcurrency: slices.Max(append([]int{0}, p.Concurrency...)), Timed: p.Duration != 0,
+		MinResumption: p.MinResumption, MaxErrorRate: p.MaxErrorRate, TargetError: p.TargetError,
+		ClientIdentities: p.ClientIdentities, Mutual: p.Mutual, SessionPool: p.SessionPool,
+	}.Check()
 }
 
 // validateServer checks the target, or the built-in server's settings.
 func (p *Plan) validateServer() error {
-	if err := p.validateProxy(); err != nil {
+	if err := p.Proxy.validate(nil, p.MintCache, p.Mutual, p.Transports); err != nil {
 		return err
 	}
 	if p.Target.Addr != "" {
@@ -390,16 +345,6 @@ func listensOnIPv6(listen string) bool {
 	host, _, err := net.SplitHostPort(listen)
 	ip := net.ParseIP(host)
 	return err == nil && ip != nil && ip.To4() == nil
-}
-
-// isTLS13OnlyGroup reports post-quantum hybrids, which TLS 1.2 cannot
-// negotiate.
-func isTLS13OnlyGroup(g tls.CurveID) bool {
-	switch g {
-	case tls.X25519MLKEM768, tls.SecP256r1MLKEM768, tls.SecP384r1MLKEM1024:
-		return true
-	}
-	return false
 }
 
 func orDefault[T any](v []T, def T) []T {
@@ -449,69 +394,26 @@ func (p *Plan) matrix() *plan.Matrix {
 	return m
 }
 
+// validateTarget checks the external server by the plan's rules, then
+// the request asked of it.
 func (p *Plan) validateTarget() error {
-	host, port, err := net.SplitHostPort(p.Target.Addr)
-	if err != nil || port == "" || host == "" {
-		return plan.Errorf(plan.Settings.Target, hostname.Quote(p.Target.Addr), "want host:port, e.g. 127.0.0.1:443 or [::1]:443")
+	t := p.Target
+	err := plan.External{
+		Addr: t.Addr, ServerName: t.ServerName, CAFile: t.CAFile, Insecure: t.Insecure,
+		CertFile: t.CertFile, KeyFile: t.KeyFile, ServerPID: t.ServerPID,
+		Mutual: p.Mutual, ClientIdentities: p.ClientIdentities, Transports: p.Transports,
+	}.Check()
+	if err != nil {
+		return err
 	}
-	if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
-		return plan.Errorf(plan.Settings.Target, strconv.Quote(p.Target.Addr), "the port must be a number from 1 to 65535")
-	}
-	if err := hostname.Check(host, hostname.Host); err != nil {
-		return plan.Errorf(plan.Settings.Target, nil, "the host %v", err)
-	}
-	if sn := p.Target.ServerName; sn != "" {
-		if err := hostname.Check(sn, hostname.Host); err != nil {
-			return plan.Errorf(plan.Settings.SNI, nil, "%v", err)
-		}
-	}
-	if p.Target.Insecure && p.Target.CAFile != "" {
-		return plan.Errorf(plan.Settings.Insecure, nil, "%s and %s contradict each other: give one", plan.Settings.Insecure, plan.Settings.CA)
-	}
-	if _, err := client.ParseRequest(string(p.Target.request())); err != nil {
+	if _, err := client.ParseRequest(string(t.request())); err != nil {
 		return plan.Errorf(plan.Settings.Request, nil, "%v", err)
 	}
-	if p.Target.request() == client.RequestNone && slices.Contains(p.Versions, tls.VersionTLS13) && p.resumes() {
+	if t.request() == client.RequestNone && slices.Contains(p.Versions, tls.VersionTLS13) && p.resumes() {
 		// TLS 1.3 tickets arrive after the handshake; a client that
 		// reads nothing never stores one, so every "resumed" case
 		// would measure full handshakes.
 		return plan.Errorf(plan.Settings.Request, nil, "%s none never reads TLS 1.3 session tickets (they arrive after the handshake), so TLS 1.3 %s on cases cannot resume: use %s auto, wait, ping, line or http, or leave out %s 1.3 or %s on", plan.Settings.Request, plan.Settings.Resume, plan.Settings.Request, plan.Settings.TLS, plan.Settings.Resume)
-	}
-	if (p.Target.CertFile == "") != (p.Target.KeyFile == "") {
-		return plan.Errorf(plan.Settings.ClientCert, nil, "%s and %s go together: give both", plan.Settings.ClientCert, plan.Settings.ClientKey)
-	}
-	if p.Mutual && p.Target.CertFile == "" {
-		return plan.Errorf(plan.Settings.Mutual, nil, "%s with %s needs the client identity: %s FILE %s FILE", plan.Settings.Mutual, plan.Settings.Target, plan.Settings.ClientCert, plan.Settings.ClientKey)
-	}
-	if p.Target.ServerPID < 0 {
-		return plan.Errorf(plan.Settings.ServerPID, p.Target.ServerPID, "not a process id")
-	}
-	if p.ClientIdentities > 1 {
-		return plan.Errorf(plan.Settings.ClientIdentities, nil, "an external target is measured with the one identity of %s and %s", plan.Settings.ClientCert, plan.Settings.ClientKey)
-	}
-	for _, t := range p.Transports {
-		if t != TransportTCP && t != TransportTCP4 && t != TransportQUIC {
-			// The target's address says which family it is dialled over.
-			return plan.Errorf(plan.Settings.Transport, nil, "%s %s needs the built-in server: drop %s or use %s tcp", plan.Settings.Transport, t, plan.Settings.Target, plan.Settings.Transport)
-		}
-	}
-	return nil
-}
-
-// validateProxy checks the proxy and what goes through it: a bumping
-// proxy terminates the client's TLS, so client certificates never reach
-// the server, and it is reached over TCP.
-func (p *Plan) validateProxy() error {
-	if err := p.Proxy.validate(nil, p.MintCache); err != nil || p.Proxy.URL == "" {
-		return err
-	}
-	if p.Mutual {
-		return plan.Errorf(plan.Settings.Mutual, nil, "a proxy that intercepts TLS ends the client's TLS: client certificates never reach the server; drop %s or %s", plan.Settings.Mutual, plan.Settings.Proxy)
-	}
-	for _, t := range p.Transports {
-		if t != TransportTCP && t != TransportTCP4 {
-			return plan.Errorf(plan.Settings.Transport, nil, "%s %s: cases through a proxy run over IPv4 TCP", plan.Settings.Transport, t)
-		}
 	}
 	return nil
 }
@@ -524,17 +426,6 @@ func (p *Plan) request() client.Request {
 		return client.RequestHTTP
 	}
 	return p.Target.request()
-}
-
-// validateResume checks the resumption axis: on/off, or shares.
-func (p *Plan) validateResume() error {
-	if err := plan.CheckResume(len(p.ResumeRatios) > 0, len(p.Resume) > 0, p.ResumeRatios); err != nil {
-		return err
-	}
-	if len(p.ResumeRatios) == 0 && len(p.Resume) == 0 {
-		return plan.Errorf(plan.Settings.Resume, nil, "give off, on or both")
-	}
-	return nil
 }
 
 // resumes reports whether some case of the plan offers sessions.

@@ -1,11 +1,8 @@
 package runner
 
 import (
-	"net"
 	"net/url"
-	"strconv"
 
-	"github.com/tlsbench/tlsbench/internal/hostname"
 	"github.com/tlsbench/tlsbench/plan"
 )
 
@@ -48,72 +45,12 @@ func (p Proxy) addr() string {
 	return u.Host
 }
 
-// validate checks the proxy's settings. readFill and mintCache are the
-// built-in proxy's axes (nil when not given).
-func (p Proxy) validate(readFill, mintCache []bool) error {
-	switch {
-	case p.URL == "":
-		for _, f := range []struct {
-			setting *plan.Setting
-			need    string
-			set     bool
-		}{
-			{plan.Settings.ProxyCA, "http://HOST:PORT", p.CAFile != ""}, {plan.Settings.ProxyPID, "http://HOST:PORT", p.PID != 0},
-			{plan.Settings.ReadFill, "builtin", len(readFill) > 0}, {plan.Settings.MintCache, "builtin", len(mintCache) > 0},
-		} {
-			if f.set {
-				return plan.Errorf(f.setting, nil, "%s applies to a case through a proxy: add %s %s", f.setting, plan.Settings.Proxy, f.need)
-			}
-		}
-		return nil
-	case p.builtin():
-		switch {
-		case p.CAFile != "":
-			return plan.Errorf(plan.Settings.ProxyCA, nil, "the built-in proxy's CA is trusted automatically: %s is for a proxy given by URL", plan.Settings.ProxyCA)
-		case p.PID != 0:
-			return plan.Errorf(plan.Settings.ProxyPID, p.PID, "the built-in proxy's CPU is measured already: %s is for a proxy given by URL", plan.Settings.ProxyPID)
-		}
-		return nil
-	}
-	if err := ParseProxyURL(p.URL); err != nil {
-		return err
-	}
-	switch {
-	case p.CAFile == "":
-		return plan.Errorf(plan.Settings.ProxyCA, nil, "a proxy given by URL mints certificates with its own CA: give it with %s FILE", plan.Settings.ProxyCA)
-	case p.PID < 0:
-		return plan.Errorf(plan.Settings.ProxyPID, p.PID, "not a process id")
-	case len(readFill) > 0:
-		return plan.Errorf(plan.Settings.ReadFill, nil, "%s configures the built-in proxy: use %s builtin", plan.Settings.ReadFill, plan.Settings.Proxy)
-	case len(mintCache) > 0:
-		return plan.Errorf(plan.Settings.MintCache, nil, "%s configures the built-in proxy: use %s builtin", plan.Settings.MintCache, plan.Settings.Proxy)
-	}
-	return nil
-}
-
-// ParseProxyURL checks a proxy URL: http://HOST:PORT, nothing else.
-func ParseProxyURL(s string) error {
-	bad := func(why string) error {
-		return plan.Errorf(plan.Settings.Proxy, strconv.Quote(s), "%s (want builtin or http://HOST:PORT, e.g. http://127.0.0.1:3128)", why)
-	}
-	u, err := url.Parse(s)
-	switch {
-	case err != nil || u.Opaque != "" || u.Host == "":
-		return bad("not a proxy URL")
-	case u.Scheme != "http":
-		return bad("only http:// proxies are supported")
-	case u.User != nil || (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "":
-		return bad("only a host and a port")
-	}
-	host, port, err := net.SplitHostPort(u.Host)
-	if err != nil || host == "" {
-		return bad("give the port")
-	}
-	if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
-		return bad("the port must be a number from 1 to 65535")
-	}
-	if err := hostname.Check(host, hostname.Host); err != nil {
-		return plan.Errorf(plan.Settings.Proxy, nil, "the host %v", err)
-	}
-	return nil
+// validate checks the proxy's settings, and what the cases through it
+// ask (mutual, transports), by the plan's rules. readFill and mintCache
+// are the built-in proxy's axes (nil when not given).
+func (p Proxy) validate(readFill, mintCache []bool, mutual bool, transports []string) error {
+	return plan.Proxying{
+		URL: p.URL, CAFile: p.CAFile, PID: p.PID, ReadFill: len(readFill) > 0, MintCache: len(mintCache) > 0,
+		Mutual: mutual, Transports: transports,
+	}.Check()
 }

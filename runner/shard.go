@@ -4,9 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"math"
 	"os"
-	"strconv"
 	"time"
 
 	"github.com/tlsbench/tlsbench/measure"
@@ -25,9 +23,6 @@ import (
 // Shard places a run in a sharded run: shard Index (from 0) of Count.
 // The zero value is a run that is not sharded.
 type Shard struct{ Index, Count int }
-
-// MaxShards is the most shards a run may be split into.
-const MaxShards = 10_000
 
 // Enabled reports whether the run is a shard.
 func (s Shard) Enabled() bool { return s.Count > 0 }
@@ -116,22 +111,16 @@ func (p *Plan) RunLength() time.Duration {
 // shard gets a share of every case's load.
 func (p *Plan) validateShard() error {
 	s := p.Shard
+	if err := plan.CheckShard(s.Index, s.Count); err != nil {
+		return err
+	}
 	if !s.Enabled() {
-		if s.Index != 0 || s.Count < 0 {
-			return plan.Errorf(plan.Settings.Shard, shardText(s), "the number of shards must be at least 1")
-		}
 		if !p.StartAt.IsZero() && (p.Versus.enabled() || p.FindRate != nil) {
 			// Their cases are measured elsewhere than where the start
 			// is waited for: it would be ignored.
 			return plan.Errorf(plan.Settings.StartAt, nil, "%s delays handshake cases measured one after the other, not interleaved sides or a rate search", plan.Settings.StartAt)
 		}
 		return nil
-	}
-	switch {
-	case s.Count > MaxShards:
-		return plan.Errorf(plan.Settings.Shard, shardText(s), "at most %d shards", MaxShards)
-	case s.Index < 0 || s.Index >= s.Count:
-		return plan.Errorf(plan.Settings.Shard, shardText(s), "the shard's index must be from 0 to %d", s.Count-1)
 	}
 	sh := plan.Sharding{By: plan.Settings.Shard, Target: p.Target.Addr != "", Timed: p.Duration > 0, StartAt: !p.StartAt.IsZero()}
 	for _, u := range []struct {
@@ -149,31 +138,10 @@ func (p *Plan) validateShard() error {
 	if err := sh.Check(); err != nil {
 		return err
 	}
-	switch {
-	case p.ClientIdentities > 1 && p.ClientIdentities < s.Count:
-		return plan.Errorf(plan.Settings.ClientIdentities, p.ClientIdentities, "fewer client identities than shards: each shard needs its own (identity-scoped sessions never cross shards)")
-	}
-	return p.validateShares()
-}
-
-// validateShares refuses a load too small to give every shard some.
-func (p *Plan) validateShares() error {
-	s := p.Shard
-	for _, c := range p.Concurrency {
-		if c < s.Count {
-			return plan.Errorf(plan.Settings.Concurrency, c, "a wave of %d split over %d shards leaves some shard none: raise %s to at least %d, or use fewer shards", c, s.Count, plan.Settings.Concurrency, s.Count)
-		}
-	}
-	if mi := p.inflightCap(); len(p.Rates) > 0 && mi < s.Count {
-		return plan.Errorf(plan.Settings.MaxInflight, mi, "split over %d shards leaves some shard no connection to open: raise %s to at least %d, or use fewer shards (%s N or %s I/N)", s.Count, plan.Settings.MaxInflight, s.Count, plan.Settings.Shards, plan.Settings.Shard)
-	}
-	window := (p.Duration / time.Duration(max(p.Iterations, 1))).Seconds()
-	for _, r := range p.Rates {
-		if math.Round(r*window) < float64(s.Count) {
-			return plan.Errorf(plan.Settings.Rate, RateName(r), "a window of %.3gs holds %.0f connections at this rate, fewer than the %d shards: raise %s, lengthen %s, or lower %s or the shards", window, math.Round(r*window), s.Count, plan.Settings.Rate, plan.Settings.Duration, plan.Settings.Iterations)
-		}
-	}
-	return nil
+	return plan.Shares{
+		Count: s.Count, ClientIdentities: p.ClientIdentities, Concurrency: p.Concurrency,
+		Rates: p.Rates, MaxInflight: p.inflightCap(), Window: p.Duration / time.Duration(max(p.Iterations, 1)),
+	}.Check()
 }
 
 // inflightCap is the run's cap on open connections in open-loop cases:
@@ -183,11 +151,6 @@ func (p *Plan) inflightCap() int {
 		return p.MaxInflight
 	}
 	return measure.DefaultMaxInflight
-}
-
-// shardText writes a shard as the flags take it: I/N.
-func shardText(s Shard) string {
-	return strconv.Itoa(s.Index) + "/" + strconv.Itoa(s.Count)
 }
 
 // planDigest is what RunPlan digests: everything that decides what a

@@ -180,7 +180,7 @@ func TestShardValidation(t *testing.T) {
 	}{
 		{"index past the count", func(p *runner.Plan) { p.Shard.Index = 2 }, "Shard"},
 		{"negative index", func(p *runner.Plan) { p.Shard.Index = -1 }, "Shard"},
-		{"too many shards", func(p *runner.Plan) { p.Shard.Count = runner.MaxShards + 1 }, "Shard"},
+		{"too many shards", func(p *runner.Plan) { p.Shard.Count = plan.MaxShards + 1 }, "Shard"},
 		{"negative count", func(p *runner.Plan) { p.Shard.Count = -1 }, "Shard"},
 		{"built-in server", func(p *runner.Plan) { p.Target = runner.Target{} }, "Shard"},
 		{"no duration", func(p *runner.Plan) { p.Duration = 0 }, "Shard"},
@@ -191,7 +191,7 @@ func TestShardValidation(t *testing.T) {
 		{"window smaller than the shards", func(p *runner.Plan) { p.Concurrency, p.Rates = nil, []float64{1} }, "Rates"},
 		{"in-flight cap smaller than the shards", func(p *runner.Plan) { p.Concurrency, p.Rates, p.MaxInflight = nil, []float64{1000}, 1 }, "MaxInflight"},
 		{"default in-flight cap smaller than the shards", func(p *runner.Plan) {
-			p.Concurrency, p.Rates, p.Shard.Count = nil, []float64{1e6}, runner.MaxShards
+			p.Concurrency, p.Rates, p.Shard.Count = nil, []float64{1e6}, plan.MaxShards
 		}, "MaxInflight"},
 	}
 	for _, tc := range tests {

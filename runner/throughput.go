@@ -5,11 +5,8 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/tlsbench/tlsbench/client"
@@ -102,50 +99,11 @@ func (p *ThroughputPlan) Validate() error {
 	return nil
 }
 
-// validateAxes checks the values of the axes.
+// validateAxes checks the values of the axes, then that some case
+// can run.
 func (p *ThroughputPlan) validateAxes() error {
-	if len(p.Versions) == 0 {
-		return plan.Errorf(plan.Settings.TLS, nil, "no TLS version given")
-	}
-	for _, v := range p.Versions {
-		if v != tls.VersionTLS12 && v != tls.VersionTLS13 {
-			return plan.Errorf(plan.Settings.TLS, nil, "%s: throughput cases run TLS 1.2 or 1.3", tls.VersionName(v))
-		}
-	}
-	if len(p.Ciphers) == 0 {
-		return plan.Errorf(plan.Settings.Cipher, nil, "no cipher given (aes128gcm, aes256gcm, chacha20poly1305)")
-	}
-	for _, c := range p.Ciphers {
-		if _, err := ParseCipher(c); err != nil {
-			return plan.Errorf(plan.Settings.Cipher, nil, "%v", err)
-		}
-	}
-	if len(p.Buffers) == 0 {
-		return plan.Errorf(plan.Settings.Buffer, nil, "no buffer size given (e.g. 4k,16k,64k)")
-	}
-	for _, b := range p.Buffers {
-		if b < 1 || b > server.MaxBulkBuffer {
-			return plan.Errorf(plan.Settings.Buffer, b, "must be between 1 byte and %s", SizeName(server.MaxBulkBuffer))
-		}
-	}
-	if len(p.KTLS) == 0 {
-		return plan.Errorf(plan.Settings.KTLS, nil, "give off, auto or on (or a list, e.g. off,on)")
-	}
-	if len(p.Directions) == 0 {
-		return plan.Errorf(plan.Settings.Direction, nil, "give download, upload or both")
-	}
-	for _, d := range p.Directions {
-		if _, err := ParseDirection(d); err != nil {
-			return plan.Errorf(plan.Settings.Direction, nil, "%v", err)
-		}
-	}
-	if len(p.Concurrency) == 0 {
-		return plan.Errorf(plan.Settings.Concurrency, nil, "no level given")
-	}
-	for _, c := range p.Concurrency {
-		if c < 1 || c > 1024 {
-			return plan.Errorf(plan.Settings.Concurrency, c, "must be between 1 and 1024 parallel connections")
-		}
+	if err := p.matrix().CheckThroughput(); err != nil {
+		return err
 	}
 	if err := p.validateProxy(); err != nil {
 		return err
@@ -158,12 +116,7 @@ func (p *ThroughputPlan) validateAxes() error {
 
 // validateProxy checks the proxy, the wire, and the kTLS asked of them.
 func (p *ThroughputPlan) validateProxy() error {
-	switch p.Request {
-	case "", RequestBulk, RequestHTTP:
-	default:
-		return plan.Errorf(plan.Settings.Request, strconv.Quote(p.Request), "want bulk or http")
-	}
-	if err := p.Proxy.validate(p.ReadFill, nil); err != nil {
+	if err := p.Proxy.validate(p.ReadFill, nil, false, nil); err != nil {
 		return err
 	}
 	if p.request() == RequestHTTP && slices.Contains(p.KTLS, ktls.ModeOn) && p.Proxy.URL == "" {
@@ -193,38 +146,14 @@ func (p *ThroughputPlan) request() string {
 
 // validateAmount checks how much each case moves and how often.
 func (p *ThroughputPlan) validateAmount() error {
-	if err := plan.CheckAmount(p.Bytes > 0, p.Bytes, p.Duration); err != nil {
-		return err
-	}
-	switch {
-	case p.Bytes == 0 && p.Duration == 0:
-		return plan.Errorf(plan.Settings.Bytes, nil, "%s or %s: give how much each iteration moves (e.g. %s 64MiB or %s 2s)", plan.Settings.Bytes, plan.Settings.Duration, plan.Settings.Bytes, plan.Settings.Duration)
-	}
-	if p.Iterations < 1 {
-		return plan.Errorf(plan.Settings.Iterations, p.Iterations, "must be at least 1")
-	}
-	if p.Warmup < 0 {
-		return plan.Errorf(plan.Settings.Warmup, p.Warmup, "must be 0 or more")
-	}
-	return nil
+	return plan.CheckThroughputAmount(p.Bytes, p.Duration, p.Iterations, p.Warmup)
 }
 
 // validateServer checks what the built-in server is asked to do: send a
 // file, require client certificates, use kTLS.
 func (p *ThroughputPlan) validateServer() error {
-	if p.Source != "" {
-		fi, err := os.Stat(p.Source)
-		switch {
-		case err != nil:
-			return plan.Errorf(plan.Settings.Source, "file:"+p.Source, "%v", err)
-		case !fi.Mode().IsRegular() || fi.Size() == 0:
-			return plan.Errorf(plan.Settings.Source, "file:"+p.Source, "not a non-empty regular file")
-		}
-		for _, d := range p.Directions {
-			if d != loadgen.DirectionDownload {
-				return plan.Errorf(plan.Settings.Source, nil, "%s file:%s is sent by the server: use %s download (not %s)", plan.Settings.Source, p.Source, plan.Settings.Direction, d)
-			}
-		}
+	if err := plan.CheckSource(p.Source, p.Directions); err != nil {
+		return err
 	}
 	if p.Server.Mutual {
 		return plan.Errorf(plan.Settings.Mutual, nil, "%s applies to handshake cases; throughput cases run without client certificates", plan.Settings.Mutual)
@@ -248,12 +177,15 @@ func (p *ThroughputPlan) validateServer() error {
 // Cases expands the matrix in the order it runs: version, cipher,
 // direction, buffer, concurrency, and kTLS innermost, so that the kTLS
 // variants of a cell sit next to each other in the report.
-func (p *ThroughputPlan) Cases() []Case {
+func (p *ThroughputPlan) Cases() []Case { return p.matrix().Cases() }
+
+// matrix is the plan's axes, its key type defaulted.
+func (p *ThroughputPlan) matrix() *plan.Matrix {
 	kt := p.KeyType
 	if kt == "" {
 		kt = DefaultKeyType
 	}
-	m := &plan.Matrix{
+	return &plan.Matrix{
 		Mode:        ModeThroughput,
 		Versions:    p.Versions,
 		Mutual:      false,
@@ -268,61 +200,6 @@ func (p *ThroughputPlan) Cases() []Case {
 		Request:     p.request(),
 		ReadFill:    p.ReadFill,
 	}
-	return m.Cases()
-}
-
-// ParseSize reads a byte size: a number with an optional binary suffix,
-// k/KiB, m/MiB or g/GiB (4k = 4096), as --buffer and --bytes take it.
-func ParseSize(s string) (int64, error) {
-	t := strings.ToLower(strings.TrimSpace(s))
-	mult := int64(1)
-	for _, u := range []struct {
-		suffix string
-		mult   int64
-	}{{"kib", 1 << 10}, {"mib", 1 << 20}, {"gib", 1 << 30}, {"k", 1 << 10}, {"m", 1 << 20}, {"g", 1 << 30}, {"b", 1}} {
-		if strings.HasSuffix(t, u.suffix) {
-			t, mult = strings.TrimSuffix(t, u.suffix), u.mult
-			break
-		}
-	}
-	n, err := strconv.ParseInt(t, 10, 64)
-	if err != nil || n <= 0 || n > (1<<50)/mult {
-		return 0, fmt.Errorf("%q is not a size (e.g. 4096, 16k, 64MiB, 1g)", s)
-	}
-	return n * mult, nil
-}
-
-// ParseBuffer reads one --buffer size (1 byte to 1 MiB).
-func ParseBuffer(s string) (int, error) {
-	n, err := ParseSize(s)
-	if err != nil {
-		return 0, err
-	}
-	if n > server.MaxBulkBuffer {
-		return 0, fmt.Errorf("%s is larger than the largest buffer, %s", s, SizeName(server.MaxBulkBuffer))
-	}
-	return int(n), nil
-}
-
-// ParseCipher reads one cipher name (tlsconf.ParseCipher).
-func ParseCipher(s string) (string, error) { return tlsconf.ParseCipher(s) }
-
-// ParseDirection reads one --direction.
-func ParseDirection(s string) (string, error) {
-	switch s {
-	case loadgen.DirectionDownload, loadgen.DirectionUpload, loadgen.DirectionBoth:
-		return s, nil
-	}
-	return "", fmt.Errorf("%q is not a direction (want download, upload or both)", s)
-}
-
-// ParseSource reads --source: "file:PATH" (the only kind so far).
-func ParseSource(s string) (string, error) {
-	path, ok := strings.CutPrefix(s, "file:")
-	if !ok || path == "" {
-		return "", fmt.Errorf("%q: want file:PATH", s)
-	}
-	return path, nil
 }
 
 // Run measures every case of p against the built-in server and passes

@@ -1,10 +1,8 @@
 package runner
 
 import (
-	"errors"
 	"fmt"
 	"maps"
-	"net"
 	"os"
 	"slices"
 	"strconv"
@@ -175,79 +173,18 @@ func (p *Plan) sides() []sideSpec {
 	return out
 }
 
-// validateVersus checks the other side of an interleaved run.
+// validateVersus checks the other side of an interleaved run by the
+// plan's rules, then side b's settings.
 func (p *Plan) validateVersus() error {
 	v := &p.Versus
-	if !v.enabled() {
-		if len(v.Settings) > 0 {
-			return plan.Errorf(plan.Settings.VersusSet, nil, "change side b's built-in server: give %s or %s too", plan.Settings.VersusSelf, plan.Settings.VersusServer)
-		}
-		if v.Target.ServerPID != 0 {
-			return plan.Errorf(plan.Settings.VersusPID, v.Target.ServerPID, "samples side b's external server: give %s too", plan.Settings.Versus)
-		}
-		return nil
-	}
-	if p.Proxy.URL != "" {
-		return plan.Errorf(plan.Settings.Proxy, p.Proxy.URL, "interleaved runs measure servers directly: drop %s or %s", plan.Settings.Proxy, plan.OneOf{plan.Settings.Versus, plan.Settings.VersusServer, plan.Settings.VersusSelf})
-	}
-	switch {
-	case v.Target.Addr != "" && v.Executable != "":
-		return plan.Errorf(plan.Settings.VersusServer, v.Executable, "side b is one server: give %s or %s, not both", plan.Settings.Versus, plan.Settings.VersusServer)
-	case v.Target.Addr != "" && p.Target.Addr == "":
-		return plan.Errorf(plan.Settings.Versus, nil, "%s measures a second external server beside %s: add %s HOST:PORT, or measure the built-in server against another program's with %s PROGRAM", plan.Settings.Versus, plan.Settings.Target, plan.Settings.Target, plan.Settings.VersusServer)
-	case v.Executable != "" && p.Target.Addr != "":
-		return plan.Errorf(plan.Settings.VersusServer, v.Executable, "runs the built-in server of another program, and %s measures an external one: give %s for a second external server", plan.Settings.Target, plan.Settings.Versus)
-	case len(v.Settings) > 0 && (p.Target.Addr != "" || v.Target.Addr != ""):
-		return plan.Errorf(plan.Settings.VersusSet, nil, "changes side b's built-in server; an external server's settings are its own")
-	case v.Target.Addr != "" && v.Target.Addr == p.Target.Addr:
-		return plan.Errorf(plan.Settings.Versus, v.Target.Addr, "is side a's server too (%s): to measure one server against itself (A/A), give %s", plan.Settings.Target, plan.Settings.VersusSelf)
-	case v.Target.ServerPID < 0:
-		return plan.Errorf(plan.Settings.VersusPID, v.Target.ServerPID, "not a process id")
-	case v.Target.ServerPID > 0 && v.Target.Addr == "":
-		return plan.Errorf(plan.Settings.VersusPID, v.Target.ServerPID, "samples side b's external server: give %s too", plan.Settings.Versus)
-	}
-	if v.Target.Addr != "" {
-		t := Plan{Target: p.Target}
-		t.Target.Addr = v.Target.Addr
-		var pe *plan.Error
-		if err := t.validateTarget(); errors.As(err, &pe) && pe.Setting == plan.Settings.Target {
-			// Side b's address, checked as side a's.
-			e := *pe
-			e.Setting = plan.Settings.Versus
-			if pe.Value != "" {
-				e.Value = v.Target.Addr
-			}
-			return &e
-		}
-	}
-	if p.Target.Addr == "" && v.Target.Addr == "" && !listensOnFreePort(p.Server.Listen) {
-		return plan.Errorf(plan.Settings.Listen, p.Server.Listen, "every side of an interleaved run starts its own built-in server, and they cannot share one port: use port 0 (a free port each), e.g. 127.0.0.1:0")
-	}
-	if v.Executable != "" {
-		if err := checkExecutable(v.Executable); err != nil {
-			return err
-		}
-		for _, t := range p.Transports {
-			if t == TransportMemory {
-				return plan.Errorf(plan.Settings.Transport, nil, "%s memory runs the server in this process, so it cannot be another program's: drop memory or %s", plan.Settings.Transport, plan.Settings.VersusServer)
-			}
-		}
+	err := plan.Interleaved{
+		Addr: v.Target.Addr, PID: v.Target.ServerPID, Executable: v.Executable, Self: v.Self, Settings: len(v.Settings) > 0,
+		SideA: p.Target.Addr, Listen: p.Server.Listen, Proxy: p.Proxy.URL, Memory: slices.Contains(p.Transports, TransportMemory),
+	}.Check()
+	if err != nil || !v.enabled() {
+		return err
 	}
 	return validateSettings(v.Settings)
-}
-
-// checkExecutable refuses a side-b program that cannot be run.
-func checkExecutable(path string) error {
-	fi, err := os.Stat(path)
-	switch {
-	case err != nil:
-		return plan.Errorf(plan.Settings.VersusServer, path, "no such file: give the path of a tlsbench program")
-	case fi.IsDir():
-		return plan.Errorf(plan.Settings.VersusServer, path, "is a directory: give the path of a tlsbench program")
-	case fi.Mode().Perm()&0o111 == 0:
-		return plan.Errorf(plan.Settings.VersusServer, path, "is not executable (chmod +x it)")
-	}
-	return nil
 }
 
 // validateSettings checks side b's settings by name and value.
@@ -285,16 +222,6 @@ func (sp *sideSpec) applySettings(o *server.Options) {
 	for _, s := range sp.settings {
 		_ = VersusSettings[s.Name].apply(o, s.Value)
 	}
-}
-
-// listensOnFreePort reports whether the built-in server's listen address
-// leaves the port to the system (the default, or port 0).
-func listensOnFreePort(listen string) bool {
-	if listen == "" {
-		return true
-	}
-	_, port, err := net.SplitHostPort(listen)
-	return err == nil && (port == "0" || port == "")
 }
 
 // recordSettings makes a side's record say what its settings changed

@@ -38,11 +38,11 @@ func defineThroughputFlags(fs *command.FlagSet) *throughputFlags {
 		directions: []string{loadgen.DirectionDownload},
 	}
 	fs.DefString(&t.mode, "mode", modeHandshake)
-	fs.Def("buffer", command.List(&t.buffers, runner.ParseBuffer, runner.SizeName))
-	fs.Def("cipher", command.List(&t.ciphers, runner.ParseCipher, nil))
+	fs.Def("buffer", command.List(&t.buffers, plan.ParseBuffer, runner.SizeName))
+	fs.Def("cipher", command.List(&t.ciphers, plan.ParseCipher, nil))
 	fs.Def("ktls", command.List(&t.ktls, parseKTLSMode, ktls.Mode.String))
 	fs.Def("read-fill", command.List(&t.readFill, command.ParseOnOff, command.ShowOnOff))
-	fs.Def("direction", command.List(&t.directions, runner.ParseDirection, nil))
+	fs.Def("direction", command.List(&t.directions, plan.ParseDirection, nil))
 	fs.DefString(&t.bytes, "bytes", "64MiB")
 	fs.DefDuration(&t.duration, "duration", 0)
 	fs.DefString(&t.source, "source", "")
@@ -106,14 +106,14 @@ func throughputPlan(fs *command.FlagSet, f *runFlags) (*runner.ThroughputPlan, e
 		return nil, command.PlanUsage(err)
 	}
 	if t.duration == 0 {
-		n, err := runner.ParseSize(t.bytes)
+		n, err := plan.ParseSize(t.bytes)
 		if err != nil {
 			return nil, command.Usagef("--bytes: %v", err)
 		}
 		p.Bytes = n
 	}
 	if t.source != "" {
-		path, err := runner.ParseSource(t.source)
+		path, err := plan.ParseSource(t.source)
 		if err != nil {
 			return nil, command.Usagef("--source %v", err)
 		}

@@ -71,8 +71,8 @@ func parseShard(s string) (runner.Shard, error) {
 }
 
 func checkShardCount(what string, count int) error {
-	if count < 1 || count > runner.MaxShards {
-		return command.Usagef("%s: the number of shards must be from 1 to %d", what, runner.MaxShards)
+	if count < 1 || count > plan.MaxShards {
+		return command.Usagef("%s: the number of shards must be from 1 to %d", what, plan.MaxShards)
 	}
 	return nil
 }

@@ -17,8 +17,8 @@ import (
 	"github.com/tlsbench/tlsbench/internal/cli/command"
 	"github.com/tlsbench/tlsbench/internal/counts"
 	"github.com/tlsbench/tlsbench/internal/hostname"
+	"github.com/tlsbench/tlsbench/plan"
 	"github.com/tlsbench/tlsbench/proxy"
-	"github.com/tlsbench/tlsbench/runner"
 )
 
 const proxyUsage = `Usage: tlsbench proxy [flags]
@@ -106,7 +106,7 @@ func Proxy(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		dest = proxy.DefaultAllowDest
 	}
 	fmt.Fprintf(stdout, "proxy listening on %s (CONNECT to ports %s of %s; buffer %s, read fill %s, kernel TLS %s, mint cache %s, origin sessions %s)\n",
-		ln.Addr(), joinInts(o.ConnectPorts), strings.Join(dest, ","), runner.SizeName(o.Buffer), command.ShowOnOff(o.ReadFill), o.KTLS, f.mintCache, f.originSessions)
+		ln.Addr(), joinInts(o.ConnectPorts), strings.Join(dest, ","), plan.SizeName(o.Buffer), command.ShowOnOff(o.ReadFill), o.KTLS, f.mintCache, f.originSessions)
 	fmt.Fprintf(stdout, "CA certificate: %s\n", p.CAFile())
 	err = p.Serve(ctx, ln)
 	if perr := stopProfile(true); err == nil {
@@ -167,12 +167,12 @@ func (f *proxyFlags) options() (proxy.Options, error) {
 	if o.OriginSessions, err = command.ParseOnOff(f.originSessions); err != nil {
 		return o, command.Usagef("--origin-sessions: %v", err)
 	}
-	n, err := runner.ParseSize(f.buffer)
+	n, err := plan.ParseSize(f.buffer)
 	if err != nil {
 		return o, command.Usagef("--buffer: %v", err)
 	}
 	if n > proxy.MaxBuffer {
-		return o, command.Usagef("--buffer %s: larger than the largest relay buffer, %s", f.buffer, runner.SizeName(proxy.MaxBuffer))
+		return o, command.Usagef("--buffer %s: larger than the largest relay buffer, %s", f.buffer, plan.SizeName(proxy.MaxBuffer))
 	}
 	o.Buffer = int(n)
 	// Zero means "the default" to the library: on the command line it
