@@ -141,6 +141,7 @@ var csvColumns = []csvColumn{
 	{"server_early_data_rejected", func(r *results.Record) string { return csvInt(r.ServerEarlyDataRejected) }},
 	{"server_quic_retries", func(r *results.Record) string { return csvInt(r.ServerQUICRetries) }},
 	{"server_quic_refused", func(r *results.Record) string { return csvInt(r.ServerQUICRefused) }},
+	{"resumption", func(r *results.Record) string { return r.Resumption }},
 	{"env.tlsbench_version", func(r *results.Record) string { return r.Env.TLSBenchVersion }},
 	{"env.go_version", func(r *results.Record) string { return r.Env.GoVersion }},
 	{"env.goos", func(r *results.Record) string { return r.Env.GOOS }},
