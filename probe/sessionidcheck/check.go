@@ -78,7 +78,7 @@ func Resume(ctx context.Context, t Target, s *sessionid.Session, r client.Reques
 	defer c.Close()
 	var a Answer
 	if !skip {
-		a.First, a.Err = Send(c, r, c.ConnectionState().NegotiatedProtocol, host)
+		a.First, a.Err = send(c, r, host)
 	}
 	c.SetWriteDeadline(time.Now().Add(closeWait))
 	return a, nil
@@ -155,4 +155,15 @@ func dial(ctx context.Context, addr string) (net.Conn, error) {
 		raw.SetDeadline(dl)
 	}
 	return raw, nil
+}
+
+// send sends request r over a connection resumed by session ID and reads
+// the start of the answer, as every probe connection does (client's
+// requests). TLS 1.2 sends nothing after its handshake that a wait could
+// read, so wait sends nothing and reads nothing.
+func send(c *sessionid.Conn, r client.Request, host string) (string, error) {
+	if r == client.RequestWait {
+		return "", nil
+	}
+	return r.Send(c, host)
 }
