@@ -208,7 +208,15 @@ step "race: the packages without timing tests (beside the kTLS VM)"
 # here so that their run below only links and runs (the build cache keeps
 # the compiled packages). A new package runs here unless it is listed.
 timed='runner|internal/cli|loadgen|measure|client|probe|server|proxy|keys|scripts|internal/(peers|usage|ratelog|tempdir|childproc|servertest|acceptloop)'
-mapfile -t timed_pkgs < <(go list ./... | grep -E "^github.com/tlsbench/tlsbench/($timed)\$")
+# go test starts the packages' tests in the order given, two at a time on
+# two CPUs: the longest (runner, the CLI, loadgen, probe) go first, so
+# that the short ones fill in beside them rather than leaving one long
+# package to run alone at the end.
+longest='runner internal/cli loadgen probe'
+mapfile -t timed_pkgs < <(
+	for p in $longest; do echo "github.com/tlsbench/tlsbench/$p"; done
+	go list ./... | grep -E "^github.com/tlsbench/tlsbench/($timed)\$" | grep -vxF -f <(for p in $longest; do echo "github.com/tlsbench/tlsbench/$p"; done)
+)
 mapfile -t plain_pkgs < <(go list ./... | grep -vE "^github.com/tlsbench/tlsbench/($timed)\$")
 CI=1 go test -race -count=1 -timeout 10m "${plain_pkgs[@]}"
 go test -race -count=1 -run '^$' "${timed_pkgs[@]}" >/dev/null
