@@ -85,14 +85,16 @@ func (p *prober) unansweredText(partial bool) string {
 		came = "then nothing more"
 	}
 	msg := fmt.Sprintf("sent %s after the handshake; %s within %v", sent, came, p.o.Timeout)
-	fix := "give another {Request}"
+	fix := "give another %s"
 	if !p.rep.RequestAuto {
-		fix = "leave out {Request} to have the server asked which request it answers"
+		fix = "leave out %s to have the server asked which request it answers"
 	}
+	args := []any{SettingRequest}
 	if p.o.Request == RequestHTTP {
-		fix = "a server that answers GET only (openssl s_server -www) needs {Request} http-get; or " + fix
+		fix = "a server that answers GET only (openssl s_server -www) needs %s http-get; or " + fix
+		args = append(args, SettingRequest)
 	}
-	return msg + "; " + p.o.advice(fix+", or give a longer {Timeout} if it is only slow")
+	return msg + "; " + p.o.advice(fix+", or give a longer %s if it is only slow", append(args, SettingTimeout)...)
 }
 
 func noAnswer(err error) error {

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"regexp"
 	"time"
 
 	"github.com/tlsbench/tlsbench/client"
@@ -68,9 +67,10 @@ type Options struct {
 	Progress func(string)
 	// SettingName, when set, names a setting in the advice the report
 	// gives (e.g. "give RootCAs FILE or ServerName NAME, or Insecure"), so
-	// that a command line can speak of its flags. Its argument is
-	// RootCAs, ServerName, Insecure, ClientCert, ClientKey (the key of
-	// ClientCert) or Concurrency; by default the report uses those names.
+	// that a command line can speak of its flags. Its argument is one of
+	// the Setting constants (RootCAs, ServerName, Insecure, ClientCert,
+	// ClientKey, Concurrency, Request, Timeout); by default the report
+	// uses those names.
 	SettingName func(setting string) string
 }
 
@@ -90,18 +90,39 @@ type LoadCase struct {
 	Words       client.Words
 }
 
-// settingRef is a setting named in the report's advice: {Insecure}.
-var settingRef = regexp.MustCompile(`\{([A-Za-z][A-Za-z0-9]*)\}`)
+// Setting is a setting the report's advice names, by its field of
+// Options (ClientCert and ClientKey for the files of a client
+// certificate): Options.SettingName writes it in a caller's words.
+type Setting string
 
-// advice is s with the settings it names ({Insecure}) in o's words.
-func (o Options) advice(s string) string {
-	return settingRef.ReplaceAllStringFunc(s, func(ref string) string {
-		name := ref[1 : len(ref)-1]
-		if o.SettingName != nil {
-			return o.SettingName(name)
+// The settings the advice names.
+const (
+	SettingRootCAs     Setting = "RootCAs"
+	SettingServerName  Setting = "ServerName"
+	SettingInsecure    Setting = "Insecure"
+	SettingClientCert  Setting = "ClientCert"
+	SettingClientKey   Setting = "ClientKey"
+	SettingConcurrency Setting = "Concurrency"
+	SettingRequest     Setting = "Request"
+	SettingTimeout     Setting = "Timeout"
+)
+
+// advice is the advice of format and args, the settings among args
+// written in o's words (their names by default).
+func (o Options) advice(format string, args ...any) string {
+	for i, a := range args {
+		if s, ok := a.(Setting); ok {
+			args[i] = o.settingName(s)
 		}
-		return name
-	})
+	}
+	return fmt.Sprintf(format, args...)
+}
+
+func (o Options) settingName(s Setting) string {
+	if o.SettingName != nil {
+		return o.SettingName(string(s))
+	}
+	return string(s)
 }
 
 // Request is the first message sent after a handshake; the probe and the

@@ -147,7 +147,7 @@ func (p *prober) version(ctx context.Context, v uint16) (Version, error) {
 		return skipAll(fmt.Sprintf("%s was not accepted", label)), nil
 	}
 	if p.verifyErr != nil {
-		return skipAll(p.o.advice("the server's certificate did not verify (see certificate); give {RootCAs} FILE or {ServerName} NAME, or {Insecure} to probe it anyway")), nil
+		return skipAll(p.o.advice("the server's certificate did not verify (see certificate); give %s FILE or %s NAME, or %s to probe it anyway", SettingRootCAs, SettingServerName, SettingInsecure)), nil
 	}
 	if err := first.Answer.Err; err != nil && strings.HasPrefix(connerr.Kind(err), "alert:") {
 		// TLS 1.3 clients finish their handshake before the server has
@@ -155,7 +155,7 @@ func (p *prober) version(ctx context.Context, v uint16) (Version, error) {
 		// the first read.
 		reason := "the server ended the connection after the handshake (" + errText(err) + ")"
 		if first.CertRequested && p.o.ClientCert == nil {
-			reason += p.o.advice("; it requires a client certificate: give {ClientCert} and {ClientKey}")
+			reason += p.o.advice("; it requires a client certificate: give %s and %s", SettingClientCert, SettingClientKey)
 		}
 		vr.Accepted.Detail = "the version, but not the client: " + reason
 		vr.Response = describeAnswer(first.Answer)
@@ -192,7 +192,7 @@ func (p *prober) fullHandshake(ctx context.Context, v uint16) (connResult, []uin
 		// The server got as far as asking for a client certificate:
 		// version and suite were fine, the client was not.
 		if p.o.ClientCert == nil {
-			return r, nil, failed(p.o.advice("the server requires a client certificate; give {ClientCert} and {ClientKey}") + " (" + errText(r.Err) + ")"), nil
+			return r, nil, failed(p.o.advice("the server requires a client certificate; give %s and %s", SettingClientCert, SettingClientKey) + " (" + errText(r.Err) + ")"), nil
 		}
 		return r, nil, failed("the server refused the handshake after the client certificate was sent (" + errText(r.Err) + ")"), nil
 	}
@@ -249,7 +249,7 @@ func (p *prober) refusal(v uint16, err error) Finding {
 	case kind == "alert:protocol version not supported":
 		return no("the server refused it (alert protocol_version)")
 	case kind == "alert:certificate required":
-		return failed(p.o.advice("the server requires a client certificate; give {ClientCert} and {ClientKey}") + " (" + msg + ")")
+		return failed(p.o.advice("the server requires a client certificate; give %s and %s", SettingClientCert, SettingClientKey) + " (" + msg + ")")
 	case kind == "alert:bad certificate", kind == "alert:unknown certificate authority",
 		kind == "alert:certificate unknown", kind == "alert:access denied", kind == "alert:unsupported certificate":
 		return failed("the server rejected the handshake, probably the client certificate (" + msg + ")")
@@ -320,7 +320,7 @@ func errText(err error) string {
 func (p *prober) noteChain(r connResult, verifyErr error) {
 	if len(p.rep.Certificate.Certificates) > 0 || len(r.State.PeerCertificates) == 0 {
 		if verifyErr != nil {
-			p.rep.Certificate.Verified = no(errText(verifyErr) + p.o.advice("; give {RootCAs} FILE or {ServerName} NAME, or {Insecure}"))
+			p.rep.Certificate.Verified = no(errText(verifyErr) + p.o.advice("; give %s FILE or %s NAME, or %s", SettingRootCAs, SettingServerName, SettingInsecure))
 		}
 		return
 	}
@@ -331,7 +331,7 @@ func (p *prober) noteChain(r connResult, verifyErr error) {
 	}
 	switch {
 	case verifyErr != nil:
-		p.rep.Certificate.Verified = no(errText(verifyErr) + p.o.advice("; give {RootCAs} FILE or {ServerName} NAME, or {Insecure}"))
+		p.rep.Certificate.Verified = no(errText(verifyErr) + p.o.advice("; give %s FILE or %s NAME, or %s", SettingRootCAs, SettingServerName, SettingInsecure))
 	case len(r.State.VerifiedChains) > 0:
 		chain := r.State.VerifiedChains[0]
 		p.rep.Certificate.Verified = yes(fmt.Sprintf("for %s, by %s", p.o.ServerName, chain[len(chain)-1].Subject))
@@ -342,9 +342,9 @@ func (p *prober) noteChain(r connResult, verifyErr error) {
 			opts.Intermediates.AddCert(c)
 		}
 		if _, err := certs[0].Verify(opts); err != nil {
-			p.rep.Certificate.Verified = no(errText(err) + p.o.advice(" (not enforced: {Insecure})"))
+			p.rep.Certificate.Verified = no(errText(err) + p.o.advice(" (not enforced: %s)", SettingInsecure))
 		} else {
-			p.rep.Certificate.Verified = yes(p.o.advice("(not enforced: {Insecure})"))
+			p.rep.Certificate.Verified = yes(p.o.advice("(not enforced: %s)", SettingInsecure))
 		}
 	}
 }
@@ -532,10 +532,10 @@ func seconds(s uint32) string {
 
 func (p *prober) mutualUntested(first connResult, reason string) Finding {
 	if p.o.ClientCert == nil && first.CertRequested {
-		return notTested(p.o.advice("the server asked for a client certificate, but none was given ({ClientCert}, {ClientKey})"))
+		return notTested(p.o.advice("the server asked for a client certificate, but none was given (%s, %s)", SettingClientCert, SettingClientKey))
 	}
 	if p.o.ClientCert == nil {
-		return notTested(p.o.advice("no client certificate given ({ClientCert}, {ClientKey})"))
+		return notTested(p.o.advice("no client certificate given (%s, %s)", SettingClientCert, SettingClientKey))
 	}
 	if !first.CertRequested {
 		return notTested("the server did not ask for a client certificate")
@@ -577,13 +577,13 @@ func httpStatus(line string) string {
 // scoped by client identity, as `tlsbench run` does.
 func (p *prober) load(ctx context.Context, v uint16, suites []uint16, singleUse bool) Load {
 	if p.o.Concurrency < 0 {
-		return Load{Finding: notTested(p.o.advice("disabled ({Concurrency} 0)"))}
+		return Load{Finding: notTested(p.o.advice("disabled (%s 0)", SettingConcurrency))}
 	}
 	if p.o.Load == nil {
 		return Load{Finding: notTested("no load generator given")}
 	}
 	if p.unanswered != "" {
-		return Load{Finding: notTested(p.o.advice("the server left the request unanswered (see response): every connection would wait out {Timeout}"))}
+		return Load{Finding: notTested(p.o.advice("the server left the request unanswered (see response): every connection would wait out %s", SettingTimeout))}
 	}
 	c := p.o.Concurrency
 	p.progress("TLS %s: resumption under load (concurrency %d)", tlsconf.VersionName(v), c)
@@ -604,7 +604,7 @@ func (p *prober) load(ctx context.Context, v uint16, suites []uint16, singleUse 
 		Dialer:      client.TCPDialer{Addr: p.o.Addr},
 		Exchange:    p.o.loadExchange(hostHeader(&p.o)),
 		ConnTimeout: p.o.Timeout,
-		Words:       client.Words{Names: map[string]string{"ConnTimeout": p.o.advice("{Timeout}")}},
+		Words:       client.Words{Names: map[string]string{"ConnTimeout": p.o.advice("%s", SettingTimeout)}},
 	})
 	l := Load{Concurrency: c, TicketReuse: reuse.String()}
 	if err != nil {

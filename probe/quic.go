@@ -48,7 +48,7 @@ func (p *prober) runQUIC(ctx context.Context) error {
 		return err
 	}
 	if p.verifyErr != nil {
-		p.quicSkip(q, p.o.advice("the server's certificate did not verify (see certificate); give {RootCAs} FILE or {ServerName} NAME, or {Insecure} to probe it anyway"))
+		p.quicSkip(q, p.o.advice("the server's certificate did not verify (see certificate); give %s FILE or %s NAME, or %s to probe it anyway", SettingRootCAs, SettingServerName, SettingInsecure))
 		return ctx.Err()
 	}
 	p.quicVersionsTest(ctx, q, first)

@@ -67,7 +67,7 @@ func writeTarget(tw io.Writer, row func(k, v string), r *Report) {
 	}
 	row("client certificate", cc)
 	if r.Insecure {
-		row("verification", r.adviceText("off ({Insecure})"))
+		row("verification", r.adviceText("off (%s)", SettingInsecure))
 	}
 	fmt.Fprintln(tw)
 }

@@ -66,7 +66,7 @@ type Report struct {
 
 	// advice writes the settings named in advice in the words of the
 	// Options that made the report (Options.SettingName).
-	advice func(string) string
+	advice func(string, ...any) string
 }
 
 // Answered reports whether any handshake with the server completed
@@ -215,11 +215,11 @@ func (r *Report) Lookup(v string) *Version {
 	return nil
 }
 
-// adviceText is s with the settings it names ({Insecure}) as the probe's
-// caller named them.
-func (r *Report) adviceText(s string) string {
+// adviceText is the advice of format and args, its settings named as
+// the probe's caller named them.
+func (r *Report) adviceText(format string, args ...any) string {
 	if r.advice == nil {
-		return Options{}.advice(s)
+		return Options{}.advice(format, args...)
 	}
-	return r.advice(s)
+	return r.advice(format, args...)
 }

@@ -60,7 +60,7 @@ func (p *prober) sessionIDChecks(ctx context.Context, suites []uint16, vr *Versi
 	case single.Status == Error:
 		conc.Finding = notTested("resumption by session ID failed on a single connection")
 	case p.o.Concurrency < 0:
-		conc.Finding = notTested(p.o.advice("disabled ({Concurrency} 0)"))
+		conc.Finding = notTested(p.o.advice("disabled (%s 0)", SettingConcurrency))
 	default:
 		p.progress("TLS 1.2: %d simultaneous resumptions of one session ID", p.o.Concurrency)
 		conc = roundFinding(sessionidcheck.Simultaneous(ctx, t, s, p.o.Concurrency))
