@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 
 	"github.com/tlsbench/tlsbench/tlsconf"
+
+	"golang.org/x/crypto/cryptobyte"
 )
 
 // What the probe reads of QUIC packets without their keys (RFC 8999,
@@ -85,10 +87,10 @@ func parsePacket(d []byte) quicPacket {
 		}
 		return quicPacket{kind: pktShort, b: d}
 	}
-	r := reader(d[1:])
+	r := cryptobyte.String(d[1:])
 	var version uint32
-	var dcid, scid []byte
-	if !r.u32(&version) || !r.vec8(&dcid) || !r.vec8(&scid) {
+	var dcid, scid cryptobyte.String
+	if !r.ReadUint32(&version) || !r.ReadUint8LengthPrefixed(&dcid) || !r.ReadUint8LengthPrefixed(&scid) {
 		return invalid
 	}
 	p := quicPacket{version: version, dcid: dcid, scid: scid, b: d}
@@ -102,21 +104,21 @@ func parsePacket(d []byte) quicPacket {
 		return p
 	case pktInitial:
 		var token uint64
-		if !r.varint(&token) || uint64(len(r)) < token {
+		if !readVarint(&r, &token) || uint64(len(r)) < token {
 			return invalid
 		}
 		r = r[token:]
 	}
 	var length uint64
-	if !r.varint(&length) || length == 0 || uint64(len(r)) < length {
+	if !readVarint(&r, &length) || length == 0 || uint64(len(r)) < length {
 		return invalid
 	}
 	p.b = d[:len(d)-len(r)+int(length)]
 	return p
 }
 
-// varint reads a QUIC variable-length integer (RFC 9000 section 16).
-func (r *reader) varint(v *uint64) bool {
+// readVarint reads a QUIC variable-length integer (RFC 9000 section 16).
+func readVarint(r *cryptobyte.String, v *uint64) bool {
 	if len(*r) == 0 {
 		return false
 	}

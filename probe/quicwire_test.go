@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"slices"
 	"testing"
+
+	"golang.org/x/crypto/cryptobyte"
 )
 
 // longPacket builds a long header packet of the version with the given
@@ -105,9 +107,9 @@ func TestVarint(t *testing.T) {
 		{[]byte{0x7b}, 0, false},
 		{nil, 0, false},
 	} {
-		r := reader(tt.in)
+		r := cryptobyte.String(tt.in)
 		var v uint64
-		if ok := r.varint(&v); ok != tt.ok || v != tt.want {
+		if ok := readVarint(&r, &v); ok != tt.ok || v != tt.want {
 			t.Errorf("varint(%x) = %d, %v; want %d, %v", tt.in, v, ok, tt.want, tt.ok)
 		}
 	}

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"sync"
 	"time"
+
+	"golang.org/x/crypto/cryptobyte"
 )
 
 // recorder is the client session cache of one probe connection. It offers
@@ -102,30 +104,30 @@ func sessionTimes(cs *tls.ClientSessionState, version, suite uint16) (created, u
 	if err != nil {
 		return 0, 0, errSessionEncoding
 	}
-	r := reader(b)
+	r := cryptobyte.String(b)
 	var (
 		v, cipher         uint16
 		typ, ems, early   uint8
-		secret, alpn      []byte
-		extra, certs, vcs []byte
+		secret, alpn      cryptobyte.String
+		extra, certs, vcs cryptobyte.String
 		ageAdd            uint32
 	)
-	if !r.u16(&v) || !r.u8(&typ) || !r.u16(&cipher) || !r.u64(&created) ||
-		!r.vec8(&secret) || len(secret) == 0 || !r.vec24(&extra) ||
-		!r.u8(&ems) || ems > 1 || !r.u8(&early) || early > 1 ||
-		!r.vec24(&certs) || len(certs) == 0 || !r.vec24(&vcs) {
+	if !r.ReadUint16(&v) || !r.ReadUint8(&typ) || !r.ReadUint16(&cipher) || !r.ReadUint64(&created) ||
+		!r.ReadUint8LengthPrefixed(&secret) || len(secret) == 0 || !r.ReadUint24LengthPrefixed(&extra) ||
+		!r.ReadUint8(&ems) || ems > 1 || !r.ReadUint8(&early) || early > 1 ||
+		!r.ReadUint24LengthPrefixed(&certs) || len(certs) == 0 || !r.ReadUint24LengthPrefixed(&vcs) {
 		return 0, 0, errSessionEncoding
 	}
 	if v != version || typ != 2 || cipher != suite {
 		return 0, 0, errSessionEncoding
 	}
-	if early == 1 && !r.vec8(&alpn) {
+	if early == 1 && !r.ReadUint8LengthPrefixed(&alpn) {
 		return 0, 0, errSessionEncoding
 	}
 	if v < tls.VersionTLS13 {
 		return created, 0, nil
 	}
-	if !r.u64(&useBy) || !r.u32(&ageAdd) || useBy < created {
+	if !r.ReadUint64(&useBy) || !r.ReadUint32(&ageAdd) || useBy < created {
 		return 0, 0, errSessionEncoding
 	}
 	return created, useBy, nil

@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"net"
 	"sync"
+
+	"golang.org/x/crypto/cryptobyte"
 )
 
 // TLS record content types and handshake message types the wire
@@ -156,30 +158,29 @@ type extension struct {
 // helloExtensions parses the body of a ClientHello (client) or a
 // ServerHello and returns its extensions.
 func helloExtensions(b []byte, client bool) ([]extension, bool) {
-	r := reader(b)
-	var sid, suites, comp []byte
-	ok := r.skip(2+32) && r.vec8(&sid)
+	r := cryptobyte.String(b)
+	var sid, suites, comp cryptobyte.String
+	ok := r.Skip(2+32) && r.ReadUint8LengthPrefixed(&sid)
 	if client {
-		ok = ok && r.vec16(&suites) && r.vec8(&comp)
+		ok = ok && r.ReadUint16LengthPrefixed(&suites) && r.ReadUint8LengthPrefixed(&comp)
 	} else {
-		ok = ok && r.skip(2+1) // cipher_suite, compression_method
+		ok = ok && r.Skip(2+1) // cipher_suite, compression_method
 	}
 	if !ok {
 		return nil, false
 	}
-	if len(r) == 0 {
+	if r.Empty() {
 		return nil, true // no extensions at all
 	}
-	var extBytes []byte
-	if !r.vec16(&extBytes) {
+	var er cryptobyte.String
+	if !r.ReadUint16LengthPrefixed(&er) {
 		return nil, false
 	}
 	var exts []extension
-	er := reader(extBytes)
-	for len(er) > 0 {
+	for !er.Empty() {
 		var typ uint16
-		var data []byte
-		if !er.u16(&typ) || !er.vec16(&data) {
+		var data cryptobyte.String
+		if !er.ReadUint16(&typ) || !er.ReadUint16LengthPrefixed(&data) {
 			return nil, false
 		}
 		exts = append(exts, extension{typ, data})
@@ -204,18 +205,18 @@ type serverFlight struct {
 func parseServerFlight(in []byte) serverFlight {
 	f := serverFlight{SessionIDLen: -1}
 	for _, m := range plaintextHandshake(in) {
-		body := reader(m[4:])
+		body := cryptobyte.String(m[4:])
 		switch m[0] {
 		case msgServerHello:
-			var sid []byte
-			if body.skip(2+32) && body.vec8(&sid) {
+			var sid cryptobyte.String
+			if body.Skip(2+32) && body.ReadUint8LengthPrefixed(&sid) {
 				f.SessionIDLen = len(sid)
 			}
 		case msgNewSessionTicket:
 			// TLS 1.2: uint32 ticket_lifetime_hint; opaque ticket<0..2^16-1>.
 			var hint uint32
-			var ticket []byte
-			if body.u32(&hint) && body.vec16(&ticket) {
+			var ticket cryptobyte.String
+			if body.ReadUint32(&hint) && body.ReadUint16LengthPrefixed(&ticket) {
 				if len(ticket) == 0 {
 					f.EmptyTickets++
 				} else {
@@ -225,84 +226,4 @@ func parseServerFlight(in []byte) serverFlight {
 		}
 	}
 	return f
-}
-
-// reader is a minimal cursor over big-endian TLS encodings.
-type reader []byte
-
-func (r *reader) skip(n int) bool {
-	if len(*r) < n {
-		return false
-	}
-	*r = (*r)[n:]
-	return true
-}
-
-func (r *reader) bytes(n int, out *[]byte) bool {
-	if n < 0 || len(*r) < n {
-		return false
-	}
-	*out = (*r)[:n]
-	*r = (*r)[n:]
-	return true
-}
-
-func (r *reader) u8(v *uint8) bool {
-	if len(*r) < 1 {
-		return false
-	}
-	*v = (*r)[0]
-	*r = (*r)[1:]
-	return true
-}
-
-func (r *reader) u16(v *uint16) bool {
-	if len(*r) < 2 {
-		return false
-	}
-	*v = binary.BigEndian.Uint16(*r)
-	*r = (*r)[2:]
-	return true
-}
-
-func (r *reader) u24(v *int) bool {
-	if len(*r) < 3 {
-		return false
-	}
-	*v = int((*r)[0])<<16 | int((*r)[1])<<8 | int((*r)[2])
-	*r = (*r)[3:]
-	return true
-}
-
-func (r *reader) u32(v *uint32) bool {
-	if len(*r) < 4 {
-		return false
-	}
-	*v = binary.BigEndian.Uint32(*r)
-	*r = (*r)[4:]
-	return true
-}
-
-func (r *reader) u64(v *uint64) bool {
-	if len(*r) < 8 {
-		return false
-	}
-	*v = binary.BigEndian.Uint64(*r)
-	*r = (*r)[8:]
-	return true
-}
-
-func (r *reader) vec8(out *[]byte) bool {
-	var n uint8
-	return r.u8(&n) && r.bytes(int(n), out)
-}
-
-func (r *reader) vec16(out *[]byte) bool {
-	var n uint16
-	return r.u16(&n) && r.bytes(int(n), out)
-}
-
-func (r *reader) vec24(out *[]byte) bool {
-	var n int
-	return r.u24(&n) && r.bytes(n, out)
 }
