@@ -4,20 +4,14 @@ import (
 	"bufio"
 	"os"
 	"runtime"
-	"runtime/debug"
 	"strings"
 	"time"
 )
 
-// Version is tlsbench's version: set at link time with
-// -ldflags "-X github.com/tlsbench/tlsbench/results.Version=v1.2.3",
-// otherwise taken from the module build information.
-var Version = ""
-
 // CurrentEnv describes the machine and build this process runs on.
 func CurrentEnv() Env {
 	return Env{
-		TLSBenchVersion: version(),
+		TLSBenchVersion: CurrentBuild().Version,
 		GoVersion:       runtime.Version(),
 		GOOS:            runtime.GOOS,
 		GOARCH:          runtime.GOARCH,
@@ -28,23 +22,6 @@ func CurrentEnv() Env {
 		GCMAESDriver:    gcmAESDriver(),
 		Started:         time.Now().UTC().Format(time.RFC3339),
 	}
-}
-
-func version() string {
-	if Version != "" {
-		return Version
-	}
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		if v := bi.Main.Version; v != "" && v != "(devel)" {
-			return v
-		}
-		for _, s := range bi.Settings {
-			if s.Key == "vcs.revision" && len(s.Value) >= 12 {
-				return "devel-" + s.Value[:12]
-			}
-		}
-	}
-	return "devel"
 }
 
 // cpuModel reads the first "model name" of /proc/cpuinfo (Linux); elsewhere

@@ -117,13 +117,18 @@ func versionCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fs := command.NewFlagSet("version", stdout, func(w io.Writer) {
 		fmt.Fprintln(w, "Usage: tlsbench version")
 		fmt.Fprintln(w)
-		fmt.Fprintln(w, "Prints the tlsbench version, the Go version it was built with, and the OS and architecture.")
+		fmt.Fprintln(w, "Prints the tlsbench version, the Go version it was built with, and the OS and architecture;")
+		fmt.Fprintln(w, "then, when it was built from a git checkout, the revision, its commit time and whether")
+		fmt.Fprintln(w, "the checkout had uncommitted changes. Results record the same version (env.tlsbench_version).")
 	})
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	env := results.CurrentEnv()
+	env, build := results.CurrentEnv(), results.CurrentBuild()
 	fmt.Fprintf(stdout, "tlsbench %s (%s %s/%s)\n", env.TLSBenchVersion, env.GoVersion, env.GOOS, env.GOARCH)
+	if src := build.Source(); src != "" {
+		fmt.Fprintln(stdout, src)
+	}
 	return nil
 }
 
