@@ -120,3 +120,24 @@ func TestStartCancelled(t *testing.T) {
 		t.Fatalf("error %v, want the context's", err)
 	}
 }
+
+// TestExplainUndispatched turns a re-run program's child that ended
+// without a service's word into the caller's explanation, keeping its
+// last line; a service's own reason and other errors stay as they are.
+func TestExplainUndispatched(t *testing.T) {
+	t.Parallel()
+	explain := func(command string) string { return "not dispatched to " + command }
+	for _, tc := range []struct {
+		err  error
+		want string
+	}{
+		{&childproc.EarlyExitError{What: "the test child"}, "not dispatched to serve"},
+		{&childproc.EarlyExitError{What: "the test child", LastLine: "usage: demo"}, "not dispatched to serve; its last line on stderr: usage: demo"},
+		{&childproc.EarlyExitError{What: "the test child", LastLine: "tlsbench: --listen: address already in use"}, "--listen: address already in use"},
+		{errors.New("the test child did not report ready within 30s and was stopped"), "the test child did not report ready within 30s and was stopped"},
+	} {
+		if got := childproc.ExplainUndispatched(tc.err, "serve", explain).Error(); got != tc.want {
+			t.Errorf("%q: got %q, want %q", tc.err, got, tc.want)
+		}
+	}
+}
