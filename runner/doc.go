@@ -24,5 +24,8 @@
 // The built-in server runs in a child process so that the operating
 // system accounts client and server CPU time separately; its test PKI is
 // generated in memory and written, keys 0600, to a private temporary
-// directory that is removed at the end of the run.
+// directory that is removed at the end of the run. The child (and the
+// built-in proxy's) is this program re-run: a program that uses runner
+// calls RunChildIfAsked first in main, or names a tlsbench program in
+// Plan.Executable; one that does neither fails its run saying so.
 package runner

@@ -141,9 +141,9 @@ type Plan struct {
 	// without it.
 	Words client.Words
 
-	// Executable runs the child server (default: this program); its
-	// arguments are ChildArgs (default ["serve"]), and the built-in
-	// proxy's ProxyArgs (default ["proxy"]).
+	// Executable runs the child server (default: this program re-run,
+	// see RunChildIfAsked); its arguments are ChildArgs (default
+	// ["serve"]), and the built-in proxy's ProxyArgs (default ["proxy"]).
 	Executable string
 	ChildArgs  []string
 	ProxyArgs  []string

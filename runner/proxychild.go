@@ -92,16 +92,13 @@ func (st *runState) writeRunCA() (string, error) {
 // nothing else is. Its CA lives in the run's directory, so that every
 // restart mints with the same one (limited to that host too).
 func startProxyChild(ctx context.Context, dir string, set proxySettings, originCA string, insecure bool, origin string, plumb childPlumbing, notice func(string)) (*proxyRun, error) {
-	exe := plumb.Executable
-	if exe == "" {
-		var err error
-		if exe, err = os.Executable(); err != nil {
-			return nil, fmt.Errorf("finding tlsbench to start the proxy: %w", err)
-		}
+	exe, env, self, err := plumb.program("the proxy")
+	if err != nil {
+		return nil, err
 	}
 	args := plumb.Args
 	if args == nil {
-		args = []string{"proxy"}
+		args = []string{proxy.ChildCommand}
 	}
 	o := proxy.Options{
 		Listen:         defaultListen,
@@ -117,9 +114,9 @@ func startProxyChild(ctx context.Context, dir string, set proxySettings, originC
 		OriginSessions: set.OriginSessions,
 		LogLevel:       "warn",
 	}
-	child, err := proxy.StartChild(ctx, proxy.ChildOptions{Path: exe, Args: args, Env: plumb.Env, Proxy: o})
+	child, err := proxy.StartChild(ctx, proxy.ChildOptions{Path: exe, Args: args, Env: env, Proxy: o})
 	if err != nil {
-		return nil, err
+		return nil, notDispatched(err, self, args[0])
 	}
 	h := child.Hello()
 	roots, err := loadRoots(plan.Settings.ProxyCA, h.CAFile)

@@ -15,8 +15,8 @@ import (
 	"time"
 
 	"github.com/tlsbench/tlsbench/client"
+	"github.com/tlsbench/tlsbench/internal/childproc"
 	"github.com/tlsbench/tlsbench/internal/field"
-	"github.com/tlsbench/tlsbench/internal/procid"
 	"github.com/tlsbench/tlsbench/internal/tempdir"
 	"github.com/tlsbench/tlsbench/internal/usage"
 	"github.com/tlsbench/tlsbench/loadgen"
@@ -82,22 +82,6 @@ type runState struct {
 	detected map[string]client.Detection
 }
 
-// withServerPeer is env naming the server process pid (when it can tell
-// which program it is), as results name their peers.
-func withServerPeer(env results.Env, pid int) *results.Env {
-	if pid <= 0 {
-		return &env
-	}
-	if name, v, err := procid.Identify(pid); err == nil && v != "" {
-		env.Peers = maps.Clone(env.Peers)
-		if env.Peers == nil {
-			env.Peers = map[string]string{}
-		}
-		env.Peers[name] = v
-	}
-	return &env
-}
-
 // envOf is the environment recorded for side sp.
 func (st *runState) envOf(sp *sideSpec) results.Env {
 	if sp.name == results.SideB && st.envB != nil {
@@ -108,8 +92,12 @@ func (st *runState) envOf(sp *sideSpec) results.Env {
 
 // Run measures every case of p and passes each record to emit as soon as
 // it is measured. When ctx ends, the case in progress is emitted with what
-// it measured and Run returns ctx's error.
+// it measured and Run returns ctx's error. In a child that a run started
+// by re-running its program, which should have run the built-in server
+// or proxy (RunChildIfAsked), Run does not return: it exits saying so,
+// for its parent to report, rather than start a run there.
 func Run(ctx context.Context, p Plan, emit func(*results.Record) error) error {
+	childproc.RefuseUndispatched(undispatched)
 	if err := p.Validate(); err != nil {
 		return err
 	}

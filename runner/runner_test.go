@@ -20,6 +20,14 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	// A program that links the runner but does not dispatch to its
+	// children (see library_test.go) stands in for the tests.
+	if mode := os.Getenv(undispatchedVar); mode != "" {
+		os.Exit(undispatchedMain(mode))
+	}
+	// As a program that uses the runner as a library must: the
+	// Example's children are this binary, re-run.
+	runner.RunChildIfAsked()
 	testchild.RunIfChild()
 	os.Exit(m.Run())
 }

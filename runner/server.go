@@ -4,11 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
+	"maps"
 	"slices"
 
 	"github.com/tlsbench/tlsbench/client"
 	"github.com/tlsbench/tlsbench/internal/childproc"
+	"github.com/tlsbench/tlsbench/internal/procid"
 	"github.com/tlsbench/tlsbench/loadgen"
 	"github.com/tlsbench/tlsbench/measure"
 	"github.com/tlsbench/tlsbench/plan"
@@ -119,23 +120,20 @@ func startBuiltin(ctx context.Context, opts server.Options, at where, child chil
 	case inProcess:
 		return startInProcess(ctx, opts)
 	}
-	exe := child.Executable
-	if exe == "" {
-		var err error
-		if exe, err = os.Executable(); err != nil {
-			return nil, fmt.Errorf("finding tlsbench to start the server: %w", err)
-		}
+	exe, env, self, err := child.program("the server")
+	if err != nil {
+		return nil, err
 	}
 	args := child.Args
 	if args == nil {
-		args = []string{"serve"}
+		args = []string{server.ChildCommand}
 	}
-	c, err := server.StartChild(ctx, server.ChildOptions{Path: exe, Args: args, Env: child.Env, Server: opts})
+	c, err := server.StartChild(ctx, server.ChildOptions{Path: exe, Args: args, Env: env, Server: opts})
 	if errors.Is(err, childproc.ErrUnsupported) {
 		return nil, plan.Errorf(nil, nil, "%v; use %s memory or %s", err, plan.Settings.Transport, plan.Settings.Target)
 	}
 	if err != nil {
-		return nil, err
+		return nil, notDispatched(err, self, args[0])
 	}
 	if notice != nil {
 		where := c.Hello().Addr
@@ -324,4 +322,20 @@ func notRunnableRecord(c *Case, base results.Record) *results.Record {
 	c.Record(&rec)
 	rec.Notes = append(rec.Notes, c.NotRunnable)
 	return &rec
+}
+
+// withServerPeer is env naming the server process pid (when it can tell
+// which program it is), as results name their peers.
+func withServerPeer(env results.Env, pid int) *results.Env {
+	if pid <= 0 {
+		return &env
+	}
+	if name, v, err := procid.Identify(pid); err == nil && v != "" {
+		env.Peers = maps.Clone(env.Peers)
+		if env.Peers == nil {
+			env.Peers = map[string]string{}
+		}
+		env.Peers[name] = v
+	}
+	return &env
 }

@@ -194,23 +194,52 @@ func launch(o Options) (*Child, error) {
 // that kill is no news, the wait's end is.
 func (c *Child) startError(err error, exited bool, timeout time.Duration) error {
 	<-c.done
-	last := strings.TrimPrefix(c.stderr.LastLine(), "tlsbench: ")
+	last := c.stderr.LastLine()
 	switch {
 	case !exited && errors.Is(err, os.ErrDeadlineExceeded):
 		msg := fmt.Sprintf("%s did not report ready within %v and was stopped", c.what, timeout)
 		if last != "" {
-			msg += "; its last line on stderr: " + last
+			msg += "; its last line on stderr: " + strings.TrimPrefix(last, servicePrefix)
 		}
 		return errors.New(msg)
+	case exited:
+		return &EarlyExitError{What: c.what, LastLine: last, Status: c.err}
 	case last != "":
-		return errors.New(last)
-	case !exited:
-		return fmt.Errorf("%s broke its control channel before it reported ready: %v", c.what, err)
-	case c.err != nil:
-		return fmt.Errorf("%s ended before it reported ready (%v) and wrote nothing on stderr", c.what, c.err)
+		return errors.New(strings.TrimPrefix(last, servicePrefix))
 	}
-	return fmt.Errorf("%s exited with status 0 before it reported ready and wrote nothing on stderr", c.what)
+	return fmt.Errorf("%s broke its control channel before it reported ready: %v", c.what, err)
 }
+
+// servicePrefix starts every line a child service writes of why it
+// stopped (see RunIfChild), as tlsbench starts its errors.
+const servicePrefix = "tlsbench: "
+
+// EarlyExitError is Start's error for a child that ended before it
+// reported ready: in its own words when it left any on stderr, else by
+// how it ended.
+type EarlyExitError struct {
+	What string
+	// LastLine is its last line on stderr, "" for none.
+	LastLine string
+	// Status is how it ended: nil for status 0, else the *exec.ExitError.
+	Status error
+}
+
+func (e *EarlyExitError) Error() string {
+	switch {
+	case e.LastLine != "":
+		return strings.TrimPrefix(e.LastLine, servicePrefix)
+	case e.Status != nil:
+		return fmt.Sprintf("%s ended before it reported ready (%v) and wrote nothing on stderr", e.What, e.Status)
+	}
+	return fmt.Sprintf("%s exited with status 0 before it reported ready and wrote nothing on stderr", e.What)
+}
+
+// Spoke reports whether the child's last line on stderr is a service's
+// own ("tlsbench: ..."): the service ran and said why it stopped. A
+// child that ended without one may never have run the service at all: a
+// program that re-ran itself but does not dispatch to its children.
+func (e *EarlyExitError) Spoke() bool { return strings.HasPrefix(e.LastLine, servicePrefix) }
 
 // PID is the child's process id.
 func (c *Child) PID() int { return c.cmd.Process.Pid }

@@ -4,6 +4,7 @@ package childproc_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -23,23 +24,37 @@ func TestStartFailures(t *testing.T) {
 		timeout time.Duration
 		want    []string
 		not     []string
+		// ended is how an *EarlyExitError's child ended: "spoke" in
+		// a service's words, "unheard" without; "" for another error.
+		ended string
 	}{
 		{
-			name: "exits at once, silently",
-			path: "/bin/true",
-			want: []string{"the test child exited with status 0 before it reported ready and wrote nothing on stderr"},
-			not:  []string{"reset", "EOF"},
+			name:  "exits at once, silently",
+			path:  "/bin/true",
+			want:  []string{"the test child exited with status 0 before it reported ready and wrote nothing on stderr"},
+			not:   []string{"reset", "EOF"},
+			ended: "unheard",
 		},
 		{
 			name: "fails silently",
 			path: "/bin/sh", args: []string{"-c", "exit 3"},
-			want: []string{"the test child ended before it reported ready (exit status 3) and wrote nothing on stderr"},
+			want:  []string{"the test child ended before it reported ready (exit status 3) and wrote nothing on stderr"},
+			ended: "unheard",
 		},
 		{
 			name: "fails in its own words",
 			path: "/bin/sh", args: []string{"-c", "echo 'tlsbench: --listen: address already in use' >&2; exit 1"},
-			want: []string{"--listen: address already in use"},
-			not:  []string{"tlsbench: "},
+			want:  []string{"--listen: address already in use"},
+			not:   []string{"tlsbench: "},
+			ended: "spoke",
+		},
+		{
+			// A program that is not a service, run as one: its
+			// own words, but not a service's.
+			name: "exits in another program's words",
+			path: "/bin/sh", args: []string{"-c", "echo 'usage: demo [-v]' >&2; exit 2"},
+			want:  []string{"usage: demo [-v]"},
+			ended: "unheard",
 		},
 		{
 			name: "never reports ready",
@@ -61,6 +76,16 @@ func TestStartFailures(t *testing.T) {
 				t.Fatal("started, want an error")
 			}
 			msg := err.Error()
+			ended := ""
+			if early, ok := errors.AsType[*childproc.EarlyExitError](err); ok {
+				ended = "unheard"
+				if early.Spoke() {
+					ended = "spoke"
+				}
+			}
+			if ended != tc.ended {
+				t.Errorf("error %q: ended %q, want %q", msg, ended, tc.ended)
+			}
 			for _, w := range tc.want {
 				if !strings.Contains(msg, w) {
 					t.Errorf("error %q does not say %q", msg, w)
@@ -93,5 +118,26 @@ func TestStartCancelled(t *testing.T) {
 	_, err := childproc.Start(ctx, childproc.Options{Path: "/bin/sh", Args: []string{"-c", "sleep 30"}, Config: struct{}{}, What: "the test child"}, &hello)
 	if err != context.DeadlineExceeded {
 		t.Fatalf("error %v, want the context's", err)
+	}
+}
+
+// TestExplainUndispatched turns a re-run program's child that ended
+// without a service's word into the caller's explanation, keeping its
+// last line; a service's own reason and other errors stay as they are.
+func TestExplainUndispatched(t *testing.T) {
+	t.Parallel()
+	explain := func(command string) string { return "not dispatched to " + command }
+	for _, tc := range []struct {
+		err  error
+		want string
+	}{
+		{&childproc.EarlyExitError{What: "the test child"}, "not dispatched to serve"},
+		{&childproc.EarlyExitError{What: "the test child", LastLine: "usage: demo"}, "not dispatched to serve; its last line on stderr: usage: demo"},
+		{&childproc.EarlyExitError{What: "the test child", LastLine: "tlsbench: --listen: address already in use"}, "--listen: address already in use"},
+		{errors.New("the test child did not report ready within 30s and was stopped"), "the test child did not report ready within 30s and was stopped"},
+	} {
+		if got := childproc.ExplainUndispatched(tc.err, "serve", explain).Error(); got != tc.want {
+			t.Errorf("%q: got %q, want %q", tc.err, got, tc.want)
+		}
 	}
 }

@@ -23,4 +23,7 @@
 // (Register) under the command word its parent starts it with ("serve",
 // "proxy"): the CLI hands its hidden --control-fd to it, and a test binary
 // that stands in for tlsbench runs it with RunIfChild, without the CLI.
+// Another program, re-run as its own child (SelfEnv), runs it with
+// RunIfSelfChild; one that does not is caught (RefuseUndispatched,
+// ExplainUndispatched) rather than left to run its own main again.
 package childproc

@@ -120,7 +120,7 @@ func RunIfChild(build string) {
 func runChild(m Main, fd int, build string) int {
 	conn, err := ControlConn(fd)
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "tlsbench: "+err.Error())
+		fmt.Fprintln(os.Stderr, servicePrefix+err.Error())
 		return 2
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -130,9 +130,9 @@ func runChild(m Main, fd int, build string) int {
 	case err == nil:
 		return 0
 	case errors.Is(err, context.Canceled):
-		fmt.Fprintln(os.Stderr, "tlsbench: interrupted")
+		fmt.Fprintln(os.Stderr, servicePrefix+"interrupted")
 		return 130
 	}
-	fmt.Fprintln(os.Stderr, "tlsbench: "+strings.ReplaceAll(err.Error(), "\n", " "))
+	fmt.Fprintln(os.Stderr, servicePrefix+strings.ReplaceAll(err.Error(), "\n", " "))
 	return 1
 }
