@@ -30,7 +30,11 @@ const (
 
 // RunThroughput measures tc and returns its record. The record is also
 // returned with an error when ctx ended part-way (what was measured is
-// kept); any other failure comes as a *ThroughputError with a nil record.
+// kept); any other failure comes as a *ThroughputError, with the record
+// of the iterations measured before it, marked failed, when there were
+// any (a peer that died mid-case: its death may be seen before or after
+// the transfer breaks, and the figures before it are kept either way),
+// and a nil record otherwise.
 //
 // The record (kind "throughput"):
 //   - mbps: payload bytes of all connections and directions over the
@@ -125,6 +129,11 @@ func RunThroughput(ctx context.Context, tc ThroughputCase) (*results.Record, err
 	if m.stopErr != nil {
 		rec.Notes = append(rec.Notes, fmt.Sprintf("interrupted after %d of %d iterations", len(m.samples), tc.Iterations))
 		err = fmt.Errorf("%s: %w", tc.Name, m.stopErr)
+	}
+	if m.failed != nil {
+		rec.Verdict, rec.StoppedBy = measure.VerdictFailed, results.StoppedFailed
+		rec.Notes = append(rec.Notes, fmt.Sprintf("failed after %d of %d iterations: %v", len(m.samples), tc.Iterations, m.failed.Err))
+		err = m.failed
 	}
 	if statErr == nil {
 		if after, err := ktls.ReadTLSStat(); err == nil {
@@ -606,10 +615,13 @@ type tpMeasured struct {
 	total          tpIter
 	meter          *measure.Meter
 	stopErr        error // ctx ended part-way
+	// failed is the iteration that failed after others were kept.
+	failed *ThroughputError
 }
 
-// measure runs the measured iterations; it fails when an iteration
-// failed (a *ThroughputError) or none was kept.
+// measure runs the measured iterations; it fails when none was kept (a
+// *ThroughputError when the first failed). An iteration that fails after
+// others were kept ends them, in m.failed.
 func (r *tpRunner) measure(ctx context.Context) (*tpMeasured, error) {
 	tc := r.tc
 	m := &tpMeasured{meter: measure.NewMeter(tc.Server, tc.Proxy)}
@@ -636,7 +648,11 @@ func (r *tpRunner) measure(ctx context.Context) (*tpMeasured, error) {
 				m.stopErr = ctx.Err()
 				break
 			}
-			return nil, &ThroughputError{Case: tc.Name, Err: err}
+			if len(m.samples) == 0 {
+				return nil, &ThroughputError{Case: tc.Name, Err: err}
+			}
+			m.failed = &ThroughputError{Case: tc.Name, Err: err}
+			break
 		}
 		m.meter.Keep(sp)
 		// Microseconds per megabyte: a time per unit of work, lower is

@@ -5,7 +5,9 @@ import (
 	"crypto/tls"
 	"errors"
 	"io"
+	"net"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -14,6 +16,8 @@ import (
 	"github.com/tlsbench/tlsbench/internal/ktls"
 	"github.com/tlsbench/tlsbench/internal/testpki"
 	"github.com/tlsbench/tlsbench/loadgen"
+	"github.com/tlsbench/tlsbench/measure"
+	"github.com/tlsbench/tlsbench/results"
 	"github.com/tlsbench/tlsbench/tlsconf"
 )
 
@@ -218,5 +222,57 @@ func TestThroughputInterrupted(t *testing.T) {
 	if !errors.Is(err, context.DeadlineExceeded) || rec == nil || rec.Iterations == 0 || rec.Iterations >= 1000 ||
 		!strings.Contains(strings.Join(rec.Notes, "\n"), "interrupted after") {
 		t.Fatalf("record %v, error %v: want the iterations measured so far, noted, and ctx's error", rec, err)
+	}
+}
+
+// breakingDialer dials TCP and keeps the connections it made, so that a
+// test can break them mid-case.
+type breakingDialer struct {
+	client.TCPDialer
+	mu    sync.Mutex
+	conns []net.Conn
+}
+
+func (d *breakingDialer) Dial(ctx context.Context, deadline time.Time) (net.Conn, error) {
+	c, err := d.TCPDialer.Dial(ctx, deadline)
+	if err == nil {
+		d.mu.Lock()
+		d.conns = append(d.conns, c)
+		d.mu.Unlock()
+	}
+	return c, err
+}
+
+func (d *breakingDialer) breakAll() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for _, c := range d.conns {
+		c.Close()
+	}
+}
+
+// TestThroughputFailureKeepsMeasured: a connection that breaks after
+// some iterations were measured (a server that died, seen before the
+// death is) fails the case, and the record of the iterations before it
+// is kept, marked failed, with the error.
+func TestThroughputFailureKeepsMeasured(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, nil)
+	tc := throughputCase(s.addr, tlsconf.Client(tlsconf.ClientOptions{RootCAs: s.roots, ServerName: "localhost"}), loadgen.DirectionDownload)
+	d := &breakingDialer{TCPDialer: client.TCPDialer{Addr: s.addr}}
+	tc.Dialer, tc.Bytes, tc.Iterations = d, 64<<10, 1000
+	tc.Progress = func(p loadgen.ThroughputProgress) {
+		if !p.Warmup && p.Iteration == 3 {
+			d.breakAll()
+		}
+	}
+	rec, err := loadgen.RunThroughput(context.Background(), tc)
+	var te *loadgen.ThroughputError
+	if !errors.As(err, &te) {
+		t.Fatalf("error %v (%T), want a failed throughput case", err, err)
+	}
+	if rec == nil || rec.Iterations != 3 || rec.Verdict != measure.VerdictFailed || rec.StoppedBy != results.StoppedFailed ||
+		!strings.Contains(strings.Join(rec.Notes, "\n"), "failed after 3 of 1000 iterations") {
+		t.Fatalf("record %+v: want the 3 iterations measured before, failed, noted", rec)
 	}
 }
