@@ -53,8 +53,13 @@ func TestRunTargetNGTCP2(t *testing.T) {
 			t.Errorf("%s: early data offered %v on %d resumed handshakes: want all of them", r.Name, r.EarlyDataOffered, r.Resumed)
 		} else if *r.EarlyDataAccepted+*r.EarlyDataRejected != *r.EarlyDataOffered {
 			t.Errorf("%s: %d accepted and %d rejected of %d offered", r.Name, *r.EarlyDataAccepted, *r.EarlyDataRejected, *r.EarlyDataOffered)
-		} else if 10**r.EarlyDataAccepted < 9**r.EarlyDataOffered {
-			t.Errorf("%s: %d of %d offers of early data accepted: want nine in ten (the ticket's age overstated?)", r.Name, *r.EarlyDataAccepted, *r.EarlyDataOffered)
+		} else if 4**r.EarlyDataAccepted < 3**r.EarlyDataOffered {
+			// An age overstated by the client's clock gets (nearly) every
+			// offer refused; a few refusals are GnuTLS's window at a
+			// second's boundary, which a loaded machine's handshakes
+			// (tens of milliseconds under the race detector) cross now
+			// and then: 41 and 43 of 48 were seen.
+			t.Errorf("%s: %d of %d offers of early data accepted: want three in four (the ticket's age overstated?)", r.Name, *r.EarlyDataAccepted, *r.EarlyDataOffered)
 		}
 		t.Logf("%s: early data offered %d, accepted %d, rejected %d; first response p50 %.0f µs", r.Name,
 			*r.EarlyDataOffered, *r.EarlyDataAccepted, *r.EarlyDataRejected, r.Phases["first_response"].P50US)
