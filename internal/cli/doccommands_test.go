@@ -123,6 +123,9 @@ func TestDocCommandsExtracted(t *testing.T) {
 	if err != nil || len(cmds) != 2 || !cmds[0].bg || strings.Join(cmds[0].words, " ") != "tlsbench serve --quic" || cmds[1].line != 3 {
 		t.Errorf("parseBlock: %+v, %v", cmds, err)
 	}
+	if _, err := shCommands("x.md", "```\ntlsbench run\n```\n"); err == nil {
+		t.Error("a code block without a language is not refused")
+	}
 	if _, err := parseBlock("x.md", 1, "tlsbench report r.jsonl | less\n"); err == nil {
 		t.Error("a pipe into another program is not refused")
 	}
@@ -155,7 +158,8 @@ func docCommands(t *testing.T) map[string][]docCommand {
 }
 
 // shCommands are the commands of a markdown text's ```sh blocks. Blocks
-// of other languages (text: output) are left alone.
+// of other languages (text: output) are left alone; a block must say
+// which it is, so that no command goes unrun for want of a label.
 func shCommands(file, text string) ([]docCommand, error) {
 	var out []docCommand
 	lines := strings.Split(text, "\n")
@@ -172,7 +176,10 @@ func shCommands(file, text string) ([]docCommand, error) {
 		if end == len(lines) {
 			return nil, fmt.Errorf("%s:%d: a code block that never ends", file, i+1)
 		}
-		if len(lang) > 0 && lang[0] == "sh" {
+		if len(lang) == 0 {
+			return nil, fmt.Errorf("%s:%d: a code block without a language: sh for commands (this test runs them), text for output", file, i+1)
+		}
+		if lang[0] == "sh" {
 			cmds, err := parseBlock(file, i+2, strings.Join(lines[i+1:end], "\n"))
 			if err != nil {
 				return nil, err
