@@ -49,7 +49,7 @@ func TestProgressOnARealTerminal(t *testing.T) {
 	if got := terminalWidth(tty.Fd()); got != 40 {
 		t.Fatalf("terminal width %d, want 40", got)
 	}
-	p := newProgress(tty, 4)
+	p := newProgress(tty, planOf(4, 3*time.Second))
 	if !p.live {
 		t.Fatal("a terminal is not taken as one")
 	}
