@@ -142,13 +142,21 @@ func checkDockerfile(t *testing.T) goBuild {
 		gb.output = m[1]
 	}
 
+	checkFinalStage(t, final, build.name, path.Join(gb.workdir, gb.output))
+	return gb
+}
+
+// checkFinalStage checks that the image's stage holds the program the
+// build stage named from builds at built, runs it, and runs tlsbench run
+// by default.
+func checkFinalStage(t *testing.T, final stage, from, built string) {
+	t.Helper()
 	var copied, entry, cmd string
 	for _, in := range final.body {
 		switch in.cmd {
 		case "COPY":
-			if f := strings.Fields(in.args); len(f) == 3 && f[0] == "--from="+build.name {
-				copied = f[1]
-				entry = f[2]
+			if f := strings.Fields(in.args); len(f) == 3 && f[0] == "--from="+from {
+				copied, entry = f[1], f[2]
 			}
 		case "ENTRYPOINT":
 			if in.args != `["`+entry+`"]` {
@@ -158,13 +166,12 @@ func checkDockerfile(t *testing.T) goBuild {
 			cmd = in.args
 		}
 	}
-	if want := path.Join(gb.workdir, gb.output); copied != want {
-		t.Errorf("final stage copies %q from the build stage, which builds %q", copied, want)
+	if copied != built {
+		t.Errorf("final stage copies %q from the build stage, which builds %q", copied, built)
 	}
 	if cmd != `["run"]` {
 		t.Errorf(`CMD %s: want ["run"], tlsbench run against the built-in server`, cmd)
 	}
-	return gb
 }
 
 func readFile(t *testing.T, name string) string {
