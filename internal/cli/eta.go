@@ -63,7 +63,7 @@ func handshakeBudgets(p *runner.Plan) []caseBudget {
 		switch {
 		case c.NotRunnable != "":
 			out = append(out, caseBudget{skip: true})
-		case p.Shard.Count > 0:
+		case p.Shard.Enabled():
 			// Every shard gives each case the same slot.
 			out = append(out, caseBudget{fixed: p.CaseSlot()})
 		default:
@@ -114,8 +114,8 @@ func handshakeBudget(p *runner.Plan, rate float64, sides time.Duration) caseBudg
 	return b
 }
 
-// planSides is how many sides each case of p is measured on: one, two
-// in an interleaved run, three when side a is measured twice beside
+// planSides is how many sides the run measures each case of p on: one,
+// two in an interleaved run, three when side a is measured twice beside
 // another program or server.
 func planSides(p *runner.Plan) int {
 	v := &p.Versus
