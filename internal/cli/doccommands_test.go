@@ -62,16 +62,19 @@ var (
 )
 
 // otherCommands are the programs other than tlsbench the documents run:
-// run says whether the test runs the line with sh, why says why not.
+// run says whether the test runs the line with sh, why says why not. A
+// peer runs where it is installed (not under -short); where it is not,
+// the line is logged as not run, and under CI it fails, as the tests of
+// real peers do.
 var otherCommands = map[string]struct {
-	run bool
-	why string
+	run, peer bool
+	why       string
 }{
 	"openssl rand": {run: true},
 	"head":         {run: true},
-	"curl":         {run: true},
+	"curl":         {run: true, peer: true},
+	"gtlsclient":   {run: true, peer: true},
 	"openssl":      {why: "an interactive client (s_client)"},
-	"gtlsclient":   {why: "ngtcp2's client, which the QUIC interoperability tests run"},
 	"sudo":         {why: "needs root and a kernel module"},
 	"kubectl":      {why: "needs a Kubernetes cluster"},
 	"go":           {why: "a development command (tests, the attack harness, pprof)"},
@@ -658,6 +661,16 @@ func (d *docRun) other(c docCommand) {
 		d.t.Logf("%s:%d: not run (%s): %s", c.file, c.line, how.why, c.text)
 		return
 	}
+	if how.peer {
+		_, err := exec.LookPath(prog)
+		switch {
+		case err != nil && os.Getenv("CI") != "":
+			d.t.Fatalf("%s:%d: %s is not installed and CI is set: %s", c.file, c.line, prog, c.text)
+		case err != nil || testing.Short():
+			d.t.Logf("%s:%d: not run (%s, a real peer, is not installed or -short is given): %s", c.file, c.line, prog, c.text)
+			return
+		}
+	}
 	line := d.substituteText(c.text, time.Now())
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -688,4 +701,35 @@ func freePort(t *testing.T) string {
 	}
 	t.Fatal("no free loopback port for TCP and UDP")
 	return ""
+}
+
+// A run planned without measuring is refused as the run itself would
+// be, before measuring: a documented command with a wrong flag fails.
+func TestPlanOnlyRefusesWhatRunRefuses(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"run", "--tls", "1.3", "--concurrency", "1,8"}, 0, "planned 4 cases"},
+		{[]string{"run", "--concurency", "8"}, 2, "did you mean --concurrency?"},
+		{[]string{"run", "--concurrency", "128", "--handshakes", "8"}, 2, "raise --handshakes"},
+		{[]string{"run", "--identity", "missing.p12"}, 2, "missing.p12"},
+	} {
+		cmd := exec.Command(os.Args[0], c.args...)
+		cmd.Env = append(os.Environ(), planOnlyEnv+"=1")
+		cmd.Dir = t.TempDir()
+		out, err := cmd.CombinedOutput()
+		code := 0
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			code = ee.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		if code != c.code || !strings.Contains(string(out), c.want) {
+			t.Errorf("%q planned: exit %d, %q; want exit %d and %q", c.args, code, out, c.code, c.want)
+		}
+	}
 }
