@@ -556,9 +556,11 @@ func (w *svgWriter) lineSeries(s xySeries, sx, sy *scale, runs int) {
 		dash = ` stroke-dasharray="5 3"`
 		fill = "#fff"
 	}
-	class := "mark line"
+	class, pointClass := "mark line", "mark point"
 	if s.state != "" {
-		stroke, fill, dash, class = "#999", "#fff", ` stroke-dasharray="2 3"`, "mark line "+stateClass(s.state)
+		stroke, fill, dash = "#999", "#fff", ` stroke-dasharray="2 3"`
+		class += " " + stateClass(s.state)
+		pointClass += " " + stateClass(s.state)
 	}
 	var d strings.Builder
 	n := 0
@@ -597,7 +599,7 @@ func (w *svgWriter) lineSeries(s xySeries, sx, sy *scale, runs int) {
 		if report.FiniteAll(p.err) && p.err > 0 {
 			w.errBar(x, p, sy, stroke)
 		}
-		w.s(`<circle class="mark point" cx="`, f1(x), `" cy="`, f1(y), `" r="3.5" fill="`, fill, `" stroke="`, stroke, `" stroke-width="1.5"><title>`, esc(p.tip), "</title></circle>\n")
+		w.s(`<circle class="`, pointClass, `" cx="`, f1(x), `" cy="`, f1(y), `" r="3.5" fill="`, fill, `" stroke="`, stroke, `" stroke-width="1.5"><title>`, esc(p.tip), "</title></circle>\n")
 	}
 	w.s("</g>\n")
 }
