@@ -147,6 +147,16 @@ func (b *seriesBuilder) add(run int, label string, p xyPoint) {
 	b.series[b.at(run, label)].points = append(b.series[b.at(run, label)].points, p)
 }
 
+// sideless is a series label without the side it ends with (" [b]").
+func sideless(label string) string {
+	for _, side := range []string{results.SideA, results.SideB, results.SideA2} {
+		if l, ok := strings.CutSuffix(label, " ["+side+"]"); ok {
+			return l
+		}
+	}
+	return label
+}
+
 // setState marks a series of one case that is not a result.
 func (b *seriesBuilder) setState(run int, label, state string) {
 	b.series[b.at(run, label)].state = state
@@ -162,7 +172,11 @@ func (b *seriesBuilder) at(run int, label string) int {
 	if !ok {
 		i = len(b.series)
 		b.index[key] = i
-		b.series = append(b.series, xySeries{label: label, color: b.colors.of(label), run: run})
+		// The sides of an interleaved run are its two runs here: a
+		// case's series of side a and of side b share a color, told
+		// apart by their line style, as a baseline and a candidate are.
+		key := sideless(label)
+		b.series = append(b.series, xySeries{label: label, key: key, color: b.colors.of(key), run: run})
 	}
 	return i
 }

@@ -54,6 +54,7 @@ type xyPoint struct {
 
 type xySeries struct {
 	label  string
+	key    string // the label without its side: the legend's, the color's
 	color  int
 	run    int
 	points []xyPoint
@@ -417,9 +418,9 @@ func (c *lineChart) svg() string {
 	var items []legendItem
 	seen := map[string]bool{}
 	for _, s := range c.series {
-		if !seen[s.label] {
-			seen[s.label] = true
-			items = append(items, legendItem{label: s.label, color: s.color, state: s.state})
+		if !seen[s.key] {
+			seen[s.key] = true
+			items = append(items, legendItem{label: s.key, color: s.color, state: s.state})
 		}
 	}
 	if c.anyState() {
