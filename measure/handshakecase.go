@@ -221,8 +221,11 @@ type ServerSnapshot struct {
 	EarlyDataAccepted, EarlyDataRejected int64
 	HasCPU                               bool
 	CPU                                  time.Duration
-	HasAlloc                             bool
-	AllocBytes                           uint64
+	// CPUTick is the resolution of CPU when it is coarse (a reading
+	// from /proc); 0 for one to the microsecond.
+	CPUTick    time.Duration
+	HasAlloc   bool
+	AllocBytes uint64
 
 	// QUICRetries and QUICRefused are the server's counts of QUIC
 	// connection attempts asked to prove their address first (a Retry)
