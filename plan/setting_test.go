@@ -81,8 +81,8 @@ func TestGroupNamed(t *testing.T) {
 	}
 }
 
-// Only --identity and --versus-set add up when given twice: the lists
-// replace, as the help says.
+// Only --identity, --versus-set and --fail-on-regression add up when
+// given twice: the lists replace, as the help says.
 func TestAccumulating(t *testing.T) {
 	t.Parallel()
 	var got []string
@@ -91,8 +91,8 @@ func TestAccumulating(t *testing.T) {
 			got = append(got, s.Name)
 		}
 	}
-	if strings.Join(got, " ") != "identity versus-set" {
-		t.Errorf("settings that accumulate: %v, want identity versus-set", got)
+	if strings.Join(got, " ") != "identity versus-set fail-on-regression" {
+		t.Errorf("settings that accumulate: %v, want identity versus-set fail-on-regression", got)
 	}
 }
 

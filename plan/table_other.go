@@ -186,9 +186,9 @@ var interleavedSettings = []Setting{
 		Help: "call a significant change faster or slower only when larger than PCT (and than the noise floor measured in an interleaved run); smaller is within noise (default 2%)",
 	},
 	{
-		Name: "fail-on-regression", Group: GroupInterleaved, Commands: Run | Compare, Kind: Scalar, Placeholder: "PCT",
+		Name: "fail-on-regression", Group: GroupInterleaved, Commands: Run | Compare, Kind: Repeated, Placeholder: "[METRIC=]PCT",
 		Modes: Both, Ends: Client,
-		Help: "exit 1 when a case is significantly slower than the baseline by more than PCT, e.g. 5%",
+		Help: "exit 1 when a case is significantly slower than the baseline by more than PCT, e.g. 5%; METRIC=PCT gates a cost per handshake instead, e.g. server-cpu=5%: {regression-metrics} (repeat, or separate with commas)",
 	},
 	{
 		Name: "allow-mismatch", Group: GroupInterleaved, Commands: Run | Compare, Kind: Bool, Modes: Both,

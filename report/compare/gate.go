@@ -148,6 +148,9 @@ func (c *Comparison) CheckGates(gates []Gate) error {
 			errs = append(errs, err)
 		}
 	}
+	if len(errs) == 1 {
+		return errs[0]
+	}
 	return errors.Join(errs...)
 }
 

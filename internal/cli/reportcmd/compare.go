@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/tlsbench/tlsbench/internal/cli/command"
+	"github.com/tlsbench/tlsbench/plan"
 	"github.com/tlsbench/tlsbench/report"
 	"github.com/tlsbench/tlsbench/report/compare"
 	"github.com/tlsbench/tlsbench/results"
@@ -69,8 +70,7 @@ Flags:
 // run --baseline) run.
 type CompareFlags struct {
 	Alpha         float64
-	threshold     float64 // a fraction; meaningful when gate is set
-	gate          bool
+	gates         []plan.RegressionGate
 	allowMismatch bool
 	allowLoad     bool
 	minEffect     float64 // a fraction; 0 means none
@@ -81,7 +81,7 @@ func DefineCompareFlags(fs *command.FlagSet) *CompareFlags {
 	cf := &CompareFlags{minEffect: compare.DefaultMinEffect}
 	fs.DefFloat64(&cf.Alpha, "alpha", compare.DefaultAlpha)
 	fs.Def("min-effect", command.NewPercentFlag(&cf.minEffect, &cf.minEffectSet))
-	fs.Def("fail-on-regression", command.NewPercentFlag(&cf.threshold, &cf.gate))
+	fs.Def("fail-on-regression", command.NewGatesFlag(&cf.gates))
 	fs.DefBool(&cf.allowMismatch, "allow-mismatch", false)
 	fs.DefBool(&cf.allowLoad, "allow-load", false)
 	return cf
@@ -143,7 +143,7 @@ func (cf *CompareFlags) finish(c *compare.Comparison, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "tlsbench: WARNING: %d case(s) not judged: a side was measured while other processes took 10%% or more of the machine, or saturated it (baseline / candidate), which two separate runs cannot tell from the change; left out of the regression gate: %s; measure both sides interleaved in one run (tlsbench run --versus-self or --versus), or judge them anyway with --allow-load\n",
 			len(nj), strings.Join(names, ", "))
 	}
-	if !cf.gate {
+	if len(cf.gates) == 0 {
 		return nil
 	}
 	if len(c.Cases) == 0 {
@@ -152,7 +152,11 @@ func (cf *CompareFlags) finish(c *compare.Comparison, stderr io.Writer) error {
 		}
 		return errors.New("regression gate: no case is in both files, so nothing was checked; do the case names match?")
 	}
-	return c.CheckRegressions(cf.threshold)
+	gates := make([]compare.Gate, len(cf.gates))
+	for i, g := range cf.gates {
+		gates[i] = compare.Gate{Metric: g.Metric, Threshold: g.Threshold}
+	}
+	return c.CheckGates(gates)
 }
 
 func pct(f float64) string {
