@@ -2,10 +2,13 @@ package compare
 
 import (
 	"errors"
+	"math"
 	"math/rand/v2"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/tlsbench/tlsbench/report"
 	"github.com/tlsbench/tlsbench/results"
 )
 
@@ -139,5 +142,37 @@ func TestSeparateMetrics(t *testing.T) {
 	}
 	if line := metricsLine(cc, false); !strings.Contains(line, "server CPU +1") || !strings.Contains(line, "p=") {
 		t.Errorf("line %q", line)
+	}
+}
+
+// TestBenchfmtCostUnits: the benchfmt lines of a case with its costs per
+// iteration carry each iteration's, one unit a metric, so that benchstat
+// compares them as it compares the time.
+func TestBenchfmtCostUnits(t *testing.T) {
+	t.Parallel()
+	rec := sidedRecord("", 3, 300, 100, 150, 1)
+	rec.HandshakesPerSec = 1e6 / 300
+	out := string(render(t, report.Benchfmt, []results.Record{rec}))
+	var lines []string
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, "BenchmarkHandshake") {
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) != 3 {
+		t.Fatalf("%d lines, want 3:\n%s", len(lines), out)
+	}
+	for i, l := range lines {
+		for _, unit := range []string{"client-cpu-ns/hs", "server-cpu-ns/hs", "alloc-B/hs"} {
+			if !strings.Contains(l, " "+unit) {
+				t.Errorf("line %d lacks %s: %s", i, unit, l)
+			}
+		}
+		if want := strconv.FormatFloat(math.Round(rec.ServerCPUSamplesUS[i]*1000), 'f', -1, 64); !strings.Contains(l, want+" server-cpu-ns/hs") {
+			t.Errorf("line %d: server CPU %s ns not found: %s", i, want, l)
+		}
+	}
+	if strings.Contains(out, "proxy-cpu-ns/hs") || !strings.Contains(out, "Unit server-cpu-ns/hs better=lower") {
+		t.Errorf("units:\n%s", out)
 	}
 }
