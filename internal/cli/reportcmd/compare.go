@@ -52,9 +52,19 @@ A case is faster or slower only when the change is significant (p at most
 when that is larger. A significant change no larger than the floor is
 "within noise"; two separate files are held to --min-effect the same way.
 
+Where both sides' records hold each iteration's costs per handshake (the
+client's CPU and allocations, the server's and the proxy's CPU), each is
+judged as the time is, and a line per case says where the change is, e.g.
+"server CPU +112% (2.12x, 1.98-2.27), client CPU unchanged, wall +41%".
+A CPU time read from /proc moves in 10 ms ticks: it is judged only when the
+median iteration of both sides measured at least 10 of them, and is "not
+resolved" otherwise.
+
 With --fail-on-regression, tlsbench exits 1 when any case is significantly
 slower than the baseline by more than the given percentage, when a case
 could not be tested, or when no comparable case was left to judge: a CI gate.
+METRIC=PCT gates a cost instead of the time (wall, client-cpu, server-cpu,
+proxy-cpu, alloc), e.g. --fail-on-regression 5%,server-cpu=10%.
 
 Examples:
   tlsbench compare before.jsonl after.jsonl
