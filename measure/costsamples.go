@@ -7,19 +7,15 @@ import (
 )
 
 // costSamples are the costs of each kept iteration per successful
-// handshake, read at the boundaries samples_us is timed between (the
-// iteration's span), so that a comparison can pair them by index as it
-// pairs the wall times: the client's CPU and allocations, the server's
-// CPU and the proxy's. A cost unknown in any kept iteration (a reading
-// failed, or went backwards) is unknown for the case: its list is
-// dropped, never filled in.
+// handshake, read at the boundaries samples_us is timed between (its
+// span), so that a comparison pairs them by index as it pairs the times.
+// A cost unknown in any kept iteration (a reading failed or went
+// backwards) is unknown for the case: its list is dropped (no*), never
+// filled in. The ticks are the coarsest resolution of the readings kept.
 type costSamples struct {
 	client, alloc, server, proxy []float64
-	// noServer and noProxy mark a list dropped.
-	noServer, noProxy bool
-	// serverTick and proxyTick are the coarsest resolution of the
-	// readings kept (0: to the microsecond).
-	serverTick, proxyTick time.Duration
+	noServer, noProxy            bool
+	serverTick, proxyTick        time.Duration
 }
 
 // keep adds one kept iteration of ok successful handshakes and span sp.
@@ -27,18 +23,10 @@ func (c *costSamples) keep(ok int64, sp span) {
 	per := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e3 / float64(ok) }
 	c.client = append(c.client, per(sp.Self.CPU))
 	c.alloc = append(c.alloc, float64(sp.Self.AllocBytes)/float64(ok))
-	if sp.srvErr == nil && sp.srv.HasCPU && !sp.back.ServerCPU {
-		c.server = append(c.server, per(sp.srv.CPU))
-		c.serverTick = max(c.serverTick, sp.srv.CPUTick)
-	} else {
-		c.noServer = true
-	}
-	if sp.prxErr == nil && sp.prx.HasCPU && !sp.back.proxyCPU {
-		c.proxy = append(c.proxy, per(sp.prx.CPU))
-		c.proxyTick = max(c.proxyTick, sp.prx.CPUTick)
-	} else {
-		c.noProxy = true
-	}
+	c.noServer = c.noServer || sp.srvErr != nil || !sp.srv.HasCPU || sp.back.ServerCPU
+	c.server, c.serverTick = append(c.server, per(sp.srv.CPU)), max(c.serverTick, sp.srv.CPUTick)
+	c.noProxy = c.noProxy || sp.prxErr != nil || !sp.prx.HasCPU || sp.back.proxyCPU
+	c.proxy, c.proxyTick = append(c.proxy, per(sp.prx.CPU)), max(c.proxyTick, sp.prx.CPUTick)
 }
 
 // record puts the lists in rec where the case's own figures are known:
@@ -47,21 +35,18 @@ func (c *costSamples) keep(ok int64, sp span) {
 func (c *costSamples) record(rec *results.Record) {
 	rec.ClientCPUSamplesUS, rec.ServerCPUSamplesUS, rec.ProxyCPUSamplesUS, rec.AllocSamplesBytes = nil, nil, nil, nil
 	rec.ServerCPUTickUS, rec.ProxyCPUTickUS = nil, nil
-	n := len(rec.SamplesUS)
-	if len(c.client) != n || n == 0 {
+	if n := len(rec.SamplesUS); n == 0 || len(c.client) != n {
 		return
 	}
 	rec.AllocSamplesBytes = c.alloc
 	if rec.ClientCPUUS != nil {
 		rec.ClientCPUSamplesUS = c.client
 	}
-	if rec.ServerCPUUS != nil && !c.noServer && len(c.server) == n {
-		rec.ServerCPUSamplesUS = c.server
-		rec.ServerCPUTickUS = tickUS(c.serverTick)
+	if rec.ServerCPUUS != nil && !c.noServer {
+		rec.ServerCPUSamplesUS, rec.ServerCPUTickUS = c.server, tickUS(c.serverTick)
 	}
-	if rec.ProxyCPUUS != nil && !c.noProxy && len(c.proxy) == n {
-		rec.ProxyCPUSamplesUS = c.proxy
-		rec.ProxyCPUTickUS = tickUS(c.proxyTick)
+	if rec.ProxyCPUUS != nil && !c.noProxy {
+		rec.ProxyCPUSamplesUS, rec.ProxyCPUTickUS = c.proxy, tickUS(c.proxyTick)
 	}
 }
 
