@@ -120,7 +120,7 @@ var caseSettings = []Setting{
 	},
 	{
 		Name: "target-error", Fields: []string{"TargetError"}, Group: GroupCase, Commands: Run, Kind: Scalar, Placeholder: "PCT",
-		Default: "2%", Modes: Handshake, Ends: Client, OwnChecks: true,
+		Default: "5%", Modes: Handshake, Ends: Client, OwnChecks: true,
 		Help: "measure each case past --iterations until its 99.9% confidence interval is within PCT of the mean, within --case-time; 0% measures --iterations only (the default with --iterations, --quick or --case-time 0)",
 	},
 	{

@@ -20,6 +20,9 @@ type Document struct {
 	EnvTitle string
 	EnvNote  string // set when records differ in environment
 	Blocks   []Block
+	// TargetSummary ends the report: how many cases reached their
+	// target error (targetSummary); empty when none had one.
+	TargetSummary string
 }
 
 type KeyValue struct{ Key, Value string }
@@ -117,6 +120,7 @@ func BuildDocument(recs []results.Record) Document {
 	d.Blocks = AppendItems(d.Blocks, "Resumption: client and server disagree", disagreementItems(append(slices.Clip(hs), ol...)))
 	d.Blocks = AppendItems(d.Blocks, "CPU of the single process (memory transport; client and server together)", processCPUItems(append(slices.Clip(hs), ol...)))
 	d.Blocks = AppendItems(d.Blocks, "Target error not reached", targetItems(hs, achieved))
+	d.TargetSummary = targetSummary(hs, achieved)
 	d.Blocks = AppendItems(d.Blocks, "Notes", noteItems(recs))
 	if t, legend := ratioTable(hs); t != nil {
 		flagRatios(t, hs)
@@ -206,11 +210,13 @@ func EnvDiff(recs []results.Record) []string {
 const perIterationNote = "mean, error, stddev, median, min, max: per iteration, of connect + TLS handshake (the time its waves took up to their last handshake / its handshakes; error: 99.9% confidence half-width); p99: latency of single handshakes; conn/s: whole connections per second (handshake, request, answer, close); wall: the mean of each iteration's wall time / its handshakes, the exchange after the handshake included"
 
 // targetNote explains the error cells of cases measured towards a target.
-const targetNote = "error (x%): the precision reached, the 99.9% error as a share of the mean (of side b against side a, b/a, in an interleaved run); ! marks one above its target error"
+const targetNote = "error (x%): the precision reached, the 99.9% error as a share of the mean (of side b against side a, b/a, in an interleaved run); ! marks one above its target error (--target-error), and its row is flagged noisy"
 
-// NoisyError is the share of the mean above which a case's error (the
-// half-width of its confidence interval) makes its mean too uncertain to
-// read: the row is flagged "noisy".
+// NoisyError is the share of the mean above which the error (the
+// half-width of its confidence interval) of a case measured without a
+// target error makes its mean too uncertain to read: the row is flagged
+// "noisy". A case measured towards a target is held to that instead
+// (noisy).
 const NoisyError = 0.10
 
 // VerdictFailed is the record's verdict for a case that failed a gate.
@@ -220,13 +226,14 @@ const VerdictFailed = "failed"
 var flagLegend = []struct{ flag, meaning string }{
 	{"FAILED", "FAILED: the case failed a gate (resumption or error rate); its figures are kept but are not a result (see Notes)"},
 	{"errors", "errors: some connections failed (see Errors by kind); per-handshake figures count the successful ones"},
-	{"noisy", "noisy: the error is more than 10% of the mean: too noisy, measure more iterations (--iterations)"},
+	{"noisy", "noisy: the error is above the case's target error (marked !), or, for a case measured without one, above 10% of the mean: measure longer (--case-time, --iterations) or on a quieter machine"},
 	{"wall", "wall: measured without the handshake figure (an older tlsbench): mean to max are its wall time per connection, the exchange after the handshake included"},
 	{"not run", "not run: the case cannot be measured in this setting; the reason is in Notes, and its figures are not zeros but absent"},
 }
 
-// rowFlags are the flags of one record's row.
-func rowFlags(r *results.Record) []string {
+// rowFlags are the flags of one record's row; achieved is the precision
+// reached by the cases measured towards a target error (achievedErrors).
+func rowFlags(r *results.Record, achieved map[*results.Record]float64) []string {
 	if NotRun(r) {
 		return []string{"not run"}
 	}
@@ -237,7 +244,7 @@ func rowFlags(r *results.Record) []string {
 	if r.Errors > 0 {
 		flags = append(flags, "errors")
 	}
-	if h := Headline(r); h.Err != nil && h.Mean > 0 && *h.Err > NoisyError*h.Mean {
+	if noisy(r, achieved) {
 		flags = append(flags, "noisy")
 	}
 	return flags
@@ -334,7 +341,7 @@ func handshakeTable(recs []*results.Record, achieved map[*results.Record]float64
 	mixed := slices.ContainsFunc(recs, HasHandshakeFigure)
 	var wallOnly []string
 	for i, r := range recs {
-		flags[i] = rowFlags(r)
+		flags[i] = rowFlags(r, achieved)
 		if lacksHandshakeFigure(r) {
 			// Beside cases that have the handshake figure, a row
 			// without it is marked; alone, the legend says it once.
@@ -518,7 +525,7 @@ func throughputTable(recs []*results.Record) (*Grid, []string) {
 	}
 	flags := make([][]string, len(recs))
 	for i, r := range recs {
-		flags[i] = rowFlags(r)
+		flags[i] = rowFlags(r, nil)
 	}
 	return t, addFlags(t, flags)
 }

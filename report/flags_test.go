@@ -68,7 +68,7 @@ func TestTableFlags(t *testing.T) {
 		}
 		for _, w := range []string{
 			"mean, error, stddev, median, min, max: per iteration", "p99: latency of single handshakes",
-			"FAILED: the case failed a gate", "errors: some connections failed", "too noisy, measure more iterations",
+			"FAILED: the case failed a gate", "errors: some connections failed", "noisy: the error is above the case's target error",
 		} {
 			if !strings.Contains(out, w) {
 				t.Errorf("%s lacks %q:\n%s", f, w, out)

@@ -51,6 +51,7 @@ func WriteMarkdown(w io.Writer, d Document) error {
 			bw.WriteString(mdEscape(item) + "\n")
 		}
 	}
+	writeMarkdownTargetSummary(bw, d)
 	return bw.Flush()
 }
 

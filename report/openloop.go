@@ -86,7 +86,7 @@ func openLoopTable(recs []*results.Record) (*Grid, []string) {
 			row[1] = rateNumPtr(r.RateTarget) + " / " + Null
 		}
 		t.Rows = append(t.Rows, row)
-		flags[i] = rowFlags(r)
+		flags[i] = rowFlags(r, nil)
 	}
 	return t, append(append([]string(nil), openLoopLegend...), rateFlagLegend(addFlags(t, flags))...)
 }

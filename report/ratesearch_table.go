@@ -107,7 +107,7 @@ func (s *RateSearch) stepTable() (*Grid, []string) {
 		t.Rows = append(t.Rows, row)
 		// A step is judged on its percentile, not on its windows'
 		// mean: a short step's wide interval is no reason to flag it.
-		flags[i] = slices.DeleteFunc(rowFlags(r), func(f string) bool { return f == "noisy" })
+		flags[i] = slices.DeleteFunc(rowFlags(r, nil), func(f string) bool { return f == "noisy" })
 	}
 	return t, append(append([]string(nil), stepLegend...), rateFlagLegend(addFlags(t, flags))...)
 }

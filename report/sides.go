@@ -81,7 +81,8 @@ func achievedErrors(recs []*results.Record) map[*results.Record]float64 {
 }
 
 // errorCell is the error in µs; with a target error, also the precision
-// reached ("4.2 (1.8%)"), marked "!" when it is above the target.
+// reached ("4.2 (1.8%)"), marked "!" when it missed the target (above
+// it, or unknown: "— (—)!").
 func errorCell(r *results.Record, achieved map[*results.Record]float64) string {
 	s := numPtr(Headline(r).Err)
 	e, ok := achieved[r]
@@ -89,14 +90,15 @@ func errorCell(r *results.Record, achieved map[*results.Record]float64) string {
 		return s
 	}
 	if math.IsNaN(e) {
-		return s + " (" + Null + ")"
+		s += " (" + Null + ")"
+	} else {
+		s += " (" + strconv.FormatFloat(e*100, 'f', 1, 64) + "%"
+		if r.Side != "" && r.Side != results.SideA {
+			s += " of b/a"
+		}
+		s += ")"
 	}
-	s += " (" + strconv.FormatFloat(e*100, 'f', 1, 64) + "%"
-	if r.Side != "" && r.Side != results.SideA {
-		s += " of b/a"
-	}
-	s += ")"
-	if e > *r.TargetError {
+	if missedTarget(r, e) {
 		s += "!"
 	}
 	return s
@@ -120,7 +122,7 @@ func targetItems(recs []*results.Record, achieved map[*results.Record]float64) [
 		default:
 			continue
 		}
-		if !(e > *r.TargetError) && !math.IsNaN(e) {
+		if !missedTarget(r, e) {
 			continue
 		}
 		reached := "unknown"

@@ -40,6 +40,7 @@ func WriteText(w io.Writer, d Document) error {
 			bw.WriteString(item + "\n")
 		}
 	}
+	writeTargetSummary(bw, d)
 	return bw.Flush()
 }
 
