@@ -111,7 +111,7 @@ var caseSettings = []Setting{
 	{
 		Name: "case-time", Fields: []string{"CaseTime", "MaxDuration"}, Group: GroupCase, Commands: Run, Kind: Scalar, Placeholder: "DURATION",
 		Default: "3s", Modes: Both, Ends: Client,
-		Help: "stop measuring a case after this long (at least 2 iterations, and all of --iterations when given; throughput cases are cut at it whatever --iterations says); 0 for no limit",
+		Help: "stop measuring a case after about this long, with the iteration that ends nearest to it (at least 2 iterations, and all of --iterations when given; throughput cases are cut at it whatever --iterations says); 0 for no limit",
 	},
 	{
 		Name: "duration", Fields: []string{"Duration"}, Group: GroupCase, Commands: Run, Kind: Scalar, Placeholder: "DURATION",
