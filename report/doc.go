@@ -22,8 +22,10 @@
 //     resumed case that differ only in resumption. Under the handshake
 //     table a line says that mean … max are per iteration and p99 per
 //     handshake. Rows are flagged, with a legend, when the case failed a
-//     gate (FAILED), had failed connections (errors) or an error above 10%
-//     of its mean (noisy); a table without flags has no flags column.
+//     gate (FAILED), had failed connections (errors) or missed its target
+//     error, or without one had an error above 10% of its mean (noisy); a
+//     table without flags has no flags column. A report of cases measured
+//     towards a target error ends with how many reached it.
 //     When some case ran over QUIC, two columns follow the resumption
 //     rate: the share of the early data offered that the server accepted
 //     (client/server, "!" where they differ; "none offered" when the

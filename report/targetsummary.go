@@ -70,7 +70,9 @@ func targetSummary(recs []*results.Record, achieved map[*results.Record]float64)
 	}
 	what := "cases"
 	if interleaved {
-		what = "ratios of side b to side a"
+		// Side b (and a2) is judged by its ratio to side a: a row,
+		// not a case, reached its target or not.
+		what = "sides"
 	}
 	target := "their target error"
 	if len(targets) == 1 {

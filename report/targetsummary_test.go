@@ -104,6 +104,16 @@ func TestTargetSummaryLine(t *testing.T) {
 		t.Errorf("summary = %q, want %q", got, want)
 	}
 
+	// Interleaved: side b is judged by its ratio to side a, on its own
+	// row, and side a beside it is not counted again.
+	paired := loadRecords(t, pairedFile)
+	for i := range paired {
+		paired[i].TargetError, paired[i].StoppedBy = results.Float(0.05), results.StoppedCaseTime
+	}
+	if got, want := BuildDocument(paired).TargetSummary, "7 of 9 sides reached ±5%; 2 did not (more --case-time)"; got != want {
+		t.Errorf("interleaved summary = %q, want %q", got, want)
+	}
+
 	plain := []results.Record{hs("case/a", 100, 100)}
 	if d := BuildDocument(plain); d.TargetSummary != "" {
 		t.Errorf("a run without targets has the summary %q", d.TargetSummary)
