@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/tlsbench/tlsbench/internal/usage"
 	"github.com/tlsbench/tlsbench/results"
 )
 
@@ -14,6 +13,10 @@ import (
 // and the report says which in one way: the "!" of its error cell, the
 // "noisy" flag of its row and the count of the summary line all come
 // from missedTarget, so that they never disagree.
+
+// otherLoadShare is the share of the CPUs taken by other processes from
+// which a case's notes speak of other load on the machine.
+const otherLoadShare = 0.1
 
 // missedTarget says a record measured towards a target error did not
 // reach it: the precision it reached (e, as achievedErrors has it) is
@@ -61,7 +64,7 @@ func targetSummary(recs []*results.Record, achieved map[*results.Record]float64)
 		case results.StoppedIterationCap:
 			capped++
 		}
-		if r.OtherCPUShare != nil && *r.OtherCPUShare >= usage.OtherShare {
+		if r.OtherCPUShare != nil && *r.OtherCPUShare >= otherLoadShare {
 			loaded++
 		}
 	}
