@@ -13,11 +13,22 @@ import (
 )
 
 // warmup runs the discarded iterations and, in a resume case, holds them
-// to the minimum resumption.
+// to the minimum resumption. A case time bounds them too, as it does a
+// throughput case's: once they have taken a quarter of it, no other
+// starts (the first always runs; a resume case's sessions were primed
+// before it). Under load an iteration of the default matrix takes up to
+// 2 s, and two of them per case put the default run past a minute.
 func (r *caseRunner) warmup(ctx context.Context) error {
 	w := r.StartWarmup()
 	defer func() { r.Budget = nil }()
-	for i := 0; i < r.Case.Warmup; i++ {
+	hc := r.Case
+	began := time.Now()
+	for i := 0; i < hc.Warmup; i++ {
+		if took := time.Since(began); i > 0 && hc.MaxDuration > 0 && took >= hc.MaxDuration/4 {
+			r.warmNote = fmt.Sprintf("warm-up cut short after %d of %d iterations by %s %v, a quarter of which bounds it (they took %v)",
+				i, hc.Warmup, hc.Words.Name("MaxDuration"), hc.MaxDuration, took.Round(time.Millisecond))
+			break
+		}
 		if err := r.WarmOne(ctx, w, i); err != nil {
 			return err
 		}
@@ -49,6 +60,9 @@ func (r *caseRunner) measure(ctx context.Context) (*measure.Measured, error) {
 	}
 	m.Ended = time.Now()
 	r.Measuring(false)
+	if r.warmNote != "" {
+		m.Notes = append(m.Notes, r.warmNote)
+	}
 	m.Notes = append(m.Notes, rule.notes(m.StoppedBy, len(m.Samples), "of the mean", "")...)
 	return r.MeasuredOrErr(ctx, m)
 }

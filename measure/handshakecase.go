@@ -52,7 +52,8 @@ type HandshakeCase struct {
 	// window then schedules Rate × its length connections; in closed
 	// loop waves run until the window ends.
 	Duration time.Duration
-	// Iterations measured and Warmup iterations discarded before them.
+	// Iterations measured and Warmup iterations discarded before them
+	// (past the first, within a quarter of MaxDuration).
 	Iterations int
 	Warmup     int
 	// MaxDuration stops measuring early (after at least two iterations)

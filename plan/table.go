@@ -106,7 +106,7 @@ var caseSettings = []Setting{
 	{
 		Name: "warmup", Fields: []string{"Warmup"}, Group: GroupCase, Commands: Run, Kind: Scalar, Placeholder: "N",
 		Default: "2", Modes: Both, Ends: Client,
-		Help: "discarded warm-up iterations per case",
+		Help: "discarded warm-up iterations per case, within a quarter of --case-time (a handshake case always runs the first)",
 	},
 	{
 		Name: "case-time", Fields: []string{"CaseTime", "MaxDuration"}, Group: GroupCase, Commands: Run, Kind: Scalar, Placeholder: "DURATION",
