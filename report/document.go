@@ -271,7 +271,7 @@ func addFlags(t *Grid, flags [][]string) []string {
 	if len(used) == 0 {
 		return nil
 	}
-	t.Cols = append(t.Cols, Column{"flags", "", AlignLeft})
+	t.Cols = append(t.Cols, Column{Title: "flags", Unit: "", Align: AlignLeft})
 	for i := range t.Rows {
 		t.Rows[i] = append(t.Rows[i], strings.Join(flags[i], " "))
 	}
@@ -287,22 +287,22 @@ func addFlags(t *Grid, flags [][]string) []string {
 func handshakeTable(recs []*results.Record, achieved map[*results.Record]float64) (*Grid, []string) {
 	resumedUnit := resumedUnitOf(recs)
 	t := &Grid{Cols: []Column{
-		{"name", "", AlignLeft},
-		{"mean", "µs", AlignRight},
-		{"error", "µs", AlignRight},
-		{"stddev", "µs", AlignRight},
-		{"median", "µs", AlignRight},
-		{"min", "µs", AlignRight},
-		{"max", "µs", AlignRight},
-		{"p99", "µs", AlignRight},
-		{"conn/s", "", AlignRight},
-		{"wall", "µs/conn", AlignRight},
-		{"resumed", resumedUnit, AlignRight},
-		{"client CPU", "µs/hs", AlignRight},
-		{"server CPU", "µs/hs", AlignRight},
-		{"alloc", "B/hs", AlignRight},
-		{"group", "", AlignLeft},
-		{"errors", "", AlignRight},
+		{Title: "name", Unit: "", Align: AlignLeft},
+		{Title: "mean", Unit: "µs", Align: AlignRight},
+		{Title: "error", Unit: "µs", Align: AlignRight},
+		{Title: "stddev", Unit: "µs", Align: AlignRight},
+		{Title: "median", Unit: "µs", Align: AlignRight},
+		{Title: "min", Unit: "µs", Align: AlignRight},
+		{Title: "max", Unit: "µs", Align: AlignRight},
+		{Title: "p99", Unit: "µs", Align: AlignRight},
+		{Title: "conn/s", Unit: "", Align: AlignRight},
+		{Title: "wall", Unit: "µs/conn", Align: AlignRight},
+		{Title: "resumed", Unit: resumedUnit, Align: AlignRight},
+		{Title: "client CPU", Unit: "µs/hs", Align: AlignRight},
+		{Title: "server CPU", Unit: "µs/hs", Align: AlignRight},
+		{Title: "alloc", Unit: "B/hs", Align: AlignRight},
+		{Title: "group", Unit: "", Align: AlignLeft},
+		{Title: "errors", Unit: "", Align: AlignRight},
 	}}
 	for _, r := range recs {
 		h := Headline(r)
@@ -391,9 +391,9 @@ func addProxyColumns(t *Grid, recs []*results.Record) {
 		return
 	}
 	mints := slices.ContainsFunc(recs, func(r *results.Record) bool { return r.ProxyMints != nil || r.ProxyMintHits != nil })
-	cols := []Column{{"proxy CPU", "µs/hs", AlignRight}}
+	cols := []Column{{Title: "proxy CPU", Unit: "µs/hs", Align: AlignRight}}
 	if mints {
-		cols = append(cols, Column{"mints/hits", "", AlignRight})
+		cols = append(cols, Column{Title: "mints/hits", Unit: "", Align: AlignRight})
 	}
 	t.Cols = slices.Insert(t.Cols, at, cols...)
 	for i, r := range recs {
@@ -463,24 +463,24 @@ func errorsCell(r *results.Record) string {
 
 func throughputTable(recs []*results.Record) (*Grid, []string) {
 	t := &Grid{Cols: []Column{
-		{"name", "", AlignLeft},
-		{"buffer", "", AlignRight},
-		{"cipher", "", AlignLeft},
-		{"direction", "", AlignLeft},
-		{"kTLS", "tx/rx", AlignLeft},
-		{"MB/s", "", AlignRight},
-		{"error", "MB/s", AlignRight},
-		{"Gbit/s", "", AlignRight},
-		{"client CPU", "%", AlignRight},
-		{"server CPU", "%", AlignRight},
-		{"CPU-s/GB", "client+server", AlignRight},
-		{"errors", "", AlignRight},
+		{Title: "name", Unit: "", Align: AlignLeft},
+		{Title: "buffer", Unit: "", Align: AlignRight},
+		{Title: "cipher", Unit: "", Align: AlignLeft},
+		{Title: "direction", Unit: "", Align: AlignLeft},
+		{Title: "kTLS", Unit: "tx/rx", Align: AlignLeft},
+		{Title: "MB/s", Unit: "", Align: AlignRight},
+		{Title: "error", Unit: "MB/s", Align: AlignRight},
+		{Title: "Gbit/s", Unit: "", Align: AlignRight},
+		{Title: "client CPU", Unit: "%", Align: AlignRight},
+		{Title: "server CPU", Unit: "%", Align: AlignRight},
+		{Title: "CPU-s/GB", Unit: "client+server", Align: AlignRight},
+		{Title: "errors", Unit: "", Align: AlignRight},
 	}}
 	// Through a proxy, its CPU is a third figure: a column only then,
 	// so that tables of runs without one stay as they were.
 	proxied := slices.ContainsFunc(recs, func(r *results.Record) bool { return r.Proxy != "" })
 	if proxied {
-		t.Cols = slices.Insert(t.Cols, len(t.Cols)-1, Column{"proxy CPU-s/GB", "", AlignRight})
+		t.Cols = slices.Insert(t.Cols, len(t.Cols)-1, Column{Title: "proxy CPU-s/GB", Unit: "", Align: AlignRight})
 	}
 	for _, r := range recs {
 		ktls := Null

@@ -50,19 +50,19 @@ const openLoopPhaseNote = "open-loop cases (a start rate): total counts from eac
 // the generator's own accuracy.
 func openLoopTable(recs []*results.Record) (*Grid, []string) {
 	t := &Grid{Cols: []Column{
-		{"name", "", AlignLeft},
-		{"rate", "target / achieved /s", AlignRight},
-		{"hs/s", "", AlignRight},
-		{"p50", "µs", AlignRight},
-		{"p99", "µs", AlignRight},
-		{"service", "p50 / p99 µs", AlignRight},
-		{"start lateness", "p50 / p99 µs", AlignRight},
-		{"late", "", AlignRight},
-		{"dropped", "", AlignRight},
-		{"resumed", resumedUnitOf(recs), AlignRight},
-		{"client CPU", "µs/hs", AlignRight},
-		{"server CPU", "µs/hs", AlignRight},
-		{"errors", "", AlignRight},
+		{Title: "name", Unit: "", Align: AlignLeft},
+		{Title: "rate", Unit: "target / achieved /s", Align: AlignRight},
+		{Title: "hs/s", Unit: "", Align: AlignRight},
+		{Title: "p50", Unit: "µs", Align: AlignRight},
+		{Title: "p99", Unit: "µs", Align: AlignRight},
+		{Title: "service", Unit: "p50 / p99 µs", Align: AlignRight},
+		{Title: "start lateness", Unit: "p50 / p99 µs", Align: AlignRight},
+		{Title: "late", Unit: "", Align: AlignRight},
+		{Title: "dropped", Unit: "", Align: AlignRight},
+		{Title: "resumed", Unit: resumedUnitOf(recs), Align: AlignRight},
+		{Title: "client CPU", Unit: "µs/hs", Align: AlignRight},
+		{Title: "server CPU", Unit: "µs/hs", Align: AlignRight},
+		{Title: "errors", Unit: "", Align: AlignRight},
 	}}
 	flags := make([][]string, len(recs))
 	for i, r := range recs {
