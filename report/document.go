@@ -29,6 +29,13 @@ type Block struct {
 	Title string
 	Table *Grid
 	Items []string
+	// Brief holds, item by item, the shorter form a narrow text layout
+	// shows of a long item ("" keeps it); nil when none has one.
+	Brief []string
+	// Detail marks a table of detail (phases, ratios of figures shown
+	// above): a narrow text layout leaves it out whole, saying so,
+	// rather than print a second table of every case.
+	Detail bool
 }
 
 type Align int
@@ -42,6 +49,13 @@ type Column struct {
 	Title string
 	Unit  string // shown under or after the title; may be empty
 	Align Align
+	// Group heads a run of adjacent columns that measure one thing
+	// ("per handshake", "latency"), so that each title is read as part
+	// of it: a mean beside a p99 is not a mean latency.
+	Group string
+	// Rank orders the columns a narrow text layout leaves out: the
+	// highest first, never those of rank 0 (the name, the headline).
+	Rank int
 }
 
 type Grid struct {
@@ -609,16 +623,6 @@ func processCPUItems(recs []*results.Record) []string {
 	for _, r := range recs {
 		if r.ProcessCPUUS != nil {
 			items = append(items, fmt.Sprintf("%s: %s µs/hs", CaseLabel(r), Num(*r.ProcessCPUUS)))
-		}
-	}
-	return items
-}
-
-func noteItems(recs []results.Record) []string {
-	var items []string
-	for i := range recs {
-		for _, n := range recs[i].Notes {
-			items = append(items, CaseLabel(&recs[i])+": "+n)
 		}
 	}
 	return items
