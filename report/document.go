@@ -118,10 +118,10 @@ func BuildDocument(recs []results.Record) Document {
 		if slices.ContainsFunc(t.Cols, func(c Column) bool { return c.Title == exchangeTitle }) {
 			items = append(slices.Clip(items), exchangeNote)
 		}
-		d.Blocks = append(d.Blocks, Block{Title: "Phases of a handshake", Table: t, Items: items})
+		d.Blocks = append(d.Blocks, Block{Title: "Phases of a handshake", Table: t, Items: items, Detail: true})
 	}
 	if t := partsTable(append(slices.Clip(hs), ol...)); t != nil {
-		d.Blocks = append(d.Blocks, Block{Title: "Parts of a mix", Table: t, Items: partsLegend})
+		d.Blocks = append(d.Blocks, Block{Title: "Parts of a mix", Table: t, Items: partsLegend, Detail: true})
 	}
 	if len(tp) > 0 {
 		t, legend := throughputTable(tp)
@@ -134,7 +134,10 @@ func BuildDocument(recs []results.Record) Document {
 	d.Blocks = AppendItems(d.Blocks, "Notes", noteItems(recs))
 	if t, legend := ratioTable(hs); t != nil {
 		flagRatios(t, hs)
-		d.Blocks = append(d.Blocks, Block{Title: "Full vs resumed handshakes (mean µs of connect + TLS handshake)", Table: t, Items: legend})
+		d.Blocks = append(d.Blocks, Block{Title: "Full vs resumed handshakes (mean µs of connect + TLS handshake)", Table: t, Items: legend, Detail: true})
+	}
+	for i := range d.Blocks {
+		d.Blocks[i].Brief = briefs(d.Blocks[i].Items)
 	}
 	return d
 }
@@ -214,10 +217,22 @@ func EnvDiff(recs []results.Record) []string {
 	return diff
 }
 
+// The headline columns' groups: the figure per handshake is an
+// iteration's time over its handshakes, an inverse throughput, which
+// beside a latency's percentiles would read as a mean latency.
+const (
+	perHandshake = "per handshake"
+	latency      = "latency"
+)
+
 // perIterationNote says what the columns of the handshake table measure:
-// the summary statistics and the percentile do not describe the same
-// values, and read together they would mislead.
-const perIterationNote = "mean, error, stddev, median, min, max: per iteration, of connect + TLS handshake (the time its waves took up to their last handshake / its handshakes; error: 99.9% confidence half-width); p99: latency of single handshakes; conn/s: whole connections per second (handshake, request, answer, close); wall: the mean of each iteration's wall time / its handshakes, the exchange after the handshake included"
+// the summary statistics and the percentiles do not describe the same
+// values, and read together they would mislead; perIterationBrief says
+// it in a line and a half.
+const (
+	perIterationNote  = "per handshake: of connect + TLS handshake, each iteration's time (its waves up to their last handshake) / its handshakes, an inverse throughput, not a latency; mean, error (99.9% confidence half-width), stddev, median, min, max of the iterations; latency: p50, p99 of single handshakes; conn/s: whole connections per second (handshake, request, answer, close); wall: the mean of each iteration's wall time / its handshakes, the exchange after the handshake included"
+	perIterationBrief = "per handshake: an iteration's time / its handshakes (an inverse throughput, not a latency), error: 99.9% confidence; latency: of single handshakes"
+)
 
 // targetNote explains the error cells of cases measured towards a target.
 const targetNote = "error (x%): the precision reached, the 99.9% error as a share of the mean (of side b against side a, b/a, in an interleaved run); ! marks one above its target error"
@@ -231,12 +246,49 @@ const NoisyError = 0.10
 const VerdictFailed = "failed"
 
 // Row flags, in the order they are shown, and their legend.
-var flagLegend = []struct{ flag, meaning string }{
-	{"FAILED", "FAILED: the case failed a gate (resumption or error rate); its figures are kept but are not a result (see Notes)"},
-	{"errors", "errors: some connections failed (see Errors by kind); per-handshake figures count the successful ones"},
-	{"noisy", "noisy: the error is more than 10% of the mean: too noisy, measure more iterations (--iterations)"},
-	{"wall", "wall: measured without the handshake figure (an older tlsbench): mean to max are its wall time per connection, the exchange after the handshake included"},
-	{"not run", "not run: the case cannot be measured in this setting; the reason is in Notes, and its figures are not zeros but absent"},
+var flagLegend = []struct{ flag, meaning, brief string }{
+	{"FAILED", "FAILED: the case failed a gate (resumption or error rate); its figures are kept but are not a result (see Notes)",
+		"FAILED: failed a gate; its figures are not a result (see Notes)"},
+	{"errors", "errors: some connections failed (see Errors by kind); per-handshake figures count the successful ones",
+		"errors: some connections failed (see Errors by kind)"},
+	{"noisy", "noisy: the error is more than 10% of the mean: too noisy, measure more iterations (--iterations)",
+		"noisy: error above 10% of the mean; measure more (--iterations)"},
+	{"wall", "wall: measured without the handshake figure (an older tlsbench): mean to max are its wall time per connection, the exchange after the handshake included",
+		"wall: an older tlsbench's wall time per connection, not the handshake's"},
+	{"not run", "not run: the case cannot be measured in this setting; the reason is in Notes, and its figures are not zeros but absent",
+		"not run: cannot be measured in this setting (see Notes)"},
+}
+
+// briefs are, item by item, the brief forms of the legends among items
+// (see Block.Brief); nil when none has one.
+func briefs(items []string) []string {
+	var out []string
+	for i, item := range items {
+		b, ok := briefOf(item)
+		if !ok {
+			continue
+		}
+		if out == nil {
+			out = make([]string, len(items))
+		}
+		out[i] = b
+	}
+	return out
+}
+
+// briefOf is the brief form of a legend.
+func briefOf(item string) (string, bool) {
+	for _, l := range flagLegend {
+		if item == l.meaning {
+			return l.brief, true
+		}
+	}
+	b, ok := map[string]string{
+		perIterationNote: perIterationBrief,
+		targetNote:       "error (x%): the error as a share of the mean; ! above the target error",
+		wallOnlyNote:     "written by an older tlsbench: mean to max are wall time per connection",
+	}[item]
+	return b, ok
 }
 
 // rowFlags are the flags of one record's row.
@@ -302,21 +354,22 @@ func handshakeTable(recs []*results.Record, achieved map[*results.Record]float64
 	resumedUnit := resumedUnitOf(recs)
 	t := &Grid{Cols: []Column{
 		{Title: "name", Unit: "", Align: AlignLeft},
-		{Title: "mean", Unit: "µs", Align: AlignRight},
-		{Title: "error", Unit: "µs", Align: AlignRight},
-		{Title: "stddev", Unit: "µs", Align: AlignRight},
-		{Title: "median", Unit: "µs", Align: AlignRight},
-		{Title: "min", Unit: "µs", Align: AlignRight},
-		{Title: "max", Unit: "µs", Align: AlignRight},
-		{Title: "p99", Unit: "µs", Align: AlignRight},
-		{Title: "conn/s", Unit: "", Align: AlignRight},
-		{Title: "wall", Unit: "µs/conn", Align: AlignRight},
-		{Title: "resumed", Unit: resumedUnit, Align: AlignRight},
-		{Title: "client CPU", Unit: "µs/hs", Align: AlignRight},
-		{Title: "server CPU", Unit: "µs/hs", Align: AlignRight},
-		{Title: "alloc", Unit: "B/hs", Align: AlignRight},
-		{Title: "group", Unit: "", Align: AlignLeft},
-		{Title: "errors", Unit: "", Align: AlignRight},
+		{Title: "mean", Unit: "µs", Align: AlignRight, Group: perHandshake},
+		{Title: "error", Unit: "µs", Align: AlignRight, Group: perHandshake, Rank: 1},
+		{Title: "stddev", Unit: "µs", Align: AlignRight, Group: perHandshake, Rank: 6},
+		{Title: "median", Unit: "µs", Align: AlignRight, Group: perHandshake, Rank: 5},
+		{Title: "min", Unit: "µs", Align: AlignRight, Group: perHandshake, Rank: 7},
+		{Title: "max", Unit: "µs", Align: AlignRight, Group: perHandshake, Rank: 7},
+		{Title: "p50", Unit: "µs", Align: AlignRight, Group: latency, Rank: 3},
+		{Title: "p99", Unit: "µs", Align: AlignRight, Group: latency, Rank: 1},
+		{Title: "conn/s", Unit: "", Align: AlignRight, Rank: 2},
+		{Title: "wall", Unit: "µs/conn", Align: AlignRight, Rank: 4},
+		{Title: "resumed", Unit: resumedUnit, Align: AlignRight, Rank: 2},
+		{Title: "client CPU", Unit: "µs/hs", Align: AlignRight, Rank: 4},
+		{Title: "server CPU", Unit: "µs/hs", Align: AlignRight, Rank: 5},
+		{Title: "alloc", Unit: "B/hs", Align: AlignRight, Rank: 7},
+		{Title: "group", Unit: "", Align: AlignLeft, Rank: 8},
+		{Title: "errors", Unit: "", Align: AlignRight, Rank: 6},
 	}}
 	for _, r := range recs {
 		h := Headline(r)
@@ -328,6 +381,7 @@ func handshakeTable(recs []*results.Record, achieved map[*results.Record]float64
 			Num(h.median),
 			Num(h.min),
 			Num(h.max),
+			Num(r.P50US),
 			Num(r.P99US),
 			Num(r.HandshakesPerSec),
 			Num(r.MeanUS),
@@ -405,9 +459,9 @@ func addProxyColumns(t *Grid, recs []*results.Record) {
 		return
 	}
 	mints := slices.ContainsFunc(recs, func(r *results.Record) bool { return r.ProxyMints != nil || r.ProxyMintHits != nil })
-	cols := []Column{{Title: "proxy CPU", Unit: "µs/hs", Align: AlignRight}}
+	cols := []Column{{Title: "proxy CPU", Unit: "µs/hs", Align: AlignRight, Rank: 5}}
 	if mints {
-		cols = append(cols, Column{Title: "mints/hits", Unit: "", Align: AlignRight})
+		cols = append(cols, Column{Title: "mints/hits", Unit: "", Align: AlignRight, Rank: 7})
 	}
 	t.Cols = slices.Insert(t.Cols, at, cols...)
 	for i, r := range recs {
@@ -478,23 +532,23 @@ func errorsCell(r *results.Record) string {
 func throughputTable(recs []*results.Record) (*Grid, []string) {
 	t := &Grid{Cols: []Column{
 		{Title: "name", Unit: "", Align: AlignLeft},
-		{Title: "buffer", Unit: "", Align: AlignRight},
-		{Title: "cipher", Unit: "", Align: AlignLeft},
-		{Title: "direction", Unit: "", Align: AlignLeft},
-		{Title: "kTLS", Unit: "tx/rx", Align: AlignLeft},
+		{Title: "buffer", Unit: "", Align: AlignRight, Rank: 5},
+		{Title: "cipher", Unit: "", Align: AlignLeft, Rank: 6},
+		{Title: "direction", Unit: "", Align: AlignLeft, Rank: 3},
+		{Title: "kTLS", Unit: "tx/rx", Align: AlignLeft, Rank: 4},
 		{Title: "MB/s", Unit: "", Align: AlignRight},
-		{Title: "error", Unit: "MB/s", Align: AlignRight},
-		{Title: "Gbit/s", Unit: "", Align: AlignRight},
-		{Title: "client CPU", Unit: "%", Align: AlignRight},
-		{Title: "server CPU", Unit: "%", Align: AlignRight},
-		{Title: "CPU-s/GB", Unit: "client+server", Align: AlignRight},
-		{Title: "errors", Unit: "", Align: AlignRight},
+		{Title: "error", Unit: "MB/s", Align: AlignRight, Rank: 1},
+		{Title: "Gbit/s", Unit: "", Align: AlignRight, Rank: 5},
+		{Title: "client CPU", Unit: "%", Align: AlignRight, Rank: 2},
+		{Title: "server CPU", Unit: "%", Align: AlignRight, Rank: 2},
+		{Title: "CPU-s/GB", Unit: "client+server", Align: AlignRight, Rank: 3},
+		{Title: "errors", Unit: "", Align: AlignRight, Rank: 4},
 	}}
 	// Through a proxy, its CPU is a third figure: a column only then,
 	// so that tables of runs without one stay as they were.
 	proxied := slices.ContainsFunc(recs, func(r *results.Record) bool { return r.Proxy != "" })
 	if proxied {
-		t.Cols = slices.Insert(t.Cols, len(t.Cols)-1, Column{Title: "proxy CPU-s/GB", Unit: "", Align: AlignRight})
+		t.Cols = slices.Insert(t.Cols, len(t.Cols)-1, Column{Title: "proxy CPU-s/GB", Unit: "", Align: AlignRight, Rank: 4})
 	}
 	for _, r := range recs {
 		ktls := Null

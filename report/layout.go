@@ -32,6 +32,7 @@ type tableLayout struct {
 	prefix  string   // the beginning left off every name
 	stacked bool     // each name on a line above its figures
 	widths  []int    // of every column, by index; those shown only
+	whole   int      // the width of the whole table
 }
 
 // hasNames reports whether the table's first column names its rows'
@@ -50,7 +51,8 @@ func layTable(t *Grid, width int) tableLayout {
 		}
 	}
 	l.measure(t)
-	if width <= 0 || l.total() <= width {
+	l.whole = l.total()
+	if width <= 0 || l.whole <= width {
 		return l
 	}
 	if hasNames(t) {
@@ -253,10 +255,8 @@ func (l *tableLayout) notes(t *Grid, width int, wider string) []string {
 	return out
 }
 
-// narrowed reports whether the layout shows less than the whole table.
-func (l *tableLayout) narrowed(t *Grid) bool {
-	return l.prefix != "" || l.stacked || len(l.cols) < len(t.Cols)
-}
+// fits reports whether the whole table fits in width.
+func (l *tableLayout) fits(width int) bool { return width <= 0 || l.whole <= width }
 
 // namePrefix is the beginning, whole segments up to a "/", that every
 // name shares and none is left empty by losing.

@@ -83,19 +83,19 @@ func (s *RateSearch) stepTable() (*Grid, []string) {
 	extra := ok && g.percentile != 50 && g.percentile != 99
 	t := &Grid{Cols: []Column{
 		{Title: "rate", Unit: "/s", Align: AlignRight},
-		{Title: "achieved", Unit: "/s", Align: AlignRight},
-		{Title: "p50", Unit: "µs", Align: AlignRight},
-		{Title: "p99", Unit: "µs", Align: AlignRight},
+		{Title: "achieved", Unit: "/s", Align: AlignRight, Rank: 2},
+		{Title: "p50", Unit: "µs", Align: AlignRight, Rank: 2},
+		{Title: "p99", Unit: "µs", Align: AlignRight, Rank: 1},
 	}}
 	if extra {
 		t.Cols = append(t.Cols, Column{Title: g.Label(), Unit: "µs", Align: AlignRight})
 	}
 	t.Cols = append(t.Cols, []Column{
-		{Title: "errors", Unit: "", Align: AlignRight},
-		{Title: "late", Unit: "", Align: AlignRight},
-		{Title: "dropped", Unit: "", Align: AlignRight},
+		{Title: "errors", Unit: "", Align: AlignRight, Rank: 2},
+		{Title: "late", Unit: "", Align: AlignRight, Rank: 3},
+		{Title: "dropped", Unit: "", Align: AlignRight, Rank: 3},
 		{Title: "goal", Unit: "", Align: AlignLeft},
-		{Title: "bracket", Unit: "", Align: AlignLeft},
+		{Title: "bracket", Unit: "", Align: AlignLeft, Rank: 1},
 	}...)
 	flags := make([][]string, len(s.Steps))
 	for i, r := range s.Steps {

@@ -39,7 +39,7 @@ func WriteTextLayout(w io.Writer, d Document, l Layout) error {
 		var tl tableLayout
 		if b.Table != nil {
 			tl = layTable(b.Table, l.Width)
-			if b.Detail && tl.narrowed(b.Table) {
+			if b.Detail && !tl.fits(l.Width) {
 				skipped = append(skipped, b.Title)
 				continue
 			}
