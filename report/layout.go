@@ -33,6 +33,7 @@ type tableLayout struct {
 	stacked bool     // each name on a line above its figures
 	widths  []int    // of every column, by index; those shown only
 	whole   int      // the width of the whole table
+	width   int      // the most a line may take, 0 for no limit
 }
 
 // hasNames reports whether the table's first column names its rows'
@@ -41,7 +42,7 @@ func hasNames(t *Grid) bool { return len(t.Cols) > 0 && t.Cols[0].Title == "name
 
 // layTable fits t into width (0: everything).
 func layTable(t *Grid, width int) tableLayout {
-	l := tableLayout{cols: make([]int, len(t.Cols))}
+	l := tableLayout{cols: make([]int, len(t.Cols)), width: width}
 	for i := range t.Cols {
 		l.cols[i] = i
 	}
@@ -78,7 +79,33 @@ func layTable(t *Grid, width int) tableLayout {
 		l.cols = slices.Delete(l.cols, drop, drop+1)
 		l.measure(t)
 	}
+	l.refill(t, width)
 	return l
+}
+
+// refill takes back, the most important first, the columns left out
+// that fit in what the last one left out freed.
+func (l *tableLayout) refill(t *Grid, width int) {
+	if l.stacked {
+		return
+	}
+	var out []int
+	for i := range t.Cols {
+		if !slices.Contains(l.cols, i) {
+			out = append(out, i)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b int) int { return t.Cols[a].Rank - t.Cols[b].Rank })
+	for _, i := range out {
+		before := slices.Clone(l.cols)
+		l.cols = append(l.cols, i)
+		slices.Sort(l.cols)
+		l.measure(t)
+		if l.total() > width {
+			l.cols = before
+			l.measure(t)
+		}
+	}
 }
 
 // cell is row r's cell of column i as the layout shows it.
@@ -206,7 +233,9 @@ func (l *tableLayout) write(sb *strings.Builder, t *Grid) {
 	}
 	for r := range t.Rows {
 		if l.stacked {
-			sb.WriteString(l.cell(t, r, 0) + "\n")
+			for _, s := range wrap(l.cell(t, r, 0), l.width, "", "  ") {
+				sb.WriteString(s + "\n")
+			}
 		}
 		line(func(i int) string { return l.cell(t, r, i) })
 	}
@@ -253,6 +282,13 @@ func (l *tableLayout) notes(t *Grid, width int, wider string) []string {
 		out = append(out, s)
 	}
 	return out
+}
+
+// tableName is how the line that names a table left out calls it: its
+// title without what it says in brackets.
+func tableName(title string) string {
+	name, _, _ := strings.Cut(title, " (")
+	return name
 }
 
 // fits reports whether the whole table fits in width.

@@ -40,7 +40,7 @@ func WriteTextLayout(w io.Writer, d Document, l Layout) error {
 		if b.Table != nil {
 			tl = layTable(b.Table, l.Width)
 			if b.Detail && !tl.fits(l.Width) {
-				skipped = append(skipped, b.Title)
+				skipped = append(skipped, tableName(b.Title))
 				continue
 			}
 		}
