@@ -217,6 +217,18 @@ func (n *caseNode) covered(set map[string]bool) bool {
 	return true
 }
 
+// cases are the labels of the cases under n.
+func (n *caseNode) cases() []string {
+	var out []string
+	if n.label != "" {
+		out = append(out, n.label)
+	}
+	for _, c := range n.children {
+		out = append(out, c.cases()...)
+	}
+	return out
+}
+
 func (n *caseNode) some(set map[string]bool) bool {
 	return set[n.label] || slices.ContainsFunc(n.children, func(c *caseNode) bool { return c.some(set) })
 }
@@ -230,6 +242,9 @@ func (n *caseNode) describe(path string, set map[string]bool) []string {
 		return path + "/" + name
 	}
 	if len(n.children) > 0 && n.label == "" && path != "" && n.covered(set) {
+		if only := n.cases(); len(only) == 1 {
+			return only // one case is named, not matched
+		}
 		return []string{path + "/*"}
 	}
 	var out []string
