@@ -25,7 +25,8 @@ each other (and compared), and one file of an interleaved run (run
 with their paired comparison. "-" reads standard input.
 
 Formats:
-  table     aligned text for a terminal (the default)
+  table     aligned text for a terminal (the default), the columns that fit
+            its width; --wide, a file or a pipe get every column
   markdown  GitHub-flavoured Markdown tables
   csv       one row per case, the results file's field names as header;
             an empty cell is a value that is unknown (null); cases not run
