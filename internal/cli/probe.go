@@ -112,7 +112,7 @@ func probeCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	prog := newProgress(stderr, 0)
+	prog := newProgress(stderr, nil)
 	o.Progress = prog.notice
 	rep, err := probe.Run(ctx, o)
 	prog.finish()

@@ -3,7 +3,9 @@ package cli
 import (
 	"fmt"
 	"io"
+	"math"
 	"os"
+	"strings"
 	"sync"
 	"time"
 	"unicode/utf8"
@@ -19,16 +21,20 @@ type progress struct {
 	mu      sync.Mutex
 	w       io.Writer
 	live    bool
-	total   int
 	started time.Time
-	done    int
+	eta     *estimate
 	// width is the terminal's width in columns, asked on every update
 	// (the window may be resized); 0 when unknown.
 	width func() int
+	now   func() time.Time
 }
 
-func newProgress(stderr io.Writer, total int) *progress {
-	p := &progress{w: stderr, live: isTerminal(stderr), total: total, started: time.Now(), width: func() int { return 0 }}
+// newProgress shows the progress of a run of the cases budgets (none:
+// only notices and logs).
+func newProgress(stderr io.Writer, budgets []caseBudget) *progress {
+	now := time.Now()
+	p := &progress{w: stderr, live: isTerminal(stderr), started: now, eta: newEstimate(budgets, now),
+		width: func() int { return 0 }, now: time.Now}
 	if f, ok := stderr.(*os.File); ok && p.live {
 		p.width = func() int { return terminalWidth(f.Fd()) }
 	}
@@ -40,61 +46,95 @@ func (p *progress) update(cp runner.CaseProgress) {
 }
 
 // status rewrites the status line: case n of m, phase, iteration, the
-// live rate, elapsed time and, once a case has finished, an estimate of
-// the time left.
+// live rate, elapsed time and the estimate of the time left.
 func (p *progress) status(index, total int, name string, warmup bool, it, of int, rate string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	now := p.now()
+	p.eta.iteration(index, now)
 	if !p.live {
 		return
 	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
 	phase := "measure"
 	if warmup {
 		phase = "warm-up"
 	}
-	elapsed := time.Since(p.started)
-	eta := "?"
-	if p.done > 0 {
-		eta = (elapsed / time.Duration(p.done) * time.Duration(p.total-p.done)).Round(time.Second).String()
-	}
-	head := fmt.Sprintf("[%d/%d] ", index, total)
 	count := fmt.Sprintf("%d/%d", it, of)
 	if it > of {
 		// Past the planned iterations, towards the target error.
 		count = fmt.Sprintf("%d (towards the target error)", it)
 	}
-	tail := fmt.Sprintf(" %s %s  %s  elapsed %s  left ~%s", phase, count, rate, elapsed.Round(time.Second), eta)
-	fmt.Fprintf(p.w, "\r\033[K%s", fitLine(head, command.Printable(name), tail, p.width()))
+	line := statusLine{
+		cases: fmt.Sprintf("[%d/%d]", index, total), name: command.Printable(name),
+		phase: phase + " " + count, rate: rate, elapsed: "elapsed " + shortDuration(now.Sub(p.started)),
+		left: shortDuration(p.eta.left(now)),
+	}
+	fmt.Fprintf(p.w, "\r\033[K%s", line.fit(p.width()))
 }
 
-// fitLine joins head, name and tail into a status line of fewer than
-// width columns (width 0: any length). A line as wide as the terminal
-// wraps, and "\r\033[K" then clears only its last row, leaving stale
-// lines above: the case name is shortened in the middle first (its
-// start and its concurrency stay readable), then the line is cut.
-func fitLine(head, name, tail string, width int) string {
-	line := head + name + tail
-	if width <= 0 {
-		return line
+// statusLine is the status line's parts: the case counter and the time
+// left, which every width shows; the case's name, which is shortened to
+// fit; and its phase, rate and elapsed time, left out in turn (elapsed
+// first) when the name would otherwise be cut too short.
+type statusLine struct {
+	cases, name, phase, rate, elapsed, left string
+}
+
+// fit is the status line in fewer than width columns (0: any length). A
+// line as wide as the terminal wraps, and "\r\033[K" then clears only its
+// last row, leaving stale lines above.
+func (l statusLine) fit(width int) string {
+	tries := []struct {
+		parts   []string
+		left    string
+		minName int
+	}{
+		{[]string{l.phase, l.rate, l.elapsed}, "left ~" + l.left, 20},
+		{[]string{l.phase, l.rate}, "left ~" + l.left, 20},
+		{[]string{l.phase}, "left ~" + l.left, 20},
+		{nil, "left ~" + l.left, 8},
+		{nil, "~" + l.left, 2},
 	}
 	limit := width - 1 // the last column would wrap on some terminals
-	n := utf8.RuneCountInString(line)
-	if n <= limit {
-		return line
+	if width <= 0 {
+		limit = math.MaxInt
 	}
-	const minName = 12
-	if keep := utf8.RuneCountInString(name) - (n - limit) - 1; keep >= minName {
-		r := []rune(name)
-		front := keep - keep/3
-		return head + string(r[:front]) + "…" + string(r[len(r)-(keep-front):]) + tail
+	for _, t := range tries {
+		tail := " " + strings.Join(append(t.parts, t.left), "  ")
+		room := limit - runes(l.cases) - 1 - runes(tail)
+		if n := runes(l.name); n <= room || room >= t.minName {
+			return l.cases + " " + shorten(l.name, room) + tail
+		}
 	}
-	return string([]rune(line)[:max(limit, 0)])
+	line := l.cases + " ~" + l.left
+	if runes(line) > limit {
+		line = string([]rune(line)[:max(limit, 0)])
+	}
+	return line
 }
 
-func (p *progress) caseDone(*results.Record) {
+// shorten cuts s to n runes with an ellipsis: in the middle when there is
+// room (a case name's start and its concurrency stay readable), else at
+// its end.
+func shorten(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	if n < 12 {
+		return string(r[:max(n-1, 0)]) + "…"
+	}
+	keep := n - 1
+	front := keep - keep/3
+	return string(r[:front]) + "…" + string(r[len(r)-(keep-front):])
+}
+
+func runes(s string) int { return utf8.RuneCountInString(s) }
+
+func (p *progress) caseDone(rec *results.Record) {
 	p.mu.Lock()
-	p.done++
-	p.mu.Unlock()
+	defer p.mu.Unlock()
+	p.eta.caseDone(rec, p.now())
 }
 
 // notice prints a remark on its own line (only on a terminal: the

@@ -472,11 +472,13 @@ func (job *runJob) execute(ctx context.Context, stdout, stderr io.Writer) error 
 		}
 		defer out.Abandon() // on a return before the run ends
 	}
-	cases := len(job.plan.Cases())
+	var prog *progress
 	if job.tplan != nil {
-		cases = len(job.tplan.Cases())
+		prog = newProgress(stderr, throughputBudgets(job.tplan))
+	} else {
+		prog = newProgress(stderr, handshakeBudgets(&job.plan))
+		prog.eta.beginAt(job.plan.StartAt) // the first case waits for it
 	}
-	prog := newProgress(stderr, cases)
 	// json, csv and benchfmt go out case by case; a table once at the end.
 	stream, err := reportcmd.NewStream(stdout, job.format, command.TableLayout(stdout, job.f.wide))
 	if err != nil {

@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"os"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -42,14 +43,15 @@ func openPTY(t *testing.T, cols uint16) (master, tty *os.File) {
 }
 
 // TestProgressOnARealTerminal: on a 40-column terminal, the status line of
-// a long case name is cut to fit, as the terminal itself reports its width.
+// a long case name is cut to fit, as the terminal itself reports its width:
+// the name is shortened, the counter and the time left remain.
 func TestProgressOnARealTerminal(t *testing.T) {
 	t.Parallel()
 	master, tty := openPTY(t, 40)
 	if got := terminalWidth(tty.Fd()); got != 40 {
 		t.Fatalf("terminal width %d, want 40", got)
 	}
-	p := newProgress(tty, 4)
+	p := newProgress(tty, planOf(4, 3*time.Second))
 	if !p.live {
 		t.Fatal("a terminal is not taken as one")
 	}
@@ -71,7 +73,10 @@ func TestProgressOnARealTerminal(t *testing.T) {
 	if n := utf8.RuneCountInString(line); n >= 40 || n < 30 {
 		t.Errorf("status of %d columns on a 40-column terminal: %q", n, line)
 	}
-	if !strings.HasPrefix(line, "[1/4] handshake") {
-		t.Errorf("status %q lost its start", line)
+	if !strings.HasPrefix(line, "[1/4] handshake") || !strings.Contains(line, "…") {
+		t.Errorf("status %q lost its start, or its case name is not shortened", line)
+	}
+	if !regexp.MustCompile(`left ~\d+s$`).MatchString(line) {
+		t.Errorf("status %q lost the time left", line)
 	}
 }

@@ -13,8 +13,11 @@ import (
 	"github.com/tlsbench/tlsbench/internal/tail"
 )
 
-// StartTimeout bounds the wait for a peer to accept connections.
-const StartTimeout = 10 * time.Second
+// StartTimeout bounds the wait for a peer to accept connections. It is the
+// built-in server's own (30 s): a JVM starting on a saturated two-core
+// machine (a load of 20) took more than 10 s to listen, and a peer that
+// never starts still fails, only later.
+const StartTimeout = 30 * time.Second
 
 // process is a peer process started in a process group of its own, so
 // that stopping it also ends the workers it forked (nginx), and nothing
