@@ -15,8 +15,8 @@ const WideFlag = "--wide"
 // gets every column, since what reads it is no terminal of a width.
 func TableLayout(w io.Writer, wide bool) report.Layout {
 	f, ok := w.(*os.File)
-	if wide || !ok || !fdIsTerminal(f.Fd()) {
+	if wide || !ok || !IsTerminal(f.Fd()) {
 		return report.Layout{}
 	}
-	return report.Layout{Width: terminalWidth(f.Fd()), Wider: WideFlag}
+	return report.Layout{Width: TerminalWidth(f.Fd()), Wider: WideFlag}
 }

@@ -2,8 +2,9 @@
 
 package command
 
-// fdIsTerminal is false where tlsbench does not probe terminals: a
-// table then has every column.
-func fdIsTerminal(fd uintptr) bool { return false }
+// IsTerminal is false where tlsbench does not probe terminals: a table
+// then has every column, and progress is not shown.
+func IsTerminal(fd uintptr) bool { return false }
 
-func terminalWidth(fd uintptr) int { return 0 }
+// TerminalWidth is 0 (no width) where terminals are not asked.
+func TerminalWidth(fd uintptr) int { return 0 }
