@@ -275,7 +275,7 @@ func (l *tableLayout) notes(t *Grid, width int, wider string) []string {
 		out = append(out, "name: "+l.prefix+" left off the start of each")
 	}
 	if left := l.leftOut(t); len(left) > 0 {
-		s := fmt.Sprintf("left out to fit %d columns: %s", width, strings.Join(left, ", "))
+		s := fmt.Sprintf("left out to fit %d columns: %s", width, strings.Join(unbroken(left), ", "))
 		if wider != "" {
 			s += " (" + wider + " shows them)"
 		}
@@ -350,6 +350,19 @@ func wrap(text string, width int, first, rest string) []string {
 		}
 	}
 	return append(lines, cur)
+}
+
+// nbsp stands for a space within a name that wrap must not break at:
+// the writer writes a space for it.
+const nbsp = "\x01"
+
+// unbroken are names whose spaces wrap does not break at.
+func unbroken(names []string) []string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = strings.ReplaceAll(n, " ", nbsp)
+	}
+	return out
 }
 
 func runes(s string) int { return utf8.RuneCountInString(s) }

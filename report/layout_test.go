@@ -207,6 +207,9 @@ func TestWrap(t *testing.T) {
 		{"a b c", 0, []string{"  a b c"}},
 		{"aaa bbb ccc", 9, []string{"  aaa bbb", "    ccc"}},
 		{"aaaaaaaaaaaaaa b", 8, []string{"  aaaaaa", "    aaaa", "    aaaa", "    b"}},
+		// Column names are not broken.
+		{strings.Join(unbroken([]string{"left", "client CPU", "server CPU"}), ", "), 18,
+			[]string{"  left,", "    client" + nbsp + "CPU,", "    server" + nbsp + "CPU"}},
 	} {
 		if got := wrap(tc.text, tc.width, "  ", "    "); !slices.Equal(got, tc.want) {
 			t.Errorf("wrap(%q, %d) = %q, want %q", tc.text, tc.width, got, tc.want)

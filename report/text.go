@@ -51,7 +51,7 @@ func WriteTextLayout(w io.Writer, d Document, l Layout) error {
 		writeBlock(bw, b, tl, l)
 	}
 	if len(skipped) > 0 {
-		s := fmt.Sprintf("left out to fit %d columns: %s", l.Width, strings.Join(skipped, "; "))
+		s := fmt.Sprintf("left out to fit %d columns: %s", l.Width, strings.Join(unbroken(skipped), "; "))
 		if l.Wider != "" {
 			s += " (" + l.Wider + " shows them)"
 		}
@@ -88,7 +88,7 @@ func writeBlock(bw *bufio.Writer, b Block, tl tableLayout, l Layout) {
 
 func writeLines(bw *bufio.Writer, lines []string) {
 	for _, s := range lines {
-		bw.WriteString(s + "\n")
+		bw.WriteString(strings.ReplaceAll(s, nbsp, " ") + "\n")
 	}
 }
 
