@@ -166,29 +166,22 @@ type group struct {
 	cols  []int
 }
 
+// groups are the runs of adjacent columns shown that share a group.
 func (l *tableLayout) groups(t *Grid) []group {
 	var gs []group
+	prev := ""
 	for _, i := range l.shown() {
 		g := t.Cols[i].Group
 		switch {
 		case g == "":
-		case len(gs) > 0 && gs[len(gs)-1].title == g && gs[len(gs)-1].cols[len(gs[len(gs)-1].cols)-1] == l.prevShown(i):
+		case g == prev:
 			gs[len(gs)-1].cols = append(gs[len(gs)-1].cols, i)
 		default:
 			gs = append(gs, group{g, []int{i}})
 		}
+		prev = g
 	}
 	return gs
-}
-
-// prevShown is the column shown before column i, -1 for none.
-func (l *tableLayout) prevShown(i int) int {
-	s := l.shown()
-	k := slices.Index(s, i)
-	if k <= 0 {
-		return -1
-	}
-	return s[k-1]
 }
 
 // leftOut names the columns the layout does not show.
