@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/tlsbench/tlsbench/report"
+	"github.com/tlsbench/tlsbench/report/compare"
 	"github.com/tlsbench/tlsbench/results"
 	"github.com/tlsbench/tlsbench/stats"
 )
@@ -143,6 +144,26 @@ type seriesBuilder struct {
 }
 
 func (b *seriesBuilder) add(run int, label string, p xyPoint) {
+	b.series[b.at(run, label)].points = append(b.series[b.at(run, label)].points, p)
+}
+
+// sideless is a series label without the side it ends with (" [b]").
+func sideless(label string) string {
+	for _, side := range []string{results.SideA, results.SideB, results.SideA2} {
+		if l, ok := strings.CutSuffix(label, " ["+side+"]"); ok {
+			return l
+		}
+	}
+	return label
+}
+
+// setState marks a series of one case that is not a result.
+func (b *seriesBuilder) setState(run int, label, state string) {
+	b.series[b.at(run, label)].state = state
+}
+
+// at is the index of the series of run and label, added if new.
+func (b *seriesBuilder) at(run int, label string) int {
 	if b.index == nil {
 		b.index = map[[2]string]int{}
 	}
@@ -151,9 +172,13 @@ func (b *seriesBuilder) add(run int, label string, p xyPoint) {
 	if !ok {
 		i = len(b.series)
 		b.index[key] = i
-		b.series = append(b.series, xySeries{label: label, color: b.colors.of(label), run: run})
+		// The sides of an interleaved run are its two runs here: a
+		// case's series of side a and of side b share a color, told
+		// apart by their line style, as a baseline and a candidate are.
+		key := sideless(label)
+		b.series = append(b.series, xySeries{label: label, key: key, color: b.colors.of(key), run: run})
 	}
-	b.series[i].points = append(b.series[i].points, p)
+	return i
 }
 
 // done sorts each series by x, so that lines run left to right, and
@@ -199,14 +224,14 @@ func bufferTick(v float64) string {
 func percentTick(v float64) string { return plainNum(v) + "%" }
 
 // buildCharts derives every chart of the report from the records of runs
-// (one run, or a baseline and a candidate overlaid).
-func buildCharts(runs []Run) chartSet {
+// (one run, or a baseline and a candidate overlaid) and from their
+// comparison c (nil for one run).
+func buildCharts(runs []Run, c *compare.Comparison) chartSet {
 	var cs chartSet
-	runs, left, beyond := chartRuns(runs)
-	if len(left) > 0 {
-		cs.missing = append(cs.missing, fmt.Sprintf("%s, whose figures are not results (see the results tables): %s",
-			report.Plural(int64(len(left)), "a case that failed a gate or was not run", "the cases that failed a gate or were not run"), listNames(left)))
+	if c != nil && c.Paired {
+		cs.addForest(c)
 	}
+	runs, beyond := chartRuns(runs)
 	if beyond > 0 {
 		cs.missing = append(cs.missing, fmt.Sprintf("%d more %s, beyond the first %d that the charts draw: the table output lists every case (tlsbench report FILE)",
 			beyond, report.Plural(int64(beyond), "record", "records"), maxChartCases))
@@ -240,26 +265,19 @@ func buildCharts(runs []Run) chartSet {
 	return cs
 }
 
-// chartRuns are runs without the cases that failed a gate or were not
-// run: a point or bar has no room for a verdict, and would show their
-// figures as results. The steps of a rate search stay: their chart says
-// whether each met the goal. left names the cases left out.
-//
-// A chart shows at most maxChartCases cases (the first, in the order of
-// the records; a case of both runs is one): a page of every case of a
-// results file of thousands would be too large to open, and its lines
-// too many to tell apart. beyond counts the cases not drawn.
-func chartRuns(runs []Run) (kept []Run, left []string, beyond int) {
+// chartRuns are runs with at most maxChartCases cases (the first, in the
+// order of the records; a case of both runs is one): a page of every case
+// of a results file of thousands would be too large to open, and its
+// lines too many to tell apart. beyond counts the cases not drawn. The
+// cases that failed a gate or were not run stay: the charts draw them
+// as such (stateOf), apart from the results.
+func chartRuns(runs []Run) (kept []Run, beyond int) {
 	kept = make([]Run, len(runs))
 	drawn := map[string]bool{}
 	for i, run := range runs {
 		kept[i] = Run{Name: run.Name}
 		for j := range run.Records {
 			r := &run.Records[j]
-			if !report.SearchRecord(r) && (r.Verdict == report.VerdictFailed || report.NotRun(r)) {
-				left = append(left, report.CaseLabel(r)+runSuffix(runs, i))
-				continue
-			}
 			label := report.CaseLabel(r)
 			if !drawn[label] && len(drawn) == maxChartCases {
 				beyond++
@@ -269,23 +287,11 @@ func chartRuns(runs []Run) (kept []Run, left []string, beyond int) {
 			kept[i].Records = append(kept[i].Records, *r)
 		}
 	}
-	return kept, left, beyond
+	return kept, beyond
 }
 
-// maxChartCases is the most cases the charts draw, and maxListed the
-// most case names a sentence of the page lists.
-const (
-	maxChartCases = 200
-	maxListed     = 20
-)
-
-// listNames joins the first maxListed names and says how many more.
-func listNames(names []string) string {
-	if len(names) <= maxListed {
-		return strings.Join(names, ", ")
-	}
-	return strings.Join(names[:maxListed], ", ") + fmt.Sprintf(" and %d more", len(names)-maxListed)
-}
+// maxChartCases is the most cases the charts draw.
+const maxChartCases = 200
 
 // eachRecord calls f with every record of runs and the index of its run.
 func eachRecord(runs []Run, f func(run int, r *results.Record)) {
@@ -303,27 +309,31 @@ func (cs *chartSet) addTimeChart(runs []Run, v string, colors *labels) {
 		if !report.ClosedLoop(r) || r.TLSVersion != v {
 			return
 		}
+		if p, ok := statePoint(runs, ri, r, float64(r.Concurrency), report.Headline(r).Mean); ok {
+			b.add(ri, handshakeSeries(r), p)
+			return
+		}
 		errUS := math.NaN()
 		h := report.Headline(r)
-		tip := fmt.Sprintf("%s%s: %s µs", report.CaseLabel(r), runSuffix(runs, ri), report.Num(h.Mean))
+		tip := fmt.Sprintf("%s%s: %s", report.CaseLabel(r), runSuffix(runs, ri), timeQ.num(h.Mean))
 		if h.Err != nil {
 			errUS = *h.Err
-			tip += " ± " + report.Num(errUS)
+			tip += " ± " + timeQ.num(errUS)
 		}
 		if h.Handshake {
-			tip += fmt.Sprintf(" (wall %s µs per connection)", report.Num(r.MeanUS))
+			tip += fmt.Sprintf(" (wall %s per connection)", timeQ.num(r.MeanUS))
 		} else {
 			tip += " (wall time per connection)"
 		}
 		b.add(ri, handshakeSeries(r), xyPoint{x: float64(r.Concurrency), y: h.Mean, err: errUS, tip: tip})
 	})
 	c := &lineChart{
-		xLabel: "concurrency (handshakes started at once)", yLabel: "µs of connect + handshake (mean ± 99.9% error)",
-		xAxis: axisLog2, yAxis: axisLinear, xTick: concurrencyTick, yTick: plainNum,
+		xLabel: "concurrency (handshakes started at once)", yLabel: "connect + handshake (mean ± 99.9% error)",
+		xAxis: axisLog2, yAxis: axisLinear, xTick: concurrencyTick, yTick: plainNum, yUnit: timeQ,
 		series: b.done(), runs: runNames(runs),
 	}
 	cs.add("chart-time-"+chartID("tls"+v), "Per-handshake time vs concurrency, "+versionTitle(v),
-		"Mean time per handshake of connect and TLS handshake: of each iteration, the time its waves took up to their last handshake over its handshakes, the exchange after the handshake left out (results written without this figure show their wall time per connection). Error bars are the 99.9% confidence interval of the mean. Full and resumed handshakes are separate lines.",
+		"Mean time per handshake of connect and TLS handshake: of each iteration, the time its waves took up to their last handshake over its handshakes, the exchange after the handshake left out (results written without this figure show their wall time per connection). Error bars are the 99.9% confidence interval of the mean. Full and resumed handshakes are separate lines."+stateCaption,
 		c.svg(), "no case with a mean time and a concurrency of at least 1")
 }
 
@@ -333,6 +343,10 @@ func (cs *chartSet) addResumptionChart(runs []Run, colors *labels) {
 	b := &seriesBuilder{colors: colors}
 	eachRecord(runs, func(ri int, r *results.Record) {
 		if !report.ClosedLoop(r) || !r.Resume {
+			return
+		}
+		if p, ok := statePoint(runs, ri, r, float64(r.Concurrency), r.ResumptionRate*100); ok {
+			b.add(ri, handshakeSeries(r), p)
 			return
 		}
 		tip := fmt.Sprintf("%s%s: client %s", report.CaseLabel(r), runSuffix(runs, ri), report.Percent(r.ResumptionRate))
@@ -347,7 +361,7 @@ func (cs *chartSet) addResumptionChart(runs []Run, colors *labels) {
 		series: b.done(), runs: runNames(runs),
 	}
 	cs.add("chart-resumption", "Resumption rate vs concurrency",
-		"Share of handshakes the client saw resumed, verified on every handshake. Anything below 100% means part of the \"resumed\" time is full handshakes.",
+		"Share of handshakes the client saw resumed, verified on every handshake. Anything below 100% means part of the \"resumed\" time is full handshakes."+stateCaption,
 		c.svg(), "no resumed-handshake cases")
 }
 
@@ -356,6 +370,10 @@ func (cs *chartSet) addRateChart(runs []Run, colors *labels) {
 	b := &seriesBuilder{colors: colors}
 	eachRecord(runs, func(ri int, r *results.Record) {
 		if !report.ClosedLoop(r) {
+			return
+		}
+		if p, ok := statePoint(runs, ri, r, float64(r.Concurrency), r.HandshakesPerSec); ok {
+			b.add(ri, handshakeSeries(r), p)
 			return
 		}
 		b.add(ri, handshakeSeries(r), xyPoint{x: float64(r.Concurrency), y: r.HandshakesPerSec,
@@ -367,7 +385,7 @@ func (cs *chartSet) addRateChart(runs []Run, colors *labels) {
 		series: b.done(), runs: runNames(runs),
 	}
 	cs.add("chart-rate", "Connections per second vs concurrency",
-		"Whole connections (handshake, request, answer, close) completed per second of wall time over the measured iterations: the rate the exchange after the handshake slows too.",
+		"Whole connections (handshake, request, answer, close) completed per second of wall time over the measured iterations: the rate the exchange after the handshake slows too."+stateCaption,
 		c.svg(), "no handshake cases with a rate")
 }
 
@@ -382,6 +400,10 @@ func (cs *chartSet) addLatencyChart(runs []Run, v string, colors *labels) {
 			return
 		}
 		open = open || report.OpenLoop(r)
+		if report.NotRun(r) {
+			unusable = append(unusable, report.CaseLabel(r)+runSuffix(runs, ri)+" (not run)")
+			return
+		}
 		pts, err := percentileCurve(r.Histogram)
 		if err != nil {
 			unusable = append(unusable, report.CaseLabel(r)+runSuffix(runs, ri)+" ("+err.Error()+")")
@@ -393,17 +415,23 @@ func (cs *chartSet) addLatencyChart(runs []Run, v string, colors *labels) {
 			// the curve's end.
 			p.tip = noMarker
 			if p.x == math.Trunc(p.x) || i == len(pts)-1 {
-				p.tip = fmt.Sprintf("%s%s: p%s %s µs", report.CaseLabel(r), runSuffix(runs, ri), strings.TrimSuffix(ninesLabel(p.x), "%"), report.Num(p.y))
+				p.tip = fmt.Sprintf("%s%s: p%s %s", report.CaseLabel(r), runSuffix(runs, ri), strings.TrimSuffix(ninesLabel(p.x), "%"), timeQ.num(p.y))
+				if st := stateOf(r); st != "" {
+					p.tip += " (" + st + ": not a result)"
+				}
 			}
 			b.add(ri, label, p)
 		}
+		if st := stateOf(r); st != "" {
+			b.setState(ri, label, st)
+		}
 	})
 	c := &lineChart{
-		xLabel: "percentile", yLabel: "handshake latency, µs (log scale)",
-		xAxis: axisNines, yAxis: axisLog10, xTick: ninesLabel, yTick: plainNum,
+		xLabel: "percentile", yLabel: "handshake latency (log scale)",
+		xAxis: axisNines, yAxis: axisLog10, xTick: ninesLabel, yTick: plainNum, yUnit: timeQ,
 		series: b.done(), runs: runNames(runs),
 	}
-	caption := "Latency of individual handshakes by percentile, from each case's HDR histogram (3 significant digits); the tail is where queueing under concurrency shows."
+	caption := "Latency of individual handshakes by percentile, from each case's HDR histogram (3 significant digits); the tail is where queueing under concurrency shows. A case that failed a gate is drawn grey and dotted, labelled FAILED: its figures are not a result."
 	if open {
 		caption += " Open-loop cases (a start rate) count from each connection's intended start."
 	}
@@ -424,23 +452,52 @@ func (cs *chartSet) addThroughputChart(runs []Run) {
 			return
 		}
 		anyTP = true
+		mbps := math.NaN()
+		if r.MBps != nil {
+			mbps = *r.MBps
+		}
+		if p, ok := statePoint(runs, ri, r, float64(r.BufferBytes), mbps); ok {
+			b.add(ri, throughputSeries(r), p)
+			return
+		}
 		if r.MBps == nil {
 			return
 		}
 		b.add(ri, throughputSeries(r), xyPoint{x: float64(r.BufferBytes), y: *r.MBps,
-			tip: fmt.Sprintf("%s%s: %s MB/s", report.CaseLabel(r), runSuffix(runs, ri), report.Num(*r.MBps))})
+			tip: fmt.Sprintf("%s%s: %s", report.CaseLabel(r), runSuffix(runs, ri), mbpsQ.num(*r.MBps))})
 	})
 	if !anyTP {
 		return
 	}
 	c := &lineChart{
-		xLabel: "buffer size", yLabel: "MB/s",
-		xAxis: axisLog2, yAxis: axisLinear, xTick: bufferTick, yTick: plainNum,
+		xLabel: "buffer size", yLabel: "throughput",
+		xAxis: axisLog2, yAxis: axisLinear, xTick: bufferTick, yTick: plainNum, yUnit: mbpsQ,
 		series: b.done(), runs: runNames(runs),
 	}
 	cs.add("chart-throughput", "Throughput vs buffer size, kTLS on and off",
-		"Bulk transfer rate by record/buffer size and cipher; kTLS tx/rx says whether the kernel did the record encryption.",
+		"Bulk transfer rate by record/buffer size and cipher; kTLS tx/rx says whether the kernel did the record encryption."+stateCaption,
 		c.svg(), "no throughput case has a rate and a buffer size")
+}
+
+// stateCaption ends the caption of a chart that draws the cases that are
+// not results.
+const stateCaption = " A case that failed a gate is drawn as a hatched grey square labelled FAILED, a case not run as a grey cross at the foot of the plot: neither is a result (see the results tables)."
+
+// statePoint is the point of a record that is not a result, at x and,
+// for a failed case, at y; ok is false for a result.
+func statePoint(runs []Run, ri int, r *results.Record, x, y float64) (p xyPoint, ok bool) {
+	st := stateOf(r)
+	if st == "" {
+		return xyPoint{}, false
+	}
+	tip := report.CaseLabel(r) + runSuffix(runs, ri) + ": "
+	if st == stateNotRun {
+		tip += "not run (see Notes)"
+		y = math.NaN()
+	} else {
+		tip += "FAILED a gate (see Notes): its figures are not a result"
+	}
+	return xyPoint{x: x, y: y, err: math.NaN(), tip: tip, state: st}, true
 }
 
 // percentileCurve samples a case's latency distribution along a nines
@@ -474,7 +531,10 @@ func percentileCurve(hist string) ([]xyPoint, error) {
 }
 
 // cpuChart is a bar per case and side (client, server, or the single
-// process of the memory transport) of CPU µs per handshake.
+// process of the memory transport) of CPU µs per handshake. The steps of
+// a search for a sustainable rate are cases of their own here (each
+// measured its CPU at its rate), in the order of their rates; a case
+// that failed a gate is drawn hatched, one not run by a placeholder.
 func cpuChart(runs []Run) string {
 	groups := []string{"client", "server", "process (both ends)"}
 	get := []func(r *results.Record) *float64{
@@ -490,18 +550,14 @@ func cpuChart(runs []Run) string {
 	}
 	recs := map[key]*results.Record{}
 	for ri, run := range runs {
-		for i := range run.Records {
-			r := &run.Records[i]
-			if r.Kind == results.KindThroughput || report.SearchRecord(r) {
-				continue
-			}
+		for _, r := range cpuRecords(run) {
 			has := false
 			for g, f := range get {
 				if v := f(r); v != nil && report.FiniteAll(*v) {
 					has, used[g] = true, true
 				}
 			}
-			if !has {
+			if !has && !report.NotRun(r) {
 				continue
 			}
 			name := strings.TrimPrefix(report.CaseLabel(r), "handshake/")
@@ -523,13 +579,20 @@ func cpuChart(runs []Run) string {
 			gi = append(gi, g)
 		}
 	}
-	c := &barChart{xLabel: "CPU µs per handshake", categories: cats, runs: runNames(runs)}
+	c := &barChart{xLabel: "CPU per handshake", xUnit: timeQ, categories: cats, runs: runNames(runs)}
 	for _, g := range gi {
 		c.groups = append(c.groups, groups[g])
 	}
 	c.value = make([][][]float64, len(cats))
+	c.state = make([][]string, len(cats))
 	for ci := range cats {
 		c.value[ci] = make([][]float64, len(gi))
+		c.state[ci] = make([]string, len(runs))
+		for ri := range runs {
+			if r := recs[key{ci, ri}]; r != nil {
+				c.state[ci][ri] = stateOf(r)
+			}
+		}
 		for j, g := range gi {
 			c.value[ci][j] = make([]float64, len(runs))
 			for ri := range runs {
@@ -543,9 +606,34 @@ func cpuChart(runs []Run) string {
 		}
 	}
 	c.tip = func(ci, g, ri int) string {
-		return fmt.Sprintf("%s%s: %s CPU %s µs/hs", cats[ci], runSuffix(runs, ri), c.groups[g], report.Num(c.value[ci][g][ri]))
+		tip := fmt.Sprintf("%s%s: %s CPU %s per handshake", cats[ci], runSuffix(runs, ri), c.groups[g], timeQ.num(c.value[ci][g][ri]))
+		if st := c.state[ci][ri]; st != "" {
+			tip += " (" + st + ": not a result)"
+		}
+		return tip
 	}
 	return c.svg()
+}
+
+// cpuRecords are the records of run whose CPU per handshake the CPU chart
+// draws: handshake cases, and the steps of each search by rate (a
+// search's answer measured nothing itself).
+func cpuRecords(run Run) []*results.Record {
+	var out, steps []*results.Record
+	for i := range run.Records {
+		r := &run.Records[i]
+		switch {
+		case r.Kind == results.KindThroughput || r.Kind == results.KindRateSearch:
+		case r.Kind == results.KindRateStep:
+			steps = append(steps, r)
+		default:
+			out = append(out, r)
+		}
+	}
+	for _, s := range report.RateSearches(steps) {
+		out = append(out, s.Steps...)
+	}
+	return out
 }
 
 // anyRecord reports whether a record of runs satisfies f.

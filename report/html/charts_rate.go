@@ -40,17 +40,21 @@ func (cs *chartSet) addOpenLoopCharts(runs []Run) {
 				name string
 				us   float64
 			}{{"p50", r.P50US}, {"p99", r.P99US}} {
+				if p, ok := statePoint(runs, ri, r, *r.RateTarget, q.us); ok {
+					b.add(ri, rateSeries(r)+" "+q.name, p)
+					continue
+				}
 				b.add(ri, rateSeries(r)+" "+q.name, xyPoint{x: *r.RateTarget, y: q.us,
-					tip: fmt.Sprintf("%s%s: %s %s µs from the intended start", report.CaseLabel(r), runSuffix(runs, ri), q.name, report.Num(q.us))})
+					tip: fmt.Sprintf("%s%s: %s %s from the intended start", report.CaseLabel(r), runSuffix(runs, ri), q.name, timeQ.num(q.us))})
 			}
 		})
 		c := &lineChart{
-			xLabel: "offered rate (connections started per second)", yLabel: "latency from intended start, µs (log scale)",
-			xAxis: axisLinear, yAxis: axisLog10, xTick: rateTick, yTick: plainNum,
+			xLabel: "offered rate (connections started per second)", yLabel: "latency from intended start (log scale)",
+			xAxis: axisLinear, yAxis: axisLog10, xTick: rateTick, yTick: plainNum, yUnit: timeQ,
 			series: b.done(), runs: runNames(runs),
 		}
 		cs.add("chart-openloop-latency-"+chartID("tls"+v), "Latency vs offered rate, "+versionTitle(v),
-			"Median and 99th percentile of single handshakes of open-loop cases, counted from each connection's intended start: where the server cannot keep up, connections queue and the latency climbs.",
+			"Median and 99th percentile of single handshakes of open-loop cases, counted from each connection's intended start: where the server cannot keep up, connections queue and the latency climbs."+stateCaption,
 			c.svg(), "no open-loop case has a latency")
 	}
 	if !anyRecord(runs, report.OpenLoop) {
@@ -58,7 +62,10 @@ func (cs *chartSet) addOpenLoopCharts(runs []Run) {
 	}
 	b := &seriesBuilder{colors: colors}
 	eachRecord(runs, func(ri int, r *results.Record) {
-		if report.OpenLoop(r) {
+		if p, ok := statePoint(runs, ri, r, 0, r.HandshakesPerSec); ok && report.OpenLoop(r) {
+			p.x = *r.RateTarget
+			b.add(ri, rateSeries(r), p)
+		} else if report.OpenLoop(r) {
 			b.add(ri, rateSeries(r), xyPoint{x: *r.RateTarget, y: r.HandshakesPerSec,
 				tip: fmt.Sprintf("%s%s: %s handshakes/s at %s/s offered", report.CaseLabel(r), runSuffix(runs, ri), report.Num(r.HandshakesPerSec), report.RateNum(*r.RateTarget))})
 		}
@@ -69,7 +76,7 @@ func (cs *chartSet) addOpenLoopCharts(runs []Run) {
 		series: b.done(), runs: runNames(runs),
 	}
 	cs.add("chart-openloop-rate", "Handshakes per second vs offered rate",
-		"Completed handshakes per second of open-loop cases against the rate asked for: below the diagonal the server, or the generator, did not keep up.",
+		"Completed handshakes per second of open-loop cases against the rate asked for: below the diagonal the server, or the generator, did not keep up."+stateCaption,
 		c.svg(), "no open-loop case has a rate")
 }
 
@@ -98,7 +105,7 @@ func (cs *chartSet) addKneeCharts(runs []Run) {
 	for _, name := range names {
 		c := kneeChart(runs, byName[name])
 		cs.add("chart-knee-"+chartID(name), "Latency vs offered rate: "+name,
-			"Latency percentiles of each step of the search, from its histogram and counted from each connection's intended start, against the rate it offered. The black horizontal line is the goal's latency; the solid vertical line the highest rate that met the goal, the dashed one the lowest that failed it: the sustainable rate lies between them.",
+			"Latency percentiles of each step of the search, from its histogram and counted from each connection's intended start, against the rate it offered. The black horizontal line is the goal's latency; the solid vertical line the highest rate that met the goal, the dashed one the lowest that failed it: the sustainable rate lies between them. A step that failed a gate (it could not hold its rate, dropped connections, or failed too many) is drawn as hatched grey squares labelled FAILED, apart from the lines: its latencies are not a result.",
 			c.svg(), "no step of the search has a latency")
 	}
 }
@@ -107,8 +114,8 @@ func (cs *chartSet) addKneeCharts(runs []Run) {
 func kneeChart(runs []Run, searches []*report.RateSearch) *lineChart {
 	b := &seriesBuilder{colors: &labels{}}
 	c := &lineChart{
-		xLabel: "offered rate (connections started per second)", yLabel: "latency from intended start, µs (log scale)",
-		xAxis: axisLinear, yAxis: axisLog10, xTick: rateTick, yTick: plainNum, runs: runNames(runs),
+		xLabel: "offered rate (connections started per second)", yLabel: "latency from intended start (log scale)",
+		xAxis: axisLinear, yAxis: axisLog10, xTick: rateTick, yTick: plainNum, yUnit: timeQ, runs: runNames(runs),
 	}
 	for ri, s := range searches {
 		if s == nil {
@@ -121,8 +128,15 @@ func kneeChart(runs []Run, searches []*report.RateSearch) *lineChart {
 			for _, q := range kneePercentiles {
 				us := report.PercentileUS(r, q)
 				label := "p" + strconv.FormatFloat(q, 'f', -1, 64)
-				b.add(ri, label, xyPoint{x: *r.RateTarget, y: us,
-					tip: fmt.Sprintf("%s/s%s: %s %s µs, goal %s", report.RateNum(*r.RateTarget), runSuffix(runs, ri), label, report.Num(us), metWord(r.SLOMet))})
+				p := xyPoint{x: *r.RateTarget, y: us,
+					tip: fmt.Sprintf("%s/s%s: %s %s, goal %s", report.RateNum(*r.RateTarget), runSuffix(runs, ri), label, timeQ.num(us), metWord(r.SLOMet))}
+				if r.Verdict == report.VerdictFailed {
+					p.state = stateFailed
+					p.tip += " (FAILED a gate: not a result)"
+					// One label, at the top percentile, for the step.
+					p.unlabelled = q != kneePercentiles[len(kneePercentiles)-1]
+				}
+				b.add(ri, label, p)
 			}
 		}
 		c.refs = append(c.refs, kneeRefs(s, runSuffix(runs, ri), ri)...)

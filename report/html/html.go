@@ -113,37 +113,53 @@ func (h *htmlWriter) s(parts ...string) {
 }
 
 // pageStyle is the page's only style sheet. It uses no url(), @import or
-// web font: the system's fonts only.
+// web font: the system's fonts only. The content takes the window's width
+// up to a wide screen's: charts are drawn at the full width, and a table
+// wider than that scrolls in its own box (.scroll), with a shadow at the
+// edge that has more, so that the page never scrolls sideways.
 const pageStyle = `:root { color-scheme: light; }
 body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: #222; margin: 0; background: #fff; }
-header, main, nav { max-width: 1180px; margin: 0 auto; padding: 0 20px; }
+header, main, nav { max-width: 1640px; margin: 0 auto; padding: 0 20px; }
 header { padding-top: 16px; }
 h1 { font-size: 22px; margin: 8px 0; }
 h2 { font-size: 18px; margin: 28px 0 10px; border-bottom: 1px solid #ddd; padding-bottom: 4px; }
 h3 { font-size: 15px; margin: 18px 0 6px; }
+h1, h2, h3, p, li, summary, figcaption { overflow-wrap: anywhere; }
 nav ul { list-style: none; padding: 0; margin: 8px 0; display: flex; flex-wrap: wrap; gap: 4px 16px; }
 nav a, a { color: #1f5fa8; }
 .runs { color: #555; margin: 0; }
-table { border-collapse: collapse; margin: 6px 0 10px; font-variant-numeric: tabular-nums; }
-th, td { padding: 3px 8px; border-bottom: 1px solid #eee; vertical-align: top; }
-th { text-align: left; background: #f6f6f6; font-weight: 600; white-space: nowrap; }
-th .unit { display: block; font-weight: normal; color: #666; font-size: 12px; }
-td.num, th.num { text-align: right; white-space: nowrap; }
+.scroll { overflow-x: auto; max-width: 100%; margin: 6px 0 10px;
+  background: linear-gradient(to right, #fff 30%, rgba(255,255,255,0)) left / 40px 100% no-repeat local,
+    linear-gradient(to left, #fff 30%, rgba(255,255,255,0)) right / 40px 100% no-repeat local,
+    radial-gradient(farthest-side at 0 50%, rgba(0,0,0,.22), rgba(0,0,0,0)) left / 12px 100% no-repeat scroll,
+    radial-gradient(farthest-side at 100% 50%, rgba(0,0,0,.22), rgba(0,0,0,0)) right / 12px 100% no-repeat scroll; }
+table { border-collapse: collapse; margin: 0; font-variant-numeric: tabular-nums; }
+th, td { padding: 3px 6px; border-bottom: 1px solid #eee; vertical-align: top; }
+th { text-align: left; background: #f6f6f6; font-weight: 600; }
+th .unit { display: block; font-weight: normal; color: #666; font-size: 12px; white-space: nowrap; }
+td.num, th.num { text-align: right; }
+td.num { white-space: nowrap; }
+tbody td:first-child { min-width: 14em; }
 td.verdict { white-space: nowrap; }
-td.slower { color: #b03a2e; font-weight: 600; }
+td.slower, td.failed { color: #b03a2e; font-weight: 600; }
 td.faster { color: #1e7d45; font-weight: 600; }
-.scroll { overflow-x: auto; }
 ul.items { margin: 4px 0 10px; padding-left: 22px; }
 .warning { border: 2px solid #c0392b; background: #fdecea; padding: 6px 12px; margin: 12px 0; }
 .warning h3 { color: #a93226; margin-top: 6px; }
 .note { color: #7a5b00; }
 .missing { color: #666; font-style: italic; }
-figure.chart { margin: 18px 0 28px; }
-figure.chart figcaption { max-width: 760px; margin-bottom: 6px; }
-figure.chart figcaption b { display: block; font-size: 15px; }
-figure.chart svg { display: block; max-width: 100%; height: auto; }
-svg text { font: 11px system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; fill: #333; }
-svg text.label { font-size: 12px; fill: #444; }
+figure.chart { margin: 14px 0 30px; }
+figure.chart figcaption { font-size: 15px; font-weight: 600; margin-bottom: 4px; }
+figure.chart svg { display: block; width: 100%; height: auto; }
+figure.chart details { max-width: 900px; color: #444; }
+figure.chart summary { font-weight: normal; color: #555; }
+svg text { font: 12px system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; fill: #333; }
+svg text.label { font-size: 13px; fill: #444; }
+svg text.state { font-size: 11px; font-weight: 600; fill: #666; }
+svg text.verdict { font-weight: 600; }
+svg text.slower { fill: #b03a2e; }
+svg text.faster { fill: #1e7d45; }
+svg.defs { position: absolute; width: 0; height: 0; overflow: hidden; }
 svg .grid { stroke: #e6e6e6; stroke-width: 1; }
 svg .axis, svg .tickmark { stroke: #888; stroke-width: 1; }
 details { margin: 6px 0; }
@@ -157,24 +173,45 @@ func (h *htmlWriter) page(runs []Run) {
 	} else if runs[0].Name != "" {
 		title = "tlsbench report: " + runs[0].Name
 	}
-	charts := buildCharts(runs)
+	var c *compare.Comparison
+	if len(runs) == 2 {
+		c = h.compared(runs)
+	}
+	charts := buildCharts(runs, c)
 
 	h.s("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n",
 		`<meta name="viewport" content="width=device-width, initial-scale=1"/>`, "\n",
 		`<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'"/>`, "\n",
 		`<meta name="generator" content="tlsbench report"/>`, "\n",
 		"<title>", esc(title), "</title>\n<style>\n", pageStyle, "</style>\n</head>\n<body>\n")
+	h.s(svgDefs)
 	h.header(title, runs)
 	h.nav(runs, charts)
+	// Charts first: they are what a reader looks for; the tables and
+	// their notes follow.
 	h.s("<main>\n")
-	if len(runs) == 2 {
-		h.comparison(runs)
+	h.charts(runs, charts)
+	if c != nil {
+		h.comparison(c)
+	}
+	h.results(runs)
+	if c != nil {
+		h.comparisonEnv(c)
 	} else {
 		h.environment(runs[0])
 	}
-	h.results(runs)
-	h.charts(runs, charts)
 	h.s("</main>\n</body>\n</html>\n")
+}
+
+// compared is the comparison of the two runs shown: the sides of an
+// interleaved run, or a baseline and a candidate.
+func (h *htmlWriter) compared(runs []Run) *compare.Comparison {
+	if h.paired.Records != nil {
+		// Interleaved records always hold a side (RenderHTML checked).
+		c, _ := compare.ComparePaired(h.paired.Records, compare.CompareOptions{})
+		return c
+	}
+	return compare.Compare(runs[0].Records, runs[1].Records, compare.CompareOptions{BaseName: runs[0].Name, CandName: runs[1].Name})
 }
 
 // header writes the title and the runs shown, with their number of cases.
@@ -201,15 +238,15 @@ func (h *htmlWriter) header(title string, runs []Run) {
 // nav writes the table of contents: the sections and every chart.
 func (h *htmlWriter) nav(runs []Run, charts chartSet) {
 	h.s("<nav>\n<ul>\n")
-	h.s(`<li><a href="#environment">Environment</a></li>`, "\n")
-	if len(runs) == 2 {
-		h.s(`<li><a href="#comparison">Comparison</a></li>`, "\n")
-	}
-	h.s(`<li><a href="#results">Results</a></li>`, "\n")
 	h.s(`<li><a href="#charts">Charts</a></li>`, "\n")
 	for _, f := range charts.figures {
 		h.s(`<li><a href="#`, f.id, `">`, esc(f.title), "</a></li>\n")
 	}
+	if len(runs) == 2 {
+		h.s(`<li><a href="#comparison">Comparison</a></li>`, "\n")
+	}
+	h.s(`<li><a href="#results">Results</a></li>`, "\n")
+	h.s(`<li><a href="#environment">Environment</a></li>`, "\n")
 	h.s("</ul>\n</nav>\n")
 }
 
@@ -232,24 +269,21 @@ func (h *htmlWriter) environment(run Run) {
 	h.s("</section>\n")
 }
 
-// comparison writes the environment and comparison sections of a baseline
-// and a candidate run.
-func (h *htmlWriter) comparison(runs []Run) {
+// comparisonEnv writes the environment section of a comparison: both
+// runs' environments side by side.
+func (h *htmlWriter) comparisonEnv(c *compare.Comparison) {
 	h.s(`<section id="environment">`, "\n<h2>Environment</h2>\n")
-	var c *compare.Comparison
-	if h.paired.Records != nil {
-		// Interleaved records always hold a side (RenderHTML checked).
-		c, _ = compare.ComparePaired(h.paired.Records, compare.CompareOptions{})
-	} else {
-		c = compare.Compare(runs[0].Records, runs[1].Records, compare.CompareOptions{BaseName: runs[0].Name, CandName: runs[1].Name})
-	}
 	blk := compare.CompareEnvBlock(c)
 	if blk.Table != nil {
 		h.table(blk.Table, "environment")
 	}
 	h.items(blk.Items, "note")
 	h.s("</section>\n")
+}
 
+// comparison writes the comparison section of a baseline and a candidate
+// run, or of the sides of an interleaved run.
+func (h *htmlWriter) comparison(c *compare.Comparison) {
 	h.s(`<section id="comparison">`, "\n<h2>Comparison</h2>\n")
 	d := compare.BuildCompareDocument(c)
 	if c.Paired {
@@ -291,15 +325,23 @@ func (h *htmlWriter) results(runs []Run) {
 	h.s("</section>\n")
 }
 
-// charts writes the charts section: every figure, then the charts that
-// could not be drawn and why.
+// charts writes the charts section: every figure, its title above it,
+// what it shows folded under it (a <details>, which needs no script),
+// then the charts that could not be drawn and why.
 func (h *htmlWriter) charts(runs []Run, charts chartSet) {
 	h.s(`<section id="charts">`, "\n<h2>Charts</h2>\n")
 	if len(runs) == 2 {
-		h.s("<p>", esc("Dashed lines, hollow points and pale bars: baseline ("+runs[0].Name+"); solid: candidate ("+runs[1].Name+"). Hover a point for its value."), "</p>\n")
+		who := func(i int) string {
+			if h.paired.Records != nil {
+				return runs[i].Name // a side names itself
+			}
+			return h.roles[i] + " (" + runs[i].Name + ")"
+		}
+		h.s("<p>", esc("Dashed lines, hollow points and pale bars: "+who(0)+"; solid: "+who(1)+". Hover a point for its value."), "</p>\n")
 	}
 	for _, f := range charts.figures {
-		h.s(`<figure class="chart" id="`, f.id, `">`, "\n<figcaption><b>", esc(f.title), "</b>", esc(f.caption), "</figcaption>\n", f.svg, "</figure>\n")
+		h.s(`<figure class="chart" id="`, f.id, `">`, "\n<figcaption>", esc(f.title), "</figcaption>\n", f.svg,
+			"<details>\n<summary>About this chart</summary>\n<p>", esc(f.caption), "</p>\n</details>\n</figure>\n")
 	}
 	for _, m := range charts.missing {
 		h.s(`<p class="missing">Not drawn: `, esc(m), ".</p>\n")
@@ -340,6 +382,10 @@ func (h *htmlWriter) items(items []string, class string) {
 }
 
 func (h *htmlWriter) table(t *report.Grid, class string) {
+	rows := t.Rows[:min(len(t.Rows), maxHTMLRows)]
+	units, rows := scaleUnits(t.Cols, rows)
+	// The wrapper scrolls a table wider than the page, so that the page
+	// itself never does.
 	h.s(`<div class="scroll"><table`)
 	if class != "" {
 		h.s(` class="`, class, `"`)
@@ -351,45 +397,30 @@ func (h *htmlWriter) table(t *report.Grid, class string) {
 	}
 	if header {
 		h.s("<thead><tr>")
-		for _, c := range t.Cols {
+		for i, c := range t.Cols {
 			h.s("<th")
 			if c.Align == report.AlignRight {
 				h.s(` class="num"`)
 			}
 			h.s(">", esc(c.Title))
-			if c.Unit != "" {
-				h.s(`<span class="unit">`, esc(c.Unit), "</span>")
+			if units[i] != "" {
+				h.s(`<span class="unit">`, esc(units[i]), "</span>")
 			}
 			h.s("</th>")
 		}
 		h.s("</tr></thead>\n")
 	}
 	h.s("<tbody>\n")
-	for _, row := range t.Rows[:min(len(t.Rows), maxHTMLRows)] {
+	for _, row := range rows {
 		h.s("<tr>")
 		for i, cell := range row {
-			switch {
-			case i < len(t.Cols) && t.Cols[i].Align == report.AlignRight:
-				h.s(`<td class="num">`)
-			case i < len(t.Cols) && t.Cols[i].Title == "goal" && cell == "NOT MET":
-				// A step of a search that missed its goal: what bounds
-				// the answer, as loud as a regression.
-				h.s(`<td class="verdict slower">`)
-			case i < len(t.Cols) && t.Cols[i].Title == "verdict":
-				// Color the verdicts of a comparison, so that the eye
-				// finds the regressions first.
-				class := "verdict"
-				switch {
-				case strings.HasPrefix(cell, string(compare.Slower)):
-					class += " slower"
-				case strings.HasPrefix(cell, string(compare.Faster)):
-					class += " faster"
-				}
-				h.s(`<td class="`, class, `">`)
-			default:
-				h.s("<td>")
+			text := esc(cell)
+			if i == 0 {
+				// A case's name may break after a slash, so that a
+				// table narrows before it scrolls.
+				text = strings.ReplaceAll(text, "/", "/<wbr/>")
 			}
-			h.s(esc(cell), "</td>")
+			h.s(cellOpen(t.Cols, i, cell), text, "</td>")
 		}
 		h.s("</tr>\n")
 	}
@@ -399,6 +430,58 @@ func (h *htmlWriter) table(t *report.Grid, class string) {
 			" not shown: the page shows the first ", strconv.Itoa(maxHTMLRows),
 			" of a table; the table output lists every case (tlsbench report FILE).</p>\n")
 	}
+}
+
+// scaleUnits returns the unit of each column and the rows, with the
+// columns of times and sizes in the unit that suits their values.
+func scaleUnits(cols []report.Column, rows [][]string) ([]string, [][]string) {
+	units := make([]string, len(cols))
+	out := make([][]string, len(rows))
+	for r, row := range rows {
+		out[r] = slices.Clone(row)
+	}
+	for i, c := range cols {
+		cells := make([]string, len(rows))
+		for r, row := range rows {
+			if i < len(row) {
+				cells[r] = row[i]
+			}
+		}
+		var scaled []string
+		units[i], scaled = scaleColumn(c.Unit, cells)
+		for r := range out {
+			if i < len(out[r]) {
+				out[r][i] = scaled[r]
+			}
+		}
+	}
+	return units, out
+}
+
+// cellOpen is the opening tag of cell i of a row.
+func cellOpen(cols []report.Column, i int, cell string) string {
+	switch {
+	case i < len(cols) && cols[i].Align == report.AlignRight:
+		return `<td class="num">`
+	case i < len(cols) && cols[i].Title == "goal" && cell == "NOT MET":
+		// A step of a search that missed its goal: what bounds the
+		// answer, as loud as a regression.
+		return `<td class="verdict slower">`
+	case i < len(cols) && cols[i].Title == "verdict":
+		// Color the verdicts of a comparison, so that the eye finds the
+		// regressions first.
+		class := "verdict"
+		switch {
+		case strings.HasPrefix(cell, string(compare.Slower)):
+			class += " slower"
+		case strings.HasPrefix(cell, string(compare.Faster)):
+			class += " faster"
+		}
+		return `<td class="` + class + `">`
+	case strings.Contains(cell, "FAILED") || cell == "not run":
+		return `<td class="failed">`
+	}
+	return "<td>"
 }
 
 // maxHTMLRows is the most rows a table of the page shows, so that the

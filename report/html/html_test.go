@@ -200,7 +200,7 @@ func outline(n *node, depth int, sb *strings.Builder) {
 			sb.WriteString(strings.Repeat("  ", depth+1) + "series: " + strings.Join(series, ", ") + "\n")
 		}
 		return
-	case "h1", "h2", "h3", "summary", "a", "b", "title":
+	case "h1", "h2", "h3", "summary", "a", "b", "title", "figcaption":
 		line += " " + fmt.Sprintf("%q", n.allText())
 		sb.WriteString(line + "\n")
 		return

@@ -21,7 +21,7 @@ var (
 // connect, handshake and first byte stacked, and under it a bar of the
 // server's handshake p50 when the server reported it.
 func phaseChart(runs []Run) string {
-	c := &stackChart{xLabel: "µs (p50 of each phase)", segments: stackLabels, runs: runNames(runs)}
+	c := &stackChart{xLabel: "p50 of each phase", segments: stackLabels, runs: runNames(runs)}
 	idx := map[string]int{}
 	eachRecord(runs, func(ri int, r *results.Record) {
 		if r.Kind == results.KindThroughput || report.SearchRecord(r) || !slices.ContainsFunc(clientStack, func(n string) bool { return r.Phases[n].Count > 0 }) {
@@ -35,26 +35,31 @@ func phaseChart(runs []Run) string {
 			c.categories = append(c.categories, name)
 			c.bars = append(c.bars, make([][]stackBar, len(runs)))
 		}
-		client := stackBar{}
+		client := stackBar{state: stateOf(r)}
 		for i, n := range clientStack {
 			client.add(i, r.Phases[n])
 		}
 		bars := []stackBar{client}
 		if p, ok := r.Phases[results.PhaseServerHandshake]; ok && p.Count > 0 {
-			server := stackBar{}
+			server := stackBar{state: client.state}
 			server.add(len(clientStack), p)
 			bars = append(bars, server)
 		}
 		c.bars[ci][ri] = bars
 	})
 	c.tip = func(ci, ri int, seg stackSegment) string {
-		return fmt.Sprintf("%s%s: %s p50 %s µs", c.categories[ci], runSuffix(runs, ri), stackLabels[seg.label], report.Num(seg.value))
+		return fmt.Sprintf("%s%s: %s p50 %s", c.categories[ci], runSuffix(runs, ri), stackLabels[seg.label], timeQ.num(seg.value))
 	}
 	return c.svg()
 }
 
 // stackBar is one bar of a stacked chart: its segments, left to right.
-type stackBar struct{ segs []stackSegment }
+type stackBar struct {
+	segs []stackSegment
+	// state is "" for a result, or why the case is not one: its
+	// segments are hatched grey, and labelled.
+	state string
+}
 
 type stackSegment struct {
 	label int // index into the chart's segments, which gives its color
@@ -99,9 +104,7 @@ func (c *stackChart) rows(ci int) int {
 
 func (c *stackChart) svg() string {
 	var totals []float64
-	labelW := 0.0
-	for ci, cat := range c.categories {
-		labelW = math.Max(labelW, float64(len([]rune(cat)))*6.2)
+	for ci := range c.categories {
 		for _, bars := range c.bars[ci] {
 			for _, b := range bars {
 				totals = append(totals, b.total())
@@ -111,31 +114,23 @@ func (c *stackChart) svg() string {
 	if len(totals) == 0 {
 		return ""
 	}
-	const barH, rowGap = 11.0, 10.0
-	left := math.Min(math.Max(labelW+12, plotLeft), 330)
+	const barH, rowGap = 12.0, 10.0
+	left := categoryLeft(c.categories)
 	top := plotTop + 4
 	bottom := top
 	for ci := range c.categories {
 		bottom += float64(c.rows(ci))*barH + rowGap
 	}
 	sx := newScale(axisLinear, totals, 0, left, plotRight, plainNum)
+	sx.useUnits(timeQ)
 	var w svgWriter
-	w.s(`<g class="axes">`, "\n")
-	for _, t := range sx.ticks {
-		if x, ok := sx.pos(t); ok {
-			w.s(`<line class="grid" x1="`, f1(x), `" y1="`, f1(top), `" x2="`, f1(x), `" y2="`, f1(bottom), `"/>`, "\n")
-			w.text(x, bottom+16, "middle", "tick", plainNum(t))
-		}
-	}
-	w.s(`<line class="axis" x1="`, f1(left), `" y1="`, f1(top), `" x2="`, f1(left), `" y2="`, f1(bottom), `"/>`, "\n")
+	w.barAxes(sx, top, bottom, left, c.xLabel)
 	y := top
 	for ci, cat := range c.categories {
 		rowH := float64(c.rows(ci))*barH + rowGap
 		w.text(left-8, y+rowH/2+4, "end", "tick", cat)
 		y += rowH
 	}
-	w.text((left+plotRight)/2, bottom+34, "middle", "label", c.xLabel)
-	w.s("</g>\n")
 	w.s(`<g class="plot">`, "\n")
 	y = top + rowGap/2
 	for ci := range c.categories {
@@ -154,8 +149,24 @@ func (c *stackChart) svg() string {
 	for i, name := range c.segments {
 		items[i] = legendItem{label: name, color: i, bar: true}
 	}
+	if c.anyState() {
+		items = append(items, legendItem{label: "FAILED: not a result (see the results tables)", bar: true, state: stateFailed})
+	}
 	lh := w.legend(bottom+42, items, c.runs, true)
 	return svgOpen(bottom+42+lh) + w.sb.String() + "</svg>\n"
+}
+
+func (c *stackChart) anyState() bool {
+	for _, byRun := range c.bars {
+		for _, bars := range byRun {
+			for _, b := range bars {
+				if b.state != "" {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // drawBar draws one bar's segments end to end from x = 0.
@@ -166,10 +177,19 @@ func (c *stackChart) drawBar(w *svgWriter, sx *scale, y, barH float64, ci, ri in
 		at += seg.value
 		x1, _ := sx.pos(at)
 		attrs := `fill="` + color(seg.label) + `"`
-		if dashed(ri, len(c.runs)) {
+		class := "mark bar"
+		switch {
+		case b.state != "":
+			attrs = `fill="` + hatch + `" stroke="#777"`
+			class += " " + stateClass(b.state)
+		case dashed(ri, len(c.runs)):
 			attrs += ` fill-opacity="0.35" stroke="` + color(seg.label) + `" stroke-dasharray="3 2"`
 		}
-		w.s(`<rect class="mark bar" x="`, f1(x0), `" y="`, f1(y), `" width="`, f1(math.Max(x1-x0, 1)), `" height="`, f1(barH-1), `" `, attrs,
+		w.s(`<rect class="`, class, `" x="`, f1(x0), `" y="`, f1(y), `" width="`, f1(math.Max(x1-x0, 1)), `" height="`, f1(barH-1), `" `, attrs,
 			`><title>`, esc(c.tip(ci, ri, seg)), "</title></rect>\n")
+	}
+	if b.state != "" {
+		end, _ := sx.pos(at)
+		w.text(end+6, y+barH/2+3, "start", "state", b.state)
 	}
 }

@@ -44,28 +44,36 @@ type xyPoint struct {
 	x, y float64
 	err  float64 // half-width of the error bar; 0 or NaN for none
 	tip  string
+	// state is "" for a result, or why the point is not one
+	// (stateFailed, stateNotRun): it is drawn grey and labelled, apart
+	// from its series' line. A case not run has no y. unlabelled leaves
+	// out the state's label, for points of one case at one x.
+	state      string
+	unlabelled bool
 }
 
 type xySeries struct {
 	label  string
+	key    string // the label without its side: the legend's, the color's
 	color  int
 	run    int
 	points []xyPoint
+	// state is set for a series of one case that is not a result (a
+	// percentile curve): its line is drawn grey and dotted, labelled.
+	state string
 }
-
-// xyPoint.tip of a point that is part of the line only: no marker is
-// drawn for it (a percentile curve has a hundred points, and markers at
-// each would hide the curve).
-const noMarker = "\x00"
 
 type lineChart struct {
 	xLabel, yLabel string
 	xAxis, yAxis   axisKind
 	xTick, yTick   func(float64) string
-	yFixedMax      float64 // when > 0 the linear y axis ends here (100 for %)
-	series         []xySeries
-	runs           []string // names of the runs, for the style legend
-	refs           []refLine
+	// xUnit, yUnit, when set, label the ticks in the unit that suits
+	// them (µs, ms, s), instead of xTick, yTick.
+	xUnit, yUnit *quantity
+	yFixedMax    float64 // when > 0 the linear y axis ends here (100 for %)
+	series       []xySeries
+	runs         []string // names of the runs, for the style legend
+	refs         []refLine
 }
 
 // refLine is a reference drawn across the plot: a goal (horizontal, at a
@@ -86,15 +94,17 @@ type refLine struct {
 }
 
 // Geometry shared by every chart, in SVG user units (the svg scales to the
-// page width through its viewBox).
+// page width through its viewBox: 1000 units are about the width of a
+// laptop's window, so that the text keeps about its size).
 const (
-	chartW      = 760.0
-	plotLeft    = 76.0
-	plotRight   = chartW - 20
+	chartW      = 1000.0
+	plotLeft    = 92.0
+	plotRight   = chartW - 24
 	plotTop     = 14.0
-	plotHeight  = 250.0
-	legendRowH  = 18.0
-	legendCharW = 6.6 // average width of a legend character at 11px
+	plotHeight  = 300.0
+	legendRowH  = 20.0
+	legendCharW = 7.2 // average width of a legend character at 12px
+	labelCharW  = 6.8 // of a category label
 )
 
 // f1 formats a coordinate with one decimal: enough for the eye, and stable.
@@ -325,7 +335,8 @@ func (w *svgWriter) text(x, y float64, anchor, class, s string, extra ...string)
 type legendItem struct {
 	label string
 	color int
-	bar   bool // a filled square rather than a line
+	bar   bool   // a filled square rather than a line
+	state string // a series that is not a result: grey, dotted
 }
 
 // legend lays items out in rows under the plot and returns the height used.
@@ -343,9 +354,14 @@ func (w *svgWriter) legend(top float64, items []legendItem, runs []string, bars 
 	for _, it := range items {
 		width := 28 + legendCharW*float64(len([]rune(it.label))) + 16
 		place(width)
-		if it.bar {
+		switch {
+		case it.bar && it.state != "":
+			w.s(`<rect x="`, f1(x), `" y="`, f1(y-9), `" width="16" height="10" fill="`, hatch, `" stroke="#777"/>`, "\n")
+		case it.bar:
 			w.s(`<rect x="`, f1(x), `" y="`, f1(y-9), `" width="16" height="10" fill="`, color(it.color), `"/>`, "\n")
-		} else {
+		case it.state != "":
+			w.s(`<line x1="`, f1(x), `" y1="`, f1(y-4), `" x2="`, f1(x+20), `" y2="`, f1(y-4), `" stroke="#999" stroke-width="2.5" stroke-dasharray="2 3"/>`, "\n")
+		default:
 			w.s(`<line x1="`, f1(x), `" y1="`, f1(y-4), `" x2="`, f1(x+20), `" y2="`, f1(y-4), `" stroke="`, color(it.color), `" stroke-width="2.5"/>`, "\n")
 		}
 		w.text(x+26, y, "start", "", it.label)
@@ -385,6 +401,8 @@ func (c *lineChart) svg() string {
 	plotBottom := plotTop + plotHeight
 	sx := newScale(c.xAxis, xs, 0, plotLeft, plotRight, c.xTick)
 	sy := newScale(c.yAxis, ys, c.yFixedMax, plotBottom, plotTop, c.yTick)
+	sx.useUnits(c.xUnit)
+	sy.useUnits(c.yUnit)
 
 	var w svgWriter
 	w.axes(sx, sy, c.xLabel, c.yLabel)
@@ -400,14 +418,33 @@ func (c *lineChart) svg() string {
 	var items []legendItem
 	seen := map[string]bool{}
 	for _, s := range c.series {
-		if !seen[s.label] {
-			seen[s.label] = true
-			items = append(items, legendItem{label: s.label, color: s.color})
+		if !seen[s.key] {
+			seen[s.key] = true
+			items = append(items, legendItem{label: s.key, color: s.color, state: s.state})
 		}
+	}
+	if c.anyState() {
+		items = append(items, legendItem{label: "FAILED, not run: not a result (see the results tables)", bar: true, state: stateFailed})
 	}
 	lh := w.legend(plotBottom+44, items, c.runs, false)
 	height := plotBottom + 44 + lh
 	return svgOpen(height) + w.sb.String() + "</svg>\n"
+}
+
+// anyState reports whether the chart draws a point or series that is
+// not a result.
+func (c *lineChart) anyState() bool {
+	for _, s := range c.series {
+		if s.state != "" {
+			return true
+		}
+		for _, p := range s.points {
+			if p.state != "" {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // ref draws a reference line across the plot with its label, or nothing
@@ -461,6 +498,10 @@ func (c *lineChart) drawable() (xs, ys []float64) {
 		for _, p := range s.points {
 			_, okx := transform(c.xAxis, p.x)
 			_, oky := transform(c.yAxis, p.y)
+			if okx && p.state == stateNotRun {
+				xs = append(xs, p.x) // drawn at the foot of the plot
+				continue
+			}
 			if !okx || !oky {
 				continue
 			}
@@ -505,6 +546,9 @@ func (w *svgWriter) axes(sx, sy *scale, xLabel, yLabel string) {
 
 // lineSeries draws one series: its line, and a marker (with its error bar)
 // at each point that has a tooltip. A run drawn dashed has hollow markers.
+// A point that is not a result is left out of the line and drawn grey
+// and labelled (stateMarker); a series that is not one is drawn grey and
+// dotted, labelled at its end.
 func (w *svgWriter) lineSeries(s xySeries, sx, sy *scale, runs int) {
 	stroke := color(s.color)
 	dash := ""
@@ -513,38 +557,50 @@ func (w *svgWriter) lineSeries(s xySeries, sx, sy *scale, runs int) {
 		dash = ` stroke-dasharray="5 3"`
 		fill = "#fff"
 	}
+	class, pointClass := "mark line", "mark point"
+	if s.state != "" {
+		stroke, fill, dash = "#999", "#fff", ` stroke-dasharray="2 3"`
+		class += " " + stateClass(s.state)
+		pointClass += " " + stateClass(s.state)
+	}
 	var d strings.Builder
 	n := 0
+	var lastX, lastY float64
 	for _, p := range s.points {
 		x, okx := sx.pos(p.x)
 		y, oky := sy.pos(p.y)
-		if !okx || !oky {
+		if !okx || !oky || p.state != "" {
 			continue
 		}
 		n++
+		lastX, lastY = x, y
 		if d.Len() == 0 {
 			d.WriteString("M" + f1(x) + " " + f1(y))
 		} else {
 			d.WriteString(" L" + f1(x) + " " + f1(y))
 		}
 	}
-	if n == 0 {
-		return
-	}
 	w.s(`<g class="series" data-label="`, esc(s.label), `" data-run="`, strconv.Itoa(s.run), `">`, "\n")
 	if n > 1 {
-		w.s(`<path class="mark line" d="`, d.String(), `" fill="none" stroke="`, stroke, `" stroke-width="2"`, dash, `/>`, "\n")
+		w.s(`<path class="`, class, `" d="`, d.String(), `" fill="none" stroke="`, stroke, `" stroke-width="2"`, dash, `/>`, "\n")
+	}
+	if n > 0 && s.state != "" {
+		w.text(lastX-4, lastY-8, "end", "state", s.state)
 	}
 	for _, p := range s.points {
 		x, okx := sx.pos(p.x)
 		y, oky := sy.pos(p.y)
+		if okx && p.state != "" {
+			w.stateMarker(x, y, oky, p)
+			continue
+		}
 		if !okx || !oky || p.tip == noMarker {
 			continue
 		}
 		if report.FiniteAll(p.err) && p.err > 0 {
 			w.errBar(x, p, sy, stroke)
 		}
-		w.s(`<circle class="mark point" cx="`, f1(x), `" cy="`, f1(y), `" r="3.5" fill="`, fill, `" stroke="`, stroke, `" stroke-width="1.5"><title>`, esc(p.tip), "</title></circle>\n")
+		w.s(`<circle class="`, pointClass, `" cx="`, f1(x), `" cy="`, f1(y), `" r="3.5" fill="`, fill, `" stroke="`, stroke, `" stroke-width="1.5"><title>`, esc(p.tip), "</title></circle>\n")
 	}
 	w.s("</g>\n")
 }
@@ -568,89 +624,4 @@ func (w *svgWriter) errBar(x float64, p xyPoint, sy *scale, stroke string) {
 
 func svgOpen(height float64) string {
 	return `<svg viewBox="0 0 ` + f1(chartW) + " " + f1(height) + `" width="` + f1(chartW) + `" height="` + f1(height) + `" role="img">` + "\n"
-}
-
-// barChart is a horizontal grouped bar chart: one row per category (a
-// case), one bar per group (client, server CPU) and run.
-type barChart struct {
-	xLabel     string
-	categories []string
-	groups     []string
-	runs       []string
-	// value[category][group][run]; NaN for unknown (no bar).
-	value [][][]float64
-	tip   func(cat, group, run int) string
-}
-
-func (c *barChart) svg() string {
-	var vals []float64
-	for _, byGroup := range c.value {
-		for _, byRun := range byGroup {
-			for _, v := range byRun {
-				if report.FiniteAll(v) && v >= 0 {
-					vals = append(vals, v)
-				}
-			}
-		}
-	}
-	if len(vals) == 0 {
-		return ""
-	}
-	const barH, rowGap = 9.0, 10.0
-	labelW := 0.0
-	for _, cat := range c.categories {
-		labelW = math.Max(labelW, float64(len([]rune(cat)))*6.2)
-	}
-	left := math.Min(math.Max(labelW+12, plotLeft), 330)
-	bars := len(c.groups) * len(c.runs)
-	rowH := float64(bars)*barH + rowGap
-	top := plotTop + 4
-	bottom := top + rowH*float64(len(c.categories))
-	sx := newScale(axisLinear, vals, 0, left, plotRight, plainNum)
-
-	var w svgWriter
-	w.s(`<g class="axes">`, "\n")
-	for _, t := range sx.ticks {
-		x, ok := sx.pos(t)
-		if !ok {
-			continue
-		}
-		w.s(`<line class="grid" x1="`, f1(x), `" y1="`, f1(top), `" x2="`, f1(x), `" y2="`, f1(bottom), `"/>`, "\n")
-		w.text(x, bottom+16, "middle", "tick", plainNum(t))
-	}
-	w.s(`<line class="axis" x1="`, f1(left), `" y1="`, f1(top), `" x2="`, f1(left), `" y2="`, f1(bottom), `"/>`, "\n")
-	for i, cat := range c.categories {
-		y := top + rowH*float64(i) + rowH/2 + 4
-		w.text(left-8, y, "end", "tick", cat)
-	}
-	w.text((left+plotRight)/2, bottom+34, "middle", "label", c.xLabel)
-	w.s("</g>\n")
-
-	w.s(`<g class="plot">`, "\n")
-	for i := range c.categories {
-		y := top + rowH*float64(i) + rowGap/2
-		for g := range c.groups {
-			for r := range c.runs {
-				v := c.value[i][g][r]
-				if report.FiniteAll(v) && v >= 0 {
-					x1, _ := sx.pos(v)
-					attrs := `fill="` + color(g) + `"`
-					if dashed(r, len(c.runs)) {
-						attrs = `fill="` + color(g) + `" fill-opacity="0.35" stroke="` + color(g) + `" stroke-dasharray="3 2"`
-					}
-					// A zero value still gets a sliver, so that "measured
-					// as 0" and "not measured" look different.
-					w.s(`<rect class="mark bar" x="`, f1(left), `" y="`, f1(y), `" width="`, f1(math.Max(x1-left, 1)), `" height="`, f1(barH-1), `" `, attrs, `><title>`, esc(c.tip(i, g, r)), "</title></rect>\n")
-				}
-				y += barH
-			}
-		}
-	}
-	w.s("</g>\n")
-	items := make([]legendItem, len(c.groups))
-	for g, name := range c.groups {
-		items[g] = legendItem{label: name, color: g, bar: true}
-	}
-	lh := w.legend(bottom+42, items, c.runs, true)
-	return svgOpen(bottom+42+lh) + w.sb.String() + "</svg>\n"
 }

@@ -2,6 +2,7 @@ package html
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"testing"
 
@@ -23,9 +24,10 @@ func verdictRecords(t *testing.T) []results.Record {
 	return recs
 }
 
-// TestFormatsWithoutVerdictLeaveOutFailedCases: the page keeps every
-// case, and its charts say which they leave out.
-func TestFormatsWithoutVerdictLeaveOutFailedCases(t *testing.T) {
+// TestChartsDrawCasesThatAreNotResults: the page keeps every case, and
+// its charts draw a case that failed a gate or was not run as such
+// (hatched grey, labelled), never like a result.
+func TestChartsDrawCasesThatAreNotResults(t *testing.T) {
 	t.Parallel()
 	recs := verdictRecords(t)
 	var buf bytes.Buffer
@@ -41,11 +43,55 @@ func TestFormatsWithoutVerdictLeaveOutFailedCases(t *testing.T) {
 	if msg := s.LeftOut(); msg != "" {
 		t.Errorf("LeftOut = %q, want nothing", msg)
 	}
-	s2 := buf.String()
-	if !strings.Contains(s2, "Not drawn: the cases that failed a gate or were not run, whose figures are not results (see the results tables): handshake/tls1.3/resume/c1, handshake/tls1.2/full/c128.") {
-		t.Errorf("html: the charts do not say which cases they leave out")
+	const failed, notRun = "handshake/tls1.3/resume/c1", "handshake/tls1.2/full/c128"
+	figs := map[string]*node{}
+	for _, f := range parsePage(t, buf.Bytes()).all(func(n *node) bool { return n.name == "figure" }) {
+		figs[f.attr("id")] = f
 	}
-	if strings.Contains(s2, "handshake/tls1.3/resume/c1: 163 µs") || strings.Contains(s2, "handshake/tls1.3/resume/c1: client 100%") {
-		t.Errorf("html: the failed case is drawn as a result")
+	// marks returns the titles of the chart's marks of class, and of its
+	// marks drawn as results (points and bars that are not hatched).
+	marks := func(id, class string) (of, results []string) {
+		f := figs[id]
+		if f == nil {
+			t.Fatalf("no chart %s", id)
+		}
+		for _, m := range f.all(func(n *node) bool { return n.hasClass("mark") }) {
+			title := ""
+			for _, c := range m.children {
+				if c.name == "title" {
+					title = c.text
+				}
+			}
+			if m.hasClass(class) {
+				of = append(of, title)
+			}
+			if !m.hasClass("failed") && !m.hasClass("notrun") {
+				results = append(results, title)
+			}
+		}
+		return of, results
+	}
+	for _, c := range []struct{ chart, class, name, label string }{
+		{"chart-time-tls1-3", "failed", failed, "FAILED"},
+		{"chart-resumption", "failed", failed, "FAILED"},
+		{"chart-rate", "failed", failed, "FAILED"},
+		{"chart-cpu", "failed", failed, "FAILED"},
+		{"chart-time-tls1-2", "notrun", notRun, "not run"},
+		{"chart-rate", "notrun", notRun, "not run"},
+		{"chart-cpu", "notrun", notRun, "not run"},
+	} {
+		// The bar charts name a case without "handshake/".
+		names := func(s string) bool { return strings.Contains(s, strings.TrimPrefix(c.name, "handshake/")+":") }
+		of, res := marks(c.chart, c.class)
+		if !slices.ContainsFunc(of, names) {
+			t.Errorf("%s: no mark of class %s for %s; those of the class: %q", c.chart, c.class, c.name, of)
+		}
+		if slices.ContainsFunc(res, names) {
+			t.Errorf("%s: %s is drawn as a result", c.chart, c.name)
+		}
+		labels := figs[c.chart].all(func(n *node) bool { return n.name == "text" && n.hasClass("state") })
+		if !slices.ContainsFunc(labels, func(n *node) bool { return n.text == c.label }) {
+			t.Errorf("%s: no label %q", c.chart, c.label)
+		}
 	}
 }
