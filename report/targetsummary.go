@@ -110,15 +110,17 @@ func missedCauses(missed, caseTime, capped, loaded int) string {
 		if loaded == missed {
 			of = "all of them"
 		}
-		s += fmt.Sprintf("; %s ran beside other load on the machine", of)
+		s += fmt.Sprintf("; %s ran under other load, see Notes", of)
 	}
 	return s
 }
 
-// writeTargetSummary ends a terminal report with d's summary line.
-func writeTargetSummary(bw *bufio.Writer, d Document) {
+// writeTargetSummary ends a terminal report with d's summary line,
+// wrapped to width (0: none).
+func writeTargetSummary(bw *bufio.Writer, d Document, width int) {
 	if d.TargetSummary != "" {
-		bw.WriteString("\nTarget error: " + d.TargetSummary + "\n")
+		bw.WriteString("\n")
+		writeLines(bw, wrap(d.TargetSummary, width, "Target error: ", "  "))
 	}
 }
 

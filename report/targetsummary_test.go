@@ -79,7 +79,7 @@ func TestTargetSummaryLine(t *testing.T) {
 		loaded,
 		{Name: "case/notrun", Kind: results.KindHandshake, TargetError: results.Float(0.05), Notes: []string{"not runnable: ..."}},
 	}
-	const line = "3 of 5 cases reached ±5%; 2 did not (more --case-time; 1 of them ran beside other load on the machine)"
+	const line = "3 of 5 cases reached ±5%; 2 did not (more --case-time; 1 of them ran under other load, see Notes)"
 	for f, prefix := range map[Format]string{Table: "Target error: ", Markdown: "**Target error:** "} {
 		out := string(render(t, f, recs))
 		if !strings.HasSuffix(out, "\n"+prefix+line+"\n") {

@@ -89,6 +89,7 @@ type runFlags struct {
 	connTimeout   time.Duration
 	out           string
 	format        string
+	wide          bool
 	quick         bool
 	baseline      string
 	cmp           *reportcmd.CompareFlags
@@ -148,6 +149,7 @@ func defineRunFlags(fs *command.FlagSet) *runFlags {
 	fs.DefDuration(&f.connTimeout, "conn-timeout", 10*time.Second)
 	fs.DefString(&f.out, "out", "")
 	fs.DefString(&f.format, "format", "table")
+	fs.DefBool(&f.wide, "wide", false)
 	fs.DefBool(&f.quick, "quick", false)
 	fs.DefString(&f.baseline, "baseline", "")
 	f.cmp = reportcmd.DefineCompareFlags(fs)
@@ -478,7 +480,7 @@ func (job *runJob) execute(ctx context.Context, stdout, stderr io.Writer) error 
 		prog.eta.beginAt(job.plan.StartAt) // the first case waits for it
 	}
 	// json, csv and benchfmt go out case by case; a table once at the end.
-	stream, err := reportcmd.NewStream(stdout, job.format)
+	stream, err := reportcmd.NewStream(stdout, job.format, command.TableLayout(stdout, job.f.wide))
 	if err != nil {
 		return command.Usagef("--format: %v", err)
 	}
