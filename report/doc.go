@@ -28,11 +28,11 @@
 //     columns that matter most (each column's rank says), its names
 //     without the beginning they all share, and a line naming what it
 //     left out; the tables of detail (phases, full vs resumed) that do not
-//     fit are left out whole, named at the end, and text is wrapped. Rows are flagged, with a legend, when the case failed a
-//     gate (FAILED), had failed connections (errors) or missed its target
-//     error, or without one had an error above 10% of its mean (noisy); a
-//     table without flags has no flags column. A report of cases measured
-//     towards a target error ends with how many reached it.
+//     fit are left out whole, named at the end, and text is wrapped. Rows
+//     are flagged, with a legend, when the case failed a gate (FAILED), had
+//     failed connections (errors) or missed its target error (without one:
+//     an error above 10% of its mean) (noisy); a table without flags has no
+//     flags column. The report ends with how many cases reached their target.
 //     When some case ran over QUIC, two columns follow the resumption
 //     rate: the share of the early data offered that the server accepted
 //     (client/server, "!" where they differ; "none offered" when the

@@ -17,12 +17,10 @@ type Document struct {
 	Env []KeyValue // the environment of the first record
 	// envTitle heads env in formats that title it ("Environment" when
 	// empty); a comparison's header lines are not an environment.
-	EnvTitle string
-	EnvNote  string // set when records differ in environment
-	Blocks   []Block
-	// TargetSummary ends the report: how many cases reached their
-	// target error (targetSummary); empty when none had one.
-	TargetSummary string
+	EnvTitle      string
+	EnvNote       string // set when records differ in environment
+	Blocks        []Block
+	TargetSummary string // the last line: how many cases reached their target error
 }
 
 type KeyValue struct{ Key, Value string }
@@ -241,11 +239,9 @@ const (
 // targetNote explains the error cells of cases measured towards a target.
 const targetNote = "error (x%): the precision reached, the 99.9% error as a share of the mean (of side b against side a, b/a, in an interleaved run); ! marks one above its target error (--target-error), and its row is flagged noisy"
 
-// NoisyError is the share of the mean above which the error (the
-// half-width of its confidence interval) of a case measured without a
-// target error makes its mean too uncertain to read: the row is flagged
-// "noisy". A case measured towards a target is held to that instead
-// (noisy).
+// NoisyError is the share of the mean above which the error of a case
+// measured without a target error (the half-width of its confidence
+// interval) makes its mean too uncertain to read: its row is "noisy".
 const NoisyError = 0.10
 
 // VerdictFailed is the record's verdict for a case that failed a gate.

@@ -57,8 +57,7 @@ func briefOf(item string) (string, bool) {
 	return b, ok
 }
 
-// rowFlags are the flags of one record's row; achieved is the precision
-// reached by the cases measured towards a target error (achievedErrors).
+// rowFlags are the flags of one record's row (achieved: achievedErrors).
 func rowFlags(r *results.Record, achieved map[*results.Record]float64) []string {
 	if NotRun(r) {
 		return []string{"not run"}

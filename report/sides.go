@@ -81,8 +81,7 @@ func achievedErrors(recs []*results.Record) map[*results.Record]float64 {
 }
 
 // errorCell is the error in µs; with a target error, also the precision
-// reached ("4.2 (1.8%)"), marked "!" when it missed the target (above
-// it, or unknown: "— (—)!").
+// reached ("4.2 (1.8%)"), marked "!" when it missed the target.
 func errorCell(r *results.Record, achieved map[*results.Record]float64) string {
 	s := numPtr(Headline(r).Err)
 	e, ok := achieved[r]
@@ -90,14 +89,13 @@ func errorCell(r *results.Record, achieved map[*results.Record]float64) string {
 		return s
 	}
 	if math.IsNaN(e) {
-		s += " (" + Null + ")"
-	} else {
-		s += " (" + strconv.FormatFloat(e*100, 'f', 1, 64) + "%"
-		if r.Side != "" && r.Side != results.SideA {
-			s += " of b/a"
-		}
-		s += ")"
+		return s + " (" + Null + ")!" // unknown: missed (missedTarget)
 	}
+	s += " (" + strconv.FormatFloat(e*100, 'f', 1, 64) + "%"
+	if r.Side != "" && r.Side != results.SideA {
+		s += " of b/a"
+	}
+	s += ")"
 	if missedTarget(r, e) {
 		s += "!"
 	}

@@ -3,33 +3,18 @@ package report
 import (
 	"bufio"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/tlsbench/tlsbench/results"
 )
 
-// A case measured towards a target error either reached it or did not,
-// and the report says which in one way: the "!" of its error cell, the
-// "noisy" flag of its row and the count of the summary line all come
-// from missedTarget, so that they never disagree.
+// missedTarget says a record's precision reached (e, from achievedErrors)
+// is above its target error, or unknown: its error cell's "!", its row's
+// noisy flag and the summary line's count all ask this, so they agree.
+func missedTarget(r *results.Record, e float64) bool { return !(e <= *r.TargetError) }
 
-// otherLoadShare is the share of the CPUs taken by other processes from
-// which a case's notes speak of other load on the machine.
-const otherLoadShare = 0.1
-
-// missedTarget says a record measured towards a target error did not
-// reach it: the precision it reached (e, as achievedErrors has it) is
-// above the target, or unknown.
-func missedTarget(r *results.Record, e float64) bool {
-	return !(e <= *r.TargetError)
-}
-
-// noisy says a row's mean is less precise than it should be: for a case
-// measured towards a target error, that it missed it (side a of an
-// interleaved case is judged on the other sides' rows, by their ratio to
-// it); for one measured without a target, that its error is above
-// NoisyError of its mean.
+// noisy: a case with a target missed it (side a of an interleaved case is judged on the
+// other sides' rows), or one without has an error above NoisyError of its mean.
 func noisy(r *results.Record, achieved map[*results.Record]float64) bool {
 	if r.TargetError != nil {
 		e, ok := achieved[r]
@@ -39,47 +24,35 @@ func noisy(r *results.Record, achieved map[*results.Record]float64) bool {
 	return h.Err != nil && h.Mean > 0 && *h.Err > NoisyError*h.Mean
 }
 
-// targetSummary is the report's one line on precision: how many of the
-// cases measured towards a target error reached it, and what stopped
-// the others; empty when no case had a target.
+// targetSummary is the report's last line: how many cases reached their target error, what
+// stopped the others, how many ran under other load (its notes': 10% of the CPUs or more).
 func targetSummary(recs []*results.Record, achieved map[*results.Record]float64) string {
-	var judged, missed, caseTime, capped, loaded int
-	targets := map[float64]bool{}
-	interleaved := false
+	var judged, missed, caseTime, loaded int
+	targets, what := map[float64]bool{}, "cases"
 	for _, r := range recs {
-		e, ok := achieved[r]
-		if !ok || NotRun(r) {
-			continue
-		}
-		judged++
-		targets[*r.TargetError] = true
-		interleaved = interleaved || r.Side != ""
-		if !missedTarget(r, e) {
-			continue
-		}
-		missed++
-		switch r.StoppedBy {
-		case results.StoppedCaseTime:
-			caseTime++
-		case results.StoppedIterationCap:
-			capped++
-		}
-		if r.OtherCPUShare != nil && *r.OtherCPUShare >= otherLoadShare {
-			loaded++
+		if e, ok := achieved[r]; ok && !NotRun(r) {
+			judged++
+			targets[*r.TargetError] = true
+			if r.Side != "" {
+				what = "sides" // each judged by its ratio to side a, on its row
+			}
+			if missedTarget(r, e) {
+				missed++
+				if r.StoppedBy == results.StoppedCaseTime {
+					caseTime++
+				}
+				if r.OtherCPUShare != nil && *r.OtherCPUShare >= 0.1 {
+					loaded++
+				}
+			}
 		}
 	}
 	if judged == 0 {
 		return ""
 	}
-	what := "cases"
-	if interleaved {
-		// Side b (and a2) is judged by its ratio to side a: a row,
-		// not a case, reached its target or not.
-		what = "sides"
-	}
 	target := "their target error"
-	if len(targets) == 1 {
-		for t := range targets {
+	for t := range targets {
+		if len(targets) == 1 {
 			target = "±" + ThresholdPercent(t)
 		}
 	}
@@ -87,44 +60,26 @@ func targetSummary(recs []*results.Record, achieved map[*results.Record]float64)
 	if missed == 0 {
 		return line
 	}
-	return line + fmt.Sprintf("; %d did not (%s)", missed, missedCauses(missed, caseTime, capped, loaded))
-}
-
-// missedCauses says what ended the cases that missed their target, and
-// how many of them ran beside other load, which widens the error more
-// than any time limit.
-func missedCauses(missed, caseTime, capped, loaded int) string {
 	var causes []string
 	if caseTime > 0 {
 		causes = append(causes, "more --case-time")
 	}
-	if capped > 0 {
-		causes = append(causes, strconv.Itoa(capped)+" measured the most iterations a case may")
+	if other := missed - caseTime; other > 0 {
+		causes = append(causes, fmt.Sprintf("%d stopped otherwise, see Notes", other))
 	}
-	if rest := missed - caseTime - capped; rest > 0 {
-		causes = append(causes, strconv.Itoa(rest)+" ended early, see Notes")
-	}
-	s := strings.Join(causes, "; ")
 	if loaded > 0 {
-		of := strconv.Itoa(loaded) + " of them"
-		if loaded == missed {
-			of = "all of them"
-		}
-		s += fmt.Sprintf("; %s ran under other load, see Notes", of)
+		causes = append(causes, fmt.Sprintf("%d of them ran under other load, see Notes", loaded))
 	}
-	return s
+	return line + fmt.Sprintf("; %d did not (%s)", missed, strings.Join(causes, "; "))
 }
 
-// writeTargetSummary ends a terminal report with d's summary line,
-// wrapped to width (0: none).
+// writeTargetSummary ends a text report with it, wrapped to width (0: none).
 func writeTargetSummary(bw *bufio.Writer, d Document, width int) {
 	if d.TargetSummary != "" {
-		bw.WriteString("\n")
-		writeLines(bw, wrap(d.TargetSummary, width, "Target error: ", "  "))
+		writeLines(bw, append([]string{""}, wrap(d.TargetSummary, width, "Target error: ", "  ")...))
 	}
 }
 
-// writeMarkdownTargetSummary ends a markdown report with it.
 func writeMarkdownTargetSummary(bw *bufio.Writer, d Document) {
 	if d.TargetSummary != "" {
 		bw.WriteString("\n**Target error:** " + mdEscape(d.TargetSummary) + "\n")

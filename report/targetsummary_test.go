@@ -100,7 +100,7 @@ func TestTargetSummaryLine(t *testing.T) {
 		targetCase("case/a", 0.02, 3, results.StoppedIterationCap),
 		targetCase("case/b", 0.02, 3, "interrupted"),
 	}
-	if got, want := BuildDocument(capped).TargetSummary, "0 of 2 cases reached ±2%; 2 did not (1 measured the most iterations a case may; 1 ended early, see Notes)"; got != want {
+	if got, want := BuildDocument(capped).TargetSummary, "0 of 2 cases reached ±2%; 2 did not (2 stopped otherwise, see Notes)"; got != want {
 		t.Errorf("summary = %q, want %q", got, want)
 	}
 
