@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strconv"
 	"time"
 
 	"github.com/tlsbench/tlsbench/client"
@@ -147,7 +148,7 @@ func (s *stopRule) notes(stoppedBy string, kept int, of, per string) []string {
 	}
 	reached := "unknown"
 	if e := s.relError(); !math.IsNaN(e) && !math.IsInf(e, 0) {
-		reached = measure.Percent(e)
+		reached = errorPercent(e)
 	}
 	why := "stopped by " + limit
 	if stoppedBy == results.StoppedIterationCap {
@@ -155,4 +156,14 @@ func (s *stopRule) notes(stoppedBy string, kept int, of, per string) []string {
 	}
 	return append(notes, fmt.Sprintf("%s %s not reached: the error was %s %s after %d iterations, %s",
 		s.words.Name("TargetError"), measure.Percent(s.target), reached, of, kept, why))
+}
+
+// errorPercent writes a reached error as a reader compares it with its
+// target: a tenth of a percent above 1%, two figures below it (the
+// target's own text keeps every digit given).
+func errorPercent(e float64) string {
+	if v := 100 * e; v >= 1 {
+		return strconv.FormatFloat(v, 'f', 1, 64) + "%"
+	}
+	return strconv.FormatFloat(100*e, 'g', 2, 64) + "%"
 }

@@ -131,7 +131,6 @@ func BuildDocument(recs []results.Record) Document {
 	d.Blocks = AppendItems(d.Blocks, "Errors by kind", errorItems(recs))
 	d.Blocks = AppendItems(d.Blocks, "Resumption: client and server disagree", disagreementItems(append(slices.Clip(hs), ol...)))
 	d.Blocks = AppendItems(d.Blocks, "CPU of the single process (memory transport; client and server together)", processCPUItems(append(slices.Clip(hs), ol...)))
-	d.Blocks = AppendItems(d.Blocks, "Target error not reached", targetItems(hs, achieved))
 	d.TargetSummary = targetSummary(hs, achieved)
 	d.Blocks = AppendItems(d.Blocks, "Notes", noteItems(recs))
 	if t, legend := ratioTable(hs); t != nil {

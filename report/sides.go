@@ -1,7 +1,6 @@
 package report
 
 import (
-	"fmt"
 	"math"
 	"strconv"
 
@@ -100,37 +99,6 @@ func errorCell(r *results.Record, achieved map[*results.Record]float64) string {
 		s += "!"
 	}
 	return s
-}
-
-// targetItems lists the cases that stopped before reaching their target
-// error: the time limit or the iteration cap came first.
-func targetItems(recs []*results.Record, achieved map[*results.Record]float64) []string {
-	var items []string
-	for _, r := range recs {
-		e, ok := achieved[r]
-		if !ok || r.Side == results.SideA && hasOtherSide(recs, r) {
-			continue // side a's precision is judged with side b's ratio
-		}
-		var by string
-		switch r.StoppedBy {
-		case results.StoppedCaseTime:
-			by = "the case time (--case-time) ran out"
-		case results.StoppedIterationCap:
-			by = fmt.Sprintf("it reached the most iterations a case may measure (%d)", results.MaxIterations)
-		default:
-			continue
-		}
-		if !missedTarget(r, e) {
-			continue
-		}
-		reached := "unknown"
-		if !math.IsNaN(e) {
-			reached = strconv.FormatFloat(e*100, 'f', 1, 64) + "%"
-		}
-		items = append(items, fmt.Sprintf("%s: %s after %d iterations, target %s: %s first; measure longer or accept the wider interval",
-			CaseLabel(r), reached, r.Iterations, ThresholdPercent(*r.TargetError), by))
-	}
-	return items
 }
 
 func hasOtherSide(recs []*results.Record, a *results.Record) bool {
