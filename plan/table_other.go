@@ -252,6 +252,10 @@ var outputSettings = []Setting{
 		Help: "read the run's settings from the plan FILE (key: value lines, the keys named as these flags; see tlsbench help run output); flags given on the command line win",
 	},
 	{
+		Name: "dry-run", Commands: Run, Group: GroupOutput, Kind: Bool, Modes: Both, Ends: Client, NotInFile: true,
+		Help: "check the settings and plan the run as it would run (identities, baseline and start time included), list its cases and the time they are planned to take, and exit without connecting to anything",
+	},
+	{
 		Name: "print-config", Commands: Run, Group: GroupOutput, Kind: Bool, Modes: Both, Ends: Client, NotInFile: true,
 		Help: "write the run's settings as a plan file on stdout (those given, the others commented out at their defaults) and exit without running; --config of it runs the same",
 	},
