@@ -28,7 +28,7 @@ var readmeSample = struct {
 
 // The README's sample output is the real output of the current code for
 // a real run (the default.jsonl of the goldens), so that what a reader is
-// taught to read is what the tool prints. -Update rewrites the README's
+// taught to read is what the tool prints. -update rewrites the README's
 // block.
 func TestReadmeSampleIsCurrent(t *testing.T) {
 	t.Parallel()
@@ -72,6 +72,6 @@ func TestReadmeSampleIsCurrent(t *testing.T) {
 		return
 	}
 	if got := readme[i:j]; got != block {
-		t.Errorf("README.md's sample output is not what the table prints now (go test ./report -run TestReadmeSample -Update rewrites it):\n%s", lineDiff(got, block))
+		t.Errorf("README.md's sample output is not what the table prints now (go test ./report -run TestReadmeSample -update rewrites it):\n%s", lineDiff(got, block))
 	}
 }
