@@ -15,7 +15,7 @@ func TestTableIsConsistent(t *testing.T) {
 	for _, g := range plan.Groups {
 		groups[g.Name] = true
 	}
-	for _, c := range []plan.Command{plan.Run, plan.Serve, plan.Compare} {
+	for _, c := range []plan.Command{plan.Run, plan.Serve, plan.Compare, plan.Report} {
 		seen := map[string]bool{}
 		for _, s := range plan.For(c) {
 			if seen[s.Name] {
@@ -102,7 +102,7 @@ func TestAccumulating(t *testing.T) {
 func TestFieldsNameOneSetting(t *testing.T) {
 	t.Parallel()
 	owner := map[string]string{}
-	for _, c := range []plan.Command{plan.Run, plan.Serve, plan.Compare} {
+	for _, c := range []plan.Command{plan.Run, plan.Serve, plan.Compare, plan.Report} {
 		for _, s := range plan.For(c) {
 			for _, f := range s.Fields {
 				if o, ok := owner[f]; ok && o != s.Name {
