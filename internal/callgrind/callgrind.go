@@ -1,0 +1,123 @@
+package callgrind
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// outEnv names, in the counted process's environment, the prefix of the
+// files callgrind dumps its counts to (see Command).
+const outEnv = "TLSBENCH_CALLGRIND_OUT"
+
+// Client requests (valgrind.h, callgrind.h).
+const (
+	reqRunningOnValgrind = 0x1001
+	reqDumpStats         = 'C'<<24 | 'T'<<16 // VG_USERREQ_TOOL_BASE('C','T')
+)
+
+// ErrNoValgrind is Command's error where valgrind cannot be run.
+var ErrNoValgrind = errors.New("counting instructions needs valgrind (with its callgrind tool) on the PATH, on amd64 Linux")
+
+// Available reports whether Command can run a program under callgrind:
+// nil, or ErrNoValgrind.
+func Available() error {
+	if !supported {
+		return ErrNoValgrind
+	}
+	if _, err := exec.LookPath("valgrind"); err != nil {
+		return ErrNoValgrind
+	}
+	return nil
+}
+
+// Command is the command line that runs program path with args under
+// callgrind, its dumps going to files in dir, and what to add to its
+// environment (it is a Go program: asynchronous preemption off).
+func Command(dir, path string, args []string) (exe string, argv, env []string, err error) {
+	if err := Available(); err != nil {
+		return "", nil, nil, err
+	}
+	exe, _ = exec.LookPath("valgrind")
+	out := filepath.Join(dir, "callgrind.out")
+	argv = append([]string{
+		"--tool=callgrind", "-q", "--vgdb=no", "--dump-line=no",
+		"--callgrind-out-file=" + out + ".%p", path,
+	}, args...)
+	godebug := "asyncpreemptoff=1"
+	if g := os.Getenv("GODEBUG"); g != "" {
+		godebug = g + "," + godebug
+	}
+	return exe, argv, []string{"GODEBUG=" + godebug, outEnv + "=" + out}, nil
+}
+
+// Counter is the count of the instructions this process has executed,
+// when it runs under callgrind by Command.
+type Counter struct {
+	mu    sync.Mutex
+	total int64
+	err   error
+}
+
+// Instructions returns the instructions this process has executed since
+// it started (the count of each reading included), false when it is not
+// counted: not run by Command, or a dump could not be read, after which
+// it never is again (a count with a hole is not one).
+func (c *Counter) Instructions() (int64, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := os.Getenv(outEnv)
+	if out == "" || c.err != nil || request(&[6]uintptr{reqRunningOnValgrind}) == 0 {
+		return 0, false
+	}
+	request(&[6]uintptr{reqDumpStats})
+	n, err := readDumps(fmt.Sprintf("%s.%d.", out, os.Getpid()))
+	if err != nil {
+		c.err = err
+		return 0, false
+	}
+	c.total += n
+	return c.total, true
+}
+
+// readDumps adds up the counts of the dump files named prefix followed
+// by their number, and removes them.
+func readDumps(prefix string) (int64, error) {
+	names, err := filepath.Glob(prefix + "*")
+	if err != nil || len(names) == 0 {
+		return 0, fmt.Errorf("callgrind wrote no dump at %s*", prefix)
+	}
+	var sum int64
+	for _, name := range names {
+		n, err := dumpTotal(name)
+		if err != nil {
+			return 0, err
+		}
+		sum += n
+		os.Remove(name)
+	}
+	return sum, nil
+}
+
+// dumpTotal reads the count of a dump: its header's "summary:" line,
+// the instructions (its only event) since the dump before.
+func dumpTotal(name string) (int64, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for i := 0; i < 64 && sc.Scan(); i++ {
+		if v, ok := strings.CutPrefix(sc.Text(), "summary:"); ok {
+			return strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+		}
+	}
+	return 0, fmt.Errorf("%s: no summary line in its header", name)
+}

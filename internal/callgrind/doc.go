@@ -1,0 +1,18 @@
+// Package callgrind counts the instructions a tlsbench service (the
+// built-in server in its child process) executes, by running it under
+// valgrind's callgrind tool: a count that, unlike a CPU time on a shared
+// machine, moves by a fraction of a per cent between runs of the same
+// work, so that a comparison can resolve changes too small for time.
+//
+// The count is differential and taken by the counted process itself: at
+// each reading (a parent's counters request, at every iteration
+// boundary) it asks callgrind, through valgrind's client-request
+// instruction sequence, to dump its counts, which zeroes them, and adds
+// the dump's total to its running count. The reading is synchronous, so
+// no instruction of a handshake lands on the wrong side of a boundary,
+// unlike callgrind_control, which reaches the process later.
+//
+// Go programs run under valgrind with asynchronous preemption off
+// (GODEBUG=asyncpreemptoff=1): its signals are otherwise delivered in
+// ways valgrind does not follow.
+package callgrind
