@@ -16,6 +16,11 @@ type costSamples struct {
 	client, alloc, server, proxy []float64
 	noServer, noProxy            bool
 	serverTick, proxyTick        time.Duration
+	// instr are the server's instructions per handshake (under
+	// callgrind), instrSum and okSum their totals over the iterations.
+	instr           []float64
+	noInstr         bool
+	instrSum, okSum int64
 }
 
 // keep adds one kept iteration of ok successful handshakes and span sp.
@@ -27,6 +32,11 @@ func (c *costSamples) keep(ok int64, sp span) {
 	c.server, c.serverTick = append(c.server, per(sp.srv.CPU)), max(c.serverTick, sp.srv.CPUTick)
 	c.noProxy = c.noProxy || sp.prxErr != nil || !sp.prx.HasCPU || sp.back.proxyCPU
 	c.proxy, c.proxyTick = append(c.proxy, per(sp.prx.CPU)), max(c.proxyTick, sp.prx.CPUTick)
+	n := sp.srv.Instructions
+	if c.noInstr = c.noInstr || sp.srvErr != nil || n == nil || *n < 0; !c.noInstr {
+		c.instr = append(c.instr, float64(*n)/float64(ok))
+		c.instrSum, c.okSum = c.instrSum+*n, c.okSum+ok
+	}
 }
 
 // record puts the lists in rec where the case's own figures are known:
@@ -35,8 +45,13 @@ func (c *costSamples) keep(ok int64, sp span) {
 func (c *costSamples) record(rec *results.Record) {
 	rec.ClientCPUSamplesUS, rec.ServerCPUSamplesUS, rec.ProxyCPUSamplesUS, rec.AllocSamplesBytes = nil, nil, nil, nil
 	rec.ServerCPUTickUS, rec.ProxyCPUTickUS = nil, nil
+	rec.ServerInstructionsSamples, rec.ServerInstructionsPerHS = nil, nil
 	if n := len(rec.SamplesUS); n == 0 || len(c.client) != n {
 		return
+	}
+	if !c.noInstr && len(c.instr) == len(rec.SamplesUS) && c.okSum > 0 {
+		rec.ServerInstructionsSamples = c.instr
+		rec.ServerInstructionsPerHS = results.Float(float64(c.instrSum) / float64(c.okSum))
 	}
 	rec.AllocSamplesBytes = c.alloc
 	if rec.ClientCPUUS != nil {

@@ -228,6 +228,10 @@ type ServerSnapshot struct {
 	CPUTick    time.Duration
 	HasAlloc   bool
 	AllocBytes uint64
+	// Instructions is the count of instructions the server process
+	// executed (under callgrind), nil when it is not counted; in a
+	// difference, nil unless both ends were counted.
+	Instructions *int64
 
 	// QUICRetries and QUICRefused are the server's counts of QUIC
 	// connection attempts asked to prove their address first (a Retry)
@@ -320,5 +324,9 @@ func (s ServerSnapshot) sub(earlier ServerSnapshot) ServerSnapshot {
 	d.QUICRetries -= earlier.QUICRetries
 	d.QUICRefused -= earlier.QUICRefused
 	d.HasEarlyData = s.HasEarlyData && earlier.HasEarlyData
+	d.Instructions = nil
+	if s.Instructions != nil && earlier.Instructions != nil {
+		d.Instructions = new(*s.Instructions - *earlier.Instructions)
+	}
 	return d
 }

@@ -115,6 +115,10 @@ func recordedTransport(t string) string {
 	return t
 }
 
+// CountInstructions is --count's value that counts the built-in
+// server's instructions under callgrind.
+const CountInstructions = "instructions"
+
 // DefaultKeyType is the server key type when the plan names none.
 const DefaultKeyType = pki.ECDSAP256
 

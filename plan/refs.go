@@ -15,7 +15,7 @@ var Settings = struct {
 	Proxy, ProxyCA, ProxyPID, MintCache, ReadFill                        *Setting
 	Rate, Arrival, MaxInflight, FindRate, SLO, MaxRate                   *Setting
 	Versus, VersusPID, VersusServer, VersusSelf, VersusSet               *Setting
-	Shard, Shards, StartAt, Profile, ProfileAlloc                        *Setting
+	Shard, Shards, StartAt, Profile, ProfileAlloc, Count                 *Setting
 	Listen, Identity, EarlyDataPolicy                                    *Setting
 }{
 	Mode: runSetting("mode"), TLS: runSetting("tls"), Resume: runSetting("resume"), ResumeRatio: runSetting("resume-ratio"),
@@ -46,7 +46,7 @@ var Settings = struct {
 	VersusSelf: runSetting("versus-self"), VersusSet: runSetting("versus-set"),
 
 	Shard: runSetting("shard"), Shards: runSetting("shards"), StartAt: runSetting("start-at"),
-	Profile: runSetting("profile"), ProfileAlloc: runSetting("profile-alloc"),
+	Profile: runSetting("profile"), ProfileAlloc: runSetting("profile-alloc"), Count: runSetting("count"),
 
 	Listen: runSetting("listen"), Identity: runSetting("identity"), EarlyDataPolicy: runSetting("early-data-policy"),
 }

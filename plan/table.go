@@ -154,6 +154,11 @@ var caseSettings = []Setting{
 		Help: "multi: offer a session again and again; single: use each ticket once (servers with single-use tickets)",
 	},
 	{
+		Name: "count", Fields: []string{"Instructions"}, Group: GroupCase, Commands: Run, Kind: Scalar, Placeholder: "WHAT",
+		Values: []string{CountInstructions}, Modes: Handshake, Ends: BuiltinServer,
+		Help: "instructions: run the built-in server (and --versus-server's) under valgrind's callgrind and record its instructions per handshake in each iteration, a count that moves by far less than time between runs; about 50 times slower, so give few handshakes (see the interleaved guide)",
+	},
+	{
 		Name: "quick", Group: GroupCase, Commands: Run, Kind: Bool, Modes: Both,
 		Ends: Client,
 		Help: "fewer iterations: the same matrix in about 15 seconds",

@@ -172,6 +172,14 @@ type Record struct {
 	// reading to the microsecond (the built-in server and proxy).
 	ServerCPUTickUS *float64 `json:"server_cpu_tick_us,omitempty" fold:"max"`
 	ProxyCPUTickUS  *float64 `json:"proxy_cpu_tick_us,omitempty" fold:"max"`
+	// ServerInstructionsSamples are the built-in server's instructions
+	// per successful handshake in each kept iteration, counted under
+	// callgrind (--count instructions), paired with SamplesUS by index,
+	// and ServerInstructionsPerHS the case's, over all of them. Absent
+	// when the server was not counted, or any kept iteration's count is
+	// unknown: never estimated.
+	ServerInstructionsSamples []float64 `json:"server_instructions_samples,omitempty" fold:"per-iteration"`
+	ServerInstructionsPerHS   *float64  `json:"server_instructions_per_hs,omitempty" fold:"per-handshake"`
 	// Histogram is the HDR histogram of handshake latencies in
 	// microseconds, in the HdrHistogram V2 compressed encoding, base64.
 	Histogram string `json:"histogram,omitempty"`

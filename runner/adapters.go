@@ -67,7 +67,7 @@ func (o ChildServer) Snapshot() (measure.ServerSnapshot, error) {
 		HasEarlyData: o.Child.Hello().QUICAddr != "", EarlyDataAccepted: c.EarlyDataAccepted, EarlyDataRejected: c.EarlyDataRejected,
 		QUICRetries: c.QUICRetries, QUICRefused: c.QUICRefused,
 		HasCPU: true, CPU: time.Duration(c.CPUNanos),
-		HasAlloc: true, AllocBytes: c.AllocBytes,
+		HasAlloc: true, AllocBytes: c.AllocBytes, Instructions: c.Instructions,
 	}, nil
 }
 

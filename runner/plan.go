@@ -148,6 +148,8 @@ type Plan struct {
 	ChildArgs  []string
 	ProxyArgs  []string
 	ChildEnv   []string
+	// Instructions runs the child servers under callgrind (see measure's server_instructions).
+	Instructions bool
 
 	// Profile, when its Dir is set, writes profiles of each case's
 	// measured iterations (see Profiles).

@@ -353,14 +353,14 @@ func (st *runState) startSide(ctx context.Context, c *Case, sp *sideSpec) (*buil
 	if c.Transport == TransportMemory {
 		at = overMemory
 	}
-	child := childPlumbing{Executable: p.Executable, Args: p.ChildArgs, Env: p.ChildEnv}
+	child := childPlumbing{Executable: p.Executable, Args: p.ChildArgs, Env: p.ChildEnv, Instructions: p.Instructions}
 	if sp.executable != "" {
 		// A relative path names a file here, never one on $PATH.
 		exe, err := filepath.Abs(sp.executable)
 		if err != nil {
 			return nil, err
 		}
-		child = childPlumbing{Executable: exe, Env: p.ChildEnv}
+		child = childPlumbing{Executable: exe, Env: p.ChildEnv, Instructions: p.Instructions}
 	}
 	describe := string(c.KeyType)
 	if sp.name != "" {

@@ -62,9 +62,10 @@ func (b *builtin) close() error {
 // childPlumbing starts the child server: the program (default: this
 // one), its arguments (default ["serve"]) and environment.
 type childPlumbing struct {
-	Executable string
-	Args       []string
-	Env        []string
+	Executable   string
+	Args         []string
+	Env          []string
+	Instructions bool // under callgrind
 }
 
 // where says where the built-in server runs.
@@ -128,7 +129,7 @@ func startBuiltin(ctx context.Context, opts server.Options, at where, child chil
 	if args == nil {
 		args = []string{server.ChildCommand}
 	}
-	c, err := server.StartChild(ctx, server.ChildOptions{Path: exe, Args: args, Env: env, Server: opts})
+	c, err := server.StartChild(ctx, server.ChildOptions{Path: exe, Args: args, Env: env, Server: opts, Instructions: child.Instructions})
 	if errors.Is(err, childproc.ErrUnsupported) {
 		return nil, plan.Errorf(nil, nil, "%v; use %s memory or %s", err, plan.Settings.Transport, plan.Settings.Target)
 	}

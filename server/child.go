@@ -21,6 +21,9 @@ type ChildOptions struct {
 	Env []string
 	// StartTimeout bounds the wait for the child's Hello (default 30 s).
 	StartTimeout time.Duration
+	// Instructions runs the child under callgrind: its Counters then
+	// carry its instructions.
+	Instructions bool
 }
 
 // Child is a server running in a child process, reachable only through
@@ -42,7 +45,7 @@ const childWhat = "the built-in server"
 func StartChild(ctx context.Context, o ChildOptions) (*Child, error) {
 	c, err := childproc.StartOf[Hello, Counters](ctx, childproc.Options{
 		Path: o.Path, Args: o.Args, Config: o.Server, Env: o.Env,
-		StartTimeout: o.StartTimeout, What: childWhat,
+		StartTimeout: o.StartTimeout, What: childWhat, Instructions: o.Instructions,
 	})
 	if err != nil {
 		// Where a child process cannot run (childproc.ErrUnsupported),

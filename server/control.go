@@ -6,6 +6,7 @@ import (
 	"os"
 	"runtime/debug"
 
+	"github.com/tlsbench/tlsbench/internal/callgrind"
 	"github.com/tlsbench/tlsbench/internal/childproc"
 )
 
@@ -29,7 +30,14 @@ type Hello struct {
 // ServeControl answers the parent on conn until it says quit, closes the
 // channel (the parent died), or ctx ends. It sends hello first.
 func ServeControl(ctx context.Context, conn net.Conn, srv *Server, hello Hello) error {
-	return childproc.Serve(ctx, conn, hello, func() any { return srv.Counters() })
+	var count callgrind.Counter
+	return childproc.Serve(ctx, conn, hello, func() any {
+		c := srv.Counters()
+		if n, ok := count.Instructions(); ok {
+			c.Instructions = &n
+		}
+		return c
+	})
 }
 
 // gcPercent is a server process's GOGC unless its environment sets one

@@ -415,6 +415,10 @@ type Counters struct {
 	// in a process of its own.
 	CPUNanos   int64  `json:"cpu_ns"`
 	AllocBytes uint64 `json:"alloc_bytes"`
+	// Instructions is the whole server process's count of instructions
+	// executed, when it runs under callgrind (ChildOptions.Instructions);
+	// nil otherwise.
+	Instructions *int64 `json:"instructions,omitempty"`
 }
 
 // Counters returns a snapshot of the server's counters, with this

@@ -41,6 +41,10 @@ type Options struct {
 	StartTimeout time.Duration
 	// What names the child in errors ("the built-in server").
 	What string
+	// Instructions runs the child under callgrind, which counts the
+	// instructions it executes (see package callgrind), in a directory
+	// of dumps removed when it exits.
+	Instructions bool
 }
 
 // Child is a service running in a child process.
@@ -53,6 +57,7 @@ type Child struct {
 	mu      sync.Mutex // one request at a time on the channel
 	broken  error      // set once a request failed; the channel is not trusted after
 	closing bool       // Close asked the child to quit
+	counted bool       // it runs under callgrind, slowly
 	stderr  *tail.Buffer
 	done    chan struct{}
 	err     error // exit status, valid after done is closed
@@ -94,6 +99,9 @@ func Start(ctx context.Context, o Options, hello any) (*Child, error) {
 	timeout := o.StartTimeout
 	if timeout == 0 {
 		timeout = 30 * time.Second
+		if o.Instructions {
+			timeout *= 4 // callgrind runs it about 50 times slower
+		}
 	}
 	c.conn.SetDeadline(time.Now().Add(timeout))
 	var line []byte
@@ -161,8 +169,13 @@ func launch(o Options) (*Child, error) {
 		return nil, fmt.Errorf("control channel: %w", err)
 	}
 	args := append(append([]string(nil), o.Args...), "--control-fd", "3")
-	cmd := exec.Command(o.Path, args...)
-	cmd.Env = append(os.Environ(), o.Env...)
+	path, args, env, dir, err := counted(o, args)
+	if err != nil {
+		conn.Close()
+		return nil, err
+	}
+	cmd := exec.Command(path, args...)
+	cmd.Env = append(append(os.Environ(), o.Env...), env...)
 	cmd.ExtraFiles = []*os.File{childEnd} // fd 3 in the child
 	stderrTail := &tail.Buffer{Max: 4096}
 	cmd.Stderr = stderrTail
@@ -178,11 +191,13 @@ func launch(o Options) (*Child, error) {
 	}
 	if err := cmd.Start(); err != nil {
 		conn.Close()
+		removeDumps(dir)
 		return nil, fmt.Errorf("starting %s: %w", what, err)
 	}
-	c := &Child{what: what, cmd: cmd, conn: conn, r: bufio.NewReader(conn), stderr: stderrTail, done: make(chan struct{})}
+	c := &Child{what: what, cmd: cmd, conn: conn, r: bufio.NewReader(conn), stderr: stderrTail, done: make(chan struct{}), counted: o.Instructions}
 	go func() {
 		c.err = cmd.Wait()
+		removeDumps(dir)
 		close(c.done)
 	}()
 	return c, nil
@@ -294,11 +309,15 @@ func (c *Child) Close() error {
 	c.closing = true
 	io.WriteString(c.conn, ReqQuit+"\n")
 	c.mu.Unlock()
+	patience := 5 * time.Second
+	if c.counted {
+		patience *= 6
+	}
 	select {
 	case <-c.done:
-	case <-time.After(5 * time.Second):
+	case <-time.After(patience):
 		c.kill()
-		return fmt.Errorf("%s (pid %d) did not quit within 5 s and was killed", c.what, c.cmd.Process.Pid)
+		return fmt.Errorf("%s (pid %d) did not quit within %v and was killed", c.what, c.cmd.Process.Pid, patience)
 	}
 	c.conn.Close()
 	var exit *exec.ExitError

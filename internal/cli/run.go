@@ -122,6 +122,7 @@ type runFlags struct {
 	startAtText      string       // --start-at as given
 	startAt          time.Time
 	profile          profile.Settings // --profile DIR, --profile-alloc
+	count            string           // --count
 	axes             plan.Values      // the settings table's axes (--early-data ...)
 	earlyDataPolicy  string           // --early-data-policy
 	pf               *planFileFlags   // --config, --print-config
@@ -186,6 +187,7 @@ func defineRunFlags(fs *command.FlagSet) *runFlags {
 	fs.Def("mint-cache", command.List(&f.mintCache, command.ParseOnOff, command.ShowOnOff))
 	fs.DefString(&f.profile.Dir, "profile", "")
 	fs.DefBool(&f.profile.Alloc, "profile-alloc", false)
+	fs.DefString(&f.count, "count", "")
 	f.pf = definePlanFileFlags(fs)
 	return f
 }
@@ -352,6 +354,9 @@ func validateRun(fs *command.FlagSet, f *runFlags) error {
 	if err := validateVersus(fs, f); err != nil {
 		return err
 	}
+	if err := validateCount(f); err != nil {
+		return err
+	}
 	if err := parseRequest(fs, f); err != nil {
 		return err
 	}
@@ -428,7 +433,7 @@ func planRun(fs *command.FlagSet, f *runFlags) (*runJob, error) {
 		Groups: f.groups, Ciphers: handshakeCiphers(fs, f), Transports: f.transports,
 		Handshakes: f.handshakes, Iterations: f.iterations, Warmup: f.warmup, CaseTime: f.caseTime,
 		IterationsGiven: fs.IsSet("iterations"), MinResumption: f.minResumption, MaxErrorRate: f.maxErrorRate, ConnTimeout: f.connTimeout,
-		TargetError: f.targetError, Versus: f.versus, Profile: f.profile,
+		TargetError: f.targetError, Versus: f.versus, Profile: f.profile, Instructions: f.count == plan.CountInstructions,
 	}
 	rp := &job.plan
 	applyOpenLoop(fs, f, rp)
