@@ -8,11 +8,11 @@ import (
 	"testing"
 )
 
-// countedEnv marks the test binary re-run under callgrind.
-const countedEnv = "TLSBENCH_TEST_CALLGRIND_CHILD"
+// childEnv marks the test binary re-run under callgrind.
+const childEnv = "TLSBENCH_TEST_CALLGRIND_CHILD"
 
 func TestMain(m *testing.M) {
-	if os.Getenv(countedEnv) != "" {
+	if os.Getenv(childEnv) != "" {
 		countedChild()
 		return
 	}
@@ -28,12 +28,12 @@ func work(n int) {
 	}
 }
 
-// countedChild reads its count around 1,000 and 3,000 hashes and prints
-// the readings.
+// countedChild reads its count after 1,000, 2,000 and 3,000 more hashes
+// and prints the readings.
 func countedChild() {
 	var c Counter
 	var got []int64
-	for _, n := range []int{0, 1000, 3000} {
+	for _, n := range []int{0, 1000, 2000, 3000} {
 		work(n)
 		v, ok := c.Instructions()
 		if !ok {
@@ -54,8 +54,9 @@ func TestNotCounted(t *testing.T) {
 }
 
 // TestCountsUnderCallgrind: under callgrind, the counts between readings
-// grow with the work between them (three times the hashes, three times
-// the instructions, within 1%), and the readings' files are removed.
+// grow with the work between them, each 1,000 hashes more the same
+// number of instructions more (within 1%: the readings' own cost is the
+// same each time), and the readings' files are removed.
 func TestCountsUnderCallgrind(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: runs the test binary under valgrind")
@@ -74,18 +75,18 @@ func TestCountsUnderCallgrind(t *testing.T) {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(exe, argv...)
-	cmd.Env = append(append(os.Environ(), env...), countedEnv+"=1")
+	cmd.Env = append(append(os.Environ(), env...), childEnv+"=1")
 	out, err := cmd.Output()
 	if err != nil {
 		t.Fatalf("under callgrind: %v; %s", err, out)
 	}
 	var got []int64
-	if err := json.Unmarshal(out, &got); err != nil || len(got) != 3 {
+	if err := json.Unmarshal(out, &got); err != nil || len(got) != 4 {
 		t.Fatalf("readings %q: %v", out, err)
 	}
-	one, three := got[1]-got[0], got[2]-got[1]
-	if one <= 0 || r(three, one) < 2.97 || r(three, one) > 3.03 {
-		t.Errorf("readings %v: %d instructions for 1,000 hashes, %d for 3,000: want 3 times as many", got, one, three)
+	one, two, three := got[1]-got[0], got[2]-got[1], got[3]-got[2]
+	if step, again := two-one, three-two; one <= 0 || step <= 0 || r(again, step) < 0.99 || r(again, step) > 1.01 {
+		t.Errorf("readings %v: %d, %d and %d instructions for 1,000, 2,000 and 3,000 hashes: want a step the same each time", got, one, two, three)
 	}
 	left, _ := os.ReadDir(dir)
 	if len(left) > 1 {
