@@ -23,11 +23,14 @@ const (
 	MetricServerCPU = "server-cpu"
 	MetricProxyCPU  = "proxy-cpu"
 	MetricAlloc     = "alloc"
+	// MetricServerInstructions: the built-in server's instructions per
+	// handshake (--count instructions).
+	MetricServerInstructions = "server-instructions"
 )
 
 // RegressionMetrics lists the metrics in the order the help gives them.
 func RegressionMetrics() []string {
-	return []string{MetricWall, MetricClientCPU, MetricServerCPU, MetricProxyCPU, MetricAlloc}
+	return []string{MetricWall, MetricClientCPU, MetricServerCPU, MetricProxyCPU, MetricAlloc, MetricServerInstructions}
 }
 
 // AddRegressionGates reads one value of --fail-on-regression into the

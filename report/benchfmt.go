@@ -48,8 +48,9 @@ import (
 // process-cpu-ns/op (CPU per handshake), p50-ns and p99-ns (handshake
 // latency), errors (failed connections, when there were any). Where the
 // record has its costs per iteration, each line also carries its
-// iteration's client-, server- and proxy-cpu-ns/hs and alloc-B/hs
-// (varying, so benchstat compares them as it compares the time). Unknown
+// iteration's client-, server- and proxy-cpu-ns/hs and alloc-B/hs, and
+// under --count instructions server-instructions/hs (varying, so
+// benchstat compares them as it compares the time). Unknown
 // values are left out, never written as 0. A throughput case gives one line
 // under BenchmarkThroughput with MB/s and the client and server CPU shares
 // (client-cpu-%, server-cpu-%). An open-loop case (and each step of a
@@ -67,25 +68,26 @@ import (
 // use of a unit. ns/op, B/op and MB/s need no "better": benchfmt knows
 // them.
 var benchUnitMeta = map[string][]string{
-	"handshakes/s":      {"better=higher"},
-	"wall-ns/op":        {"better=lower"},
-	"B/op":              {"assume=exact"},
-	"resumed-%":         {"better=higher", "assume=exact"},
-	"server-resumed-%":  {"better=higher", "assume=exact"},
-	"client-cpu-ns/op":  {"better=lower", "assume=exact"},
-	"server-cpu-ns/op":  {"better=lower", "assume=exact"},
-	"process-cpu-ns/op": {"better=lower", "assume=exact"},
-	"p50-ns":            {"better=lower", "assume=exact"},
-	"p99-ns":            {"better=lower", "assume=exact"},
-	"errors":            {"better=lower", "assume=exact"},
-	"latency-ns":        {"better=lower"},
-	"rate-target/s":     {"assume=exact"},
-	"late":              {"better=lower", "assume=exact"},
-	"dropped":           {"better=lower", "assume=exact"},
-	"client-cpu-ns/hs":  {"better=lower"},
-	"server-cpu-ns/hs":  {"better=lower"},
-	"proxy-cpu-ns/hs":   {"better=lower"},
-	"alloc-B/hs":        {"better=lower"},
+	"handshakes/s":           {"better=higher"},
+	"wall-ns/op":             {"better=lower"},
+	"B/op":                   {"assume=exact"},
+	"resumed-%":              {"better=higher", "assume=exact"},
+	"server-resumed-%":       {"better=higher", "assume=exact"},
+	"client-cpu-ns/op":       {"better=lower", "assume=exact"},
+	"server-cpu-ns/op":       {"better=lower", "assume=exact"},
+	"process-cpu-ns/op":      {"better=lower", "assume=exact"},
+	"p50-ns":                 {"better=lower", "assume=exact"},
+	"p99-ns":                 {"better=lower", "assume=exact"},
+	"errors":                 {"better=lower", "assume=exact"},
+	"latency-ns":             {"better=lower"},
+	"rate-target/s":          {"assume=exact"},
+	"late":                   {"better=lower", "assume=exact"},
+	"dropped":                {"better=lower", "assume=exact"},
+	"client-cpu-ns/hs":       {"better=lower"},
+	"server-cpu-ns/hs":       {"better=lower"},
+	"proxy-cpu-ns/hs":        {"better=lower"},
+	"alloc-B/hs":             {"better=lower"},
+	"server-instructions/hs": {"better=lower"},
 }
 
 // iterationCosts are iteration i's costs per handshake, where the record
@@ -103,6 +105,7 @@ func iterationCosts(rec *results.Record, i int) []benchfmt.Value {
 		{rec.ServerCPUSamplesUS, 1000, "server-cpu-ns/hs"},
 		{rec.ProxyCPUSamplesUS, 1000, "proxy-cpu-ns/hs"},
 		{rec.AllocSamplesBytes, 1, "alloc-B/hs"},
+		{rec.ServerInstructionsSamples, 1, "server-instructions/hs"},
 	} {
 		if i < len(c.xs) && len(c.xs) == len(rec.SamplesUS) {
 			vals = append(vals, benchValue(c.xs[i]*c.scale, c.unit))

@@ -258,6 +258,7 @@ func parseRun(args []string, stdout io.Writer) (*command.FlagSet, *runFlags, err
 		applyQuick(fs, f)
 	}
 	openLoopDefaults(fs, f)
+	countDefaults(fs, f)
 	boundTargetError(fs, f)
 	return fs, f, nil
 }

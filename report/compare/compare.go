@@ -220,6 +220,9 @@ type Comparison struct {
 	// fraction; 0 when none).
 	Paired    bool
 	MinEffect float64
+	// InstructionsMinEffect is MinEffect for an instruction count: the
+	// one given, else DefaultInstructionsMinEffect.
+	InstructionsMinEffect float64
 	// Notes are remarks on the comparison as a whole, in words.
 	Notes []string
 	// Searches compares the answers of searches for a sustainable rate
@@ -294,6 +297,10 @@ func newComparison(opts CompareOptions, baseName, candName string) *Comparison {
 		AllowMismatch:       opts.AllowMismatch,
 		AllowLoad:           opts.AllowLoad,
 		MinEffect:           resolveMinEffect(opts.MinEffect),
+	}
+	c.InstructionsMinEffect = c.MinEffect
+	if opts.MinEffect == 0 || math.IsNaN(opts.MinEffect) {
+		c.InstructionsMinEffect = DefaultInstructionsMinEffect
 	}
 	if !(c.Alpha > 0 && c.Alpha < 1) {
 		c.Alpha = DefaultAlpha

@@ -27,11 +27,22 @@ const (
 	MetricServerCPU = "server-cpu"
 	MetricProxyCPU  = "proxy-cpu"
 	MetricAlloc     = "alloc"
+	// MetricServerInstructions is the built-in server's instructions per
+	// handshake, counted under callgrind (run --count instructions).
+	MetricServerInstructions = "server-instructions"
 )
+
+// DefaultInstructionsMinEffect is the smallest change of an instruction
+// count called higher or lower when --min-effect is not given. Counts
+// move far less than times between runs of the same work: the paired
+// ratios of an A/A run in instruction mode stay within 0.2% of 1 and
+// their geometric mean within 0.1% (BENCHMARKS.md), so the time's 2%
+// would hide the changes the count is there to show.
+const DefaultInstructionsMinEffect = 0.003
 
 // Metrics are the metric names, in the order reports list them.
 func Metrics() []string {
-	return []string{MetricWall, MetricClientCPU, MetricServerCPU, MetricProxyCPU, MetricAlloc}
+	return []string{MetricWall, MetricClientCPU, MetricServerCPU, MetricProxyCPU, MetricAlloc, MetricServerInstructions}
 }
 
 // NotResolved: the metric's readings are too coarse for the case's
@@ -68,15 +79,18 @@ type MetricComparison struct {
 
 // metricOf is what a metric's per-iteration values and the resolution
 // of their readings are in a record.
+// A count's ratio is written to 4 decimals (fine), a time's to 2.
 var metricOf = map[string]struct {
 	samples func(*results.Record) []float64
 	tick    func(*results.Record) *float64
 	label   string
+	fine    bool
 }{
-	MetricClientCPU: {func(r *results.Record) []float64 { return r.ClientCPUSamplesUS }, nil, "client CPU"},
-	MetricServerCPU: {func(r *results.Record) []float64 { return r.ServerCPUSamplesUS }, func(r *results.Record) *float64 { return r.ServerCPUTickUS }, "server CPU"},
-	MetricProxyCPU:  {func(r *results.Record) []float64 { return r.ProxyCPUSamplesUS }, func(r *results.Record) *float64 { return r.ProxyCPUTickUS }, "proxy CPU"},
-	MetricAlloc:     {func(r *results.Record) []float64 { return r.AllocSamplesBytes }, nil, "allocations"},
+	MetricClientCPU:          {func(r *results.Record) []float64 { return r.ClientCPUSamplesUS }, nil, "client CPU", false},
+	MetricServerCPU:          {func(r *results.Record) []float64 { return r.ServerCPUSamplesUS }, func(r *results.Record) *float64 { return r.ServerCPUTickUS }, "server CPU", false},
+	MetricProxyCPU:           {func(r *results.Record) []float64 { return r.ProxyCPUSamplesUS }, func(r *results.Record) *float64 { return r.ProxyCPUTickUS }, "proxy CPU", false},
+	MetricAlloc:              {func(r *results.Record) []float64 { return r.AllocSamplesBytes }, nil, "allocations", false},
+	MetricServerInstructions: {func(r *results.Record) []float64 { return r.ServerInstructionsSamples }, nil, "server instructions", true},
 }
 
 // MetricLabel is a metric's name as reports write it.
@@ -148,6 +162,9 @@ func (c *Comparison) compareMetrics(cc *CaseComparison, a, b, a2 []*results.Reco
 			continue
 		}
 		mc := MetricComparison{Metric: m, Ratio: math.NaN(), CILo: math.NaN(), CIHi: math.NaN(), P: math.NaN(), Change: math.NaN(), Floor: c.MinEffect}
+		if metricOf[m].fine {
+			mc.Floor = c.InstructionsMinEffect
+		}
 		if why := unresolved(a, b, m); why != "" {
 			mc.Verdict, mc.Note = NotResolved, why
 			cc.Metrics = append(cc.Metrics, mc)
@@ -305,11 +322,24 @@ func metricText(mc MetricComparison, paired bool) string {
 	if mc.Verdict != Slower && mc.Verdict != Faster {
 		return verdictWord(mc.Verdict)
 	}
-	ratio := strconv.FormatFloat(mc.Ratio, 'f', 2, 64) + "x"
-	if paired {
-		return fmt.Sprintf("%s (%s, %s-%s)", signedPercent(mc.Change), ratio, strconv.FormatFloat(mc.CILo, 'f', 2, 64), strconv.FormatFloat(mc.CIHi, 'f', 2, 64))
+	digits, change := 2, signedPercent(mc.Change)
+	if metricOf[mc.Metric].fine {
+		digits, change = 4, finePercent(mc.Change)
 	}
-	return fmt.Sprintf("%s (%s, p=%s)", signedPercent(mc.Change), ratio, pValue(mc.P))
+	ratio := strconv.FormatFloat(mc.Ratio, 'f', digits, 64) + "x"
+	if paired {
+		return fmt.Sprintf("%s (%s, %s-%s)", change, ratio, strconv.FormatFloat(mc.CILo, 'f', digits, 64), strconv.FormatFloat(mc.CIHi, 'f', digits, 64))
+	}
+	return fmt.Sprintf("%s (%s, p=%s)", change, ratio, pValue(mc.P))
+}
+
+// finePercent is a change of a count, to 0.01%: "+1.02%".
+func finePercent(f float64) string {
+	s := strconv.FormatFloat(f*100, 'f', 2, 64)
+	if f > 0 && s != "0.00" {
+		s = "+" + s
+	}
+	return s + "%"
 }
 
 // verdictWord is a verdict of no change in a metrics line.
