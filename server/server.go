@@ -227,6 +227,7 @@ func (s *Server) handshake(ctx context.Context, c net.Conn, tc *tls.Conn, hc *ha
 	stop := context.AfterFunc(ctx, func() { c.SetDeadline(time.Now()) })
 	err := tc.Handshake()
 	stop()
+	extraWork()
 	if err != nil {
 		if cerr := ctx.Err(); cerr != nil {
 			return fmt.Errorf("%w: %w", cerr, err)
