@@ -7,7 +7,7 @@
 # installs them). Load stays on 127.0.0.1. serverprofile (perf, as root) runs only
 # when named.
 #
-#   scripts/benchmarks.sh                  # everything, about 70 minutes
+#   scripts/benchmarks.sh                  # everything, about 75 minutes
 #   scripts/benchmarks.sh default harness  # some sections
 set -euo pipefail
 cd "$(dirname "$0")/.."
