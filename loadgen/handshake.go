@@ -69,6 +69,8 @@ type caseRunner struct {
 	// do once priming is over, which count in dry the offers that found
 	// no session (see clientFor).
 	full, offer []*tls.Config
+	// warmNote says the case time cut the warm-up short (warmup).
+	warmNote string
 }
 
 // newCaseRunner is the runner of hc: its schedule (caseRunner) over its

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strconv"
 	"time"
 
 	"github.com/tlsbench/tlsbench/client"
@@ -13,11 +14,22 @@ import (
 )
 
 // warmup runs the discarded iterations and, in a resume case, holds them
-// to the minimum resumption.
+// to the minimum resumption. A case time bounds them too, as it does a
+// throughput case's: once they have taken a quarter of it, no other
+// starts (the first always runs; a resume case's sessions were primed
+// before it). Under load an iteration of the default matrix takes up to
+// 2 s, and two of them per case put the default run past a minute.
 func (r *caseRunner) warmup(ctx context.Context) error {
 	w := r.StartWarmup()
 	defer func() { r.Budget = nil }()
-	for i := 0; i < r.Case.Warmup; i++ {
+	hc := r.Case
+	began := time.Now()
+	for i := 0; i < hc.Warmup; i++ {
+		if took := time.Since(began); i > 0 && hc.MaxDuration > 0 && took >= hc.MaxDuration/4 {
+			r.warmNote = fmt.Sprintf("warm-up cut short after %d of %d iterations by %s %v, a quarter of which bounds it (they took %v)",
+				i, hc.Warmup, hc.Words.Name("MaxDuration"), hc.MaxDuration, took.Round(time.Millisecond))
+			break
+		}
 		if err := r.WarmOne(ctx, w, i); err != nil {
 			return err
 		}
@@ -49,6 +61,9 @@ func (r *caseRunner) measure(ctx context.Context) (*measure.Measured, error) {
 	}
 	m.Ended = time.Now()
 	r.Measuring(false)
+	if r.warmNote != "" {
+		m.Notes = append(m.Notes, r.warmNote)
+	}
 	m.Notes = append(m.Notes, rule.notes(m.StoppedBy, len(m.Samples), "of the mean", "")...)
 	return r.MeasuredOrErr(ctx, m)
 }
@@ -85,7 +100,7 @@ func (s *stopRule) after(kept int, elapsed time.Duration) string {
 	if s.given {
 		least = max(least, s.iterations)
 	}
-	timeUp := s.maxDuration > 0 && kept >= least && elapsed >= s.maxDuration
+	timeUp := s.maxDuration > 0 && kept >= least && s.spent(kept, elapsed)
 	if s.target <= 0 {
 		switch {
 		case kept >= s.iterations:
@@ -107,6 +122,17 @@ func (s *stopRule) after(kept int, elapsed time.Duration) string {
 	return ""
 }
 
+// spent says the time limit is used up after kept iterations that took
+// elapsed: the next one, as long as the mean of those, would end further
+// past the limit than the last one ends short of it. The iteration that
+// ends nearest the limit is the last, so that a case measures about
+// that long rather than up to an iteration more: under load an
+// iteration of the default matrix takes up to a second or two, and
+// every case went over by half of one on average.
+func (s *stopRule) spent(kept int, elapsed time.Duration) bool {
+	return elapsed+elapsed/time.Duration(2*kept) >= s.maxDuration
+}
+
 // notes say how the rule ended measuring after kept iterations, when it
 // cut the planned iterations short or missed its target: of says what
 // the error is relative to, per what the time limit is of ("" or " per
@@ -122,7 +148,7 @@ func (s *stopRule) notes(stoppedBy string, kept int, of, per string) []string {
 	}
 	reached := "unknown"
 	if e := s.relError(); !math.IsNaN(e) && !math.IsInf(e, 0) {
-		reached = measure.Percent(e)
+		reached = errorPercent(e)
 	}
 	why := "stopped by " + limit
 	if stoppedBy == results.StoppedIterationCap {
@@ -130,4 +156,14 @@ func (s *stopRule) notes(stoppedBy string, kept int, of, per string) []string {
 	}
 	return append(notes, fmt.Sprintf("%s %s not reached: the error was %s %s after %d iterations, %s",
 		s.words.Name("TargetError"), measure.Percent(s.target), reached, of, kept, why))
+}
+
+// errorPercent writes a reached error as a reader compares it with its
+// target: a tenth of a percent above 1%, two figures below it (the
+// target's own text keeps every digit given).
+func errorPercent(e float64) string {
+	if v := 100 * e; v >= 1 {
+		return strconv.FormatFloat(v, 'f', 1, 64) + "%"
+	}
+	return strconv.FormatFloat(100*e, 'g', 2, 64) + "%"
 }

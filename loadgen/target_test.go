@@ -98,6 +98,51 @@ func TestTargetError(t *testing.T) {
 	}
 }
 
+// TestCaseTimeBoundsWarmup: the warm-up stops starting iterations once
+// it has taken a quarter of the case time, after its first, and says so;
+// without a case time it runs every one. A resume case's warm-up still
+// holds to the minimum resumption.
+func TestCaseTimeBoundsWarmup(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, nil)
+	for _, tt := range []struct {
+		name     string
+		caseTime time.Duration
+		resume   bool
+		warmed   int
+	}{
+		{"cut", time.Nanosecond, false, 1},
+		{"cut, resumed", time.Nanosecond, true, 1},
+		{"no case time", 0, false, 3},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			hc := s.handshakeCase("warmup/"+tt.name, tls.VersionTLS13, tt.resume, 4)
+			hc.Warmup, hc.MaxDuration, hc.Words = 3, tt.caseTime, cliWords
+			warmed := 0
+			hc.Progress = func(p measure.Progress) {
+				if p.Warmup {
+					warmed++
+				}
+			}
+			rec, err := loadgen.RunHandshakes(context.Background(), hc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if warmed != tt.warmed {
+				t.Errorf("%d warm-up iterations, want %d", warmed, tt.warmed)
+			}
+			notes := strings.Join(rec.Notes, "\n")
+			if cut := strings.Contains(notes, "warm-up cut short after 1 of 3 iterations by --case-time 1ns"); cut != (tt.warmed < 3) {
+				t.Errorf("notes %q: cut %v, want %v", notes, cut, tt.warmed < 3)
+			}
+			if tt.resume && rec.ResumptionRate < measure.DefaultMinResumption {
+				t.Errorf("resumed %v", rec.ResumptionRate)
+			}
+		})
+	}
+}
+
 // TestStoppedEarly: a case interrupted, or whose server went away, says
 // so in StoppedBy, and keeps the iterations before.
 func TestStoppedEarly(t *testing.T) {

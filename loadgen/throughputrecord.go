@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tlsbench/tlsbench/internal/counts"
 	"github.com/tlsbench/tlsbench/internal/ktls"
 	"github.com/tlsbench/tlsbench/internal/usage"
 	"github.com/tlsbench/tlsbench/measure"
@@ -89,7 +90,7 @@ func (r *tpRunner) record(m *tpMeasured, f tpFigures) *results.Record {
 	measure.ProxyFigures(&rec, tc.Proxy, prx, prxErr, float64(total.bytes)/1e6)
 	if r.proxyBase != nil && prxErr == nil {
 		if relay, fallbacks, ok := m.meter.RelaySince(*r.proxyBase); ok {
-			rec.ProxyRelay = measure.RelayModes(relay)
+			rec.ProxyRelay = counts.RelayModes(relay)
 			if note := fallbackNote(relay, fallbacks); note != "" {
 				rec.Notes = append(rec.Notes, note)
 			}

@@ -3,12 +3,12 @@ package measure
 import (
 	"errors"
 	"fmt"
-	"sort"
 	"strings"
 	"time"
 
 	"github.com/tlsbench/tlsbench/client"
 	"github.com/tlsbench/tlsbench/internal/connerr"
+	"github.com/tlsbench/tlsbench/internal/counts"
 	"github.com/tlsbench/tlsbench/results"
 )
 
@@ -54,7 +54,7 @@ type FellIteration struct {
 func (f FellIteration) String() string {
 	s := fmt.Sprintf("iteration %d resumed %.1f%% (%d of %d", f.Iteration, 100*f.Rate, f.Resumed, f.Total)
 	if len(f.ServerDeclined) > 0 {
-		s += "; the server declined " + countList(f.ServerDeclined)
+		s += "; the server declined " + counts.List(f.ServerDeclined)
 	}
 	return s + ")"
 }
@@ -104,7 +104,7 @@ func (e *ResumptionError) reason() string {
 	if e.HasServerCounts {
 		msg += fmt.Sprintf(" (the server counted %d of %d resumed", e.ServerResumed, e.ServerHandshake)
 		if len(e.ServerDeclined) > 0 {
-			msg += " and declined " + countList(e.ServerDeclined) + " sessions"
+			msg += " and declined " + counts.List(e.ServerDeclined) + " sessions"
 		}
 		msg += ")"
 	}
@@ -181,10 +181,10 @@ func (e *ErrorRateError) reason() string {
 	switch {
 	case e.Planned > 0:
 		msg = fmt.Sprintf("%d of the first %d connections failed, more than %s %s allows of all %d the %s was to make: %s",
-			e.Failed, e.Total, e.Setting, Percent(e.Allowed), e.Planned, e.phase(), countList(e.Kinds))
+			e.Failed, e.Total, e.Setting, Percent(e.Allowed), e.Planned, e.phase(), counts.List(e.Kinds))
 	default:
 		msg = fmt.Sprintf("%d of %d connections failed (%.2f%%), above %s %s: %s",
-			e.Failed, e.Total, 100*ratio(e.Failed, e.Total), e.Setting, Percent(e.Allowed), countList(e.Kinds))
+			e.Failed, e.Total, 100*ratio(e.Failed, e.Total), e.Setting, Percent(e.Allowed), counts.List(e.Kinds))
 		if e.Warmup {
 			msg = "warm-up: " + msg
 		}
@@ -353,7 +353,7 @@ func (hc *HandshakeCase) gates(rec *results.Record, iters []iterStat, firstErr e
 	} else if failed > 0 {
 		rec.Notes = append(rec.Notes, fmt.Sprintf(
 			"%d of %d connections failed (%s); per-handshake figures are per successful handshake and include the failed connections' work",
-			failed, total, countList(rec.ErrorsByKind)))
+			failed, total, counts.List(rec.ErrorsByKind)))
 	}
 	if len(errs) == 0 {
 		return nil
@@ -448,14 +448,4 @@ func singleUse(resumed, firstUses, reuses int64) bool {
 // echo.
 func isPingMismatch(kind string, err error) bool {
 	return kind == "bad-echo" && err != nil && strings.Contains(err.Error(), "ping answered with")
-}
-
-// countList formats counts by reason for messages: "unknown 5, revoked 1".
-func countList(m map[string]int64) string {
-	parts := make([]string, 0, len(m))
-	for k, v := range m {
-		parts = append(parts, fmt.Sprintf("%s %d", k, v))
-	}
-	sort.Strings(parts)
-	return strings.Join(parts, ", ")
 }

@@ -52,11 +52,13 @@ type HandshakeCase struct {
 	// window then schedules Rate × its length connections; in closed
 	// loop waves run until the window ends.
 	Duration time.Duration
-	// Iterations measured and Warmup iterations discarded before them.
+	// Iterations measured and Warmup iterations discarded before them
+	// (past the first, within a quarter of MaxDuration).
 	Iterations int
 	Warmup     int
 	// MaxDuration stops measuring early (after at least two iterations)
-	// once the measured iterations have taken this long; 0 means no limit.
+	// once the measured iterations have taken about this long: the one
+	// that ends nearest to it is the last; 0 means no limit.
 	MaxDuration time.Duration
 	// IterationsGiven says Iterations were asked for: all of them are
 	// measured, and MaxDuration bounds only the iterations past them
@@ -221,8 +223,11 @@ type ServerSnapshot struct {
 	EarlyDataAccepted, EarlyDataRejected int64
 	HasCPU                               bool
 	CPU                                  time.Duration
-	HasAlloc                             bool
-	AllocBytes                           uint64
+	// CPUTick is the resolution of CPU when it is coarse (a reading
+	// from /proc); 0 for one to the microsecond.
+	CPUTick    time.Duration
+	HasAlloc   bool
+	AllocBytes uint64
 
 	// QUICRetries and QUICRefused are the server's counts of QUIC
 	// connection attempts asked to prove their address first (a Retry)

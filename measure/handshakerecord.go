@@ -120,6 +120,7 @@ func (r *Measurer) Summarise(m *Measured) Figures {
 func (m *Measured) keep(it IterResult, sp span) {
 	m.Samples = append(m.Samples, it.sample())
 	m.sampleOK = append(m.sampleOK, it.OK)
+	m.costs.keep(it.OK, sp)
 	if it.Open == nil {
 		m.hsSamples = append(m.hsSamples, float64(it.Handshakes.Nanoseconds())/1e3/float64(it.OK))
 	}
@@ -206,6 +207,7 @@ func (r *Measurer) Finish(ctx context.Context, m *Measured, f Figures) (*results
 		rec.Notes = append(rec.Notes, proxyLegNote)
 		gateErr = errors.Join(gateErr, hc.ProxyResumedGate(&rec, prx, prxErr))
 	}
+	m.costs.record(&rec)
 	for _, e := range []error{identityErr, earlyErr} {
 		if e != nil {
 			rec.Verdict = VerdictFailed

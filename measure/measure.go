@@ -120,6 +120,8 @@ type Measured struct {
 	// hsSamples are, in closed loop, the samples' handshake figures
 	// (iterResult.handshakes per handshake).
 	hsSamples []float64
+	// costs are the samples' costs per handshake.
+	costs costSamples
 }
 
 // Release gives the histograms of a case whose record is made back for

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tlsbench/tlsbench/internal/counts"
 	"github.com/tlsbench/tlsbench/internal/field"
 	"github.com/tlsbench/tlsbench/results"
 )
@@ -49,7 +50,7 @@ func (m MixIteration) String() string {
 	}
 	s := fmt.Sprintf("iteration %d: %s %d of %d resumed, want %g", m.Iteration, who, m.Resumed, m.Total, m.Want)
 	if len(m.Declined) > 0 {
-		s += " (the server declined " + countList(m.Declined) + ")"
+		s += " (the server declined " + counts.List(m.Declined) + ")"
 	}
 	if m.Dry > 0 {
 		s += fmt.Sprintf(" (%d connections had no session to offer)", m.Dry)

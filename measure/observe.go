@@ -26,7 +26,7 @@ func (o ProcessCPU) Snapshot() (ServerSnapshot, error) {
 	if err != nil {
 		return ServerSnapshot{}, err
 	}
-	return ServerSnapshot{HasCPU: true, CPU: cpu}, nil
+	return ServerSnapshot{HasCPU: true, CPU: cpu, CPUTick: usage.ProcTick}, nil
 }
 
 // ServerPID implements ServerProcess: the observed process's id, whose
@@ -62,6 +62,9 @@ type ProxySnapshot struct {
 	Fallbacks map[string]int64
 	HasCPU    bool
 	CPU       time.Duration
+	// CPUTick is the resolution of CPU when it is coarse (a reading
+	// from /proc); 0 for one to the microsecond.
+	CPUTick time.Duration
 }
 
 // ProxyProcess is a ProxyObserver that knows the proxy's process id: a
@@ -80,7 +83,7 @@ func (o ProxyCPU) Snapshot() (ProxySnapshot, error) {
 	if err != nil {
 		return ProxySnapshot{}, err
 	}
-	return ProxySnapshot{HasCPU: true, CPU: cpu}, nil
+	return ProxySnapshot{HasCPU: true, CPU: cpu, CPUTick: usage.ProcTick}, nil
 }
 
 // ProxyPID implements ProxyProcess.

@@ -72,23 +72,6 @@ func TestMeterProxyKeptOnly(t *testing.T) {
 	}
 }
 
-func TestRelayModes(t *testing.T) {
-	t.Parallel()
-	for _, tc := range []struct {
-		in   map[string]int64
-		want string
-	}{
-		{nil, ""},
-		{map[string]int64{"client:splice": 4, "origin:splice": 4}, "client:splice,origin:splice"},
-		{map[string]int64{"origin:user": 2, "client:ktls": 3, "client:user": 1}, "client:ktls:3,client:user:1,origin:user"},
-		{map[string]int64{"client:user": 0, "origin:ktls": 1, "bogus": 5}, "origin:ktls"},
-	} {
-		if got := RelayModes(tc.in); got != tc.want {
-			t.Errorf("relayModes(%v) = %q, want %q", tc.in, got, tc.want)
-		}
-	}
-}
-
 // TestProxyFigures: CPU per unit, per-GB for throughput, counts; the
 // resumption gate of the client leg fails on a proxy that resumed fewer
 // (or more than possible) client handshakes than the client saw.

@@ -4,11 +4,9 @@ import (
 	"fmt"
 	"maps"
 	"math"
-	"sort"
 	"strings"
 
 	"github.com/tlsbench/tlsbench/internal/counts"
-
 	"github.com/tlsbench/tlsbench/results"
 	"github.com/tlsbench/tlsbench/stats"
 )
@@ -51,7 +49,7 @@ func ProxyFigures(rec *results.Record, obs ProxyObserver, p ProxySnapshot, err e
 	if !p.HasCounts {
 		return
 	}
-	rec.ProxyRelay = RelayModes(p.Relay)
+	rec.ProxyRelay = counts.RelayModes(p.Relay)
 	rec.ProxyMints, rec.ProxyMintHits = results.Int(p.Mints), results.Int(p.MintHits)
 	rec.ProxyResumed = results.Int(p.ClientResumed)
 	rec.Extra["proxy_origin_handshakes"] = float64(p.OriginHandshakes)
@@ -69,41 +67,8 @@ func ProxyFigures(rec *results.Record, obs ProxyObserver, p ProxySnapshot, err e
 		delete(failures, "relay:reset")
 	}
 	if len(failures) > 0 {
-		rec.Notes = append(rec.Notes, "proxy failures: "+countList(failures))
+		rec.Notes = append(rec.Notes, "proxy failures: "+counts.List(failures))
 	}
-}
-
-// RelayModes writes the proxy's relay counts per leg: "client:splice" when
-// every connection's leg used one mode, each mode with its count when
-// they differed; legs in order (client, then origin).
-func RelayModes(relay map[string]int64) string {
-	byLeg := map[string][]string{}
-	var legs []string
-	for k, n := range relay {
-		leg, mode, ok := strings.Cut(k, ":")
-		if !ok || n <= 0 {
-			continue
-		}
-		if _, seen := byLeg[leg]; !seen {
-			legs = append(legs, leg)
-		}
-		byLeg[leg] = append(byLeg[leg], fmt.Sprintf("%s:%d", mode, n))
-	}
-	sort.Strings(legs) // client before origin
-	var parts []string
-	for _, leg := range legs {
-		modes := byLeg[leg]
-		sort.Strings(modes)
-		if len(modes) == 1 {
-			mode, _, _ := strings.Cut(modes[0], ":")
-			parts = append(parts, leg+":"+mode)
-			continue
-		}
-		for _, m := range modes {
-			parts = append(parts, leg+":"+m)
-		}
-	}
-	return strings.Join(parts, ",")
 }
 
 // ProxyResumedError is a resume case in which the proxy counted another

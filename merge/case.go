@@ -173,6 +173,8 @@ func (c *caseState) checkSamples(pos Pos, rec *results.Record) error {
 		return refuse("holds %d values but samples_us %d: one count per sample", len(rec.SampleHandshakes), len(rec.SamplesUS))
 	case rec.HandshakeSamplesUS != nil && len(rec.HandshakeSamplesUS) != len(rec.SamplesUS):
 		return &Error{Pos: pos, Case: rec.Name, Field: "handshake_samples_us", Reason: fmt.Sprintf("holds %d values but samples_us %d: one per iteration", len(rec.HandshakeSamplesUS), len(rec.SamplesUS))}
+	case perIterationLength(rec) != "":
+		return &Error{Pos: pos, Case: rec.Name, Field: perIterationLength(rec), Reason: fmt.Sprintf("holds another number of values than samples_us (%d): one per iteration", len(rec.SamplesUS))}
 	case (rec.RateTarget != nil) != c.samples.open:
 		return &Error{Pos: pos, Case: rec.Name, Field: "rate_target", Reason: "one shard's case is open loop, another's closed loop: the records are of different runs"}
 	}
@@ -349,4 +351,15 @@ func (t *timing) notes() []string {
 			shardWord(t.lateShards), t.lateUS.v/1e3))
 	}
 	return out
+}
+
+// perIterationLength names the first figure per iteration of rec whose
+// values are not one per sample of samples_us, "" when none.
+func perIterationLength(rec *results.Record) string {
+	for _, f := range results.FoldedFields() {
+		if xs := f.Samples(rec); xs != nil && len(xs) != len(rec.SamplesUS) {
+			return f.Name
+		}
+	}
+	return ""
 }

@@ -110,10 +110,25 @@ type foldAcc struct {
 	count  opt[int64]
 	figure opt[float64]
 	perHS  weighted
+	// iters combines figures per iteration as an open-loop case's
+	// samples are (Σ value·n / Σ n), and withIters counts the records
+	// that had them.
+	iters     *sampleAcc
+	withIters int
 }
 
 func (acc *foldAcc) add(a *adder, f results.FoldedField, rec *results.Record) {
 	switch {
+	case f.Rule == results.FoldPerIteration:
+		xs := f.Samples(rec)
+		if xs == nil {
+			return
+		}
+		if acc.iters == nil {
+			acc.iters = &sampleAcc{open: true, field: f.Name}
+		}
+		acc.withIters++
+		acc.iters.add(a, xs, rec.SampleHandshakes)
 	case f.Rule == results.FoldPerHandshake:
 		acc.perHS.add(a, f.Name, f.Figure(rec), rec.Handshakes)
 	case f.Rule == results.FoldMax && f.Int:
@@ -132,6 +147,13 @@ func (acc *foldAcc) add(a *adder, f results.FoldedField, rec *results.Record) {
 // did.
 func (acc *foldAcc) finish(f results.FoldedField, rec *results.Record, records int) {
 	switch {
+	case f.Rule == results.FoldPerIteration:
+		f.SetSamples(rec, nil)
+		if acc.iters != nil && acc.withIters == records {
+			var notes []string // the samples' own finish says the same
+			xs, _ := acc.iters.finish(&notes)
+			f.SetSamples(rec, xs)
+		}
 	case f.Rule == results.FoldPerHandshake:
 		f.SetFigure(rec, acc.perHS.value(records))
 	case f.Rule == results.FoldMax && f.Int:

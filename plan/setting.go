@@ -9,16 +9,17 @@ import (
 type Command uint8
 
 // The commands whose settings the table declares (Compare only for the
-// comparison settings it shares with run).
+// comparison settings it shares with run, Report for the report's).
 const (
 	Run Command = 1 << iota
 	Serve
 	Compare
+	Report
 )
 
 // CommandNamed is the command of a name, 0 for none.
 func CommandNamed(name string) Command {
-	return map[string]Command{"run": Run, "serve": Serve, "compare": Compare}[name]
+	return map[string]Command{"run": Run, "serve": Serve, "compare": Compare, "report": Report}[name]
 }
 
 // Mode is a set of the modes of tlsbench run.

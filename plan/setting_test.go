@@ -15,7 +15,7 @@ func TestTableIsConsistent(t *testing.T) {
 	for _, g := range plan.Groups {
 		groups[g.Name] = true
 	}
-	for _, c := range []plan.Command{plan.Run, plan.Serve, plan.Compare} {
+	for _, c := range []plan.Command{plan.Run, plan.Serve, plan.Compare, plan.Report} {
 		seen := map[string]bool{}
 		for _, s := range plan.For(c) {
 			if seen[s.Name] {
@@ -81,8 +81,8 @@ func TestGroupNamed(t *testing.T) {
 	}
 }
 
-// Only --identity and --versus-set add up when given twice: the lists
-// replace, as the help says.
+// Only --identity, --versus-set and --fail-on-regression add up when
+// given twice: the lists replace, as the help says.
 func TestAccumulating(t *testing.T) {
 	t.Parallel()
 	var got []string
@@ -91,8 +91,8 @@ func TestAccumulating(t *testing.T) {
 			got = append(got, s.Name)
 		}
 	}
-	if strings.Join(got, " ") != "identity versus-set" {
-		t.Errorf("settings that accumulate: %v, want identity versus-set", got)
+	if strings.Join(got, " ") != "identity versus-set fail-on-regression" {
+		t.Errorf("settings that accumulate: %v, want identity versus-set fail-on-regression", got)
 	}
 }
 
@@ -102,7 +102,7 @@ func TestAccumulating(t *testing.T) {
 func TestFieldsNameOneSetting(t *testing.T) {
 	t.Parallel()
 	owner := map[string]string{}
-	for _, c := range []plan.Command{plan.Run, plan.Serve, plan.Compare} {
+	for _, c := range []plan.Command{plan.Run, plan.Serve, plan.Compare, plan.Report} {
 		for _, s := range plan.For(c) {
 			for _, f := range s.Fields {
 				if o, ok := owner[f]; ok && o != s.Name {

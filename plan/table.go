@@ -106,12 +106,12 @@ var caseSettings = []Setting{
 	{
 		Name: "warmup", Fields: []string{"Warmup"}, Group: GroupCase, Commands: Run, Kind: Scalar, Placeholder: "N",
 		Default: "2", Modes: Both, Ends: Client,
-		Help: "discarded warm-up iterations per case",
+		Help: "discarded warm-up iterations per case, within a quarter of --case-time (a handshake case always runs the first)",
 	},
 	{
 		Name: "case-time", Fields: []string{"CaseTime", "MaxDuration"}, Group: GroupCase, Commands: Run, Kind: Scalar, Placeholder: "DURATION",
 		Default: "3s", Modes: Both, Ends: Client,
-		Help: "stop measuring a case after this long (at least 2 iterations, and all of --iterations when given; throughput cases are cut at it whatever --iterations says); 0 for no limit",
+		Help: "stop measuring a case after about this long, with the iteration that ends nearest to it (at least 2 iterations, and all of --iterations when given; throughput cases are cut at it whatever --iterations says); 0 for no limit",
 	},
 	{
 		Name: "duration", Fields: []string{"Duration"}, Group: GroupCase, Commands: Run, Kind: Scalar, Placeholder: "DURATION",
@@ -120,7 +120,7 @@ var caseSettings = []Setting{
 	},
 	{
 		Name: "target-error", Fields: []string{"TargetError"}, Group: GroupCase, Commands: Run, Kind: Scalar, Placeholder: "PCT",
-		Default: "2%", Modes: Handshake, Ends: Client, OwnChecks: true,
+		Default: "5%", Modes: Handshake, Ends: Client, OwnChecks: true,
 		Help: "measure each case past --iterations until its 99.9% confidence interval is within PCT of the mean, within --case-time; 0% measures --iterations only (the default with --iterations, --quick or --case-time 0)",
 	},
 	{

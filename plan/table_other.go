@@ -186,9 +186,9 @@ var interleavedSettings = []Setting{
 		Help: "call a significant change faster or slower only when larger than PCT (and than the noise floor measured in an interleaved run); smaller is within noise (default 2%)",
 	},
 	{
-		Name: "fail-on-regression", Group: GroupInterleaved, Commands: Run | Compare, Kind: Scalar, Placeholder: "PCT",
+		Name: "fail-on-regression", Group: GroupInterleaved, Commands: Run | Compare, Kind: Repeated, Placeholder: "[METRIC=]PCT",
 		Modes: Both, Ends: Client,
-		Help: "exit 1 when a case is significantly slower than the baseline by more than PCT, e.g. 5%",
+		Help: "exit 1 when a case is significantly slower than the baseline by more than PCT, e.g. 5%; METRIC=PCT gates a cost per handshake instead, e.g. server-cpu=5%: {regression-metrics} (repeat, or separate with commas)",
 	},
 	{
 		Name: "allow-mismatch", Group: GroupInterleaved, Commands: Run | Compare, Kind: Bool, Modes: Both,
@@ -234,6 +234,10 @@ var outputSettings = []Setting{
 		Help: "output on stdout: table, markdown, json, csv, benchfmt, html",
 	},
 	{
+		Name: "wide", Group: GroupOutput, Commands: Run | Report, Kind: Bool, Modes: Both, Ends: Client,
+		Help: "the table with every column, however wide; by default a terminal gets the columns that fit its width (a file or a pipe gets all)",
+	},
+	{
 		Name: "profile", Fields: []string{"Profile.Dir"}, Group: GroupOutput, Commands: Run, Kind: Scalar, Placeholder: "DIR",
 		Modes: Both, Ends: Client | BuiltinServer | Proxy,
 		Help: "write CPU profiles of each case's measured iterations to DIR (created if missing): CASE.client.pprof, and CASE.server.pprof and CASE.proxy.pprof for the built-in server and proxy; CASE is the case name with / as _",
@@ -246,6 +250,10 @@ var outputSettings = []Setting{
 	{
 		Name: "config", Commands: Run, Group: GroupOutput, Kind: Scalar, Placeholder: "FILE", Modes: Both, Ends: Client, NotInFile: true,
 		Help: "read the run's settings from the plan FILE (key: value lines, the keys named as these flags; see tlsbench help run output); flags given on the command line win",
+	},
+	{
+		Name: "dry-run", Commands: Run, Group: GroupOutput, Kind: Bool, Modes: Both, Ends: Client, NotInFile: true,
+		Help: "check the settings and plan the run as it would run (identities, baseline and start time included), list its cases and the time they are planned to take, and exit without connecting to anything",
 	},
 	{
 		Name: "print-config", Commands: Run, Group: GroupOutput, Kind: Bool, Modes: Both, Ends: Client, NotInFile: true,

@@ -46,7 +46,10 @@ import (
 // them nor narrows one: B/op (client allocation per handshake), resumed-%
 // and server-resumed-% (resumption rates), client-, server- and
 // process-cpu-ns/op (CPU per handshake), p50-ns and p99-ns (handshake
-// latency), errors (failed connections, when there were any). Unknown
+// latency), errors (failed connections, when there were any). Where the
+// record has its costs per iteration, each line also carries its
+// iteration's client-, server- and proxy-cpu-ns/hs and alloc-B/hs
+// (varying, so benchstat compares them as it compares the time). Unknown
 // values are left out, never written as 0. A throughput case gives one line
 // under BenchmarkThroughput with MB/s and the client and server CPU shares
 // (client-cpu-%, server-cpu-%). An open-loop case (and each step of a
@@ -79,6 +82,33 @@ var benchUnitMeta = map[string][]string{
 	"rate-target/s":     {"assume=exact"},
 	"late":              {"better=lower", "assume=exact"},
 	"dropped":           {"better=lower", "assume=exact"},
+	"client-cpu-ns/hs":  {"better=lower"},
+	"server-cpu-ns/hs":  {"better=lower"},
+	"proxy-cpu-ns/hs":   {"better=lower"},
+	"alloc-B/hs":        {"better=lower"},
+}
+
+// iterationCosts are iteration i's costs per handshake, where the record
+// has them per iteration (client_cpu_samples_us ...): values that vary
+// by iteration, so that benchstat compares each end's cost as it does
+// the time, under a unit of its own beside the case's exact figures.
+func iterationCosts(rec *results.Record, i int) []benchfmt.Value {
+	var vals []benchfmt.Value
+	for _, c := range []struct {
+		xs    []float64
+		scale float64
+		unit  string
+	}{
+		{rec.ClientCPUSamplesUS, 1000, "client-cpu-ns/hs"},
+		{rec.ServerCPUSamplesUS, 1000, "server-cpu-ns/hs"},
+		{rec.ProxyCPUSamplesUS, 1000, "proxy-cpu-ns/hs"},
+		{rec.AllocSamplesBytes, 1, "alloc-B/hs"},
+	} {
+		if i < len(c.xs) && len(c.xs) == len(rec.SamplesUS) {
+			vals = append(vals, benchValue(c.xs[i]*c.scale, c.unit))
+		}
+	}
+	return vals
 }
 
 // addOpenLoop writes an open-loop case (or a step of a search for a
@@ -99,8 +129,9 @@ func (e *benchfmtEncoder) addOpenLoop(res *benchfmt.Result, rec *results.Record)
 		common = append(common, benchValue(float64(*rec.Dropped), "dropped"))
 	}
 	common = append(common, handshakeCaseValues(rec)...)
-	for _, us := range rec.SamplesUS {
+	for i, us := range rec.SamplesUS {
 		vals := append([]benchfmt.Value{benchValue(us*1000, "latency-ns")}, common...)
+		vals = append(vals, iterationCosts(rec, i)...)
 		if err := e.write(res, vals); err != nil {
 			return err
 		}
@@ -153,6 +184,7 @@ func (e *benchfmtEncoder) add(rec *results.Record) error {
 		if us > 0 {
 			vals = append(vals, benchValue(1e6/us, "handshakes/s"))
 		}
+		vals = append(vals, iterationCosts(rec, i)...)
 		if err := e.write(res, append(vals, common...)); err != nil {
 			return err
 		}

@@ -142,6 +142,8 @@ var csvColumns = []csvColumn{
 	{"server_quic_retries", func(r *results.Record) string { return csvInt(r.ServerQUICRetries) }},
 	{"server_quic_refused", func(r *results.Record) string { return csvInt(r.ServerQUICRefused) }},
 	{"resumption", func(r *results.Record) string { return r.Resumption }},
+	{"server_cpu_tick_us", func(r *results.Record) string { return csvFloatPtr(r.ServerCPUTickUS) }},
+	{"proxy_cpu_tick_us", func(r *results.Record) string { return csvFloatPtr(r.ProxyCPUTickUS) }},
 	{"env.tlsbench_version", func(r *results.Record) string { return r.Env.TLSBenchVersion }},
 	{"env.go_version", func(r *results.Record) string { return r.Env.GoVersion }},
 	{"env.goos", func(r *results.Record) string { return r.Env.GOOS }},

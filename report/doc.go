@@ -12,18 +12,27 @@
 //
 //   - table: aligned text for a terminal. A header with the environment of
 //     the first record (and a note when the records' environments differ),
-//     a table of handshake cases (mean, error, stddev, median, min, max in
-//     microseconds per handshake; p99 latency; handshakes/s; client and,
+//     a table of handshake cases (under "per handshake", an inverse
+//     throughput: mean, error, stddev, median, min, max in microseconds
+//     per handshake; under "latency": p50, p99; handshakes/s; client and,
 //     when known, server resumption rate; client and server CPU and
 //     allocation per handshake; negotiated group; errors), a table of
 //     throughput cases, then footnotes: errors by kind, client/server
 //     resumption disagreements, single-process CPU of in-memory cases,
-//     notes, and mean(full)/mean(resumed) for every pair of a full and a
-//     resumed case that differ only in resumption. Under the handshake
-//     table a line says that mean … max are per iteration and p99 per
-//     handshake. Rows are flagged, with a legend, when the case failed a
-//     gate (FAILED), had failed connections (errors) or an error above 10%
-//     of its mean (noisy); a table without flags has no flags column.
+//     notes (one line per fact, naming the cases it holds for and the
+//     range of the numbers in which they differ), and
+//     mean(full)/mean(resumed) for every pair of a full and a resumed case
+//     that differ only in resumption. Under the handshake table a line
+//     says that mean … max are per iteration and p50, p99 per handshake.
+//     Laid out to a width ([Layout]; a terminal's), a table shows the
+//     columns that matter most (each column's rank says), its names
+//     without the beginning they all share, and a line naming what it
+//     left out; the tables of detail (phases, full vs resumed) that do not
+//     fit are left out whole, named at the end, and text is wrapped. Rows
+//     are flagged, with a legend, when the case failed a gate (FAILED), had
+//     failed connections (errors) or missed its target error (without one:
+//     an error above 10% of its mean) (noisy); a table without flags has no
+//     flags column. The report ends with how many cases reached their target.
 //     When some case ran over QUIC, two columns follow the resumption
 //     rate: the share of the early data offered that the server accepted
 //     (client/server, "!" where they differ; "none offered" when the

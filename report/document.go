@@ -17,9 +17,10 @@ type Document struct {
 	Env []KeyValue // the environment of the first record
 	// envTitle heads env in formats that title it ("Environment" when
 	// empty); a comparison's header lines are not an environment.
-	EnvTitle string
-	EnvNote  string // set when records differ in environment
-	Blocks   []Block
+	EnvTitle      string
+	EnvNote       string // set when records differ in environment
+	Blocks        []Block
+	TargetSummary string // the last line: how many cases reached their target error
 }
 
 type KeyValue struct{ Key, Value string }
@@ -29,6 +30,13 @@ type Block struct {
 	Title string
 	Table *Grid
 	Items []string
+	// Brief holds, item by item, the shorter form a narrow text layout
+	// shows of a long item ("" keeps it); nil when none has one.
+	Brief []string
+	// Detail marks a table of detail (phases, ratios of figures shown
+	// above): a narrow text layout leaves it out whole, saying so,
+	// rather than print a second table of every case.
+	Detail bool
 }
 
 type Align int
@@ -42,6 +50,13 @@ type Column struct {
 	Title string
 	Unit  string // shown under or after the title; may be empty
 	Align Align
+	// Group heads a run of adjacent columns that measure one thing
+	// ("per handshake", "latency"), so that each title is read as part
+	// of it: a mean beside a p99 is not a mean latency.
+	Group string
+	// Rank orders the columns a narrow text layout leaves out: the
+	// highest first, never those of rank 0 (the name, the headline).
+	Rank int
 }
 
 type Grid struct {
@@ -104,10 +119,10 @@ func BuildDocument(recs []results.Record) Document {
 		if slices.ContainsFunc(t.Cols, func(c Column) bool { return c.Title == exchangeTitle }) {
 			items = append(slices.Clip(items), exchangeNote)
 		}
-		d.Blocks = append(d.Blocks, Block{Title: "Phases of a handshake", Table: t, Items: items})
+		d.Blocks = append(d.Blocks, Block{Title: "Phases of a handshake", Table: t, Items: items, Detail: true})
 	}
 	if t := partsTable(append(slices.Clip(hs), ol...)); t != nil {
-		d.Blocks = append(d.Blocks, Block{Title: "Parts of a mix", Table: t, Items: partsLegend})
+		d.Blocks = append(d.Blocks, Block{Title: "Parts of a mix", Table: t, Items: partsLegend, Detail: true})
 	}
 	if len(tp) > 0 {
 		t, legend := throughputTable(tp)
@@ -116,11 +131,14 @@ func BuildDocument(recs []results.Record) Document {
 	d.Blocks = AppendItems(d.Blocks, "Errors by kind", errorItems(recs))
 	d.Blocks = AppendItems(d.Blocks, "Resumption: client and server disagree", disagreementItems(append(slices.Clip(hs), ol...)))
 	d.Blocks = AppendItems(d.Blocks, "CPU of the single process (memory transport; client and server together)", processCPUItems(append(slices.Clip(hs), ol...)))
-	d.Blocks = AppendItems(d.Blocks, "Target error not reached", targetItems(hs, achieved))
+	d.TargetSummary = targetSummary(hs, achieved)
 	d.Blocks = AppendItems(d.Blocks, "Notes", noteItems(recs))
 	if t, legend := ratioTable(hs); t != nil {
 		flagRatios(t, hs)
-		d.Blocks = append(d.Blocks, Block{Title: "Full vs resumed handshakes (mean µs of connect + TLS handshake)", Table: t, Items: legend})
+		d.Blocks = append(d.Blocks, Block{Title: "Full vs resumed handshakes (mean µs of connect + TLS handshake)", Table: t, Items: legend, Detail: true})
+	}
+	for i := range d.Blocks {
+		d.Blocks[i].Brief = briefs(d.Blocks[i].Items)
 	}
 	return d
 }
@@ -200,109 +218,54 @@ func EnvDiff(recs []results.Record) []string {
 	return diff
 }
 
+// The headline columns' groups: the figure per handshake is an
+// iteration's time over its handshakes, an inverse throughput, which
+// beside a latency's percentiles would read as a mean latency.
+const (
+	perHandshake = "per handshake"
+	latency      = "latency"
+)
+
 // perIterationNote says what the columns of the handshake table measure:
-// the summary statistics and the percentile do not describe the same
-// values, and read together they would mislead.
-const perIterationNote = "mean, error, stddev, median, min, max: per iteration, of connect + TLS handshake (the time its waves took up to their last handshake / its handshakes; error: 99.9% confidence half-width); p99: latency of single handshakes; conn/s: whole connections per second (handshake, request, answer, close); wall: the mean of each iteration's wall time / its handshakes, the exchange after the handshake included"
+// the summary statistics and the percentiles do not describe the same
+// values, and read together they would mislead; perIterationBrief says
+// it in a line and a half.
+const (
+	perIterationNote  = "per handshake: of connect + TLS handshake, each iteration's time (its waves up to their last handshake) / its handshakes, an inverse throughput, not a latency; mean, error (99.9% confidence half-width), stddev, median, min, max of the iterations; latency: p50, p99 of single handshakes; conn/s: whole connections per second (handshake, request, answer, close); wall: the mean of each iteration's wall time / its handshakes, the exchange after the handshake included"
+	perIterationBrief = "per handshake: an iteration's time / its handshakes (an inverse throughput, not a latency), error: 99.9% confidence; latency: of single handshakes"
+)
 
 // targetNote explains the error cells of cases measured towards a target.
-const targetNote = "error (x%): the precision reached, the 99.9% error as a share of the mean (of side b against side a, b/a, in an interleaved run); ! marks one above its target error"
+const targetNote = "error (x%): the precision reached, the 99.9% error as a share of the mean (of side b against side a, b/a, in an interleaved run); ! marks one above its target error (--target-error), and its row is flagged noisy"
 
-// NoisyError is the share of the mean above which a case's error (the
-// half-width of its confidence interval) makes its mean too uncertain to
-// read: the row is flagged "noisy".
+// NoisyError is the share of the mean above which the error of a case
+// measured without a target error (the half-width of its confidence
+// interval) makes its mean too uncertain to read: its row is "noisy".
 const NoisyError = 0.10
 
 // VerdictFailed is the record's verdict for a case that failed a gate.
 const VerdictFailed = "failed"
 
-// Row flags, in the order they are shown, and their legend.
-var flagLegend = []struct{ flag, meaning string }{
-	{"FAILED", "FAILED: the case failed a gate (resumption or error rate); its figures are kept but are not a result (see Notes)"},
-	{"errors", "errors: some connections failed (see Errors by kind); per-handshake figures count the successful ones"},
-	{"noisy", "noisy: the error is more than 10% of the mean: too noisy, measure more iterations (--iterations)"},
-	{"wall", "wall: measured without the handshake figure (an older tlsbench): mean to max are its wall time per connection, the exchange after the handshake included"},
-	{"not run", "not run: the case cannot be measured in this setting; the reason is in Notes, and its figures are not zeros but absent"},
-}
-
-// rowFlags are the flags of one record's row.
-func rowFlags(r *results.Record) []string {
-	if NotRun(r) {
-		return []string{"not run"}
-	}
-	var flags []string
-	if r.Verdict == VerdictFailed {
-		flags = append(flags, "FAILED")
-	}
-	if r.Errors > 0 {
-		flags = append(flags, "errors")
-	}
-	if h := Headline(r); h.Err != nil && h.Mean > 0 && *h.Err > NoisyError*h.Mean {
-		flags = append(flags, "noisy")
-	}
-	return flags
-}
-
-// NotRun reports a record of a case that was not measured (a setting
-// that cannot run): no iteration, so no figure.
-func NotRun(r *results.Record) bool {
-	return r.Iterations == 0 && len(r.SamplesUS) == 0 && r.Handshakes == 0 && r.MBps == nil && r.Verdict == ""
-}
-
-// blankFigures shows every cell of a row but the name as unknown: a case
-// that did not run has no figures, and zeros would read as measured.
-func blankFigures(row []string) []string {
-	for i := 1; i < len(row); i++ {
-		row[i] = Null
-	}
-	return row
-}
-
-// addFlags appends a "flags" column to t when any row has a flag, and
-// returns the legend of the flags used (nothing when none is: a table of
-// clean results looks as it always did).
-func addFlags(t *Grid, flags [][]string) []string {
-	used := map[string]bool{}
-	for _, f := range flags {
-		for _, x := range f {
-			used[x] = true
-		}
-	}
-	if len(used) == 0 {
-		return nil
-	}
-	t.Cols = append(t.Cols, Column{"flags", "", AlignLeft})
-	for i := range t.Rows {
-		t.Rows[i] = append(t.Rows[i], strings.Join(flags[i], " "))
-	}
-	var legend []string
-	for _, l := range flagLegend {
-		if used[l.flag] {
-			legend = append(legend, l.meaning)
-		}
-	}
-	return legend
-}
-
 func handshakeTable(recs []*results.Record, achieved map[*results.Record]float64) (*Grid, []string) {
 	resumedUnit := resumedUnitOf(recs)
 	t := &Grid{Cols: []Column{
-		{"name", "", AlignLeft},
-		{"mean", "µs", AlignRight},
-		{"error", "µs", AlignRight},
-		{"stddev", "µs", AlignRight},
-		{"median", "µs", AlignRight},
-		{"min", "µs", AlignRight},
-		{"max", "µs", AlignRight},
-		{"p99", "µs", AlignRight},
-		{"conn/s", "", AlignRight},
-		{"wall", "µs/conn", AlignRight},
-		{"resumed", resumedUnit, AlignRight},
-		{"client CPU", "µs/hs", AlignRight},
-		{"server CPU", "µs/hs", AlignRight},
-		{"alloc", "B/hs", AlignRight},
-		{"group", "", AlignLeft},
-		{"errors", "", AlignRight},
+		{Title: "name", Unit: "", Align: AlignLeft},
+		{Title: "mean", Unit: "µs", Align: AlignRight, Group: perHandshake},
+		{Title: "error", Unit: "µs", Align: AlignRight, Group: perHandshake, Rank: 1},
+		{Title: "stddev", Unit: "µs", Align: AlignRight, Group: perHandshake, Rank: 6},
+		{Title: "median", Unit: "µs", Align: AlignRight, Group: perHandshake, Rank: 5},
+		{Title: "min", Unit: "µs", Align: AlignRight, Group: perHandshake, Rank: 7},
+		{Title: "max", Unit: "µs", Align: AlignRight, Group: perHandshake, Rank: 7},
+		{Title: "p50", Unit: "µs", Align: AlignRight, Group: latency, Rank: 3},
+		{Title: "p99", Unit: "µs", Align: AlignRight, Group: latency, Rank: 1},
+		{Title: "conn/s", Unit: "", Align: AlignRight, Rank: 2},
+		{Title: "wall", Unit: "µs/conn", Align: AlignRight, Rank: 4},
+		{Title: "resumed", Unit: resumedUnit, Align: AlignRight, Rank: 2},
+		{Title: "client CPU", Unit: "µs/hs", Align: AlignRight, Rank: 4},
+		{Title: "server CPU", Unit: "µs/hs", Align: AlignRight, Rank: 5},
+		{Title: "alloc", Unit: "B/hs", Align: AlignRight, Rank: 7},
+		{Title: "group", Unit: "", Align: AlignLeft, Rank: 8},
+		{Title: "errors", Unit: "", Align: AlignRight, Rank: 6},
 	}}
 	for _, r := range recs {
 		h := Headline(r)
@@ -314,6 +277,7 @@ func handshakeTable(recs []*results.Record, achieved map[*results.Record]float64
 			Num(h.median),
 			Num(h.min),
 			Num(h.max),
+			Num(r.P50US),
 			Num(r.P99US),
 			Num(r.HandshakesPerSec),
 			Num(r.MeanUS),
@@ -334,7 +298,7 @@ func handshakeTable(recs []*results.Record, achieved map[*results.Record]float64
 	mixed := slices.ContainsFunc(recs, HasHandshakeFigure)
 	var wallOnly []string
 	for i, r := range recs {
-		flags[i] = rowFlags(r)
+		flags[i] = rowFlags(r, achieved)
 		if lacksHandshakeFigure(r) {
 			// Beside cases that have the handshake figure, a row
 			// without it is marked; alone, the legend says it once.
@@ -391,9 +355,9 @@ func addProxyColumns(t *Grid, recs []*results.Record) {
 		return
 	}
 	mints := slices.ContainsFunc(recs, func(r *results.Record) bool { return r.ProxyMints != nil || r.ProxyMintHits != nil })
-	cols := []Column{{"proxy CPU", "µs/hs", AlignRight}}
+	cols := []Column{{Title: "proxy CPU", Unit: "µs/hs", Align: AlignRight, Rank: 5}}
 	if mints {
-		cols = append(cols, Column{"mints/hits", "", AlignRight})
+		cols = append(cols, Column{Title: "mints/hits", Unit: "", Align: AlignRight, Rank: 7})
 	}
 	t.Cols = slices.Insert(t.Cols, at, cols...)
 	for i, r := range recs {
@@ -463,24 +427,24 @@ func errorsCell(r *results.Record) string {
 
 func throughputTable(recs []*results.Record) (*Grid, []string) {
 	t := &Grid{Cols: []Column{
-		{"name", "", AlignLeft},
-		{"buffer", "", AlignRight},
-		{"cipher", "", AlignLeft},
-		{"direction", "", AlignLeft},
-		{"kTLS", "tx/rx", AlignLeft},
-		{"MB/s", "", AlignRight},
-		{"error", "MB/s", AlignRight},
-		{"Gbit/s", "", AlignRight},
-		{"client CPU", "%", AlignRight},
-		{"server CPU", "%", AlignRight},
-		{"CPU-s/GB", "client+server", AlignRight},
-		{"errors", "", AlignRight},
+		{Title: "name", Unit: "", Align: AlignLeft},
+		{Title: "buffer", Unit: "", Align: AlignRight, Rank: 5},
+		{Title: "cipher", Unit: "", Align: AlignLeft, Rank: 6},
+		{Title: "direction", Unit: "", Align: AlignLeft, Rank: 3},
+		{Title: "kTLS", Unit: "tx/rx", Align: AlignLeft, Rank: 4},
+		{Title: "MB/s", Unit: "", Align: AlignRight},
+		{Title: "error", Unit: "MB/s", Align: AlignRight, Rank: 1},
+		{Title: "Gbit/s", Unit: "", Align: AlignRight, Rank: 5},
+		{Title: "client CPU", Unit: "%", Align: AlignRight, Rank: 2},
+		{Title: "server CPU", Unit: "%", Align: AlignRight, Rank: 2},
+		{Title: "CPU-s/GB", Unit: "client+server", Align: AlignRight, Rank: 3},
+		{Title: "errors", Unit: "", Align: AlignRight, Rank: 4},
 	}}
 	// Through a proxy, its CPU is a third figure: a column only then,
 	// so that tables of runs without one stay as they were.
 	proxied := slices.ContainsFunc(recs, func(r *results.Record) bool { return r.Proxy != "" })
 	if proxied {
-		t.Cols = slices.Insert(t.Cols, len(t.Cols)-1, Column{"proxy CPU-s/GB", "", AlignRight})
+		t.Cols = slices.Insert(t.Cols, len(t.Cols)-1, Column{Title: "proxy CPU-s/GB", Unit: "", Align: AlignRight, Rank: 4})
 	}
 	for _, r := range recs {
 		ktls := Null
@@ -518,7 +482,7 @@ func throughputTable(recs []*results.Record) (*Grid, []string) {
 	}
 	flags := make([][]string, len(recs))
 	for i, r := range recs {
-		flags[i] = rowFlags(r)
+		flags[i] = rowFlags(r, nil)
 	}
 	return t, addFlags(t, flags)
 }
@@ -609,16 +573,6 @@ func processCPUItems(recs []*results.Record) []string {
 	for _, r := range recs {
 		if r.ProcessCPUUS != nil {
 			items = append(items, fmt.Sprintf("%s: %s µs/hs", CaseLabel(r), Num(*r.ProcessCPUUS)))
-		}
-	}
-	return items
-}
-
-func noteItems(recs []results.Record) []string {
-	var items []string
-	for i := range recs {
-		for _, n := range recs[i].Notes {
-			items = append(items, CaseLabel(&recs[i])+": "+n)
 		}
 	}
 	return items

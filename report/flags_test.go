@@ -67,8 +67,8 @@ func TestTableFlags(t *testing.T) {
 			}
 		}
 		for _, w := range []string{
-			"mean, error, stddev, median, min, max: per iteration", "p99: latency of single handshakes",
-			"FAILED: the case failed a gate", "errors: some connections failed", "too noisy, measure more iterations",
+			"per handshake: of connect + TLS handshake", "an inverse throughput, not a latency", "latency: p50, p99 of single handshakes",
+			"FAILED: the case failed a gate", "errors: some connections failed", "noisy: the error is above the case's target error",
 		} {
 			if !strings.Contains(out, w) {
 				t.Errorf("%s lacks %q:\n%s", f, w, out)
@@ -79,7 +79,7 @@ func TestTableFlags(t *testing.T) {
 	// the columns measure.
 	var buf bytes.Buffer
 	Render(&buf, Table, recs[:1])
-	if strings.Contains(buf.String(), "flags") || !strings.Contains(buf.String(), "per iteration") {
+	if strings.Contains(buf.String(), "flags") || !strings.Contains(buf.String(), "an inverse throughput") {
 		t.Errorf("clean table:\n%s", buf.String())
 	}
 }

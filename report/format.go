@@ -86,6 +86,7 @@ type Stream struct {
 	w      io.Writer
 	f      Format
 	recs   []results.Record // table, markdown: everything is written on Close
+	layout Layout           // table: how wide it may be
 	enc    recordEncoder    // streaming formats
 	closed bool
 	// omitted are the records left out: the format cannot show
@@ -120,6 +121,10 @@ func NewStream(w io.Writer, f Format) (*Stream, error) {
 	return s, nil
 }
 
+// SetLayout sets the width a table is laid out to (by default, none:
+// every column); the other formats are not laid out to a width.
+func (s *Stream) SetLayout(l Layout) { s.layout = l }
+
 // Add renders rec, or keeps a copy of it for Close.
 func (s *Stream) Add(rec *results.Record) error {
 	if s.closed {
@@ -146,7 +151,7 @@ func (s *Stream) Close() error {
 	s.closed = true
 	switch s.f {
 	case Table:
-		return WriteText(s.w, BuildDocument(s.recs))
+		return WriteTextLayout(s.w, BuildDocument(s.recs), s.layout)
 	case Markdown:
 		return WriteMarkdown(s.w, BuildDocument(s.recs))
 	}

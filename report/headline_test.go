@@ -62,8 +62,9 @@ func TestHandshakeTableHeadline(t *testing.T) {
 	}
 	out := buf.String()
 	for _, want := range []string{
-		`(?m)^name +mean +error +stddev +median +min +max +p99 +conn/s +wall +resumed`,
-		`(?m)^ +µs +µs +µs +µs +µs +µs +µs +µs/conn `,
+		`(?m)^ +per handshake ─+ +latency$`,
+		`(?m)^name +mean +error +stddev +median +min +max +p50 +p99 +conn/s +wall +resumed`,
+		`(?m)^ +µs +µs +µs +µs +µs +µs +µs +µs +µs/conn `,
 		`(?m)^case/now +5050 .* 15\.6 +64100 `,
 		`conn/s: whole connections per second`,
 		`wall: measured without the handshake figure`,

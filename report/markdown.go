@@ -51,6 +51,7 @@ func WriteMarkdown(w io.Writer, d Document) error {
 			bw.WriteString(mdEscape(item) + "\n")
 		}
 	}
+	writeMarkdownTargetSummary(bw, d)
 	return bw.Flush()
 }
 
@@ -59,6 +60,10 @@ func writeMarkdownTable(bw *bufio.Writer, t *Grid) {
 	rule := make([]string, len(t.Cols))
 	for i, c := range t.Cols {
 		head[i] = mdCell(c.Title)
+		if c.Group != "" {
+			// No line above the titles: each carries its group.
+			head[i] = mdCell(c.Group + " " + c.Title)
+		}
 		if c.Unit != "" {
 			head[i] += " (" + mdCell(c.Unit) + ")"
 		}

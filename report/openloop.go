@@ -50,19 +50,19 @@ const openLoopPhaseNote = "open-loop cases (a start rate): total counts from eac
 // the generator's own accuracy.
 func openLoopTable(recs []*results.Record) (*Grid, []string) {
 	t := &Grid{Cols: []Column{
-		{"name", "", AlignLeft},
-		{"rate", "target / achieved /s", AlignRight},
-		{"hs/s", "", AlignRight},
-		{"p50", "µs", AlignRight},
-		{"p99", "µs", AlignRight},
-		{"service", "p50 / p99 µs", AlignRight},
-		{"start lateness", "p50 / p99 µs", AlignRight},
-		{"late", "", AlignRight},
-		{"dropped", "", AlignRight},
-		{"resumed", resumedUnitOf(recs), AlignRight},
-		{"client CPU", "µs/hs", AlignRight},
-		{"server CPU", "µs/hs", AlignRight},
-		{"errors", "", AlignRight},
+		{Title: "name", Unit: "", Align: AlignLeft},
+		{Title: "rate", Unit: "target / achieved /s", Align: AlignRight, Rank: 1},
+		{Title: "hs/s", Unit: "", Align: AlignRight, Rank: 2},
+		{Title: "p50", Unit: "µs", Align: AlignRight, Rank: 1},
+		{Title: "p99", Unit: "µs", Align: AlignRight},
+		{Title: "service", Unit: "p50 / p99 µs", Align: AlignRight, Rank: 3},
+		{Title: "start lateness", Unit: "p50 / p99 µs", Align: AlignRight, Rank: 5},
+		{Title: "late", Unit: "", Align: AlignRight, Rank: 3},
+		{Title: "dropped", Unit: "", Align: AlignRight, Rank: 2},
+		{Title: "resumed", Unit: resumedUnitOf(recs), Align: AlignRight, Rank: 2},
+		{Title: "client CPU", Unit: "µs/hs", Align: AlignRight, Rank: 4},
+		{Title: "server CPU", Unit: "µs/hs", Align: AlignRight, Rank: 4},
+		{Title: "errors", Unit: "", Align: AlignRight, Rank: 4},
 	}}
 	flags := make([][]string, len(recs))
 	for i, r := range recs {
@@ -86,7 +86,7 @@ func openLoopTable(recs []*results.Record) (*Grid, []string) {
 			row[1] = rateNumPtr(r.RateTarget) + " / " + Null
 		}
 		t.Rows = append(t.Rows, row)
-		flags[i] = rowFlags(r)
+		flags[i] = rowFlags(r, nil)
 	}
 	return t, append(append([]string(nil), openLoopLegend...), rateFlagLegend(addFlags(t, flags))...)
 }

@@ -15,9 +15,9 @@ var partsLegend = []string{
 // partsTable is one row per part of each mix record (none without
 // mixes).
 func partsTable(recs []*results.Record) *Grid {
-	t := &Grid{Cols: []Column{{"name", "", AlignLeft}, {"part", "", AlignLeft}, {"handshakes", "", AlignRight},
-		{"client CPU", "µs/hs", AlignRight}, {"server CPU", "µs/hs", AlignRight},
-		{"total", "p50 / p99 µs", AlignRight}, {"handshake", "p50 / p99 µs", AlignRight}}}
+	t := &Grid{Cols: []Column{{Title: "name", Unit: "", Align: AlignLeft}, {Title: "part", Unit: "", Align: AlignLeft}, {Title: "handshakes", Unit: "", Align: AlignRight},
+		{Title: "client CPU", Unit: "µs/hs", Align: AlignRight}, {Title: "server CPU", Unit: "µs/hs", Align: AlignRight},
+		{Title: "total", Unit: "p50 / p99 µs", Align: AlignRight}, {Title: "handshake", Unit: "p50 / p99 µs", Align: AlignRight}}}
 	for _, r := range recs {
 		for _, name := range []string{results.PartFull, results.PartResumed} {
 			p, ok := r.Parts[name]

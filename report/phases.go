@@ -55,12 +55,12 @@ func phaseTable(recs []*results.Record) *Grid {
 	if len(with) == 0 {
 		return nil
 	}
-	t := &Grid{Cols: []Column{{"name", "", AlignLeft}}}
+	t := &Grid{Cols: []Column{{Title: "name", Unit: "", Align: AlignLeft}}}
 	var names []string
 	for _, c := range phaseColumns {
 		if used[c.name] {
 			names = append(names, c.name)
-			t.Cols = append(t.Cols, Column{c.title, "p50 / p99 µs", AlignRight})
+			t.Cols = append(t.Cols, Column{Title: c.title, Unit: "p50 / p99 µs", Align: AlignRight})
 		}
 	}
 	for _, r := range with {

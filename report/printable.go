@@ -20,12 +20,13 @@ func printableDocument(d *Document) {
 		b := &d.Blocks[i]
 		b.Title = results.Printable(b.Title)
 		PrintableRow(b.Items)
+		PrintableRow(b.Brief)
 		if b.Table == nil {
 			continue
 		}
 		for j := range b.Table.Cols {
 			c := &b.Table.Cols[j]
-			c.Title, c.Unit = results.Printable(c.Title), results.Printable(c.Unit)
+			c.Title, c.Unit, c.Group = results.Printable(c.Title), results.Printable(c.Unit), results.Printable(c.Group)
 		}
 		for _, row := range b.Table.Rows {
 			PrintableRow(row)

@@ -18,7 +18,7 @@ func addQUICColumns(t *Grid, recs []*results.Record) {
 	if at == 0 || !slices.ContainsFunc(recs, func(r *results.Record) bool { return r.QUICVersion != "" || r.EarlyData != nil }) {
 		return
 	}
-	t.Cols = slices.Insert(t.Cols, at, Column{"0-RTT", "accepted", AlignRight}, Column{"1st response", "p50 µs", AlignRight})
+	t.Cols = slices.Insert(t.Cols, at, Column{Title: "0-RTT", Unit: "accepted", Align: AlignRight, Rank: 3}, Column{Title: "1st response", Unit: "p50 µs", Align: AlignRight, Rank: 4})
 	for i, r := range recs {
 		cells := []string{earlyCell(r), firstResponseCell(r)}
 		if NotRun(r) {

@@ -82,20 +82,20 @@ func (s *RateSearch) stepTable() (*Grid, []string) {
 	}
 	extra := ok && g.percentile != 50 && g.percentile != 99
 	t := &Grid{Cols: []Column{
-		{"rate", "/s", AlignRight},
-		{"achieved", "/s", AlignRight},
-		{"p50", "µs", AlignRight},
-		{"p99", "µs", AlignRight},
+		{Title: "rate", Unit: "/s", Align: AlignRight},
+		{Title: "achieved", Unit: "/s", Align: AlignRight, Rank: 2},
+		{Title: "p50", Unit: "µs", Align: AlignRight, Rank: 2},
+		{Title: "p99", Unit: "µs", Align: AlignRight, Rank: 1},
 	}}
 	if extra {
-		t.Cols = append(t.Cols, Column{g.Label(), "µs", AlignRight})
+		t.Cols = append(t.Cols, Column{Title: g.Label(), Unit: "µs", Align: AlignRight})
 	}
 	t.Cols = append(t.Cols, []Column{
-		{"errors", "", AlignRight},
-		{"late", "", AlignRight},
-		{"dropped", "", AlignRight},
-		{"goal", "", AlignLeft},
-		{"bracket", "", AlignLeft},
+		{Title: "errors", Unit: "", Align: AlignRight, Rank: 2},
+		{Title: "late", Unit: "", Align: AlignRight, Rank: 3},
+		{Title: "dropped", Unit: "", Align: AlignRight, Rank: 3},
+		{Title: "goal", Unit: "", Align: AlignLeft},
+		{Title: "bracket", Unit: "", Align: AlignLeft, Rank: 1},
 	}...)
 	flags := make([][]string, len(s.Steps))
 	for i, r := range s.Steps {
@@ -107,7 +107,7 @@ func (s *RateSearch) stepTable() (*Grid, []string) {
 		t.Rows = append(t.Rows, row)
 		// A step is judged on its percentile, not on its windows'
 		// mean: a short step's wide interval is no reason to flag it.
-		flags[i] = slices.DeleteFunc(rowFlags(r), func(f string) bool { return f == "noisy" })
+		flags[i] = slices.DeleteFunc(rowFlags(r, nil), func(f string) bool { return f == "noisy" })
 	}
 	return t, append(append([]string(nil), stepLegend...), rateFlagLegend(addFlags(t, flags))...)
 }

@@ -22,13 +22,13 @@ import (
 func ratioTable(recs []*results.Record) (*Grid, []string) {
 	order, buckets := ratioBuckets(recs)
 	t := &Grid{Cols: []Column{
-		{"full", "", AlignLeft},
-		{"resumed", "", AlignLeft},
-		{"full", "µs", AlignRight},
-		{"resumed", "µs", AlignRight},
-		{"full/resumed", "handshake", AlignRight},
-		{"full/resumed", "connection", AlignRight},
-		{"resumption", "client", AlignRight},
+		{Title: "full", Unit: "", Align: AlignLeft},
+		{Title: "resumed", Unit: "", Align: AlignLeft},
+		{Title: "full", Unit: "µs", Align: AlignRight},
+		{Title: "resumed", Unit: "µs", Align: AlignRight},
+		{Title: "full/resumed", Unit: "handshake", Align: AlignRight},
+		{Title: "full/resumed", Unit: "connection", Align: AlignRight},
+		{Title: "resumption", Unit: "client", Align: AlignRight},
 	}}
 	disagree := false
 	for _, k := range order {

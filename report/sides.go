@@ -1,7 +1,6 @@
 package report
 
 import (
-	"fmt"
 	"math"
 	"strconv"
 
@@ -81,7 +80,7 @@ func achievedErrors(recs []*results.Record) map[*results.Record]float64 {
 }
 
 // errorCell is the error in µs; with a target error, also the precision
-// reached ("4.2 (1.8%)"), marked "!" when it is above the target.
+// reached ("4.2 (1.8%)"), marked "!" when it missed the target.
 func errorCell(r *results.Record, achieved map[*results.Record]float64) string {
 	s := numPtr(Headline(r).Err)
 	e, ok := achieved[r]
@@ -89,48 +88,17 @@ func errorCell(r *results.Record, achieved map[*results.Record]float64) string {
 		return s
 	}
 	if math.IsNaN(e) {
-		return s + " (" + Null + ")"
+		return s + " (" + Null + ")!" // unknown: missed (missedTarget)
 	}
 	s += " (" + strconv.FormatFloat(e*100, 'f', 1, 64) + "%"
 	if r.Side != "" && r.Side != results.SideA {
 		s += " of b/a"
 	}
 	s += ")"
-	if e > *r.TargetError {
+	if missedTarget(r, e) {
 		s += "!"
 	}
 	return s
-}
-
-// targetItems lists the cases that stopped before reaching their target
-// error: the time limit or the iteration cap came first.
-func targetItems(recs []*results.Record, achieved map[*results.Record]float64) []string {
-	var items []string
-	for _, r := range recs {
-		e, ok := achieved[r]
-		if !ok || r.Side == results.SideA && hasOtherSide(recs, r) {
-			continue // side a's precision is judged with side b's ratio
-		}
-		var by string
-		switch r.StoppedBy {
-		case results.StoppedCaseTime:
-			by = "the case time (--case-time) ran out"
-		case results.StoppedIterationCap:
-			by = fmt.Sprintf("it reached the most iterations a case may measure (%d)", results.MaxIterations)
-		default:
-			continue
-		}
-		if !(e > *r.TargetError) && !math.IsNaN(e) {
-			continue
-		}
-		reached := "unknown"
-		if !math.IsNaN(e) {
-			reached = strconv.FormatFloat(e*100, 'f', 1, 64) + "%"
-		}
-		items = append(items, fmt.Sprintf("%s: %s after %d iterations, target %s: %s first; measure longer or accept the wider interval",
-			CaseLabel(r), reached, r.Iterations, ThresholdPercent(*r.TargetError), by))
-	}
-	return items
 }
 
 func hasOtherSide(recs []*results.Record, a *results.Record) bool {

@@ -2,6 +2,7 @@ package report
 
 import (
 	"bufio"
+	"fmt"
 	"io"
 	"strings"
 	"unicode/utf8"
@@ -9,8 +10,17 @@ import (
 
 // WriteText lays d out for a terminal: the environment as "key: value"
 // lines, tables with padded columns (numbers right-aligned, units in a
-// second header line), footnotes as indented lists.
+// second header line), footnotes as indented lists. It writes every
+// column, however wide: see [WriteTextLayout] for a width.
 func WriteText(w io.Writer, d Document) error {
+	return WriteTextLayout(w, d, Layout{})
+}
+
+// WriteTextLayout lays d out as WriteText does, within l's width: a
+// table wider than it shows the columns that matter and names the others
+// under it, a table of detail that does not fit is left out and named at
+// the end, and long lines of text are wrapped.
+func WriteTextLayout(w io.Writer, d Document, l Layout) error {
 	printableDocument(&d)
 	bw := bufio.NewWriter(w)
 	width := 0
@@ -18,59 +28,68 @@ func WriteText(w io.Writer, d Document) error {
 		width = max(width, utf8.RuneCountInString(kv.Key)+1)
 	}
 	for _, kv := range d.Env {
-		bw.WriteString(pad(kv.Key+":", width, AlignLeft) + " " + kv.Value + "\n")
+		writeLines(bw, wrap(kv.Value, l.Width, pad(kv.Key+":", width, AlignLeft)+" ", strings.Repeat(" ", width+1)))
 	}
 	if d.EnvNote != "" {
-		bw.WriteString("note: " + d.EnvNote + "\n")
+		writeLines(bw, wrap(d.EnvNote, l.Width, "note: ", "      "))
 	}
-	for i, b := range d.Blocks {
-		if i > 0 || len(d.Env) > 0 {
+	var skipped []string
+	first := true
+	for _, b := range d.Blocks {
+		var tl tableLayout
+		if b.Table != nil {
+			tl = layTable(b.Table, l.Width)
+			if b.Detail && !tl.fits(l.Width) {
+				skipped = append(skipped, tableName(b.Title))
+				continue
+			}
+		}
+		if !first || len(d.Env) > 0 {
 			bw.WriteString("\n")
 		}
-		if b.Title != "" {
-			bw.WriteString(b.Title + "\n")
-		}
-		if b.Table != nil {
-			writeTextTable(bw, b.Table)
-		}
-		for _, item := range b.Items {
-			if b.Title != "" {
-				bw.WriteString("  ")
-			}
-			bw.WriteString(item + "\n")
-		}
+		first = false
+		writeBlock(bw, b, tl, l)
 	}
+	if len(skipped) > 0 {
+		s := fmt.Sprintf("left out to fit %d columns: %s", l.Width, strings.Join(unbroken(skipped), "; "))
+		if l.Wider != "" {
+			s += " (" + l.Wider + " shows them)"
+		}
+		bw.WriteString("\n")
+		writeLines(bw, wrap(s, l.Width, "", "  "))
+	}
+	writeTargetSummary(bw, d, l.Width)
 	return bw.Flush()
 }
 
-func writeTextTable(bw *bufio.Writer, t *Grid) {
-	widths := make([]int, len(t.Cols))
-	hasUnits := false
-	for i, c := range t.Cols {
-		widths[i] = max(utf8.RuneCountInString(c.Title), utf8.RuneCountInString(c.Unit))
-		hasUnits = hasUnits || c.Unit != ""
+// writeBlock writes a block: its title, its table laid out by tl, the
+// lines under a narrowed table, and its items, in their brief form where
+// the full one would take more than a line.
+func writeBlock(bw *bufio.Writer, b Block, tl tableLayout, l Layout) {
+	indent := ""
+	if b.Title != "" {
+		writeLines(bw, wrap(b.Title, l.Width, "", "  "))
+		indent = "  "
 	}
-	for _, row := range t.Rows {
-		for i, cell := range row {
-			widths[i] = max(widths[i], utf8.RuneCountInString(cell))
-		}
-	}
-	line := func(cells func(i int) string) {
+	if b.Table != nil {
 		var sb strings.Builder
-		for i, c := range t.Cols {
-			if i > 0 {
-				sb.WriteString("  ")
-			}
-			sb.WriteString(pad(cells(i), widths[i], c.Align))
+		tl.write(&sb, b.Table)
+		bw.WriteString(sb.String())
+		for _, n := range tl.notes(b.Table, l.Width, l.Wider) {
+			writeLines(bw, wrap(n, l.Width, "  ", "    "))
 		}
-		bw.WriteString(strings.TrimRight(sb.String(), " ") + "\n")
 	}
-	line(func(i int) string { return t.Cols[i].Title })
-	if hasUnits {
-		line(func(i int) string { return t.Cols[i].Unit })
+	for i, item := range b.Items {
+		if l.Width > 0 && i < len(b.Brief) && b.Brief[i] != "" && runes(indent+item) > l.Width {
+			item = b.Brief[i]
+		}
+		writeLines(bw, wrap(item, l.Width, indent, indent+"  "))
 	}
-	for _, row := range t.Rows {
-		line(func(i int) string { return row[i] })
+}
+
+func writeLines(bw *bufio.Writer, lines []string) {
+	for _, s := range lines {
+		bw.WriteString(strings.ReplaceAll(s, nbsp, " ") + "\n")
 	}
 }
 

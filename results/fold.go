@@ -22,13 +22,19 @@ const (
 	// FoldPerHandshake weights each shard's figure per handshake by its
 	// handshakes. Known when every shard's record has it.
 	FoldPerHandshake = "per-handshake"
+	// FoldPerIteration combines per-iteration figures per handshake
+	// (paired with samples_us): iteration i of the union is the shards'
+	// iteration i, Σ value·n / Σ n over their sample_handshakes, as
+	// FoldPerHandshake folds the case's figure. Known when every shard's
+	// record has it.
+	FoldPerIteration = "per-iteration"
 )
 
 // FoldedField is a Record field with a fold rule.
 type FoldedField struct {
 	// Name is the field's JSON name, which the merge's errors give.
 	Name string
-	// Rule is FoldSum, FoldMax or FoldPerHandshake.
+	// Rule is FoldSum, FoldMax, FoldPerHandshake or FoldPerIteration.
 	Rule string
 	// Int says the field is a count (*int64); otherwise it is a
 	// measurement (*float64, or float64 for one that every record has).
@@ -70,6 +76,20 @@ func (f FoldedField) SetFigure(r *Record, v *float64) {
 	}
 }
 
+// Samples returns the field of r, figures per iteration, nil when r has
+// none or the field is not folded per iteration.
+func (f FoldedField) Samples(r *Record) []float64 {
+	if f.Rule != FoldPerIteration {
+		return nil
+	}
+	return reflect.ValueOf(r).Elem().Field(f.index).Interface().([]float64)
+}
+
+// SetSamples sets the field of r, figures per iteration.
+func (f FoldedField) SetSamples(r *Record, v []float64) {
+	reflect.ValueOf(r).Elem().Field(f.index).Set(reflect.ValueOf(v))
+}
+
 // FoldedFields returns the Record fields that have a fold rule, in the
 // order Record declares them.
 func FoldedFields() []FoldedField { return foldedFields() }
@@ -83,8 +103,9 @@ var foldedFields = sync.OnceValue(func() []FoldedField {
 })
 
 var (
-	countType  = reflect.TypeFor[*int64]()
-	figureType = reflect.TypeFor[*float64]()
+	countType   = reflect.TypeFor[*int64]()
+	figureType  = reflect.TypeFor[*float64]()
+	samplesType = reflect.TypeFor[[]float64]()
 )
 
 // foldTags reads the fold tags of t's fields, refusing a rule it does
@@ -100,8 +121,11 @@ func foldTags(t reflect.Type) ([]FoldedField, error) {
 		name, _, _ := strings.Cut(sf.Tag.Get("json"), ",")
 		f := FoldedField{Name: name, Rule: rule, Int: sf.Type == countType, index: i}
 		switch {
-		case rule != FoldSum && rule != FoldMax && rule != FoldPerHandshake:
-			return nil, fmt.Errorf("results: field %s: fold rule %q is not %s, %s or %s", sf.Name, rule, FoldSum, FoldMax, FoldPerHandshake)
+		case rule != FoldSum && rule != FoldMax && rule != FoldPerHandshake && rule != FoldPerIteration:
+			return nil, fmt.Errorf("results: field %s: fold rule %q is not %s, %s, %s or %s", sf.Name, rule, FoldSum, FoldMax, FoldPerHandshake, FoldPerIteration)
+		case rule == FoldPerIteration && sf.Type != samplesType:
+			return nil, fmt.Errorf("results: field %s: only a list of numbers folds per iteration", sf.Name)
+		case rule == FoldPerIteration:
 		case sf.Type != countType && sf.Type != figureType && sf.Type.Kind() != reflect.Float64:
 			return nil, fmt.Errorf("results: field %s: a %s cannot be folded (want *int64, *float64 or float64)", sf.Name, sf.Type)
 		case rule == FoldPerHandshake && f.Int:

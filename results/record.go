@@ -155,6 +155,23 @@ type Record struct {
 
 	// SamplesUS are the raw per-iteration values, in order.
 	SamplesUS []float64 `json:"samples_us"`
+	// The costs per iteration, paired with SamplesUS by index (read at
+	// the same iteration boundaries): the client's and the server's CPU
+	// µs, the proxy's, and the client's heap bytes, each per successful
+	// handshake of the iteration. Absent where the case's figure
+	// (client_cpu_us, server_cpu_us, proxy_cpu_us) is, and when any kept
+	// iteration's was unknown: never estimated.
+	ClientCPUSamplesUS []float64 `json:"client_cpu_samples_us,omitempty" fold:"per-iteration"`
+	ServerCPUSamplesUS []float64 `json:"server_cpu_samples_us,omitempty" fold:"per-iteration"`
+	ProxyCPUSamplesUS  []float64 `json:"proxy_cpu_samples_us,omitempty" fold:"per-iteration"`
+	AllocSamplesBytes  []float64 `json:"alloc_samples_bytes,omitempty" fold:"per-iteration"`
+	// ServerCPUTickUS and ProxyCPUTickUS are the resolution of the
+	// server's and the proxy's CPU readings, in µs, when it is coarse:
+	// the operating system's clock tick (10 ms) for a process read from
+	// /proc (--server-pid, --versus-pid, --proxy-pid). Absent for a
+	// reading to the microsecond (the built-in server and proxy).
+	ServerCPUTickUS *float64 `json:"server_cpu_tick_us,omitempty" fold:"max"`
+	ProxyCPUTickUS  *float64 `json:"proxy_cpu_tick_us,omitempty" fold:"max"`
 	// Histogram is the HDR histogram of handshake latencies in
 	// microseconds, in the HdrHistogram V2 compressed encoding, base64.
 	Histogram string `json:"histogram,omitempty"`

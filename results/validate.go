@@ -126,7 +126,7 @@ const ResumptionRateTolerance = 0.0005
 // the reports refuse it rather than pick one of its numbers.
 func (r *Record) Validate() error {
 	for _, check := range []func(*Record) error{checkKind, checkCounts, checkResumption, checkMeasures, checkSummary,
-		checkSamples, checkHandshakeFigure, checkHandshakes, checkMachine, checkHistogram, checkPhases} {
+		checkSamples, checkHandshakeFigure, checkCostSamples, checkHandshakes, checkMachine, checkHistogram, checkPhases} {
 		if err := check(r); err != nil {
 			return err
 		}
@@ -310,6 +310,26 @@ func checkSamples(r *Record) error {
 	}{{"mean_us", r.MeanUS, s.Mean}, {"median_us", r.MedianUS, s.Median}, {"min_us", r.MinUS, s.Min}, {"max_us", r.MaxUS, s.Max}} {
 		if math.IsNaN(v.from) || !sameValue(v.written, v.from) {
 			return fmt.Errorf("%s is %v but the samples in samples_us give %v", v.name, v.written, v.from)
+		}
+	}
+	return nil
+}
+
+// checkCostSamples checks the costs per iteration: one value per sample
+// of samples_us, none negative or not a number.
+func checkCostSamples(r *Record) error {
+	for _, f := range FoldedFields() {
+		xs := f.Samples(r)
+		if xs == nil {
+			continue
+		}
+		if len(xs) != len(r.SamplesUS) {
+			return fmt.Errorf("%s holds %d values but samples_us %d (one per iteration)", f.Name, len(xs), len(r.SamplesUS))
+		}
+		for i, x := range xs {
+			if !(x >= 0) || math.IsInf(x, 0) {
+				return fmt.Errorf("%s[%d] is %v: a cost is a finite number of 0 or more", f.Name, i, x)
+			}
 		}
 	}
 	return nil

@@ -7,7 +7,7 @@
 # installs them). Load stays on 127.0.0.1. serverprofile (perf, as root) runs only
 # when named.
 #
-#   scripts/benchmarks.sh                  # everything, about 75 minutes
+#   scripts/benchmarks.sh                  # everything, about 85 minutes
 #   scripts/benchmarks.sh default harness  # some sections
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -509,6 +509,96 @@ section_calibration() {
 	} | tee "$out/calibration.txt"
 }
 
+# replay_targets replays the measured iterations of each handshake case
+# of the given files through the stopping rule of a case measured towards
+# a target error (at least 20 iterations, then the 99.9% half-width at
+# most the target): how many cases reach 2, 3, 5, 8 and 10% within the
+# iterations they measured, beside other load (other_cpu_share 10% or
+# more) and without. Exact for files measured towards 2% or less, whose
+# cases kept measuring until 2% or the case time.
+replay_targets() {
+	python3 - "$@" <<'EOF'
+import json, math, sys
+
+def tpdf(x, df):
+    return math.exp(math.lgamma((df + 1) / 2) - math.lgamma(df / 2) - 0.5 * math.log(df * math.pi)
+                    - (df + 1) / 2 * math.log1p(x * x / df))
+
+quantiles = {}
+def t999(df):
+    # two-sided 99.9%: the x with P(T > x) = 0.0005 (Simpson's rule, bisection)
+    if df not in quantiles:
+        def upper(x, steps=2000):
+            h = x / steps
+            s = tpdf(0, df) + tpdf(x, df) + sum((4 if i % 2 else 2) * tpdf(i * h, df) for i in range(1, steps))
+            return 0.5 - s * h / 3
+        lo, hi = 0.0, 700.0
+        for _ in range(50):
+            mid = (lo + hi) / 2
+            lo, hi = (mid, hi) if upper(mid) > 0.0005 else (lo, mid)
+        quantiles[df] = lo
+    return quantiles[df]
+
+def errors(x):
+    # the relative error after each number n >= 2 of iterations
+    s = ss = 0.0
+    out = {}
+    for n, v in enumerate(x, 1):
+        s += v
+        ss += v * v
+        if n >= 2:
+            m = s / n
+            out[n] = t999(n - 1) * math.sqrt(max(ss - n * m * m, 0) / (n - 1) / n) / m
+    return out
+
+groups = {"all": [], "quiet": [], "other load": []}
+for f in sys.argv[1:]:
+    for line in open(f):
+        r = json.loads(line)
+        if r.get("kind") != "handshake" or r.get("iterations", 0) < 2:
+            continue
+        e = errors(r.get("handshake_samples_us") or r["samples_us"])
+        groups["all"].append(e)
+        groups["other load" if (r.get("other_cpu_share") or 0) >= 0.1 else "quiet"].append(e)
+for name, recs in groups.items():
+    if recs:
+        cells = ["%g%%: %d" % (100 * t, sum(any(v <= t for n, v in e.items() if n >= 20) for e in recs))
+                 for t in (0.02, 0.03, 0.05, 0.08, 0.10)]
+        print("%s (%d cases) reaching %s" % (name, len(recs), ", ".join(cells)))
+EOF
+}
+
+section_stoprule() {
+	# The default stopping rule. Runs towards 2% (which hardly a case
+	# reaches here, so each measures its whole case time) replayed for
+	# wider targets, with the calibration section's sequential runs when
+	# they are there; then runs with every default, timed, each with the
+	# report's last line: how many cases reached the default target.
+	local full=${STOPRULE_REPS:-7} runs=${STOPRULE_DEFAULT_REPS:-3} dir=$out/stoprule i start
+	mkdir -p "$dir"
+	rm -f "$dir"/*.jsonl "$dir"/*.txt
+	for ((i = 1; i <= full; i++)); do
+		echo "== stoprule $i/$full: tlsbench run --target-error 2%" >&2
+		# A case may fail a gate under load (exit 1): its record is kept.
+		"$bin" run --target-error 2% --out "$dir/full-$i.jsonl" --format json >/dev/null || true
+	done
+	{
+		echo "# replayed: runs towards 2%, each case its whole case time"
+		replay_targets "$dir"/full-*.jsonl
+		if compgen -G "$out/calibration/seq-*.jsonl" >/dev/null; then
+			echo "# replayed: the calibration section's sequential runs"
+			replay_targets "$out"/calibration/seq-*.jsonl
+		fi
+		echo "# tlsbench run, every setting its default"
+		for ((i = 1; i <= runs; i++)); do
+			echo "== stoprule default $i/$runs: tlsbench run" >&2
+			start=$(date +%s%N)
+			"$bin" run --out "$dir/default-$i.jsonl" >"$dir/default-$i.txt" || true
+			printf 'run %d: %d s; %s\n' "$i" $((($(date +%s%N) - start) / 1000000000)) "$(tail -n 1 "$dir/default-$i.txt")"
+		done
+	} | tee "$out/stoprule.txt"
+}
+
 section_stall() {
 	# The built-in server stalls for 1 s (SIGSTOP, then SIGCONT, on its
 	# process) in the middle of a measured case: open loop (200 starts a
@@ -602,7 +692,7 @@ for f in sys.argv[1:]:
 
 sections=("$@")
 if ((${#sections[@]} == 0)); then
-	sections=(default harness mutual groups transport transports ciphers keycache nginx foreign jsse-keymanager throughput proxy calibration stall openloop findrate sessionid shards server procs quic hostile)
+	sections=(default harness mutual groups transport transports ciphers keycache nginx foreign jsse-keymanager throughput proxy calibration stoprule stall openloop findrate sessionid shards server procs quic hostile)
 fi
 for s in "${sections[@]}"; do
 	"section_$s"

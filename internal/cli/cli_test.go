@@ -29,9 +29,6 @@ const mainEnv = "TLSBENCH_TEST_AS_MAIN"
 func TestMain(m *testing.M) {
 	spinIfAsked()
 	limitDescriptorsIfAsked()
-	if os.Getenv(planOnlyEnv) == "1" {
-		os.Exit(cli.PlanOnly(os.Args[1:]))
-	}
 	// The child server of `tlsbench run` is this test binary again.
 	testchild.RunMainIfChild(cli.Main)
 	if os.Getenv(mainEnv) == "1" {

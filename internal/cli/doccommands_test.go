@@ -22,11 +22,6 @@ import (
 	"github.com/tlsbench/tlsbench/internal/testchild"
 )
 
-// planOnlyEnv makes this test binary plan a run without measuring it
-// (cli.PlanOnly), for the documents' commands that need more time or
-// other servers than a test has.
-const planOnlyEnv = "TLSBENCH_TEST_PLAN_ONLY"
-
 // The documents whose sh blocks TestDocCommands runs, from this package.
 var docFiles = []string{"../../README.md", "../../docs/*.md"}
 
@@ -465,14 +460,15 @@ func listenOf(args []string) string {
 // command makes the process of a tlsbench command in the sandbox.
 func (d *docRun) command(ctx context.Context, args []string, planOnly bool) *exec.Cmd {
 	var cmd *exec.Cmd
+	if planOnly {
+		// What run does before it measures, and no more: the commands
+		// whose servers or time a test cannot give.
+		args = append(slices.Clip(args), "--dry-run")
+	}
 	switch {
-	case planOnly || d.bin == "":
+	case d.bin == "":
 		cmd = exec.CommandContext(ctx, os.Args[0], args...)
-		env := mainEnv + "=1"
-		if planOnly {
-			env = planOnlyEnv + "=1"
-		}
-		cmd.Env = append(slices.Clone(d.env), env)
+		cmd.Env = append(slices.Clone(d.env), mainEnv+"=1")
 	default:
 		cmd = exec.CommandContext(ctx, d.bin, args...)
 		cmd.Env = d.env
@@ -703,22 +699,25 @@ func freePort(t *testing.T) string {
 	return ""
 }
 
-// A run planned without measuring is refused as the run itself would
-// be, before measuring: a documented command with a wrong flag fails.
-func TestPlanOnlyRefusesWhatRunRefuses(t *testing.T) {
+// A dry run is refused as the run itself would be, before measuring: a
+// documented command with a wrong flag fails.
+func TestDryRunRefusesWhatRunRefuses(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
 		args []string
 		code int
 		want string
 	}{
-		{[]string{"run", "--tls", "1.3", "--concurrency", "1,8"}, 0, "planned 4 cases"},
+		{[]string{"run", "--tls", "1.3", "--concurrency", "1,8"}, 0, "4 cases: planned at about 12s"},
+		{[]string{"run", "--tls", "1.3", "--concurrency", "1", "--iterations", "3"}, 0, "2 cases: each measures a number of iterations"},
+		{[]string{"run", "--tls", "1.2", "--resumption", "tickets,session-id", "--resume", "on"}, 0, "handshake/tls1.2/resume/sid/c8  not runnable: the built-in server"},
+		{[]string{"run", "--target", "server.invalid:443", "--tls", "1.3", "--concurrency", "1"}, 0, "2 cases: planned at about 6s"},
 		{[]string{"run", "--concurency", "8"}, 2, "did you mean --concurrency?"},
 		{[]string{"run", "--concurrency", "128", "--handshakes", "8"}, 2, "raise --handshakes"},
 		{[]string{"run", "--identity", "missing.p12"}, 2, "missing.p12"},
 	} {
-		cmd := exec.Command(os.Args[0], c.args...)
-		cmd.Env = append(os.Environ(), planOnlyEnv+"=1")
+		cmd := exec.Command(os.Args[0], append(c.args, "--dry-run")...)
+		cmd.Env = append(os.Environ(), mainEnv+"=1")
 		cmd.Dir = t.TempDir()
 		out, err := cmd.CombinedOutput()
 		code := 0
@@ -729,7 +728,7 @@ func TestPlanOnlyRefusesWhatRunRefuses(t *testing.T) {
 			t.Fatal(err)
 		}
 		if code != c.code || !strings.Contains(string(out), c.want) {
-			t.Errorf("%q planned: exit %d, %q; want exit %d and %q", c.args, code, out, c.code, c.want)
+			t.Errorf("%q --dry-run: exit %d, %q; want exit %d and %q", c.args, code, out, c.code, c.want)
 		}
 	}
 }

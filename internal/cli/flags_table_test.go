@@ -21,11 +21,13 @@ func definedFlags(t *testing.T) map[plan.Command]*command.FlagSet {
 	servecmd.DefineServeFlags(serve)
 	compare := command.NewFlagSet("compare", io.Discard, nil)
 	reportcmd.DefineCompareFlags(compare)
-	return map[plan.Command]*command.FlagSet{plan.Run: run, plan.Serve: serve, plan.Compare: compare}
+	report := command.NewFlagSet("report", io.Discard, nil)
+	reportcmd.DefineReportFlags(report)
+	return map[plan.Command]*command.FlagSet{plan.Run: run, plan.Serve: serve, plan.Compare: compare, plan.Report: report}
 }
 
 // The table and the flags match one to one for run and serve (compare
-// takes the table's comparison settings beside flags of its own), with
+// and report take the table's settings beside flags of their own), with
 // the table's help and default.
 func TestFlagsMatchTheTable(t *testing.T) {
 	t.Parallel()
@@ -33,7 +35,7 @@ func TestFlagsMatchTheTable(t *testing.T) {
 		fs.VisitAll(func(fl *flag.Flag) {
 			s := plan.Lookup(cmd, fl.Name)
 			switch {
-			case s == nil && cmd != plan.Compare:
+			case s == nil && cmd != plan.Compare && cmd != plan.Report:
 				t.Errorf("%s --%s has no entry in the table", fs.Cmd, fl.Name)
 			case s == nil:
 			case fl.Usage != command.HelpText(s):

@@ -45,6 +45,7 @@ fails (exit 1); what it measured is still written, marked "failed".
 Examples:
   tlsbench run                                  # default matrix, ~1 minute
   tlsbench run --quick                          # same matrix, ~15 seconds
+  tlsbench run --target host:443 --dry-run      # the cases and their planned time, nothing dialled
   tlsbench run --tls 1.3 --resume on --concurrency 128 --out r.jsonl
   tlsbench run --key rsa-2048,ecdsa-p256 --groups x25519,x25519mlkem768 --tls 1.3
   tlsbench run --transport tcp4,tcp6,memory --format markdown
@@ -62,10 +63,10 @@ Examples:
   tlsbench run --target 127.0.0.1:8443 --versus 127.0.0.1:8444 --ca ca.pem --target-error 1%
   tlsbench run --identity pki/server-ecdsa-p256.p12 --p12-password-file pw --key-cache on,off
   tlsbench run --proxy builtin --tls 1.3 --resume off,on --mint-cache on,off
-  tlsbench run --tls 1.3 --resume off,on --rate 500,2000 --duration 20s --out open.jsonl
-  tlsbench run --tls 1.3 --resume-ratio 0,0.8,1 --rate 2000 --out mix.jsonl
-  tlsbench run --rate 1000 --arrival poisson --max-inflight 512 --target 127.0.0.1:8443 --ca ca.pem
-  tlsbench run --shard 0/4 --start-at 2026-12-01T06:00:00Z --target 10.0.0.5:443 --ca ca.pem --concurrency 64 --duration 10s --out -
+  tlsbench run --tls 1.3 --resume off,on --rate 250,500 --duration 20s --out open.jsonl
+  tlsbench run --tls 1.3 --resume-ratio 0,0.8,1 --rate 500 --out mix.jsonl
+  tlsbench run --rate 500 --arrival poisson --max-inflight 512 --target 127.0.0.1:8443 --ca ca.pem
+  tlsbench run --shard 0/4 --start-at "$(date -u -d +2min +%Y-%m-%dT%H:%M:00Z)" --target 10.0.0.5:443 --ca ca.pem --concurrency 64 --duration 10s --out -
   tlsbench run --find-rate --slo p99=20ms --tls 1.2,1.3 --resume off,on --out rates.jsonl
   tlsbench run --quick --tls 1.3 --profile prof --profile-alloc   # go tool pprof prof/handshake_tls1.3_full_c8.server.pprof
   tlsbench run --mode throughput --proxy builtin --buffer 4k,16k,64k --read-fill off,on --ktls off,auto
@@ -89,7 +90,9 @@ type runFlags struct {
 	connTimeout   time.Duration
 	out           string
 	format        string
+	wide          bool
 	quick         bool
+	dryRun        bool
 	baseline      string
 	cmp           *reportcmd.CompareFlags
 
@@ -148,7 +151,9 @@ func defineRunFlags(fs *command.FlagSet) *runFlags {
 	fs.DefDuration(&f.connTimeout, "conn-timeout", 10*time.Second)
 	fs.DefString(&f.out, "out", "")
 	fs.DefString(&f.format, "format", "table")
+	fs.DefBool(&f.wide, "wide", false)
 	fs.DefBool(&f.quick, "quick", false)
+	fs.DefBool(&f.dryRun, "dry-run", false)
 	fs.DefString(&f.baseline, "baseline", "")
 	f.cmp = reportcmd.DefineCompareFlags(fs)
 
@@ -224,6 +229,9 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	if err := checkStartAt(job, time.Now(), stderr); err != nil {
 		return err
+	}
+	if f.dryRun {
+		return job.dryRun(stdout)
 	}
 	return job.execute(ctx, stdout, stderr)
 }
@@ -478,7 +486,7 @@ func (job *runJob) execute(ctx context.Context, stdout, stderr io.Writer) error 
 		prog.eta.beginAt(job.plan.StartAt) // the first case waits for it
 	}
 	// json, csv and benchfmt go out case by case; a table once at the end.
-	stream, err := reportcmd.NewStream(stdout, job.format)
+	stream, err := reportcmd.NewStream(stdout, job.format, command.TableLayout(stdout, job.f.wide))
 	if err != nil {
 		return command.Usagef("--format: %v", err)
 	}

@@ -79,5 +79,8 @@ func accumulating() string {
 			names = append(names, "--"+s.Name)
 		}
 	}
-	return strings.Join(names, " and ")
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }

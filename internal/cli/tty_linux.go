@@ -1,18 +1,11 @@
 package cli
 
-import "golang.org/x/sys/unix"
+import "github.com/tlsbench/tlsbench/internal/cli/command"
 
-func fdIsTerminal(fd uintptr) bool {
-	_, err := unix.IoctlGetTermios(int(fd), unix.TCGETS)
-	return err == nil
-}
+// The terminal is probed where the table's width is: in command.
+
+func fdIsTerminal(fd uintptr) bool { return command.IsTerminal(fd) }
 
 // terminalWidth is the width in columns of the terminal on fd, 0 when
 // the terminal does not say.
-func terminalWidth(fd uintptr) int {
-	ws, err := unix.IoctlGetWinsize(int(fd), unix.TIOCGWINSZ)
-	if err != nil {
-		return 0
-	}
-	return int(ws.Col)
-}
+func terminalWidth(fd uintptr) int { return command.TerminalWidth(fd) }

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/tlsbench/tlsbench/internal/cli/command"
+	"github.com/tlsbench/tlsbench/plan"
 	"github.com/tlsbench/tlsbench/runner"
 )
 
@@ -13,7 +14,7 @@ import (
 
 // defineVersusFlags defines them on fs, into f.
 func defineVersusFlags(fs *command.FlagSet, f *runFlags) {
-	f.targetError = 0.02
+	f.targetError = plan.DefaultTargetError
 	shown := true // the default is shown in the help
 	fs.Def("target-error", command.NewPercentFlag(&f.targetError, &shown))
 	fs.DefString(&f.versus.Target.Addr, "versus", "")

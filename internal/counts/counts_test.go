@@ -34,3 +34,20 @@ func TestSum(t *testing.T) {
 		t.Error("the sum of no counts must be 0")
 	}
 }
+
+func TestRelayModes(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		in   map[string]int64
+		want string
+	}{
+		{nil, ""},
+		{map[string]int64{"client:splice": 4, "origin:splice": 4}, "client:splice,origin:splice"},
+		{map[string]int64{"origin:user": 2, "client:ktls": 3, "client:user": 1}, "client:ktls:3,client:user:1,origin:user"},
+		{map[string]int64{"client:user": 0, "origin:ktls": 1, "bogus": 5}, "origin:ktls"},
+	} {
+		if got := RelayModes(tc.in); got != tc.want {
+			t.Errorf("RelayModes(%v) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}

@@ -13,6 +13,10 @@ import (
 // every Linux architecture Go supports (the kernel fixes it for the ABI).
 const clockTicks = 100
 
+// ProcTick is the resolution of the CPU times ProcessTreeCPU reads: a
+// process's CPU time there moves in steps of it.
+const ProcTick = time.Second / clockTicks
+
 // ProcessTreeCPU returns the CPU time used so far by process pid and all its
 // living descendants (for example an nginx master and its workers), read
 // from /proc. Descendants that have exited are counted through their

@@ -8,6 +8,10 @@ import (
 	"time"
 )
 
+// ProcTick is the resolution of ProcessTreeCPU's readings (none are
+// made here).
+const ProcTick = 10 * time.Millisecond
+
 // ProcessTreeCPU needs /proc; elsewhere it says so.
 func ProcessTreeCPU(pid int) (time.Duration, error) {
 	return 0, fmt.Errorf("another process's CPU is not measured on %s (needs /proc)", runtime.GOOS)

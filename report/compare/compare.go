@@ -177,6 +177,11 @@ type CaseComparison struct {
 	// Test names the test behind P: "wilcoxon" (signed-rank, paired) or
 	// "mann-whitney" (U test, two independent samples).
 	Test string
+	// Metrics compare the costs of each end per handshake that both
+	// sides' records hold per iteration (client, server and proxy CPU,
+	// allocations), with the same test as the time; nil for a pair not
+	// judged.
+	Metrics []MetricComparison
 }
 
 // Tests behind CaseComparison.P.
@@ -267,6 +272,7 @@ func Compare(base, cand []results.Record, opts CompareOptions) *Comparison {
 		cc := compareCase(b, cr, c.Alpha, c.ResumptionTolerance, c.MinEffect)
 		applyMismatch(&cc, b, cr, c.AllowMismatch)
 		applyLoad(&cc, b, cr, c.AllowLoad)
+		c.compareMetrics(&cc, b, cr, nil)
 		c.Cases = append(c.Cases, cc)
 	}
 	for _, name := range cNames {

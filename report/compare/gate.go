@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -120,4 +121,89 @@ func (e *RegressionError) Error() string {
 			len(e.Searches), report.Plural(int64(len(e.Searches)), "search sustained", "searches sustained"), report.ThresholdPercent(e.Threshold), strings.Join(parts, ", ")))
 	}
 	return "regression gate: " + strings.Join(msgs, "; ")
+}
+
+// Gate is one regression gate: a metric (MetricWall, MetricClientCPU,
+// ...) and the largest increase it may show (a fraction).
+type Gate struct {
+	Metric    string
+	Threshold float64
+}
+
+// CheckGates applies every gate and joins their failures: the time's
+// gate is CheckRegressions; a cost metric's fails a case whose metric is
+// significantly higher than the baseline by more than its threshold, or
+// that it could not test (the metric not measured on both sides, too
+// few samples, readings too coarse), as the time's gate does.
+func (c *Comparison) CheckGates(gates []Gate) error {
+	var errs []error
+	for _, g := range gates {
+		var err error
+		if g.Metric == MetricWall || g.Metric == "" {
+			err = c.CheckRegressions(g.Threshold)
+		} else {
+			err = c.checkMetric(g)
+		}
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if len(errs) == 1 {
+		return errs[0]
+	}
+	return errors.Join(errs...)
+}
+
+// checkMetric is the gate of one cost metric.
+func (c *Comparison) checkMetric(g Gate) error {
+	e := &MetricRegressionError{Gate: g, Alpha: c.Alpha, Paired: c.Paired}
+	for i := range c.Cases {
+		cc := &c.Cases[i]
+		if (cc.Verdict == NotComparable && len(cc.Mismatch) > 0) || cc.Verdict == OtherLoad {
+			continue // left out of every gate, as of the time's
+		}
+		mc, ok := cc.Metric(g.Metric)
+		switch {
+		case !ok:
+			e.Untested = append(e.Untested, cc.Name+" (not measured on both sides)")
+		case mc.Verdict == TooFewSamples || mc.Verdict == NotResolved || mc.Verdict == NotComparable:
+			e.Untested = append(e.Untested, fmt.Sprintf("%s (%s)", cc.Name, mc.Verdict))
+		case mc.Verdict == Slower && mc.Change > g.Threshold:
+			e.Cases = append(e.Cases, fmt.Sprintf("%s (%s, p=%s)", cc.Name, signedPercent(mc.Change), pValue(mc.P)))
+		}
+	}
+	if len(e.Cases) == 0 && len(e.Untested) == 0 {
+		return nil
+	}
+	return e
+}
+
+// MetricRegressionError is a failed gate of a cost metric: a benchmark
+// outcome (tlsbench exits 1), as RegressionError is.
+type MetricRegressionError struct {
+	Gate   Gate
+	Alpha  float64
+	Paired bool
+	// Cases are the cases whose metric rose by more than the threshold,
+	// Untested those the gate could not test, each with its figures or
+	// why.
+	Cases, Untested []string
+}
+
+func (e *MetricRegressionError) Error() string {
+	label := MetricLabel(e.Gate.Metric)
+	var msgs []string
+	if len(e.Cases) > 0 {
+		than := "the baseline"
+		if e.Paired {
+			than = "side a"
+		}
+		msgs = append(msgs, fmt.Sprintf("%d %s significantly more %s than %s, by more than %s (alpha %s): %s", len(e.Cases),
+			report.Plural(int64(len(e.Cases)), "case uses", "cases use"), label, than, report.ThresholdPercent(e.Gate.Threshold), FormatAlpha(e.Alpha), strings.Join(e.Cases, ", ")))
+	}
+	if len(e.Untested) > 0 {
+		msgs = append(msgs, fmt.Sprintf("%d %s could not be tested on %s, so the gate cannot pass them: %s", len(e.Untested),
+			report.Plural(int64(len(e.Untested)), "case", "cases"), label, strings.Join(e.Untested, ", ")))
+	}
+	return "regression gate on " + label + ": " + strings.Join(msgs, "; ")
 }

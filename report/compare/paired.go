@@ -153,6 +153,7 @@ func (c *Comparison) comparePairedCase(a, b, a2 []*results.Record) CaseCompariso
 	}
 	c.judgePaired(&cc, ax, bx)
 	cc.checkResumption(c.ResumptionTolerance)
+	c.compareMetrics(&cc, a, b, a2)
 	return cc
 }
 

@@ -112,6 +112,7 @@ func BuildCompareDocument(c *Comparison) report.Document {
 	d.Blocks = append(d.Blocks, CompareEnvBlock(c))
 
 	d.Blocks = append(d.Blocks, caseBlocks(c)...)
+	d.Blocks = append(d.Blocks, metricsBlock(c)...)
 	if len(c.Searches) > 0 {
 		t, items := searchCompareTable(c)
 		d.Blocks = append(d.Blocks, report.Block{Title: "Sustainable rate (each side is one search: compared by the rates it met and failed, no statistical test; higher is better)", Table: t, Items: items})
@@ -506,6 +507,9 @@ type caseJSON struct {
 	FloorMeasured     bool     `json:"floor_measured"`
 	OpenLoop          bool     `json:"open_loop,omitempty"`
 	Figure            string   `json:"figure,omitempty"`
+	// Metrics are the costs per handshake of each end (see
+	// MetricComparison); absent where the records hold none.
+	Metrics []metricJSON `json:"metrics,omitempty"`
 }
 
 type oneSideJSON struct {
@@ -562,6 +566,7 @@ func comparisonToJSON(c *Comparison) comparisonJSON {
 			Mismatch: cc.Mismatch, Load: cc.Load, Notes: cc.Notes,
 			Test: cc.Test, Paired: cc.Paired, CILo: finite(cc.CILo), CIHi: finite(cc.CIHi),
 			Floor: cc.Floor, FloorMeasured: cc.FloorMeasured, OpenLoop: cc.OpenLoop, Figure: cc.Figure,
+			Metrics: metricsToJSON(cc.Metrics),
 		})
 	}
 	for _, sc := range c.Searches {

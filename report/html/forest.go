@@ -25,11 +25,14 @@ const forestRightW = 190.0
 func (cs *chartSet) addForest(c *compare.Comparison) {
 	cs.add("chart-ratio", "Side b / side a per case, with its 99.9% interval",
 		"Each row is a case measured on both sides: the point is the ratio side b / side a (the geometric mean of the per-round ratios of the interleaved iterations), the line through it its 99.9% confidence interval. The vertical line is 1, no change; the shaded band is the floor, the smallest change called faster or slower: the minimum effect, or the noise floor measured in the run (side a2 against side a) where larger. For a time a ratio above 1 is slower, for a throughput faster. A case that could not be judged (not comparable, a side that failed a gate, too few pairs) is drawn hatched grey and labelled.",
-		forestChart(c), "no case was measured on both sides")
+		forestChart(c, "ratio side b / side a, with its 99.9% interval", false), "no case was measured on both sides")
+	cs.addMetricForests(c)
 }
 
-// forestChart draws c's cases, or "" when it has none.
-func forestChart(c *compare.Comparison) string {
+// forestChart draws c's cases, or "" when it has none, with axis under
+// the plot; cost says the ratios are of a cost (more is "higher", not
+// "slower").
+func forestChart(c *compare.Comparison, axis string, cost bool) string {
 	if len(c.Cases) == 0 {
 		return ""
 	}
@@ -51,13 +54,13 @@ func forestChart(c *compare.Comparison) string {
 	sx := ratioScale(vals, left, right)
 
 	var w svgWriter
-	w.barAxes(sx, top, bottom, left, "ratio side b / side a, with its 99.9% interval")
+	w.barAxes(sx, top, bottom, left, axis)
 	for i, name := range names {
 		w.text(left-8, top+forestRowH*float64(i)+forestRowH/2+4, "end", "tick", name)
 	}
 	w.s(`<g class="plot">`, "\n")
 	for i := range c.Cases {
-		w.forestRow(&c.Cases[i], sx, top+forestRowH*float64(i), right)
+		w.forestRow(&c.Cases[i], sx, top+forestRowH*float64(i), right, cost)
 	}
 	if x, ok := sx.pos(1); ok {
 		w.s(`<line class="ref one" x1="`, f1(x), `" y1="`, f1(top), `" x2="`, f1(x), `" y2="`, f1(bottom), `" stroke="#222" stroke-width="1.5"/>`, "\n")
@@ -99,7 +102,7 @@ func verdictColor(v compare.Verdict) string {
 // forestRow draws one case at the row starting at y: its floor band, and
 // its interval and point, or a hatched bar when it was not judged; its
 // verdict at the right.
-func (w *svgWriter) forestRow(cc *compare.CaseComparison, sx *scale, y, right float64) {
+func (w *svgWriter) forestRow(cc *compare.CaseComparison, sx *scale, y, right float64, cost bool) {
 	mid := y + forestRowH/2
 	if cc.Floor > 0 {
 		x0, ok0 := sx.pos(1 - cc.Floor)
@@ -111,6 +114,11 @@ func (w *svgWriter) forestRow(cc *compare.CaseComparison, sx *scale, y, right fl
 	tip := forestTip(cc)
 	x, ok := sx.pos(cc.Ratio)
 	label := string(cc.Verdict)
+	if cost && cc.Verdict == compare.Slower {
+		label = "higher"
+	} else if cost && cc.Verdict == compare.Faster {
+		label = "lower"
+	}
 	switch {
 	case !ok:
 		w.s(`<rect class="mark unjudged" x="`, f1(sx.p0), `" y="`, f1(mid-5), `" width="`, f1(right-sx.p0), `" height="10" fill="`, hatch, `" stroke="#999"><title>`, esc(tip), "</title></rect>\n")

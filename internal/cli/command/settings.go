@@ -64,6 +64,7 @@ var helpFacts = map[string]func() string{
 	"max-session-ttl":         func() string { return server.MaxSessionTTL.String() },
 	"max-handshake-timeout":   func() string { return server.MaxHandshakeTimeout.String() },
 	"versus-settings":         versusSettingNames,
+	"regression-metrics":      func() string { return strings.Join(plan.RegressionMetrics(), ", ") },
 	"early-data-policy-usage": func() string { return earlyDataPolicyUsage },
 	"key-types":               KeyTypeNames,
 	"max-idle-timeout":        func() string { return MaxIdleTimeout.String() },

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/tlsbench/tlsbench/internal/cli/command"
+	"github.com/tlsbench/tlsbench/plan"
 	"github.com/tlsbench/tlsbench/report"
 	"github.com/tlsbench/tlsbench/report/compare"
 	"github.com/tlsbench/tlsbench/results"
@@ -51,9 +52,19 @@ A case is faster or slower only when the change is significant (p at most
 when that is larger. A significant change no larger than the floor is
 "within noise"; two separate files are held to --min-effect the same way.
 
+Where both sides' records hold each iteration's costs per handshake (the
+client's CPU and allocations, the server's and the proxy's CPU), each is
+judged as the time is, and a line per case says where the change is, e.g.
+"server CPU +112% (2.12x, 1.98-2.27), client CPU unchanged, wall +41%".
+A CPU time read from /proc moves in 10 ms ticks: it is judged only when the
+median iteration of both sides measured at least 10 of them, and is "not
+resolved" otherwise.
+
 With --fail-on-regression, tlsbench exits 1 when any case is significantly
 slower than the baseline by more than the given percentage, when a case
 could not be tested, or when no comparable case was left to judge: a CI gate.
+METRIC=PCT gates a cost instead of the time (wall, client-cpu, server-cpu,
+proxy-cpu, alloc), e.g. --fail-on-regression 5%,server-cpu=10%.
 
 Examples:
   tlsbench compare before.jsonl after.jsonl
@@ -69,8 +80,7 @@ Flags:
 // run --baseline) run.
 type CompareFlags struct {
 	Alpha         float64
-	threshold     float64 // a fraction; meaningful when gate is set
-	gate          bool
+	gates         []plan.RegressionGate
 	allowMismatch bool
 	allowLoad     bool
 	minEffect     float64 // a fraction; 0 means none
@@ -81,7 +91,7 @@ func DefineCompareFlags(fs *command.FlagSet) *CompareFlags {
 	cf := &CompareFlags{minEffect: compare.DefaultMinEffect}
 	fs.DefFloat64(&cf.Alpha, "alpha", compare.DefaultAlpha)
 	fs.Def("min-effect", command.NewPercentFlag(&cf.minEffect, &cf.minEffectSet))
-	fs.Def("fail-on-regression", command.NewPercentFlag(&cf.threshold, &cf.gate))
+	fs.Def("fail-on-regression", command.NewGatesFlag(&cf.gates))
 	fs.DefBool(&cf.allowMismatch, "allow-mismatch", false)
 	fs.DefBool(&cf.allowLoad, "allow-load", false)
 	return cf
@@ -143,7 +153,7 @@ func (cf *CompareFlags) finish(c *compare.Comparison, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "tlsbench: WARNING: %d case(s) not judged: a side was measured while other processes took 10%% or more of the machine, or saturated it (baseline / candidate), which two separate runs cannot tell from the change; left out of the regression gate: %s; measure both sides interleaved in one run (tlsbench run --versus-self or --versus), or judge them anyway with --allow-load\n",
 			len(nj), strings.Join(names, ", "))
 	}
-	if !cf.gate {
+	if len(cf.gates) == 0 {
 		return nil
 	}
 	if len(c.Cases) == 0 {
@@ -152,7 +162,11 @@ func (cf *CompareFlags) finish(c *compare.Comparison, stderr io.Writer) error {
 		}
 		return errors.New("regression gate: no case is in both files, so nothing was checked; do the case names match?")
 	}
-	return c.CheckRegressions(cf.threshold)
+	gates := make([]compare.Gate, len(cf.gates))
+	for i, g := range cf.gates {
+		gates[i] = compare.Gate{Metric: g.Metric, Threshold: g.Threshold}
+	}
+	return c.CheckGates(gates)
 }
 
 func pct(f float64) string {

@@ -25,7 +25,8 @@ each other (and compared), and one file of an interleaved run (run
 with their paired comparison. "-" reads standard input.
 
 Formats:
-  table     aligned text for a terminal (the default)
+  table     aligned text for a terminal (the default), the columns that fit
+            its width; --wide, a file or a pipe get every column
   markdown  GitHub-flavoured Markdown tables
   csv       one row per case, the results file's field names as header;
             an empty cell is a value that is unknown (null); cases not run
@@ -46,6 +47,22 @@ Examples:
 Flags:
 `
 
+// reportFlags are the flags of tlsbench report.
+type reportFlags struct {
+	format, out string
+	wide        bool
+}
+
+// DefineReportFlags defines report's flags on fs.
+func DefineReportFlags(fs *command.FlagSet) *reportFlags {
+	rf := &reportFlags{}
+	fs.StringVar(&rf.format, "format", "table", "`FORMAT` of the report: table, markdown, csv, json, benchfmt, html")
+	fs.StringVar(&rf.out, "o", "", "write the report to `FILE` instead of standard output")
+	fs.StringVar(&rf.out, "out", "", "the same as -o `FILE`")
+	fs.DefBool(&rf.wide, "wide", false)
+	return rf
+}
+
 // Report is tlsbench report: results files in a format.
 func Report(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := command.NewFlagSet("report", stdout, nil)
@@ -53,9 +70,8 @@ func Report(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		io.WriteString(w, reportUsage)
 		fs.PrintFlags(w)
 	}
-	format := fs.String("format", "table", "`FORMAT` of the report: table, markdown, csv, json, benchfmt, html")
-	out := fs.String("o", "", "write the report to `FILE` instead of standard output")
-	fs.StringVar(out, "out", "", "the same as -o `FILE`")
+	rf := DefineReportFlags(fs)
+	format, out := &rf.format, &rf.out
 	files, err := fs.ParseWithArgs(args)
 	if err != nil {
 		return err
@@ -73,7 +89,11 @@ func Report(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err := refuseOverwrite(*out, files); err != nil {
 		return err
 	}
-	runs, stream, buf, err := readForReport(ctx, f, files, stderr)
+	layout := report.Layout{}
+	if *out == "" || *out == "-" {
+		layout = command.TableLayout(stdout, rf.wide)
+	}
+	runs, stream, buf, err := readForReport(ctx, f, layout, files, stderr)
 	if err != nil {
 		return err
 	}
@@ -113,9 +133,9 @@ func Report(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 // formats that stream render each as it comes, table and markdown keep
 // a summary of it in their stream, html in its run (report.Trim). It
 // says on stderr when the report would show a record more than once.
-func readForReport(ctx context.Context, f report.Format, files []string, stderr io.Writer) ([]html.Run, RecordStream, *bytes.Buffer, error) {
+func readForReport(ctx context.Context, f report.Format, layout report.Layout, files []string, stderr io.Writer) ([]html.Run, RecordStream, *bytes.Buffer, error) {
 	var buf bytes.Buffer
-	stream, err := NewStream(&buf, f)
+	stream, err := NewStream(&buf, f, layout)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -300,10 +320,15 @@ type RecordStream interface {
 	LeftOut() string
 }
 
-// NewStream is the stream of format f.
-func NewStream(w io.Writer, f report.Format) (RecordStream, error) {
+// NewStream is the stream of format f; a table is laid out by l.
+func NewStream(w io.Writer, f report.Format, l report.Layout) (RecordStream, error) {
 	if f == report.HTML {
 		return html.NewStream(w), nil
 	}
-	return report.NewStream(w, f)
+	s, err := report.NewStream(w, f)
+	if err != nil {
+		return nil, err
+	}
+	s.SetLayout(l)
+	return s, nil
 }
