@@ -186,11 +186,14 @@ start_jsse() {
 # each, beside FILE.compare.json, tlsbench compare's JSON of it), the CPU
 # per handshake of side b over side a's, server and client, from the
 # records (server_cpu_us, client_cpu_us): the median over the runs and
-# each run's; then each run's verdict on time per handshake.
+# each run's; then each run's verdicts of compare on the time per
+# handshake and on each end's CPU.
 keymanager_summary() {
 	python3 -c '
 import json, statistics, sys
 names, runs, verdicts = [], [], []
+def verdict(m):
+    return "%s %+.0f%%" % (m["verdict"], 100 * m["change"]) if m.get("change") is not None else m["verdict"]
 for f in sys.argv[1:]:
     recs = {}
     for line in open(f + ".jsonl"):
@@ -200,8 +203,13 @@ for f in sys.argv[1:]:
             if r["name"] not in names:
                 names.append(r["name"])
     runs.append(recs)
-    verdicts.append({c["name"]: "%s %+.0f%%" % (c["verdict"], 100 * c["change"]) for c in json.load(open(f + ".compare.json"))["cases"]})
-print("case\tserver CPU b/a: median (per run)\tclient CPU b/a: median (per run)\tserver CPU us/hs a, b (medians)\ttime per handshake, per run")
+    v = {}
+    for c in json.load(open(f + ".compare.json"))["cases"]:
+        v[c["name"]] = {"time": verdict(c)}
+        for m in c.get("metrics", []):
+            v[c["name"]][m["metric"]] = verdict(m)
+    verdicts.append(v)
+print("case\tserver CPU b/a: median (per run)\tclient CPU b/a: median (per run)\tserver CPU us/hs a, b (medians)")
 for n in names:
     srv, cli, sa, sb = [], [], [], []
     for recs in runs:
@@ -215,8 +223,10 @@ for n in names:
         print("%s\tno CPU figures" % n)
         continue
     f = lambda v: " ".join("%.2f" % x for x in v)
-    print("%s\t%.2fx (%s)\t%.2fx (%s)\t%.0f, %.0f\t%s" % (n, statistics.median(srv), f(srv), statistics.median(cli), f(cli),
-        statistics.median(sa), statistics.median(sb), "; ".join(v.get(n, "-") for v in verdicts)))' "$@"
+    print("%s\t%.2fx (%s)\t%.2fx (%s)\t%.0f, %.0f" % (n, statistics.median(srv), f(srv), statistics.median(cli), f(cli),
+        statistics.median(sa), statistics.median(sb)))
+    for what in ("time", "server-cpu", "client-cpu"):
+        print("  compare, %s, per run: %s" % (what, "; ".join(v.get(n, {}).get(what, "-") for v in verdicts)))' "$@"
 }
 
 section_jsse-keymanager() {
