@@ -138,13 +138,19 @@ func (s *stopRule) spent(kept int, elapsed time.Duration) bool {
 // the error is relative to, per what the time limit is of ("" or " per
 // side").
 func (s *stopRule) notes(stoppedBy string, kept int, of, per string) []string {
-	var notes []string
 	limit := fmt.Sprintf("%s %v%s", s.words.Name("MaxDuration"), s.perSide, per)
-	if stoppedBy == results.StoppedCaseTime && kept < s.iterations {
-		notes = append(notes, fmt.Sprintf("stopped by %s after %d of %d iterations", limit, kept, s.iterations))
-	}
+	cut := stoppedBy == results.StoppedCaseTime && kept < s.iterations
 	if s.target <= 0 || (stoppedBy != results.StoppedCaseTime && stoppedBy != results.StoppedIterationCap) {
-		return notes
+		if cut {
+			return []string{fmt.Sprintf("stopped by %s after %d of %d iterations", limit, kept, s.iterations)}
+		}
+		return nil
+	}
+	// One note says both: the target missed, and the iterations cut
+	// short when they were.
+	after := fmt.Sprintf("%d iterations", kept)
+	if cut {
+		after = fmt.Sprintf("%d of %d iterations", kept, s.iterations)
 	}
 	reached := "unknown"
 	if e := s.relError(); !math.IsNaN(e) && !math.IsInf(e, 0) {
@@ -154,8 +160,8 @@ func (s *stopRule) notes(stoppedBy string, kept int, of, per string) []string {
 	if stoppedBy == results.StoppedIterationCap {
 		why = "the most a case measures"
 	}
-	return append(notes, fmt.Sprintf("%s %s not reached: the error was %s %s after %d iterations, %s",
-		s.words.Name("TargetError"), measure.Percent(s.target), reached, of, kept, why))
+	return []string{fmt.Sprintf("%s %s not reached: the error was %s %s after %s, %s",
+		s.words.Name("TargetError"), measure.Percent(s.target), reached, of, after, why)}
 }
 
 // errorPercent writes a reached error as a reader compares it with its

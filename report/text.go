@@ -23,13 +23,7 @@ func WriteText(w io.Writer, d Document) error {
 func WriteTextLayout(w io.Writer, d Document, l Layout) error {
 	printableDocument(&d)
 	bw := bufio.NewWriter(w)
-	width := 0
-	for _, kv := range d.Env {
-		width = max(width, utf8.RuneCountInString(kv.Key)+1)
-	}
-	for _, kv := range d.Env {
-		writeLines(bw, wrap(kv.Value, l.Width, pad(kv.Key+":", width, AlignLeft)+" ", strings.Repeat(" ", width+1)))
-	}
+	writeEnv(bw, d.Env, l.Width)
 	if d.EnvNote != "" {
 		writeLines(bw, wrap(d.EnvNote, l.Width, "note: ", "      "))
 	}
@@ -102,4 +96,25 @@ func pad(s string, width int, a Align) string {
 		return strings.Repeat(" ", n) + s
 	}
 	return s + strings.Repeat(" ", n)
+}
+
+// writeEnv writes the environment a key a line, or, laid out to a
+// terminal's width, as one paragraph ("tlsbench 0.1.0; go go1.26 …"),
+// the few lines a screen has being the tables'.
+func writeEnv(bw *bufio.Writer, env []KeyValue, width int) {
+	if width > 0 && len(env) > 0 {
+		parts := make([]string, len(env))
+		for i, kv := range env {
+			parts[i] = kv.Key + " " + kv.Value
+		}
+		writeLines(bw, wrap(strings.Join(parts, "; "), width, "", "  "))
+		return
+	}
+	w := 0
+	for _, kv := range env {
+		w = max(w, utf8.RuneCountInString(kv.Key)+1)
+	}
+	for _, kv := range env {
+		writeLines(bw, wrap(kv.Value, width, pad(kv.Key+":", w, AlignLeft)+" ", strings.Repeat(" ", w+1)))
+	}
 }

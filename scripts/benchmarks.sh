@@ -2,11 +2,12 @@
 # Reproduces every figure of BENCHMARKS.md, one section per argument (all
 # when none is given): results go to benchmarks/<section>.jsonl and the
 # rendered tables to benchmarks/<section>.md. Needs openssl and nginx for
-# the nginx section, squid-openssl for the proxy section (.ci/run installs
-# them). Load stays on 127.0.0.1. serverprofile (perf, as root) runs only
+# the nginx section, squid-openssl for the proxy section, a JDK (java,
+# javac, keytool) for the foreign and jsse-keymanager sections (.ci/run
+# installs them). Load stays on 127.0.0.1. serverprofile (perf, as root) runs only
 # when named.
 #
-#   scripts/benchmarks.sh                  # everything, about 80 minutes
+#   scripts/benchmarks.sh                  # everything, about 85 minutes
 #   scripts/benchmarks.sh default harness  # some sections
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,6 +19,7 @@ cleanup() {
 	[[ -n "${nginx_pid:-}" ]] && kill "$nginx_pid" 2>/dev/null
 	[[ -n "${serve_pid:-}" ]] && kill "$serve_pid" 2>/dev/null
 	[[ -n "${serve2_pid:-}" ]] && kill "$serve2_pid" 2>/dev/null
+	[[ -n "${jsse_pa:-}" ]] && kill "$jsse_pa" "$jsse_pb" 2>/dev/null
 	[[ -n "${squid_dir:-}" ]] && scripts/squid-bump.sh stop "$squid_port" "$squid_dir" && rm -rf "$squid_dir"
 	rm -rf "$work" "$(dirname "$bin")"
 }
@@ -166,6 +168,117 @@ section_foreign() {
 	port=$(sed -n 's/^ACCEPT 127.0.0.1://p' "$work/jsse.log")
 	run foreign-jsse --target "127.0.0.1:$port" --ca "$work/npki/ca.pem" --server-pid "$pid" || true
 	kill "$pid"; wait "$pid" 2>/dev/null || true
+}
+
+# start_jsse VAR KEYSTORE KEYMANAGER: starts the JSSE server (echo, Nagle
+# on, tickets on) of $work/jsse with the PKCS#12 KEYSTORE (password
+# "benchmark") and KEYMANAGER (SunX509 or PKIX), sets VAR to its PID and
+# jsse_port to its port.
+start_jsse() {
+	local var=$1 log=$work/jsse-$1.log
+	java -XX:+UseSerialGC -cp "$work/jsse" JSSEServer "$2" benchmark echo "$3" default false >"$log" 2>&1 &
+	printf -v "$var" '%s' "$!"
+	for _ in $(seq 100); do grep -q '^ACCEPT' "$log" && break; sleep 0.1; done
+	jsse_port=$(sed -n 's/^ACCEPT 127.0.0.1://p' "$log")
+}
+
+# keymanager_summary FILE...: per case of the interleaved runs (FILE.jsonl
+# each, beside FILE.compare.json, tlsbench compare's JSON of it), the CPU
+# per handshake of side b over side a's, server and client, from the
+# records (server_cpu_us, client_cpu_us): the median over the runs and
+# each run's; then each run's verdicts of compare on the time per
+# handshake and on each end's CPU.
+keymanager_summary() {
+	python3 -c '
+import json, statistics, sys
+names, runs, verdicts = [], [], []
+def verdict(m):
+    return "%s %+.0f%%" % (m["verdict"], 100 * m["change"]) if m.get("change") is not None else m["verdict"]
+for f in sys.argv[1:]:
+    recs = {}
+    for line in open(f + ".jsonl"):
+        r = json.loads(line)
+        if r.get("kind") == "handshake" and r.get("side") in ("a", "b"):
+            recs.setdefault(r["name"], {})[r["side"]] = r
+            if r["name"] not in names:
+                names.append(r["name"])
+    runs.append(recs)
+    v = {}
+    for c in json.load(open(f + ".compare.json"))["cases"]:
+        v[c["name"]] = {"time": verdict(c)}
+        for m in c.get("metrics", []):
+            v[c["name"]][m["metric"]] = verdict(m)
+    verdicts.append(v)
+print("case\tserver CPU b/a: median (per run)\tclient CPU b/a: median (per run)\tserver CPU us/hs a, b (medians)")
+for n in names:
+    srv, cli, sa, sb = [], [], [], []
+    for recs in runs:
+        a, b = recs.get(n, {}).get("a"), recs.get(n, {}).get("b")
+        if a and b and a.get("server_cpu_us") and a.get("client_cpu_us"):
+            srv.append(b["server_cpu_us"] / a["server_cpu_us"])
+            cli.append(b["client_cpu_us"] / a["client_cpu_us"])
+            sa.append(a["server_cpu_us"])
+            sb.append(b["server_cpu_us"])
+    if not srv:
+        print("%s\tno CPU figures" % n)
+        continue
+    f = lambda v: " ".join("%.2f" % x for x in v)
+    print("%s\t%.2fx (%s)\t%.2fx (%s)\t%.0f, %.0f" % (n, statistics.median(srv), f(srv), statistics.median(cli), f(cli),
+        statistics.median(sa), statistics.median(sb)))
+    for what in ("time", "server-cpu", "client-cpu"):
+        print("  compare, %s, per run: %s" % (what, "; ".join(v.get(n, {}).get(what, "-") for v in verdicts)))' "$@"
+}
+
+section_jsse-keymanager() {
+	# The JDK's key managers as the two sides of interleaved runs: Java
+	# TLS servers (JSSE, Java 17) with the same ECDSA P-256 PKCS#12 key
+	# store, side a through SunX509 (the key decrypted once), side b
+	# through PKIX (the key read from the key store, decrypting it, on
+	# every full handshake). Two key stores: OpenSSL's (pkcs12 -export,
+	# 2,048 PBKDF2 iterations) and keytool's (-importkeystore of it,
+	# 10,000). Each pair is warmed by a run thrown away (Java compiles its
+	# hot code as it runs), then measured five times. The servers leave
+	# Nagle on, as Java's sockets do: time per handshake is set by the
+	# stalls that makes, each end's CPU (from /proc) by the key manager.
+	[[ -d "$work/kpki" ]] || "$bin" pki init --dir "$work/kpki" --server-keys ecdsa-p256 >/dev/null
+	mkdir -p "$work/jsse"
+	javac -d "$work/jsse" internal/peers/jsse/JSSEServer.java
+	openssl pkcs12 -export -iter 2048 -in "$work/kpki/server-ecdsa-p256.pem" -inkey "$work/kpki/server-ecdsa-p256-key.pem" \
+		-name server -out "$work/jsse/openssl.p12" -passout pass:benchmark
+	keytool -importkeystore -noprompt -srckeystore "$work/jsse/openssl.p12" -srcstoretype PKCS12 -srcstorepass benchmark \
+		-destkeystore "$work/jsse/keytool.p12" -deststoretype PKCS12 -deststorepass benchmark >/dev/null
+	local runs=${KEYMANAGER_RUNS:-5} ks i a b name files
+	local load=(--sni localhost --ca "$work/kpki/ca.pem" --request ping --tls 1.2,1.3 --resume off,on --concurrency 8)
+	{
+		echo "# load before: $(uptime)"
+		for ks in openssl keytool; do
+			start_jsse jsse_pa "$work/jsse/$ks.p12" SunX509
+			a=$jsse_port
+			start_jsse jsse_pb "$work/jsse/$ks.p12" PKIX
+			b=$jsse_port
+			local sides=(--target "127.0.0.1:$a" --server-pid "$jsse_pa" --versus "127.0.0.1:$b" --versus-pid "$jsse_pb")
+			echo "== jsse-keymanager $ks: warming both servers" >&2
+			"$bin" run "${sides[@]}" "${load[@]}" --handshakes 64 --iterations 6 --warmup 2 --out "$work/warm.jsonl" --format json >/dev/null
+			files=()
+			for ((i = 1; i <= runs; i++)); do
+				name=jsse-keymanager-$ks-$i
+				run "$name" "${sides[@]}" "${load[@]}" --handshakes 64 --iterations 10 --warmup 2
+				"$bin" compare --format json "$out/$name.jsonl" >"$work/$name.compare.json" || true
+				cp "$out/$name.jsonl" "$work/$name.jsonl"
+				rm "$out/$name".{jsonl,md}
+				files+=("$work/$name")
+			done
+			kill "$jsse_pa" "$jsse_pb"
+			wait "$jsse_pa" "$jsse_pb" 2>/dev/null || true
+			jsse_pa= jsse_pb=
+			echo "# $ks key store ($(openssl pkcs12 -info -noout -in "$work/jsse/$ks.p12" -passin pass:benchmark 2>&1 | sed -n 's/^Shrouded Keybag: //p')), $runs runs"
+			keymanager_summary "${files[@]}"
+			cat "${files[@]/%/.jsonl}" >"$out/jsse-keymanager-$ks.jsonl"
+			"$bin" compare --format markdown "$out/jsse-keymanager-$ks.jsonl" >"$out/jsse-keymanager-$ks-compare.md" || true
+		done
+		echo "# load after: $(uptime)"
+	} >"$out/jsse-keymanager.txt" # not through a pipe: the servers' pids stay this shell's, for cleanup
+	cat "$out/jsse-keymanager.txt"
 }
 
 section_server() {
@@ -589,7 +702,7 @@ for f in sys.argv[1:]:
 
 sections=("$@")
 if ((${#sections[@]} == 0)); then
-	sections=(default harness mutual groups transport transports ciphers keycache nginx foreign throughput proxy calibration stoprule stall openloop findrate sessionid shards server procs quic hostile)
+	sections=(default harness mutual groups transport transports ciphers keycache nginx foreign jsse-keymanager throughput proxy calibration stoprule stall openloop findrate sessionid shards server procs quic hostile)
 fi
 for s in "${sections[@]}"; do
 	"section_$s"

@@ -31,14 +31,22 @@ var jsseSource []byte
 // JSSEConfig is what a JSSE server (Java's own TLS stack) serves.
 type JSSEConfig struct {
 	// Cert and Key are the server's chain (leaf first) and key, PEM;
-	// they are written as a PKCS#12 key store for Java.
+	// they are written as a PKCS#12 key store for Java (2,048 PBKDF2
+	// iterations, as OpenSSL writes it).
 	Cert, Key string
+	// KeyStore, instead of Cert and Key, is a PKCS#12 file served as it
+	// is, opened with KeyStorePassword: one written by the JDK's keytool
+	// or with another iteration count, whose key the PKIX key manager
+	// decrypts on every full handshake.
+	KeyStore, KeyStorePassword string
 	// Mode is "echo" (every byte read is written back: tlsbench's ping
 	// and line requests) or "http" (HEAD and GET answered with a small
 	// page, keep-alive). Default "echo".
 	Mode string
 	// KeyManager is the JDK key manager: "SunX509" (the default: the key
-	// is read once) or "PKIX" (looked up in the key store per handshake).
+	// is decrypted once) or "PKIX" (the key is read from the key store,
+	// decrypting it, on every full handshake: what that costs grows with
+	// the key store's iteration count, as BENCHMARKS.md measures).
 	KeyManager string
 	// Protocols restricts the versions ("TLSv1.2", "TLSv1.3"); empty:
 	// the JDK's defaults.
@@ -120,25 +128,47 @@ func (c JSSEConfig) args(classes string) ([]string, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	ks := filepath.Join(dir, "server.p12")
-	if err := writeKeyStore(ks, c.Cert, c.Key); err != nil {
+	ks, password, err := c.keyStore(dir)
+	if err != nil {
 		os.RemoveAll(dir)
 		return nil, "", err
 	}
 	args := []string{
 		"-Djdk.tls.server.enableSessionTicketExtension=" + strconv.FormatBool(!c.NoTickets),
 		"-XX:+UseSerialGC", "-Xshare:auto", "-cp", classes, "JSSEServer",
-		ks, jssePassword, mode, km, protocols, strconv.FormatBool(c.NoDelay),
+		ks, password, mode, km, protocols, strconv.FormatBool(c.NoDelay),
 	}
 	if c.ClientCA != "" {
 		ts := filepath.Join(dir, "client-ca.p12")
-		if err := writeTrustStore(ts, c.ClientCA); err != nil {
+		// Java opens it with the key store's password.
+		if err := writeTrustStore(ts, c.ClientCA, password); err != nil {
 			os.RemoveAll(dir)
 			return nil, "", err
 		}
 		args = append(args, ts)
 	}
 	return args, dir, nil
+}
+
+// keyStore is the key store Java opens, and its password: c.KeyStore,
+// or one written to dir from c.Cert and c.Key.
+func (c JSSEConfig) keyStore(dir string) (string, string, error) {
+	if c.KeyStore == "" {
+		ks := filepath.Join(dir, "server.p12")
+		return ks, jssePassword, writeKeyStore(ks, c.Cert, c.Key)
+	}
+	if c.Cert != "" || c.Key != "" {
+		return "", "", errors.New("JSSE server: give a key store or a certificate and key, not both")
+	}
+	if c.KeyStorePassword == "" {
+		// Java opens a PKCS#12 file without a password, but then
+		// cannot decrypt its key.
+		return "", "", errors.New("JSSE server: a key store needs its password")
+	}
+	if _, err := os.Stat(c.KeyStore); err != nil {
+		return "", "", fmt.Errorf("JSSE server: key store: %w", err)
+	}
+	return c.KeyStore, c.KeyStorePassword, nil
 }
 
 func writeKeyStore(path, cert, key string) error {
@@ -153,12 +183,12 @@ func writeKeyStore(path, cert, key string) error {
 	return os.WriteFile(path, data, 0o600)
 }
 
-func writeTrustStore(path, caFile string) error {
+func writeTrustStore(path, caFile, password string) error {
 	certs, err := pki.LoadCertsPEM(caFile)
 	if err != nil {
 		return err
 	}
-	data, err := pkcs12.Modern2023.EncodeTrustStore(certs, jssePassword)
+	data, err := pkcs12.Modern2023.EncodeTrustStore(certs, password)
 	if err != nil {
 		return err
 	}

@@ -120,6 +120,42 @@ func TestJSSEClientCA(t *testing.T) {
 	}
 }
 
+// TestJSSEKeyStore serves a PKCS#12 key store given as a file with its
+// own password and iteration count, through the PKIX key manager, which
+// reads its key on every handshake; the client CA's trust store is
+// opened with the same password. A key store beside a certificate, or
+// without its password, is refused before Java starts.
+func TestJSSEKeyStore(t *testing.T) {
+	t.Parallel()
+	ca, caFile, cert, key := files(t)
+	ks := peers.JSSEKeyStore(t, cert, key, "another password", 10_000)
+	s := peers.JSSE(t, peers.JSSEConfig{KeyStore: ks, KeyStorePassword: "another password", KeyManager: "PKIX",
+		ClientCA: caFile, Protocols: []string{"TLSv1.3"}})
+	id, err := ca.IssueClient("client")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := clientConfig(ca, tls.VersionTLS13)
+	cfg.Certificates = []tls.Certificate{id.TLSCertificate()}
+	for i := range 2 {
+		if got, _ := echo(t, s.Addr, cfg, "ok"); got != "ok" {
+			t.Errorf("handshake %d: echo %q", i, got)
+		}
+	}
+	for _, c := range []struct {
+		cfg  peers.JSSEConfig
+		want string
+	}{
+		{peers.JSSEConfig{KeyStore: ks, KeyStorePassword: "x", Cert: cert, Key: key}, "not both"},
+		{peers.JSSEConfig{KeyStore: ks}, "needs its password"},
+		{peers.JSSEConfig{KeyStore: ks + ".missing", KeyStorePassword: "x"}, "no such file"},
+	} {
+		if _, err := peers.StartJSSE(t.Context(), c.cfg); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: error %v, want one saying %q", c.cfg, err, c.want)
+		}
+	}
+}
+
 // TestGnuTLSServer: gnutls-serv in both modes, on the helper's port,
 // resuming TLS 1.3 by ticket.
 func TestGnuTLSServer(t *testing.T) {

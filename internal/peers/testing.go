@@ -3,7 +3,10 @@ package peers
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"testing"
+
+	"github.com/tlsbench/tlsbench/pki"
 )
 
 // debianPackages names the Debian package that provides each tool, for
@@ -151,6 +154,27 @@ func JSSE(t testing.TB, c JSSEConfig) *JSSEServer {
 		}
 	})
 	return s
+}
+
+// JSSEKeyStore writes the identity of cert and key (PEM) as a PKCS#12
+// key store of the test, encrypted with password at iterations PBKDF2
+// iterations (the JDK's keytool writes 10,000, OpenSSL 2,048), for
+// JSSEConfig.KeyStore.
+func JSSEKeyStore(t testing.TB, cert, key, password string, iterations int) string {
+	t.Helper()
+	id, err := pki.LoadIdentityPEM(cert, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := pki.EncodePKCS12(id, password, iterations)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "server.p12")
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
 
 // Versions returns the versions of the peers that are installed, keyed

@@ -5,8 +5,9 @@
 // Usage: java JSSEServer KEYSTORE.p12 PASSWORD MODE KEYMANAGER PROTOCOLS NODELAY [CLIENT-CA.p12]
 //   MODE        echo (every byte read is written back) or http (answers
 //               HEAD and GET with a small page, keep-alive)
-//   KEYMANAGER  SunX509 (the JDK's default: keeps the key) or PKIX (looks
-//               the key up in the key store on every handshake)
+//   KEYMANAGER  SunX509 (the JDK's default: keeps the key) or PKIX (reads
+//               the key from the key store, decrypting it, on every full
+//               handshake)
 //   PROTOCOLS   comma-separated (TLSv1.2,TLSv1.3) or "default"
 //   NODELAY     true to set TCP_NODELAY on accepted sockets; false leaves
 //               Nagle on, as Java's sockets do unless told
