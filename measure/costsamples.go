@@ -3,6 +3,7 @@ package measure
 import (
 	"time"
 
+	"github.com/tlsbench/tlsbench/internal/callgrind"
 	"github.com/tlsbench/tlsbench/results"
 )
 
@@ -16,11 +17,7 @@ type costSamples struct {
 	client, alloc, server, proxy []float64
 	noServer, noProxy            bool
 	serverTick, proxyTick        time.Duration
-	// instr are the server's instructions per handshake (under
-	// callgrind), instrSum and okSum their totals over the iterations.
-	instr           []float64
-	noInstr         bool
-	instrSum, okSum int64
+	instr                        callgrind.Iterations // the server's, under --count instructions
 }
 
 // keep adds one kept iteration of ok successful handshakes and span sp.
@@ -32,11 +29,7 @@ func (c *costSamples) keep(ok int64, sp span) {
 	c.server, c.serverTick = append(c.server, per(sp.srv.CPU)), max(c.serverTick, sp.srv.CPUTick)
 	c.noProxy = c.noProxy || sp.prxErr != nil || !sp.prx.HasCPU || sp.back.proxyCPU
 	c.proxy, c.proxyTick = append(c.proxy, per(sp.prx.CPU)), max(c.proxyTick, sp.prx.CPUTick)
-	n := sp.srv.Instructions
-	if c.noInstr = c.noInstr || sp.srvErr != nil || n == nil || *n < 0; !c.noInstr {
-		c.instr = append(c.instr, float64(*n)/float64(ok))
-		c.instrSum, c.okSum = c.instrSum+*n, c.okSum+ok
-	}
+	c.instr.Keep(sp.srv.Instructions, ok)
 }
 
 // record puts the lists in rec where the case's own figures are known:
@@ -45,30 +38,18 @@ func (c *costSamples) keep(ok int64, sp span) {
 func (c *costSamples) record(rec *results.Record) {
 	rec.ClientCPUSamplesUS, rec.ServerCPUSamplesUS, rec.ProxyCPUSamplesUS, rec.AllocSamplesBytes = nil, nil, nil, nil
 	rec.ServerCPUTickUS, rec.ProxyCPUTickUS = nil, nil
-	rec.ServerInstructionsSamples, rec.ServerInstructionsPerHS = nil, nil
+	rec.ServerInstructionsSamples, rec.ServerInstructionsPerHS = c.instr.Figures(len(rec.SamplesUS))
 	if n := len(rec.SamplesUS); n == 0 || len(c.client) != n {
 		return
-	}
-	if !c.noInstr && len(c.instr) == len(rec.SamplesUS) && c.okSum > 0 {
-		rec.ServerInstructionsSamples = c.instr
-		rec.ServerInstructionsPerHS = results.Float(float64(c.instrSum) / float64(c.okSum))
 	}
 	rec.AllocSamplesBytes = c.alloc
 	if rec.ClientCPUUS != nil {
 		rec.ClientCPUSamplesUS = c.client
 	}
 	if rec.ServerCPUUS != nil && !c.noServer {
-		rec.ServerCPUSamplesUS, rec.ServerCPUTickUS = c.server, tickUS(c.serverTick)
+		rec.ServerCPUSamplesUS, rec.ServerCPUTickUS = c.server, results.TickUS(c.serverTick)
 	}
 	if rec.ProxyCPUUS != nil && !c.noProxy {
-		rec.ProxyCPUSamplesUS, rec.ProxyCPUTickUS = c.proxy, tickUS(c.proxyTick)
+		rec.ProxyCPUSamplesUS, rec.ProxyCPUTickUS = c.proxy, results.TickUS(c.proxyTick)
 	}
-}
-
-// tickUS is a coarse resolution in µs, nil for a fine one.
-func tickUS(d time.Duration) *float64 {
-	if d <= 0 {
-		return nil
-	}
-	return results.Float(float64(d.Nanoseconds()) / 1e3)
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tlsbench/tlsbench/client"
+	"github.com/tlsbench/tlsbench/internal/callgrind"
 	"github.com/tlsbench/tlsbench/internal/counts"
 	"github.com/tlsbench/tlsbench/internal/field"
 	"github.com/tlsbench/tlsbench/results"
@@ -225,13 +226,10 @@ type ServerSnapshot struct {
 	CPU                                  time.Duration
 	// CPUTick is the resolution of CPU when it is coarse (a reading
 	// from /proc); 0 for one to the microsecond.
-	CPUTick    time.Duration
-	HasAlloc   bool
-	AllocBytes uint64
-	// Instructions is the count of instructions the server process
-	// executed (under callgrind), nil when it is not counted; in a
-	// difference, nil unless both ends were counted.
-	Instructions *int64
+	CPUTick      time.Duration
+	HasAlloc     bool
+	AllocBytes   uint64
+	Instructions *int64 // the server process's count under callgrind; nil: not counted
 
 	// QUICRetries and QUICRefused are the server's counts of QUIC
 	// connection attempts asked to prove their address first (a Retry)
@@ -324,9 +322,6 @@ func (s ServerSnapshot) sub(earlier ServerSnapshot) ServerSnapshot {
 	d.QUICRetries -= earlier.QUICRetries
 	d.QUICRefused -= earlier.QUICRefused
 	d.HasEarlyData = s.HasEarlyData && earlier.HasEarlyData
-	d.Instructions = nil
-	if s.Instructions != nil && earlier.Instructions != nil {
-		d.Instructions = new(*s.Instructions - *earlier.Instructions)
-	}
+	d.Instructions = callgrind.Between(s.Instructions, earlier.Instructions)
 	return d
 }

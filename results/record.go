@@ -1,5 +1,7 @@
 package results
 
+import "time"
+
 // Sides of an interleaved A/B run (Record.Side).
 const (
 	SideA  = "a"
@@ -597,3 +599,12 @@ func Int(v int64) *int64 { return &v }
 
 // Bool returns a pointer to v, for the nullable fields.
 func Bool(v bool) *bool { return &v }
+
+// TickUS is a coarse resolution in µs (server_cpu_tick_us), nil for a
+// fine one (0).
+func TickUS(d time.Duration) *float64 {
+	if d <= 0 {
+		return nil
+	}
+	return Float(float64(d.Nanoseconds()) / 1e3)
+}

@@ -17,7 +17,7 @@ var utilities = []string{
 	"internal/connerr", "internal/field", "internal/memconn", "internal/procid",
 	"internal/tail", "internal/usage", "internal/childproc", "internal/ratelog",
 	"internal/acceptloop", "internal/counts", "internal/hostname",
-	"internal/tempdir",
+	"internal/tempdir", "internal/callgrind",
 }
 
 // testSupport are packages for tests only: no production package may
@@ -85,8 +85,8 @@ var rules = map[string]rule{
 	// Utilities import nothing of tlsbench but each other.
 	"internal/connerr": {}, "internal/field": {}, "internal/memconn": {},
 	"internal/procid": {}, "internal/tail": {}, "internal/usage": {},
-	"internal/childproc": {may: []string{"internal/field", "internal/tail"}}, "internal/ratelog": {}, "internal/acceptloop": {}, "internal/counts": {}, "internal/hostname": {},
-	"internal/tempdir": {},
+	"internal/childproc": {may: []string{"internal/field", "internal/tail", "internal/callgrind"}}, "internal/ratelog": {}, "internal/acceptloop": {}, "internal/counts": {}, "internal/hostname": {},
+	"internal/tempdir": {}, "internal/callgrind": {},
 	// Test support may use what it starts: testchild re-runs the
 	// services' own child mains (never the CLI); servertest starts
 	// servers and proxies for tests; peers writes the key stores a Java
