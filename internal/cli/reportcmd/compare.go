@@ -109,7 +109,10 @@ func (cf *CompareFlags) Validate() error {
 // options are the comparison options the flags say.
 func (cf *CompareFlags) options(baseName, candName string) compare.CompareOptions {
 	minEffect := cf.minEffect
-	if minEffect == 0 {
+	switch {
+	case !cf.minEffectSet:
+		minEffect = 0 // the defaults: the time's, and an instruction count's own
+	case minEffect == 0:
 		minEffect = -1 // --min-effect 0%: no minimum (0 would mean the default)
 	}
 	return compare.CompareOptions{Alpha: cf.Alpha, BaseName: baseName, CandName: candName, AllowMismatch: cf.allowMismatch, AllowLoad: cf.allowLoad, MinEffect: minEffect}
