@@ -38,8 +38,9 @@ func spread(xs []float64) float64 { return (slices.Max(xs) - slices.Min(xs)) / s
 // TestVersusSelfInstructions: an A/A run in instruction mode records
 // each side's server instructions per handshake in every iteration
 // (millions: a full handshake's), within 1% of each other on each side,
-// and the paired ratio of the sides within 0.5% of 1, which compare
-// does not flag.
+// and the paired ratio of the sides, which compare does not flag, with
+// its 99.9% interval within 0.75% of 1 (about 0.3% on a quiet machine,
+// up to 0.8% at a load of 16 on 2 cores: BENCHMARKS.md).
 func TestVersusSelfInstructions(t *testing.T) {
 	p := instructionPlan(t)
 	recs := collect(t, 2, func(emit func(*results.Record) error) error {
@@ -63,8 +64,8 @@ func TestVersusSelfInstructions(t *testing.T) {
 	for _, cc := range c.Cases {
 		mc, ok := cc.Metric(compare.MetricServerInstructions)
 		t.Logf("%s: server instructions b/a %.5f [%.5f, %.5f], %s", cc.Name, mc.Ratio, mc.CILo, mc.CIHi, mc.Verdict)
-		if !ok || changed(mc) || !(mc.CILo > 0.995 && mc.CIHi < 1.005) {
-			t.Errorf("%s: server instructions compared %v: %+v, want no change, the interval within 0.5%% of 1", cc.Name, ok, mc)
+		if !ok || changed(mc) || !(mc.CILo > 0.9925 && mc.CIHi < 1.0075) {
+			t.Errorf("%s: server instructions compared %v: %+v, want no change, the interval within 0.75%% of 1", cc.Name, ok, mc)
 		}
 	}
 }
@@ -87,8 +88,8 @@ func buildTLSBench(t *testing.T, dir, name string, tags ...string) string {
 // TestVersusServerInstructionsOnePercent: side b's server, built with
 // the tag tlsbench_extrawork, spends about 30,000 instructions more per
 // handshake (about 1% of a full TLS 1.3 handshake's): compare flags it
-// on server instructions, between 0.5% and 2%, though the time cannot
-// tell.
+// on server instructions, the paired ratio between 1.005 and 1.02,
+// though the time cannot tell.
 func TestVersusServerInstructionsOnePercent(t *testing.T) {
 	p := instructionPlan(t)
 	dir := t.TempDir()
@@ -104,7 +105,7 @@ func TestVersusServerInstructionsOnePercent(t *testing.T) {
 	for _, cc := range c.Cases {
 		mc, _ := cc.Metric(compare.MetricServerInstructions)
 		t.Logf("%s: server instructions b/a %.5f [%.5f, %.5f], %s", cc.Name, mc.Ratio, mc.CILo, mc.CIHi, mc.Verdict)
-		if mc.Verdict != compare.Slower || !(mc.CILo > 1.005 && mc.CIHi < 1.02) {
+		if mc.Verdict != compare.Slower || !(mc.Ratio > 1.005 && mc.Ratio < 1.02) {
 			t.Errorf("%s: server instructions %+v, want higher by about 1%%", cc.Name, mc)
 		}
 	}
