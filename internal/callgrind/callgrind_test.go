@@ -28,12 +28,12 @@ func work(n int) {
 	}
 }
 
-// countedChild reads its count after 1,000, 2,000 and 3,000 more hashes
-// and prints the readings.
+// countedChild reads its count after 5,000, 10,000 and 15,000 more
+// hashes and prints the readings.
 func countedChild() {
 	var c Counter
 	var got []int64
-	for _, n := range []int{0, 1000, 2000, 3000} {
+	for _, n := range []int{0, 5000, 10000, 15000} {
 		work(n)
 		v, ok := c.Instructions()
 		if !ok {
@@ -54,9 +54,11 @@ func TestNotCounted(t *testing.T) {
 }
 
 // TestCountsUnderCallgrind: under callgrind, the counts between readings
-// grow with the work between them, each 1,000 hashes more the same
-// number of instructions more (within 1%: the readings' own cost is the
-// same each time), and the readings' files are removed.
+// grow with the work between them, each 5,000 hashes more the same
+// number of instructions more (within 2%: the readings' own cost is the
+// same each time, the runtime's background work about 30,000
+// instructions from one to the next), and the readings' files are
+// removed.
 func TestCountsUnderCallgrind(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: runs the test binary under valgrind")
@@ -85,8 +87,8 @@ func TestCountsUnderCallgrind(t *testing.T) {
 		t.Fatalf("readings %q: %v", out, err)
 	}
 	one, two, three := got[1]-got[0], got[2]-got[1], got[3]-got[2]
-	if step, again := two-one, three-two; one <= 0 || step <= 0 || r(again, step) < 0.99 || r(again, step) > 1.01 {
-		t.Errorf("readings %v: %d, %d and %d instructions for 1,000, 2,000 and 3,000 hashes: want a step the same each time", got, one, two, three)
+	if step, again := two-one, three-two; one <= 0 || step <= 0 || r(again, step) < 0.98 || r(again, step) > 1.02 {
+		t.Errorf("readings %v: %d, %d and %d instructions for 5,000, 10,000 and 15,000 hashes: want a step the same each time", got, one, two, three)
 	}
 	left, _ := os.ReadDir(dir)
 	if len(left) > 1 {
