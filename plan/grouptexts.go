@@ -26,7 +26,7 @@ ticket only, and TLS 1.3 has no session IDs: those session-id cases are
 not runnable.
 `,
 	GroupCase: `
---target-error PCT (default 5%) keeps each case measuring past --iterations
+--target-error PCT (default 8%) keeps each case measuring past --iterations
 until the half-width of its 99.9% confidence interval is at most PCT of
 the mean (of the b/a ratio in an interleaved run), within --case-time (per
 side); every record says what ended it. The report marks the error of

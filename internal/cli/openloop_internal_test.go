@@ -22,7 +22,7 @@ func TestOpenLoopDefaults(t *testing.T) {
 		{[]string{"--rate", "100", "--quick"}, 5, 0, 0},
 		{[]string{"--rate", "100", "--iterations", "3", "--case-time", "2s"}, 3, 2 * time.Second, 0},
 		{[]string{"--duration", "10s"}, 20, 0, 0},
-		{[]string{"--concurrency", "4"}, 20, 3 * time.Second, 0.05},
+		{[]string{"--concurrency", "4"}, 20, 3 * time.Second, 0.08},
 	} {
 		_, f, err := parseRun(tt.args, io.Discard)
 		if err != nil {
