@@ -43,7 +43,7 @@ or a case in which more connections failed than --max-error-rate allows,
 fails (exit 1); what it measured is still written, marked "failed".
 
 Examples:
-  tlsbench run                                  # default matrix, ~1 minute
+  tlsbench run                                  # default matrix, under a minute
   tlsbench run --quick                          # same matrix, ~15 seconds
   tlsbench run --target host:443 --dry-run      # the cases and their planned time, nothing dialled
   tlsbench run --tls 1.3 --resume on --concurrency 128 --out r.jsonl
