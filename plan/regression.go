@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/tlsbench/tlsbench/results"
 )
 
 // RegressionGate is one gate of --fail-on-regression: the metric it
@@ -12,25 +14,6 @@ import (
 type RegressionGate struct {
 	Metric    string
 	Threshold float64
-}
-
-// The metrics a regression gate judges: the time per handshake (what a
-// bare percentage gates), each end's CPU per handshake, the client's
-// allocations per handshake.
-const (
-	MetricWall      = "wall"
-	MetricClientCPU = "client-cpu"
-	MetricServerCPU = "server-cpu"
-	MetricProxyCPU  = "proxy-cpu"
-	MetricAlloc     = "alloc"
-	// MetricServerInstructions: the built-in server's instructions per
-	// handshake (--count instructions).
-	MetricServerInstructions = "server-instructions"
-)
-
-// RegressionMetrics lists the metrics in the order the help gives them.
-func RegressionMetrics() []string {
-	return []string{MetricWall, MetricClientCPU, MetricServerCPU, MetricProxyCPU, MetricAlloc, MetricServerInstructions}
 }
 
 // AddRegressionGates reads one value of --fail-on-regression into the
@@ -44,11 +27,11 @@ func AddRegressionGates(have []RegressionGate, s string) ([]RegressionGate, erro
 		item = strings.TrimSpace(item)
 		metric, pct, ok := strings.Cut(item, "=")
 		if !ok {
-			metric, pct = MetricWall, item
+			metric, pct = results.MetricWall, item
 		}
 		metric = strings.TrimSpace(metric)
-		if !slices.Contains(RegressionMetrics(), metric) {
-			return nil, Errorf(setting, nil, "%q: %q is not a metric (want one of %s, e.g. server-cpu=5%%)", item, metric, strings.Join(RegressionMetrics(), ", "))
+		if !slices.Contains(results.Metrics(), metric) {
+			return nil, Errorf(setting, nil, "%q: %q is not a metric (want one of %s, e.g. server-cpu=5%%)", item, metric, strings.Join(results.Metrics(), ", "))
 		}
 		frac, err := parsePercent(pct)
 		if err != "" {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/tlsbench/tlsbench/plan"
+	"github.com/tlsbench/tlsbench/results"
 )
 
 // TestAddRegressionGates: a bare percentage gates the time, METRIC=PCT a
@@ -15,12 +16,12 @@ import (
 func TestAddRegressionGates(t *testing.T) {
 	t.Parallel()
 	gates, err := plan.AddRegressionGates(nil, "5%")
-	if err != nil || !slices.Equal(gates, []plan.RegressionGate{{Metric: plan.MetricWall, Threshold: 0.05}}) {
+	if err != nil || !slices.Equal(gates, []plan.RegressionGate{{Metric: results.MetricWall, Threshold: 0.05}}) {
 		t.Fatalf("5%%: %v %v", gates, err)
 	}
 	gates, err = plan.AddRegressionGates(gates, "server-cpu=10%, alloc=2.5%")
-	want := []plan.RegressionGate{{plan.MetricWall, 0.05}, {plan.MetricServerCPU, 0.10}, {plan.MetricAlloc, 0.025}}
-	if err != nil || len(gates) != 3 || gates[1] != want[1] || gates[0] != want[0] || gates[2].Metric != plan.MetricAlloc || gates[2].Threshold-0.025 > 1e-12 {
+	want := []plan.RegressionGate{{results.MetricWall, 0.05}, {results.MetricServerCPU, 0.10}, {results.MetricAlloc, 0.025}}
+	if err != nil || len(gates) != 3 || gates[1] != want[1] || gates[0] != want[0] || gates[2].Metric != results.MetricAlloc || gates[2].Threshold-0.025 > 1e-12 {
 		t.Fatalf("server-cpu=10%%, alloc=2.5%%: %v %v, want %v", gates, err, want)
 	}
 	for _, tc := range []struct{ value, want string }{

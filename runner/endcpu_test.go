@@ -52,7 +52,7 @@ func changed(mc compare.MetricComparison) bool {
 func TestVersusSelfFlagsNoEnd(t *testing.T) {
 	c := pairedEnds(t, endPlan(), 0.10)
 	for _, cc := range c.Cases {
-		for _, m := range []string{compare.MetricClientCPU, compare.MetricServerCPU, compare.MetricAlloc} {
+		for _, m := range []string{results.MetricClientCPU, results.MetricServerCPU, results.MetricAlloc} {
 			mc, ok := cc.Metric(m)
 			if !ok || changed(mc) {
 				t.Errorf("%s: %s compared %v: %+v, want no change", cc.Name, m, ok, mc)
@@ -74,8 +74,8 @@ func TestVersusServerCostOnServer(t *testing.T) {
 	p.Versus.Settings = []runner.VersusSetting{{Name: "key-cache", Value: "off"}}
 	c := pairedEnds(t, p, 0.50)
 	for _, cc := range c.Cases {
-		srv, _ := cc.Metric(compare.MetricServerCPU)
-		cli, ok := cc.Metric(compare.MetricClientCPU)
+		srv, _ := cc.Metric(results.MetricServerCPU)
+		cli, ok := cc.Metric(results.MetricClientCPU)
 		if srv.Verdict != compare.Slower || !(srv.CILo > 2) {
 			t.Errorf("%s: server CPU %+v, want higher on side b", cc.Name, srv)
 		}

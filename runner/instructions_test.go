@@ -62,7 +62,7 @@ func TestVersusSelfInstructions(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, cc := range c.Cases {
-		mc, ok := cc.Metric(compare.MetricServerInstructions)
+		mc, ok := cc.Metric(results.MetricServerInstructions)
 		t.Logf("%s: server instructions b/a %.5f [%.5f, %.5f], %s", cc.Name, mc.Ratio, mc.CILo, mc.CIHi, mc.Verdict)
 		if !ok || changed(mc) || !(mc.CILo > 0.9925 && mc.CIHi < 1.0075) {
 			t.Errorf("%s: server instructions compared %v: %+v, want no change, the interval within 0.75%% of 1", cc.Name, ok, mc)
@@ -103,7 +103,7 @@ func TestVersusServerInstructionsOnePercent(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, cc := range c.Cases {
-		mc, _ := cc.Metric(compare.MetricServerInstructions)
+		mc, _ := cc.Metric(results.MetricServerInstructions)
 		t.Logf("%s: server instructions b/a %.5f [%.5f, %.5f], %s", cc.Name, mc.Ratio, mc.CILo, mc.CIHi, mc.Verdict)
 		if mc.Verdict != compare.Slower || !(mc.Ratio > 1.005 && mc.Ratio < 1.02) {
 			t.Errorf("%s: server instructions %+v, want higher by about 1%%", cc.Name, mc)

@@ -40,10 +40,10 @@ type keyManagerEnd struct {
 }
 
 var keyManagerEnds = []keyManagerEnd{
-	{keyManagerFull, compare.MetricServerCPU, true},
-	{keyManagerFull, compare.MetricClientCPU, false},
-	{keyManagerResumed, compare.MetricServerCPU, false},
-	{keyManagerResumed, compare.MetricClientCPU, false},
+	{keyManagerFull, results.MetricServerCPU, true},
+	{keyManagerFull, results.MetricClientCPU, false},
+	{keyManagerResumed, results.MetricServerCPU, false},
+	{keyManagerResumed, results.MetricClientCPU, false},
 }
 
 // Bounds on the ratios side b / side a of CPU per handshake, from the
@@ -122,7 +122,7 @@ func cpuRatio(t *testing.T, sides map[string]results.Record, metric string) floa
 	for i, side := range []string{results.SideA, results.SideB} {
 		r := sides[side]
 		v := r.ServerCPUUS
-		if metric == compare.MetricClientCPU {
+		if metric == results.MetricClientCPU {
 			v = r.ClientCPUUS
 		}
 		if v == nil || *v <= 0 {
@@ -170,7 +170,7 @@ func checkKeyManagerComparison(t *testing.T, recs []results.Record) {
 	}
 	for _, e := range keyManagerEnds {
 		floor := keyManagerServerFloor
-		if e.metric == compare.MetricClientCPU {
+		if e.metric == results.MetricClientCPU {
 			floor = keyManagerClientFloor
 		}
 		cc := cases[floor][e.name]

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/tlsbench/tlsbench/report"
+	"github.com/tlsbench/tlsbench/results"
 )
 
 // The regression gate of a comparison (--fail-on-regression).
@@ -123,7 +124,7 @@ func (e *RegressionError) Error() string {
 	return "regression gate: " + strings.Join(msgs, "; ")
 }
 
-// Gate is one regression gate: a metric (MetricWall, MetricClientCPU,
+// Gate is one regression gate: a metric (results.MetricWall, results.MetricClientCPU,
 // ...) and the largest increase it may show (a fraction).
 type Gate struct {
 	Metric    string
@@ -139,7 +140,7 @@ func (c *Comparison) CheckGates(gates []Gate) error {
 	var errs []error
 	for _, g := range gates {
 		var err error
-		if g.Metric == MetricWall || g.Metric == "" {
+		if g.Metric == results.MetricWall || g.Metric == "" {
 			err = c.CheckRegressions(g.Threshold)
 		} else {
 			err = c.checkMetric(g)

@@ -35,29 +35,29 @@ func TestPairedServerInstructions(t *testing.T) {
 		t.Fatal(err)
 	}
 	cc := &c.Cases[0]
-	mc := metricOfCase(t, cc, MetricServerInstructions)
+	mc := metricOfCase(t, cc, results.MetricServerInstructions)
 	if mc.Verdict != Slower || mc.Floor != DefaultInstructionsMinEffect || !(mc.CILo > 1.005 && mc.CIHi < 1.015) {
 		t.Errorf("server instructions: %+v, want higher at about 1.01x, floor %v", mc, DefaultInstructionsMinEffect)
 	}
 	if line := metricsLine(cc, true); !strings.HasPrefix(line, "server instructions +1.0") || !strings.Contains(line, "(1.01") || !strings.Contains(line, "x, 1.0") {
 		t.Errorf("line %q, want it to start with the change to 0.01%% and the ratio to 4 decimals", line)
 	}
-	if err := c.CheckGates([]Gate{{MetricServerInstructions, 0.005}}); err == nil || !strings.Contains(err.Error(), "more server instructions than side a") {
+	if err := c.CheckGates([]Gate{{results.MetricServerInstructions, 0.005}}); err == nil || !strings.Contains(err.Error(), "more server instructions than side a") {
 		t.Errorf("a 0.5%% gate on server instructions passed a 1%% rise: %v", err)
 	}
-	if err := c.CheckGates([]Gate{{MetricServerInstructions, 0.02}}); err != nil {
+	if err := c.CheckGates([]Gate{{results.MetricServerInstructions, 0.02}}); err != nil {
 		t.Errorf("a 2%% gate on server instructions failed a 1%% rise: %v", err)
 	}
 
 	aa := withInstructions(sidedRecord("b", 20, 300, 100, 150, 2), 3e6, 2)
 	c, _ = ComparePaired([]results.Record{a, aa}, CompareOptions{})
-	if mc := metricOfCase(t, &c.Cases[0], MetricServerInstructions); mc.Verdict == Slower || mc.Verdict == Faster {
+	if mc := metricOfCase(t, &c.Cases[0], results.MetricServerInstructions); mc.Verdict == Slower || mc.Verdict == Faster {
 		t.Errorf("A/A: server instructions %+v, want no change", mc)
 	}
 
 	bare := sidedRecord("b", 20, 300, 100, 150, 2)
 	c, _ = ComparePaired([]results.Record{a, bare}, CompareOptions{})
-	if _, ok := c.Cases[0].Metric(MetricServerInstructions); ok {
+	if _, ok := c.Cases[0].Metric(results.MetricServerInstructions); ok {
 		t.Errorf("server instructions compared with a side that has none")
 	}
 }

@@ -18,20 +18,6 @@ import (
 // lands on one end, and the time, which mixes the client's work, the
 // server's and the waits between them, can hide where.
 
-// The metrics a case is judged on, by the names --fail-on-regression
-// takes.
-const (
-	// MetricWall is the case's time per handshake: its own verdict.
-	MetricWall      = "wall"
-	MetricClientCPU = "client-cpu"
-	MetricServerCPU = "server-cpu"
-	MetricProxyCPU  = "proxy-cpu"
-	MetricAlloc     = "alloc"
-	// MetricServerInstructions is the built-in server's instructions per
-	// handshake, counted under callgrind (run --count instructions).
-	MetricServerInstructions = "server-instructions"
-)
-
 // DefaultInstructionsMinEffect is the smallest change of an instruction
 // count called higher or lower when --min-effect is not given. Counts
 // move far less than times between runs of the same work: the paired
@@ -39,11 +25,6 @@ const (
 // their geometric mean within 0.1% (BENCHMARKS.md), so the time's 2%
 // would hide the changes the count is there to show.
 const DefaultInstructionsMinEffect = 0.003
-
-// Metrics are the metric names, in the order reports list them.
-func Metrics() []string {
-	return []string{MetricWall, MetricClientCPU, MetricServerCPU, MetricProxyCPU, MetricAlloc, MetricServerInstructions}
-}
 
 // NotResolved: the metric's readings are too coarse for the case's
 // iterations (see MinTicks): it is not judged, rather than judging the
@@ -86,16 +67,16 @@ var metricOf = map[string]struct {
 	label   string
 	fine    bool
 }{
-	MetricClientCPU:          {func(r *results.Record) []float64 { return r.ClientCPUSamplesUS }, nil, "client CPU", false},
-	MetricServerCPU:          {func(r *results.Record) []float64 { return r.ServerCPUSamplesUS }, func(r *results.Record) *float64 { return r.ServerCPUTickUS }, "server CPU", false},
-	MetricProxyCPU:           {func(r *results.Record) []float64 { return r.ProxyCPUSamplesUS }, func(r *results.Record) *float64 { return r.ProxyCPUTickUS }, "proxy CPU", false},
-	MetricAlloc:              {func(r *results.Record) []float64 { return r.AllocSamplesBytes }, nil, "allocations", false},
-	MetricServerInstructions: {func(r *results.Record) []float64 { return r.ServerInstructionsSamples }, nil, "server instructions", true},
+	results.MetricClientCPU:          {func(r *results.Record) []float64 { return r.ClientCPUSamplesUS }, nil, "client CPU", false},
+	results.MetricServerCPU:          {func(r *results.Record) []float64 { return r.ServerCPUSamplesUS }, func(r *results.Record) *float64 { return r.ServerCPUTickUS }, "server CPU", false},
+	results.MetricProxyCPU:           {func(r *results.Record) []float64 { return r.ProxyCPUSamplesUS }, func(r *results.Record) *float64 { return r.ProxyCPUTickUS }, "proxy CPU", false},
+	results.MetricAlloc:              {func(r *results.Record) []float64 { return r.AllocSamplesBytes }, nil, "allocations", false},
+	results.MetricServerInstructions: {func(r *results.Record) []float64 { return r.ServerInstructionsSamples }, nil, "server instructions", true},
 }
 
 // MetricLabel is a metric's name as reports write it.
 func MetricLabel(m string) string {
-	if m == MetricWall {
+	if m == results.MetricWall {
 		return "wall"
 	}
 	return metricOf[m].label
@@ -156,7 +137,7 @@ func (c *Comparison) compareMetrics(cc *CaseComparison, a, b, a2 []*results.Reco
 	if cc.Kind != results.KindHandshake || cc.Verdict == NotComparable || cc.Verdict == OtherLoad {
 		return
 	}
-	for _, m := range Metrics()[1:] {
+	for _, m := range results.Metrics()[1:] {
 		ax, bx := metricSamples(a, m), metricSamples(b, m)
 		if ax == nil || bx == nil {
 			continue
@@ -257,10 +238,10 @@ func directedChange(change, floor float64) Verdict {
 	return Faster
 }
 
-// Metric is cc's comparison on metric m (MetricWall: the case's own),
+// Metric is cc's comparison on metric m (results.MetricWall: the case's own),
 // and false when cc has none.
 func (cc *CaseComparison) Metric(m string) (MetricComparison, bool) {
-	if m == MetricWall {
+	if m == results.MetricWall {
 		return MetricComparison{Metric: m, N: min(cc.Base.N, cc.Cand.N), Ratio: cc.Ratio, CILo: cc.CILo, CIHi: cc.CIHi, P: cc.P,
 			Change: cc.Slowdown, Floor: cc.Floor, Verdict: cc.Verdict}, true
 	}
@@ -304,7 +285,7 @@ func metricsLine(cc *CaseComparison, paired bool) string {
 			others = append(others, text)
 		}
 	}
-	wall, _ := cc.Metric(MetricWall)
+	wall, _ := cc.Metric(results.MetricWall)
 	label := "wall"
 	if cc.Figure == FigureHandshake {
 		label = "handshake time"

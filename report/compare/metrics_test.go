@@ -54,25 +54,25 @@ func TestPairedMetricsServerOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	cc := &c.Cases[0]
-	if mc := metricOfCase(t, cc, MetricServerCPU); mc.Verdict != Slower || !(mc.Ratio > 2 && mc.Ratio < 2.3) || !(mc.CILo > 1.9) {
+	if mc := metricOfCase(t, cc, results.MetricServerCPU); mc.Verdict != Slower || !(mc.Ratio > 2 && mc.Ratio < 2.3) || !(mc.CILo > 1.9) {
 		t.Errorf("server CPU: %+v, want slower at about 2.13x", mc)
 	}
-	for _, m := range []string{MetricClientCPU, MetricAlloc} {
+	for _, m := range []string{results.MetricClientCPU, results.MetricAlloc} {
 		if mc := metricOfCase(t, cc, m); mc.Verdict != NoChange && mc.Verdict != WithinNoise {
 			t.Errorf("%s: %+v, want no change", m, mc)
 		}
 	}
-	if _, ok := cc.Metric(MetricProxyCPU); ok {
+	if _, ok := cc.Metric(results.MetricProxyCPU); ok {
 		t.Errorf("a proxy CPU comparison without a proxy")
 	}
 	line := metricsLine(cc, true)
 	if !strings.HasPrefix(line, "server CPU +11") || !strings.Contains(line, "client CPU unchanged") || !strings.Contains(line, "wall +") {
 		t.Errorf("line %q", line)
 	}
-	if err := c.CheckGates([]Gate{{MetricClientCPU, 0.05}, {MetricAlloc, 0.05}}); err != nil {
+	if err := c.CheckGates([]Gate{{results.MetricClientCPU, 0.05}, {results.MetricAlloc, 0.05}}); err != nil {
 		t.Errorf("client CPU and allocation gates: %v", err)
 	}
-	err = c.CheckGates([]Gate{{MetricServerCPU, 0.05}})
+	err = c.CheckGates([]Gate{{results.MetricServerCPU, 0.05}})
 	var me *MetricRegressionError
 	if !errors.As(err, &me) || len(me.Cases) != 1 || !strings.Contains(err.Error(), "more server CPU than side a") {
 		t.Errorf("server CPU gate: %v", err)
@@ -83,12 +83,12 @@ func TestPairedMetricsServerOnly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, m := range []string{MetricWall, MetricClientCPU, MetricServerCPU, MetricAlloc} {
+	for _, m := range []string{results.MetricWall, results.MetricClientCPU, results.MetricServerCPU, results.MetricAlloc} {
 		if mc := metricOfCase(t, &c.Cases[0], m); mc.Verdict != NoChange && mc.Verdict != WithinNoise {
 			t.Errorf("A/A %s: %+v", m, mc)
 		}
 	}
-	if err := c.CheckGates([]Gate{{MetricWall, 0.05}, {MetricServerCPU, 0.05}, {MetricClientCPU, 0.05}, {MetricAlloc, 0.05}}); err != nil {
+	if err := c.CheckGates([]Gate{{results.MetricWall, 0.05}, {results.MetricServerCPU, 0.05}, {results.MetricClientCPU, 0.05}, {results.MetricAlloc, 0.05}}); err != nil {
 		t.Errorf("A/A gates: %v", err)
 	}
 }
@@ -105,14 +105,14 @@ func TestMetricsNotResolved(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mc := metricOfCase(t, &c.Cases[0], MetricServerCPU)
+	mc := metricOfCase(t, &c.Cases[0], results.MetricServerCPU)
 	if mc.Verdict != NotResolved || !strings.Contains(mc.Note, "steps of 10 ms") {
 		t.Errorf("server CPU in ticks: %+v", mc)
 	}
 	if !strings.Contains(metricsLine(&c.Cases[0], true), "server CPU not resolved") {
 		t.Errorf("line %q", metricsLine(&c.Cases[0], true))
 	}
-	if err := c.CheckGates([]Gate{{MetricServerCPU, 0.05}}); err == nil || !strings.Contains(err.Error(), "not resolved") {
+	if err := c.CheckGates([]Gate{{results.MetricServerCPU, 0.05}}); err == nil || !strings.Contains(err.Error(), "not resolved") {
 		t.Errorf("gate on an unresolved metric: %v", err)
 	}
 	// Iterations of 1000 handshakes measure 15 ticks and more: judged.
@@ -122,7 +122,7 @@ func TestMetricsNotResolved(t *testing.T) {
 		}
 	}
 	c, _ = ComparePaired(recs, CompareOptions{})
-	if mc := metricOfCase(t, &c.Cases[0], MetricServerCPU); mc.Verdict != Slower {
+	if mc := metricOfCase(t, &c.Cases[0], results.MetricServerCPU); mc.Verdict != Slower {
 		t.Errorf("server CPU over long iterations: %+v", mc)
 	}
 }
@@ -134,10 +134,10 @@ func TestSeparateMetrics(t *testing.T) {
 	a, b := sidedRecord("", 30, 300, 100, 150, 1), sidedRecord("", 30, 300, 100, 320, 2)
 	c := Compare([]results.Record{a}, []results.Record{b}, CompareOptions{})
 	cc := &c.Cases[0]
-	if mc := metricOfCase(t, cc, MetricServerCPU); mc.Verdict != Slower {
+	if mc := metricOfCase(t, cc, results.MetricServerCPU); mc.Verdict != Slower {
 		t.Errorf("server CPU: %+v", mc)
 	}
-	if mc := metricOfCase(t, cc, MetricClientCPU); mc.Verdict == Slower || mc.Verdict == Faster {
+	if mc := metricOfCase(t, cc, results.MetricClientCPU); mc.Verdict == Slower || mc.Verdict == Faster {
 		t.Errorf("client CPU: %+v", mc)
 	}
 	if line := metricsLine(cc, false); !strings.Contains(line, "server CPU +1") || !strings.Contains(line, "p=") {

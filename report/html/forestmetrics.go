@@ -4,13 +4,14 @@ import (
 	"strings"
 
 	"github.com/tlsbench/tlsbench/report/compare"
+	"github.com/tlsbench/tlsbench/results"
 )
 
 // addMetricForests adds, after the time's, a forest plot per cost metric
 // (client, server and proxy CPU, allocations per handshake) that some
 // case of c was judged on: the same marks, of that metric's paired ratio.
 func (cs *chartSet) addMetricForests(c *compare.Comparison) {
-	for _, m := range compare.Metrics()[1:] {
+	for _, m := range results.Metrics()[1:] {
 		mc := metricComparison(c, m)
 		if len(mc.Cases) == 0 {
 			continue

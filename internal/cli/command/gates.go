@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/tlsbench/tlsbench/plan"
+	"github.com/tlsbench/tlsbench/results"
 )
 
 // GatesFlag is --fail-on-regression: gates of a metric each, given one
@@ -27,7 +28,7 @@ func (g *GatesFlag) Elements() []string {
 	var out []string
 	for _, gt := range *g.gates {
 		pct := strconv.FormatFloat(gt.Threshold*100, 'f', -1, 64) + "%"
-		if gt.Metric != plan.MetricWall {
+		if gt.Metric != results.MetricWall {
 			pct = gt.Metric + "=" + pct
 		}
 		out = append(out, pct)

@@ -12,6 +12,7 @@ import (
 	"github.com/tlsbench/tlsbench/keys"
 	"github.com/tlsbench/tlsbench/plan"
 	"github.com/tlsbench/tlsbench/report"
+	"github.com/tlsbench/tlsbench/results"
 	"github.com/tlsbench/tlsbench/runner"
 	"github.com/tlsbench/tlsbench/server"
 )
@@ -64,7 +65,7 @@ var helpFacts = map[string]func() string{
 	"max-session-ttl":         func() string { return server.MaxSessionTTL.String() },
 	"max-handshake-timeout":   func() string { return server.MaxHandshakeTimeout.String() },
 	"versus-settings":         versusSettingNames,
-	"regression-metrics":      func() string { return strings.Join(plan.RegressionMetrics(), ", ") },
+	"regression-metrics":      func() string { return strings.Join(results.Metrics(), ", ") },
 	"early-data-policy-usage": func() string { return earlyDataPolicyUsage },
 	"key-types":               KeyTypeNames,
 	"max-idle-timeout":        func() string { return MaxIdleTimeout.String() },
