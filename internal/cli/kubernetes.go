@@ -65,11 +65,7 @@ func kubernetesCmd(ctx context.Context, args []string, stdout, stderr io.Writer)
 }
 
 func kubernetesJobCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := command.NewFlagSet("kubernetes job", stdout, nil)
-	fs.Help = func(w io.Writer) {
-		io.WriteString(w, kubernetesJobUsage)
-		fs.PrintFlags(w)
-	}
+	fs := command.NewUsageFlagSet("kubernetes job", kubernetesJobUsage, stdout)
 	var s kubejob.Spec
 	fs.IntVar(&s.Shards, "shards", 0, "`N` shards, one pod each (at most 1000)")
 	fs.StringVar(&s.Image, "image", "", "`IMAGE` whose entrypoint is tlsbench, e.g. registry.example.com/tlsbench:1.0")

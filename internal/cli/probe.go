@@ -137,11 +137,7 @@ func probeCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 
 // parseProbeFlags parses probe's command line: flags and one HOST:PORT.
 func parseProbeFlags(args []string, stdout io.Writer) (*probeFlags, error) {
-	fs := command.NewFlagSet("probe", stdout, nil)
-	fs.Help = func(w io.Writer) {
-		io.WriteString(w, probeUsage)
-		fs.PrintFlags(w)
-	}
+	fs := command.NewUsageFlagSet("probe", probeUsage, stdout)
 	f := &probeFlags{versions: append([]uint16(nil), probe.AllVersions...)}
 	fs.StringVar(&f.sni, "sni", "", "server `NAME` sent as SNI and verified (default: the host of HOST:PORT)")
 	fs.StringVar(&f.caFile, "ca", "", "PEM `FILE` of CA certificates to verify the server (default: the system roots)")

@@ -33,6 +33,17 @@ func NewFlagSet(cmd string, out io.Writer, usage func(io.Writer)) *FlagSet {
 	return &FlagSet{FlagSet: fs, Cmd: cmd, Help: usage, out: out}
 }
 
+// NewUsageFlagSet is the flag set of a command whose help is its usage
+// text followed by its flags, as most commands' is.
+func NewUsageFlagSet(cmd, usage string, out io.Writer) *FlagSet {
+	fs := NewFlagSet(cmd, out, nil)
+	fs.Help = func(w io.Writer) {
+		io.WriteString(w, usage)
+		fs.PrintFlags(w)
+	}
+	return fs
+}
+
 // Parse parses args of a command that takes no positional arguments; it
 // prints the help and returns ErrHelp for -h/--help.
 func (f *FlagSet) Parse(args []string) error {

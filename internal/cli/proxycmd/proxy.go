@@ -120,11 +120,7 @@ func Proxy(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 
 // parseProxyFlags parses proxy's command line.
 func parseProxyFlags(args []string, stdout io.Writer) (*proxyFlags, error) {
-	fs := command.NewFlagSet("proxy", stdout, nil)
-	fs.Help = func(w io.Writer) {
-		io.WriteString(w, proxyUsage)
-		fs.PrintFlags(w)
-	}
+	fs := command.NewUsageFlagSet("proxy", proxyUsage, stdout)
 	f := &proxyFlags{connectPorts: []int{443}, isSet: fs.IsSet}
 	fs.StringVar(&f.o.Listen, "listen", proxy.DefaultListen, "TCP `address` the proxy listens on (an IPv4 address listens on IPv4 only, an IPv6 one on IPv6 only)")
 	fs.Var(command.List(&f.allow, parseCIDR, nil), "allow", "client networks served besides this machine, `CIDR`s comma-separated (e.g. 10.1.0.0/16)")

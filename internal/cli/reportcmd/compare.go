@@ -248,11 +248,7 @@ func (cf *CompareFlags) showAfterRun(stdout, stderr io.Writer, f report.Format, 
 // Compare is tlsbench compare: a candidate results file against a
 // baseline, case by case.
 func Compare(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := command.NewFlagSet("compare", stdout, nil)
-	fs.Help = func(w io.Writer) {
-		io.WriteString(w, compareUsage)
-		fs.PrintFlags(w)
-	}
+	fs := command.NewUsageFlagSet("compare", compareUsage, stdout)
 	cf := DefineCompareFlags(fs)
 	format := fs.String("format", "table", "`FORMAT` of the comparison: table, markdown, json, csv")
 	out := fs.String("o", "", "write the comparison to `FILE` instead of standard output")

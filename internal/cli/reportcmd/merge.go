@@ -51,11 +51,7 @@ Flags:
 
 // Merge is tlsbench merge: the shards' results as those of the whole run.
 func Merge(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := command.NewFlagSet("merge", stdout, nil)
-	fs.Help = func(w io.Writer) {
-		io.WriteString(w, mergeUsage)
-		fs.PrintFlags(w)
-	}
+	fs := command.NewUsageFlagSet("merge", mergeUsage, stdout)
 	out := fs.String("o", "", "write the merged results to `FILE` instead of standard output (replaced whole when the merge succeeds)")
 	fs.StringVar(out, "out", "", "the same as -o `FILE`")
 	allowMissing := fs.Bool("allow-missing", false, "merge when some shards' results are missing, listing them in the merged records, instead of refusing")

@@ -65,11 +65,7 @@ func DefineReportFlags(fs *command.FlagSet) *reportFlags {
 
 // Report is tlsbench report: results files in a format.
 func Report(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := command.NewFlagSet("report", stdout, nil)
-	fs.Help = func(w io.Writer) {
-		io.WriteString(w, reportUsage)
-		fs.PrintFlags(w)
-	}
+	fs := command.NewUsageFlagSet("report", reportUsage, stdout)
 	rf := DefineReportFlags(fs)
 	format, out := &rf.format, &rf.out
 	files, err := fs.ParseWithArgs(args)

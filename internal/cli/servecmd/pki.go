@@ -57,11 +57,7 @@ func PKI(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 }
 
 func pkiInitCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := command.NewFlagSet("pki init", stdout, nil)
-	fs.Help = func(w io.Writer) {
-		io.WriteString(w, pkiUsage)
-		fs.PrintFlags(w)
-	}
+	fs := command.NewUsageFlagSet("pki init", pkiUsage, stdout)
 	var (
 		dir          = fs.String("dir", "", "`DIR` to write the PKI to (created with mode 0700 if missing)")
 		serverKeys   = fs.String("server-keys", string(pki.ECDSAP256), "server key `TYPES`, comma-separated, one identity each: "+command.KeyTypeNames())

@@ -190,11 +190,7 @@ func serveAll(ctx context.Context, srv *server.Server, ln net.Listener, ql *serv
 
 // parseServeFlags parses serve's command line.
 func parseServeFlags(args []string, stdout io.Writer) (*serveFlags, error) {
-	fs := command.NewFlagSet("serve", stdout, nil)
-	fs.Help = func(w io.Writer) {
-		io.WriteString(w, serveUsage)
-		fs.PrintFlags(w)
-	}
+	fs := command.NewUsageFlagSet("serve", serveUsage, stdout)
 	f := DefineServeFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return nil, err
