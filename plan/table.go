@@ -4,6 +4,7 @@ import (
 	"crypto/tls"
 	"fmt"
 	"slices"
+	"strconv"
 
 	"github.com/tlsbench/tlsbench/results"
 	"github.com/tlsbench/tlsbench/tlsconf"
@@ -120,7 +121,7 @@ var caseSettings = []Setting{
 	},
 	{
 		Name: "target-error", Fields: []string{"TargetError"}, Group: GroupCase, Commands: Run, Kind: Scalar, Placeholder: "PCT",
-		Default: "5%", Modes: Handshake, Ends: Client, OwnChecks: true,
+		Default: strconv.FormatFloat(DefaultTargetError*100, 'g', -1, 64) + "%", Modes: Handshake, Ends: Client, OwnChecks: true,
 		Help: "measure each case past --iterations until its 99.9% confidence interval is within PCT of the mean, within --case-time; 0% measures --iterations only (the default with --iterations, --quick or --case-time 0)",
 	},
 	{
