@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"runtime"
 	"slices"
 
 	"github.com/tlsbench/tlsbench/internal/callgrind"
@@ -46,10 +47,15 @@ func validateCount(f *runFlags) error {
 		return command.Usagef("--count %q: the one thing counted is instructions (--count instructions)", f.count)
 	case f.target.Addr != "":
 		return command.Usagef("--count instructions counts the built-in server's instructions: drop --target, or --count")
+	case f.versus.Target.Addr != "":
+		return command.Usagef("--count instructions counts built-in servers: give side b as --versus-server PROGRAM or --versus-self, not --versus")
 	case slices.Contains(f.transports, runner.TransportMemory):
 		return command.Usagef("--count instructions counts the built-in server in a process of its own: use --transport tcp, not memory")
 	}
 	if err := callgrind.Available(); err != nil {
+		if runtime.GOOS != "linux" || runtime.GOARCH != "amd64" {
+			return command.Usagef("--count instructions: %v; this is %s/%s", err, runtime.GOOS, runtime.GOARCH)
+		}
 		return command.Usagef("--count instructions: %v (Debian: apt-get install valgrind)", err)
 	}
 	return nil

@@ -160,14 +160,20 @@ func (c *Comparison) checkMetric(g Gate) error {
 	e := &MetricRegressionError{Gate: g, Alpha: c.Alpha, Paired: c.Paired}
 	for i := range c.Cases {
 		cc := &c.Cases[i]
-		if (cc.Verdict == NotComparable && len(cc.Mismatch) > 0) || cc.Verdict == OtherLoad {
-			continue // left out of every gate, as of the time's
+		if (cc.Verdict == NotComparable && len(cc.Mismatch) > 0) || cc.Verdict == OtherLoad || cc.Kind != results.KindHandshake {
+			continue // left out of every gate, as of the time's; costs are judged per handshake
 		}
 		mc, ok := cc.Metric(g.Metric)
 		switch {
+		case cc.Verdict == NotComparable:
+			e.Untested = append(e.Untested, cc.Name+" (its sides are not comparable: see its verdict)")
 		case !ok:
-			e.Untested = append(e.Untested, cc.Name+" (not measured on both sides)")
-		case mc.Verdict == TooFewSamples || mc.Verdict == NotResolved || mc.Verdict == NotComparable:
+			e.Untested = append(e.Untested, cc.Name+" (not measured on both sides: "+MetricLabel(g.Metric)+" needs each side's figure, e.g. --server-pid and --versus-pid for servers tlsbench did not start)")
+		case mc.Verdict == NotResolved && mc.Note != "":
+			e.Untested = append(e.Untested, fmt.Sprintf("%s (%s)", cc.Name, mc.Note))
+		case mc.Verdict == TooFewSamples:
+			e.Untested = append(e.Untested, fmt.Sprintf("%s (%s: measure more iterations, --iterations or --case-time)", cc.Name, mc.Verdict))
+		case mc.Verdict == NotResolved || mc.Verdict == NotComparable:
 			e.Untested = append(e.Untested, fmt.Sprintf("%s (%s)", cc.Name, mc.Verdict))
 		case mc.Verdict == Slower && mc.Change > g.Threshold:
 			e.Cases = append(e.Cases, fmt.Sprintf("%s (%s, p=%s)", cc.Name, signedPercent(mc.Change), pValue(mc.P)))

@@ -176,3 +176,28 @@ func TestBenchfmtCostUnits(t *testing.T) {
 		t.Errorf("units:\n%s", out)
 	}
 }
+
+// TestMetricGateLeavesOutThroughput: a cost gate judges handshake cases
+// only, as the comparison does, so that a throughput case beside them
+// neither fails it as untested nor hides a handshake case's regression.
+func TestMetricGateLeavesOutThroughput(t *testing.T) {
+	t.Parallel()
+	tp := func(mbps float64) results.Record {
+		return results.Record{Name: "throughput/tls1.3/aes128gcm/16k", Kind: results.KindThroughput, TLSVersion: "1.3",
+			BufferBytes: 16384, MBps: results.Float(mbps), Iterations: 5, SamplesUS: []float64{1, 1, 1, 1, 1}}
+	}
+	same := Compare([]results.Record{sidedRecord("", 30, 300, 100, 150, 1), tp(1000)},
+		[]results.Record{sidedRecord("", 30, 300, 100, 150, 2), tp(1000)}, CompareOptions{})
+	if len(same.Cases) != 2 {
+		t.Fatalf("%d cases compared, want the handshake and the throughput case", len(same.Cases))
+	}
+	if err := same.CheckGates([]Gate{{results.MetricServerCPU, 0.05}}); err != nil {
+		t.Errorf("server CPU gate of an unchanged handshake case beside a throughput case: %v", err)
+	}
+	slower := Compare([]results.Record{sidedRecord("", 30, 300, 100, 150, 1), tp(1000)},
+		[]results.Record{sidedRecord("", 30, 300, 100, 320, 2), tp(1000)}, CompareOptions{})
+	var me *MetricRegressionError
+	if err := slower.CheckGates([]Gate{{results.MetricServerCPU, 0.05}}); !errors.As(err, &me) || len(me.Cases) != 1 || len(me.Untested) != 0 {
+		t.Errorf("server CPU gate of a slower handshake case beside a throughput case: %v", err)
+	}
+}
