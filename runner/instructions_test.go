@@ -43,6 +43,10 @@ func spread(xs []float64) float64 { return (slices.Max(xs) - slices.Min(xs)) / s
 // up to 0.8% at a load of 16 on 2 cores: BENCHMARKS.md).
 func TestVersusSelfInstructions(t *testing.T) {
 	p := instructionPlan(t)
+	// A tlsbench built without the race detector serves both sides: under
+	// it, callgrind took four times as long over the race-built test
+	// binary, and counted the detector's work.
+	p.Executable = buildTLSBench(t, t.TempDir(), "tlsbench")
 	recs := collect(t, 2, func(emit func(*results.Record) error) error {
 		return runner.Run(context.Background(), p, emit)
 	})
