@@ -159,7 +159,11 @@ func warmupInterleaved(ctx context.Context, ss []*side) error {
 		ws[i] = s.r.StartWarmup()
 		defer func() { s.r.Budget = nil }()
 	}
+	began := time.Now()
 	for round := 0; round < ss[0].r.Case.Warmup; round++ {
+		if ss[0].r.warmupCut(round, len(ss), began) {
+			break
+		}
 		for _, i := range order(round, len(ss)) {
 			if err := ss[i].r.WarmOne(ctx, ws[i], round); err != nil {
 				return ss[i].wrap(err)
@@ -207,6 +211,9 @@ func measureInterleaved(ctx context.Context, ss []*side) (failed *side) {
 		s.r.Measuring(false)
 	}
 	notes := rule.notes(stoppedBy, len(a.m.Samples), "of the ratio of side b to side a", " per side")
+	if a.r.warmNote != "" {
+		notes = append([]string{a.r.warmNote}, notes...)
+	}
 	for _, s := range ss {
 		s.m.StoppedBy = stoppedBy
 		s.m.Notes = append(s.m.Notes, notes...)

@@ -393,3 +393,51 @@ func TestInterleavedValidation(t *testing.T) {
 		})
 	}
 }
+
+// TestInterleavedWarmupBounded: the case time bounds an interleaved
+// case's warm-up rounds as it does a single side's: past a quarter of it
+// per side no round starts (the first always runs), and both sides'
+// records say so.
+func TestInterleavedWarmupBounded(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name     string
+		caseTime time.Duration
+		rounds   int
+	}{
+		{"cut", time.Nanosecond, 1},
+		{"no case time", 0, 3},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			log := &dialLog{}
+			sides := interleavedCase("warmup/"+tt.name, log, startServer(t, nil), startServer(t, nil))
+			warmed := 0
+			for i := range sides {
+				sides[i].Warmup, sides[i].MaxDuration, sides[i].Words = 3, tt.caseTime, cliWords
+				sides[i].Iterations = 2
+				if i == 0 {
+					sides[i].Progress = func(p measure.Progress) {
+						if p.Warmup {
+							warmed++
+						}
+					}
+				}
+			}
+			recs, err := loadgen.RunInterleaved(context.Background(), sides)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if warmed != tt.rounds {
+				t.Errorf("side a warmed %d rounds, want %d", warmed, tt.rounds)
+			}
+			for _, rec := range recs {
+				notes := strings.Join(rec.Notes, "\n")
+				want := "warm-up cut short after 1 of 3 iterations by --case-time 1ns per side"
+				if cut := strings.Contains(notes, want); cut != (tt.rounds < 3) {
+					t.Errorf("side %s notes %q: cut %v, want %v", rec.Side, notes, cut, tt.rounds < 3)
+				}
+			}
+		})
+	}
+}

@@ -25,9 +25,7 @@ func (r *caseRunner) warmup(ctx context.Context) error {
 	hc := r.Case
 	began := time.Now()
 	for i := 0; i < hc.Warmup; i++ {
-		if took := time.Since(began); i > 0 && hc.MaxDuration > 0 && took >= hc.MaxDuration/4 {
-			r.warmNote = fmt.Sprintf("warm-up cut short after %d of %d iterations by %s %v, a quarter of which bounds it (they took %v)",
-				i, hc.Warmup, hc.Words.Name("MaxDuration"), hc.MaxDuration, took.Round(time.Millisecond))
+		if r.warmupCut(i, 1, began) {
 			break
 		}
 		if err := r.WarmOne(ctx, w, i); err != nil {
@@ -35,6 +33,25 @@ func (r *caseRunner) warmup(ctx context.Context) error {
 		}
 	}
 	return r.EndWarmup(w)
+}
+
+// warmupCut says warm-up iteration i (round i of sides, in an
+// interleaved case) is not to start: those before it, begun at began,
+// took a quarter of the case time (per side) or more. The first always
+// runs. It notes the cut for the case's record.
+func (r *caseRunner) warmupCut(i, sides int, began time.Time) bool {
+	hc := r.Case
+	took := time.Since(began)
+	if i == 0 || hc.MaxDuration <= 0 || took < time.Duration(sides)*hc.MaxDuration/4 {
+		return false
+	}
+	per := ""
+	if sides > 1 {
+		per = " per side"
+	}
+	r.warmNote = fmt.Sprintf("warm-up cut short after %d of %d iterations by %s %v%s, a quarter of which bounds it (they took %v)",
+		i, hc.Warmup, hc.Words.Name("MaxDuration"), hc.MaxDuration, per, took.Round(time.Millisecond))
+	return true
 }
 
 // measure runs the measured iterations until the stop rule ends them and

@@ -90,14 +90,24 @@ func handshakeBudget(p *runner.Plan, rate float64, sides time.Duration) caseBudg
 	}
 	if window > 0 {
 		// Windows of a set length; the case time may end the measured
-		// ones early, after two.
+		// ones early, after two, and bounds the warm-up: no window
+		// starts past a quarter of it (the first always does).
 		measured := window * time.Duration(iters)
 		if p.CaseTime > 0 && !p.IterationsGiven {
 			measured = min(measured, max(p.CaseTime, 2*window))
 		}
+		if q := p.CaseTime / 4; q > 0 && warmup > 0 {
+			// Window k+1 starts while k windows took less than q.
+			warmup = min(warmup, max(1, (q+window-1)/window))
+		}
 		return caseBudget{fixed: sides * (warmup*window + measured)}
 	}
 	b := caseBudget{warmup: p.Warmup, measured: iters}
+	if p.CaseTime > 0 {
+		// A quarter of the case time (per side) bounds the warm-up; the
+		// iteration that crosses it still ends.
+		b.warmupAtMost = sides * p.CaseTime / 4
+	}
 	switch {
 	case p.CaseTime <= 0:
 	case p.TargetError > 0 && p.IterationsGiven:
@@ -189,8 +199,11 @@ func (e *estimate) beginAt(t time.Time) {
 // Cases before it that left no record (they failed) are done.
 func (e *estimate) iteration(index int, now time.Time) {
 	for e.next < index-1 && e.next < len(e.budgets) {
+		// A case that failed left no record: the one reporting now
+		// began about now, and the failed one's time counts for
+		// neither the case now running nor the scale of those left.
 		e.next++
-		e.iters = 0
+		e.iters, e.began = 0, now
 	}
 	e.iters++
 	switch {

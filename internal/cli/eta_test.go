@@ -37,7 +37,7 @@ func TestETAFromThePlan(t *testing.T) {
 		}, 24 * time.Second},
 		{"the case time cuts the windows", func(p *runner.Plan) {
 			p.Duration, p.Iterations, p.TargetError = 10*time.Second, 10, 0
-		}, 2 * (2*time.Second + 3*time.Second)},
+		}, 2 * (time.Second + 3*time.Second)}, // one 1 s warm-up window: it took more than a quarter of the case time
 		{"windows of --rate", func(p *runner.Plan) {
 			p.Rates, p.Concurrency, p.Handshakes, p.Iterations, p.Warmup, p.CaseTime, p.TargetError = []float64{100}, nil, 100, 10, 1, 0, 0
 		}, 22 * time.Second},
@@ -122,13 +122,19 @@ func TestETAAdjusts(t *testing.T) {
 	check(1500*time.Millisecond, 8500*time.Millisecond)
 
 	// A case that cannot run is reported at once and weighs nothing; a
-	// failed case that left no record is done when the next reports.
+	// failed case that left no record is done when the next reports,
+	// which begins then: the failed cases' 5 s are neither its time nor,
+	// when it ends, what it took.
 	e = newEstimate([]caseBudget{{skip: true}, {fixed: 10 * s}, {fixed: 10 * s}, {fixed: 10 * s}}, t0)
 	check(0, 30*s)
 	e.caseDone(&results.Record{Name: "skipped"}, t0)
 	check(0, 30*s)
 	e.iteration(4, at(5*s))
-	check(5*s, 5*s)
+	check(5*s, 10*s)
+	e.caseDone(&results.Record{Name: "c4"}, at(15*s))
+	if e.finished != 1 || e.took != 10*s {
+		t.Errorf("after the last case: %d finished, took %v; want 1 taking its 10 s", e.finished, e.took)
+	}
 }
 
 // TestShortDuration: the time left in whole seconds, in minutes from an
