@@ -157,7 +157,10 @@ func (s *stopRule) spent(kept int, elapsed time.Duration) bool {
 func (s *stopRule) notes(stoppedBy string, kept int, of, per string) []string {
 	limit := fmt.Sprintf("%s %v%s", s.words.Name("MaxDuration"), s.perSide, per)
 	cut := stoppedBy == results.StoppedCaseTime && kept < s.iterations
-	if s.target <= 0 || (stoppedBy != results.StoppedCaseTime && stoppedBy != results.StoppedIterationCap) {
+	// A case whose time ran out before its iterations, its error already
+	// within the target, reached the target: only the cut is news.
+	within := s.target > 0 && s.relError() <= s.target
+	if s.target <= 0 || within || (stoppedBy != results.StoppedCaseTime && stoppedBy != results.StoppedIterationCap) {
 		if cut {
 			return []string{fmt.Sprintf("stopped by %s after %d of %d iterations", limit, kept, s.iterations)}
 		}

@@ -40,3 +40,23 @@ func TestCaseTimeEndsNearest(t *testing.T) {
 		}
 	}
 }
+
+// TestNotesOfACutCase: a case whose time ran out before its iterations
+// says so, and says its target was missed only when its error is above
+// it: one within the target reached it, as its report counts it.
+func TestNotesOfACutCase(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		err  float64
+		want string
+	}{
+		{0.052, "stopped by MaxDuration 3s after 16 of 20 iterations"},
+		{0.124, "TargetError 8% not reached: the error was 12.4% of the mean after 16 of 20 iterations, stopped by MaxDuration 3s"},
+	} {
+		s := &stopRule{iterations: 20, maxDuration: 3 * time.Second, perSide: 3 * time.Second, target: 0.08, cap: 1000,
+			relError: func() float64 { return tt.err }}
+		if got := s.notes(results.StoppedCaseTime, 16, "of the mean", ""); len(got) != 1 || got[0] != tt.want {
+			t.Errorf("error %v: notes %q, want [%q]", tt.err, got, tt.want)
+		}
+	}
+}
