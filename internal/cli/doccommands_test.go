@@ -711,7 +711,7 @@ func TestDryRunRefusesWhatRunRefuses(t *testing.T) {
 		{[]string{"run", "--tls", "1.3", "--concurrency", "1,8"}, 0, "4 cases: planned at about 12s"},
 		{[]string{"run", "--tls", "1.3", "--concurrency", "1", "--iterations", "3"}, 0, "2 cases: each measures a number of iterations"},
 		{[]string{"run", "--tls", "1.2", "--resumption", "tickets,session-id", "--resume", "on"}, 0, "handshake/tls1.2/resume/sid/c8  not runnable: the built-in server"},
-		{[]string{"run", "--target", "server.invalid:443", "--tls", "1.3", "--concurrency", "1"}, 0, "2 cases: planned at about 6s"},
+		{[]string{"run", "--target", "server.invalid:443", "--tls", "1.3", "--concurrency", "1"}, 0, "2 cases: planned at about 6s\n"},
 		{[]string{"run", "--concurency", "8"}, 2, "did you mean --concurrency?"},
 		{[]string{"run", "--concurrency", "128", "--handshakes", "8"}, 2, "raise --handshakes"},
 		{[]string{"run", "--identity", "missing.p12"}, 2, "missing.p12"},

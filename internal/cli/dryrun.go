@@ -35,12 +35,16 @@ func (job *runJob) dryRun(stdout io.Writer) error {
 		}
 		fmt.Fprintf(w, "%s  about %s\n", command.Printable(c.Name), shortDuration(b.length(0)))
 	}
-	fmt.Fprintf(w, "%s\n", dryRunSummary(len(cases), runnable, counted, planned))
+	aside := ", the servers' start aside"
+	if job.tplan == nil && job.plan.Target.Addr != "" && job.plan.Versus.Executable == "" && !job.plan.Versus.Self {
+		aside = "" // nothing is started
+	}
+	fmt.Fprintf(w, "%s\n", dryRunSummary(len(cases), runnable, counted, planned, aside))
 	return w.Flush()
 }
 
 // dryRunSummary is the last line of a dry run.
-func dryRunSummary(all, runnable, counted int, planned time.Duration) string {
+func dryRunSummary(all, runnable, counted int, planned time.Duration, aside string) string {
 	line := fmt.Sprintf("%d cases", all)
 	if runnable < all {
 		line += fmt.Sprintf(" (%d not runnable)", all-runnable)
@@ -53,5 +57,5 @@ func dryRunSummary(all, runnable, counted int, planned time.Duration) string {
 	case counted > 0:
 		return line + fmt.Sprintf(": planned at about %s, and %d measure a number of iterations, whose length only a run shows", shortDuration(planned), counted)
 	}
-	return line + fmt.Sprintf(": planned at about %s, the servers' start aside", shortDuration(planned))
+	return line + fmt.Sprintf(": planned at about %s%s", shortDuration(planned), aside)
 }
