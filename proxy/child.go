@@ -88,7 +88,7 @@ func ServeChild(ctx context.Context, control net.Conn, stderr io.Writer, opts ..
 	served := make(chan error, 1)
 	go func() { served <- p.Serve(ctx, ln) }()
 	hello := Hello{PID: os.Getpid(), Addr: ln.Addr().String(), CAFile: p.CAFile()}
-	err = childproc.Serve(ctx, conn, hello, func() any { return p.Counters() })
+	err = childproc.Serve(ctx, conn, hello, func(reply func(any) error) error { return reply(p.Counters()) })
 	cancel()
 	if serr := <-served; err == nil {
 		err = serr

@@ -31,12 +31,12 @@ type Hello struct {
 // channel (the parent died), or ctx ends. It sends hello first.
 func ServeControl(ctx context.Context, conn net.Conn, srv *Server, hello Hello) error {
 	var count callgrind.Counter
-	return childproc.Serve(ctx, conn, hello, func() any {
-		c := srv.Counters()
-		if n, ok := count.Instructions(); ok {
-			c.Instructions = &n
-		}
-		return c
+	return childproc.Serve(ctx, conn, hello, func(reply func(any) error) error {
+		return count.Read(func(instructions *int64) error {
+			c := srv.Counters()
+			c.Instructions = instructions
+			return reply(c)
+		})
 	})
 }
 

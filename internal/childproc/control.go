@@ -36,11 +36,13 @@ func Fail(control net.Conn, err error) error {
 }
 
 // Serve answers the parent on conn until it says quit, closes the channel
-// (the parent died), or ctx ends. It sends hello first; counters makes
-// the answer to each "counters" request. It answers the profile requests
+// (the parent died), or ctx ends. It sends hello first; counters answers
+// each "counters" request, by calling reply with the answer (so that it
+// can bracket the making and sending of the answer, as a count of the
+// child's own instructions must). It answers the profile requests
 // (see ReqCPUProfileStart) itself, and stops a CPU profile left running
 // when it returns.
-func Serve(ctx context.Context, conn net.Conn, hello any, counters func() any) error {
+func Serve(ctx context.Context, conn net.Conn, hello any, counters func(reply func(any) error) error) error {
 	stop := context.AfterFunc(ctx, func() { conn.Close() })
 	defer stop()
 	defer conn.Close()
@@ -54,7 +56,7 @@ func Serve(ctx context.Context, conn net.Conn, hello any, counters func() any) e
 	for sc.Scan() {
 		switch req := strings.TrimSpace(sc.Text()); req {
 		case ReqCounters:
-			if err := enc.Encode(counters()); err != nil {
+			if err := counters(enc.Encode); err != nil {
 				return fmt.Errorf("control channel: %w", err)
 			}
 		case ReqQuit:

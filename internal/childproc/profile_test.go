@@ -42,7 +42,7 @@ func TestServeProfiles(t *testing.T) {
 	parent, child := net.Pipe()
 	done := make(chan error, 1)
 	go func() {
-		done <- Serve(context.Background(), child, map[string]int{"pid": 1}, func() any { return struct{}{} })
+		done <- Serve(context.Background(), child, map[string]int{"pid": 1}, func(reply func(any) error) error { return reply(struct{}{}) })
 	}()
 	parent.SetDeadline(time.Now().Add(time.Minute))
 	r := bufio.NewReader(parent)
