@@ -68,8 +68,12 @@ func TestVersusSelfInstructions(t *testing.T) {
 	for _, cc := range c.Cases {
 		mc, ok := cc.Metric(results.MetricServerInstructions)
 		t.Logf("%s: server instructions b/a %.5f [%.5f, %.5f], %s", cc.Name, mc.Ratio, mc.CILo, mc.CIHi, mc.Verdict)
-		if !ok || changed(mc) || !(mc.CILo > 0.9925 && mc.CIHi < 1.0075) {
-			t.Errorf("%s: server instructions compared %v: %+v, want no change, the interval within 0.75%% of 1", cc.Name, ok, mc)
+		// 8 pairs of 30 handshakes, on a CI machine loaded by other
+		// packages' tests: the interval was seen at ±0.8% there (±0.2% on
+		// a quiet machine); ±1.5% is still a tenth of what the CPU time
+		// resolves (±3-13%, BENCHMARKS.md).
+		if !ok || changed(mc) || !(mc.CILo > 0.985 && mc.CIHi < 1.015) {
+			t.Errorf("%s: server instructions compared %v: %+v, want no change, the interval within 1.5%% of 1", cc.Name, ok, mc)
 		}
 	}
 }
