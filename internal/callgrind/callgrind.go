@@ -105,7 +105,7 @@ type Counter struct {
 func (c *Counter) Read(answer func(instructions *int64) error) error {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	if os.Getenv(outEnv) != "" && request(&[6]uintptr{reqRunningOnValgrind}) != 0 {
+	if underCallgrind() {
 		request(&[6]uintptr{reqToggleCollect})
 		defer request(&[6]uintptr{reqToggleCollect})
 	}
@@ -124,10 +124,10 @@ func (c *Counter) Read(answer func(instructions *int64) error) error {
 func (c *Counter) Instructions() (int64, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	out := os.Getenv(outEnv)
-	if out == "" || c.err != nil || request(&[6]uintptr{reqRunningOnValgrind}) == 0 {
+	if c.err != nil || !underCallgrind() {
 		return 0, false
 	}
+	out := os.Getenv(outEnv)
 	request(&[6]uintptr{reqDumpStats})
 	n, err := readDumps(fmt.Sprintf("%s.%d.", out, os.Getpid()))
 	if err != nil {
@@ -136,6 +136,12 @@ func (c *Counter) Instructions() (int64, bool) {
 	}
 	c.total += n
 	return c.total, true
+}
+
+// underCallgrind reports whether this process runs under callgrind by
+// Command: its dump files named, and valgrind answering.
+func underCallgrind() bool {
+	return os.Getenv(outEnv) != "" && request(&[6]uintptr{reqRunningOnValgrind}) != 0
 }
 
 // readDumps adds up the counts of the dump files named prefix followed
