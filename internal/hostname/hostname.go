@@ -128,3 +128,14 @@ func Reason(err error) string {
 	}
 	return err.Error()
 }
+
+// IsLoopback reports whether addr (host:port, or a host alone) is on
+// this machine's loopback: localhost, 127.0.0.0/8 or ::1.
+func IsLoopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		host = addr
+	}
+	ip := net.ParseIP(host)
+	return host == "localhost" || ip != nil && ip.IsLoopback()
+}

@@ -73,3 +73,17 @@ func TestCheckHostPort(t *testing.T) {
 		}
 	}
 }
+
+func TestIsLoopback(t *testing.T) {
+	t.Parallel()
+	for addr, want := range map[string]bool{
+		"127.0.0.1:443": true, "127.9.8.7:1": true, "[::1]:443": true, "localhost:8443": true,
+		"::1": true, "127.0.0.1": true, "localhost": true,
+		"10.0.0.1:443": false, "[::]:443": false, ":8443": false, "example.com:443": false,
+		"localhost.example.com:443": false, "": false,
+	} {
+		if got := IsLoopback(addr); got != want {
+			t.Errorf("IsLoopback(%q) = %v, want %v", addr, got, want)
+		}
+	}
+}
