@@ -44,6 +44,23 @@ func ProcessTreeCPU(pid int) (time.Duration, error) {
 	return total, nil
 }
 
+// ProcessTree returns process pid and its living descendants, pid
+// first, read from /proc.
+func ProcessTree(pid int) ([]int, error) {
+	children, err := childrenOf()
+	if err != nil {
+		return nil, err
+	}
+	if _, err := statFields(pid); err != nil {
+		return nil, err
+	}
+	tree := []int{pid}
+	for i := 0; i < len(tree); i++ {
+		tree = append(tree, children[tree[i]]...)
+	}
+	return tree, nil
+}
+
 // statFields returns the fields after the command name of /proc/PID/stat
 // (the name is in parentheses and may contain spaces).
 func statFields(pid int) ([][]byte, error) {

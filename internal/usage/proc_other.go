@@ -21,3 +21,8 @@ func ProcessTreeCPU(pid int) (time.Duration, error) {
 func IsAncestorOfSelf(pid int) (bool, error) {
 	return false, fmt.Errorf("process ancestry is not read on %s (needs /proc)", runtime.GOOS)
 }
+
+// ProcessTree needs /proc; elsewhere it says so.
+func ProcessTree(pid int) ([]int, error) {
+	return nil, fmt.Errorf("another process's descendants are not found on %s (needs /proc)", runtime.GOOS)
+}
