@@ -76,6 +76,9 @@ var rules = map[string]rule{
 	// interface of their own: never the server or the proxy.
 	"profile": {may: []string{"results"}, utilities: true},
 	"kubejob": {utilities: true},
+	// An external server the run starts by command, observed as the
+	// measure package observes servers.
+	"internal/extserver": {may: []string{"measure"}, utilities: true},
 	// The settings and axis tables: below the CLI, runner, loadgen and
 	// server, which derive from them; a case names its kTLS mode.
 	"plan":              {may: []string{"pki", "tlsconf", "results", "internal/ktls"}, utilities: true},
