@@ -10,13 +10,13 @@ var Settings = struct {
 	Handshakes, Iterations, Warmup, CaseTime, Duration, TargetError,
 	MinResumption, MaxErrorRate, ConnTimeout, ClientIdentities, SessionPool,
 	TicketReuse *Setting
-	Target, SNI, CA, Insecure, ClientCert, ClientKey, ServerPID, Request *Setting
-	Buffer, KTLS, Direction, Bytes, Source                               *Setting
-	Proxy, ProxyCA, ProxyPID, MintCache, ReadFill                        *Setting
-	Rate, Arrival, MaxInflight, FindRate, SLO, MaxRate                   *Setting
-	Versus, VersusPID, VersusServer, VersusSelf, VersusSet               *Setting
-	Shard, Shards, StartAt, Profile, ProfileAlloc, Count                 *Setting
-	Listen, Identity, EarlyDataPolicy                                    *Setting
+	Target, SNI, CA, Insecure, ClientCert, ClientKey, ServerPID, ServerCmd, Request *Setting
+	Buffer, KTLS, Direction, Bytes, Source                                          *Setting
+	Proxy, ProxyCA, ProxyPID, MintCache, ReadFill                                   *Setting
+	Rate, Arrival, MaxInflight, FindRate, SLO, MaxRate                              *Setting
+	Versus, VersusPID, VersusCmd, VersusServer, VersusSelf, VersusSet               *Setting
+	Shard, Shards, StartAt, Profile, ProfileAlloc, Count                            *Setting
+	Listen, Identity, EarlyDataPolicy                                               *Setting
 }{
 	Mode: runSetting("mode"), TLS: runSetting("tls"), Resume: runSetting("resume"), ResumeRatio: runSetting("resume-ratio"),
 	Concurrency: runSetting("concurrency"), Key: runSetting("key"), Groups: runSetting("groups"),
@@ -31,7 +31,7 @@ var Settings = struct {
 
 	Target: runSetting("target"), SNI: runSetting("sni"), CA: runSetting("ca"), Insecure: runSetting("insecure"),
 	ClientCert: runSetting("client-cert"), ClientKey: runSetting("client-key"), ServerPID: runSetting("server-pid"),
-	Request: runSetting("request"),
+	ServerCmd: runSetting("server-cmd"), Request: runSetting("request"),
 
 	Buffer: runSetting("buffer"), KTLS: runSetting("ktls"), Direction: runSetting("direction"),
 	Bytes: runSetting("bytes"), Source: runSetting("source"),
@@ -42,7 +42,7 @@ var Settings = struct {
 	Rate: runSetting("rate"), Arrival: runSetting("arrival"), MaxInflight: runSetting("max-inflight"),
 	FindRate: runSetting("find-rate"), SLO: runSetting("slo"), MaxRate: runSetting("max-rate"),
 
-	Versus: runSetting("versus"), VersusPID: runSetting("versus-pid"), VersusServer: runSetting("versus-server"),
+	Versus: runSetting("versus"), VersusPID: runSetting("versus-pid"), VersusCmd: runSetting("versus-cmd"), VersusServer: runSetting("versus-server"),
 	VersusSelf: runSetting("versus-self"), VersusSet: runSetting("versus-set"),
 
 	Shard: runSetting("shard"), Shards: runSetting("shards"), StartAt: runSetting("start-at"),

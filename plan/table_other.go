@@ -45,6 +45,11 @@ var targetSettings = []Setting{
 		Help: "with --target: PID of a local server whose CPU (with its child processes, e.g. nginx workers) is sampled from /proc",
 	},
 	{
+		Name: "server-cmd", Fields: []string{"Target.Command"}, Group: GroupTarget, Commands: Run, Kind: Scalar, Placeholder: "COMMAND",
+		Modes: Handshake, Ends: Target,
+		Help: "with --target: start the server by the shell COMMAND, in the foreground (e.g. nginx -g 'daemon off;'), wait until it accepts connections at --target, sample its CPU as --server-pid does, and stop it after the run; with --count instructions it runs under callgrind and its instructions are counted",
+	},
+	{
 		Name: "request", Fields: []string{"Target.Request", "Request"}, Group: GroupTarget, Commands: Run, Kind: Scalar, Placeholder: "REQUEST",
 		Modes: Both, Ends: Target | Proxy,
 		Help: "with --target or --proxy: what proves the connection and collects TLS 1.3 tickets: auto (with --target: the target is asked once which of the others it answers), http (HEAD /; the HTTP/2 preface when h2 is negotiated), http-get (GET /, e.g. openssl s_server -www), line (a line echoed, e.g. gnutls-serv --echo), ping (1-byte echo), wait (nothing sent; the TLS 1.3 tickets a server sends unasked are waited for, e.g. openssl s_server without -www), none (TLS 1.3 tickets are then never read) (default: http with a --proxy URL, else auto with --target, else ping); throughput: the wire, bulk or http (GET downloads, POST uploads; default http with a --proxy URL, else bulk)",
@@ -154,6 +159,11 @@ var interleavedSettings = []Setting{
 		Name: "versus-pid", Fields: []string{"Versus.Target.ServerPID"}, Group: GroupInterleaved, Commands: Run, Kind: Scalar, Placeholder: "PID",
 		Default: "0", Modes: Handshake, Ends: Client, OwnChecks: true,
 		Help: "with --versus: PID of the local server whose CPU is sampled as side b's",
+	},
+	{
+		Name: "versus-cmd", Fields: []string{"Versus.Target.Command"}, Group: GroupInterleaved, Commands: Run, Kind: Scalar, Placeholder: "COMMAND",
+		Modes: Handshake, Ends: Client, OwnChecks: true,
+		Help: "with --versus: start side b's server by the shell COMMAND, as --server-cmd starts side a's",
 	},
 	{
 		Name: "versus-server", Fields: []string{"Versus.Executable"}, Group: GroupInterleaved, Commands: Run, Kind: Scalar, Placeholder: "PROGRAM",

@@ -32,6 +32,7 @@ type External struct {
 	Insecure                 bool
 	CertFile, KeyFile        string
 	ServerPID                int
+	Command                  string // the server's command (server-cmd)
 	Mutual                   bool
 	ClientIdentities         int
 	Transports               []string
@@ -57,6 +58,10 @@ func (t External) Check() error {
 		return Errorf(Settings.Mutual, nil, "%s with %s needs the client identity: %s FILE %s FILE", Settings.Mutual, Settings.Target, Settings.ClientCert, Settings.ClientKey)
 	case t.ServerPID < 0:
 		return Errorf(Settings.ServerPID, t.ServerPID, "not a process id")
+	case t.ServerPID > 0 && t.Command != "":
+		return Errorf(Settings.ServerPID, t.ServerPID, "%s samples the server it starts: drop %s", Settings.ServerCmd, Settings.ServerPID)
+	case t.Command != "" && !hostname.IsLoopback(t.Addr):
+		return Errorf(Settings.ServerCmd, nil, "starts a server on this machine: %s must be a loopback address it listens on, e.g. 127.0.0.1:8443", Settings.Target)
 	case t.ClientIdentities > 1:
 		return Errorf(Settings.ClientIdentities, nil, "an external target is measured with the one identity of %s and %s", Settings.ClientCert, Settings.ClientKey)
 	}

@@ -3,6 +3,8 @@ package plan
 import (
 	"net"
 	"os"
+
+	"github.com/tlsbench/tlsbench/internal/hostname"
 )
 
 // Interleaved is what the rules of an interleaved run's side b read: how
@@ -11,6 +13,7 @@ import (
 type Interleaved struct {
 	Addr       string // side b's external server
 	PID        int    // the process sampled as side b's server
+	Command    string // the command that starts side b's server
 	Executable string // the program running side b's built-in server
 	Self       bool
 	Settings   bool // side b's built-in server's settings are changed
@@ -34,6 +37,9 @@ func (v Interleaved) Check() error {
 		if v.PID != 0 {
 			return Errorf(Settings.VersusPID, v.PID, "samples side b's external server: give %s too", Settings.Versus)
 		}
+		if v.Command != "" {
+			return Errorf(Settings.VersusCmd, nil, "starts side b's external server: give %s too", Settings.Versus)
+		}
 		return nil
 	}
 	if v.Proxy != "" {
@@ -54,6 +60,12 @@ func (v Interleaved) Check() error {
 		return Errorf(Settings.VersusPID, v.PID, "not a process id")
 	case v.PID > 0 && v.Addr == "":
 		return Errorf(Settings.VersusPID, v.PID, "samples side b's external server: give %s too", Settings.Versus)
+	case v.Command != "" && v.Addr == "":
+		return Errorf(Settings.VersusCmd, nil, "starts side b's external server: give %s too", Settings.Versus)
+	case v.Command != "" && v.PID > 0:
+		return Errorf(Settings.VersusPID, v.PID, "%s samples the server it starts: drop %s", Settings.VersusCmd, Settings.VersusPID)
+	case v.Command != "" && !hostname.IsLoopback(v.Addr):
+		return Errorf(Settings.VersusCmd, nil, "starts a server on this machine: %s must be a loopback address it listens on, e.g. 127.0.0.1:8444", Settings.Versus)
 	}
 	if v.Addr != "" {
 		err := CheckAddress(Settings.Versus, v.Addr)

@@ -1,8 +1,7 @@
 package runner
 
 import (
-	"net"
-	"net/url"
+	"github.com/tlsbench/tlsbench/internal/hostname"
 )
 
 // listenQueue is whose listen queue the machine's listen-queue counters
@@ -15,39 +14,16 @@ func listenQueue(c *Case, sp *sideSpec) string {
 		return ""
 	}
 	// The built-in server (and --versus-server's) listens on loopback.
-	server := sp.target.Addr == "" || isLoopback(sp.target.Addr)
+	server := sp.target.Addr == "" || hostname.IsLoopback(sp.target.Addr)
 	switch {
 	case c.Proxy == "" && server:
 		return "the server's"
 	case c.Proxy == "":
 		return ""
-	case c.Proxy != ProxyBuiltin && !isLoopback(proxyHost(c.Proxy)):
+	case c.Proxy != ProxyBuiltin && !hostname.IsLoopback(Proxy{URL: c.Proxy}.addr()):
 		return ""
 	case server:
 		return "the proxy's or the server's"
 	}
 	return "the proxy's"
-}
-
-// isLoopback reports whether addr (host:port, or a host) is on this
-// machine's loopback.
-func isLoopback(addr string) bool {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		host = addr
-	}
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
-}
-
-// proxyHost is the host:port of a proxy URL (http://HOST:PORT).
-func proxyHost(proxyURL string) string {
-	u, err := url.Parse(proxyURL)
-	if err != nil {
-		return ""
-	}
-	return u.Host
 }

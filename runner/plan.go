@@ -196,6 +196,11 @@ type Target struct {
 	// ServerPID, when set, is a local server process whose CPU time (with
 	// its descendants', e.g. nginx workers) is sampled from /proc.
 	ServerPID int
+	// Command, when set, starts the server for the run: a shell command
+	// that serves at Addr in the foreground, stopped after the run, its
+	// process tree's CPU sampled as ServerPID's would be, and under
+	// Plan.Instructions run under callgrind, its instructions counted.
+	Command string
 	// ALPN protocols offered, e.g. ["http/1.1"].
 	ALPN []string
 	// Request is the exchange after each handshake. The default with
@@ -402,7 +407,7 @@ func (p *Plan) validateTarget() error {
 	t := p.Target
 	err := plan.External{
 		Addr: t.Addr, ServerName: t.ServerName, CAFile: t.CAFile, Insecure: t.Insecure,
-		CertFile: t.CertFile, KeyFile: t.KeyFile, ServerPID: t.ServerPID,
+		CertFile: t.CertFile, KeyFile: t.KeyFile, ServerPID: t.ServerPID, Command: t.Command,
 		Mutual: p.Mutual, ClientIdentities: p.ClientIdentities, Transports: p.Transports,
 	}.Check()
 	if err != nil {

@@ -11,14 +11,13 @@ import (
 	"net"
 	"os"
 	"path/filepath"
-	"strconv"
 	"time"
 
 	"github.com/tlsbench/tlsbench/client"
 	"github.com/tlsbench/tlsbench/internal/childproc"
+	"github.com/tlsbench/tlsbench/internal/extserver"
 	"github.com/tlsbench/tlsbench/internal/field"
 	"github.com/tlsbench/tlsbench/internal/tempdir"
-	"github.com/tlsbench/tlsbench/internal/usage"
 	"github.com/tlsbench/tlsbench/loadgen"
 	"github.com/tlsbench/tlsbench/measure"
 	"github.com/tlsbench/tlsbench/pki"
@@ -80,6 +79,8 @@ type runState struct {
 	// detected is the request each target was found to answer, by
 	// address (with the request auto).
 	detected map[string]client.Detection
+	// commands are the servers the run started by command, by address.
+	commands map[string]*extserver.Server
 }
 
 // envOf is the environment recorded for side sp.
@@ -130,6 +131,10 @@ func Run(ctx context.Context, p Plan, emit func(*results.Record) error) error {
 	}
 	defer tempdir.Remove(dir)
 	st.dir = dir
+	defer st.stopCommands()
+	if err := st.startCommands(ctx); err != nil {
+		return err
+	}
 	if p.Target.Addr != "" {
 		err = st.setupTarget()
 	} else {
@@ -306,17 +311,15 @@ func (st *runState) startSide(ctx context.Context, c *Case, sp *sideSpec) (*buil
 	p := st.plan
 	if t := sp.target; t.Addr != "" {
 		b := &builtin{dialer: client.TCPDialer{Addr: t.Addr}, origin: t.Addr}
-		if pid := t.ServerPID; pid > 0 {
-			name := plan.Settings.ServerPID
-			if sp.name == results.SideB && p.Versus.Target.Addr != "" {
-				name = plan.Settings.VersusPID
+		if s := st.commands[t.Addr]; s != nil {
+			b.observer = s
+		} else if pid := t.ServerPID; pid > 0 {
+			obs, notice, err := extserver.Attach(pid, t.Addr)
+			if err != nil {
+				return nil, plan.Errorf(sp.setting(p, plan.Settings.ServerPID, plan.Settings.VersusPID), pid, "%v", err)
 			}
-			obs := measure.ProcessCPU{PID: pid}
-			if _, err := obs.Snapshot(); err != nil {
-				return nil, plan.Errorf(name, pid, "%v", err)
-			}
-			if err := st.checkServerPID(name, pid, t.Addr); err != nil {
-				return nil, err
+			if notice != "" && p.Notice != nil {
+				p.Notice(notice)
 			}
 			b.observer = obs
 		}
@@ -372,37 +375,6 @@ func (st *runState) startSide(ctx context.Context, c *Case, sp *sideSpec) (*buil
 		return nil, errNoQUICListener
 	}
 	return b, err
-}
-
-// checkServerPID refuses a --server-pid whose process tree does not
-// listen on the target's port: its CPU would be reported as the server's
-// (a pid of the wrong program gave 0 µs per handshake). Only a target on
-// this machine's loopback can be checked; where the check cannot run,
-// a notice says so.
-func (st *runState) checkServerPID(setting *plan.Setting, pid int, addr string) error {
-	if self, err := usage.IsAncestorOfSelf(pid); err == nil && self {
-		// Its process tree holds the server, but tlsbench too: the
-		// listening check would pass and the clients' CPU be
-		// counted as the server's.
-		return plan.Errorf(setting, pid, "that process is tlsbench itself or one of its ancestors, whose CPU includes tlsbench's own: give the pid of the server (e.g. the nginx master)")
-	}
-	host, portText, _ := net.SplitHostPort(addr)
-	ip := net.ParseIP(host)
-	if host != "localhost" && (ip == nil || !ip.IsLoopback()) {
-		return nil
-	}
-	port, _ := strconv.Atoi(portText)
-	owns, err := usage.ListensOn(pid, port)
-	switch {
-	case err != nil:
-		if st.plan.Notice != nil {
-			st.plan.Notice(fmt.Sprintf("could not check that process %d serves %s: %v", pid, addr, err))
-		}
-		return nil
-	case !owns:
-		return plan.Errorf(setting, pid, "neither that process nor its children listen on port %d of %s: give the pid of the server that does, or leave it out", port, addr)
-	}
-	return nil
 }
 
 // writeServerIdentity issues a server identity of key type kt from the

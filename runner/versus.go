@@ -162,7 +162,7 @@ func (p *Plan) sides() []sideSpec {
 	b := sideSpec{name: results.SideB, target: p.Target, executable: v.Executable, settings: v.Settings}
 	if v.Target.Addr != "" {
 		b.target = p.Target
-		b.target.Addr, b.target.ServerPID = v.Target.Addr, v.Target.ServerPID
+		b.target.Addr, b.target.ServerPID, b.target.Command = v.Target.Addr, v.Target.ServerPID, v.Target.Command
 	}
 	out := []sideSpec{a, b}
 	if v.Self && (v.Target.Addr != "" || v.Executable != "") {
@@ -178,7 +178,7 @@ func (p *Plan) sides() []sideSpec {
 func (p *Plan) validateVersus() error {
 	v := &p.Versus
 	err := plan.Interleaved{
-		Addr: v.Target.Addr, PID: v.Target.ServerPID, Executable: v.Executable, Self: v.Self, Settings: len(v.Settings) > 0,
+		Addr: v.Target.Addr, PID: v.Target.ServerPID, Command: v.Target.Command, Executable: v.Executable, Self: v.Self, Settings: len(v.Settings) > 0,
 		SideA: p.Target.Addr, Listen: p.Server.Listen, Proxy: p.Proxy.URL, Memory: slices.Contains(p.Transports, TransportMemory),
 	}.Check()
 	if err != nil || !v.enabled() {

@@ -37,22 +37,27 @@ func countDefaults(fs *command.FlagSet, f *runFlags) {
 	}
 }
 
-// validateCount checks --count: its one value, a built-in server in a
-// process of its own to count, and valgrind to count it with.
+// validateCount checks --count: its one value, servers tlsbench starts
+// to count (the built-in one in a process of its own, or an external
+// one by its command), and valgrind to count them with.
 func validateCount(f *runFlags) error {
 	switch {
 	case f.count == "":
 		return nil
 	case f.count != plan.CountInstructions:
 		return command.Usagef("--count %q: the one thing counted is instructions (--count instructions)", f.count)
-	case f.target.Addr != "":
-		return command.Usagef("--count instructions counts the built-in server's instructions: drop --target, or --count")
-	case f.versus.Target.Addr != "":
-		return command.Usagef("--count instructions counts built-in servers: give side b as --versus-server PROGRAM or --versus-self, not --versus")
+	case f.target.Addr != "" && f.target.Command == "":
+		return command.Usagef("--count instructions counts the servers tlsbench starts: with --target, start it with --server-cmd COMMAND (it runs under callgrind), or drop --target")
+	case f.versus.Target.Addr != "" && f.versus.Target.Command == "":
+		return command.Usagef("--count instructions counts the servers tlsbench starts: with --versus, start side b with --versus-cmd COMMAND, or give it as --versus-server PROGRAM or --versus-self")
 	case slices.Contains(f.transports, runner.TransportMemory):
 		return command.Usagef("--count instructions counts the built-in server in a process of its own: use --transport tcp, not memory")
 	}
-	if err := callgrind.Available(); err != nil {
+	available := callgrind.Available
+	if f.target.Command != "" || f.versus.Target.Command != "" {
+		available = callgrind.TreeAvailable
+	}
+	if err := available(); err != nil {
 		if runtime.GOOS != "linux" || runtime.GOARCH != "amd64" {
 			return command.Usagef("--count instructions: %v; this is %s/%s", err, runtime.GOOS, runtime.GOARCH)
 		}

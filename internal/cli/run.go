@@ -172,6 +172,7 @@ func defineRunFlags(fs *command.FlagSet) *runFlags {
 	fs.DefString(&f.target.CertFile, "client-cert", "")
 	fs.DefString(&f.target.KeyFile, "client-key", "")
 	fs.DefInt(&f.target.ServerPID, "server-pid", 0)
+	fs.DefString(&f.target.Command, "server-cmd", "")
 	fs.Def("alpn", command.List(&f.target.ALPN, parseALPN, nil))
 	f.tp = defineThroughputFlags(fs)
 	fs.DefString(&f.request, "request", "")

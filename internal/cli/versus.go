@@ -19,6 +19,7 @@ func defineVersusFlags(fs *command.FlagSet, f *runFlags) {
 	fs.Def("target-error", command.NewPercentFlag(&f.targetError, &shown))
 	fs.DefString(&f.versus.Target.Addr, "versus", "")
 	fs.DefInt(&f.versus.Target.ServerPID, "versus-pid", 0)
+	fs.DefString(&f.versus.Target.Command, "versus-cmd", "")
 	fs.DefString(&f.versus.Executable, "versus-server", "")
 	fs.DefBool(&f.versus.Self, "versus-self", false)
 	fs.Def("versus-set", &versusSetFlag{&f.versus.Settings})
@@ -68,9 +69,10 @@ func validateVersus(fs *command.FlagSet, f *runFlags) error {
 	if fs.IsSet("target-error") && f.tp.mode != modeHandshake {
 		return command.Usagef("--target-error applies to handshake cases; throughput cases measure --iterations transfers")
 	}
-	for _, name := range []string{"versus", "versus-server"} {
+	for _, name := range []string{"versus", "versus-server", "versus-cmd", "server-cmd"} {
 		if fs.IsSet(name) && strings.TrimSpace(fs.Lookup(name).Value.String()) == "" {
-			return command.Usagef("--%s: give side b's %s", name, map[string]string{"versus": "HOST:PORT", "versus-server": "tlsbench PROGRAM"}[name])
+			return command.Usagef("--%s: give %s", name, map[string]string{"versus": "side b's HOST:PORT", "versus-server": "side b's tlsbench PROGRAM",
+				"versus-cmd": "the shell command that starts side b's server", "server-cmd": "the shell command that starts the server"}[name])
 		}
 	}
 	if !f.interleaved() {
