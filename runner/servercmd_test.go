@@ -3,8 +3,10 @@ package runner_test
 import (
 	"context"
 	"crypto/tls"
+	"errors"
 	"fmt"
 	"net"
+	"strings"
 	"testing"
 	"time"
 
@@ -77,5 +79,37 @@ func TestServerCommandsCountedOpenSSLVersusGnuTLS(t *testing.T) {
 			c.Close()
 			t.Errorf("%s still accepts after the run: its server was not stopped", addr)
 		}
+	}
+}
+
+// TestServerCommandDeathEndsTheRun: a server started by its command that
+// exits during the run (OpenSSL's s_server after its 70th connection)
+// ends the run at once with a *ServerDiedError that says how it ended
+// and quotes its last line on stderr, as a built-in server's death does,
+// rather than every later case failing on refused connections; the case
+// it cut short is marked failed.
+func TestServerCommandDeathEndsTheRun(t *testing.T) {
+	openssl := peers.Require(t, "openssl")
+	_, _, files := testpki.ServerFiles(t)
+	a := freeLoopback(t)
+	p := runner.Plan{
+		Versions: []uint16{tls.VersionTLS13}, Resume: []bool{false, true}, Concurrency: []int{1},
+		Handshakes: 20, Iterations: 5, Warmup: 1,
+		Target: runner.Target{Addr: a, CAFile: files.CA, ServerName: "localhost",
+			Command: fmt.Sprintf("%s s_server -quiet -www -naccept 70 -accept %s -cert %s -key %s; echo 'served its last' >&2; exit 3", openssl, a, files.Cert, files.Key)},
+	}
+	var recs []*results.Record
+	err := runner.Run(context.Background(), p, func(r *results.Record) error { recs = append(recs, r); return nil })
+	var died *runner.ServerDiedError
+	if !errors.As(err, &died) {
+		t.Fatalf("run = %v, want a *ServerDiedError", err)
+	}
+	for _, want := range []string{"exit status 3", "served its last", "1 more case was not run"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not say %q", err, want)
+		}
+	}
+	if len(recs) != 1 || recs[0].Verdict != "failed" {
+		t.Fatalf("records %v, want the one case cut short, failed (run: %v)", recs, err)
 	}
 }

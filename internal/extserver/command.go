@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/tlsbench/tlsbench/internal/callgrind"
@@ -49,6 +50,8 @@ type Server struct {
 	exited chan struct{}
 	dir    string // callgrind's files; "" when not counted
 	tree   *callgrind.Tree
+	// stopping is set by Stop: the exit that follows was asked for.
+	stopping atomic.Bool
 }
 
 // Start starts the server and returns once it accepts connections on
@@ -145,7 +148,10 @@ func (s *Server) ServerPID() int { return s.PID() }
 func (s *Server) Snapshot() (measure.ServerSnapshot, error) {
 	select {
 	case <-s.exited:
-		return measure.ServerSnapshot{}, fmt.Errorf("the server command exited (%v)%s", s.cmd.ProcessState, s.lastLine())
+		if err := s.Exited(); err != nil {
+			return measure.ServerSnapshot{}, err
+		}
+		return measure.ServerSnapshot{}, errors.New("the server was stopped")
 	default:
 	}
 	cpu, err := usage.ProcessTreeCPU(s.PID())
@@ -163,6 +169,23 @@ func (s *Server) Snapshot() (measure.ServerSnapshot, error) {
 	return snap, nil
 }
 
+// Done is closed once the command has exited.
+func (s *Server) Done() <-chan struct{} { return s.exited }
+
+// Exited is nil while the command runs or after Stop stopped it, and
+// once it has ended by itself, how it ended and its last line on stderr.
+func (s *Server) Exited() error {
+	select {
+	case <-s.exited:
+	default:
+		return nil
+	}
+	if s.stopping.Load() {
+		return nil
+	}
+	return fmt.Errorf("the server started by its command exited (%v)%s", s.cmd.ProcessState, s.lastLine())
+}
+
 // CountError is why the server's instructions are not known, nil when
 // they are or it is not counted.
 func (s *Server) CountError() error {
@@ -176,6 +199,7 @@ func (s *Server) CountError() error {
 // stopGrace, SIGKILL to what is left. It returns nil once it has
 // exited, whatever its exit status (it was asked to stop).
 func (s *Server) Stop() error {
+	s.stopping.Store(true)
 	defer s.removeDir()
 	defer s.stdin.Close()
 	signalGroup(s.cmd, false)
