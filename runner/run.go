@@ -311,9 +311,7 @@ func (st *runState) startSide(ctx context.Context, c *Case, sp *sideSpec) (*buil
 	p := st.plan
 	if t := sp.target; t.Addr != "" {
 		b := &builtin{dialer: client.TCPDialer{Addr: t.Addr}, origin: t.Addr}
-		if s := st.commands[t.Addr]; s != nil {
-			// Its death ends the case, with its last words, as a
-			// built-in server's does.
+		if s := st.commands[t.Addr]; s != nil { // its death ends the case, as a built-in server's does
 			b.observer, b.dialer = s, &childDialer{Dialer: b.dialer, child: s}
 		} else if pid := t.ServerPID; pid > 0 {
 			obs, notice, err := extserver.Attach(pid, t.Addr)

@@ -40,8 +40,7 @@ func (st *runState) stopCommands() {
 }
 
 // setting is the setting of a side's external server that gives it:
-// target's, or versus's for side b of an interleaved run against
-// another external server.
+// target's, or versus's for side b against another external server.
 func (sp *sideSpec) setting(p *Plan, target, versus *plan.Setting) *plan.Setting {
 	if sp.name == results.SideB && p.Versus.Target.Addr != "" {
 		return versus

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -107,11 +106,6 @@ func (t *Tree) dump(ctx context.Context, pid int) error {
 	}
 	return nil
 }
-
-// PrepareDir makes dir writable by the processes the command may start
-// under other users (an nginx started as root runs its workers as
-// nobody), so that their dumps can be written; not listable by them.
-func PrepareDir(dir string) error { return os.Chmod(dir, 0o1733) }
 
 // Err is why the count is no longer known, nil while it is.
 func (t *Tree) Err() error {

@@ -8,6 +8,8 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"os/user"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -69,10 +71,6 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 			return nil, err
 		}
 		s.dir, s.tree = dir, &callgrind.Tree{Dir: dir}
-		if err := callgrind.PrepareDir(dir); err != nil {
-			s.removeDir()
-			return nil, err
-		}
 		if path, argv, err = callgrind.ShellCommand(dir, o.Command); err != nil {
 			s.removeDir()
 			return nil, err
@@ -97,7 +95,89 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 		s.Stop()
 		return nil, err
 	}
+	if s.tree != nil {
+		// The first reading, before any case: a server whose count
+		// cannot be had is refused now, not found out case by case.
+		s.settle()
+		if _, err := s.count(); err != nil {
+			s.Stop()
+			return nil, fmt.Errorf("its instructions cannot be counted: %w", err)
+		}
+	}
 	return s, nil
+}
+
+// count reads the instructions of the server's process tree since the
+// first reading.
+func (s *Server) count() (int64, error) {
+	pids, err := usage.ProcessTree(s.PID())
+	if err != nil {
+		return 0, err
+	}
+	if err := otherUser(pids); err != nil {
+		return 0, err
+	}
+	n, err := s.tree.Instructions(context.Background(), pids)
+	if err != nil {
+		// A process that changed its user since (a worker just
+		// forked) is why the request hung.
+		if uerr := otherUser(pids); uerr != nil {
+			return 0, uerr
+		}
+	}
+	return n, err
+}
+
+// otherUser refuses a process of pids that runs as another user than
+// this one: valgrind's gdb server in a process that changed its user (an
+// nginx worker as nobody) cannot open the pipes its count is asked
+// through, made before, so that the request hangs, and its timeout can
+// kill the process.
+func otherUser(pids []int) error {
+	for _, pid := range pids {
+		if uid, err := usage.EffectiveUID(pid); err == nil && uid != os.Geteuid() {
+			me := userName(os.Geteuid())
+			return fmt.Errorf("process %d of the server runs as user %s, whose count valgrind cannot hand to %s: run all of its processes as %s (nginx: user %s; in its configuration)", pid, userName(uid), me, me, me)
+		}
+	}
+	return nil
+}
+
+// settle waits, up to settleWait, until the server's processes and
+// their users have stayed the same for a poll: a server that accepts
+// may still be starting its workers, and a worker still changing its
+// user would hang the first reading instead of being refused.
+func (s *Server) settle() {
+	var last string
+	for deadline := time.Now().Add(settleWait); time.Now().Before(deadline); time.Sleep(settlePoll) {
+		pids, err := usage.ProcessTree(s.PID())
+		if err != nil {
+			return
+		}
+		now := fmt.Sprint(pids)
+		for _, pid := range pids {
+			uid, _ := usage.EffectiveUID(pid)
+			now += fmt.Sprintf(" %d", uid)
+		}
+		if now == last {
+			return
+		}
+		last = now
+	}
+}
+
+// How long and how often settle polls.
+const (
+	settleWait = 5 * time.Second
+	settlePoll = 250 * time.Millisecond
+)
+
+// userName is user id uid's name, or the number when it has none.
+func userName(uid int) string {
+	if u, err := user.LookupId(strconv.Itoa(uid)); err == nil {
+		return u.Username
+	}
+	return strconv.Itoa(uid)
 }
 
 // waitReady dials Addr until it accepts, the server exits, ctx ends or
@@ -143,8 +223,8 @@ func (s *Server) PID() int { return s.cmd.Process.Pid }
 func (s *Server) ServerPID() int { return s.PID() }
 
 // Snapshot implements measure.ServerObserver: the process tree's CPU
-// and, counted, its instructions (nil when a dump failed: that count is
-// then unknown, never estimated).
+// and, counted, its instructions; an error when the count could not be
+// had (never estimated), or the server has exited.
 func (s *Server) Snapshot() (measure.ServerSnapshot, error) {
 	select {
 	case <-s.exited:
@@ -160,11 +240,14 @@ func (s *Server) Snapshot() (measure.ServerSnapshot, error) {
 	}
 	snap := measure.ServerSnapshot{HasCPU: true, CPU: cpu, CPUTick: usage.ProcTick}
 	if s.tree != nil {
-		if pids, err := usage.ProcessTree(s.PID()); err == nil {
-			if n, err := s.tree.Instructions(context.Background(), pids); err == nil {
-				snap.Instructions = &n
-			}
+		// A count that cannot be had fails the reading, the CPU with
+		// it: counting is what the run was asked for, and a null
+		// figure alone would not say why.
+		n, err := s.count()
+		if err != nil {
+			return measure.ServerSnapshot{}, fmt.Errorf("its instructions: %w", err)
 		}
+		snap.Instructions = &n
 	}
 	return snap, nil
 }
@@ -184,15 +267,6 @@ func (s *Server) Exited() error {
 		return nil
 	}
 	return fmt.Errorf("the server started by its command exited (%v)%s", s.cmd.ProcessState, s.lastLine())
-}
-
-// CountError is why the server's instructions are not known, nil when
-// they are or it is not counted.
-func (s *Server) CountError() error {
-	if s.tree == nil {
-		return nil
-	}
-	return s.tree.Err()
 }
 
 // Stop ends the server: SIGTERM to its process group, then, after

@@ -22,6 +22,10 @@ var debianPackages = map[string]string{
 	// The JSSE server is compiled in the test and run by the JDK.
 	"javac": "default-jdk-headless",
 	"java":  "default-jdk-headless",
+	// Callgrind, and its gdb server's client that reads another
+	// process's count.
+	"valgrind": "valgrind",
+	"vgdb":     "valgrind",
 }
 
 // Require returns the path of tool (openssl, nginx, squid...). Under

@@ -149,3 +149,20 @@ func IsAncestorOfSelf(pid int) (bool, error) {
 	}
 	return false, nil
 }
+
+// EffectiveUID returns the effective user id of process pid, from the
+// Uid line of /proc/PID/status (real, effective, saved, filesystem).
+func EffectiveUID(pid int) (int, error) {
+	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "status"))
+	if err != nil {
+		return 0, err
+	}
+	for _, line := range bytes.Split(b, []byte("\n")) {
+		if rest, ok := bytes.CutPrefix(line, []byte("Uid:")); ok {
+			if f := bytes.Fields(rest); len(f) >= 2 {
+				return strconv.Atoi(string(f[1]))
+			}
+		}
+	}
+	return 0, fmt.Errorf("no Uid line in /proc/%d/status", pid)
+}

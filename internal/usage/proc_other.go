@@ -26,3 +26,8 @@ func IsAncestorOfSelf(pid int) (bool, error) {
 func ProcessTree(pid int) ([]int, error) {
 	return nil, fmt.Errorf("another process's descendants are not found on %s (needs /proc)", runtime.GOOS)
 }
+
+// EffectiveUID needs /proc; elsewhere it says so.
+func EffectiveUID(pid int) (int, error) {
+	return 0, fmt.Errorf("another process's user is not read on %s (needs /proc)", runtime.GOOS)
+}
