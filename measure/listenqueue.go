@@ -18,62 +18,13 @@ import (
 // (usage.ListenQueue): the case counts them over its iterations when
 // HandshakeCase.ListenQueue says every listener it reaches is on this
 // machine, records them and says so in a note and in its failure.
-
-// ListenCount sums the machine's listen-queue counters over spans of a
-// case.
-type ListenCount struct {
-	q     usage.ListenQueue
-	spans int
-	// Lost is set when a span's counters could not be read, or went
-	// back: the sum is then unknown.
-	lost bool
-}
-
-// ListenReading is the counters read at one boundary; on is false when
-// the case does not count them.
-type ListenReading struct {
-	Q   usage.ListenQueue
-	Err error
-	On  bool
-}
-
-// Add counts the span between two readings.
-func (c *ListenCount) Add(before, after ListenReading) {
-	if !before.On || !after.On {
-		return
-	}
-	d, ok := after.Q.Sub(before.Q)
-	if before.Err != nil || after.Err != nil || !ok {
-		c.lost = true
-		return
-	}
-	c.q = c.q.Add(d)
-	c.spans++
-}
-
-// known reports whether the sum covers every span counted.
-func (c *ListenCount) known() bool { return c != nil && c.spans > 0 && !c.lost }
-
-// merge adds the spans of o.
-func (c *ListenCount) merge(o ListenCount) {
-	c.q = c.q.Add(o.q)
-	c.spans += o.spans
-	c.lost = c.lost || o.lost
-}
-
-// readListen reads the counters when on (the case counts them).
-func readListen(on bool) ListenReading {
-	if !on {
-		return ListenReading{}
-	}
-	q, err := usage.ReadListenQueue()
-	return ListenReading{Q: q, Err: err, On: true}
-}
+// (usage.ListenCount sums them.)
 
 // ListenNote is what the counts mean for the case, or "" when the
 // listeners dropped nothing.
-func (hc *HandshakeCase) ListenNote(c *ListenCount, rec *results.Record) string {
-	if !c.known() || c.q.Drops == 0 && c.q.Overflows == 0 {
+func (hc *HandshakeCase) ListenNote(c *usage.ListenCount, rec *results.Record) string {
+	q, known := c.Sum()
+	if !known || q.Drops == 0 && q.Overflows == 0 {
 		return ""
 	}
 	atOnce := "the concurrency"
@@ -81,10 +32,10 @@ func (hc *HandshakeCase) ListenNote(c *ListenCount, rec *results.Record) string 
 		atOnce = "the connections arriving at once"
 	}
 	n := fmt.Sprintf("%s listen queue overflowed %d times during this case (its accept backlog is smaller than %s, or it accepts too slowly): connections waited for the kernel to retransmit their SYN",
-		hc.ListenQueue, c.q.Overflows, atOnce)
-	if c.q.Overflows == 0 {
+		hc.ListenQueue, q.Overflows, atOnce)
+	if q.Overflows == 0 {
 		n = fmt.Sprintf("listening sockets on this machine dropped %d connection attempts during this case (not for a full accept queue: a full SYN queue without SYN cookies, or memory): connections waited for the kernel to retransmit their SYN",
-			c.q.Drops)
+			q.Drops)
 	}
 	if rec != nil {
 		n += connectSignature(rec.Phases[results.PhaseConnect])
@@ -113,12 +64,13 @@ func connectSignature(p results.Phase) string {
 
 // listenFigures records the counts of the measured iterations in rec,
 // with their note.
-func (r *Measurer) listenFigures(rec *results.Record, c *ListenCount) {
+func (r *Measurer) listenFigures(rec *results.Record, c *usage.ListenCount) {
 	rec.ListenOverflows, rec.ListenDrops = nil, nil
-	if !c.known() {
+	q, known := c.Sum()
+	if !known {
 		return
 	}
-	rec.ListenOverflows, rec.ListenDrops = results.Int(c.q.Overflows), results.Int(c.q.Drops)
+	rec.ListenOverflows, rec.ListenDrops = results.Int(q.Overflows), results.Int(q.Drops)
 	if n := r.Case.ListenNote(c, rec); n != "" {
 		rec.Notes = append(rec.Notes, n)
 	}
@@ -142,7 +94,7 @@ func (e *ListenOverflowError) Unwrap() error { return e.Err }
 
 // ListenFailure wraps err, a failure of the phase c counted, when its
 // listeners dropped connections.
-func (hc *HandshakeCase) ListenFailure(err error, c *ListenCount, rec *results.Record) error {
+func (hc *HandshakeCase) ListenFailure(err error, c *usage.ListenCount, rec *results.Record) error {
 	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		// An interrupted case did not fail.
 		return err
@@ -151,5 +103,6 @@ func (hc *HandshakeCase) ListenFailure(err error, c *ListenCount, rec *results.R
 	if n == "" {
 		return err
 	}
-	return &ListenOverflowError{Err: err, Note: n, Overflows: c.q.Overflows, Drops: c.q.Drops}
+	q, _ := c.Sum()
+	return &ListenOverflowError{Err: err, Note: n, Overflows: q.Overflows, Drops: q.Drops}
 }

@@ -18,11 +18,11 @@ import (
 // carries it, an interrupt does not.
 func TestListenNote(t *testing.T) {
 	t.Parallel()
-	reading := func(o, d int64) ListenReading {
-		return ListenReading{Q: usage.ListenQueue{Overflows: o, Drops: d}, On: true}
+	reading := func(o, d int64) usage.ListenReading {
+		return usage.ListenReading{Q: usage.ListenQueue{Overflows: o, Drops: d}, On: true}
 	}
-	counted := func(spans ...[2]ListenReading) *ListenCount {
-		c := &ListenCount{}
+	counted := func(spans ...[2]usage.ListenReading) *usage.ListenCount {
+		c := &usage.ListenCount{}
 		for _, s := range spans {
 			c.Add(s[0], s[1])
 		}
@@ -32,26 +32,26 @@ func TestListenNote(t *testing.T) {
 	oneSlow := &results.Record{Phases: map[string]results.Phase{results.PhaseConnect: {Count: 64, P50US: 80, P99US: 90, MaxUS: 1.01e6}}}
 	for _, tt := range []struct {
 		name  string
-		c     *ListenCount
+		c     *usage.ListenCount
 		rec   *results.Record
 		want  []string
 		avoid []string
 	}{
-		{"overflowed", counted([2]ListenReading{reading(10, 12), reading(776, 782)}), nil,
+		{"overflowed", counted([2]usage.ListenReading{reading(10, 12), reading(776, 782)}), nil,
 			[]string{"the server's listen queue overflowed 766 times during this case (its accept backlog is smaller than the concurrency, or it accepts too slowly): connections waited for the kernel to retransmit their SYN"},
 			[]string{"connect phase"}},
-		{"over two spans", counted([2]ListenReading{reading(0, 0), reading(2, 2)}, [2]ListenReading{reading(5, 5), reading(6, 6)}), nil,
+		{"over two spans", counted([2]usage.ListenReading{reading(0, 0), reading(2, 2)}, [2]usage.ListenReading{reading(5, 5), reading(6, 6)}), nil,
 			[]string{"overflowed 3 times"}, nil},
-		{"connect p99", counted([2]ListenReading{reading(0, 0), reading(5, 5)}), slowConnect,
+		{"connect p99", counted([2]usage.ListenReading{reading(0, 0), reading(5, 5)}), slowConnect,
 			[]string{"; the connect phase shows it: its p99 is 1020 ms"}, []string{"slowest"}},
-		{"slowest connect", counted([2]ListenReading{reading(0, 0), reading(5, 5)}), oneSlow,
+		{"slowest connect", counted([2]usage.ListenReading{reading(0, 0), reading(5, 5)}), oneSlow,
 			[]string{"its slowest connect took 1010 ms"}, nil},
-		{"drops only", counted([2]ListenReading{reading(0, 0), reading(0, 4)}), nil,
+		{"drops only", counted([2]usage.ListenReading{reading(0, 0), reading(0, 4)}), nil,
 			[]string{"dropped 4 connection attempts", "retransmit their SYN"}, []string{"overflowed"}},
-		{"nothing dropped", counted([2]ListenReading{reading(3, 3), reading(3, 3)}), slowConnect, nil, []string{"listen"}},
-		{"went back", counted([2]ListenReading{reading(9, 9), reading(3, 3)}), nil, nil, []string{"listen"}},
-		{"unreadable", counted([2]ListenReading{reading(0, 0), {Err: errors.New("no"), On: true}}, [2]ListenReading{reading(0, 0), reading(5, 5)}), nil, nil, []string{"listen"}},
-		{"not counted", counted([2]ListenReading{{}, {}}), nil, nil, []string{"listen"}},
+		{"nothing dropped", counted([2]usage.ListenReading{reading(3, 3), reading(3, 3)}), slowConnect, nil, []string{"listen"}},
+		{"went back", counted([2]usage.ListenReading{reading(9, 9), reading(3, 3)}), nil, nil, []string{"listen"}},
+		{"unreadable", counted([2]usage.ListenReading{reading(0, 0), {Err: errors.New("no"), On: true}}, [2]usage.ListenReading{reading(0, 0), reading(5, 5)}), nil, nil, []string{"listen"}},
+		{"not counted", counted([2]usage.ListenReading{{}, {}}), nil, nil, []string{"listen"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/tlsbench/tlsbench/client"
+	"github.com/tlsbench/tlsbench/internal/usage"
 	"github.com/tlsbench/tlsbench/results"
 	"github.com/tlsbench/tlsbench/stats"
 )
@@ -26,7 +27,7 @@ type Warming struct {
 	// iters are the warm-up's iterations, for the gate of a mix.
 	iters []iterStat
 	// Listen is what the machine's listeners dropped over them.
-	listen ListenCount
+	listen usage.ListenCount
 }
 
 // StartWarmup reads what the warm-up's resumption check compares with
@@ -54,9 +55,9 @@ func (r *Measurer) WarmOne(ctx context.Context, w *Warming, i int) error {
 	}
 	dry := r.Dry.Load()
 	srv, srvErr := r.mixSnapshot()
-	listen := readListen(r.Case.ListenQueue != "")
+	listen := usage.ReadListen(r.Case.ListenQueue != "")
 	it, err := r.Iterate(ctx, nil)
-	w.listen.Add(listen, readListen(listen.On))
+	w.listen.Add(listen, usage.ReadListen(listen.On))
 	if err != nil {
 		return r.Case.ListenFailure(err, &w.listen, nil)
 	}

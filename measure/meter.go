@@ -30,7 +30,7 @@ type boundary struct {
 	peers    time.Duration
 	peersErr error
 	// Listen is the machine's listen-queue counters (listenqueue.go).
-	listen ListenReading
+	listen usage.ListenReading
 }
 
 // span is the cost of one iteration: the difference of its two
@@ -56,7 +56,7 @@ type span struct {
 	peers time.Duration
 	// Listen is what the machine's listeners dropped over the
 	// iteration, when the case counts it.
-	listen ListenCount
+	listen usage.ListenCount
 }
 
 // backwards marks cumulative figures that were lower at the end of an
@@ -201,7 +201,7 @@ type Meter struct {
 	// (HandshakeCase.ListenQueue); listen sums them over the kept
 	// iterations and the one that failed (see countFailed).
 	listenOn bool
-	Listen   ListenCount
+	Listen   usage.ListenCount
 }
 
 // NewMeter returns a meter for a case against server (nil: none)
@@ -273,7 +273,7 @@ func (m *Meter) Begin() {
 		m.start.peers, m.start.peersErr = m.readPeers()
 	}
 	m.start.machine, m.start.machErr = m.readMachine()
-	m.start.listen = readListen(m.listenOn)
+	m.start.listen = usage.ReadListen(m.listenOn)
 	m.start.self = usage.Self()
 }
 
@@ -291,7 +291,7 @@ func (m *Meter) End() span {
 	var b boundary
 	b.self = usage.Self()
 	b.machine, b.machErr = m.readMachine()
-	b.listen = readListen(m.listenOn)
+	b.listen = usage.ReadListen(m.listenOn)
 	if m.server != nil {
 		b.srv, b.srvErr = m.server.Snapshot()
 	}
@@ -350,7 +350,7 @@ func (m *Meter) Keep(s span) {
 	m.Total.machine.Busy += s.machine.Busy
 	m.Total.machine.Total += s.machine.Total
 	m.Total.peers += s.peers
-	m.Listen.merge(s.listen)
+	m.Listen.Merge(s.listen)
 	m.Back = m.Back.or(s.back)
 	if s.srvErr != nil && m.srvErr == nil {
 		m.srvErr = s.srvErr
@@ -369,7 +369,7 @@ func (m *Meter) Keep(s span) {
 // countFailed counts what the machine's listeners dropped during an
 // iteration that failed and is not kept: its failures are likely why.
 func (m *Meter) countFailed(s span) {
-	m.Listen.merge(s.listen)
+	m.Listen.Merge(s.listen)
 }
 
 // ProxyTotal returns the proxy's counts over the kept iterations, or the
