@@ -17,7 +17,7 @@ type costSamples struct {
 	client, alloc, server, proxy []float64
 	noServer, noProxy            bool
 	serverTick, proxyTick        time.Duration
-	instr                        callgrind.Iterations // the server's, under --count instructions
+	instr, clientInstr           callgrind.Iterations // the server's and the client's, under --count instructions
 }
 
 // keep adds one kept iteration of ok successful handshakes and span sp.
@@ -30,6 +30,7 @@ func (c *costSamples) keep(ok int64, sp span) {
 	c.noProxy = c.noProxy || sp.prxErr != nil || !sp.prx.HasCPU || sp.back.proxyCPU
 	c.proxy, c.proxyTick = append(c.proxy, per(sp.prx.CPU)), max(c.proxyTick, sp.prx.CPUTick)
 	c.instr.Keep(sp.srv.Instructions, ok)
+	c.clientInstr.Keep(sp.instr, ok)
 }
 
 // record puts the lists in rec where the case's own figures are known:
@@ -39,6 +40,7 @@ func (c *costSamples) record(rec *results.Record) {
 	rec.ClientCPUSamplesUS, rec.ServerCPUSamplesUS, rec.ProxyCPUSamplesUS, rec.AllocSamplesBytes = nil, nil, nil, nil
 	rec.ServerCPUTickUS, rec.ProxyCPUTickUS = nil, nil
 	rec.ServerInstructionsSamples, rec.ServerInstructionsPerHS = c.instr.Figures(len(rec.SamplesUS))
+	rec.ClientInstructionsSamples, rec.ClientInstructionsPerHS = c.clientInstr.Figures(len(rec.SamplesUS))
 	if n := len(rec.SamplesUS); n == 0 || len(c.client) != n {
 		return
 	}

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"time"
 
+	"github.com/tlsbench/tlsbench/internal/callgrind"
 	"github.com/tlsbench/tlsbench/internal/usage"
 	"github.com/tlsbench/tlsbench/results"
 	"github.com/tlsbench/tlsbench/stats"
@@ -31,12 +32,17 @@ type boundary struct {
 	peersErr error
 	// Listen is the machine's listen-queue counters (listenqueue.go).
 	listen usage.ListenReading
+	// instr is this process's own instruction count, in a counted run.
+	instr *int64
 }
 
 // span is the cost of one iteration: the difference of its two
 // boundaries.
 type span struct {
 	Self usage.Snapshot
+	// instr is the client's instructions over the iteration (a counted
+	// run: callgrind.InCountedRun); nil when not counted.
+	instr *int64
 	// srv is the server's counts over the iteration; zero when srvErr is
 	// set (either read failed).
 	srv    ServerSnapshot
@@ -274,7 +280,18 @@ func (m *Meter) Begin() {
 	}
 	m.start.machine, m.start.machErr = m.readMachine()
 	m.start.listen = usage.ReadListen(m.listenOn)
-	m.start.self = usage.Self()
+	m.start.self, m.start.instr = usage.Self(), selfInstructions()
+}
+
+// selfCount is this process's instruction count, read at the boundaries
+// when it runs under callgrind.
+var selfCount callgrind.Counter
+
+// selfInstructions reads it (nil when not counted), the reading's own
+// work left out of the count.
+func selfInstructions() (n *int64) {
+	selfCount.Read(func(i *int64) error { n = i; return nil })
+	return n
 }
 
 // readMachine reads the times of the watched CPUs.
@@ -289,7 +306,7 @@ func (m *Meter) readMachine() (usage.MachineTimes, error) {
 // same reason) and returns the iteration's span.
 func (m *Meter) End() span {
 	var b boundary
-	b.self = usage.Self()
+	b.self, b.instr = usage.Self(), selfInstructions()
 	b.machine, b.machErr = m.readMachine()
 	b.listen = usage.ReadListen(m.listenOn)
 	if m.server != nil {
@@ -304,7 +321,7 @@ func (m *Meter) End() span {
 	if len(m.peers) > 0 {
 		b.peers, b.peersErr = m.readPeers()
 	}
-	s := span{Self: b.self.Sub(m.start.self)}
+	s := span{Self: b.self.Sub(m.start.self), instr: callgrind.Between(b.instr, m.start.instr)}
 	s.listen.Add(m.start.listen, b.listen)
 	if m.start.peersErr == nil && b.peersErr == nil && b.peers > m.start.peers {
 		// A peer that exited took its CPU time with it: its span is

@@ -49,7 +49,7 @@ import (
 // latency), errors (failed connections, when there were any). Where the
 // record has its costs per iteration, each line also carries its
 // iteration's client-, server- and proxy-cpu-ns/hs and alloc-B/hs, and
-// under --count instructions server-instructions/hs (varying, so
+// under --count instructions server- and client-instructions/hs (varying, so
 // benchstat compares them as it compares the time). Unknown
 // values are left out, never written as 0. A throughput case gives one line
 // under BenchmarkThroughput with MB/s and the client and server CPU shares
@@ -88,6 +88,7 @@ var benchUnitMeta = map[string][]string{
 	"proxy-cpu-ns/hs":        {"better=lower"},
 	"alloc-B/hs":             {"better=lower"},
 	"server-instructions/hs": {"better=lower"},
+	"client-instructions/hs": {"better=lower"},
 }
 
 // iterationCosts are iteration i's costs per handshake, where the record
@@ -106,6 +107,7 @@ func iterationCosts(rec *results.Record, i int) []benchfmt.Value {
 		{rec.ProxyCPUSamplesUS, 1000, "proxy-cpu-ns/hs"},
 		{rec.AllocSamplesBytes, 1, "alloc-B/hs"},
 		{rec.ServerInstructionsSamples, 1, "server-instructions/hs"},
+		{rec.ClientInstructionsSamples, 1, "client-instructions/hs"},
 	} {
 		if i < len(c.xs) && len(c.xs) == len(rec.SamplesUS) {
 			vals = append(vals, benchValue(c.xs[i]*c.scale, c.unit))

@@ -145,6 +145,7 @@ var csvColumns = []csvColumn{
 	{"server_cpu_tick_us", func(r *results.Record) string { return csvFloatPtr(r.ServerCPUTickUS) }},
 	{"proxy_cpu_tick_us", func(r *results.Record) string { return csvFloatPtr(r.ProxyCPUTickUS) }},
 	{"server_instructions_per_hs", func(r *results.Record) string { return csvFloatPtr(r.ServerInstructionsPerHS) }},
+	{"client_instructions_per_hs", func(r *results.Record) string { return csvFloatPtr(r.ClientInstructionsPerHS) }},
 	{"env.tlsbench_version", func(r *results.Record) string { return r.Env.TLSBenchVersion }},
 	{"env.go_version", func(r *results.Record) string { return r.Env.GoVersion }},
 	{"env.goos", func(r *results.Record) string { return r.Env.GOOS }},

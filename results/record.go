@@ -182,6 +182,14 @@ type Record struct {
 	// unknown: never estimated.
 	ServerInstructionsSamples []float64 `json:"server_instructions_samples,omitempty" fold:"per-iteration"`
 	ServerInstructionsPerHS   *float64  `json:"server_instructions_per_hs,omitempty" fold:"per-handshake"`
+	// ClientInstructionsSamples are the client's instructions per
+	// successful handshake in each kept iteration, when the run counted
+	// its own (tlsbench run --count instructions runs itself under
+	// callgrind): paired with SamplesUS by index, read at the same
+	// boundaries. ClientInstructionsPerHS is the case's, over all of
+	// them. Absent when not counted or unknown in any kept iteration.
+	ClientInstructionsSamples []float64 `json:"client_instructions_samples,omitempty" fold:"per-iteration"`
+	ClientInstructionsPerHS   *float64  `json:"client_instructions_per_hs,omitempty" fold:"per-handshake"`
 	// Histogram is the HDR histogram of handshake latencies in
 	// microseconds, in the HdrHistogram V2 compressed encoding, base64.
 	Histogram string `json:"histogram,omitempty"`

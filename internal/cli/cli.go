@@ -10,6 +10,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/tlsbench/tlsbench/internal/callgrind"
 	"github.com/tlsbench/tlsbench/internal/cli/command"
 	"github.com/tlsbench/tlsbench/internal/cli/proxycmd"
 	"github.com/tlsbench/tlsbench/internal/cli/reportcmd"
@@ -138,6 +139,17 @@ func versionCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 // binary and test binaries standing in for it share it.
 func Main(args []string) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	if callgrind.InCountedRun() {
+		// Under callgrind, the run it was started by stands between
+		// it and the signals (see callgrind.RunCounted).
+		if err := callgrind.QuietSignals(); err != nil {
+			fmt.Fprintln(os.Stderr, "tlsbench: the counted run could not keep signals away: "+err.Error())
+			return command.ExitFailure
+		}
+		var cancel context.CancelFunc
+		ctx, cancel = callgrind.StopContext(ctx)
+		defer cancel()
+	}
 	err := Run(ctx, args, os.Stdout, os.Stderr)
 	stop()
 	if msg := Message(err); msg != "" {

@@ -65,3 +65,16 @@ func validateCount(f *runFlags) error {
 	}
 	return nil
 }
+
+// countedRun runs args again, under callgrind (callgrind.RunCounted):
+// its exit status is this run's, its errors printed by it.
+func countedRun(args []string) error {
+	status, err := callgrind.RunCounted(append([]string{"run"}, args...))
+	if err != nil {
+		return err
+	}
+	if status != 0 {
+		return &command.StatusError{Status: status}
+	}
+	return nil
+}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/tlsbench/tlsbench/client"
+	"github.com/tlsbench/tlsbench/internal/callgrind"
 	"github.com/tlsbench/tlsbench/internal/cli/command"
 	"github.com/tlsbench/tlsbench/internal/cli/reportcmd"
 	"github.com/tlsbench/tlsbench/internal/cli/servecmd"
@@ -229,6 +230,11 @@ func runCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	job, err := planRun(fs, f)
 	if err != nil {
 		return err
+	}
+	if f.count == plan.CountInstructions && !f.dryRun && !callgrind.InCountedRun() {
+		// The client is counted too: the same run, again, under
+		// callgrind, which this process waits for.
+		return countedRun(args)
 	}
 	if err := checkStartAt(job, time.Now(), stderr); err != nil {
 		return err

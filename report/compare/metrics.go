@@ -72,6 +72,7 @@ var metricOf = map[string]struct {
 	results.MetricProxyCPU:           {func(r *results.Record) []float64 { return r.ProxyCPUSamplesUS }, func(r *results.Record) *float64 { return r.ProxyCPUTickUS }, "proxy CPU", false},
 	results.MetricAlloc:              {func(r *results.Record) []float64 { return r.AllocSamplesBytes }, nil, "allocations", false},
 	results.MetricServerInstructions: {func(r *results.Record) []float64 { return r.ServerInstructionsSamples }, nil, "server instructions", true},
+	results.MetricClientInstructions: {func(r *results.Record) []float64 { return r.ClientInstructionsSamples }, nil, "client instructions", true},
 }
 
 // MetricLabel is a metric's name as reports write it.

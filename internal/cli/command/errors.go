@@ -27,6 +27,12 @@ type InterruptedError struct{ Detail string }
 func (e *InterruptedError) Error() string { return "interrupted; " + e.Detail }
 func (e *InterruptedError) Unwrap() error { return context.Canceled }
 
+// StatusError is the exit status of a run made in another process,
+// which printed its own error: exit Status, and nothing more to say.
+type StatusError struct{ Status int }
+
+func (e *StatusError) Error() string { return fmt.Sprintf("exit status %d", e.Status) }
+
 // ErrHelp is returned after help was printed on request: exit 0.
 var ErrHelp = errors.New("help requested")
 
@@ -41,7 +47,10 @@ const (
 // ExitCode maps a command's error to the process exit status.
 func ExitCode(err error) int {
 	var ue *UsageError
+	var se *StatusError
 	switch {
+	case errors.As(err, &se):
+		return se.Status
 	case err == nil, errors.Is(err, ErrHelp):
 		return ExitOK
 	case errors.As(err, &ue):
@@ -54,7 +63,8 @@ func ExitCode(err error) int {
 
 // Message is the one line main prints for err ("" for none).
 func Message(err error) string {
-	if err == nil || errors.Is(err, ErrHelp) {
+	var se *StatusError
+	if err == nil || errors.Is(err, ErrHelp) || errors.As(err, &se) {
 		return ""
 	}
 	var ie *InterruptedError

@@ -44,7 +44,7 @@ func LoadRecords(t testing.TB, path string) []results.Record {
 	return recs
 }
 
-// CheckGolden compares got with the golden file, or with -Update rewrites
+// CheckGolden compares got with the golden file, or with -update rewrites
 // the file.
 func CheckGolden(t *testing.T, golden string, got []byte) {
 	t.Helper()
@@ -56,10 +56,10 @@ func CheckGolden(t *testing.T, golden string, got []byte) {
 	}
 	want, err := os.ReadFile(golden)
 	if err != nil {
-		t.Fatalf("%v (run go test ./report/ -Update to create it)", err)
+		t.Fatalf("%v (run go test ./report/ -update to create it)", err)
 	}
 	if !bytes.Equal(got, want) {
-		t.Errorf("output differs from %s (run with -Update if the change is intended):\n%s", golden, LineDiff(string(want), string(got)))
+		t.Errorf("output differs from %s (run with -update if the change is intended):\n%s", golden, LineDiff(string(want), string(got)))
 	}
 }
 
