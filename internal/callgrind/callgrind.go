@@ -17,6 +17,17 @@ import (
 // files callgrind dumps its counts to (see Command).
 const outEnv = "TLSBENCH_CALLGRIND_OUT"
 
+// outPrefix is outEnv's value, taken at start and removed from the
+// environment, which the process's own children do not share.
+var outPrefix = takeEnv(outEnv)
+
+// takeEnv returns variable key and removes it from the environment.
+func takeEnv(key string) string {
+	v := os.Getenv(key)
+	os.Unsetenv(key)
+	return v
+}
+
 // Client requests (valgrind.h, callgrind.h).
 const (
 	reqRunningOnValgrind = 0x1001
@@ -127,9 +138,8 @@ func (c *Counter) Instructions() (int64, bool) {
 	if c.err != nil || !underCallgrind() {
 		return 0, false
 	}
-	out := os.Getenv(outEnv)
 	request(&[6]uintptr{reqDumpStats})
-	n, err := readDumps(fmt.Sprintf("%s.%d.", out, os.Getpid()))
+	n, err := readDumps(fmt.Sprintf("%s.%d.", outPrefix, os.Getpid()))
 	if err != nil {
 		c.err = err
 		return 0, false
@@ -141,7 +151,7 @@ func (c *Counter) Instructions() (int64, bool) {
 // underCallgrind reports whether this process runs under callgrind by
 // Command: its dump files named, and valgrind answering.
 func underCallgrind() bool {
-	return os.Getenv(outEnv) != "" && request(&[6]uintptr{reqRunningOnValgrind}) != 0
+	return outPrefix != "" && request(&[6]uintptr{reqRunningOnValgrind}) != 0
 }
 
 // readDumps adds up the counts of the dump files named prefix followed

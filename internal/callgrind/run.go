@@ -17,15 +17,31 @@ import (
 // the file descriptor it watches for the request to stop.
 const countedRunEnv = "TLSBENCH_COUNTED_RUN_STOP_FD"
 
+// restoreEnv, in the environment of a counted run, lists what its
+// launcher set for callgrind (countedEnv) as it was before: "+KEY=VALUE"
+// or "-KEY" (not set), a line each.
+const restoreEnv = "TLSBENCH_COUNTED_RUN_RESTORE"
+
 // stopFD is the counted run's pipe from its launcher (0: not a counted
 // run), taken from the environment at start and removed from it: the
 // run's own children (its servers) are not counted runs, and their fd 3
-// is another's.
+// is another's. The variables set for callgrind are put back as the
+// user gave them, for the children (an uncounted proxy, a server started
+// by command) to run as they would have: the runtime read its own
+// settings at start (GOMAXPROCS, GOGC, GOMEMLIMIT, and GODEBUG's
+// asyncpreemptoff, which a later change of GODEBUG does not move).
 var stopFD = func() int {
-	fd, err := strconv.Atoi(os.Getenv(countedRunEnv))
-	os.Unsetenv(countedRunEnv)
+	fd, err := strconv.Atoi(takeEnv(countedRunEnv))
+	restore := takeEnv(restoreEnv)
 	if err != nil || fd < 3 {
 		return 0
+	}
+	for _, kv := range strings.Split(restore, "\n") {
+		if k, ok := strings.CutPrefix(kv, "-"); ok {
+			os.Unsetenv(k)
+		} else if k, v, ok := strings.Cut(strings.TrimPrefix(kv, "+"), "="); ok && strings.HasPrefix(kv, "+") {
+			os.Setenv(k, v)
+		}
 	}
 	return fd
 }()
@@ -70,7 +86,16 @@ func RunCounted(args []string) (int, error) {
 	}
 	defer stopWrite.Close()
 	cmd := exec.Command(path, argv...)
-	cmd.Env = append(append(os.Environ(), env...), countedRunEnv+"=3")
+	var restore []string
+	for _, kv := range env {
+		k, _, _ := strings.Cut(kv, "=")
+		if v, ok := os.LookupEnv(k); ok {
+			restore = append(restore, "+"+k+"="+v)
+		} else if k != outEnv {
+			restore = append(restore, "-"+k)
+		}
+	}
+	cmd.Env = append(append(os.Environ(), env...), countedRunEnv+"=3", restoreEnv+"="+strings.Join(restore, "\n"))
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 	cmd.ExtraFiles = []*os.File{stopRead} // fd 3
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}

@@ -53,8 +53,9 @@ when that is larger. A significant change no larger than the floor is
 "within noise"; two separate files are held to --min-effect the same way.
 
 Where both sides' records hold each iteration's costs per handshake (the
-client's CPU and allocations, the server's and the proxy's CPU), each is
-judged as the time is, and a line per case says where the change is, e.g.
+client's CPU and allocations, the server's and the proxy's CPU, and under
+run --count instructions each end's instructions), each is judged as the
+time is, and a line per case says where the change is, e.g.
 "server CPU +112% (2.12x, 1.98-2.27), client CPU unchanged, wall +41%".
 A CPU time read from /proc moves in 10 ms ticks: it is judged only when the
 median iteration of both sides measured at least 10 of them, and is "not
@@ -63,8 +64,9 @@ resolved" otherwise.
 With --fail-on-regression, tlsbench exits 1 when any case is significantly
 slower than the baseline by more than the given percentage, when a case
 could not be tested, or when no comparable case was left to judge: a CI gate.
-METRIC=PCT gates a cost instead of the time (wall, client-cpu, server-cpu,
-proxy-cpu, alloc), e.g. --fail-on-regression 5%,server-cpu=10%.
+METRIC=PCT gates a cost instead of the time, e.g. --fail-on-regression
+5%,server-cpu=10%; the metrics:
+  METRICS
 
 Examples:
   tlsbench compare before.jsonl after.jsonl
@@ -248,7 +250,8 @@ func (cf *CompareFlags) showAfterRun(stdout, stderr io.Writer, f report.Format, 
 // Compare is tlsbench compare: a candidate results file against a
 // baseline, case by case.
 func Compare(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := command.NewUsageFlagSet("compare", compareUsage, stdout)
+	usage := strings.Replace(compareUsage, "METRICS", strings.Join(results.Metrics(), ", "), 1)
+	fs := command.NewUsageFlagSet("compare", usage, stdout)
 	cf := DefineCompareFlags(fs)
 	format := fs.String("format", "table", "`FORMAT` of the comparison: table, markdown, json, csv")
 	out := fs.String("o", "", "write the comparison to `FILE` instead of standard output")
