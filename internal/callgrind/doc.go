@@ -1,8 +1,9 @@
 // Package callgrind counts the instructions a tlsbench process (the
-// built-in server in its child process, the client) executes, by running it under
-// valgrind's callgrind tool: a count that, unlike a CPU time on a shared
-// machine, moves by a fraction of a per cent between runs of the same
-// work, so that a comparison can resolve changes too small for time.
+// built-in server in its child process, the client) executes, by
+// running it under valgrind's callgrind tool: a count that, unlike a CPU
+// time on a shared machine, moves by a fraction of a per cent between
+// runs of the same work, so that a comparison can resolve changes too
+// small for time.
 //
 // The count is differential and taken by the counted process itself: at
 // each reading (a parent's counters request, at every iteration
