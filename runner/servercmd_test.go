@@ -17,17 +17,6 @@ import (
 	"github.com/tlsbench/tlsbench/runner"
 )
 
-// freeLoopback is a 127.0.0.1 address no one listens on now.
-func freeLoopback(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
-}
-
 // TestServerCommandsCountedOpenSSLVersusGnuTLS: the run starts OpenSSL's
 // s_server (side a) and GnuTLS's gnutls-serv (side b) by their commands,
 // under callgrind, and counts their instructions from outside: each
@@ -39,7 +28,7 @@ func TestServerCommandsCountedOpenSSLVersusGnuTLS(t *testing.T) {
 	openssl, gnutls := peers.Require(t, "openssl"), peers.Require(t, "gnutls-serv")
 	peers.Require(t, "vgdb") // valgrind's, which counts from outside
 	_, _, files := testpki.ServerFiles(t)
-	a, b := freeLoopback(t), freeLoopback(t)
+	a, b := peers.FreeLoopback(t), peers.FreeLoopback(t)
 	_, bPort, _ := net.SplitHostPort(b)
 	p := runner.Plan{
 		Versions: []uint16{tls.VersionTLS13}, Resume: []bool{false}, Concurrency: []int{1},
@@ -88,7 +77,7 @@ func TestServerCommandsCountedOpenSSLVersusGnuTLS(t *testing.T) {
 func TestServerCommandDeathEndsTheRun(t *testing.T) {
 	openssl := peers.Require(t, "openssl")
 	_, _, files := testpki.ServerFiles(t)
-	a := freeLoopback(t)
+	a := peers.FreeLoopback(t)
 	p := runner.Plan{
 		Versions: []uint16{tls.VersionTLS13}, Resume: []bool{false, true}, Concurrency: []int{1},
 		Handshakes: 20, Iterations: 5, Warmup: 1,

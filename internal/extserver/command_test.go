@@ -21,17 +21,6 @@ import (
 	"github.com/tlsbench/tlsbench/measure"
 )
 
-// freeAddr is a loopback address no one listens on now.
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
-}
-
 // sServer is the command of an openssl s_server at addr, and the pool
 // that verifies it. Without -www: it reads its standard input, which
 // Start holds open.
@@ -73,7 +62,7 @@ func groupGone(pid int) bool {
 // process tree, and Stop ends its whole process group (a sleep it left
 // in the background too).
 func TestStartWaitsUntilItAccepts(t *testing.T) {
-	addr := freeAddr(t)
+	addr := peers.FreeLoopback(t)
 	cmd, pool := sServer(t, addr)
 	s, err := extserver.Start(context.Background(), extserver.Options{Command: "sleep 300 & exec " + cmd, Addr: addr})
 	if err != nil {
@@ -99,7 +88,7 @@ func TestStartWaitsUntilItAccepts(t *testing.T) {
 // TestStartSaysWhyItExited: a command that fails says so, with its last
 // line on stderr.
 func TestStartSaysWhyItExited(t *testing.T) {
-	_, err := extserver.Start(context.Background(), extserver.Options{Command: "echo 'bad config line 3' >&2; exit 3", Addr: freeAddr(t)})
+	_, err := extserver.Start(context.Background(), extserver.Options{Command: "echo 'bad config line 3' >&2; exit 3", Addr: peers.FreeLoopback(t)})
 	if err == nil || !strings.Contains(err.Error(), "exited (exit status 3)") || !strings.Contains(err.Error(), "its last line on stderr: bad config line 3") {
 		t.Fatalf("Start() = %v, want the exit and its last line", err)
 	}
@@ -109,7 +98,7 @@ func TestStartSaysWhyItExited(t *testing.T) {
 // never accepts at the address is stopped after Ready, with its group.
 func TestStartGivesUpOnAServerThatNeverListens(t *testing.T) {
 	start := time.Now()
-	_, err := extserver.Start(context.Background(), extserver.Options{Command: "echo listening elsewhere; sleep 300", Addr: freeAddr(t), Ready: 700 * time.Millisecond})
+	_, err := extserver.Start(context.Background(), extserver.Options{Command: "echo listening elsewhere; sleep 300", Addr: peers.FreeLoopback(t), Ready: 700 * time.Millisecond})
 	if err == nil || !strings.Contains(err.Error(), "did not accept a connection") || !strings.Contains(err.Error(), "listening elsewhere") {
 		t.Fatalf("Start() = %v, want a timeout naming its last line", err)
 	}
@@ -124,7 +113,7 @@ func TestStartGivesUpOnAServerThatNeverListens(t *testing.T) {
 // count millions of instructions a handshake, within 1% of each other
 // (the dumps are valgrind's work, not the server's).
 func TestCountsAnExternalServersInstructions(t *testing.T) {
-	addr := freeAddr(t)
+	addr := peers.FreeLoopback(t)
 	cmd, pool := sServer(t, addr)
 	peers.Require(t, "vgdb") // valgrind's, which counts from outside
 	s, err := extserver.Start(context.Background(), extserver.Options{Command: cmd, Addr: addr, Instructions: true})
@@ -165,7 +154,7 @@ func TestRefusesAServerWhoseWorkersChangeUser(t *testing.T) {
 	}
 	_, _, files := testpki.ServerFiles(t)
 	for _, asRoot := range []bool{false, true} {
-		addr := freeAddr(t)
+		addr := peers.FreeLoopback(t)
 		dir := t.TempDir()
 		conf := fmt.Sprintf("pid %[1]s/nginx.pid;\nerror_log %[1]s/error.log;\nworker_processes 1;\nevents {}\nhttp {\n access_log off;\n server {\n  listen %[2]s ssl;\n  ssl_certificate %[3]s;\n  ssl_certificate_key %[4]s;\n  location / { return 200 \"ok\\n\"; }\n }\n}\n", dir, addr, files.Cert, files.Key)
 		if asRoot {

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+	"testing"
 	"time"
 
 	"github.com/tlsbench/tlsbench/internal/tail"
@@ -148,3 +149,14 @@ func lookPath(tool string) (string, error) {
 var ErrNotInstalled = exec.ErrNotFound
 
 var errNoAddr = errors.New("no ACCEPT line with an address")
+
+// FreeLoopback is a 127.0.0.1 address no one listened on a moment ago,
+// for a server the test starts by a command that takes its port.
+func FreeLoopback(t testing.TB) string {
+	t.Helper()
+	port, err := freePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fmt.Sprintf("127.0.0.1:%d", port)
+}
