@@ -21,6 +21,14 @@ const outEnv = "TLSBENCH_CALLGRIND_OUT"
 // environment, which the process's own children do not share.
 var outPrefix = takeEnv(outEnv)
 
+// A counted process, server or client, keeps signals away from itself
+// from the start (quietSignals).
+func init() {
+	if outPrefix != "" {
+		quietSignals()
+	}
+}
+
 // takeEnv returns variable key and removes it from the environment.
 func takeEnv(key string) string {
 	v := os.Getenv(key)

@@ -15,8 +15,9 @@
 //
 // The client is counted the same way in a counted run (RunCounted): the
 // tlsbench run re-run under callgrind, which reads its own count at the
-// iteration boundaries. It receives no signals (QuietSignals, and a
-// process group of its own), which can abort callgrind in a Go program.
+// iteration boundaries. It receives no signals (a process group of its
+// own, and quietSignals, as every counted process), which can abort
+// callgrind in a Go program.
 // An external server, which cannot read its own count, is counted from
 // outside (Tree): each of its processes is asked for a dump through
 // valgrind's gdb server at the boundaries.

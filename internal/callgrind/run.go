@@ -60,8 +60,8 @@ func InCountedRun() bool { return stopFD > 0 }
 // (it takes the handler's entry, on Go's signal stack, for a return
 // past its bottom), so the counted run receives none: it runs in a
 // process group of its own, out of the terminal's reach (Ctrl-C, a
-// window resized), and QuietSignals keeps its children's ends and
-// broken connections from signalling it. The first SIGINT or SIGTERM
+// window resized), and, as every counted process, keeps its children's
+// ends and broken connections from signalling it (quietSignals). The first SIGINT or SIGTERM
 // here asks it to stop, as a Ctrl-C would, by closing a pipe it watches
 // (see StopContext); a second kills it.
 func RunCounted(args []string) (int, error) {

@@ -142,10 +142,6 @@ func Main(args []string) int {
 	if callgrind.InCountedRun() {
 		// Under callgrind, the run it was started by stands between
 		// it and the signals (see callgrind.RunCounted).
-		if err := callgrind.QuietSignals(); err != nil {
-			fmt.Fprintln(os.Stderr, "tlsbench: the counted run could not keep signals away: "+err.Error())
-			return command.ExitFailure
-		}
 		var cancel context.CancelFunc
 		ctx, cancel = callgrind.StopContext(ctx)
 		defer cancel()

@@ -61,6 +61,10 @@ func validateCount(f *runFlags) error {
 		return command.Usagef("--count instructions counts the servers tlsbench starts: with --versus, start side b with --versus-cmd COMMAND, or give it as --versus-server PROGRAM or --versus-self")
 	case slices.Contains(f.transports, runner.TransportMemory):
 		return command.Usagef("--count instructions counts the built-in server in a process of its own: use --transport tcp, not memory")
+	case f.profile.Dir != "":
+		// A CPU profile's clock signals reach the counted processes,
+		// and a signal can abort callgrind in a Go program.
+		return command.Usagef("--profile takes CPU profiles, whose signals would stop the counted processes under callgrind: profile in a run without --count instructions")
 	}
 	available := callgrind.Available
 	if f.target.Command != "" || f.versus.Target.Command != "" {
