@@ -157,7 +157,7 @@ var caseSettings = []Setting{
 	{
 		Name: "count", Fields: []string{"Instructions"}, Group: GroupCase, Commands: Run, Kind: Scalar, Placeholder: "WHAT",
 		Values: []string{CountInstructions}, Modes: Handshake, Ends: Client | BuiltinServer | Target,
-		Help: "instructions: run the client, and the built-in server (and --versus-server's) or the external servers started by --server-cmd and --versus-cmd, under valgrind's callgrind and record each end's instructions per handshake in each iteration, a count that moves by far less than time between runs; both run about 50 times slower, so unless given --handshakes is then 50, --iterations 10, --case-time 0 and --concurrency 1,8 (see the interleaved guide)",
+		Help: "instructions: run the client, and the built-in server (and --versus-server's) or the external servers started by --server-cmd and --versus-cmd, under valgrind's callgrind and record each end's instructions per handshake in each iteration (an external server tlsbench does not start has none: the client alone is counted), a count that moves by far less than time between runs; both run about 50 times slower, so unless given --handshakes is then 50, --iterations 10, --case-time 0 and --concurrency 1,8 (see the interleaved guide)",
 	},
 	{
 		Name: "quick", Group: GroupCase, Commands: Run, Kind: Bool, Modes: Both,

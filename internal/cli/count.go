@@ -46,19 +46,15 @@ func countDefaults(fs *command.FlagSet, f *runFlags) {
 	}
 }
 
-// validateCount checks --count: its one value, servers tlsbench starts
-// to count (the built-in one in a process of its own, or an external
-// one by its command), and valgrind to count them with.
+// validateCount checks --count: its one value, what the counted
+// processes cannot run with, and valgrind to count them with (and its
+// gdb server, for an external server started by command).
 func validateCount(f *runFlags) error {
 	switch {
 	case f.count == "":
 		return nil
 	case f.count != plan.CountInstructions:
 		return command.Usagef("--count %q: the one thing counted is instructions (--count instructions)", f.count)
-	case f.target.Addr != "" && f.target.Command == "":
-		return command.Usagef("--count instructions counts the servers tlsbench starts: with --target, start it with --server-cmd COMMAND (it runs under callgrind), or drop --target")
-	case f.versus.Target.Addr != "" && f.versus.Target.Command == "":
-		return command.Usagef("--count instructions counts the servers tlsbench starts: with --versus, start side b with --versus-cmd COMMAND, or give it as --versus-server PROGRAM or --versus-self")
 	case slices.Contains(f.transports, runner.TransportMemory):
 		return command.Usagef("--count instructions counts the built-in server in a process of its own: use --transport tcp, not memory")
 	case f.profile.Dir != "":
