@@ -98,7 +98,7 @@ func RunCounted(args []string) (int, error) {
 	cmd.Env = append(append(os.Environ(), env...), countedRunEnv+"=3", restoreEnv+"="+strings.Join(restore, "\n"))
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 	cmd.ExtraFiles = []*os.File{stopRead} // fd 3
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	ownGroup(cmd)
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sigs)
@@ -117,7 +117,7 @@ func RunCounted(args []string) (int, error) {
 				asked = true
 				continue
 			}
-			syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			killGroup(cmd)
 		case err := <-done:
 			var ee *exec.ExitError
 			if err != nil && !errors.As(err, &ee) {
