@@ -18,7 +18,9 @@ import (
 // fail to build: each binary is a program for its platform, carries the
 // VERSION given, and SHA256SUMS holds its hash. The script's five
 // platforms take minutes to compile from a cold build cache, so they are
-// left to a run by hand (scripts/release.sh DIR).
+// left to a run by hand (scripts/release.sh DIR). scripts/test.sh builds
+// every package for these two first, with the script's flags, so that
+// here they only link.
 func TestReleaseBuildsOtherPlatforms(t *testing.T) {
 	if testing.Short() {
 		t.Skip("cross-compiles tlsbench twice")
