@@ -69,7 +69,7 @@ func TestTableFitsTheTerminal(t *testing.T) {
 	name, value, _ := strings.Cut(testchild.Env(), "=")
 	t.Setenv(name, value) // the child server is this test binary
 	dir := t.TempDir()
-	plan := []string{"run", "--quick", "--tls", "1.3", "--concurrency", "1,8"}
+	plan := []string{"run", "--quick", "--handshakes", "32", "--tls", "1.3", "--concurrency", "1,8"}
 	narrow := onTerminal(t, 80, append(plan, "--out", filepath.Join(dir, "a.jsonl"))...)
 	if n, line := widest(narrow); n > 80 {
 		t.Errorf("a line of %d characters on an 80-column terminal: %q\n%s", n, line, narrow)

@@ -40,7 +40,7 @@ func TestRunTargetNginx(t *testing.T) {
 	err = cli.Run(ctx, []string{"run", "--target", n.Addr, "--ca", layout.RootCert, "--sni", "localhost",
 		"--alpn", "http/1.1", "--server-pid", strconv.Itoa(n.PID()),
 		"--tls", "1.2,1.3", "--resume", "off,on", "--concurrency", "1,8",
-		"--quick", "--format", "json", "--out", out}, &stdout, &stderr)
+		"--quick", "--handshakes", "64", "--format", "json", "--out", out}, &stdout, &stderr)
 	if err != nil {
 		t.Fatalf("run --target: %v\n%s", err, stderr.String())
 	}
