@@ -1,6 +1,9 @@
 package results
 
-import "time"
+import (
+	"maps"
+	"time"
+)
 
 // Sides of an interleaved A/B run (Record.Side).
 const (
@@ -590,13 +593,23 @@ type Env struct {
 	GCMAESDriver string `json:"gcm_aes_driver,omitempty"`
 	// Peers names the versions of external peers used (openssl, nginx).
 	Peers map[string]string `json:"peers,omitempty"`
-	// Insecure is true when certificate verification of the target was
-	// switched off with --insecure.
 	// Host is the name of the machine (or pod) the record was measured
 	// on; set in sharded runs, where the machines differ.
-	Host     string `json:"host,omitempty"`
+	Host string `json:"host,omitempty"`
+	// Insecure is true when certificate verification of the target was
+	// switched off with --insecure.
 	Insecure bool   `json:"insecure,omitempty"`
 	Started  string `json:"started,omitempty"` // RFC 3339, UTC
+}
+
+// WithPeer is e naming peer name's version too, its Peers a copy: envs
+// share their maps, and one side's peer must not appear in another's.
+func (e Env) WithPeer(name, version string) Env {
+	peers := make(map[string]string, len(e.Peers)+1)
+	maps.Copy(peers, e.Peers)
+	peers[name] = version
+	e.Peers = peers
+	return e
 }
 
 // Float returns a pointer to v, for the nullable fields.

@@ -7,7 +7,6 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
-	"maps"
 	"net"
 	"os"
 	"path/filepath"
@@ -114,11 +113,6 @@ func Run(ctx context.Context, p Plan, emit func(*results.Record) error) error {
 	if !p.StartAt.IsZero() && p.Notice != nil {
 		p.Notice(fmt.Sprintf("the first case begins at %s", p.StartAt.UTC().Format(time.RFC3339Nano)))
 	}
-	base := st.env
-	st.env = *withServerPeer(base, p.Target.ServerPID)
-	if pid := p.Versus.Target.ServerPID; pid > 0 {
-		st.envB = withServerPeer(base, pid)
-	}
 	var err error
 	if st.url, err = prepareProxy(ctx, p.Proxy); err != nil {
 		return err
@@ -134,6 +128,11 @@ func Run(ctx context.Context, p Plan, emit func(*results.Record) error) error {
 	defer st.stopCommands()
 	if err := st.startCommands(ctx); err != nil {
 		return err
+	}
+	base := st.env
+	st.env = *withServerPeer(base, st.serverPID(&p.Target))
+	if pid := st.serverPID(&p.Versus.Target); pid > 0 {
+		st.envB = withServerPeer(base, pid)
 	}
 	if p.Target.Addr != "" {
 		err = st.setupTarget()
@@ -529,11 +528,7 @@ func (st *runState) handshakeCase(c *Case, sp *sideSpec, srv *builtin) measure.H
 		if build == "" {
 			build = rec.Env.TLSBenchVersion + " (" + rec.Env.GoVersion + ")"
 		}
-		rec.Env.Peers = maps.Clone(rec.Env.Peers)
-		if rec.Env.Peers == nil {
-			rec.Env.Peers = map[string]string{}
-		}
-		rec.Env.Peers["tlsbench-server"] = build
+		rec.Env = rec.Env.WithPeer("tlsbench-server", build)
 	}
 	c.Record(&rec)
 	sp.recordSettings(&rec)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"slices"
 
 	"github.com/tlsbench/tlsbench/client"
@@ -332,11 +331,7 @@ func withServerPeer(env results.Env, pid int) *results.Env {
 		return &env
 	}
 	if name, v, err := procid.Identify(pid); err == nil && v != "" {
-		env.Peers = maps.Clone(env.Peers)
-		if env.Peers == nil {
-			env.Peers = map[string]string{}
-		}
-		env.Peers[name] = v
+		env = env.WithPeer(name, v)
 	}
 	return &env
 }

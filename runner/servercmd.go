@@ -33,6 +33,15 @@ func (st *runState) startCommands(ctx context.Context) error {
 	return nil
 }
 
+// serverPID is the process of target t's server that names it in the
+// records: --server-pid's, or the program a command started; 0: none.
+func (st *runState) serverPID(t *Target) int {
+	if s := st.commands[t.Addr]; s != nil && t.Command != "" {
+		return s.ListenerPID()
+	}
+	return t.ServerPID
+}
+
 func (st *runState) stopCommands() {
 	for _, s := range st.commands {
 		s.Stop()

@@ -47,6 +47,15 @@ func TestServerCommandsCountedOpenSSLVersusGnuTLS(t *testing.T) {
 			t.Fatalf("side %s: server instructions %v per iteration, %v per handshake: want millions in each of %d", r.Side, xs, r.ServerInstructionsPerHS, len(r.SamplesUS))
 		}
 		t.Logf("side %s: %.0f instructions per handshake, iterations spread by %.3f%%", r.Side, *r.ServerInstructionsPerHS, 100*spread(xs))
+		// Each side names its own server, the program its command
+		// started, not the shell or valgrind that run it.
+		want, other, prefix := "openssl", "gnutls-serv", "OpenSSL "
+		if r.Side == results.SideB {
+			want, other, prefix = "gnutls-serv", "openssl", "gnutls-serv "
+		}
+		if v := r.Env.Peers[want]; !strings.HasPrefix(v, prefix) || r.Env.Peers[other] != "" {
+			t.Errorf("side %s: peers %v, want %s's version (%s...) alone", r.Side, r.Env.Peers, want, prefix)
+		}
 		if s := spread(xs); s > 0.01 {
 			t.Errorf("side %s: iterations' instructions per handshake %v spread by %.2f%%, want within 1%%", r.Side, xs, 100*s)
 		}

@@ -44,7 +44,8 @@ const stopGrace = 10 * time.Second
 
 // Server is a started server.
 type Server struct {
-	cmd *exec.Cmd
+	cmd  *exec.Cmd
+	addr string
 	// stdin is held open until Stop: a server that reads its input
 	// (openssl s_server without -www) quits at its end.
 	stdin  io.WriteCloser
@@ -63,7 +64,7 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 	if strings.TrimSpace(o.Command) == "" {
 		return nil, errors.New("no command given")
 	}
-	s := &Server{stderr: &tail.Buffer{Max: 4096}, exited: make(chan struct{})}
+	s := &Server{addr: o.Addr, stderr: &tail.Buffer{Max: 4096}, exited: make(chan struct{})}
 	path, argv := "/bin/sh", []string{"-c", o.Command}
 	if o.Instructions {
 		dir, err := os.MkdirTemp("", "tlsbench-callgrind-server-")
@@ -218,6 +219,20 @@ func (s *Server) lastLine() string {
 // PID is the process the command runs in (the shell, or valgrind running
 // it), the root of the server's process tree.
 func (s *Server) PID() int { return s.cmd.Process.Pid }
+
+// ListenerPID is the process of the server's tree that listens on its
+// address, the server program (under the shell, and valgrind, that run
+// it), or PID when none can be told.
+func (s *Server) ListenerPID() int {
+	if _, port, err := net.SplitHostPort(s.addr); err == nil {
+		if n, err := strconv.Atoi(port); err == nil {
+			if pid, err := usage.Listener(s.PID(), n); err == nil && pid > 0 {
+				return pid
+			}
+		}
+	}
+	return s.PID()
+}
 
 // ServerPID implements measure.ServerProcess.
 func (s *Server) ServerPID() int { return s.PID() }

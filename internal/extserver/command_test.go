@@ -17,6 +17,7 @@ import (
 
 	"github.com/tlsbench/tlsbench/internal/extserver"
 	"github.com/tlsbench/tlsbench/internal/peers"
+	"github.com/tlsbench/tlsbench/internal/procid"
 	"github.com/tlsbench/tlsbench/internal/testpki"
 	"github.com/tlsbench/tlsbench/measure"
 )
@@ -59,16 +60,23 @@ func groupGone(pid int) bool {
 
 // TestStartWaitsUntilItAccepts: a real server started by its command
 // accepts connections when Start returns, its CPU is sampled from its
-// process tree, and Stop ends its whole process group (a sleep it left
-// in the background too).
+// process tree, the process that listens is the server under the shell,
+// and Stop ends its whole process group (a sleep it left in the
+// background too).
 func TestStartWaitsUntilItAccepts(t *testing.T) {
 	addr := peers.FreeLoopback(t)
 	cmd, pool := sServer(t, addr)
-	s, err := extserver.Start(context.Background(), extserver.Options{Command: "sleep 300 & exec " + cmd, Addr: addr})
+	// Not the command's last: the shell runs it as its child.
+	s, err := extserver.Start(context.Background(), extserver.Options{Command: "sleep 300 & " + cmd + "; exit", Addr: addr})
 	if err != nil {
 		t.Fatal(err)
 	}
 	handshakes(t, addr, pool, 3)
+	if l := s.ListenerPID(); l == s.PID() {
+		t.Errorf("ListenerPID() = the shell's pid %d, want its child that listens", l)
+	} else if name, _, err := procid.Identify(l); err != nil || name != "openssl" {
+		t.Errorf("ListenerPID() = %d, which runs %q (%v), want openssl", l, name, err)
+	}
 	snap, err := s.Snapshot()
 	if err != nil || !snap.HasCPU || snap.Instructions != nil {
 		t.Errorf("Snapshot() = %+v, %v; want its CPU and no instruction count", snap, err)

@@ -13,8 +13,10 @@ import (
 
 // Identify names the program running as process pid and its version,
 // e.g. ("nginx", "nginx/1.22.1 (built with OpenSSL 3.0.15 ...)"). It knows
-// nginx and openssl; other programs are named by their file name with an
-// empty version. Linux only.
+// nginx, openssl and gnutls-serv; other programs are named by their file
+// name with an empty version. A program run under valgrind (a server
+// counted under callgrind) is named as itself, not as valgrind's tool.
+// Linux only.
 func Identify(pid int) (name, version string, err error) {
 	if runtime.GOOS != "linux" {
 		return "", "", errors.New("identifying a process needs /proc (Linux)")
@@ -28,6 +30,22 @@ func Identify(pid int) (name, version string, err error) {
 	if strings.HasSuffix(exe, " (deleted)") {
 		return filepath.Base(strings.TrimSuffix(exe, " (deleted)")), "", nil
 	}
+	if isValgrindTool(exe) {
+		cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		if err != nil {
+			return "", "", fmt.Errorf("process %d: %w", pid, err)
+		}
+		prog := valgrindGuest(strings.Split(strings.TrimSuffix(string(cmdline), "\x00"), "\x00"))
+		if prog == "" {
+			return filepath.Base(exe), "", nil
+		}
+		if !strings.Contains(prog, "/") {
+			if path, err := exec.LookPath(prog); err == nil {
+				prog = path
+			}
+		}
+		exe = prog
+	}
 	name = filepath.Base(exe)
 	switch name {
 	case "nginx":
@@ -36,8 +54,32 @@ func Identify(pid int) (name, version string, err error) {
 		var out []byte
 		out, err = exec.Command(exe, "version").Output()
 		version = FirstLine(out)
+	case "gnutls-serv":
+		var out []byte
+		out, err = exec.Command(exe, "--version").Output()
+		version = FirstLine(out)
 	}
 	return name, version, err
+}
+
+// isValgrindTool reports whether exe is one of valgrind's tools, which
+// a program run under valgrind executes as (/usr/libexec/valgrind/
+// callgrind-amd64-linux): the program itself is only in its arguments.
+func isValgrindTool(exe string) bool {
+	return filepath.Base(filepath.Dir(exe)) == "valgrind" && strings.HasSuffix(filepath.Base(exe), "-linux")
+}
+
+// valgrindGuest is the program in the arguments of a valgrind tool's
+// process: the first after valgrind's own options (which all start with
+// "-"), e.g. "/usr/sbin/nginx" of [valgrind.bin --tool=callgrind -q
+// /usr/sbin/nginx -c conf]; "" when there is none.
+func valgrindGuest(args []string) string {
+	for _, a := range args[min(1, len(args)):] {
+		if !strings.HasPrefix(a, "-") {
+			return a
+		}
+	}
+	return ""
 }
 
 // NginxVersion is the version of the nginx executable bin and the OpenSSL

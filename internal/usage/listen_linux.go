@@ -22,19 +22,28 @@ import (
 // namespace (/proc/PID/net/tcp and tcp6). The files of another user's
 // process cannot be read without privileges: that is an error, not a no.
 func ListensOn(pid, port int) (bool, error) {
+	l, err := Listener(pid, port)
+	return l > 0, err
+}
+
+// Listener is the process of pid's tree, pid first and then its
+// descendants breadth-first, that holds a socket listening on TCP port
+// (the server program under a shell that started it), or 0 when none
+// does; its errors are ListensOn's.
+func Listener(pid, port int) (int, error) {
 	if port <= 0 || port > 65535 {
-		return false, fmt.Errorf("port %d is not a TCP port", port)
+		return 0, fmt.Errorf("port %d is not a TCP port", port)
 	}
 	listening, err := listeningInodes(pid, port)
 	if err != nil {
-		return false, err
+		return 0, err
 	}
 	if len(listening) == 0 {
-		return false, nil
+		return 0, nil
 	}
 	children, err := childrenOf()
 	if err != nil {
-		return false, err
+		return 0, err
 	}
 	queue := []int{pid}
 	for len(queue) > 0 {
@@ -43,18 +52,18 @@ func ListensOn(pid, port int) (bool, error) {
 		inodes, err := socketInodes(p)
 		switch {
 		case err != nil && p == pid:
-			return false, fmt.Errorf("process %d: %w", pid, err)
+			return 0, fmt.Errorf("process %d: %w", pid, err)
 		case err != nil:
 			continue // a descendant that exited meanwhile, or not ours
 		}
 		for ino := range inodes {
 			if listening[ino] {
-				return true, nil
+				return p, nil
 			}
 		}
 		queue = append(queue, children[p]...)
 	}
-	return false, nil
+	return 0, nil
 }
 
 // socketInodes returns the inodes of the sockets process pid has open.

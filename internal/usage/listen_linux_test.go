@@ -119,6 +119,19 @@ func TestListensOn(t *testing.T) {
 			t.Errorf("%s: ListensOn(%d, %d) = %v, %v; want %v", tt.name, tt.pid, tt.port, got, err, tt.want)
 		}
 	}
+	// Listener names the process that holds the socket: the listener
+	// itself, or the shell's child, not the shell.
+	if l, err := Listener(v4pid, v4port); err != nil || l != v4pid {
+		t.Errorf("Listener(listener %d) = %d, %v; want itself", v4pid, l, err)
+	}
+	if l, err := Listener(shellPid, shellPort); err != nil || l <= 0 || l == shellPid {
+		t.Errorf("Listener(shell %d) = %d, %v; want its child", shellPid, l, err)
+	} else if again, err := Listener(l, shellPort); err != nil || again != l {
+		t.Errorf("Listener(the shell's child %d) = %d, %v; want itself", l, again, err)
+	}
+	if l, err := Listener(sleep.Process.Pid, v4port); err != nil || l != 0 {
+		t.Errorf("Listener(a sleep) = %d, %v; want 0", l, err)
+	}
 	t.Run("tcp6", func(t *testing.T) {
 		pid, port := startListener(t, "tcp6", false)
 		if got, err := ListensOn(pid, port); err != nil || !got {
