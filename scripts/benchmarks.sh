@@ -1,17 +1,19 @@
 #!/usr/bin/env bash
 # Reproduces every figure of BENCHMARKS.md, one section per argument (all
-# when none is given): results go to benchmarks/<section>.jsonl and the
-# rendered tables to benchmarks/<section>.md. Needs openssl and nginx for
-# the nginx section, squid-openssl for the proxy section, a JDK (java,
-# javac, keytool) for the foreign and jsse-keymanager sections (.ci/run
-# installs them). Load stays on 127.0.0.1. serverprofile (perf, as root) runs only
-# when named.
+# when none is given): results go to benchmarks/<section>.jsonl (or
+# $BENCHMARKS_OUT) and the rendered tables to <section>.md. Needs openssl
+# and nginx for the nginx section, squid-openssl for the proxy section, a
+# JDK (java, javac, keytool) for the foreign and jsse-keymanager
+# sections, valgrind for jsse-keymanager-counted, instructions and
+# instructions-foreign (with gnutls-bin and nginx); .ci/run installs them.
+# Load stays on 127.0.0.1. serverprofile (perf, as root) runs only when
+# named.
 #
-#   scripts/benchmarks.sh                  # everything, about 85 minutes
+#   scripts/benchmarks.sh                  # everything, about 2 hours
 #   scripts/benchmarks.sh default harness  # some sections
 set -euo pipefail
 cd "$(dirname "$0")/.."
-out=benchmarks
+out=${BENCHMARKS_OUT:-benchmarks}
 mkdir -p "$out"
 bin=$(mktemp -d)/tlsbench
 work=$(mktemp -d)
@@ -71,11 +73,14 @@ section_keycache() {
 # start_nginx starts nginx (1 worker, ECDSA P-256, tickets and a shared
 # session cache) on a free loopback port; nginx_target holds the flags
 # that measure it.
+# free_port prints a TCP port free on 127.0.0.1.
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+
 start_nginx() {
 	[[ -d "$work/npki" ]] || "$bin" pki init --dir "$work/npki" --server-keys ecdsa-p256 >/dev/null
 	mkdir -p "$work/nginx/tmp"
 	local port
-	port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+	port=$(free_port)
 	cat >"$work/nginx/nginx.conf" <<EOF
 worker_processes 1;
 pid $work/nginx/nginx.pid;
@@ -229,6 +234,21 @@ for n in names:
         print("  compare, %s, per run: %s" % (what, "; ".join(v.get(n, {}).get(what, "-") for v in verdicts)))' "$@"
 }
 
+# jsse_keystores compiles the JSSE server into $work/jsse and writes the
+# two key stores of its ECDSA P-256 identity there: openssl.p12 (openssl
+# pkcs12 -export, 2,048 PBKDF2 iterations) and keytool.p12 (keytool
+# -importkeystore of it, 10,000), password "benchmark".
+jsse_keystores() {
+	[[ -d "$work/kpki" ]] || "$bin" pki init --dir "$work/kpki" --server-keys ecdsa-p256 >/dev/null
+	[[ ! -f "$work/jsse/keytool.p12" ]] || return 0
+	mkdir -p "$work/jsse"
+	javac -d "$work/jsse" internal/peers/jsse/JSSEServer.java
+	openssl pkcs12 -export -iter 2048 -in "$work/kpki/server-ecdsa-p256.pem" -inkey "$work/kpki/server-ecdsa-p256-key.pem" \
+		-name server -out "$work/jsse/openssl.p12" -passout pass:benchmark
+	keytool -importkeystore -noprompt -srckeystore "$work/jsse/openssl.p12" -srcstoretype PKCS12 -srcstorepass benchmark \
+		-destkeystore "$work/jsse/keytool.p12" -deststoretype PKCS12 -deststorepass benchmark >/dev/null
+}
+
 section_jsse-keymanager() {
 	# The JDK's key managers as the two sides of interleaved runs: Java
 	# TLS servers (JSSE, Java 17) with the same ECDSA P-256 PKCS#12 key
@@ -240,13 +260,7 @@ section_jsse-keymanager() {
 	# hot code as it runs), then measured five times. The servers leave
 	# Nagle on, as Java's sockets do: time per handshake is set by the
 	# stalls that makes, each end's CPU (from /proc) by the key manager.
-	[[ -d "$work/kpki" ]] || "$bin" pki init --dir "$work/kpki" --server-keys ecdsa-p256 >/dev/null
-	mkdir -p "$work/jsse"
-	javac -d "$work/jsse" internal/peers/jsse/JSSEServer.java
-	openssl pkcs12 -export -iter 2048 -in "$work/kpki/server-ecdsa-p256.pem" -inkey "$work/kpki/server-ecdsa-p256-key.pem" \
-		-name server -out "$work/jsse/openssl.p12" -passout pass:benchmark
-	keytool -importkeystore -noprompt -srckeystore "$work/jsse/openssl.p12" -srcstoretype PKCS12 -srcstorepass benchmark \
-		-destkeystore "$work/jsse/keytool.p12" -deststoretype PKCS12 -deststorepass benchmark >/dev/null
+	jsse_keystores
 	local runs=${KEYMANAGER_RUNS:-5} ks i a b name files
 	local load=(--sni localhost --ca "$work/kpki/ca.pem" --request ping --tls 1.2,1.3 --resume off,on --concurrency 8)
 	{
@@ -279,6 +293,101 @@ section_jsse-keymanager() {
 		echo "# load after: $(uptime)"
 	} >"$out/jsse-keymanager.txt" # not through a pipe: the servers' pids stay this shell's, for cleanup
 	cat "$out/jsse-keymanager.txt"
+}
+
+section_jsse-keymanager-counted() {
+	# The same two key managers with the client counted under callgrind
+	# (--count instructions), each JSSE server's CPU from /proc: one run
+	# per key store, 256 handshakes an iteration so that the resumed
+	# cases' server CPU is resolved too. The client, 50 times slower
+	# under callgrind, sets the time per handshake: the verdicts to read
+	# are each end's CPU and the client's instructions.
+	jsse_keystores
+	local ks a b
+	for ks in openssl keytool; do
+		start_jsse jsse_pa "$work/jsse/$ks.p12" SunX509
+		a=$jsse_port
+		start_jsse jsse_pb "$work/jsse/$ks.p12" PKIX
+		b=$jsse_port
+		local sides=(--target "127.0.0.1:$a" --server-pid "$jsse_pa" --versus "127.0.0.1:$b" --versus-pid "$jsse_pb"
+			--sni localhost --ca "$work/kpki/ca.pem" --request ping --tls 1.2,1.3 --resume off,on --concurrency 8)
+		echo "== jsse-keymanager-counted $ks: warming both servers" >&2
+		"$bin" run "${sides[@]}" --handshakes 64 --iterations 6 --warmup 2 --out "$work/warm.jsonl" --format json >/dev/null
+		SECONDS=0
+		run "jsse-keymanager-counted-$ks" "${sides[@]}" --count instructions --handshakes 256 --iterations 10 --warmup 2
+		echo "# jsse-keymanager-counted $ks: ${SECONDS}s" >>"$out/jsse-keymanager-counted-$ks.md"
+		kill "$jsse_pa" "$jsse_pb"
+		wait "$jsse_pa" "$jsse_pb" 2>/dev/null || true
+		jsse_pa= jsse_pb=
+	done
+}
+
+section_cpu-aa() {
+	# Per-end CPU verdicts on no change: three A/A runs of the built-in
+	# server, one after the other (tlsbench compare FILE judges each).
+	local i
+	for i in 1 2 3; do
+		run "cpu-aa-$i" --tls 1.2,1.3 --resume off,on --concurrency 1,8 --versus-self
+	done
+}
+
+section_instructions() {
+	# Instruction counts under callgrind (the built-in servers of both
+	# sides and the client): three A/A runs; a server built to spend
+	# about 1% more per handshake (the tag tlsbench_extrawork) as side b;
+	# the default matrix counted, with how long it takes.
+	local i
+	for i in ${INSTRUCTIONS_AA_RUNS:-1 2 3}; do
+		run "instructions-aa-$i" --count instructions --tls 1.3 --resume off,on --concurrency 1,8 --versus-self
+	done
+	go build -tags tlsbench_extrawork -o "$work/tlsbench-extrawork" ./cmd/tlsbench
+	run instructions-extrawork --count instructions --tls 1.3 --resume off,on --concurrency 1 \
+		--versus-server "$work/tlsbench-extrawork"
+	SECONDS=0
+	run instructions-default --count instructions
+	echo "# instructions-default: ${SECONDS}s" >>"$out/instructions-default.md"
+}
+
+section_instructions-foreign() {
+	# Servers nobody here wrote, started by tlsbench under callgrind and
+	# counted from outside: OpenSSL's s_server (side a) against GnuTLS's
+	# gnutls-serv (side b) on one self-signed P-256 certificate; then
+	# nginx, its worker kept as the user tlsbench runs as (a worker that
+	# changes its user cannot be counted).
+	local dir=$work/foreign-count a b
+	mkdir -p "$dir/tmp"
+	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout "$dir/k.pem" -out "$dir/c.pem" \
+		-days 30 -subj /CN=localhost 2>/dev/null
+	a=$(free_port) b=$(free_port)
+	run instructions-openssl-gnutls --count instructions --tls 1.2,1.3 --resume off,on --concurrency 1 --insecure \
+		--target "127.0.0.1:$a" --server-cmd "openssl s_server -quiet -accept 127.0.0.1:$a -cert $dir/c.pem -key $dir/k.pem -www" \
+		--versus "127.0.0.1:$b" --versus-cmd "gnutls-serv --http --x509certfile $dir/c.pem --x509keyfile $dir/k.pem --port $b"
+	a=$(free_port)
+	cat >"$dir/nginx.conf" <<EOF
+user $(id -un);
+worker_processes 1;
+pid $dir/nginx.pid;
+error_log $dir/error.log;
+events { worker_connections 1024; }
+http {
+    access_log off;
+    client_body_temp_path $dir/tmp;
+    proxy_temp_path $dir/tmp;
+    fastcgi_temp_path $dir/tmp;
+    uwsgi_temp_path $dir/tmp;
+    scgi_temp_path $dir/tmp;
+    server {
+        listen 127.0.0.1:$a ssl;
+        ssl_certificate $dir/c.pem;
+        ssl_certificate_key $dir/k.pem;
+        ssl_session_tickets on;
+        ssl_session_cache shared:SSL:10m;
+        location / { return 200 "ok\n"; }
+    }
+}
+EOF
+	run instructions-nginx --count instructions --tls 1.2 --resume off,on --concurrency 1 --iterations 4 --insecure \
+		--target "127.0.0.1:$a" --server-cmd "nginx -p $dir -c $dir/nginx.conf -g 'daemon off;'"
 }
 
 section_server() {
@@ -702,7 +811,7 @@ for f in sys.argv[1:]:
 
 sections=("$@")
 if ((${#sections[@]} == 0)); then
-	sections=(default harness mutual groups transport transports ciphers keycache nginx foreign jsse-keymanager throughput proxy calibration stoprule stall openloop findrate sessionid shards server procs quic hostile)
+	sections=(default harness mutual groups transport transports ciphers keycache nginx foreign jsse-keymanager jsse-keymanager-counted throughput proxy calibration stoprule stall openloop findrate sessionid shards server procs quic hostile cpu-aa instructions instructions-foreign)
 fi
 for s in "${sections[@]}"; do
 	"section_$s"
