@@ -186,9 +186,11 @@ done
 # itself: one target of the package whose tests import the most is
 # fuzzed first, alone with every CPU, and its build is then most of
 # every other's.
-first=0 most=0
+first=0 most=0 last=""
 for i in "${!targets[@]}"; do
 	read -r pkg _ <<<"${targets[$i]}"
+	[[ $pkg != "$last" ]] || continue
+	last=$pkg
 	deps=$(go list -deps -test "$pkg" | wc -l)
 	if ((deps > most)); then first=$i most=$deps; fi
 done
