@@ -70,40 +70,52 @@ section_keycache() {
 	go test ./keys -run '^$' -bench 'SelectionOverhead' -count 5 | tee "$out/selection.txt"
 }
 
-# start_nginx starts nginx (1 worker, ECDSA P-256, tickets and a shared
-# session cache) on a free loopback port; nginx_target holds the flags
-# that measure it.
 # free_port prints a TCP port free on 127.0.0.1.
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
-start_nginx() {
-	[[ -d "$work/npki" ]] || "$bin" pki init --dir "$work/npki" --server-keys ecdsa-p256 >/dev/null
-	mkdir -p "$work/nginx/tmp"
-	local port
-	port=$(free_port)
-	cat >"$work/nginx/nginx.conf" <<EOF
+# nginx_conf DIR PORT CERT KEY MAIN SERVER writes DIR/nginx.conf: one
+# worker serving "ok" over TLS on 127.0.0.1:PORT with CERT and KEY,
+# tickets and a shared session cache, its files in DIR (DIR/tmp made
+# here); MAIN and SERVER are more directives for the main and the server
+# blocks ("" for none).
+nginx_conf() {
+	local dir=$1 port=$2 cert=$3 key=$4 main=$5 server=$6
+	mkdir -p "$dir/tmp"
+	cat >"$dir/nginx.conf" <<EOF
+$main
 worker_processes 1;
-pid $work/nginx/nginx.pid;
-error_log $work/nginx/error.log;
+pid $dir/nginx.pid;
+error_log $dir/error.log;
 events { worker_connections 1024; }
 http {
     access_log off;
-    client_body_temp_path $work/nginx/tmp;
-    proxy_temp_path $work/nginx/tmp;
-    fastcgi_temp_path $work/nginx/tmp;
-    uwsgi_temp_path $work/nginx/tmp;
-    scgi_temp_path $work/nginx/tmp;
+    client_body_temp_path $dir/tmp;
+    proxy_temp_path $dir/tmp;
+    fastcgi_temp_path $dir/tmp;
+    uwsgi_temp_path $dir/tmp;
+    scgi_temp_path $dir/tmp;
     server {
         listen 127.0.0.1:$port ssl;
-        ssl_certificate $work/npki/server-ecdsa-p256.pem;
-        ssl_certificate_key $work/npki/server-ecdsa-p256-key.pem;
-        ssl_protocols TLSv1.2 TLSv1.3;
+        ssl_certificate $cert;
+        ssl_certificate_key $key;
+        $server
         ssl_session_tickets on;
         ssl_session_cache shared:SSL:10m;
         location / { return 200 "ok\n"; }
     }
 }
 EOF
+}
+
+# start_nginx starts nginx (1 worker, ECDSA P-256, tickets and a shared
+# session cache) on a free loopback port; nginx_target holds the flags
+# that measure it.
+start_nginx() {
+	[[ -d "$work/npki" ]] || "$bin" pki init --dir "$work/npki" --server-keys ecdsa-p256 >/dev/null
+	local port
+	port=$(free_port)
+	nginx_conf "$work/nginx" "$port" "$work/npki/server-ecdsa-p256.pem" "$work/npki/server-ecdsa-p256-key.pem" "" \
+		"ssl_protocols TLSv1.2 TLSv1.3;"
 	nginx -p "$work/nginx" -c "$work/nginx/nginx.conf" -g 'daemon off;' &
 	nginx_pid=$!
 	for _ in $(seq 50); do (echo >/dev/tcp/127.0.0.1/"$port") 2>/dev/null && break; sleep 0.1; done
@@ -355,7 +367,7 @@ section_instructions-foreign() {
 	# nginx, its worker kept as the user tlsbench runs as (a worker that
 	# changes its user cannot be counted).
 	local dir=$work/foreign-count a b
-	mkdir -p "$dir/tmp"
+	mkdir -p "$dir"
 	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout "$dir/k.pem" -out "$dir/c.pem" \
 		-days 30 -subj /CN=localhost 2>/dev/null
 	a=$(free_port) b=$(free_port)
@@ -363,29 +375,7 @@ section_instructions-foreign() {
 		--target "127.0.0.1:$a" --server-cmd "openssl s_server -quiet -accept 127.0.0.1:$a -cert $dir/c.pem -key $dir/k.pem -www" \
 		--versus "127.0.0.1:$b" --versus-cmd "gnutls-serv --http --x509certfile $dir/c.pem --x509keyfile $dir/k.pem --port $b"
 	a=$(free_port)
-	cat >"$dir/nginx.conf" <<EOF
-user $(id -un);
-worker_processes 1;
-pid $dir/nginx.pid;
-error_log $dir/error.log;
-events { worker_connections 1024; }
-http {
-    access_log off;
-    client_body_temp_path $dir/tmp;
-    proxy_temp_path $dir/tmp;
-    fastcgi_temp_path $dir/tmp;
-    uwsgi_temp_path $dir/tmp;
-    scgi_temp_path $dir/tmp;
-    server {
-        listen 127.0.0.1:$a ssl;
-        ssl_certificate $dir/c.pem;
-        ssl_certificate_key $dir/k.pem;
-        ssl_session_tickets on;
-        ssl_session_cache shared:SSL:10m;
-        location / { return 200 "ok\n"; }
-    }
-}
-EOF
+	nginx_conf "$dir" "$a" "$dir/c.pem" "$dir/k.pem" "user $(id -un);" ""
 	run instructions-nginx --count instructions --tls 1.2 --resume off,on --concurrency 1 --iterations 4 --insecure \
 		--target "127.0.0.1:$a" --server-cmd "nginx -p $dir -c $dir/nginx.conf -g 'daemon off;'"
 }
