@@ -33,6 +33,11 @@ var ErrDial = errors.New("connecting")
 // session the server keeps by ID, after exchange (which may be nil) ran
 // on the connection. Its errors are sessionid.Handshake's:
 // sessionid.ErrNoSessionID for a server that gave no session ID.
+//
+// An exchange that waits for an answer also waits for the server to
+// keep the session: Java's stores it only after it has sent its
+// Finished, so a resumption that follows a connection closed at once
+// can reach the cache before the session does, on a busy machine.
 func Learn(ctx context.Context, t Target, exchange func(*tls.Conn)) (*sessionid.Session, error) {
 	ctx, cancel := context.WithTimeout(ctx, t.Timeout)
 	defer cancel()

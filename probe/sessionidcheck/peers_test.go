@@ -47,9 +47,14 @@ func TestRequestsOverResumed(t *testing.T) {
 			t.Parallel()
 			tg := target(tt.start(t))
 			ctx := context.Background()
-			s, err := sessionidcheck.Learn(ctx, tg, nil)
-			if err != nil {
-				t.Fatalf("full handshake: %v", err)
+			// The request on the full handshake's connection too, as the
+			// probe sends it: its answer says the server has kept the
+			// session (the JSSE server keeps it after its Finished).
+			var full string
+			var fullErr error
+			s, err := sessionidcheck.Learn(ctx, tg, func(tc *tls.Conn) { full, fullErr = tt.request.Send(tc, "localhost") })
+			if err != nil || fullErr != nil || full != tt.first {
+				t.Fatalf("full handshake: %v; answer %q (%v), want %q", err, full, fullErr, tt.first)
 			}
 			a, err := sessionidcheck.Resume(ctx, tg, s, tt.request, "localhost", false)
 			if err != nil || a.Err != nil || a.First != tt.first {
