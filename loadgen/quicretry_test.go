@@ -34,16 +34,19 @@ type decision struct {
 	at      time.Time
 }
 
-// refuse decides whether to refuse the client at addr, once per client
-// (each packet of its first flight comes to ask again, as refused no
-// connection is made), and counts it.
+// refuse decides whether to refuse the client at addr, once per client,
+// and counts it. A client let in asks once: its later packets reach its
+// connection. A refused one asks again with each packet of its first
+// flight, as no connection is made, and gets the same answer; only the
+// packets of one flight come within moments, so a later client with the
+// same address (a port used again) is a new one. (Every answer kept for
+// moments miscounted a port used again after a connection let in, on a
+// loaded machine.)
 func (s *retryingServer) refuse(addr string, every int64) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	// A later client may have the same address (a port used again):
-	// only the packets of one flight come within moments.
-	if d, ok := s.decided[addr]; ok && time.Since(d.at) < 100*time.Millisecond {
-		return d.refused
+	if d, ok := s.decided[addr]; ok && d.refused && time.Since(d.at) < 100*time.Millisecond {
+		return true
 	}
 	n := s.retries.Add(1)
 	r := every > 0 && n%every == 0

@@ -2,14 +2,14 @@ package peers
 
 import (
 	"context"
-	"errors"
+	"encoding/binary"
 	"fmt"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
-	"syscall"
+	"strings"
 	"time"
 )
 
@@ -50,19 +50,29 @@ func StartNGTCP2(ctx context.Context, c NGTCP2Config) (*NGTCP2Server, error) {
 			return nil, err
 		}
 	}
-	port, err := freeUDPPort()
-	if err != nil {
-		return nil, err
-	}
-	s.Addr = net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
-	cmd := exec.Command(bin, "--quiet", "--htdocs", dir, "127.0.0.1", strconv.Itoa(port), c.Key, c.Cert)
-	if s.p, err = startProcess(cmd); err != nil {
-		os.RemoveAll(s.dir)
-		return nil, err
-	}
-	if err := waitBoundUDP(s.p, s.Addr, StartTimeout); err != nil {
-		s.Stop()
-		return nil, s.p.failure("gtlsserver", err)
+	// The port is chosen free, and another process may take it before
+	// gtlsserver binds it: then another is tried.
+	for attempt := 1; ; attempt++ {
+		port, err := freeUDPPort()
+		if err != nil {
+			os.RemoveAll(s.dir)
+			return nil, err
+		}
+		s.Addr = net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+		cmd := exec.Command(bin, "--quiet", "--htdocs", dir, "127.0.0.1", strconv.Itoa(port), c.Key, c.Cert)
+		if s.p, err = startProcess(cmd); err != nil {
+			os.RemoveAll(s.dir)
+			return nil, err
+		}
+		err = waitBoundUDP(s.p, port, StartTimeout)
+		if err == nil {
+			break
+		}
+		s.p.stop(3 * time.Second)
+		if attempt == 3 || !strings.Contains(s.p.output.String(), "Could not bind") {
+			os.RemoveAll(s.dir)
+			return nil, s.p.failure("gtlsserver", err)
+		}
 	}
 	context.AfterFunc(ctx, func() { s.Stop() })
 	return s, nil
@@ -94,24 +104,58 @@ func freeUDPPort() (int, error) {
 	return pc.LocalAddr().(*net.UDPAddr).Port, nil
 }
 
-// waitBoundUDP waits until addr's UDP port is taken (by the server: a
+// waitBoundUDP waits until p has a UDP socket bound to 127.0.0.1:port (a
 // QUIC server announces nothing, and a probe packet would be a
-// connection of its own), the process exits or timeout passes.
-func waitBoundUDP(p *process, addr string, timeout time.Duration) error {
+// connection of its own), the process exits or timeout passes. It reads
+// the kernel's socket table rather than trying to bind the port itself,
+// which would take the port from the server in the moment it binds; and
+// the socket must be p's, not another process's that took the port.
+func waitBoundUDP(p *process, port int, timeout time.Duration) error {
 	deadline := time.Now().Add(timeout)
 	for {
-		pc, err := net.ListenPacket("udp", addr)
-		if err == nil {
-			pc.Close()
-		} else if errors.Is(err, syscall.EADDRINUSE) {
+		bound, err := udpBoundBy(p.pid(), port)
+		switch {
+		case err != nil:
+			return err
+		case bound:
 			return nil
-		}
-		if p.exited() {
-			return fmt.Errorf("exited before binding %s (%v)", addr, p.err)
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("not bound to %s after %s", addr, timeout)
+		case p.exited():
+			return fmt.Errorf("exited before binding 127.0.0.1:%d (%v)", port, p.err)
+		case time.Now().After(deadline):
+			return fmt.Errorf("not bound to 127.0.0.1:%d after %s", port, timeout)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// udpBoundBy says whether process pid holds a socket that /proc/net/udp
+// lists as bound to 127.0.0.1:port. The table prints the local address
+// as the IPv4 address's bytes in host order, then the port, both in
+// hex; its tenth column is the socket's inode, which the process's
+// descriptors name as socket:[inode].
+func udpBoundBy(pid, port int) (bool, error) {
+	table, err := os.ReadFile("/proc/net/udp")
+	if err != nil {
+		return false, fmt.Errorf("reading the UDP sockets: %w", err)
+	}
+	want := fmt.Sprintf("%08X:%04X", binary.NativeEndian.Uint32(net.IPv4(127, 0, 0, 1).To4()), port)
+	sockets := map[string]bool{}
+	for _, line := range strings.Split(string(table), "\n")[1:] {
+		if f := strings.Fields(line); len(f) > 9 && f[1] == want {
+			sockets["socket:["+f[9]+"]"] = true
+		}
+	}
+	if len(sockets) == 0 {
+		return false, nil
+	}
+	fds, err := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid))
+	if err != nil {
+		return false, nil // exited: the caller sees it
+	}
+	for _, fd := range fds {
+		if target, err := os.Readlink(fmt.Sprintf("/proc/%d/fd/%s", pid, fd.Name())); err == nil && sockets[target] {
+			return true, nil
+		}
+	}
+	return false, nil
 }
