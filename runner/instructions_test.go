@@ -2,13 +2,11 @@ package runner_test
 
 import (
 	"context"
-	"os/exec"
-	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/tlsbench/tlsbench/internal/callgrind"
+	"github.com/tlsbench/tlsbench/internal/testbuild"
 	"github.com/tlsbench/tlsbench/report/compare"
 	"github.com/tlsbench/tlsbench/results"
 	"github.com/tlsbench/tlsbench/runner"
@@ -46,7 +44,7 @@ func TestVersusSelfInstructions(t *testing.T) {
 	// A tlsbench built without the race detector serves both sides: under
 	// it, callgrind took four times as long over the race-built test
 	// binary, and counted the detector's work.
-	p.Executable = buildTLSBench(t, t.TempDir(), "tlsbench")
+	p.Executable = testbuild.Program(t, t.TempDir(), "tlsbench", testbuild.Options{})
 	recs := collect(t, 2, func(emit func(*results.Record) error) error {
 		return runner.Run(context.Background(), p, emit)
 	})
@@ -76,19 +74,4 @@ func TestVersusSelfInstructions(t *testing.T) {
 			t.Errorf("%s: server instructions compared %v: %+v, want no change, the interval within 1.5%% of 1", cc.Name, ok, mc)
 		}
 	}
-}
-
-// buildTLSBench builds tlsbench with the build tags given, into dir.
-func buildTLSBench(t *testing.T, dir, name string, tags ...string) string {
-	t.Helper()
-	bin := filepath.Join(dir, name)
-	args := []string{"build", "-o", bin}
-	if len(tags) > 0 {
-		args = append(args, "-tags", strings.Join(tags, ","))
-	}
-	build := exec.Command("go", append(args, "../cmd/tlsbench")...)
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build %v: %v\n%s", tags, err, out)
-	}
-	return bin
 }

@@ -8,7 +8,7 @@
 #              package version under $TLSBENCH_VM_CACHE
 #   initramfs: busybox-static, net/tls + crypto modules (depmod -b),
 #              /etc/hosts (localhost, the name the proxy tests CONNECT to),
-#              and three static test binaries (CGO_ENABLED=0 go test -c):
+#              and three static test binaries (CGO_ENABLED=0 go test -c -trimpath):
 #              ./internal/ktls/ (the kTLS package: record layer against the
 #              kernel, splice relays between kTLS connections with tls_stat
 #              per leg, key proofs refusing tampered keys, SupportedFor),
@@ -146,10 +146,13 @@ fi
 # ---- static test binaries -----------------------------------------------------
 # One go command for the three, so that their packages build in parallel;
 # -o DIR/ names each binary after its package (ktls.test, runner.test,
-# proxy.test).
+# proxy.test). The flags are the release's (no cgo, -trimpath), with which
+# the tests build every tlsbench program they run (internal/testbuild):
+# scripts/test.sh starts this first, and the tests then find most of
+# those packages compiled.
 log "building the static test binaries"
 phase=$(date +%s)
-(cd "$repo" && CGO_ENABLED=0 GOOS=linux GOARCH=amd64 go test -c -o "$work/" ./internal/ktls/ ./runner/ ./proxy/)
+(cd "$repo" && CGO_ENABLED=0 GOOS=linux GOARCH=amd64 go test -c -trimpath -o "$work/" ./internal/ktls/ ./runner/ ./proxy/)
 for b in ktls runner proxy; do
 	[ -x "$work/$b.test" ] || die "go test -c wrote no $b.test"
 done

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tlsbench/tlsbench/internal/testbuild"
 	"github.com/tlsbench/tlsbench/results"
 	"github.com/tlsbench/tlsbench/stats"
 )
@@ -24,32 +25,10 @@ import (
 // shards' records add up to, their percentiles drawn from the shards'
 // histograms merged, never averaged.
 
-var (
-	buildOnce sync.Once
-	built     string
-	buildErr  error
-)
-
-// tlsbenchBinary builds the tlsbench binary once for the tests of this
-// package.
+// tlsbenchBinary builds the tlsbench program for a test, without the
+// race detector.
 func tlsbenchBinary(t *testing.T) string {
-	t.Helper()
-	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "tlsbench-scripts-")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		built = filepath.Join(dir, "tlsbench")
-		out, err := exec.Command("go", "build", "-o", built, "../cmd/tlsbench").CombinedOutput()
-		if err != nil {
-			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
-	}
-	return built
+	return testbuild.Program(t, t.TempDir(), "tlsbench", testbuild.Options{})
 }
 
 // decodeFile reads a results file.

@@ -22,7 +22,7 @@ var utilities = []string{
 
 // testSupport are packages for tests only: no production package may
 // import them, or the binary would link testing.
-var testSupport = []string{"internal/peers", "internal/testpki", "internal/testchild", "internal/servertest", "report/internal/reporttest"}
+var testSupport = []string{"internal/peers", "internal/testpki", "internal/testchild", "internal/servertest", "internal/testbuild", "report/internal/reporttest"}
 
 // rule is what one package may import of tlsbench, directly.
 type rule struct {
@@ -98,6 +98,9 @@ var rules = map[string]rule{
 	"internal/testpki":    {may: []string{"pki"}, utilities: true},
 	"internal/testchild":  {may: []string{"server", "proxy", "results"}, utilities: true},
 	"internal/servertest": {may: []string{"server", "proxy", "pki", "internal/testpki", "internal/testchild"}, utilities: true},
+	// testbuild builds the program with the go command: it imports none
+	// of it.
+	"internal/testbuild": {},
 	// The report packages' shared test helpers build records: they must
 	// not import report, whose own tests import them.
 	"report/internal/reporttest": {may: []string{"results"}},

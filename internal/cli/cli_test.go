@@ -18,6 +18,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/tlsbench/tlsbench/internal/cli"
+	"github.com/tlsbench/tlsbench/internal/testbuild"
 	"github.com/tlsbench/tlsbench/internal/testchild"
 	"github.com/tlsbench/tlsbench/results"
 )
@@ -327,16 +328,5 @@ func TestCtrlCBeforeAnyCaseKeepsTheOldFile(t *testing.T) {
 // scriptProgram builds tlsbench without the race detector, for the
 // scripts to run as tlsbench.
 func scriptProgram(t *testing.T) string {
-	t.Helper()
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		t.Fatalf("the scripts under the race detector run a tlsbench built by the go command: %v", err)
-	}
-	bin := filepath.Join(t.TempDir(), "tlsbench")
-	build := exec.Command(goBin, "build", "-o", bin, "github.com/tlsbench/tlsbench/cmd/tlsbench")
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
+	return testbuild.Program(t, t.TempDir(), "tlsbench", testbuild.Options{})
 }

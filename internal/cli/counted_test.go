@@ -13,6 +13,7 @@ import (
 
 	"github.com/tlsbench/tlsbench/internal/cli"
 	"github.com/tlsbench/tlsbench/internal/peers"
+	"github.com/tlsbench/tlsbench/internal/testbuild"
 	"github.com/tlsbench/tlsbench/report/compare"
 	"github.com/tlsbench/tlsbench/results"
 )
@@ -25,16 +26,8 @@ func countedPrograms(t *testing.T) (plain, extra string) {
 	t.Helper()
 	peers.Require(t, "valgrind")
 	dir := t.TempDir()
-	for _, b := range []struct{ bin, tags string }{{"tlsbench", ""}, {"tlsbench-extrawork", "tlsbench_extrawork"}} {
-		args := []string{"build", "-o", filepath.Join(dir, b.bin)}
-		if b.tags != "" {
-			args = append(args, "-tags", b.tags)
-		}
-		if out, err := exec.Command("go", append(args, "../../cmd/tlsbench")...).CombinedOutput(); err != nil {
-			t.Fatalf("go build %s: %v\n%s", b.tags, err, out)
-		}
-	}
-	return filepath.Join(dir, "tlsbench"), filepath.Join(dir, "tlsbench-extrawork")
+	return testbuild.Program(t, dir, "tlsbench", testbuild.Options{}),
+		testbuild.Program(t, dir, "tlsbench-extrawork", testbuild.Options{Tags: []string{"tlsbench_extrawork"}})
 }
 
 // TestCountedRunCountsBothEnds: run --count instructions runs itself

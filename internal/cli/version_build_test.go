@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/tlsbench/tlsbench/internal/testbuild"
 )
 
 // TestVersionOfABuiltProgram builds tlsbench with go build from a git
@@ -94,13 +96,7 @@ func copyFile(t *testing.T, src, dst string, perm os.FileMode) {
 // off; -trimpath lets the build reuse what other trimmed builds compiled.
 func versionOfBuild(t *testing.T, repo string) []string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "tlsbench")
-	build := exec.Command("go", "build", "-buildvcs=true", "-trimpath", "-o", bin, "./cmd/tlsbench")
-	build.Dir = repo
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := testbuild.Program(t, t.TempDir(), "tlsbench", testbuild.Options{Module: repo})
 	out := runIn(t, repo, bin, "version")
 	return strings.Split(strings.TrimSpace(out), "\n")
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/tlsbench/tlsbench/internal/cli"
 	"github.com/tlsbench/tlsbench/internal/peers"
+	"github.com/tlsbench/tlsbench/internal/testbuild"
 	"github.com/tlsbench/tlsbench/pki"
 	"github.com/tlsbench/tlsbench/results"
 )
@@ -157,17 +158,7 @@ func listeningAddr(t *testing.T, out *bufio.Scanner, stderr *syncBuffer) string 
 // nothing in the program moves).
 func buildTLSBench(t *testing.T, dir string, versions ...string) []string {
 	t.Helper()
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		t.Fatalf("building a second tlsbench program needs the go command: %v", err)
-	}
-	stamped := filepath.Join(dir, "tlsbench-stamped")
-	build := exec.Command(goBin, "build", "-o", stamped,
-		"-ldflags", "-X github.com/tlsbench/tlsbench/results.Version="+versionStamp, "github.com/tlsbench/tlsbench/cmd/tlsbench")
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	stamped := testbuild.Program(t, dir, "tlsbench-stamped", testbuild.Options{Version: versionStamp})
 	prog, err := os.ReadFile(stamped)
 	if err != nil {
 		t.Fatal(err)
