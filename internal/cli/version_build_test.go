@@ -92,8 +92,10 @@ func copyFile(t *testing.T, src, dst string, perm os.FileMode) {
 }
 
 // versionOfBuild builds repo's tlsbench and returns the lines its version
-// command prints. -buildvcs=true overrides a GOFLAGS that turns stamping
-// off; -trimpath lets the build reuse what other trimmed builds compiled.
+// command prints. It is built as every program the tests run is, paths
+// trimmed, so that the copy's packages are the ones already compiled,
+// and with the revision stamped whatever GOFLAGS says (testbuild's
+// Module).
 func versionOfBuild(t *testing.T, repo string) []string {
 	t.Helper()
 	bin := testbuild.Program(t, t.TempDir(), "tlsbench", testbuild.Options{Module: repo})

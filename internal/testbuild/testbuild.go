@@ -16,8 +16,9 @@ type Options struct {
 	// empty: the one the go command derives.
 	Version string
 	// Module is the directory of the module to build (a copy of the
-	// repository, say); empty: the one the test runs in. A copy's
-	// build reports its git revision.
+	// repository, say); empty: the one the test runs in. A build of a
+	// Module is stamped with its git revision (-buildvcs=true, over a
+	// GOFLAGS that turns stamping off).
 	Module string
 }
 
